@@ -1,0 +1,431 @@
+//! Bargaining battery: ultimatum (proposer and responder), dictator and trust games.
+//!
+//! A run plays 50 one-shot games of one kind between the seats of a small population; roles
+//! are drawn at random for every game. The supplementary fixed-offer arm presents responders
+//! with a schedule of offers (10, 20, 25, 30, 33, 37, 40, 45, 50 points, twenty games each), so
+//! that an acceptance function is identified on the same decisions for every roster.
+
+use rand::seq::SliceRandom;
+use rand::{Rng, RngCore};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{invalid, EnvError};
+use crate::observation::{Context, Feedback, Observation, PayoffBounds, Role};
+use crate::spec::{EnvKind, Variant};
+use crate::variants::BargainVariant;
+use crate::{amount, check_actions, choice_index, Action, ActionSpace, DecisionRow, Environment, Request, Step};
+
+pub const DESCRIPTION: &str =
+    "bargaining battery: ultimatum (pie 100), dictator, trust; 50 one-shot games; fixed-offer responder arm";
+
+/// Which game of the battery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BargainGame {
+    Ultimatum,
+    Dictator,
+    Trust,
+}
+
+/// The fixed-offer responder schedule.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FixedOffers {
+    pub offers: Vec<i64>,
+    pub games_each: u32,
+}
+
+impl Default for FixedOffers {
+    fn default() -> Self {
+        FixedOffers { offers: vec![10, 20, 25, 30, 33, 37, 40, 45, 50], games_each: 20 }
+    }
+}
+
+/// Parameters of the battery.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BargainingParams {
+    pub game: BargainGame,
+    /// One-shot games per run (ignored by the fixed-offer arm, whose schedule sets the count).
+    pub games: u32,
+    pub population: usize,
+    pub memory: u32,
+    pub fixed_offers: Option<FixedOffers>,
+}
+
+impl Default for BargainingParams {
+    fn default() -> Self {
+        BargainingParams { game: BargainGame::Ultimatum, games: 50, population: 2, memory: 5, fixed_offers: None }
+    }
+}
+
+impl BargainingParams {
+    pub fn validate(&self) -> Result<(), EnvError> {
+        if self.population < 2 {
+            return Err(invalid("population", format!("must be at least 2, got {}", self.population)));
+        }
+        if self.games == 0 {
+            return Err(invalid("games", "must be at least 1"));
+        }
+        if self.memory == 0 {
+            return Err(invalid("memory", "must be at least 1"));
+        }
+        if let Some(f) = &self.fixed_offers {
+            if self.game != BargainGame::Ultimatum {
+                return Err(invalid("fixed_offers", "the fixed-offer arm exists only for the ultimatum game"));
+            }
+            if f.offers.is_empty() || f.games_each == 0 {
+                return Err(invalid("fixed_offers", "needs at least one offer and one game per offer"));
+            }
+            if let Some(o) = f.offers.iter().find(|o| **o < 0) {
+                return Err(invalid("fixed_offers", format!("offer {o} is negative")));
+            }
+        }
+        Ok(())
+    }
+
+    /// Arm name for records.
+    pub fn arm(&self) -> String {
+        match (self.game, &self.fixed_offers) {
+            (_, Some(_)) => "ultimatum-fixed-offer".into(),
+            (BargainGame::Ultimatum, None) => "ultimatum".into(),
+            (BargainGame::Dictator, None) => "dictator".into(),
+            (BargainGame::Trust, None) => "trust".into(),
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Stage {
+    /// First mover: proposer, dictator or investor.
+    First,
+    /// Second mover: responder or trustee, facing `amount`.
+    Second { amount: i64 },
+}
+
+/// One run of the battery.
+pub struct Bargaining {
+    params: BargainingParams,
+    variant: Variant,
+    table: BargainVariant,
+    /// Games completed.
+    game: u32,
+    stage: Stage,
+    /// (first mover, second mover) of the current game.
+    seats: (usize, usize),
+    /// Remaining fixed offers, drawn from the back.
+    schedule: Option<Vec<i64>>,
+}
+
+impl Bargaining {
+    pub fn new(params: BargainingParams, variant: Variant, table: BargainVariant) -> Self {
+        Bargaining { params, variant, table, game: 0, stage: Stage::First, seats: (0, 1), schedule: None }
+    }
+
+    fn total_games(&self) -> u32 {
+        match &self.params.fixed_offers {
+            Some(f) => f.offers.len() as u32 * f.games_each,
+            None => self.params.games,
+        }
+    }
+
+    fn bounds(&self) -> PayoffBounds {
+        match self.params.game {
+            BargainGame::Trust => PayoffBounds { min: 0.0, mean_abs: self.table.trust_endowment as f64 },
+            _ => PayoffBounds {
+                min: 0.0f64.min(self.table.responder_outside).min(self.table.proposer_outside),
+                mean_abs: self.table.pie as f64 / 2.0,
+            },
+        }
+    }
+
+    fn responder_space(&self) -> ActionSpace {
+        ActionSpace::Choice { labels: self.table.labels.clone() }
+    }
+
+    fn space_and_role(&self) -> (ActionSpace, Role, Context) {
+        match (self.params.game, self.stage) {
+            (BargainGame::Ultimatum, Stage::First) => {
+                (ActionSpace::Amount { min: 0, max: self.table.pie }, Role::Proposer, Context::None)
+            }
+            (BargainGame::Ultimatum, Stage::Second { amount }) => {
+                (self.responder_space(), Role::Responder, Context::Offer { offer: amount, pie: self.table.pie })
+            }
+            (BargainGame::Dictator, _) => {
+                (ActionSpace::Amount { min: 0, max: self.table.pie }, Role::Dictator, Context::None)
+            }
+            (BargainGame::Trust, Stage::First) => {
+                (ActionSpace::Amount { min: 0, max: self.table.trust_endowment }, Role::Investor, Context::None)
+            }
+            (BargainGame::Trust, Stage::Second { amount }) => {
+                (ActionSpace::Amount { min: 0, max: amount }, Role::Trustee, Context::Received { amount })
+            }
+        }
+    }
+
+    fn feedback(&self, agent: usize, own: (Role, Action), other: Option<Action>, partner: Option<usize>, payoff: f64) -> (usize, Feedback) {
+        (
+            agent,
+            Feedback { round: self.game, own: vec![own], others: other.into_iter().collect(), partner, payoff },
+        )
+    }
+
+    fn end_game(&mut self) {
+        self.game += 1;
+        self.stage = Stage::First;
+    }
+}
+
+impl Environment for Bargaining {
+    fn kind(&self) -> EnvKind {
+        EnvKind::Bargaining
+    }
+
+    fn population(&self) -> usize {
+        self.params.population
+    }
+
+    fn pending(&mut self, rng: &mut dyn RngCore) -> Vec<Request> {
+        if self.is_done() {
+            return Vec::new();
+        }
+        if self.stage == Stage::First {
+            // Roles are drawn afresh for every game.
+            let n = self.params.population;
+            let first = rng.random_range(0..n);
+            let mut second = rng.random_range(0..n - 1);
+            if second >= first {
+                second += 1;
+            }
+            self.seats = (first, second);
+            if let Some(f) = &self.params.fixed_offers {
+                let schedule = self.schedule.get_or_insert_with(|| {
+                    let mut s: Vec<i64> =
+                        f.offers.iter().flat_map(|o| std::iter::repeat_n(*o, f.games_each as usize)).collect();
+                    s.shuffle(rng);
+                    s
+                });
+                let offer = schedule.pop().expect("invariant: schedule holds one offer per remaining game");
+                self.stage = Stage::Second { amount: offer };
+            }
+        }
+        let (space, role, context) = self.space_and_role();
+        let agent = match self.stage {
+            Stage::First => self.seats.0,
+            Stage::Second { .. } => self.seats.1,
+        };
+        vec![Request {
+            agent,
+            observation: Observation {
+                env: EnvKind::Bargaining,
+                variant: self.variant,
+                role,
+                round: self.game + 1,
+                rounds: Some(self.total_games()),
+                space,
+                context,
+                payoffs: self.bounds(),
+                memory: self.params.memory,
+            },
+        }]
+    }
+
+    fn resolve(&mut self, actions: &[(usize, Action)], _rng: &mut dyn RngCore) -> Result<Step, EnvError> {
+        let (space, role, _) = self.space_and_role();
+        let agent = match self.stage {
+            Stage::First => self.seats.0,
+            Stage::Second { .. } => self.seats.1,
+        };
+        let action = check_actions(actions, &[(agent, &space)])?[0].clone();
+        let (first, second) = self.seats;
+        let mut step = Step { round: self.game + 1, ..Step::default() };
+        let t = &self.table;
+        match (self.params.game, self.stage) {
+            (BargainGame::Ultimatum, Stage::First) => {
+                let offer = amount(&action);
+                step.decisions.push(DecisionRow { agent, role, value: offer as f64, scale: t.pie as f64, context: None, action });
+                self.stage = Stage::Second { amount: offer };
+            }
+            (BargainGame::Ultimatum, Stage::Second { amount: offer }) => {
+                let accept = choice_index(&action) == 0;
+                step.decisions.push(DecisionRow {
+                    agent,
+                    role,
+                    value: f64::from(choice_index(&action)),
+                    scale: 1.0,
+                    context: Some(offer as f64),
+                    action: action.clone(),
+                });
+                let (p_pay, r_pay) =
+                    if accept { ((t.pie - offer) as f64, offer as f64) } else { (t.proposer_outside, t.responder_outside) };
+                let fixed = self.params.fixed_offers.is_some();
+                if !fixed {
+                    step.payoffs.push((first, p_pay));
+                    let fb = self.feedback(first, (Role::Proposer, Action::Amount(offer)), Some(action.clone()), Some(second), p_pay);
+                    step.feedback.push(fb);
+                }
+                step.payoffs.push((second, r_pay));
+                let partner = if fixed { None } else { Some(first) };
+                let fb = self.feedback(second, (Role::Responder, action), Some(Action::Amount(offer)), partner, r_pay);
+                step.feedback.push(fb);
+                self.end_game();
+            }
+            (BargainGame::Dictator, _) => {
+                let give = amount(&action);
+                step.decisions.push(DecisionRow { agent, role, value: give as f64, scale: t.pie as f64, context: None, action: action.clone() });
+                let (d_pay, r_pay) = ((t.pie - give) as f64, give as f64);
+                step.payoffs.extend([(first, d_pay), (second, r_pay)]);
+                let fb = self.feedback(first, (Role::Dictator, action), None, Some(second), d_pay);
+                step.feedback.push(fb);
+                self.end_game();
+            }
+            (BargainGame::Trust, Stage::First) => {
+                let sent = amount(&action);
+                step.decisions.push(DecisionRow {
+                    agent,
+                    role,
+                    value: sent as f64,
+                    scale: t.trust_endowment as f64,
+                    context: None,
+                    action: action.clone(),
+                });
+                if sent == 0 {
+                    // Nothing to return: the game ends with the investor keeping the endowment.
+                    let e = t.trust_endowment as f64;
+                    step.payoffs.extend([(first, e), (second, 0.0)]);
+                    let fb = self.feedback(first, (Role::Investor, action), None, Some(second), e);
+                    step.feedback.push(fb);
+                    self.end_game();
+                } else {
+                    self.stage = Stage::Second { amount: sent * t.trust_multiplier };
+                }
+            }
+            (BargainGame::Trust, Stage::Second { amount: received }) => {
+                let returned = amount(&action);
+                let sent = received / t.trust_multiplier;
+                step.decisions.push(DecisionRow {
+                    agent,
+                    role,
+                    value: returned as f64,
+                    scale: received as f64,
+                    context: Some(received as f64),
+                    action: action.clone(),
+                });
+                let i_pay = (t.trust_endowment - sent + returned) as f64;
+                let r_pay = (received - returned) as f64;
+                step.payoffs.extend([(first, i_pay), (second, r_pay)]);
+                let fb = self.feedback(first, (Role::Investor, Action::Amount(sent)), Some(action.clone()), Some(second), i_pay);
+                step.feedback.push(fb);
+                let fb = self.feedback(second, (Role::Trustee, action), Some(Action::Amount(sent)), Some(first), r_pay);
+                step.feedback.push(fb);
+                self.end_game();
+            }
+        }
+        Ok(step)
+    }
+
+    fn is_done(&self) -> bool {
+        self.game >= self.total_games()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::EnvSpec;
+    use rand::SeedableRng;
+
+    fn answer(env: &mut dyn Environment, rng: &mut rand::rngs::StdRng, f: impl Fn(&Request) -> Action) -> Step {
+        let req = env.pending(rng);
+        let acts: Vec<(usize, Action)> = req.iter().map(|r| (r.agent, f(r))).collect();
+        env.resolve(&acts, rng).expect("legal")
+    }
+
+    #[test]
+    fn ultimatum_accept_and_reject_payoffs_by_variant() {
+        for (variant, outside) in [(Variant::C0, 0.0), (Variant::C3, 40.0)] {
+            let mut env = EnvSpec::Bargaining(BargainingParams::default()).build(variant).expect("builds");
+            let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+            answer(env.as_mut(), &mut rng, |_| Action::Amount(30));
+            let s = answer(env.as_mut(), &mut rng, |r| {
+                assert_eq!(r.observation.context, Context::Offer { offer: 30, pie: 100 });
+                Action::Choice(0)
+            });
+            let mut pay: Vec<f64> = s.payoffs.iter().map(|p| p.1).collect();
+            pay.sort_by(f64::total_cmp);
+            assert_eq!(pay, vec![30.0, 70.0]);
+            answer(env.as_mut(), &mut rng, |_| Action::Amount(30));
+            let s = answer(env.as_mut(), &mut rng, |_| Action::Choice(1));
+            let responder = s.decisions[0].agent;
+            let r_pay = s.payoffs.iter().find(|p| p.0 == responder).expect("paid").1;
+            assert_eq!(r_pay, outside, "{variant:?} rejection payoff");
+        }
+    }
+
+    #[test]
+    fn battery_plays_fifty_games() {
+        for game in [BargainGame::Ultimatum, BargainGame::Dictator, BargainGame::Trust] {
+            let p = BargainingParams { game, ..BargainingParams::default() };
+            let mut env = EnvSpec::Bargaining(p).build(Variant::C0).expect("builds");
+            let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+            let mut games = 0;
+            while !env.is_done() {
+                let s = answer(env.as_mut(), &mut rng, |r| r.observation.space.sample(&mut rand::rngs::StdRng::seed_from_u64(9)));
+                if !s.payoffs.is_empty() {
+                    games += 1;
+                }
+            }
+            assert_eq!(games, 50, "{game:?}");
+        }
+    }
+
+    #[test]
+    fn trust_returns_from_the_tripled_amount() {
+        let p = BargainingParams { game: BargainGame::Trust, ..BargainingParams::default() };
+        let mut env = EnvSpec::Bargaining(p).build(Variant::C0).expect("builds");
+        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        answer(env.as_mut(), &mut rng, |_| Action::Amount(50));
+        let s = answer(env.as_mut(), &mut rng, |r| {
+            assert_eq!(r.observation.space, ActionSpace::Amount { min: 0, max: 150 });
+            Action::Amount(60)
+        });
+        let mut pay: Vec<f64> = s.payoffs.iter().map(|p| p.1).collect();
+        pay.sort_by(f64::total_cmp);
+        assert_eq!(pay, vec![90.0, 110.0]);
+        assert_eq!(s.decisions[0].scale, 150.0);
+    }
+
+    #[test]
+    fn dictator_gives() {
+        let p = BargainingParams { game: BargainGame::Dictator, ..BargainingParams::default() };
+        let mut env = EnvSpec::Bargaining(p).build(Variant::C0).expect("builds");
+        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        let s = answer(env.as_mut(), &mut rng, |_| Action::Amount(28));
+        let mut pay: Vec<f64> = s.payoffs.iter().map(|p| p.1).collect();
+        pay.sort_by(f64::total_cmp);
+        assert_eq!(pay, vec![28.0, 72.0]);
+    }
+
+    #[test]
+    fn fixed_offer_arm_presents_each_offer_twenty_times() {
+        let p = BargainingParams { fixed_offers: Some(FixedOffers::default()), ..BargainingParams::default() };
+        let mut env = EnvSpec::Bargaining(p).build(Variant::C3).expect("builds");
+        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        let mut seen = std::collections::BTreeMap::new();
+        while !env.is_done() {
+            let s = answer(env.as_mut(), &mut rng, |r| {
+                assert_eq!(r.observation.role, Role::Responder);
+                Action::Choice(1)
+            });
+            *seen.entry(s.decisions[0].context.expect("offer recorded") as i64).or_insert(0) += 1;
+            assert_eq!(s.payoffs, vec![(s.decisions[0].agent, 40.0)]);
+        }
+        assert_eq!(seen.len(), 9);
+        assert!(seen.values().all(|n| *n == 20));
+    }
+
+    #[test]
+    fn fixed_offers_outside_ultimatum_are_rejected() {
+        let p = BargainingParams { game: BargainGame::Dictator, fixed_offers: Some(FixedOffers::default()), ..BargainingParams::default() };
+        assert!(matches!(p.validate(), Err(EnvError::InvalidParameter { field: "fixed_offers", .. })));
+    }
+}

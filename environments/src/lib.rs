@@ -1,0 +1,144 @@
+//! The five social-behaviour environments of Agora.
+//!
+//! Each game is one module behind the [`Environment`] trait. Payoffs, labels and cover stories
+//! are data (`assets/environments/variants.ron`), so the C0–C3 variants are data, not forks.
+//! A game proceeds in *stages*: the environment lists the decisions it needs
+//! ([`Environment::pending`]), the engine gathers them from the agents' policies, and the
+//! environment resolves them ([`Environment::resolve`]) into a [`Step`] of records.
+
+pub mod action;
+pub mod bargaining;
+pub mod error;
+pub mod money_request;
+pub mod naming;
+pub mod observation;
+pub mod prisoners_dilemma;
+pub mod public_goods;
+pub mod spec;
+pub mod variants;
+
+pub use action::{Action, ActionSpace};
+pub use error::EnvError;
+pub use observation::{Context, Feedback, Observation, PayoffBounds, Role};
+pub use spec::{EnvKind, EnvSpec, Variant};
+
+use rand::RngCore;
+
+/// One decision the environment needs from one agent in the current stage.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Request {
+    /// Seat of the agent in the population (0-based).
+    pub agent: usize,
+    /// What the agent is shown.
+    pub observation: Observation,
+}
+
+/// One recorded decision, with the numeric reading the analysis uses.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DecisionRow {
+    pub agent: usize,
+    pub role: Role,
+    pub action: Action,
+    /// Numeric value of the action: the choice index, the amount, or the allocation's total.
+    pub value: f64,
+    /// The natural maximum of the value (endowment, pie, amount available); `value / scale` is
+    /// the share the analysis reports. 1 for binary choices.
+    pub scale: f64,
+    /// What the agent faced, where that matters (offer faced, amount received).
+    pub context: Option<f64>,
+}
+
+/// A pairwise meeting in a naming game: who met whom, what each proposed, whether they matched.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Interaction {
+    pub a: usize,
+    pub b: usize,
+    pub name_a: u32,
+    pub name_b: u32,
+    pub matched: bool,
+}
+
+/// Everything a resolved stage produced.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Step {
+    /// Round (repeated games), game (one-shot batteries) or interaction (naming game), 1-based.
+    pub round: u32,
+    pub decisions: Vec<DecisionRow>,
+    /// Payoffs realised in this stage, per agent.
+    pub payoffs: Vec<(usize, f64)>,
+    /// What each agent learns once the stage is resolved.
+    pub feedback: Vec<(usize, Feedback)>,
+    pub interaction: Option<Interaction>,
+}
+
+/// A game: legal actions, observations, payoff resolution, end condition.
+///
+/// Implementations hold their own state for one run; the engine owns randomness and passes the
+/// run's stream in, so the same seed gives the same game.
+pub trait Environment: Send + Sync {
+    /// Which game this is.
+    fn kind(&self) -> EnvKind;
+    /// Number of seats.
+    fn population(&self) -> usize;
+    /// The decisions needed next; empty once the game has ended.
+    fn pending(&mut self, rng: &mut dyn RngCore) -> Vec<Request>;
+    /// Resolves the stage opened by the last [`Environment::pending`] call.
+    ///
+    /// `actions` holds one action per request, in request order. An action outside the legal
+    /// space is an error, not silently repaired: repairing is the policy's business.
+    fn resolve(&mut self, actions: &[(usize, Action)], rng: &mut dyn RngCore)
+        -> Result<Step, EnvError>;
+    /// Whether the game has ended.
+    fn is_done(&self) -> bool;
+    /// What an agent remembers before the first stage (e.g. an established convention).
+    fn prehistory(&self, _agent: usize) -> Vec<Feedback> {
+        Vec::new()
+    }
+}
+
+/// Convenient imports for users of this crate.
+pub mod prelude {
+    pub use crate::{
+        Action, ActionSpace, Context, DecisionRow, EnvError, EnvKind, EnvSpec, Environment,
+        Feedback, Interaction, Observation, PayoffBounds, Request, Role, Step, Variant,
+    };
+}
+
+/// Checks that `actions` answer exactly the open requests, in order, with legal actions.
+pub(crate) fn check_actions<'a>(
+    actions: &'a [(usize, Action)],
+    open: &[(usize, &ActionSpace)],
+) -> Result<Vec<&'a Action>, EnvError> {
+    let got: Vec<usize> = actions.iter().map(|(a, _)| *a).collect();
+    let expected: Vec<usize> = open.iter().map(|(a, _)| *a).collect();
+    if got != expected {
+        return Err(EnvError::ActionMismatch { expected, got });
+    }
+    actions
+        .iter()
+        .zip(open)
+        .map(|((agent, action), (_, space))| {
+            if space.contains(action) {
+                Ok(action)
+            } else {
+                Err(EnvError::IllegalAction { agent: *agent, action: action.encode() })
+            }
+        })
+        .collect()
+}
+
+/// Reads an integer amount out of an action already checked against an `Amount` space.
+pub(crate) fn amount(action: &Action) -> i64 {
+    match action {
+        Action::Amount(a) => *a,
+        other => other.value() as i64,
+    }
+}
+
+/// Reads a choice index out of an action already checked against a `Choice` space.
+pub(crate) fn choice_index(action: &Action) -> u32 {
+    match action {
+        Action::Choice(c) => *c,
+        other => other.value() as u32,
+    }
+}

@@ -1,0 +1,477 @@
+//! Naming game with committed minorities (Centola & Baronchelli 2015; Centola et al. 2018).
+//!
+//! 24 agents are paired at random; each proposes a name from a shared pool of ten and both are
+//! rewarded when the names match. A convention is recorded when at least 95 % of the last 50
+//! interactions match; a run is capped at 3,000 interactions.
+//!
+//! *Tipping arm*: a committed minority always proposes an alternative name against a
+//! convention that every other agent holds at the start (their memory is full of it).
+//! *Shuffled-pool arm*: every agent sees its own random permutation of the pool, so that a
+//! shared prior over list position cannot masquerade as coordination.
+
+use std::collections::VecDeque;
+
+use rand::seq::SliceRandom;
+use rand::{Rng, RngCore};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{invalid, EnvError};
+use crate::observation::{Context, Feedback, Observation, PayoffBounds, Role};
+use crate::spec::{EnvKind, Variant};
+use crate::variants::NgVariant;
+use crate::{check_actions, choice_index, Action, ActionSpace, Environment, Interaction, Request, Step};
+use crate::DecisionRow;
+
+pub const DESCRIPTION: &str =
+    "naming game: 24 agents, pool of 10 names, memory 5, convention at 95% of last 50 matching, cap 3000; tipping and shuffled-pool arms";
+
+/// A committed minority contesting an established convention.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Tipping {
+    /// Share of the population that is committed, in [0, 1]; the committed count is the
+    /// nearest integer to `fraction × population`.
+    pub fraction: f64,
+    /// Index of the name everyone holds at the start.
+    pub established: u32,
+    /// Index of the name the committed agents always propose.
+    pub alternative: u32,
+}
+
+impl Default for Tipping {
+    fn default() -> Self {
+        Tipping { fraction: 0.25, established: 0, alternative: 1 }
+    }
+}
+
+/// Parameters of the naming game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct NamingParams {
+    pub population: usize,
+    /// Number of names offered (the first `pool` names of the variant's list).
+    pub pool: usize,
+    /// Interactions each agent remembers.
+    pub memory: u32,
+    /// Interactions the convention rule looks back over.
+    pub window: u32,
+    /// Share of matches in the window that records a convention.
+    pub threshold: f64,
+    /// Most interactions in a run.
+    pub cap: u32,
+    /// End the run once the convention (in the tipping arm: the alternative) is recorded.
+    pub stop_at_convention: bool,
+    pub tipping: Option<Tipping>,
+    pub shuffled_pool: bool,
+}
+
+impl Default for NamingParams {
+    fn default() -> Self {
+        NamingParams {
+            population: 24,
+            pool: 10,
+            memory: 5,
+            window: 50,
+            threshold: 0.95,
+            cap: 3000,
+            stop_at_convention: true,
+            tipping: None,
+            shuffled_pool: false,
+        }
+    }
+}
+
+impl NamingParams {
+    pub fn validate(&self) -> Result<(), EnvError> {
+        if self.population < 2 {
+            return Err(invalid("population", format!("must be at least 2, got {}", self.population)));
+        }
+        if self.pool < 2 {
+            return Err(invalid("pool", format!("needs at least 2 names, got {}", self.pool)));
+        }
+        if self.memory == 0 {
+            return Err(invalid("memory", "must be at least 1"));
+        }
+        if self.window == 0 {
+            return Err(invalid("window", "must be at least 1"));
+        }
+        if !(self.threshold > 0.0 && self.threshold <= 1.0) {
+            return Err(invalid("threshold", format!("must lie in (0, 1], got {}", self.threshold)));
+        }
+        if self.cap == 0 {
+            return Err(invalid("cap", "must be at least 1"));
+        }
+        if let Some(t) = &self.tipping {
+            if !(0.0..=1.0).contains(&t.fraction) {
+                return Err(invalid("tipping.fraction", format!("must lie in [0, 1], got {}", t.fraction)));
+            }
+            if t.established as usize >= self.pool || t.alternative as usize >= self.pool {
+                return Err(invalid("tipping", format!("names must index the pool of {}", self.pool)));
+            }
+            if t.established == t.alternative {
+                return Err(invalid("tipping", "the alternative must differ from the established name"));
+            }
+            if self.committed_count() >= self.population {
+                return Err(invalid("tipping.fraction", "leaves no uncommitted agent"));
+            }
+        }
+        Ok(())
+    }
+
+    /// Number of committed agents.
+    pub fn committed_count(&self) -> usize {
+        self.tipping.as_ref().map_or(0, |t| (t.fraction * self.population as f64).round() as usize)
+    }
+
+    /// Seats of committed agents (the first seats; pairing is random, so position is immaterial)
+    /// with the name they always propose.
+    pub fn committed_seats(&self) -> Vec<(usize, u32)> {
+        match &self.tipping {
+            Some(t) => (0..self.committed_count()).map(|s| (s, t.alternative)).collect(),
+            None => Vec::new(),
+        }
+    }
+
+    pub fn arm(&self) -> String {
+        match (&self.tipping, self.shuffled_pool) {
+            (Some(_), true) => "tipping-shuffled-pool".into(),
+            (Some(_), false) => "tipping".into(),
+            (None, true) => "shuffled-pool".into(),
+            (None, false) => "baseline".into(),
+        }
+    }
+}
+
+/// The convention rule over a sliding window of interactions.
+#[derive(Clone, Debug)]
+pub struct ConventionWindow {
+    window: usize,
+    needed: usize,
+    recent: VecDeque<Option<u32>>,
+    matches: usize,
+}
+
+impl ConventionWindow {
+    pub fn new(window: u32, threshold: f64) -> Self {
+        let needed = (threshold * f64::from(window) - 1e-9).ceil().max(1.0) as usize;
+        ConventionWindow { window: window as usize, needed, recent: VecDeque::new(), matches: 0 }
+    }
+
+    /// Adds one interaction (`Some(name)` when it matched on `name`).
+    pub fn push(&mut self, matched: Option<u32>) {
+        if self.recent.len() == self.window {
+            if let Some(Some(_)) = self.recent.pop_front() {
+                self.matches -= 1;
+            }
+        }
+        if matched.is_some() {
+            self.matches += 1;
+        }
+        self.recent.push_back(matched);
+    }
+
+    /// The convention name if the rule holds now: the window is full and enough interactions
+    /// in it matched; the name is the one most matched on (ties to the lower index).
+    pub fn convention(&self) -> Option<u32> {
+        if self.recent.len() < self.window || self.matches < self.needed {
+            return None;
+        }
+        let mut counts: Vec<(u32, usize)> = Vec::new();
+        for name in self.recent.iter().flatten() {
+            match counts.iter_mut().find(|(n, _)| n == name) {
+                Some((_, c)) => *c += 1,
+                None => counts.push((*name, 1)),
+            }
+        }
+        counts.into_iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0))).map(|(n, _)| n)
+    }
+}
+
+/// One run of the naming game.
+pub struct NamingGame {
+    params: NamingParams,
+    variant: Variant,
+    table: NgVariant,
+    t: u32,
+    pair: (usize, usize),
+    orders: Option<Vec<Vec<u32>>>,
+    rule: ConventionWindow,
+    /// (interaction, name) at which the run's end condition was met.
+    reached: Option<(u32, u32)>,
+}
+
+impl NamingGame {
+    pub fn new(params: NamingParams, variant: Variant, table: NgVariant) -> Result<Self, EnvError> {
+        if params.pool > table.names.len() {
+            return Err(invalid(
+                "pool",
+                format!("variant {} has {} names, fewer than the pool of {}", variant.as_str(), table.names.len(), params.pool),
+            ));
+        }
+        let rule = ConventionWindow::new(params.window, params.threshold);
+        Ok(NamingGame { params, variant, table, t: 0, pair: (0, 1), orders: None, rule, reached: None })
+    }
+
+    /// The interaction and name at which the end condition was met, if it was.
+    pub fn reached(&self) -> Option<(u32, u32)> {
+        self.reached
+    }
+
+    fn labels(&self) -> Vec<String> {
+        self.table.names[..self.params.pool].to_vec()
+    }
+
+    fn order(&mut self, agent: usize, rng: &mut dyn RngCore) -> Vec<u32> {
+        let pool = self.params.pool as u32;
+        if !self.params.shuffled_pool {
+            return (0..pool).collect();
+        }
+        let n = self.params.population;
+        let orders = self.orders.get_or_insert_with(|| {
+            (0..n)
+                .map(|_| {
+                    let mut o: Vec<u32> = (0..pool).collect();
+                    o.shuffle(rng);
+                    o
+                })
+                .collect()
+        });
+        orders[agent].clone()
+    }
+}
+
+impl Environment for NamingGame {
+    fn kind(&self) -> EnvKind {
+        EnvKind::NamingGame
+    }
+
+    fn population(&self) -> usize {
+        self.params.population
+    }
+
+    fn pending(&mut self, rng: &mut dyn RngCore) -> Vec<Request> {
+        if self.is_done() {
+            return Vec::new();
+        }
+        let n = self.params.population;
+        let a = rng.random_range(0..n);
+        let mut b = rng.random_range(0..n - 1);
+        if b >= a {
+            b += 1;
+        }
+        self.pair = (a, b);
+        let bounds = PayoffBounds {
+            min: self.table.match_payoff.min(self.table.mismatch_payoff),
+            mean_abs: (self.table.match_payoff.abs() + self.table.mismatch_payoff.abs()) / 2.0,
+        };
+        let labels = self.labels();
+        [a, b]
+            .into_iter()
+            .map(|agent| Request {
+                agent,
+                observation: Observation {
+                    env: EnvKind::NamingGame,
+                    variant: self.variant,
+                    role: Role::Namer,
+                    round: self.t + 1,
+                    rounds: None,
+                    space: ActionSpace::Choice { labels: labels.clone() },
+                    context: Context::Names { order: self.order(agent, rng) },
+                    payoffs: bounds,
+                    memory: self.params.memory,
+                },
+            })
+            .collect()
+    }
+
+    fn resolve(&mut self, actions: &[(usize, Action)], _rng: &mut dyn RngCore) -> Result<Step, EnvError> {
+        let space = ActionSpace::Choice { labels: self.labels() };
+        let (a, b) = self.pair;
+        let names: Vec<u32> =
+            check_actions(actions, &[(a, &space), (b, &space)])?.into_iter().map(choice_index).collect();
+        self.t += 1;
+        let matched = names[0] == names[1];
+        let pay = if matched { self.table.match_payoff } else { self.table.mismatch_payoff };
+        self.rule.push(matched.then_some(names[0]));
+        if self.reached.is_none() {
+            if let Some(name) = self.rule.convention() {
+                let counts = match &self.params.tipping {
+                    Some(t) => name == t.alternative,
+                    None => true,
+                };
+                if counts {
+                    self.reached = Some((self.t, name));
+                }
+            }
+        }
+        let mut step = Step {
+            round: self.t,
+            interaction: Some(Interaction { a, b, name_a: names[0], name_b: names[1], matched }),
+            ..Step::default()
+        };
+        for (k, (seat, other)) in [(a, b), (b, a)].into_iter().enumerate() {
+            step.decisions.push(DecisionRow {
+                agent: seat,
+                role: Role::Namer,
+                action: Action::Choice(names[k]),
+                value: f64::from(names[k]),
+                scale: 1.0,
+                context: None,
+            });
+            step.payoffs.push((seat, pay));
+            step.feedback.push((
+                seat,
+                Feedback {
+                    round: self.t,
+                    own: vec![(Role::Namer, Action::Choice(names[k]))],
+                    others: vec![Action::Choice(names[1 - k])],
+                    partner: Some(other),
+                    payoff: pay,
+                },
+            ));
+        }
+        Ok(step)
+    }
+
+    fn is_done(&self) -> bool {
+        self.t >= self.params.cap || (self.params.stop_at_convention && self.reached.is_some())
+    }
+
+    fn prehistory(&self, agent: usize) -> Vec<Feedback> {
+        let Some(t) = &self.params.tipping else { return Vec::new() };
+        if agent < self.params.committed_count() {
+            return Vec::new();
+        }
+        (0..self.params.memory)
+            .map(|_| Feedback {
+                round: 0,
+                own: vec![(Role::Namer, Action::Choice(t.established))],
+                others: vec![Action::Choice(t.established)],
+                partner: None,
+                payoff: self.table.match_payoff,
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::EnvSpec;
+    use rand::SeedableRng;
+
+    #[test]
+    fn convention_rule_needs_48_of_the_last_50() {
+        let mut w = ConventionWindow::new(50, 0.95);
+        for _ in 0..3 {
+            w.push(None);
+        }
+        for _ in 0..47 {
+            w.push(Some(3));
+        }
+        assert_eq!(w.convention(), None, "47 of 50 is 94 %");
+        w.push(Some(3));
+        assert_eq!(w.convention(), Some(3), "48 of the last 50 is 96 %");
+        let mut w = ConventionWindow::new(50, 0.95);
+        for _ in 0..49 {
+            w.push(Some(1));
+        }
+        assert_eq!(w.convention(), None, "the window must be full");
+    }
+
+    #[test]
+    fn all_matching_play_records_a_convention_at_interaction_50() {
+        let mut env = EnvSpec::NamingGame(NamingParams::default()).build(Variant::C0).expect("builds");
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        let mut last = None;
+        while !env.is_done() {
+            let req = env.pending(&mut rng);
+            let acts: Vec<(usize, Action)> = req.iter().map(|r| (r.agent, Action::Choice(4))).collect();
+            let s = env.resolve(&acts, &mut rng).expect("legal");
+            assert!(s.interaction.as_ref().expect("recorded").matched);
+            last = Some(s.round);
+        }
+        assert_eq!(last, Some(50));
+    }
+
+    #[test]
+    fn never_matching_play_runs_to_the_cap() {
+        let p = NamingParams { cap: 300, ..NamingParams::default() };
+        let mut env = EnvSpec::NamingGame(p).build(Variant::C0).expect("builds");
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        let mut steps = 0;
+        while !env.is_done() {
+            let req = env.pending(&mut rng);
+            assert_ne!(req[0].agent, req[1].agent);
+            let acts = vec![(req[0].agent, Action::Choice(0)), (req[1].agent, Action::Choice(1))];
+            env.resolve(&acts, &mut rng).expect("legal");
+            steps += 1;
+        }
+        assert_eq!(steps, 300);
+    }
+
+    #[test]
+    fn c3_rewards_mismatching() {
+        let mut env = EnvSpec::NamingGame(NamingParams::default()).build(Variant::C3).expect("builds");
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        let req = env.pending(&mut rng);
+        let s = env
+            .resolve(&[(req[0].agent, Action::Choice(0)), (req[1].agent, Action::Choice(1))], &mut rng)
+            .expect("legal");
+        assert_eq!(s.payoffs[0].1, 100.0);
+    }
+
+    #[test]
+    fn tipping_arm_seats_and_prehistory() {
+        let p = NamingParams { tipping: Some(Tipping { fraction: 0.25, established: 0, alternative: 1 }), ..NamingParams::default() };
+        assert_eq!(p.committed_count(), 6);
+        assert_eq!(p.committed_seats()[5], (5, 1));
+        let env = EnvSpec::NamingGame(p.clone()).build(Variant::C0).expect("builds");
+        assert!(env.prehistory(0).is_empty(), "committed agents need no memory");
+        let h = env.prehistory(10);
+        assert_eq!(h.len(), 5);
+        assert!(h.iter().all(|f| f.others == vec![Action::Choice(0)]));
+        let bad = NamingParams { tipping: Some(Tipping { fraction: 1.5, ..Tipping::default() }), ..NamingParams::default() };
+        assert!(matches!(bad.validate(), Err(EnvError::InvalidParameter { field: "tipping.fraction", .. })));
+    }
+
+    #[test]
+    fn tipping_ends_only_on_the_alternative() {
+        let p = NamingParams { tipping: Some(Tipping::default()), cap: 200, ..NamingParams::default() };
+        let mut env = EnvSpec::NamingGame(p).build(Variant::C0).expect("builds");
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        // Everyone keeps the established name: a convention on it is no tipping.
+        while !env.is_done() {
+            let req = env.pending(&mut rng);
+            let acts: Vec<(usize, Action)> = req.iter().map(|r| (r.agent, Action::Choice(0))).collect();
+            env.resolve(&acts, &mut rng).expect("legal");
+        }
+    }
+
+    #[test]
+    fn shuffled_pool_gives_each_agent_its_own_order() {
+        let p = NamingParams { shuffled_pool: true, ..NamingParams::default() };
+        let mut env = EnvSpec::NamingGame(p).build(Variant::C0).expect("builds");
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        let mut orders = std::collections::BTreeSet::new();
+        for _ in 0..40 {
+            let req = env.pending(&mut rng);
+            for r in &req {
+                let Context::Names { order } = &r.observation.context else { panic!("names context") };
+                let mut sorted = order.clone();
+                sorted.sort();
+                assert_eq!(sorted, (0..10).collect::<Vec<u32>>());
+                orders.insert(order.clone());
+            }
+            let acts: Vec<(usize, Action)> = req.iter().map(|r| (r.agent, Action::Choice(0))).collect();
+            env.resolve(&acts, &mut rng).expect("legal");
+        }
+        assert!(orders.len() > 5, "orders differ between agents");
+    }
+
+    #[test]
+    fn pool_smaller_than_two_is_rejected() {
+        let p = NamingParams { pool: 1, ..NamingParams::default() };
+        assert!(matches!(p.validate(), Err(EnvError::InvalidParameter { field: "pool", .. })));
+    }
+}
