@@ -1,0 +1,34 @@
+//! Classical and scripted policies.
+
+mod conditional_cooperator;
+mod naming;
+mod roth_erev;
+mod scripted;
+
+pub use conditional_cooperator::{ConditionalCooperator, ConditionalCooperatorParams};
+pub use naming::{Committed, MemoryCoordination, MemoryCoordinationParams, MinimalNaming};
+pub use roth_erev::{RothErev, RothErevParams};
+pub use scripted::{AlwaysCooperate, AlwaysDefect, Sequence, TitForTat};
+
+/// Metadata statics of the scripted policies.
+pub(crate) mod scripted_meta {
+    pub(crate) use super::scripted::{ALWAYS_COOPERATE, ALWAYS_DEFECT, SEQUENCE, TIT_FOR_TAT};
+}
+
+/// Metadata statics of the classical policies.
+pub(crate) mod meta {
+    pub(crate) use super::conditional_cooperator::CONDITIONAL_COOPERATOR;
+    pub(crate) use super::naming::{COMMITTED, MEMORY_COORDINATION, MINIMAL_NAMING};
+    pub(crate) use super::roth_erev::ROTH_EREV;
+}
+
+use agora_environments::{Action, ActionSpace};
+
+/// Turns a scripted integer into an action of the given space, clamped into range.
+pub(crate) fn action_from_int(space: &ActionSpace, v: i64) -> Action {
+    match space {
+        ActionSpace::Choice { labels } => Action::Choice(v.clamp(0, labels.len() as i64 - 1) as u32),
+        ActionSpace::Amount { min, max } => Action::Amount(v.clamp(*min, *max)),
+        ActionSpace::Allocation { targets, max_each } => Action::Allocation(vec![v.clamp(0, *max_each); *targets]),
+    }
+}

@@ -1,0 +1,25 @@
+//! Errors of policy construction and decision.
+
+use agora_environments::EnvKind;
+
+/// What went wrong with a policy.
+#[derive(Debug, thiserror::Error, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum AgentError {
+    /// The policy has no rule for this environment.
+    #[error("agent `{policy}` cannot play {env}; it plays: {supported}")]
+    Unsupported { policy: &'static str, env: &'static str, supported: String },
+    /// A policy parameter is out of range; the message names the field.
+    #[error("agent `{policy}`: invalid parameter `{field}`: {reason}")]
+    InvalidParameter { policy: &'static str, field: &'static str, reason: String },
+    /// An asynchronous decision failed for good (after the policy's own retries).
+    #[error("decision failed: {0}")]
+    Failed(String),
+}
+
+impl AgentError {
+    pub(crate) fn unsupported(policy: &'static str, env: EnvKind, supported: &[EnvKind]) -> Self {
+        let list: Vec<&str> = supported.iter().map(|e| e.as_str()).collect();
+        AgentError::Unsupported { policy, env: env.as_str(), supported: list.join(", ") }
+    }
+}

@@ -1,0 +1,123 @@
+//! Policies as written in study files, and the registry behind `agora list agents`.
+
+use agora_environments::EnvKind;
+use serde::{Deserialize, Serialize};
+
+use crate::classical::{self, *};
+use crate::error::AgentError;
+use crate::policy::{Policy, PolicyMeta};
+
+/// A policy with its parameters, e.g. `RothErev(phi: 0.1)` or `ConditionalCooperator()`;
+/// omitted fields take their documented defaults.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum PolicySpec {
+    AlwaysCooperate,
+    AlwaysDefect,
+    TitForTat,
+    Sequence(Vec<i64>),
+    ConditionalCooperator(#[serde(default)] ConditionalCooperatorParams),
+    RothErev(#[serde(default)] RothErevParams),
+    MinimalNaming,
+    MemoryCoordination(#[serde(default)] MemoryCoordinationParams),
+    Committed(u32),
+}
+
+impl PolicySpec {
+    /// The policy's metadata.
+    pub fn meta(&self) -> &'static PolicyMeta {
+        match self {
+            PolicySpec::AlwaysCooperate => &classical::scripted_meta::ALWAYS_COOPERATE,
+            PolicySpec::AlwaysDefect => &classical::scripted_meta::ALWAYS_DEFECT,
+            PolicySpec::TitForTat => &classical::scripted_meta::TIT_FOR_TAT,
+            PolicySpec::Sequence(_) => &classical::scripted_meta::SEQUENCE,
+            PolicySpec::ConditionalCooperator(_) => &classical::meta::CONDITIONAL_COOPERATOR,
+            PolicySpec::RothErev(_) => &classical::meta::ROTH_EREV,
+            PolicySpec::MinimalNaming => &classical::meta::MINIMAL_NAMING,
+            PolicySpec::MemoryCoordination(_) => &classical::meta::MEMORY_COORDINATION,
+            PolicySpec::Committed(_) => &classical::meta::COMMITTED,
+        }
+    }
+
+    /// Checks parameters and that the policy has a rule for `env`.
+    pub fn validate_for(&self, env: EnvKind) -> Result<(), AgentError> {
+        let meta = self.meta();
+        if !meta.environments.contains(&env) {
+            return Err(AgentError::unsupported(meta.name, env, meta.environments));
+        }
+        match self {
+            PolicySpec::Sequence(moves) if moves.is_empty() => Err(AgentError::InvalidParameter {
+                policy: meta.name,
+                field: "moves",
+                reason: "a sequence needs at least one move".into(),
+            }),
+            PolicySpec::ConditionalCooperator(p) => p.validate(),
+            PolicySpec::RothErev(p) => p.validate(),
+            PolicySpec::MemoryCoordination(MemoryCoordinationParams { memory: Some(0) }) => {
+                Err(AgentError::InvalidParameter { policy: meta.name, field: "memory", reason: "must be at least 1".into() })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// A fresh policy.
+    pub fn build(&self) -> Box<dyn Policy> {
+        match self {
+            PolicySpec::AlwaysCooperate => Box::new(AlwaysCooperate),
+            PolicySpec::AlwaysDefect => Box::new(AlwaysDefect),
+            PolicySpec::TitForTat => Box::<TitForTat>::default(),
+            PolicySpec::Sequence(m) => Box::new(Sequence::new(m.clone())),
+            PolicySpec::ConditionalCooperator(p) => Box::new(ConditionalCooperator::new(p.clone())),
+            PolicySpec::RothErev(p) => Box::new(RothErev::new(p.clone())),
+            PolicySpec::MinimalNaming => Box::<MinimalNaming>::default(),
+            PolicySpec::MemoryCoordination(p) => Box::new(MemoryCoordination::new(p.clone())),
+            PolicySpec::Committed(n) => Box::new(Committed::new(*n)),
+        }
+    }
+
+    /// One specification of every policy with default parameters.
+    pub fn registry() -> Vec<PolicySpec> {
+        vec![
+            PolicySpec::ConditionalCooperator(ConditionalCooperatorParams::default()),
+            PolicySpec::RothErev(RothErevParams::default()),
+            PolicySpec::MinimalNaming,
+            PolicySpec::MemoryCoordination(MemoryCoordinationParams::default()),
+            PolicySpec::Committed(1),
+            PolicySpec::AlwaysCooperate,
+            PolicySpec::AlwaysDefect,
+            PolicySpec::TitForTat,
+            PolicySpec::Sequence(vec![0, 1]),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_names_are_unique_and_every_policy_plays_something() {
+        let reg = PolicySpec::registry();
+        let mut names: Vec<&str> = reg.iter().map(|p| p.meta().name).collect();
+        names.sort();
+        names.dedup();
+        assert_eq!(names.len(), reg.len());
+        for p in &reg {
+            assert!(!p.meta().environments.is_empty());
+            assert!(p.meta().environments.iter().any(|e| p.validate_for(*e).is_ok()));
+        }
+    }
+
+    #[test]
+    fn unsupported_environment_is_named() {
+        let err = PolicySpec::ConditionalCooperator(Default::default()).validate_for(EnvKind::NamingGame);
+        let msg = err.expect_err("rejected").to_string();
+        assert!(msg.contains("conditional-cooperator") && msg.contains("naming-game") && msg.contains("public-goods"), "{msg}");
+    }
+
+    #[test]
+    fn bad_parameters_are_named() {
+        let p = PolicySpec::RothErev(RothErevParams { phi: 1.5, ..Default::default() });
+        let msg = p.validate_for(EnvKind::PrisonersDilemma).expect_err("rejected").to_string();
+        assert!(msg.contains("phi"), "{msg}");
+    }
+}
