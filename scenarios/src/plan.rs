@@ -1,0 +1,363 @@
+//! Plan resolution: a study expanded into seeded run specifications.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use agora_agents::PolicySpec;
+use agora_environments::{EnvKind, EnvSpec, Variant};
+use serde::Serialize;
+
+use crate::cell::{Cell, Factor, Level};
+use crate::error::ScenarioError;
+use crate::seed::{derive, hex_digest};
+use crate::study::{Study, Sweep};
+
+/// One fully specified run. Its canonical JSON hashes to the run key.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunSpec {
+    pub study: String,
+    pub block: String,
+    pub environment: EnvSpec,
+    pub variant: Variant,
+    pub cell: String,
+    pub level: Level,
+    pub factors: Vec<Factor>,
+    pub roster: String,
+    pub family: String,
+    /// One policy per seat, committed seats included.
+    pub seats: Vec<PolicySpec>,
+    /// Seats held by committed agents.
+    pub committed: Vec<usize>,
+    /// The swept parameter's name and value, if the block sweeps one.
+    pub sweep: Option<(String, f64)>,
+    pub run_index: u32,
+    pub seed: u64,
+}
+
+impl RunSpec {
+    /// Canonical serialisation.
+    pub fn canonical_json(&self) -> String {
+        serde_json::to_string(self).expect("invariant: run specifications serialise")
+    }
+
+    /// The run key: hex SHA-256 of the canonical serialisation.
+    pub fn key(&self) -> String {
+        hex_digest(self.canonical_json().as_bytes())
+    }
+
+    pub fn arm(&self) -> String {
+        self.environment.arm()
+    }
+
+    /// Decisions the run will ask for, and whether that count is an upper bound (runs that may
+    /// stop early).
+    pub fn expected_decisions(&self) -> (u64, bool) {
+        match &self.environment {
+            EnvSpec::PrisonersDilemma(p) => (u64::from(p.rounds) * 2, false),
+            EnvSpec::PublicGoods(p) => {
+                let stages = if p.punishment { 2 } else { 1 };
+                (u64::from(p.rounds) * p.group_size as u64 * stages, false)
+            }
+            EnvSpec::Bargaining(p) => match &p.fixed_offers {
+                Some(f) => (f.offers.len() as u64 * u64::from(f.games_each), false),
+                None => match p.game {
+                    agora_environments::bargaining::BargainGame::Dictator => (u64::from(p.games), false),
+                    agora_environments::bargaining::BargainGame::Ultimatum => (u64::from(p.games) * 2, false),
+                    agora_environments::bargaining::BargainGame::Trust => (u64::from(p.games) * 2, true),
+                },
+            },
+            EnvSpec::MoneyRequest(p) => (u64::from(p.games) * 2, false),
+            EnvSpec::NamingGame(p) => (u64::from(p.cap) * 2, true),
+        }
+    }
+}
+
+/// A contiguous part of a plan for one machine: runs whose plan position is `i − 1` mod `N`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl std::str::FromStr for Shard {
+    type Err = ScenarioError;
+    fn from_str(s: &str) -> Result<Shard, ScenarioError> {
+        let bad = || ScenarioError::Shard(s.to_string());
+        let (i, n) = s.split_once('/').ok_or_else(bad)?;
+        let index: usize = i.trim().parse().map_err(|_| bad())?;
+        let count: usize = n.trim().parse().map_err(|_| bad())?;
+        if count == 0 || index == 0 || index > count {
+            return Err(bad());
+        }
+        Ok(Shard { index, count })
+    }
+}
+
+/// A resolved study.
+#[derive(Clone, Debug)]
+pub struct Plan {
+    pub study: String,
+    pub master_seed: u64,
+    pub runs: Vec<RunSpec>,
+}
+
+/// Summary line of a plan: one per (block, cell, variant, roster, arm).
+#[derive(Clone, Debug, PartialEq)]
+pub struct PlanLine {
+    pub block: String,
+    pub environment: EnvKind,
+    pub arm: String,
+    pub variant: Variant,
+    pub cell: String,
+    pub level: Level,
+    pub roster: String,
+    pub conditions: usize,
+    pub runs: usize,
+    pub decisions: u64,
+    pub decisions_upper_bound: bool,
+}
+
+impl Plan {
+    /// Hash of the plan: of every run key in order.
+    pub fn hash(&self) -> String {
+        let keys: Vec<String> = self.runs.iter().map(RunSpec::key).collect();
+        hex_digest(keys.join("\n").as_bytes())
+    }
+
+    /// The runs of one shard.
+    pub fn shard(&self, shard: Shard) -> Plan {
+        let runs = self.runs.iter().enumerate().filter(|(i, _)| i % shard.count == shard.index - 1).map(|(_, r)| r.clone()).collect();
+        Plan { study: self.study.clone(), master_seed: self.master_seed, runs }
+    }
+
+    /// Keeps at most `n` runs per condition (for quick looks and tests); seeds are unchanged.
+    pub fn limit_runs(&self, n: u32) -> Plan {
+        let runs = self.runs.iter().filter(|r| r.run_index < n).cloned().collect();
+        Plan { study: self.study.clone(), master_seed: self.master_seed, runs }
+    }
+
+    /// Aggregated lines for `agora check` and `--dry-run`.
+    pub fn lines(&self) -> Vec<PlanLine> {
+        let mut map: BTreeMap<(String, String, Variant, String, String), PlanLine> = BTreeMap::new();
+        let mut conditions: BTreeMap<(String, String, Variant, String, String), std::collections::BTreeSet<String>> =
+            BTreeMap::new();
+        for r in &self.runs {
+            let k = (r.block.clone(), r.cell.clone(), r.variant, r.roster.clone(), r.arm());
+            let (d, upper) = r.expected_decisions();
+            let line = map.entry(k.clone()).or_insert_with(|| PlanLine {
+                block: r.block.clone(),
+                environment: r.environment.kind(),
+                arm: r.arm(),
+                variant: r.variant,
+                cell: r.cell.clone(),
+                level: r.level,
+                roster: r.roster.clone(),
+                conditions: 0,
+                runs: 0,
+                decisions: 0,
+                decisions_upper_bound: false,
+            });
+            line.runs += 1;
+            line.decisions += d;
+            line.decisions_upper_bound |= upper;
+            conditions.entry(k).or_default().insert(format!("{:?}", r.sweep));
+        }
+        let mut lines: Vec<PlanLine> = map.into_iter().map(|(k, mut l)| {
+            l.conditions = conditions[&k].len();
+            l
+        }).collect();
+        // Keep the study's block order.
+        let order: Vec<String> = self.runs.iter().map(|r| r.block.clone()).fold(Vec::new(), |mut v, b| {
+            if !v.contains(&b) {
+                v.push(b);
+            }
+            v
+        });
+        lines.sort_by_key(|l| order.iter().position(|b| *b == l.block));
+        lines
+    }
+
+    /// Loads a study file and its cells (from `cells_dir`, by default `../cells` beside the
+    /// study's directory) and resolves it.
+    pub fn load(path: &Path, cells_dir: Option<&Path>) -> Result<Plan, ScenarioError> {
+        let study = Study::load(path)?;
+        let dir = match cells_dir {
+            Some(d) => d.to_path_buf(),
+            None => default_cells_dir(path),
+        };
+        Plan::resolve(&study, path, &dir)
+    }
+
+    /// Validates a study and expands it into runs.
+    pub fn resolve(study: &Study, path: &Path, cells_dir: &Path) -> Result<Plan, ScenarioError> {
+        let err = |field: String, msg: String| ScenarioError::invalid(path, field, msg);
+        if study.name.trim().is_empty() {
+            return Err(err("name".into(), "must not be empty".into()));
+        }
+        if study.runs == 0 {
+            return Err(err("runs".into(), "must be at least 1".into()));
+        }
+        if study.blocks.is_empty() {
+            return Err(err("blocks".into(), "a study needs at least one block".into()));
+        }
+        let mut names = std::collections::BTreeSet::new();
+        let mut runs = Vec::new();
+        for (bi, block) in study.blocks.iter().enumerate() {
+            let at = |f: &str| format!("blocks[{bi}].{f}");
+            if !names.insert(block.name.clone()) {
+                return Err(err(at("name"), format!("duplicate block name `{}`", block.name)));
+            }
+            block.environment.validate().map_err(|e| err(at("environment"), e.to_string()))?;
+            if block.variants.is_empty() {
+                return Err(err(at("variants"), "name at least one variant".into()));
+            }
+            if block.rosters.is_empty() {
+                return Err(err(at("rosters"), "name at least one roster".into()));
+            }
+            for (n, v) in [("runs", block.runs), ("cell_runs", block.cell_runs)] {
+                if v == Some(0) {
+                    return Err(err(at(n), "must be at least 1".into()));
+                }
+            }
+            let kind = block.environment.kind();
+            let sweep_values: Vec<Option<f64>> = match &block.sweep {
+                None => vec![None],
+                Some(s @ Sweep::CommittedFraction { from, to, step }) => {
+                    if kind != EnvKind::NamingGame {
+                        return Err(err(at("sweep"), "a committed-fraction sweep needs the naming game".into()));
+                    }
+                    if !(*step > 0.0) || from > to || *from < 0.0 || *to > 1.0 {
+                        return Err(err(at("sweep"), format!("needs 0 <= from <= to <= 1 and step > 0, got from {from}, to {to}, step {step}")));
+                    }
+                    s.values().into_iter().map(Some).collect()
+                }
+            };
+            for (ci, cell_name) in block.cells.iter().enumerate() {
+                let cell = if cell_name == "baseline" {
+                    Cell::baseline()
+                } else {
+                    let file = cells_dir.join(format!("{cell_name}.ron"));
+                    if !file.exists() {
+                        return Err(ScenarioError::UnknownCell {
+                            path: path.to_path_buf(),
+                            field: at(&format!("cells[{ci}]")),
+                            name: cell_name.clone(),
+                            looked: file,
+                        });
+                    }
+                    Cell::load(&file)?
+                };
+                if !cell.environments.contains(&kind) {
+                    return Err(err(at(&format!("cells[{ci}]")), format!("cell `{}` does not run in {}", cell.name, kind.as_str())));
+                }
+                let count = if cell.level == Level::Baseline {
+                    block.runs.unwrap_or(study.runs)
+                } else {
+                    block.cell_runs.or(block.runs).unwrap_or(study.runs)
+                };
+                for sweep in &sweep_values {
+                    let mut env = block.environment.clone();
+                    if let (Some(x), EnvSpec::NamingGame(p)) = (sweep, &mut env) {
+                        let mut t = p.tipping.clone().unwrap_or_default();
+                        t.fraction = *x;
+                        p.tipping = Some(t);
+                    }
+                    for f in &cell.factors {
+                        match f {
+                            Factor::Memory(m) => env.set_memory(*m),
+                            Factor::GroupSize(n) => {
+                                if !env.set_group_size(*n) {
+                                    return Err(err(at(&format!("cells[{ci}]")), format!("{} has no group size", kind.as_str())));
+                                }
+                            }
+                            _ => {}
+                        }
+                    }
+                    env.validate().map_err(|e| err(at(&format!("cells[{ci}]")), format!("cell `{}`: {e}", cell.name)))?;
+                    let population = env.population();
+                    let committed = env.committed_seats();
+                    for (ri, roster) in block.rosters.iter().enumerate() {
+                        let rat = |f: &str| at(&format!("rosters[{ri}].{f}"));
+                        let seats = expand_roster(roster, population, &committed)
+                            .map_err(|m| err(rat("members"), format!("roster `{}`: {m}", roster.name)))?;
+                        for (mi, m) in roster.members.iter().enumerate() {
+                            m.policy.validate_for(kind).map_err(|e| err(rat(&format!("members[{mi}].policy")), e.to_string()))?;
+                        }
+                        let family = roster.family.clone().unwrap_or_else(|| {
+                            roster.members.first().map_or("classical", |m| m.policy.meta().family).to_string()
+                        });
+                        for variant in &block.variants {
+                            for run_index in 0..count {
+                                let sweep_label = sweep.map(|x| format!("{x}")).unwrap_or_default();
+                                let seed = derive(
+                                    study.master_seed,
+                                    &[&study.name, &block.name, variant.as_str(), &cell.name, &sweep_label, &roster.name, &run_index.to_string()],
+                                );
+                                runs.push(RunSpec {
+                                    study: study.name.clone(),
+                                    block: block.name.clone(),
+                                    environment: env.clone(),
+                                    variant: *variant,
+                                    cell: cell.name.clone(),
+                                    level: cell.level,
+                                    factors: cell.factors.clone(),
+                                    roster: roster.name.clone(),
+                                    family: family.clone(),
+                                    seats: seats.clone(),
+                                    committed: committed.iter().map(|(s, _)| *s).collect(),
+                                    sweep: sweep.map(|x| (block.sweep.as_ref().map_or("", Sweep::name).to_string(), x)),
+                                    run_index,
+                                    seed,
+                                });
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(Plan { study: study.name.clone(), master_seed: study.master_seed, runs })
+    }
+}
+
+/// The default cells directory for a study file: `<study dir>/../cells`.
+pub fn default_cells_dir(study_path: &Path) -> PathBuf {
+    let parent = study_path.parent().unwrap_or(Path::new("."));
+    parent.join("..").join("cells")
+}
+
+/// One policy per seat: committed seats first hold their committed agent, members with a
+/// count take that many of the remaining seats, and one member without a count fills the rest.
+fn expand_roster(roster: &crate::study::Roster, population: usize, committed: &[(usize, u32)]) -> Result<Vec<PolicySpec>, String> {
+    if roster.members.is_empty() {
+        return Err("needs at least one member".into());
+    }
+    let free = population - committed.len();
+    let fixed: usize = roster.members.iter().filter_map(|m| m.count).sum();
+    let fillers = roster.members.iter().filter(|m| m.count.is_none()).count();
+    if fillers > 1 {
+        return Err("at most one member may omit `count` (it fills the remaining seats)".into());
+    }
+    if fixed > free || (fillers == 0 && fixed != free) {
+        return Err(format!(
+            "members take {fixed} seats but the environment has {free} seats for them ({population} in all, {} committed)",
+            committed.len()
+        ));
+    }
+    if roster.members.iter().any(|m| m.count == Some(0)) {
+        return Err("a member's count must be at least 1".into());
+    }
+    let mut seats: Vec<PolicySpec> = Vec::with_capacity(population);
+    let mut members = Vec::new();
+    for m in &roster.members {
+        let n = m.count.unwrap_or(free - fixed);
+        members.extend(std::iter::repeat_n(m.policy.clone(), n));
+    }
+    let mut rest = members.into_iter();
+    for seat in 0..population {
+        match committed.iter().find(|(s, _)| *s == seat) {
+            Some((_, name)) => seats.push(PolicySpec::Committed(*name)),
+            None => seats.push(rest.next().expect("invariant: seat counts were checked")),
+        }
+    }
+    Ok(seats)
+}

@@ -1,0 +1,126 @@
+//! The study file format.
+
+use std::path::Path;
+
+use agora_agents::PolicySpec;
+use agora_environments::{EnvSpec, Variant};
+use serde::{Deserialize, Serialize};
+
+use crate::error::ScenarioError;
+use crate::{ron_options, FORMAT_VERSION};
+
+/// A study: a master seed, run counts and blocks.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Study {
+    pub version: u32,
+    pub name: String,
+    #[serde(default)]
+    pub description: String,
+    pub master_seed: u64,
+    /// Seeded runs per baseline cell, unless a block says otherwise.
+    pub runs: u32,
+    pub blocks: Vec<Block>,
+}
+
+fn default_variants() -> Vec<Variant> {
+    vec![Variant::C0]
+}
+
+fn default_cells() -> Vec<String> {
+    vec!["baseline".into()]
+}
+
+/// One environment with its variants, rosters and cells.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Block {
+    pub name: String,
+    pub environment: EnvSpec,
+    #[serde(default = "default_variants")]
+    pub variants: Vec<Variant>,
+    pub rosters: Vec<Roster>,
+    /// Cell names: `baseline` or files in the cells directory.
+    #[serde(default = "default_cells")]
+    pub cells: Vec<String>,
+    /// Runs per baseline cell (default: the study's).
+    #[serde(default)]
+    pub runs: Option<u32>,
+    /// Runs per perturbation cell (default: the baseline count).
+    #[serde(default)]
+    pub cell_runs: Option<u32>,
+    /// A parameter swept across values, each value its own condition.
+    #[serde(default)]
+    pub sweep: Option<Sweep>,
+}
+
+/// A population: who sits in the seats.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Roster {
+    pub name: String,
+    /// Model family; classical agents default to `classical`.
+    #[serde(default)]
+    pub family: Option<String>,
+    pub members: Vec<Member>,
+}
+
+/// One kind of agent in a roster; `count: None` fills the seats left over.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Member {
+    pub policy: PolicySpec,
+    #[serde(default)]
+    pub count: Option<usize>,
+}
+
+/// A swept parameter.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Sweep {
+    /// Committed fraction of the naming game's tipping arm, `from..=to` in steps of `step`.
+    CommittedFraction { from: f64, to: f64, step: f64 },
+}
+
+impl Sweep {
+    /// The swept values, rounded to six decimals so that 0.1 + 3 × 0.025 reads 0.175.
+    pub fn values(&self) -> Vec<f64> {
+        match self {
+            Sweep::CommittedFraction { from, to, step } => {
+                let mut v = Vec::new();
+                let mut k = 0u32;
+                loop {
+                    let x = ((from + f64::from(k) * step) * 1e6).round() / 1e6;
+                    if x > to + 1e-9 || k > 100_000 {
+                        break;
+                    }
+                    v.push(x);
+                    k += 1;
+                }
+                v
+            }
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        match self {
+            Sweep::CommittedFraction { .. } => "committed_fraction",
+        }
+    }
+}
+
+impl Study {
+    /// Parses a study file's text (validation happens when the plan is resolved).
+    pub fn parse(path: &Path, text: &str) -> Result<Study, ScenarioError> {
+        let study: Study = ron_options().from_str(text).map_err(|e| ScenarioError::parse(path, e))?;
+        if study.version != FORMAT_VERSION {
+            return Err(ScenarioError::invalid(path, "version", format!("expected {FORMAT_VERSION}, got {}", study.version)));
+        }
+        Ok(study)
+    }
+
+    /// Reads a study file.
+    pub fn load(path: &Path) -> Result<Study, ScenarioError> {
+        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read { path: path.to_path_buf(), source })?;
+        Study::parse(path, &text)
+    }
+}
