@@ -59,6 +59,11 @@ impl PolicySpec {
         }
     }
 
+    /// Whether the policy may answer with a deferred decision (classical policies never do).
+    pub fn is_async(&self) -> bool {
+        false
+    }
+
     /// A fresh policy.
     pub fn build(&self) -> Box<dyn Policy> {
         match self {

@@ -1,1 +1,26 @@
+//! The Agora engine: one bevy_ecs [`World`](bevy_ecs::world::World) per run, the round
+//! schedule Observe → Decide → Resolve → Record, the concurrent runner and the run store.
+//!
+//! Decide is split from Resolve so that a run can wait on asynchronous decisions: the
+//! [`runner`] steps every live run to its Decide point, gathers the deferred decisions of all
+//! of them, awaits them together, and only then resolves each run's stage. Classical policies
+//! answer synchronously through the same path.
 
+pub mod components;
+pub mod error;
+pub mod records;
+pub mod run;
+pub mod runner;
+pub mod store;
+pub mod systems;
+
+pub use error::EngineError;
+pub use records::RunRecords;
+pub use run::RunWorld;
+pub use runner::{execute, Progress, RunnerOptions, RunnerReport};
+pub use store::Store;
+
+/// Convenient imports for users of this crate.
+pub mod prelude {
+    pub use crate::{execute, EngineError, Progress, RunRecords, RunWorld, RunnerOptions, RunnerReport, Store};
+}

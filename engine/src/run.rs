@@ -1,0 +1,140 @@
+//! One run: its world and the two halves of a stage.
+
+use agora_agents::{DecisionFuture, Policy};
+use agora_environments::Action;
+use agora_scenarios::{seed::derive, RunSpec};
+use bevy_ecs::prelude::*;
+use rand::SeedableRng;
+use rand_xoshiro::Xoshiro256PlusPlus;
+
+use crate::components::*;
+use crate::error::EngineError;
+use crate::records::{AgentRecord, RunRecords};
+use crate::systems::build_schedules;
+
+/// A run in progress: a bevy_ecs world with the environment, the agents and their streams.
+pub struct RunWorld {
+    world: World,
+    decide: Schedule,
+    resolve: Schedule,
+    key: String,
+}
+
+impl RunWorld {
+    /// Builds the world of a run: the environment and run stream as resources, one entity per
+    /// seat with its policy, stream and inbox; agents are told what they remember before the
+    /// first stage (an established convention).
+    pub fn new(spec: &RunSpec) -> Result<RunWorld, EngineError> {
+        let policies = spec.seats.iter().map(|p| p.build()).collect();
+        RunWorld::with_policies(spec, policies)
+    }
+
+    /// Builds the world with the given policies, one per seat (policies that need more than
+    /// their specification to exist, such as a client for a model server).
+    pub fn with_policies(spec: &RunSpec, policies: Vec<Box<dyn Policy>>) -> Result<RunWorld, EngineError> {
+        let key = spec.key();
+        let env = spec
+            .environment
+            .build(spec.variant)
+            .map_err(|source| EngineError::Environment { run: key.clone(), source })?;
+        let mut world = World::new();
+        let mut log = RunRecords::new(spec);
+        let mut seats = Vec::with_capacity(spec.seats.len());
+        if policies.len() != env.population() {
+            return Err(EngineError::Environment {
+                run: key,
+                source: agora_environments::EnvError::ActionMismatch {
+                    expected: (0..env.population()).collect(),
+                    got: (0..policies.len()).collect(),
+                },
+            });
+        }
+        for (i, mut policy) in policies.into_iter().enumerate() {
+            for fb in env.prehistory(i) {
+                policy.update(&fb);
+            }
+            let meta = policy.meta();
+            let committed = spec.committed.contains(&i);
+            log.agents.push(AgentRecord { seat: i as u32, policy: meta.name, family: meta.family, committed });
+            let stream = Xoshiro256PlusPlus::seed_from_u64(derive(spec.seed, &["seat", &i.to_string()]));
+            let mut entity = world.spawn((
+                Seat(i),
+                Agent(policy),
+                AgentRng(stream),
+                Inbox::default(),
+                Chosen::default(),
+                History::default(),
+            ));
+            if committed {
+                entity.insert(Committed);
+            }
+            seats.push(entity.id());
+        }
+        world.insert_resource(Env(env));
+        world.insert_resource(RunRng(Xoshiro256PlusPlus::seed_from_u64(spec.seed)));
+        world.insert_resource(Seats(seats));
+        world.insert_resource(OpenRequests::default());
+        world.insert_resource(DeferredDecisions::default());
+        world.insert_resource(LastStep::default());
+        world.insert_resource(Fault::default());
+        world.insert_resource(Log(log));
+        let (decide, resolve) = build_schedules();
+        Ok(RunWorld { world, decide, resolve, key })
+    }
+
+    /// The run key.
+    pub fn key(&self) -> &str {
+        &self.key
+    }
+
+    /// Whether the game has ended.
+    pub fn is_done(&self) -> bool {
+        self.world.resource::<Env>().0.is_done()
+    }
+
+    /// Runs Observe → Decide and returns the decisions that must be awaited.
+    pub fn begin_stage(&mut self) -> Vec<(usize, DecisionFuture)> {
+        self.decide.run(&mut self.world);
+        let deferred = self.world.resource::<DeferredDecisions>();
+        std::mem::take(&mut *deferred.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
+    }
+
+    /// Supplies an awaited decision.
+    pub fn supply(&mut self, seat: usize, action: Action) {
+        let entity = self.world.resource::<Seats>().0[seat];
+        if let Some(mut chosen) = self.world.get_mut::<Chosen>(entity) {
+            chosen.0 = Some(action);
+        }
+    }
+
+    /// Runs Resolve → Record.
+    pub fn finish_stage(&mut self) -> Result<(), EngineError> {
+        self.resolve.run(&mut self.world);
+        match self.world.resource_mut::<Fault>().0.take() {
+            Some(source) => Err(EngineError::Environment { run: self.key.clone(), source }),
+            None => Ok(()),
+        }
+    }
+
+    /// Plays the run to its end where every decision is synchronous. A deferred decision is an
+    /// error here: such runs go through the runner.
+    pub fn run_to_end(mut self) -> Result<RunRecords, EngineError> {
+        while !self.is_done() {
+            let deferred = self.begin_stage();
+            if let Some((seat, _)) = deferred.first() {
+                return Err(EngineError::Decision {
+                    run: self.key.clone(),
+                    seat: *seat,
+                    source: agora_agents::AgentError::Failed("asynchronous decision outside the runner".into()),
+                });
+            }
+            self.finish_stage()?;
+        }
+        Ok(self.into_records())
+    }
+
+    /// The records of a finished run.
+    pub fn into_records(mut self) -> RunRecords {
+        self.world.remove_resource::<Log>().map(|l| l.0).expect("invariant: the log resource lives as long as the run")
+    }
+}

@@ -1,0 +1,230 @@
+//! The concurrent runner.
+//!
+//! Runs are stepped stage by stage. Every live run is brought to its Decide point; the deferred
+//! decisions of all of them are awaited together on one async runtime (so that a serving engine
+//! sees full batches); then every run resolves its stage. Completed runs are committed to the
+//! store one transaction each, and run keys already in the store are skipped, which is what
+//! makes an interrupted study resumable.
+//!
+//! When no seat of any run can defer (classical rosters), runs are independent from start to
+//! finish and are spread over worker threads instead.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::mpsc;
+
+use agora_scenarios::RunSpec;
+use tokio::task::JoinSet;
+
+use crate::error::EngineError;
+use crate::records::RunRecords;
+use crate::run::RunWorld;
+use crate::store::Store;
+
+/// Builds the policies of a run, one per seat, where a specification alone is not enough.
+pub type PolicyFactory = std::sync::Arc<dyn Fn(&RunSpec) -> Vec<Box<dyn agora_agents::Policy>> + Send + Sync>;
+
+/// How to run a plan.
+#[derive(Clone)]
+pub struct RunnerOptions {
+    /// Runs stepped together when decisions may be deferred.
+    pub max_live: usize,
+    /// Worker threads for plans whose decisions are all synchronous.
+    pub threads: usize,
+    /// Stop after committing this many runs (a controlled interruption).
+    pub stop_after: Option<usize>,
+    /// Builds policies instead of [`agora_agents::PolicySpec::build`]; runs then go through
+    /// the gathering path, since such policies may defer.
+    pub policy_factory: Option<PolicyFactory>,
+}
+
+impl Default for RunnerOptions {
+    fn default() -> Self {
+        RunnerOptions {
+            max_live: 256,
+            threads: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+            stop_after: None,
+            policy_factory: None,
+        }
+    }
+}
+
+/// Progress after each committed run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Progress {
+    pub done: usize,
+    pub total: usize,
+    pub skipped: usize,
+}
+
+/// What a call to [`execute`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct RunnerReport {
+    pub executed: usize,
+    pub skipped: usize,
+    pub decisions: u64,
+    /// True when `stop_after` ended the call before the plan was complete.
+    pub interrupted: bool,
+}
+
+/// Runs every run of `runs` not yet in `store`, committing each as it completes.
+pub fn execute(
+    runs: &[RunSpec],
+    store: &mut Store,
+    opts: &RunnerOptions,
+    progress: &mut dyn FnMut(Progress),
+) -> Result<RunnerReport, EngineError> {
+    let done = store.completed_keys()?;
+    let todo: Vec<&RunSpec> = runs.iter().filter(|r| !done.contains(&r.key())).collect();
+    let mut report = RunnerReport { skipped: runs.len() - todo.len(), ..RunnerReport::default() };
+    let total = todo.len();
+    let all_sync = opts.policy_factory.is_none() && todo.iter().all(|r| r.seats.iter().all(|s| !s.is_async()));
+    let mut commit = |rec: RunRecords, report: &mut RunnerReport| -> Result<bool, EngineError> {
+        report.decisions += rec.decisions.len() as u64;
+        store.commit_run(&rec)?;
+        report.executed += 1;
+        progress(Progress { done: report.executed, total, skipped: report.skipped });
+        Ok(opts.stop_after.is_some_and(|n| report.executed >= n))
+    };
+    if all_sync && opts.threads > 1 && total > 1 {
+        run_threaded(&todo, opts.threads, &mut |rec, rep| commit(rec, rep), &mut report)?;
+    } else {
+        let factory = opts.policy_factory.clone();
+        let build = move |spec: &RunSpec| match &factory {
+            Some(f) => RunWorld::with_policies(spec, f(spec)),
+            None => RunWorld::new(spec),
+        };
+        run_gathered(&todo, opts.max_live.max(1), &build, &mut |rec, rep| commit(rec, rep), &mut report)?;
+    }
+    Ok(report)
+}
+
+type Commit<'a> = dyn FnMut(RunRecords, &mut RunnerReport) -> Result<bool, EngineError> + 'a;
+
+/// Independent runs on worker threads; the calling thread commits them in completion order.
+fn run_threaded(todo: &[&RunSpec], threads: usize, commit: &mut Commit, report: &mut RunnerReport) -> Result<(), EngineError> {
+    let next = AtomicUsize::new(0);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let (tx, rx) = mpsc::sync_channel::<Result<RunRecords, EngineError>>(threads * 4);
+    std::thread::scope(|scope| -> Result<(), EngineError> {
+        for _ in 0..threads.min(todo.len()) {
+            let tx = tx.clone();
+            let (next, stop) = (&next, &stop);
+            scope.spawn(move || loop {
+                if stop.load(Ordering::Relaxed) {
+                    return;
+                }
+                let i = next.fetch_add(1, Ordering::Relaxed);
+                let Some(spec) = todo.get(i) else { return };
+                let result = RunWorld::new(spec).and_then(RunWorld::run_to_end);
+                if tx.send(result).is_err() {
+                    return;
+                }
+            });
+        }
+        drop(tx);
+        let mut outcome = Ok(());
+        for result in rx.iter() {
+            if outcome.is_err() || stop.load(Ordering::Relaxed) {
+                continue;
+            }
+            match result.and_then(|rec| commit(rec, report)) {
+                Ok(true) => {
+                    report.interrupted = true;
+                    stop.store(true, Ordering::Relaxed);
+                }
+                Ok(false) => {}
+                Err(e) => {
+                    stop.store(true, Ordering::Relaxed);
+                    outcome = Err(e);
+                }
+            }
+        }
+        outcome
+    })
+}
+
+/// Live runs stepped together; deferred decisions of all of them awaited at once.
+fn run_gathered(
+    todo: &[&RunSpec],
+    max_live: usize,
+    build: &dyn Fn(&RunSpec) -> Result<RunWorld, EngineError>,
+    commit: &mut Commit,
+    report: &mut RunnerReport,
+) -> Result<(), EngineError> {
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_time()
+        .build()
+        .map_err(EngineError::Runtime)?;
+    let mut queue = todo.iter();
+    let mut live: Vec<RunWorld> = Vec::new();
+    loop {
+        while live.len() < max_live {
+            match queue.next() {
+                Some(spec) => live.push(build(spec)?),
+                None => break,
+            }
+        }
+        if live.is_empty() {
+            return Ok(());
+        }
+        // Observe → Decide in every live run; gather what must be awaited.
+        let mut pending = Vec::new();
+        for (i, run) in live.iter_mut().enumerate() {
+            if !run.is_done() {
+                for (seat, fut) in run.begin_stage() {
+                    pending.push((i, seat, fut));
+                }
+            }
+        }
+        if !pending.is_empty() {
+            let answers = rt.block_on(async move {
+                let mut set = JoinSet::new();
+                for (i, seat, fut) in pending {
+                    set.spawn(async move { (i, seat, fut.await) });
+                }
+                let mut out = Vec::new();
+                while let Some(joined) = set.join_next().await {
+                    out.push(joined);
+                }
+                out
+            });
+            for joined in answers {
+                let (i, seat, result) = joined.map_err(|e| EngineError::Decision {
+                    run: "unknown".into(),
+                    seat: 0,
+                    source: agora_agents::AgentError::Failed(format!("decision task failed: {e}")),
+                })?;
+                let action = result.map_err(|source| EngineError::Decision { run: live[i].key().to_string(), seat, source })?;
+                live[i].supply(seat, action);
+            }
+        }
+        // Resolve → Record in every live run; commit the finished ones.
+        let mut i = 0;
+        while i < live.len() {
+            if !live[i].is_done() {
+                live[i].finish_stage()?;
+            }
+            if live[i].is_done() {
+                let run = live.swap_remove(i);
+                if commit(run.into_records(), report)? {
+                    report.interrupted = true;
+                    return Ok(());
+                }
+            } else {
+                i += 1;
+            }
+        }
+    }
+}
+
+impl std::fmt::Debug for RunnerOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RunnerOptions")
+            .field("max_live", &self.max_live)
+            .field("threads", &self.threads)
+            .field("stop_after", &self.stop_after)
+            .field("policy_factory", &self.policy_factory.is_some())
+            .finish()
+    }
+}

@@ -1,0 +1,290 @@
+//! The embedded run store: one SQLite file in WAL mode.
+//!
+//! A run is written in one transaction when it completes, so a store never holds half a run;
+//! an interrupted study resumes by skipping the run keys already present.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+
+use agora_scenarios::Plan;
+use rusqlite::{params, Connection, OpenFlags};
+
+use crate::error::EngineError;
+use crate::records::RunRecords;
+
+/// `PRAGMA application_id` of an Agora store ("AGOR").
+pub const APPLICATION_ID: i32 = 0x4147_4f52;
+/// Version of the table layout.
+pub const SCHEMA_VERSION: i32 = 1;
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS studies (
+    study TEXT NOT NULL,
+    plan_hash TEXT NOT NULL,
+    master_seed TEXT NOT NULL,
+    runs INTEGER NOT NULL,
+    source TEXT NOT NULL,
+    PRIMARY KEY (study, plan_hash)
+);
+CREATE TABLE IF NOT EXISTS runs (
+    run_id INTEGER PRIMARY KEY,
+    run_key TEXT NOT NULL UNIQUE,
+    study TEXT NOT NULL,
+    block TEXT NOT NULL,
+    environment TEXT NOT NULL,
+    arm TEXT NOT NULL,
+    variant TEXT NOT NULL,
+    cell TEXT NOT NULL,
+    level TEXT NOT NULL,
+    roster TEXT NOT NULL,
+    family TEXT NOT NULL,
+    sweep_name TEXT,
+    sweep_value REAL,
+    run_index INTEGER NOT NULL,
+    seed TEXT NOT NULL,
+    population INTEGER NOT NULL,
+    committed INTEGER NOT NULL,
+    steps INTEGER NOT NULL,
+    record_hash TEXT NOT NULL,
+    spec_json TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS agents (
+    run_id INTEGER NOT NULL REFERENCES runs(run_id),
+    seat INTEGER NOT NULL,
+    policy TEXT NOT NULL,
+    family TEXT NOT NULL,
+    committed INTEGER NOT NULL,
+    PRIMARY KEY (run_id, seat)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS decisions (
+    run_id INTEGER NOT NULL REFERENCES runs(run_id),
+    step INTEGER NOT NULL,
+    round INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    role TEXT NOT NULL,
+    action TEXT NOT NULL,
+    value REAL NOT NULL,
+    scale REAL NOT NULL,
+    context REAL,
+    PRIMARY KEY (run_id, step, seat)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS payoffs (
+    run_id INTEGER NOT NULL REFERENCES runs(run_id),
+    step INTEGER NOT NULL,
+    round INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    payoff REAL NOT NULL,
+    PRIMARY KEY (run_id, step, seat)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS interactions (
+    run_id INTEGER NOT NULL REFERENCES runs(run_id),
+    t INTEGER NOT NULL,
+    a INTEGER NOT NULL,
+    b INTEGER NOT NULL,
+    name_a INTEGER NOT NULL,
+    name_b INTEGER NOT NULL,
+    matched INTEGER NOT NULL,
+    PRIMARY KEY (run_id, t)
+) WITHOUT ROWID;
+";
+
+/// The tables an export writes, in order.
+pub const TABLES: [&str; 6] = ["studies", "runs", "agents", "decisions", "payoffs", "interactions"];
+
+/// An open store.
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Opens a store, creating it if the file does not exist. A file that exists but is not an
+    /// intact Agora store is refused with [`EngineError::Corrupt`], never silently used.
+    pub fn open(path: &Path) -> Result<Store, EngineError> {
+        let exists = path.exists() && std::fs::metadata(path).map(|m| m.len() > 0).unwrap_or(false);
+        if exists {
+            check_header(path)?;
+        } else if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
+            std::fs::create_dir_all(dir).map_err(|e| EngineError::Corrupt {
+                path: path.to_path_buf(),
+                message: format!("cannot create directory {}: {e}", dir.display()),
+            })?;
+        }
+        let sql = |source| EngineError::Store { path: path.to_path_buf(), source };
+        let corrupt = |message: String| EngineError::Corrupt { path: path.to_path_buf(), message };
+        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE)
+            .map_err(sql)?;
+        conn.busy_timeout(std::time::Duration::from_secs(30)).map_err(sql)?;
+        if exists {
+            let check: String = conn
+                .query_row("PRAGMA quick_check", [], |r| r.get(0))
+                .map_err(|e| corrupt(format!("integrity check failed: {e}")))?;
+            if check != "ok" {
+                return Err(corrupt(format!("integrity check failed: {check}")));
+            }
+            let app: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0)).map_err(sql)?;
+            if app != APPLICATION_ID {
+                return Err(corrupt("not an Agora store (wrong application id)".into()));
+            }
+            let version: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(sql)?;
+            if version != SCHEMA_VERSION {
+                return Err(corrupt(format!("schema version {version}, this build reads {SCHEMA_VERSION}")));
+            }
+        }
+        conn.pragma_update(None, "journal_mode", "WAL").map_err(sql)?;
+        conn.pragma_update(None, "synchronous", "NORMAL").map_err(sql)?;
+        conn.pragma_update(None, "foreign_keys", "ON").map_err(sql)?;
+        if !exists {
+            conn.execute_batch(SCHEMA).map_err(sql)?;
+            conn.pragma_update(None, "application_id", APPLICATION_ID).map_err(sql)?;
+            conn.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(sql)?;
+        }
+        Ok(Store { conn, path: path.to_path_buf() })
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The underlying connection, for readers.
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    fn sql(&self, source: rusqlite::Error) -> EngineError {
+        EngineError::Store { path: self.path.clone(), source }
+    }
+
+    /// Keys of every run already stored.
+    pub fn completed_keys(&self) -> Result<HashSet<String>, EngineError> {
+        let mut stmt = self.conn.prepare("SELECT run_key FROM runs").map_err(|e| self.sql(e))?;
+        let keys = stmt.query_map([], |r| r.get::<_, String>(0)).map_err(|e| self.sql(e))?;
+        keys.collect::<Result<HashSet<_>, _>>().map_err(|e| self.sql(e))
+    }
+
+    /// Notes the study and plan a run of `agora run` worked from.
+    pub fn record_study(&mut self, plan: &Plan, source: &str) -> Result<(), EngineError> {
+        self.conn
+            .execute(
+                "INSERT OR IGNORE INTO studies (study, plan_hash, master_seed, runs, source) VALUES (?1, ?2, ?3, ?4, ?5)",
+                params![plan.study, plan.hash(), plan.master_seed.to_string(), plan.runs.len() as i64, source],
+            )
+            .map_err(|e| self.sql(e))?;
+        Ok(())
+    }
+
+    /// Writes one completed run in a single transaction. A run key already present is left
+    /// as it is (the run is deterministic, so the records would be the same).
+    pub fn commit_run(&mut self, rec: &RunRecords) -> Result<bool, EngineError> {
+        let path = self.path.clone();
+        let sql = |source| EngineError::Store { path: path.clone(), source };
+        let tx = self.conn.transaction().map_err(sql)?;
+        let exists: bool = tx
+            .query_row("SELECT EXISTS(SELECT 1 FROM runs WHERE run_key = ?1)", [&rec.key], |r| r.get(0))
+            .map_err(sql)?;
+        if exists {
+            return Ok(false);
+        }
+        let s = &rec.spec;
+        let (sweep_name, sweep_value) = match &s.sweep {
+            Some((n, v)) => (Some(n.as_str()), Some(*v)),
+            None => (None, None),
+        };
+        tx.execute(
+            "INSERT INTO runs (run_key, study, block, environment, arm, variant, cell, level, roster, family,
+                               sweep_name, sweep_value, run_index, seed, population, committed, steps, record_hash, spec_json)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+            params![
+                rec.key,
+                s.study,
+                s.block,
+                s.environment.kind().as_str(),
+                s.arm(),
+                s.variant.as_str(),
+                s.cell,
+                s.level.as_str(),
+                s.roster,
+                s.family,
+                sweep_name,
+                sweep_value,
+                s.run_index,
+                s.seed.to_string(),
+                s.seats.len() as i64,
+                s.committed.len() as i64,
+                rec.steps,
+                rec.hash(),
+                s.canonical_json(),
+            ],
+        )
+        .map_err(sql)?;
+        let run_id = tx.last_insert_rowid();
+        {
+            let mut st = tx
+                .prepare_cached("INSERT INTO agents (run_id, seat, policy, family, committed) VALUES (?1, ?2, ?3, ?4, ?5)")
+                .map_err(sql)?;
+            for a in &rec.agents {
+                st.execute(params![run_id, a.seat, a.policy, a.family, a.committed]).map_err(sql)?;
+            }
+            let mut st = tx
+                .prepare_cached(
+                    "INSERT INTO decisions (run_id, step, round, seat, role, action, value, scale, context)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                )
+                .map_err(sql)?;
+            for d in &rec.decisions {
+                st.execute(params![run_id, d.step, d.round, d.seat, d.role, d.action, d.value, d.scale, d.context])
+                    .map_err(sql)?;
+            }
+            let mut st = tx
+                .prepare_cached("INSERT INTO payoffs (run_id, step, round, seat, payoff) VALUES (?1, ?2, ?3, ?4, ?5)")
+                .map_err(sql)?;
+            for p in &rec.payoffs {
+                st.execute(params![run_id, p.step, p.round, p.seat, p.payoff]).map_err(sql)?;
+            }
+            let mut st = tx
+                .prepare_cached(
+                    "INSERT INTO interactions (run_id, t, a, b, name_a, name_b, matched) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                )
+                .map_err(sql)?;
+            for i in &rec.interactions {
+                st.execute(params![run_id, i.t, i.a, i.b, i.name_a, i.name_b, i.matched]).map_err(sql)?;
+            }
+        }
+        tx.commit().map_err(sql)?;
+        Ok(true)
+    }
+
+    /// One digest of every stored run's record hash, in run-key order: two stores with the same
+    /// runs and the same records give the same digest, whatever order the runs were written in.
+    pub fn records_digest(&self) -> Result<String, EngineError> {
+        let mut stmt = self.conn.prepare("SELECT run_key, record_hash FROM runs ORDER BY run_key").map_err(|e| self.sql(e))?;
+        let rows = stmt
+            .query_map([], |r| Ok(format!("{}:{}", r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+            .map_err(|e| self.sql(e))?
+            .collect::<Result<Vec<String>, _>>()
+            .map_err(|e| self.sql(e))?;
+        Ok(agora_scenarios::seed::hex_digest(rows.join("\n").as_bytes()))
+    }
+
+    /// Number of stored runs.
+    pub fn run_count(&self) -> Result<u64, EngineError> {
+        self.conn.query_row("SELECT COUNT(*) FROM runs", [], |r| r.get::<_, i64>(0)).map(|n| n as u64).map_err(|e| self.sql(e))
+    }
+}
+
+/// Refuses a file that does not start with the SQLite header (a truncated or foreign file).
+fn check_header(path: &Path) -> Result<(), EngineError> {
+    use std::io::Read;
+    let corrupt = |message: String| EngineError::Corrupt { path: path.to_path_buf(), message };
+    let mut f = std::fs::File::open(path).map_err(|e| corrupt(format!("cannot open: {e}")))?;
+    let mut header = [0u8; 16];
+    let n = f.read(&mut header).map_err(|e| corrupt(format!("cannot read: {e}")))?;
+    if n < 16 || &header != b"SQLite format 3\0" {
+        return Err(corrupt("not a SQLite database (truncated or foreign file)".into()));
+    }
+    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
+    if len < 512 {
+        return Err(corrupt(format!("truncated: {len} bytes")));
+    }
+    Ok(())
+}
