@@ -1,1 +1,356 @@
-fn main() {}
+//! `agora`: run, check, list and export Agora studies.
+//!
+//! Exit codes: 0 success; 1 a failure while running; 2 bad input (a malformed or impossible
+//! study or cell file, an unknown name, bad arguments, a store that is not an intact Agora
+//! store).
+
+mod export;
+mod summary;
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use agora_agents::PolicySpec;
+use agora_engine::{execute, EngineError, RunnerOptions, Store};
+use agora_environments::EnvKind;
+use agora_scenarios::{cell, Plan, ScenarioError, Shard};
+use anyhow::Context as _;
+use clap::{Parser, Subcommand, ValueEnum};
+
+/// Default store file, relative to the working directory.
+const DEFAULT_STORE: &str = "agora.sqlite";
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "agora",
+    version,
+    about = "Simulate societies of agents in classic social-behaviour experiments"
+)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Run a study into the store (resuming where an earlier run stopped) and print summaries.
+    Run {
+        /// Study file (RON).
+        study: PathBuf,
+        /// Store file.
+        #[arg(long, default_value = DEFAULT_STORE)]
+        store: PathBuf,
+        /// Run only part i of N of the plan (for several machines).
+        #[arg(long)]
+        shard: Option<String>,
+        /// Print the resolved plan without running it.
+        #[arg(long)]
+        dry_run: bool,
+        /// Run at most this many seeded runs per condition (quick looks; seeds are unchanged).
+        #[arg(long)]
+        runs: Option<u32>,
+        /// Worker threads for classical rosters (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+        /// Directory of cell files (default: ../cells beside the study's directory).
+        #[arg(long)]
+        cells: Option<PathBuf>,
+    },
+    /// Validate a study and print its plan.
+    Check {
+        study: PathBuf,
+        #[arg(long)]
+        cells: Option<PathBuf>,
+    },
+    /// List environments, agents, cells or anchors.
+    List {
+        what: ListWhat,
+        /// Directory of cell files.
+        #[arg(long, default_value = "scenarios/cells")]
+        cells: PathBuf,
+    },
+    /// Print per-condition summaries of a store.
+    Summary {
+        #[arg(long, default_value = DEFAULT_STORE)]
+        store: PathBuf,
+        /// Only this study.
+        #[arg(long)]
+        study: Option<String>,
+    },
+    /// Export the store's tables for pandas or polars users.
+    Export {
+        #[arg(long, default_value = DEFAULT_STORE)]
+        store: PathBuf,
+        #[arg(long, value_enum, default_value_t = export::Format::Parquet)]
+        format: export::Format,
+        /// Output directory.
+        #[arg(long, default_value = "export")]
+        out: PathBuf,
+    },
+}
+
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ListWhat {
+    Environments,
+    Agents,
+    Cells,
+    Anchors,
+}
+
+/// An error that is the user's input, not a failure of the run: exit code 2.
+#[derive(Debug)]
+struct BadInput(String);
+
+impl std::fmt::Display for BadInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadInput {}
+
+fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => {
+            let code = if e.use_stderr() { 2 } else { 0 };
+            let _ = e.print();
+            return ExitCode::from(code);
+        }
+    };
+    match run(cli) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            let bad = e.chain().any(|c| {
+                c.is::<BadInput>()
+                    || c.is::<ScenarioError>()
+                    || matches!(
+                        c.downcast_ref::<EngineError>(),
+                        Some(EngineError::Corrupt { .. })
+                    )
+            });
+            ExitCode::from(if bad { 2 } else { 1 })
+        }
+    }
+}
+
+fn load_plan(study: &Path, cells: Option<&Path>) -> anyhow::Result<Plan> {
+    Ok(Plan::load(study, cells)?)
+}
+
+fn run(cli: Cli) -> anyhow::Result<()> {
+    match cli.command {
+        Command::Run {
+            study,
+            store,
+            shard,
+            dry_run,
+            runs,
+            threads,
+            cells,
+        } => {
+            let mut plan = load_plan(&study, cells.as_deref())?;
+            if let Some(n) = runs {
+                if n == 0 {
+                    return Err(BadInput("--runs must be at least 1".into()).into());
+                }
+                plan = plan.limit_runs(n);
+            }
+            if let Some(s) = &shard {
+                let shard: Shard = s.parse()?;
+                plan = plan.shard(shard);
+            }
+            if dry_run {
+                print_plan(&plan);
+                return Ok(());
+            }
+            run_plan(&plan, &study, &store, threads)
+        }
+        Command::Check { study, cells } => {
+            let plan = load_plan(&study, cells.as_deref())?;
+            println!("{}: valid", study.display());
+            print_plan(&plan);
+            Ok(())
+        }
+        Command::List { what, cells } => list(what, &cells),
+        Command::Summary { store, study } => {
+            if !store.exists() {
+                return Err(BadInput(format!("store {} does not exist", store.display())).into());
+            }
+            Store::open(&store)?;
+            summary::print(&store, study.as_deref())
+        }
+        Command::Export { store, format, out } => {
+            if !store.exists() {
+                return Err(BadInput(format!("store {} does not exist", store.display())).into());
+            }
+            Store::open(&store)?;
+            let written = export::export(&store, format, &out)?;
+            for (table, path, rows) in written {
+                println!("{table:<13} {rows:>9} rows  {}", path.display());
+            }
+            Ok(())
+        }
+    }
+}
+
+fn print_plan(plan: &Plan) {
+    println!(
+        "study {}  master seed {}  plan {}",
+        plan.study,
+        plan.master_seed,
+        &plan.hash()[..16]
+    );
+    println!(
+        "{:<16} {:<18} {:<22} {:<4} {:<14} {:<14} {:<22} {:>5} {:>6} {:>12}",
+        "block",
+        "environment",
+        "arm",
+        "var",
+        "cell",
+        "level",
+        "roster",
+        "cond",
+        "runs",
+        "decisions"
+    );
+    let (mut runs, mut decisions, mut upper) = (0usize, 0u64, false);
+    for l in plan.lines() {
+        println!(
+            "{:<16} {:<18} {:<22} {:<4} {:<14} {:<14} {:<22} {:>5} {:>6} {:>12}",
+            l.block,
+            l.environment.as_str(),
+            l.arm,
+            l.variant.as_str(),
+            l.cell,
+            l.level.as_str(),
+            l.roster,
+            l.conditions,
+            l.runs,
+            format!(
+                "{}{}",
+                if l.decisions_upper_bound { "<=" } else { "" },
+                l.decisions
+            )
+        );
+        runs += l.runs;
+        decisions += l.decisions;
+        upper |= l.decisions_upper_bound;
+    }
+    println!(
+        "total: {runs} runs, {}{decisions} decisions; LLM calls: 0 (classical rosters)",
+        if upper { "<=" } else { "" }
+    );
+}
+
+fn run_plan(
+    plan: &Plan,
+    study: &Path,
+    store_path: &Path,
+    threads: Option<usize>,
+) -> anyhow::Result<()> {
+    let mut store = Store::open(store_path)?;
+    let source =
+        std::fs::read_to_string(study).with_context(|| format!("reading {}", study.display()))?;
+    store.record_study(plan, &source)?;
+    let bar = indicatif::ProgressBar::new(plan.runs.len() as u64);
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{spinner} {msg} [{bar:40}] {pos}/{len} runs ({per_sec}, eta {eta})",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    bar.set_message(plan.study.clone());
+    let mut opts = RunnerOptions::default();
+    if let Some(t) = threads {
+        opts.threads = t.max(1);
+    }
+    let started = std::time::Instant::now();
+    let report = execute(&plan.runs, &mut store, &opts, &mut |p| {
+        bar.set_position((p.done + p.skipped) as u64);
+    })?;
+    bar.finish_and_clear();
+    println!(
+        "{}: {} runs executed, {} already in {} ({} decisions, {:.1} s)",
+        plan.study,
+        report.executed,
+        report.skipped,
+        store_path.display(),
+        report.decisions,
+        started.elapsed().as_secs_f64()
+    );
+    drop(store);
+    summary::print(store_path, Some(&plan.study))
+}
+
+fn list(what: ListWhat, cells_dir: &Path) -> anyhow::Result<()> {
+    match what {
+        ListWhat::Environments => {
+            for e in EnvKind::ALL {
+                println!("{:<18} {}", e.as_str(), e.description());
+            }
+        }
+        ListWhat::Agents => {
+            println!(
+                "{:<24} {:<9} {:<7} {:<10} {:<60} environments",
+                "agent", "family", "memory", "stochastic", "description"
+            );
+            for p in PolicySpec::registry() {
+                let m = p.meta();
+                let envs: Vec<&str> = m.environments.iter().map(|e| e.as_str()).collect();
+                println!(
+                    "{:<24} {:<9} {:<7} {:<10} {:<60} {}",
+                    m.name,
+                    m.family,
+                    m.memory_depth.map_or("all".to_string(), |d| d.to_string()),
+                    m.stochastic,
+                    m.description,
+                    envs.join(", ")
+                );
+                println!("{:<24} source: {}", "", m.reference);
+            }
+        }
+        ListWhat::Cells => {
+            let cells = cell::load_dir(cells_dir)?;
+            println!(
+                "{:<20} {:<15} {:<60} environments",
+                "cell", "level", "description"
+            );
+            for (_, c) in cells {
+                let envs: Vec<&str> = c.environments.iter().map(|e| e.as_str()).collect();
+                println!(
+                    "{:<20} {:<15} {:<60} {}",
+                    c.name,
+                    c.level.as_str(),
+                    c.description,
+                    envs.join(", ")
+                );
+            }
+        }
+        ListWhat::Anchors => {
+            use agora_analysis::anchors::{AnchorTable, AnchorValue};
+            for a in &AnchorTable::shipped().anchors {
+                let value = match &a.value {
+                    AnchorValue::Point(x) => format!("{x}"),
+                    AnchorValue::Range { low, high } => format!("{low}-{high}"),
+                    AnchorValue::Distribution { shares, .. } => {
+                        shares
+                            .iter()
+                            .map(|s| format!("{:.0}", s * 100.0))
+                            .collect::<Vec<_>>()
+                            .join(",")
+                            + " %"
+                    }
+                    AnchorValue::Direction(d) => format!("{d:?}").to_lowercase(),
+                };
+                println!(
+                    "{:<28} {:<40} {:<24} {:?}/{:?}  {}  [{}]",
+                    a.id, a.quantity, value, a.tier, a.status, a.source, a.evidence
+                );
+            }
+        }
+    }
+    Ok(())
+}

@@ -53,7 +53,11 @@ impl PolicySpec {
             PolicySpec::ConditionalCooperator(p) => p.validate(),
             PolicySpec::RothErev(p) => p.validate(),
             PolicySpec::MemoryCoordination(MemoryCoordinationParams { memory: Some(0) }) => {
-                Err(AgentError::InvalidParameter { policy: meta.name, field: "memory", reason: "must be at least 1".into() })
+                Err(AgentError::InvalidParameter {
+                    policy: meta.name,
+                    field: "memory",
+                    reason: "must be at least 1".into(),
+                })
             }
             _ => Ok(()),
         }
@@ -108,21 +112,37 @@ mod tests {
         assert_eq!(names.len(), reg.len());
         for p in &reg {
             assert!(!p.meta().environments.is_empty());
-            assert!(p.meta().environments.iter().any(|e| p.validate_for(*e).is_ok()));
+            assert!(p
+                .meta()
+                .environments
+                .iter()
+                .any(|e| p.validate_for(*e).is_ok()));
         }
     }
 
     #[test]
     fn unsupported_environment_is_named() {
-        let err = PolicySpec::ConditionalCooperator(Default::default()).validate_for(EnvKind::NamingGame);
+        let err =
+            PolicySpec::ConditionalCooperator(Default::default()).validate_for(EnvKind::NamingGame);
         let msg = err.expect_err("rejected").to_string();
-        assert!(msg.contains("conditional-cooperator") && msg.contains("naming-game") && msg.contains("public-goods"), "{msg}");
+        assert!(
+            msg.contains("conditional-cooperator")
+                && msg.contains("naming-game")
+                && msg.contains("public-goods"),
+            "{msg}"
+        );
     }
 
     #[test]
     fn bad_parameters_are_named() {
-        let p = PolicySpec::RothErev(RothErevParams { phi: 1.5, ..Default::default() });
-        let msg = p.validate_for(EnvKind::PrisonersDilemma).expect_err("rejected").to_string();
+        let p = PolicySpec::RothErev(RothErevParams {
+            phi: 1.5,
+            ..Default::default()
+        });
+        let msg = p
+            .validate_for(EnvKind::PrisonersDilemma)
+            .expect_err("rejected")
+            .to_string();
         assert!(msg.contains("phi"), "{msg}");
     }
 }

@@ -1,1 +1,14 @@
+//! Analysis of an Agora store: run-level outcomes and per-condition summaries.
+//!
+//! This crate reads only the store's tables (the schema written by the engine), never the
+//! engine itself, as a results reader reads a tournament's output.
 
+pub mod anchors;
+pub mod convention;
+pub mod error;
+pub mod outcomes;
+pub mod summary;
+
+pub use error::AnalysisError;
+pub use outcomes::{run_outcomes, RunOutcome};
+pub use summary::{summarize, Condition, GroupSummary, Stat, TippingCurve};

@@ -98,10 +98,25 @@ impl RunRecords {
             );
         }
         for p in &self.payoffs {
-            h.update(format!("P{}|{}|{}|{:x}\n", p.step, p.round, p.seat, p.payoff.to_bits()).as_bytes());
+            h.update(
+                format!(
+                    "P{}|{}|{}|{:x}\n",
+                    p.step,
+                    p.round,
+                    p.seat,
+                    p.payoff.to_bits()
+                )
+                .as_bytes(),
+            );
         }
         for i in &self.interactions {
-            h.update(format!("I{}|{}|{}|{}|{}|{}\n", i.t, i.a, i.b, i.name_a, i.name_b, i.matched).as_bytes());
+            h.update(
+                format!(
+                    "I{}|{}|{}|{}|{}|{}\n",
+                    i.t, i.a, i.b, i.name_a, i.name_b, i.matched
+                )
+                .as_bytes(),
+            );
         }
         h.finalize().iter().map(|b| format!("{b:02x}")).collect()
     }

@@ -73,7 +73,9 @@ impl ActionSpace {
             }
             ActionSpace::Amount { min, max } => Action::Amount(rng.random_range(*min..=*max)),
             ActionSpace::Allocation { targets, max_each } => Action::Allocation(
-                (0..*targets).map(|_| rng.random_range(0..=*max_each)).collect(),
+                (0..*targets)
+                    .map(|_| rng.random_range(0..=*max_each))
+                    .collect(),
             ),
         }
     }
@@ -83,7 +85,9 @@ impl ActionSpace {
         match self {
             ActionSpace::Choice { .. } => 1.0,
             ActionSpace::Amount { max, .. } => (*max as f64).max(1.0),
-            ActionSpace::Allocation { targets, max_each } => ((*targets as i64) * max_each).max(1) as f64,
+            ActionSpace::Allocation { targets, max_each } => {
+                ((*targets as i64) * max_each).max(1) as f64
+            }
         }
     }
 }
@@ -100,7 +104,10 @@ mod tests {
         assert!(s.contains(&Action::Amount(20)));
         assert!(!s.contains(&Action::Amount(21)));
         assert!(!s.contains(&Action::Choice(0)));
-        let a = ActionSpace::Allocation { targets: 3, max_each: 10 };
+        let a = ActionSpace::Allocation {
+            targets: 3,
+            max_each: 10,
+        };
         assert!(a.contains(&Action::Allocation(vec![0, 10, 3])));
         assert!(!a.contains(&Action::Allocation(vec![0, 11, 3])));
         assert!(!a.contains(&Action::Allocation(vec![0, 1])));
@@ -109,7 +116,9 @@ mod tests {
     #[test]
     fn sample_is_legal_and_not_always_first() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
-        let s = ActionSpace::Choice { labels: (0..10).map(|i| i.to_string()).collect() };
+        let s = ActionSpace::Choice {
+            labels: (0..10).map(|i| i.to_string()).collect(),
+        };
         let draws: Vec<Action> = (0..200).map(|_| s.sample(&mut rng)).collect();
         assert!(draws.iter().all(|a| s.contains(a)));
         assert!(draws.iter().any(|a| *a != Action::Choice(0)));

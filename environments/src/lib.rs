@@ -86,8 +86,11 @@ pub trait Environment: Send + Sync {
     ///
     /// `actions` holds one action per request, in request order. An action outside the legal
     /// space is an error, not silently repaired: repairing is the policy's business.
-    fn resolve(&mut self, actions: &[(usize, Action)], rng: &mut dyn RngCore)
-        -> Result<Step, EnvError>;
+    fn resolve(
+        &mut self,
+        actions: &[(usize, Action)],
+        rng: &mut dyn RngCore,
+    ) -> Result<Step, EnvError>;
     /// Whether the game has ended.
     fn is_done(&self) -> bool;
     /// What an agent remembers before the first stage (e.g. an established convention).
@@ -121,7 +124,10 @@ pub(crate) fn check_actions<'a>(
             if space.contains(action) {
                 Ok(action)
             } else {
-                Err(EnvError::IllegalAction { agent: *agent, action: action.encode() })
+                Err(EnvError::IllegalAction {
+                    agent: *agent,
+                    action: action.encode(),
+                })
             }
         })
         .collect()

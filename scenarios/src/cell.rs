@@ -145,27 +145,44 @@ impl Cell {
 
     /// Parses and validates a cell file's text.
     pub fn parse(path: &Path, text: &str) -> Result<Cell, ScenarioError> {
-        let cell: Cell = ron_options().from_str(text).map_err(|e| ScenarioError::parse(path, e))?;
+        let cell: Cell = ron_options()
+            .from_str(text)
+            .map_err(|e| ScenarioError::parse(path, e))?;
         cell.validate(path)?;
         Ok(cell)
     }
 
     /// Reads a cell file.
     pub fn load(path: &Path) -> Result<Cell, ScenarioError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read { path: path.to_path_buf(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
         Cell::parse(path, &text)
     }
 
     /// One factor unless declared compound; every factor of the declared level.
     pub fn validate(&self, path: &Path) -> Result<(), ScenarioError> {
         if self.version != FORMAT_VERSION {
-            return Err(ScenarioError::invalid(path, "version", format!("expected {FORMAT_VERSION}, got {}", self.version)));
+            return Err(ScenarioError::invalid(
+                path,
+                "version",
+                format!("expected {FORMAT_VERSION}, got {}", self.version),
+            ));
         }
         if self.name.is_empty() || self.name == "baseline" {
-            return Err(ScenarioError::invalid(path, "name", "must be non-empty and not `baseline`"));
+            return Err(ScenarioError::invalid(
+                path,
+                "name",
+                "must be non-empty and not `baseline`",
+            ));
         }
         if self.factors.is_empty() {
-            return Err(ScenarioError::invalid(path, "factors", "a cell must change one factor"));
+            return Err(ScenarioError::invalid(
+                path,
+                "factors",
+                "a cell must change one factor",
+            ));
         }
         if self.factors.len() > 1 && !self.compound {
             let names: Vec<&str> = self.factors.iter().map(Factor::name).collect();
@@ -176,34 +193,69 @@ impl Cell {
             ));
         }
         if self.level == Level::Baseline {
-            return Err(ScenarioError::invalid(path, "level", "a cell cannot be the baseline"));
+            return Err(ScenarioError::invalid(
+                path,
+                "level",
+                "a cell cannot be the baseline",
+            ));
         }
         for (i, f) in self.factors.iter().enumerate() {
             if !self.compound && f.level() != self.level {
                 return Err(ScenarioError::invalid(
                     path,
                     format!("factors[{i}]"),
-                    format!("{} is a {}-level factor, but the cell is declared {}", f.name(), f.level().as_str(), self.level.as_str()),
+                    format!(
+                        "{} is a {}-level factor, but the cell is declared {}",
+                        f.name(),
+                        f.level().as_str(),
+                        self.level.as_str()
+                    ),
                 ));
             }
             match f {
-                Factor::Memory(0) => return Err(ScenarioError::invalid(path, format!("factors[{i}]"), "memory must be at least 1")),
+                Factor::Memory(0) => {
+                    return Err(ScenarioError::invalid(
+                        path,
+                        format!("factors[{i}]"),
+                        "memory must be at least 1",
+                    ))
+                }
                 Factor::GroupSize(n) if *n < 2 => {
-                    return Err(ScenarioError::invalid(path, format!("factors[{i}]"), "group size must be at least 2"))
+                    return Err(ScenarioError::invalid(
+                        path,
+                        format!("factors[{i}]"),
+                        "group size must be at least 2",
+                    ))
                 }
                 Factor::Temperature(t) if !(0.0..=2.0).contains(t) => {
-                    return Err(ScenarioError::invalid(path, format!("factors[{i}]"), format!("temperature must lie in [0, 2], got {t}")))
+                    return Err(ScenarioError::invalid(
+                        path,
+                        format!("factors[{i}]"),
+                        format!("temperature must lie in [0, 2], got {t}"),
+                    ))
                 }
                 Factor::GroupSize(_) => {
-                    if let Some(e) = self.environments.iter().find(|e| !matches!(e, EnvKind::PublicGoods | EnvKind::NamingGame)) {
-                        return Err(ScenarioError::invalid(path, "environments", format!("{} has no group size to vary", e.as_str())));
+                    if let Some(e) = self
+                        .environments
+                        .iter()
+                        .find(|e| !matches!(e, EnvKind::PublicGoods | EnvKind::NamingGame))
+                    {
+                        return Err(ScenarioError::invalid(
+                            path,
+                            "environments",
+                            format!("{} has no group size to vary", e.as_str()),
+                        ));
                     }
                 }
                 _ => {}
             }
         }
         if self.environments.is_empty() {
-            return Err(ScenarioError::invalid(path, "environments", "name at least one environment"));
+            return Err(ScenarioError::invalid(
+                path,
+                "environments",
+                "name at least one environment",
+            ));
         }
         Ok(())
     }
@@ -211,13 +263,19 @@ impl Cell {
 
 /// Loads every cell file of a directory, sorted by name.
 pub fn load_dir(dir: &Path) -> Result<Vec<(PathBuf, Cell)>, ScenarioError> {
-    let entries = std::fs::read_dir(dir).map_err(|source| ScenarioError::Read { path: dir.to_path_buf(), source })?;
+    let entries = std::fs::read_dir(dir).map_err(|source| ScenarioError::Read {
+        path: dir.to_path_buf(),
+        source,
+    })?;
     let mut paths: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "ron"))
         .collect();
     paths.sort();
-    paths.into_iter().map(|p| Cell::load(&p).map(|c| (p, c))).collect()
+    paths
+        .into_iter()
+        .map(|p| Cell::load(&p).map(|c| (p, c)))
+        .collect()
 }
 
 #[cfg(test)]
@@ -239,7 +297,10 @@ mod tests {
     fn two_factors_need_compound() {
         let text = "Cell(version: 1, name: \"x\", level: Design, environments: [NamingGame], factors: [Memory(3), Temperature(0.2)])";
         let msg = parse(text).expect_err("rejected").to_string();
-        assert!(msg.contains("cells/test.ron") && msg.contains("compound"), "{msg}");
+        assert!(
+            msg.contains("cells/test.ron") && msg.contains("compound"),
+            "{msg}"
+        );
         let text = "Cell(version: 1, name: \"x\", level: Design, environments: [NamingGame], factors: [Memory(3), Temperature(0.2)], compound: true)";
         assert!(parse(text).is_ok());
     }
@@ -255,7 +316,12 @@ mod tests {
     fn unknown_field_points_at_line_and_column() {
         let text = "Cell(\n  version: 1,\n  name: \"x\",\n  colour: 3,\n)";
         match parse(text) {
-            Err(ScenarioError::Parse { line, column, message, .. }) => {
+            Err(ScenarioError::Parse {
+                line,
+                column,
+                message,
+                ..
+            }) => {
                 assert_eq!(line, 4);
                 assert!(column >= 1);
                 assert!(message.contains("colour"), "{message}");

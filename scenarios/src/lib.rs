@@ -19,10 +19,11 @@ pub use study::{Block, Member, Roster, Study, Sweep};
 /// RON options for every file this crate reads: newtypes may be written without their
 /// wrapping parentheses and `Some` may be left implicit.
 pub(crate) fn ron_options() -> ron::Options {
-    ron::Options::default()
-        .with_default_extension(ron::extensions::Extensions::UNWRAP_NEWTYPES
-                | ron::extensions::Extensions::UNWRAP_VARIANT_NEWTYPES
-                | ron::extensions::Extensions::IMPLICIT_SOME)
+    ron::Options::default().with_default_extension(
+        ron::extensions::Extensions::UNWRAP_NEWTYPES
+            | ron::extensions::Extensions::UNWRAP_VARIANT_NEWTYPES
+            | ron::extensions::Extensions::IMPLICIT_SOME,
+    )
 }
 
 /// Current version of the study and cell file formats.

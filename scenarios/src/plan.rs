@@ -61,9 +61,15 @@ impl RunSpec {
             EnvSpec::Bargaining(p) => match &p.fixed_offers {
                 Some(f) => (f.offers.len() as u64 * u64::from(f.games_each), false),
                 None => match p.game {
-                    agora_environments::bargaining::BargainGame::Dictator => (u64::from(p.games), false),
-                    agora_environments::bargaining::BargainGame::Ultimatum => (u64::from(p.games) * 2, false),
-                    agora_environments::bargaining::BargainGame::Trust => (u64::from(p.games) * 2, true),
+                    agora_environments::bargaining::BargainGame::Dictator => {
+                        (u64::from(p.games), false)
+                    }
+                    agora_environments::bargaining::BargainGame::Ultimatum => {
+                        (u64::from(p.games) * 2, false)
+                    }
+                    agora_environments::bargaining::BargainGame::Trust => {
+                        (u64::from(p.games) * 2, true)
+                    }
                 },
             },
             EnvSpec::MoneyRequest(p) => (u64::from(p.games) * 2, false),
@@ -126,23 +132,51 @@ impl Plan {
 
     /// The runs of one shard.
     pub fn shard(&self, shard: Shard) -> Plan {
-        let runs = self.runs.iter().enumerate().filter(|(i, _)| i % shard.count == shard.index - 1).map(|(_, r)| r.clone()).collect();
-        Plan { study: self.study.clone(), master_seed: self.master_seed, runs }
+        let runs = self
+            .runs
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| i % shard.count == shard.index - 1)
+            .map(|(_, r)| r.clone())
+            .collect();
+        Plan {
+            study: self.study.clone(),
+            master_seed: self.master_seed,
+            runs,
+        }
     }
 
     /// Keeps at most `n` runs per condition (for quick looks and tests); seeds are unchanged.
     pub fn limit_runs(&self, n: u32) -> Plan {
-        let runs = self.runs.iter().filter(|r| r.run_index < n).cloned().collect();
-        Plan { study: self.study.clone(), master_seed: self.master_seed, runs }
+        let runs = self
+            .runs
+            .iter()
+            .filter(|r| r.run_index < n)
+            .cloned()
+            .collect();
+        Plan {
+            study: self.study.clone(),
+            master_seed: self.master_seed,
+            runs,
+        }
     }
 
     /// Aggregated lines for `agora check` and `--dry-run`.
     pub fn lines(&self) -> Vec<PlanLine> {
-        let mut map: BTreeMap<(String, String, Variant, String, String), PlanLine> = BTreeMap::new();
-        let mut conditions: BTreeMap<(String, String, Variant, String, String), std::collections::BTreeSet<String>> =
+        let mut map: BTreeMap<(String, String, Variant, String, String), PlanLine> =
             BTreeMap::new();
+        let mut conditions: BTreeMap<
+            (String, String, Variant, String, String),
+            std::collections::BTreeSet<String>,
+        > = BTreeMap::new();
         for r in &self.runs {
-            let k = (r.block.clone(), r.cell.clone(), r.variant, r.roster.clone(), r.arm());
+            let k = (
+                r.block.clone(),
+                r.cell.clone(),
+                r.variant,
+                r.roster.clone(),
+                r.arm(),
+            );
             let (d, upper) = r.expected_decisions();
             let line = map.entry(k.clone()).or_insert_with(|| PlanLine {
                 block: r.block.clone(),
@@ -160,19 +194,29 @@ impl Plan {
             line.runs += 1;
             line.decisions += d;
             line.decisions_upper_bound |= upper;
-            conditions.entry(k).or_default().insert(format!("{:?}", r.sweep));
+            conditions
+                .entry(k)
+                .or_default()
+                .insert(format!("{:?}", r.sweep));
         }
-        let mut lines: Vec<PlanLine> = map.into_iter().map(|(k, mut l)| {
-            l.conditions = conditions[&k].len();
-            l
-        }).collect();
+        let mut lines: Vec<PlanLine> = map
+            .into_iter()
+            .map(|(k, mut l)| {
+                l.conditions = conditions[&k].len();
+                l
+            })
+            .collect();
         // Keep the study's block order.
-        let order: Vec<String> = self.runs.iter().map(|r| r.block.clone()).fold(Vec::new(), |mut v, b| {
-            if !v.contains(&b) {
-                v.push(b);
-            }
-            v
-        });
+        let order: Vec<String> =
+            self.runs
+                .iter()
+                .map(|r| r.block.clone())
+                .fold(Vec::new(), |mut v, b| {
+                    if !v.contains(&b) {
+                        v.push(b);
+                    }
+                    v
+                });
         lines.sort_by_key(|l| order.iter().position(|b| *b == l.block));
         lines
     }
@@ -198,16 +242,25 @@ impl Plan {
             return Err(err("runs".into(), "must be at least 1".into()));
         }
         if study.blocks.is_empty() {
-            return Err(err("blocks".into(), "a study needs at least one block".into()));
+            return Err(err(
+                "blocks".into(),
+                "a study needs at least one block".into(),
+            ));
         }
         let mut names = std::collections::BTreeSet::new();
         let mut runs = Vec::new();
         for (bi, block) in study.blocks.iter().enumerate() {
             let at = |f: &str| format!("blocks[{bi}].{f}");
             if !names.insert(block.name.clone()) {
-                return Err(err(at("name"), format!("duplicate block name `{}`", block.name)));
+                return Err(err(
+                    at("name"),
+                    format!("duplicate block name `{}`", block.name),
+                ));
             }
-            block.environment.validate().map_err(|e| err(at("environment"), e.to_string()))?;
+            block
+                .environment
+                .validate()
+                .map_err(|e| err(at("environment"), e.to_string()))?;
             if block.variants.is_empty() {
                 return Err(err(at("variants"), "name at least one variant".into()));
             }
@@ -224,7 +277,10 @@ impl Plan {
                 None => vec![None],
                 Some(s @ Sweep::CommittedFraction { from, to, step }) => {
                     if kind != EnvKind::NamingGame {
-                        return Err(err(at("sweep"), "a committed-fraction sweep needs the naming game".into()));
+                        return Err(err(
+                            at("sweep"),
+                            "a committed-fraction sweep needs the naming game".into(),
+                        ));
                     }
                     if !(*step > 0.0) || from > to || *from < 0.0 || *to > 1.0 {
                         return Err(err(at("sweep"), format!("needs 0 <= from <= to <= 1 and step > 0, got from {from}, to {to}, step {step}")));
@@ -248,7 +304,10 @@ impl Plan {
                     Cell::load(&file)?
                 };
                 if !cell.environments.contains(&kind) {
-                    return Err(err(at(&format!("cells[{ci}]")), format!("cell `{}` does not run in {}", cell.name, kind.as_str())));
+                    return Err(err(
+                        at(&format!("cells[{ci}]")),
+                        format!("cell `{}` does not run in {}", cell.name, kind.as_str()),
+                    ));
                 }
                 let count = if cell.level == Level::Baseline {
                     block.runs.unwrap_or(study.runs)
@@ -267,31 +326,54 @@ impl Plan {
                             Factor::Memory(m) => env.set_memory(*m),
                             Factor::GroupSize(n) => {
                                 if !env.set_group_size(*n) {
-                                    return Err(err(at(&format!("cells[{ci}]")), format!("{} has no group size", kind.as_str())));
+                                    return Err(err(
+                                        at(&format!("cells[{ci}]")),
+                                        format!("{} has no group size", kind.as_str()),
+                                    ));
                                 }
                             }
                             _ => {}
                         }
                     }
-                    env.validate().map_err(|e| err(at(&format!("cells[{ci}]")), format!("cell `{}`: {e}", cell.name)))?;
+                    env.validate().map_err(|e| {
+                        err(
+                            at(&format!("cells[{ci}]")),
+                            format!("cell `{}`: {e}", cell.name),
+                        )
+                    })?;
                     let population = env.population();
                     let committed = env.committed_seats();
                     for (ri, roster) in block.rosters.iter().enumerate() {
                         let rat = |f: &str| at(&format!("rosters[{ri}].{f}"));
-                        let seats = expand_roster(roster, population, &committed)
-                            .map_err(|m| err(rat("members"), format!("roster `{}`: {m}", roster.name)))?;
+                        let seats = expand_roster(roster, population, &committed).map_err(|m| {
+                            err(rat("members"), format!("roster `{}`: {m}", roster.name))
+                        })?;
                         for (mi, m) in roster.members.iter().enumerate() {
-                            m.policy.validate_for(kind).map_err(|e| err(rat(&format!("members[{mi}].policy")), e.to_string()))?;
+                            m.policy.validate_for(kind).map_err(|e| {
+                                err(rat(&format!("members[{mi}].policy")), e.to_string())
+                            })?;
                         }
                         let family = roster.family.clone().unwrap_or_else(|| {
-                            roster.members.first().map_or("classical", |m| m.policy.meta().family).to_string()
+                            roster
+                                .members
+                                .first()
+                                .map_or("classical", |m| m.policy.meta().family)
+                                .to_string()
                         });
                         for variant in &block.variants {
                             for run_index in 0..count {
                                 let sweep_label = sweep.map(|x| format!("{x}")).unwrap_or_default();
                                 let seed = derive(
                                     study.master_seed,
-                                    &[&study.name, &block.name, variant.as_str(), &cell.name, &sweep_label, &roster.name, &run_index.to_string()],
+                                    &[
+                                        &study.name,
+                                        &block.name,
+                                        variant.as_str(),
+                                        &cell.name,
+                                        &sweep_label,
+                                        &roster.name,
+                                        &run_index.to_string(),
+                                    ],
                                 );
                                 runs.push(RunSpec {
                                     study: study.name.clone(),
@@ -305,7 +387,16 @@ impl Plan {
                                     family: family.clone(),
                                     seats: seats.clone(),
                                     committed: committed.iter().map(|(s, _)| *s).collect(),
-                                    sweep: sweep.map(|x| (block.sweep.as_ref().map_or("", Sweep::name).to_string(), x)),
+                                    sweep: sweep.map(|x| {
+                                        (
+                                            block
+                                                .sweep
+                                                .as_ref()
+                                                .map_or("", Sweep::name)
+                                                .to_string(),
+                                            x,
+                                        )
+                                    }),
                                     run_index,
                                     seed,
                                 });
@@ -315,7 +406,11 @@ impl Plan {
                 }
             }
         }
-        Ok(Plan { study: study.name.clone(), master_seed: study.master_seed, runs })
+        Ok(Plan {
+            study: study.name.clone(),
+            master_seed: study.master_seed,
+            runs,
+        })
     }
 }
 
@@ -327,7 +422,11 @@ pub fn default_cells_dir(study_path: &Path) -> PathBuf {
 
 /// One policy per seat: committed seats first hold their committed agent, members with a
 /// count take that many of the remaining seats, and one member without a count fills the rest.
-fn expand_roster(roster: &crate::study::Roster, population: usize, committed: &[(usize, u32)]) -> Result<Vec<PolicySpec>, String> {
+fn expand_roster(
+    roster: &crate::study::Roster,
+    population: usize,
+    committed: &[(usize, u32)],
+) -> Result<Vec<PolicySpec>, String> {
     if roster.members.is_empty() {
         return Err("needs at least one member".into());
     }

@@ -111,16 +111,25 @@ impl Sweep {
 impl Study {
     /// Parses a study file's text (validation happens when the plan is resolved).
     pub fn parse(path: &Path, text: &str) -> Result<Study, ScenarioError> {
-        let study: Study = ron_options().from_str(text).map_err(|e| ScenarioError::parse(path, e))?;
+        let study: Study = ron_options()
+            .from_str(text)
+            .map_err(|e| ScenarioError::parse(path, e))?;
         if study.version != FORMAT_VERSION {
-            return Err(ScenarioError::invalid(path, "version", format!("expected {FORMAT_VERSION}, got {}", study.version)));
+            return Err(ScenarioError::invalid(
+                path,
+                "version",
+                format!("expected {FORMAT_VERSION}, got {}", study.version),
+            ));
         }
         Ok(study)
     }
 
     /// Reads a study file.
     pub fn load(path: &Path) -> Result<Study, ScenarioError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read { path: path.to_path_buf(), source })?;
+        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
+            path: path.to_path_buf(),
+            source,
+        })?;
         Study::parse(path, &text)
     }
 }

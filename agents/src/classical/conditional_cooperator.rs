@@ -32,7 +32,13 @@ pub struct ConditionalCooperatorParams {
 
 impl Default for ConditionalCooperatorParams {
     fn default() -> Self {
-        ConditionalCooperatorParams { initial: 0.5, initial_sd: 0.15, slope: 0.43, intercept: 0.0, punish_rate: 0.25 }
+        ConditionalCooperatorParams {
+            initial: 0.5,
+            initial_sd: 0.15,
+            slope: 0.43,
+            intercept: 0.0,
+            punish_rate: 0.25,
+        }
     }
 }
 
@@ -44,19 +50,34 @@ impl ConditionalCooperatorParams {
             reason,
         };
         if !(0.0..=1.0).contains(&self.initial) {
-            return Err(bad("initial", format!("must lie in [0, 1], got {}", self.initial)));
+            return Err(bad(
+                "initial",
+                format!("must lie in [0, 1], got {}", self.initial),
+            ));
         }
         if !(self.initial_sd >= 0.0) {
-            return Err(bad("initial_sd", format!("must be non-negative, got {}", self.initial_sd)));
+            return Err(bad(
+                "initial_sd",
+                format!("must be non-negative, got {}", self.initial_sd),
+            ));
         }
         if !(self.slope >= 0.0) {
-            return Err(bad("slope", format!("must be non-negative, got {}", self.slope)));
+            return Err(bad(
+                "slope",
+                format!("must be non-negative, got {}", self.slope),
+            ));
         }
         if !(0.0..=1.0).contains(&self.intercept) {
-            return Err(bad("intercept", format!("must lie in [0, 1], got {}", self.intercept)));
+            return Err(bad(
+                "intercept",
+                format!("must lie in [0, 1], got {}", self.intercept),
+            ));
         }
         if !(self.punish_rate >= 0.0) {
-            return Err(bad("punish_rate", format!("must be non-negative, got {}", self.punish_rate)));
+            return Err(bad(
+                "punish_rate",
+                format!("must be non-negative, got {}", self.punish_rate),
+            ));
         }
         Ok(())
     }
@@ -72,7 +93,10 @@ pub struct ConditionalCooperator {
 
 impl ConditionalCooperator {
     pub fn new(params: ConditionalCooperatorParams) -> Self {
-        ConditionalCooperator { params, others_last: None }
+        ConditionalCooperator {
+            params,
+            others_last: None,
+        }
     }
 }
 
@@ -100,7 +124,10 @@ impl Policy for ConditionalCooperator {
 
     fn decide(&mut self, obs: &Observation, rng: &mut dyn RngCore) -> Decision {
         match (&obs.space, &obs.context) {
-            (ActionSpace::Allocation { max_each, .. }, Context::Contributions { own, others, .. }) => {
+            (
+                ActionSpace::Allocation { max_each, .. },
+                Context::Contributions { own, others, .. },
+            ) => {
                 let points = others
                     .iter()
                     .map(|c| {
@@ -113,7 +140,11 @@ impl Policy for ConditionalCooperator {
             (ActionSpace::Amount { min, max }, _) => {
                 let e = *max as f64;
                 let wanted = match self.others_last {
-                    None => (self.params.initial + self.params.initial_sd * standard_normal(rng)).clamp(0.0, 1.0) * e,
+                    None => {
+                        (self.params.initial + self.params.initial_sd * standard_normal(rng))
+                            .clamp(0.0, 1.0)
+                            * e
+                    }
                     Some(others) => self.params.intercept * e + self.params.slope * others,
                 };
                 Decision::Ready(Action::Amount((wanted.round() as i64).clamp(*min, *max)))
@@ -124,7 +155,8 @@ impl Policy for ConditionalCooperator {
     }
 
     fn update(&mut self, feedback: &Feedback) {
-        if !feedback.own.iter().any(|(r, _)| *r == Role::Contributor) || feedback.others.is_empty() {
+        if !feedback.own.iter().any(|(r, _)| *r == Role::Contributor) || feedback.others.is_empty()
+        {
             return;
         }
         let sum: f64 = feedback.others.iter().map(Action::value).sum();

@@ -1,0 +1,22 @@
+//! Errors of the analysis.
+
+use std::path::PathBuf;
+
+/// What went wrong reading or analysing a store.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AnalysisError {
+    /// The store could not be opened or queried.
+    #[error("store {}: {source}", path.display())]
+    Store {
+        path: PathBuf,
+        source: rusqlite::Error,
+    },
+    /// A stored run specification could not be read.
+    #[error("store {}: run {run}: {message}", path.display())]
+    Spec {
+        path: PathBuf,
+        run: String,
+        message: String,
+    },
+}

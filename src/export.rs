@@ -1,0 +1,101 @@
+//! Export of the store's tables as Parquet or CSV files.
+
+use std::path::{Path, PathBuf};
+
+use agora_engine::store::TABLES;
+use anyhow::Context as _;
+use polars::prelude::*;
+use rusqlite::types::ValueRef;
+
+/// Output format.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+pub enum Format {
+    Parquet,
+    Csv,
+}
+
+/// A column being read: integers, reals or text, by the table's declared type.
+enum Col {
+    Int(Vec<Option<i64>>),
+    Real(Vec<Option<f64>>),
+    Text(Vec<Option<String>>),
+}
+
+/// Writes every table to `out/<table>.<ext>`; returns (table, file, rows).
+pub fn export(
+    store: &Path,
+    format: Format,
+    out: &Path,
+) -> anyhow::Result<Vec<(String, PathBuf, usize)>> {
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let conn =
+        rusqlite::Connection::open_with_flags(store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    let mut written = Vec::new();
+    for table in TABLES {
+        let mut info = conn.prepare(&format!("PRAGMA table_info({table})"))?;
+        let decl: Vec<(String, String)> = info
+            .query_map([], |r| Ok((r.get::<_, String>(1)?, r.get::<_, String>(2)?)))?
+            .collect::<Result<_, _>>()?;
+        let mut cols: Vec<Col> = decl
+            .iter()
+            .map(|(_, t)| match t.as_str() {
+                "INTEGER" => Col::Int(Vec::new()),
+                "REAL" => Col::Real(Vec::new()),
+                _ => Col::Text(Vec::new()),
+            })
+            .collect();
+        let mut st = conn.prepare(&format!("SELECT * FROM {table}"))?;
+        let mut rows = st.query([])?;
+        let mut n = 0usize;
+        while let Some(row) = rows.next()? {
+            for (i, col) in cols.iter_mut().enumerate() {
+                let v = row.get_ref(i)?;
+                match col {
+                    Col::Int(c) => c.push(match v {
+                        ValueRef::Integer(x) => Some(x),
+                        _ => None,
+                    }),
+                    Col::Real(c) => c.push(match v {
+                        ValueRef::Real(x) => Some(x),
+                        ValueRef::Integer(x) => Some(x as f64),
+                        _ => None,
+                    }),
+                    Col::Text(c) => c.push(match v {
+                        ValueRef::Text(t) => Some(String::from_utf8_lossy(t).into_owned()),
+                        ValueRef::Integer(x) => Some(x.to_string()),
+                        ValueRef::Real(x) => Some(x.to_string()),
+                        _ => None,
+                    }),
+                }
+            }
+            n += 1;
+        }
+        let columns: Vec<Column> = decl
+            .iter()
+            .zip(cols)
+            .map(|((name, _), col)| match col {
+                Col::Int(v) => Column::new(name.as_str().into(), v),
+                Col::Real(v) => Column::new(name.as_str().into(), v),
+                Col::Text(v) => Column::new(name.as_str().into(), v),
+            })
+            .collect();
+        let mut df = DataFrame::new(columns)?;
+        let path = out.join(format!(
+            "{table}.{}",
+            match format {
+                Format::Parquet => "parquet",
+                Format::Csv => "csv",
+            }
+        ));
+        let file =
+            std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+        match format {
+            Format::Parquet => {
+                ParquetWriter::new(file).finish(&mut df)?;
+            }
+            Format::Csv => CsvWriter::new(file).finish(&mut df)?,
+        }
+        written.push((table.to_string(), path, n));
+    }
+    Ok(written)
+}
