@@ -7,6 +7,7 @@
 
 pub mod classical;
 pub mod error;
+pub mod llm;
 pub mod policy;
 pub mod spec;
 

@@ -60,4 +60,8 @@ pub trait Policy: Send + Sync {
     fn update(&mut self, _feedback: &Feedback) {}
     /// Forgets everything learnt, returning to the state after construction.
     fn reset(&mut self) {}
+    /// Hands over the model calls made so far (LLM policies); classical policies make none.
+    fn drain_transcripts(&mut self) -> Vec<crate::llm::Transcript> {
+        Vec::new()
+    }
 }

@@ -1,0 +1,59 @@
+//! The content-addressed reply cache.
+
+use std::collections::HashMap;
+use std::sync::Mutex;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// A reply as received, with the facts of the original call, so that a replay writes the same
+/// transcript as the live run did.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct CachedReply {
+    pub content: String,
+    pub prompt_tokens: Option<u64>,
+    pub completion_tokens: Option<u64>,
+    pub endpoint: String,
+    pub latency_ms: f64,
+}
+
+/// Where replies are kept. Implemented by the engine's store; agents know nothing of storage.
+pub trait ReplyCache: Send + Sync {
+    fn get(&self, key: &str) -> Option<CachedReply>;
+    fn put(&self, key: &str, model: &str, reply: &CachedReply);
+}
+
+/// An in-memory cache, for tests and one-off use.
+#[derive(Default)]
+pub struct MemoryCache(Mutex<HashMap<String, CachedReply>>);
+
+impl MemoryCache {
+    pub fn len(&self) -> usize {
+        self.0.lock().map(|m| m.len()).unwrap_or(0)
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl ReplyCache for MemoryCache {
+    fn get(&self, key: &str) -> Option<CachedReply> {
+        self.0.lock().ok().and_then(|m| m.get(key).cloned())
+    }
+    fn put(&self, key: &str, _model: &str, reply: &CachedReply) {
+        if let Ok(mut m) = self.0.lock() {
+            m.insert(key.to_string(), reply.clone());
+        }
+    }
+}
+
+/// The cache key: SHA-256 over the model, the full messages, the sampling parameters, the seed
+/// and the decision slot (run, seat, decision, attempt).
+pub fn cache_key(model: &str, request_json: &str, slot: &str) -> String {
+    let mut h = Sha256::new();
+    for part in [model, request_json, slot] {
+        h.update((part.len() as u64).to_le_bytes());
+        h.update(part.as_bytes());
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}

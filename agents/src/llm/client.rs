@@ -1,0 +1,314 @@
+//! The OpenAI-compatible chat client: several endpoints, a concurrency limit per endpoint,
+//! timeouts, and retries with backoff on 429, 5xx, malformed bodies and connection errors.
+
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+use tokio::sync::Semaphore;
+
+use super::cache::CachedReply;
+use super::model::{ModelSpec, StructuredMode};
+
+/// One chat message.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Message {
+    pub role: String,
+    pub content: String,
+}
+
+/// One request: the messages and the sampling parameters.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ChatRequest {
+    pub messages: Vec<Message>,
+    pub temperature: f64,
+    pub max_tokens: u32,
+    pub seed: Option<u64>,
+    /// JSON schema of the answer, sent as `response_format` where the model asks for it.
+    pub schema: Option<serde_json::Value>,
+}
+
+/// Why a call failed for good.
+#[derive(Debug, thiserror::Error, Clone, PartialEq)]
+#[non_exhaustive]
+pub enum CallError {
+    /// Every retry failed; the last failure is given.
+    #[error("model `{model}`: gave up after {attempts} tries; last: {last}")]
+    Exhausted {
+        model: String,
+        attempts: u32,
+        last: String,
+    },
+    /// The server refused the request in a way retrying cannot fix.
+    #[error("model `{model}` at {endpoint}: HTTP {status}: {body}")]
+    Rejected {
+        model: String,
+        endpoint: String,
+        status: u16,
+        body: String,
+    },
+    /// No endpoint answered at start.
+    #[error("model `{model}`: no endpoint reachable ({details})")]
+    Unreachable { model: String, details: String },
+}
+
+struct Endpoint {
+    base: String,
+    permits: Arc<Semaphore>,
+    in_flight: AtomicUsize,
+}
+
+/// A client for one model.
+pub struct LlmClient {
+    spec: ModelSpec,
+    http: reqwest::Client,
+    endpoints: Vec<Endpoint>,
+    api_key: Option<String>,
+    /// Cleared when a server rejects `response_format`, after which instructions carry the
+    /// format alone.
+    structured: AtomicBool,
+    /// Requests in flight across endpoints, and the most seen at once.
+    in_flight: AtomicUsize,
+    peak: AtomicUsize,
+}
+
+#[derive(Deserialize)]
+struct Completion {
+    choices: Vec<Choice>,
+    #[serde(default)]
+    usage: Option<Usage>,
+}
+
+#[derive(Deserialize)]
+struct Choice {
+    message: ReplyMessage,
+}
+
+#[derive(Deserialize)]
+struct ReplyMessage {
+    #[serde(default)]
+    content: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Usage {
+    #[serde(default)]
+    prompt_tokens: Option<u64>,
+    #[serde(default)]
+    completion_tokens: Option<u64>,
+}
+
+impl LlmClient {
+    /// A client for `spec`; the API key, if any, is passed in (read by the caller from the
+    /// variable the study names) and is never logged or written anywhere.
+    pub fn new(spec: ModelSpec, api_key: Option<String>) -> Result<LlmClient, String> {
+        spec.validate()?;
+        let http = reqwest::Client::builder()
+            .timeout(Duration::from_secs_f64(spec.timeout_s))
+            .pool_max_idle_per_host(spec.concurrency)
+            .build()
+            .map_err(|e| format!("model `{}`: cannot build the HTTP client: {e}", spec.name))?;
+        let endpoints = spec
+            .endpoints
+            .iter()
+            .map(|b| Endpoint {
+                base: b.trim_end_matches('/').to_string(),
+                permits: Arc::new(Semaphore::new(spec.concurrency)),
+                in_flight: AtomicUsize::new(0),
+            })
+            .collect();
+        let structured = spec.structured != StructuredMode::Instructions;
+        Ok(LlmClient {
+            spec,
+            http,
+            endpoints,
+            api_key,
+            structured: AtomicBool::new(structured),
+            in_flight: AtomicUsize::new(0),
+            peak: AtomicUsize::new(0),
+        })
+    }
+
+    pub fn spec(&self) -> &ModelSpec {
+        &self.spec
+    }
+
+    /// Most requests seen in flight at once.
+    pub fn peak_in_flight(&self) -> usize {
+        self.peak.load(Ordering::Relaxed)
+    }
+
+    /// Checks that at least one endpoint answers `GET /models`; the error lists each failure.
+    pub async fn check_reachable(&self) -> Result<(), CallError> {
+        let mut details = Vec::new();
+        for e in &self.endpoints {
+            let mut req = self
+                .http
+                .get(format!("{}/models", e.base))
+                .timeout(Duration::from_secs(10));
+            if let Some(k) = &self.api_key {
+                req = req.bearer_auth(k);
+            }
+            match req.send().await {
+                Ok(r) if r.status().is_success() => return Ok(()),
+                Ok(r) => details.push(format!("{}: HTTP {}", e.base, r.status().as_u16())),
+                Err(err) => details.push(format!("{}: {}", e.base, describe(&err))),
+            }
+        }
+        Err(CallError::Unreachable {
+            model: self.spec.name.clone(),
+            details: details.join("; "),
+        })
+    }
+
+    /// The endpoint with the most free permits (ties to the first), so that a slow endpoint
+    /// does not hold back requests that another could serve.
+    fn pick(&self) -> &Endpoint {
+        self.endpoints
+            .iter()
+            .max_by_key(|e| {
+                (
+                    e.permits.available_permits(),
+                    std::cmp::Reverse(e.in_flight.load(Ordering::Relaxed)),
+                )
+            })
+            .expect("invariant: a validated model has at least one endpoint")
+    }
+
+    fn body(&self, req: &ChatRequest, structured: bool) -> serde_json::Value {
+        let mut body = serde_json::json!({
+            "model": self.spec.served_id,
+            "messages": req.messages,
+            "temperature": req.temperature,
+            "max_tokens": req.max_tokens,
+        });
+        if let Some(seed) = req.seed {
+            body["seed"] = serde_json::json!(seed);
+        }
+        if let (true, Some(schema)) = (structured, &req.schema) {
+            body["response_format"] = match self.spec.structured {
+                StructuredMode::JsonSchema => serde_json::json!({
+                    "type": "json_schema",
+                    "json_schema": {"name": "decision", "schema": schema, "strict": true}
+                }),
+                _ => serde_json::json!({"type": "json_object", "schema": schema}),
+            };
+        }
+        body
+    }
+
+    /// Sends one request, retrying transient failures with exponential backoff.
+    pub async fn chat(&self, req: &ChatRequest) -> Result<CachedReply, CallError> {
+        let mut last = String::new();
+        let tries = self.spec.max_retries + 1;
+        for attempt in 0..tries {
+            if attempt > 0 {
+                let ms = (100u64 << attempt.min(6)).min(5_000);
+                tokio::time::sleep(Duration::from_millis(ms)).await;
+            }
+            let endpoint = self.pick();
+            let Ok(_permit) = endpoint.permits.clone().acquire_owned().await else {
+                return Err(CallError::Exhausted {
+                    model: self.spec.name.clone(),
+                    attempts: attempt,
+                    last: "client closed".into(),
+                });
+            };
+            endpoint.in_flight.fetch_add(1, Ordering::Relaxed);
+            let now = self.in_flight.fetch_add(1, Ordering::Relaxed) + 1;
+            self.peak.fetch_max(now, Ordering::Relaxed);
+            let structured = self.structured.load(Ordering::Relaxed);
+            let started = Instant::now();
+            let mut http = self
+                .http
+                .post(format!("{}/chat/completions", endpoint.base))
+                .json(&self.body(req, structured));
+            if let Some(k) = &self.api_key {
+                http = http.bearer_auth(k);
+            }
+            let result = async {
+                let resp = http.send().await?;
+                let status = resp.status().as_u16();
+                let text = resp.text().await?;
+                Ok::<(u16, String), reqwest::Error>((status, text))
+            }
+            .await;
+            endpoint.in_flight.fetch_sub(1, Ordering::Relaxed);
+            self.in_flight.fetch_sub(1, Ordering::Relaxed);
+            let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
+            match result {
+                Err(e) => last = format!("{}: {}", endpoint.base, describe(&e)),
+                Ok((200, text)) => match serde_json::from_str::<Completion>(&text) {
+                    Ok(c) => {
+                        let content = c
+                            .choices
+                            .into_iter()
+                            .next()
+                            .and_then(|ch| ch.message.content);
+                        match content {
+                            Some(content) => {
+                                return Ok(CachedReply {
+                                    content,
+                                    prompt_tokens: c.usage.as_ref().and_then(|u| u.prompt_tokens),
+                                    completion_tokens: c
+                                        .usage
+                                        .as_ref()
+                                        .and_then(|u| u.completion_tokens),
+                                    endpoint: endpoint.base.clone(),
+                                    latency_ms,
+                                })
+                            }
+                            None => {
+                                last = format!("{}: reply without message content", endpoint.base)
+                            }
+                        }
+                    }
+                    Err(e) => last = format!("{}: malformed body ({e})", endpoint.base),
+                },
+                Ok((status, text)) if status == 429 || status >= 500 => {
+                    last = format!("{}: HTTP {status}", endpoint.base);
+                    let _ = text;
+                }
+                Ok((400, text))
+                    if structured
+                        && req.schema.is_some()
+                        && text.to_lowercase().contains("response_format") =>
+                {
+                    // The server does not take this response_format: carry on with instructions.
+                    self.structured.store(false, Ordering::Relaxed);
+                    last = format!(
+                        "{}: response_format rejected; continuing without it",
+                        endpoint.base
+                    );
+                }
+                Ok((status, text)) => {
+                    return Err(CallError::Rejected {
+                        model: self.spec.name.clone(),
+                        endpoint: endpoint.base.clone(),
+                        status,
+                        body: text.chars().take(300).collect(),
+                    })
+                }
+            }
+        }
+        Err(CallError::Exhausted {
+            model: self.spec.name.clone(),
+            attempts: tries,
+            last,
+        })
+    }
+}
+
+/// A transport error in words, without the request's headers (which may carry a key).
+fn describe(e: &reqwest::Error) -> String {
+    if e.is_timeout() {
+        "timed out".into()
+    } else if e.is_connect() {
+        "connection failed".into()
+    } else if e.is_body() || e.is_decode() {
+        "truncated or unreadable body".into()
+    } else {
+        e.to_string().chars().take(200).collect()
+    }
+}

@@ -1,0 +1,363 @@
+//! The LLM-backed policy.
+
+use std::collections::{BTreeMap, VecDeque};
+use std::sync::{Arc, Mutex};
+
+use agora_environments::{Action, EnvKind, EnvSpec, Feedback, Observation};
+use rand::{RngCore, SeedableRng};
+use rand_xoshiro::Xoshiro256PlusPlus;
+use serde::{Deserialize, Serialize};
+
+use super::cache::{cache_key, ReplyCache};
+use super::client::{ChatRequest, LlmClient};
+use super::parse::{parse_reply, ParseOutcome};
+use super::prompt::{paradigm, PromptOptions, PromptRenderer};
+use crate::error::AgentError;
+use crate::policy::{Decision, Policy, PolicyMeta};
+
+/// One model call as recorded: what was sent, what came back, what was made of it.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Transcript {
+    pub seat: u32,
+    /// The seat's n-th decision in the run (0-based); probes use the slot of the first decision.
+    pub slot: u64,
+    /// 1-based attempt within the slot.
+    pub attempt: u32,
+    /// `decision` or `probe`.
+    pub kind: String,
+    pub round: u32,
+    pub role: String,
+    pub model: String,
+    pub served_id: String,
+    pub endpoint: String,
+    pub messages_json: String,
+    pub raw_reply: String,
+    /// The parsed action (encoded), or the fallback action.
+    pub action: Option<String>,
+    pub reason: Option<String>,
+    /// `ok`, `unparsable`, `illegal`, `fallback`, `recognised` or `not-recognised`.
+    pub parse_status: String,
+    pub detail: String,
+    pub latency_ms: f64,
+    pub prompt_tokens: Option<u64>,
+    pub completion_tokens: Option<u64>,
+}
+
+/// What every LLM policy of a study shares: one client per model, the templates, the cache.
+#[derive(Clone)]
+pub struct LlmContext {
+    pub clients: BTreeMap<String, Arc<LlmClient>>,
+    pub renderer: Arc<PromptRenderer>,
+    pub cache: Arc<dyn ReplyCache>,
+    /// Replay: answer from the cache only; a miss is an error, no server is called.
+    pub replay: bool,
+}
+
+/// Who the policy is within its run.
+#[derive(Clone, Debug)]
+pub struct LlmSeat {
+    pub run_key: String,
+    pub run_seed: u64,
+    pub seat: usize,
+    pub environment: EnvSpec,
+    pub options: PromptOptions,
+}
+
+pub(crate) static LLM: PolicyMeta = PolicyMeta {
+    name: "llm",
+    family: "llm",
+    memory_depth: None,
+    stochastic: true,
+    environments: &EnvKind::ALL,
+    description: "a language model behind an OpenAI-compatible server, asked for one structured action per decision",
+    reference: "OpenAI-compatible /v1/chat/completions (vLLM, llama.cpp, Ollama, hosted APIs)",
+};
+
+/// An agent whose decisions come from a language model.
+pub struct LlmPolicy {
+    ctx: LlmContext,
+    client: Arc<LlmClient>,
+    seat: LlmSeat,
+    history: VecDeque<Feedback>,
+    slot: u64,
+    probed: bool,
+    transcripts: Arc<Mutex<Vec<Transcript>>>,
+}
+
+/// Derives a 64-bit value from a seed and labelled parts (SplitMix64 over FNV-1a).
+fn mix(seed: u64, parts: &[&str]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ seed;
+    for p in parts {
+        for b in p.bytes().chain(std::iter::once(0xff)) {
+            h ^= u64::from(b);
+            h = h.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    h = h.wrapping_add(0x9e37_79b9_7f4a_7c15);
+    h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    h ^ (h >> 31)
+}
+
+impl LlmPolicy {
+    /// A policy for `seat` playing model `model` of `ctx`.
+    pub fn new(ctx: &LlmContext, model: &str, seat: LlmSeat) -> Result<LlmPolicy, AgentError> {
+        let client =
+            ctx.clients
+                .get(model)
+                .cloned()
+                .ok_or_else(|| AgentError::InvalidParameter {
+                    policy: LLM.name,
+                    field: "model",
+                    reason: format!("no model named `{model}` is declared"),
+                })?;
+        Ok(LlmPolicy {
+            ctx: ctx.clone(),
+            client,
+            seat,
+            history: VecDeque::new(),
+            slot: 0,
+            probed: false,
+            transcripts: Arc::new(Mutex::new(Vec::new())),
+        })
+    }
+}
+
+/// The policy metadata of LLM agents.
+pub fn llm_meta() -> &'static PolicyMeta {
+    &LLM
+}
+
+impl Policy for LlmPolicy {
+    fn meta(&self) -> &'static PolicyMeta {
+        &LLM
+    }
+
+    fn decide(&mut self, obs: &Observation, _rng: &mut dyn RngCore) -> Decision {
+        let slot = self.slot;
+        self.slot += 1;
+        let history: Vec<Feedback> = self.history.iter().cloned().collect();
+        let rendered = self.ctx.renderer.render(
+            &self.seat.environment,
+            obs,
+            &history,
+            self.seat.seat,
+            &self.seat.options,
+        );
+        let probe = if self.seat.options.recognition_probe && !self.probed {
+            self.probed = true;
+            Some(
+                self.ctx
+                    .renderer
+                    .render_probe(&self.seat.environment, obs, &self.seat.options),
+            )
+        } else {
+            None
+        };
+        let client = self.client.clone();
+        let cache = self.ctx.cache.clone();
+        let replay = self.ctx.replay;
+        let sink = self.transcripts.clone();
+        let seat = self.seat.clone();
+        let obs = obs.clone();
+        Decision::Deferred(Box::pin(async move {
+            let rendered = rendered.map_err(AgentError::Failed)?;
+            let spec = client.spec().clone();
+            let temperature = seat.options.temperature.unwrap_or(spec.temperature);
+            let slot_id = format!("{}/{}/{}", seat.run_key, seat.seat, slot);
+            let base = Transcript {
+                seat: seat.seat as u32,
+                slot,
+                attempt: 0,
+                kind: "decision".into(),
+                round: obs.round,
+                role: obs.role.as_str().into(),
+                model: spec.name.clone(),
+                served_id: spec.served_id.clone(),
+                endpoint: String::new(),
+                messages_json: String::new(),
+                raw_reply: String::new(),
+                action: None,
+                reason: None,
+                parse_status: String::new(),
+                detail: String::new(),
+                latency_ms: 0.0,
+                prompt_tokens: None,
+                completion_tokens: None,
+            };
+            let call = |messages: Vec<super::client::Message>,
+                        schema: Option<serde_json::Value>,
+                        attempt: u32,
+                        kind: &'static str| {
+                let client = client.clone();
+                let cache = cache.clone();
+                let slot_id = slot_id.clone();
+                let spec = spec.clone();
+                let seat = seat.clone();
+                let seed = spec.send_seed.then(|| {
+                    mix(
+                        seat.run_seed,
+                        &[
+                            "llm",
+                            &seat.seat.to_string(),
+                            &slot.to_string(),
+                            kind,
+                            &attempt.to_string(),
+                        ],
+                    ) % (1 << 31)
+                });
+                async move {
+                    let req = ChatRequest {
+                        messages,
+                        temperature,
+                        max_tokens: spec.max_tokens,
+                        seed,
+                        schema,
+                    };
+                    let request_json = serde_json::to_string(&req)
+                        .map_err(|e| AgentError::Failed(e.to_string()))?;
+                    let key = cache_key(
+                        &format!("{}|{}", spec.name, spec.served_id),
+                        &request_json,
+                        &format!("{slot_id}/{kind}/{attempt}"),
+                    );
+                    let reply = match cache.get(&key) {
+                        Some(r) => r,
+                        None if replay => {
+                            return Err(AgentError::Failed(format!(
+                                "replay: no cached reply for model `{}`, run {}, seat {}, decision {slot}, attempt {attempt}; run without --replay to call the server",
+                                spec.name, seat.run_key, seat.seat
+                            )))
+                        }
+                        None => {
+                            let r = client.chat(&req).await.map_err(|e| AgentError::Failed(e.to_string()))?;
+                            cache.put(&key, &spec.name, &r);
+                            r
+                        }
+                    };
+                    Ok::<_, AgentError>((request_json, reply))
+                }
+            };
+            let mut records = Vec::new();
+            if let Some(probe) = probe {
+                let messages = probe.map_err(AgentError::Failed)?;
+                let (request_json, reply) = call(messages, None, 1, "probe").await?;
+                let (_, keywords) = paradigm(&seat.environment);
+                let text = super::parse::strip_deliberation(&reply.content).to_lowercase();
+                let recognised = keywords.iter().any(|k| text.contains(k));
+                records.push(Transcript {
+                    attempt: 1,
+                    kind: "probe".into(),
+                    endpoint: reply.endpoint.clone(),
+                    messages_json: request_json,
+                    raw_reply: reply.content.clone(),
+                    parse_status: if recognised {
+                        "recognised"
+                    } else {
+                        "not-recognised"
+                    }
+                    .into(),
+                    detail: format!("looked for: {}", keywords.join(" | ")),
+                    latency_ms: reply.latency_ms,
+                    prompt_tokens: reply.prompt_tokens,
+                    completion_tokens: reply.completion_tokens,
+                    ..base.clone()
+                });
+            }
+            let schema = (spec.structured != super::model::StructuredMode::Instructions)
+                .then(|| rendered.schema.clone());
+            let mut chosen = None;
+            for attempt in 1..=spec.max_attempts {
+                let (request_json, reply) = call(
+                    rendered.messages.clone(),
+                    schema.clone(),
+                    attempt,
+                    "decision",
+                )
+                .await?;
+                let outcome = parse_reply(&reply.content, &obs.space, &rendered.field);
+                let mut t = Transcript {
+                    attempt,
+                    endpoint: reply.endpoint.clone(),
+                    messages_json: request_json,
+                    raw_reply: reply.content.clone(),
+                    parse_status: outcome.status().into(),
+                    latency_ms: reply.latency_ms,
+                    prompt_tokens: reply.prompt_tokens,
+                    completion_tokens: reply.completion_tokens,
+                    ..base.clone()
+                };
+                match outcome {
+                    ParseOutcome::Parsed { action, reason } => {
+                        t.action = Some(action.encode());
+                        t.reason = reason;
+                        records.push(t);
+                        chosen = Some(action);
+                        break;
+                    }
+                    ParseOutcome::Unparsable(d) | ParseOutcome::Illegal(d) => {
+                        t.detail = d;
+                        records.push(t);
+                    }
+                }
+            }
+            let action = match chosen {
+                Some(a) => a,
+                None => {
+                    // The documented fallback: a uniformly random legal action from a stream
+                    // derived from the run seed and the slot, never the first listed.
+                    let mut rng = Xoshiro256PlusPlus::seed_from_u64(mix(
+                        seat.run_seed,
+                        &["fallback", &seat.seat.to_string(), &slot.to_string()],
+                    ));
+                    let a: Action = obs.space.sample(&mut rng);
+                    records.push(Transcript {
+                        attempt: spec.max_attempts + 1,
+                        action: Some(a.encode()),
+                        parse_status: "fallback".into(),
+                        detail: format!(
+                            "no legal answer in {} attempts; random legal action",
+                            spec.max_attempts
+                        ),
+                        ..base.clone()
+                    });
+                    a
+                }
+            };
+            sink.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .extend(records);
+            Ok(action)
+        }))
+    }
+
+    fn update(&mut self, feedback: &Feedback) {
+        self.history.push_back(feedback.clone());
+        while self.history.len() > 64 {
+            self.history.pop_front();
+        }
+    }
+
+    fn reset(&mut self) {
+        self.history.clear();
+        self.slot = 0;
+        self.probed = false;
+        self.transcripts
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .clear();
+    }
+
+    fn drain_transcripts(&mut self) -> Vec<Transcript> {
+        let mut v = std::mem::take(
+            &mut *self
+                .transcripts
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        v.sort_by(|a, b| {
+            (a.slot, a.kind != "probe", a.attempt).cmp(&(b.slot, b.kind != "probe", b.attempt))
+        });
+        v
+    }
+}
