@@ -22,20 +22,14 @@ enum Col {
 }
 
 /// Writes every table to `out/<table>.<ext>`; returns (table, file, rows).
-pub fn export(
-    store: &Path,
-    format: Format,
-    out: &Path,
-) -> anyhow::Result<Vec<(String, PathBuf, usize)>> {
+pub fn export(store: &Path, format: Format, out: &Path) -> anyhow::Result<Vec<(String, PathBuf, usize)>> {
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let conn =
-        rusqlite::Connection::open_with_flags(store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    let conn = rusqlite::Connection::open_with_flags(store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
     let mut written = Vec::new();
     for table in TABLES {
         let mut info = conn.prepare(&format!("PRAGMA table_info({table})"))?;
-        let decl: Vec<(String, String)> = info
-            .query_map([], |r| Ok((r.get::<_, String>(1)?, r.get::<_, String>(2)?)))?
-            .collect::<Result<_, _>>()?;
+        let decl: Vec<(String, String)> =
+            info.query_map([], |r| Ok((r.get::<_, String>(1)?, r.get::<_, String>(2)?)))?.collect::<Result<_, _>>()?;
         let mut cols: Vec<Col> = decl
             .iter()
             .map(|(_, t)| match t.as_str() {
@@ -87,8 +81,7 @@ pub fn export(
                 Format::Csv => "csv",
             }
         ));
-        let file =
-            std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+        let file = std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
         match format {
             Format::Parquet => {
                 ParquetWriter::new(file).finish(&mut df)?;

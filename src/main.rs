@@ -5,6 +5,7 @@
 //! store).
 
 mod export;
+mod llm;
 mod summary;
 
 use std::path::{Path, PathBuf};
@@ -21,11 +22,7 @@ use clap::{Parser, Subcommand, ValueEnum};
 const DEFAULT_STORE: &str = "agora.sqlite";
 
 #[derive(Parser, Debug)]
-#[command(
-    name = "agora",
-    version,
-    about = "Simulate societies of agents in classic social-behaviour experiments"
-)]
+#[command(name = "agora", version, about = "Simulate societies of agents in classic social-behaviour experiments")]
 struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -55,12 +52,21 @@ enum Command {
         /// Directory of cell files (default: ../cells beside the study's directory).
         #[arg(long)]
         cells: Option<PathBuf>,
+        /// A file of model declarations to add to the study's (`Models(version: 1, models: [...])`).
+        #[arg(long)]
+        models: Option<PathBuf>,
+        /// Answer every LLM decision from the store's reply cache; a miss is an error and no
+        /// server is called.
+        #[arg(long)]
+        replay: bool,
     },
     /// Validate a study and print its plan.
     Check {
         study: PathBuf,
         #[arg(long)]
         cells: Option<PathBuf>,
+        #[arg(long)]
+        models: Option<PathBuf>,
     },
     /// List environments, agents, cells or anchors.
     List {
@@ -125,32 +131,21 @@ fn main() -> ExitCode {
             let bad = e.chain().any(|c| {
                 c.is::<BadInput>()
                     || c.is::<ScenarioError>()
-                    || matches!(
-                        c.downcast_ref::<EngineError>(),
-                        Some(EngineError::Corrupt { .. })
-                    )
+                    || matches!(c.downcast_ref::<EngineError>(), Some(EngineError::Corrupt { .. }))
             });
             ExitCode::from(if bad { 2 } else { 1 })
         }
     }
 }
 
-fn load_plan(study: &Path, cells: Option<&Path>) -> anyhow::Result<Plan> {
-    Ok(Plan::load(study, cells)?)
+fn load_plan(study: &Path, cells: Option<&Path>, models: Option<&Path>) -> anyhow::Result<Plan> {
+    Ok(Plan::load_with_models(study, cells, models)?)
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Run {
-            study,
-            store,
-            shard,
-            dry_run,
-            runs,
-            threads,
-            cells,
-        } => {
-            let mut plan = load_plan(&study, cells.as_deref())?;
+        Command::Run { study, store, shard, dry_run, runs, threads, cells, models, replay } => {
+            let mut plan = load_plan(&study, cells.as_deref(), models.as_deref())?;
             if let Some(n) = runs {
                 if n == 0 {
                     return Err(BadInput("--runs must be at least 1".into()).into());
@@ -165,10 +160,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 print_plan(&plan);
                 return Ok(());
             }
-            run_plan(&plan, &study, &store, threads)
+            run_plan(&plan, &study, &store, threads, replay)
         }
-        Command::Check { study, cells } => {
-            let plan = load_plan(&study, cells.as_deref())?;
+        Command::Check { study, cells, models } => {
+            let plan = load_plan(&study, cells.as_deref(), models.as_deref())?;
             println!("{}: valid", study.display());
             print_plan(&plan);
             Ok(())
@@ -196,24 +191,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
 }
 
 fn print_plan(plan: &Plan) {
-    println!(
-        "study {}  master seed {}  plan {}",
-        plan.study,
-        plan.master_seed,
-        &plan.hash()[..16]
-    );
+    println!("study {}  master seed {}  plan {}", plan.study, plan.master_seed, &plan.hash()[..16]);
     println!(
         "{:<16} {:<18} {:<22} {:<4} {:<14} {:<14} {:<22} {:>5} {:>6} {:>12}",
-        "block",
-        "environment",
-        "arm",
-        "var",
-        "cell",
-        "level",
-        "roster",
-        "cond",
-        "runs",
-        "decisions"
+        "block", "environment", "arm", "var", "cell", "level", "roster", "cond", "runs", "decisions"
     );
     let (mut runs, mut decisions, mut upper) = (0usize, 0u64, false);
     for l in plan.lines() {
@@ -228,11 +209,7 @@ fn print_plan(plan: &Plan) {
             l.roster,
             l.conditions,
             l.runs,
-            format!(
-                "{}{}",
-                if l.decisions_upper_bound { "<=" } else { "" },
-                l.decisions
-            )
+            format!("{}{}", if l.decisions_upper_bound { "<=" } else { "" }, l.decisions)
         );
         runs += l.runs;
         decisions += l.decisions;
@@ -244,28 +221,24 @@ fn print_plan(plan: &Plan) {
     );
 }
 
-fn run_plan(
-    plan: &Plan,
-    study: &Path,
-    store_path: &Path,
-    threads: Option<usize>,
-) -> anyhow::Result<()> {
+fn run_plan(plan: &Plan, study: &Path, store_path: &Path, threads: Option<usize>, replay: bool) -> anyhow::Result<()> {
     let mut store = Store::open(store_path)?;
-    let source =
-        std::fs::read_to_string(study).with_context(|| format!("reading {}", study.display()))?;
+    let llm = llm::prepare(plan, store_path, replay)?;
+    let source = std::fs::read_to_string(study).with_context(|| format!("reading {}", study.display()))?;
     store.record_study(plan, &source)?;
     let bar = indicatif::ProgressBar::new(plan.runs.len() as u64);
     bar.set_style(
-        indicatif::ProgressStyle::with_template(
-            "{spinner} {msg} [{bar:40}] {pos}/{len} runs ({per_sec}, eta {eta})",
-        )
-        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-        .progress_chars("=> "),
+        indicatif::ProgressStyle::with_template("{spinner} {msg} [{bar:40}] {pos}/{len} runs ({per_sec}, eta {eta})")
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
+            .progress_chars("=> "),
     );
     bar.set_message(plan.study.clone());
     let mut opts = RunnerOptions::default();
     if let Some(t) = threads {
         opts.threads = t.max(1);
+    }
+    if let Some(l) = &llm {
+        opts.policy_factory = Some(l.factory());
     }
     let started = std::time::Instant::now();
     let report = execute(&plan.runs, &mut store, &opts, &mut |p| {
@@ -282,6 +255,9 @@ fn run_plan(
         started.elapsed().as_secs_f64()
     );
     drop(store);
+    if llm.is_some() {
+        llm::print_transcript_summary(store_path, &plan.study)?;
+    }
     summary::print(store_path, Some(&plan.study))
 }
 
@@ -314,19 +290,10 @@ fn list(what: ListWhat, cells_dir: &Path) -> anyhow::Result<()> {
         }
         ListWhat::Cells => {
             let cells = cell::load_dir(cells_dir)?;
-            println!(
-                "{:<20} {:<15} {:<60} environments",
-                "cell", "level", "description"
-            );
+            println!("{:<20} {:<15} {:<60} environments", "cell", "level", "description");
             for (_, c) in cells {
                 let envs: Vec<&str> = c.environments.iter().map(|e| e.as_str()).collect();
-                println!(
-                    "{:<20} {:<15} {:<60} {}",
-                    c.name,
-                    c.level.as_str(),
-                    c.description,
-                    envs.join(", ")
-                );
+                println!("{:<20} {:<15} {:<60} {}", c.name, c.level.as_str(), c.description, envs.join(", "));
             }
         }
         ListWhat::Anchors => {
@@ -336,12 +303,7 @@ fn list(what: ListWhat, cells_dir: &Path) -> anyhow::Result<()> {
                     AnchorValue::Point(x) => format!("{x}"),
                     AnchorValue::Range { low, high } => format!("{low}-{high}"),
                     AnchorValue::Distribution { shares, .. } => {
-                        shares
-                            .iter()
-                            .map(|s| format!("{:.0}", s * 100.0))
-                            .collect::<Vec<_>>()
-                            .join(",")
-                            + " %"
+                        shares.iter().map(|s| format!("{:.0}", s * 100.0)).collect::<Vec<_>>().join(",") + " %"
                     }
                     AnchorValue::Direction(d) => format!("{d:?}").to_lowercase(),
                 };

@@ -32,10 +32,7 @@ fn columns(env: &str, arm: &str) -> Vec<(&'static str, &'static str, Agg)> {
             ("contribution_last", "contrib r10", Mean),
             ("contribution_change", "median change", Median),
         ],
-        ("bargaining", "ultimatum") => vec![
-            ("offer", "offer/pie", Mean),
-            ("rejection", "rejection", Mean),
-        ],
+        ("bargaining", "ultimatum") => vec![("offer", "offer/pie", Mean), ("rejection", "rejection", Mean)],
         ("bargaining", "dictator") => vec![("giving", "giving", Mean)],
         ("bargaining", "trust") => vec![("sent", "sent", Mean), ("returned", "returned", Mean)],
         ("bargaining", "ultimatum-fixed-offer") => vec![
@@ -46,15 +43,12 @@ fn columns(env: &str, arm: &str) -> Vec<(&'static str, &'static str, Agg)> {
             ("accept_40", "acc 40", Mean),
             ("accept_50", "acc 50", Mean),
         ],
-        ("money-request", _) => vec![
-            ("mode_share", "at mode 17", Mean),
-            ("choice_20", "at 20", Mean),
-            ("choice_19", "at 19", Mean),
-        ],
-        ("naming-game", a) if a.starts_with("tipping") => vec![
-            ("overturned", "overturned", Mean),
-            ("overturn_time", "median t", Median),
-        ],
+        ("money-request", _) => {
+            vec![("mode_share", "at mode 17", Mean), ("choice_20", "at 20", Mean), ("choice_19", "at 19", Mean)]
+        }
+        ("naming-game", a) if a.starts_with("tipping") => {
+            vec![("overturned", "overturned", Mean), ("overturn_time", "median t", Median)]
+        }
         ("naming-game", _) => vec![
             ("convention", "convention", Mean),
             ("convention_time", "median t", Median),
@@ -98,10 +92,7 @@ pub fn print(store: &Path, study: Option<&str>) -> anyhow::Result<()> {
             println!();
             current = heading;
         }
-        print!(
-            "{:<24} {:<4} {:<14} {:>5}",
-            c.roster, c.variant, c.cell, g.runs
-        );
+        print!("{:<24} {:<4} {:<14} {:>5}", c.roster, c.variant, c.cell, g.runs);
         for (m, _, agg) in &cols {
             print!(" {:>13}", fmt_stat(g, m, *agg));
         }
@@ -109,10 +100,7 @@ pub fn print(store: &Path, study: Option<&str>) -> anyhow::Result<()> {
     }
     for curve in &curves {
         println!("\n== tipping: {} ({}) ==", curve.roster, curve.block);
-        println!(
-            "{:>9} {:>10} {:>5} {:>11} {:>9}",
-            "fraction", "committed", "runs", "overturned", "median t"
-        );
+        println!("{:>9} {:>10} {:>5} {:>11} {:>9}", "fraction", "committed", "runs", "overturned", "median t");
         for (f, k, n, runs, share, t) in &curve.points {
             println!(
                 "{:>9.3} {:>10} {:>5} {:>11.2} {:>9}",
@@ -128,7 +116,9 @@ pub fn print(store: &Path, study: Option<&str>) -> anyhow::Result<()> {
                 "critical mass: the convention held (majority of runs) at {l:.3} and was overturned from {c:.3}{}",
                 if curve.monotone { "" } else { " (not monotone in the fraction)" }
             ),
-            (Some(c), None) => println!("critical mass: at or below {c:.3}, the smallest fraction tested, which already overturned it"),
+            (Some(c), None) => {
+                println!("critical mass: at or below {c:.3}, the smallest fraction tested, which already overturned it")
+            }
             (None, _) => println!("critical mass: not reached; the convention held at every fraction tested"),
         }
     }

@@ -8,18 +8,10 @@ use agora_environments::EnvKind;
 pub enum AgentError {
     /// The policy has no rule for this environment.
     #[error("agent `{policy}` cannot play {env}; it plays: {supported}")]
-    Unsupported {
-        policy: &'static str,
-        env: &'static str,
-        supported: String,
-    },
+    Unsupported { policy: &'static str, env: &'static str, supported: String },
     /// A policy parameter is out of range; the message names the field.
     #[error("agent `{policy}`: invalid parameter `{field}`: {reason}")]
-    InvalidParameter {
-        policy: &'static str,
-        field: &'static str,
-        reason: String,
-    },
+    InvalidParameter { policy: &'static str, field: &'static str, reason: String },
     /// An asynchronous decision failed for good (after the policy's own retries).
     #[error("decision failed: {0}")]
     Failed(String),
@@ -28,10 +20,6 @@ pub enum AgentError {
 impl AgentError {
     pub(crate) fn unsupported(policy: &'static str, env: EnvKind, supported: &[EnvKind]) -> Self {
         let list: Vec<&str> = supported.iter().map(|e| e.as_str()).collect();
-        AgentError::Unsupported {
-            policy,
-            env: env.as_str(),
-            supported: list.join(", "),
-        }
+        AgentError::Unsupported { policy, env: env.as_str(), supported: list.join(", ") }
     }
 }

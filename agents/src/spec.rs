@@ -20,6 +20,10 @@ pub enum PolicySpec {
     MinimalNaming,
     MemoryCoordination(#[serde(default)] MemoryCoordinationParams),
     Committed(u32),
+    /// A language model declared in the study's `models`.
+    Llm {
+        model: String,
+    },
 }
 
 impl PolicySpec {
@@ -35,6 +39,7 @@ impl PolicySpec {
             PolicySpec::MinimalNaming => &classical::meta::MINIMAL_NAMING,
             PolicySpec::MemoryCoordination(_) => &classical::meta::MEMORY_COORDINATION,
             PolicySpec::Committed(_) => &classical::meta::COMMITTED,
+            PolicySpec::Llm { .. } => crate::llm::policy::llm_meta(),
         }
     }
 
@@ -65,10 +70,20 @@ impl PolicySpec {
 
     /// Whether the policy may answer with a deferred decision (classical policies never do).
     pub fn is_async(&self) -> bool {
-        false
+        matches!(self, PolicySpec::Llm { .. })
     }
 
-    /// A fresh policy.
+    /// The model an LLM seat plays.
+    pub fn model(&self) -> Option<&str> {
+        match self {
+            PolicySpec::Llm { model } => Some(model),
+            _ => None,
+        }
+    }
+
+    /// A fresh policy. An LLM seat needs a model context to exist (see
+    /// [`crate::llm::LlmPolicy::new`]); built from its specification alone it is unbound and
+    /// fails its first decision with a clear error instead of playing.
     pub fn build(&self) -> Box<dyn Policy> {
         match self {
             PolicySpec::AlwaysCooperate => Box::new(AlwaysCooperate),
@@ -80,6 +95,7 @@ impl PolicySpec {
             PolicySpec::MinimalNaming => Box::<MinimalNaming>::default(),
             PolicySpec::MemoryCoordination(p) => Box::new(MemoryCoordination::new(p.clone())),
             PolicySpec::Committed(n) => Box::new(Committed::new(*n)),
+            PolicySpec::Llm { model } => Box::new(UnboundLlm(model.clone())),
         }
     }
 
@@ -99,6 +115,21 @@ impl PolicySpec {
     }
 }
 
+/// An LLM seat built without a model context.
+struct UnboundLlm(String);
+
+impl Policy for UnboundLlm {
+    fn meta(&self) -> &'static PolicyMeta {
+        crate::llm::policy::llm_meta()
+    }
+    fn decide(&mut self, _obs: &agora_environments::Observation, _rng: &mut dyn rand::RngCore) -> crate::Decision {
+        let model = self.0.clone();
+        crate::Decision::Deferred(Box::pin(async move {
+            Err(AgentError::Failed(format!("LLM seat for model `{model}` was built without a model context")))
+        }))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -112,37 +143,24 @@ mod tests {
         assert_eq!(names.len(), reg.len());
         for p in &reg {
             assert!(!p.meta().environments.is_empty());
-            assert!(p
-                .meta()
-                .environments
-                .iter()
-                .any(|e| p.validate_for(*e).is_ok()));
+            assert!(p.meta().environments.iter().any(|e| p.validate_for(*e).is_ok()));
         }
     }
 
     #[test]
     fn unsupported_environment_is_named() {
-        let err =
-            PolicySpec::ConditionalCooperator(Default::default()).validate_for(EnvKind::NamingGame);
+        let err = PolicySpec::ConditionalCooperator(Default::default()).validate_for(EnvKind::NamingGame);
         let msg = err.expect_err("rejected").to_string();
         assert!(
-            msg.contains("conditional-cooperator")
-                && msg.contains("naming-game")
-                && msg.contains("public-goods"),
+            msg.contains("conditional-cooperator") && msg.contains("naming-game") && msg.contains("public-goods"),
             "{msg}"
         );
     }
 
     #[test]
     fn bad_parameters_are_named() {
-        let p = PolicySpec::RothErev(RothErevParams {
-            phi: 1.5,
-            ..Default::default()
-        });
-        let msg = p
-            .validate_for(EnvKind::PrisonersDilemma)
-            .expect_err("rejected")
-            .to_string();
+        let p = PolicySpec::RothErev(RothErevParams { phi: 1.5, ..Default::default() });
+        let msg = p.validate_for(EnvKind::PrisonersDilemma).expect_err("rejected").to_string();
         assert!(msg.contains("phi"), "{msg}");
     }
 }

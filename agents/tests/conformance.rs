@@ -1,9 +1,7 @@
 //! Conformance tests every policy gets: same seed ⇒ same play, reset ⇒ same play again, legal
 //! actions only; plus versus-tests against scripted opponents with expected action sequences.
 
-use agora_agents::classical::{
-    ConditionalCooperatorParams, MemoryCoordinationParams, RothErevParams,
-};
+use agora_agents::classical::{ConditionalCooperatorParams, MemoryCoordinationParams, RothErevParams};
 use agora_agents::{Decision, Policy, PolicySpec};
 use agora_environments::bargaining::{BargainGame, BargainingParams};
 use agora_environments::money_request::MoneyRequestParams;
@@ -32,17 +30,11 @@ fn play(spec: &EnvSpec, policies: &mut [Box<dyn Policy>], seed: u64) -> Vec<(usi
                 Decision::Ready(a) => a,
                 Decision::Deferred(_) => panic!("classical policies answer synchronously"),
             };
-            assert!(
-                r.observation.space.contains(&a),
-                "{} chose an illegal {a:?}",
-                policies[r.agent].meta().name
-            );
+            assert!(r.observation.space.contains(&a), "{} chose an illegal {a:?}", policies[r.agent].meta().name);
             log.push((r.agent, r.observation.role, a.clone()));
             actions.push((r.agent, a));
         }
-        let step = env
-            .resolve(&actions, &mut rng)
-            .expect("legal actions resolve");
+        let step = env.resolve(&actions, &mut rng).expect("legal actions resolve");
         for (seat, fb) in &step.feedback {
             policies[*seat].update(fb);
         }
@@ -53,24 +45,12 @@ fn play(spec: &EnvSpec, policies: &mut [Box<dyn Policy>], seed: u64) -> Vec<(usi
 fn spec_for(env: EnvKind) -> EnvSpec {
     match env {
         EnvKind::PrisonersDilemma => EnvSpec::PrisonersDilemma(PdParams::default()),
-        EnvKind::PublicGoods => EnvSpec::PublicGoods(PublicGoodsParams {
-            punishment: true,
-            ..Default::default()
-        }),
-        EnvKind::Bargaining => EnvSpec::Bargaining(BargainingParams {
-            game: BargainGame::Trust,
-            games: 20,
-            ..Default::default()
-        }),
-        EnvKind::MoneyRequest => EnvSpec::MoneyRequest(MoneyRequestParams {
-            games: 20,
-            ..Default::default()
-        }),
-        EnvKind::NamingGame => EnvSpec::NamingGame(NamingParams {
-            population: 6,
-            cap: 200,
-            ..Default::default()
-        }),
+        EnvKind::PublicGoods => EnvSpec::PublicGoods(PublicGoodsParams { punishment: true, ..Default::default() }),
+        EnvKind::Bargaining => {
+            EnvSpec::Bargaining(BargainingParams { game: BargainGame::Trust, games: 20, ..Default::default() })
+        }
+        EnvKind::MoneyRequest => EnvSpec::MoneyRequest(MoneyRequestParams { games: 20, ..Default::default() }),
+        EnvKind::NamingGame => EnvSpec::NamingGame(NamingParams { population: 6, cap: 200, ..Default::default() }),
     }
 }
 
@@ -97,23 +77,14 @@ fn every_policy_same_seed_same_play_and_reset_replays() {
             for p in a.iter_mut() {
                 p.reset();
             }
-            assert_eq!(
-                first,
-                play(&spec, &mut a, 11),
-                "{} in {}: reset replays",
-                policy.meta().name,
-                env.as_str()
-            );
+            assert_eq!(first, play(&spec, &mut a, 11), "{} in {}: reset replays", policy.meta().name, env.as_str());
         }
     }
 }
 
 #[test]
 fn stochastic_policies_differ_across_seeds() {
-    for policy in PolicySpec::registry()
-        .into_iter()
-        .filter(|p| p.meta().stochastic)
-    {
+    for policy in PolicySpec::registry().into_iter().filter(|p| p.meta().stochastic) {
         let env = policy.meta().environments[0];
         let spec = spec_for(env);
         let x = play(&spec, &mut population(&policy, &spec), 1);
@@ -123,51 +94,34 @@ fn stochastic_policies_differ_across_seeds() {
 }
 
 fn seat_actions(log: &[(usize, Role, Action)], seat: usize) -> Vec<Action> {
-    log.iter()
-        .filter(|(s, _, _)| *s == seat)
-        .map(|(_, _, a)| a.clone())
-        .collect()
+    log.iter().filter(|(s, _, _)| *s == seat).map(|(_, _, a)| a.clone()).collect()
 }
 
 #[test]
 fn tit_for_tat_versus_a_fixed_sequence() {
     let spec = spec_for(EnvKind::PrisonersDilemma);
     let script = vec![1, 0, 0, 1, 1, 0, 1, 0, 0, 0];
-    let mut pop: Vec<Box<dyn Policy>> = vec![
-        PolicySpec::TitForTat.build(),
-        PolicySpec::Sequence(script.clone()).build(),
-    ];
+    let mut pop: Vec<Box<dyn Policy>> =
+        vec![PolicySpec::TitForTat.build(), PolicySpec::Sequence(script.clone()).build()];
     let log = play(&spec, &mut pop, 3);
-    let expected: Vec<Action> = std::iter::once(0)
-        .chain(script[..9].iter().copied())
-        .map(|c| Action::Choice(c as u32))
-        .collect();
+    let expected: Vec<Action> =
+        std::iter::once(0).chain(script[..9].iter().copied()).map(|c| Action::Choice(c as u32)).collect();
     assert_eq!(seat_actions(&log, 0), expected);
 }
 
 #[test]
 fn always_cooperate_and_always_defect() {
     let spec = spec_for(EnvKind::PrisonersDilemma);
-    let mut pop: Vec<Box<dyn Policy>> = vec![
-        PolicySpec::AlwaysCooperate.build(),
-        PolicySpec::AlwaysDefect.build(),
-    ];
+    let mut pop: Vec<Box<dyn Policy>> = vec![PolicySpec::AlwaysCooperate.build(), PolicySpec::AlwaysDefect.build()];
     let log = play(&spec, &mut pop, 3);
-    assert!(seat_actions(&log, 0)
-        .iter()
-        .all(|a| *a == Action::Choice(0)));
-    assert!(seat_actions(&log, 1)
-        .iter()
-        .all(|a| *a == Action::Choice(1)));
+    assert!(seat_actions(&log, 0).iter().all(|a| *a == Action::Choice(0)));
+    assert!(seat_actions(&log, 1).iter().all(|a| *a == Action::Choice(1)));
 }
 
 #[test]
 fn conditional_cooperator_follows_the_others_with_slope_below_one() {
     let spec = EnvSpec::PublicGoods(PublicGoodsParams::default());
-    let cc = PolicySpec::ConditionalCooperator(ConditionalCooperatorParams {
-        initial_sd: 0.0,
-        ..Default::default()
-    });
+    let cc = PolicySpec::ConditionalCooperator(ConditionalCooperatorParams { initial_sd: 0.0, ..Default::default() });
     let mut pop: Vec<Box<dyn Policy>> = vec![
         cc.build(),
         PolicySpec::Sequence(vec![10]).build(),
@@ -178,19 +132,12 @@ fn conditional_cooperator_follows_the_others_with_slope_below_one() {
     let mine = seat_actions(&log, 0);
     // Round 1: half the endowment; then round(0.43 · mean(10, 16, 4)) = round(4.3) = 4.
     assert_eq!(mine[0], Action::Amount(10));
-    assert!(
-        mine[1..].iter().all(|a| *a == Action::Amount(4)),
-        "{mine:?}"
-    );
+    assert!(mine[1..].iter().all(|a| *a == Action::Amount(4)), "{mine:?}");
 }
 
 #[test]
 fn conditional_cooperator_punishes_those_below_itself() {
-    let spec = EnvSpec::PublicGoods(PublicGoodsParams {
-        punishment: true,
-        rounds: 1,
-        ..Default::default()
-    });
+    let spec = EnvSpec::PublicGoods(PublicGoodsParams { punishment: true, rounds: 1, ..Default::default() });
     let cc = PolicySpec::ConditionalCooperator(ConditionalCooperatorParams {
         initial: 1.0,
         initial_sd: 0.0,
@@ -203,11 +150,8 @@ fn conditional_cooperator_punishes_those_below_itself() {
         PolicySpec::Sequence(vec![12, 0]).build(),
     ];
     let log = play(&spec, &mut pop, 3);
-    let punish: Vec<Action> = log
-        .iter()
-        .filter(|(s, r, _)| *s == 0 && *r == Role::Punisher)
-        .map(|(_, _, a)| a.clone())
-        .collect();
+    let punish: Vec<Action> =
+        log.iter().filter(|(s, r, _)| *s == 0 && *r == Role::Punisher).map(|(_, _, a)| a.clone()).collect();
     // 20 below → 5 points; 8 below → 2 points; nobody above is punished.
     assert_eq!(punish, vec![Action::Allocation(vec![0, 5, 2])]);
 }
@@ -217,19 +161,8 @@ fn conditional_cooperators_decline_together() {
     let spec = EnvSpec::PublicGoods(PublicGoodsParams::default());
     let cc = PolicySpec::ConditionalCooperator(ConditionalCooperatorParams::default());
     let log = play(&spec, &mut population(&cc, &spec), 9);
-    let round = |r: usize| {
-        log[r * 4..r * 4 + 4]
-            .iter()
-            .map(|(_, _, a)| a.value())
-            .sum::<f64>()
-            / 80.0
-    };
-    assert!(
-        round(0) - round(9) > 0.10,
-        "first {} last {}",
-        round(0),
-        round(9)
-    );
+    let round = |r: usize| log[r * 4..r * 4 + 4].iter().map(|(_, _, a)| a.value()).sum::<f64>() / 80.0;
+    assert!(round(0) - round(9) > 0.10, "first {} last {}", round(0), round(9));
 }
 
 #[test]
@@ -237,41 +170,25 @@ fn roth_erev_learns_to_defect_against_a_cooperator() {
     // With phi = 0.1 and epsilon = 0.2 the mean-field fixed point of P(defect) against a pure
     // cooperator solves p = (0.6 + 3.4p) / (3 + 2p), p ≈ 0.66: above the 0.5 it starts from,
     // and below one, since experimentation keeps reinforcing the other action.
-    let spec = EnvSpec::PrisonersDilemma(PdParams {
-        rounds: 400,
-        memory: 5,
-    });
+    let spec = EnvSpec::PrisonersDilemma(PdParams { rounds: 400, memory: 5 });
     let mut defect = 0;
     for seed in 0..10 {
-        let mut pop: Vec<Box<dyn Policy>> = vec![
-            PolicySpec::RothErev(RothErevParams::default()).build(),
-            PolicySpec::AlwaysCooperate.build(),
-        ];
+        let mut pop: Vec<Box<dyn Policy>> =
+            vec![PolicySpec::RothErev(RothErevParams::default()).build(), PolicySpec::AlwaysCooperate.build()];
         let log = play(&spec, &mut pop, seed);
-        defect += seat_actions(&log, 0)[100..]
-            .iter()
-            .filter(|a| **a == Action::Choice(1))
-            .count();
+        defect += seat_actions(&log, 0)[100..].iter().filter(|a| **a == Action::Choice(1)).count();
     }
     let share = defect as f64 / 3000.0;
-    assert!(
-        share > 0.58 && share < 0.75,
-        "share of defection late in the game: {share}"
-    );
+    assert!(share > 0.58 && share < 0.75, "share of defection late in the game: {share}");
 }
 
 #[test]
 fn roth_erev_discretises_amounts() {
-    let spec = EnvSpec::Bargaining(BargainingParams {
-        game: BargainGame::Dictator,
-        games: 50,
-        ..Default::default()
-    });
+    let spec = EnvSpec::Bargaining(BargainingParams { game: BargainGame::Dictator, games: 50, ..Default::default() });
     let mut pop = population(&PolicySpec::RothErev(RothErevParams::default()), &spec);
     let log = play(&spec, &mut pop, 5);
     assert!(
-        log.iter()
-            .all(|(_, _, a)| matches!(a, Action::Amount(x) if x % 10 == 0)),
+        log.iter().all(|(_, _, a)| matches!(a, Action::Amount(x) if x % 10 == 0)),
         "offers on the grid 0, 10, ..., 100"
     );
 }
@@ -279,54 +196,32 @@ fn roth_erev_discretises_amounts() {
 #[test]
 fn memory_coordination_follows_the_majority_of_its_memory() {
     // Seat 0 meets only seat 1 in a population of two; seat 1 always says name 3.
-    let spec = EnvSpec::NamingGame(NamingParams {
-        population: 2,
-        cap: 10,
-        stop_at_convention: false,
-        ..Default::default()
-    });
+    let spec =
+        EnvSpec::NamingGame(NamingParams { population: 2, cap: 10, stop_at_convention: false, ..Default::default() });
     let mut pop: Vec<Box<dyn Policy>> = vec![
         PolicySpec::MemoryCoordination(MemoryCoordinationParams::default()).build(),
         PolicySpec::Committed(3).build(),
     ];
     let log = play(&spec, &mut pop, 5);
     let mine = seat_actions(&log, 0);
-    assert!(
-        mine[1..].iter().all(|a| *a == Action::Choice(3)),
-        "{mine:?}"
-    );
+    assert!(mine[1..].iter().all(|a| *a == Action::Choice(3)), "{mine:?}");
 }
 
 #[test]
 fn minimal_naming_agents_converge() {
-    let spec = EnvSpec::NamingGame(NamingParams {
-        population: 2,
-        cap: 50,
-        stop_at_convention: false,
-        ..Default::default()
-    });
+    let spec =
+        EnvSpec::NamingGame(NamingParams { population: 2, cap: 50, stop_at_convention: false, ..Default::default() });
     let log = play(&spec, &mut population(&PolicySpec::MinimalNaming, &spec), 5);
     let last = &log[log.len() - 2..];
-    assert_eq!(
-        last[0].2, last[1].2,
-        "two agents agree after a few interactions"
-    );
+    assert_eq!(last[0].2, last[1].2, "two agents agree after a few interactions");
 }
 
 #[test]
 fn committed_agent_never_switches() {
     let spec = spec_for(EnvKind::NamingGame);
     let mut pop: Vec<Box<dyn Policy>> = (0..6)
-        .map(|i| {
-            if i == 0 {
-                PolicySpec::Committed(7).build()
-            } else {
-                PolicySpec::MinimalNaming.build()
-            }
-        })
+        .map(|i| if i == 0 { PolicySpec::Committed(7).build() } else { PolicySpec::MinimalNaming.build() })
         .collect();
     let log = play(&spec, &mut pop, 5);
-    assert!(seat_actions(&log, 0)
-        .iter()
-        .all(|a| *a == Action::Choice(7)));
+    assert!(seat_actions(&log, 0).iter().all(|a| *a == Action::Choice(7)));
 }

@@ -1,9 +1,7 @@
 //! Prompt rendering: every environment and role renders; the system message is static across
 //! seats and rounds (prefix caching); each cell factor changes what it should.
 
-use agora_agents::llm::{
-    Framing, HistoryFormat, Layout, PersonaFormat, PromptOptions, PromptRenderer,
-};
+use agora_agents::llm::{Framing, HistoryFormat, Layout, PersonaFormat, PromptOptions, PromptRenderer};
 use agora_environments::bargaining::{BargainGame, BargainingParams, FixedOffers};
 use agora_environments::money_request::MoneyRequestParams;
 use agora_environments::naming::NamingParams;
@@ -15,29 +13,14 @@ use rand::SeedableRng;
 fn specs() -> Vec<EnvSpec> {
     vec![
         EnvSpec::PrisonersDilemma(PdParams::default()),
-        EnvSpec::PublicGoods(PublicGoodsParams {
-            punishment: true,
-            ..Default::default()
-        }),
+        EnvSpec::PublicGoods(PublicGoodsParams { punishment: true, ..Default::default() }),
         EnvSpec::Bargaining(BargainingParams::default()),
-        EnvSpec::Bargaining(BargainingParams {
-            game: BargainGame::Dictator,
-            ..Default::default()
-        }),
-        EnvSpec::Bargaining(BargainingParams {
-            game: BargainGame::Trust,
-            ..Default::default()
-        }),
-        EnvSpec::Bargaining(BargainingParams {
-            fixed_offers: Some(FixedOffers::default()),
-            ..Default::default()
-        }),
+        EnvSpec::Bargaining(BargainingParams { game: BargainGame::Dictator, ..Default::default() }),
+        EnvSpec::Bargaining(BargainingParams { game: BargainGame::Trust, ..Default::default() }),
+        EnvSpec::Bargaining(BargainingParams { fixed_offers: Some(FixedOffers::default()), ..Default::default() }),
         EnvSpec::MoneyRequest(MoneyRequestParams::default()),
         EnvSpec::NamingGame(NamingParams::default()),
-        EnvSpec::NamingGame(NamingParams {
-            shuffled_pool: true,
-            ..Default::default()
-        }),
+        EnvSpec::NamingGame(NamingParams { shuffled_pool: true, ..Default::default() }),
     ]
 }
 
@@ -51,10 +34,7 @@ fn observations(spec: &EnvSpec, variant: Variant) -> Vec<(usize, Observation)> {
             break;
         }
         let req = env.pending(&mut rng);
-        let acts: Vec<(usize, Action)> = req
-            .iter()
-            .map(|r| (r.agent, r.observation.space.sample(&mut rng)))
-            .collect();
+        let acts: Vec<(usize, Action)> = req.iter().map(|r| (r.agent, r.observation.space.sample(&mut rng))).collect();
         out.extend(req.into_iter().map(|r| (r.agent, r.observation)));
         env.resolve(&acts, &mut rng).expect("legal");
     }
@@ -81,11 +61,7 @@ fn every_environment_and_role_renders_in_every_variant() {
                     .render(&spec, &obs, &[], seat, &PromptOptions::default())
                     .unwrap_or_else(|e| panic!("{spec:?} {v:?}: {e}"));
                 assert_eq!(out.messages.len(), 2);
-                assert!(
-                    out.messages[0].content.contains("JSON"),
-                    "{}",
-                    out.messages[0].content
-                );
+                assert!(out.messages[0].content.contains("JSON"), "{}", out.messages[0].content);
                 assert!(!out.messages[1].content.is_empty());
                 if std::env::var("AGORA_SHOW_PROMPTS").is_ok() && v == Variant::C0 {
                     println!(
@@ -106,29 +82,12 @@ fn system_message_is_static_across_seats_and_rounds() {
     let r = PromptRenderer::new();
     let spec = EnvSpec::PrisonersDilemma(PdParams::default());
     let obs = observations(&spec, Variant::C0);
-    let a = r
-        .render(&spec, &obs[0].1, &[], 0, &PromptOptions::default())
-        .expect("renders");
-    let b = r
-        .render(&spec, &obs[3].1, &history(), 1, &PromptOptions::default())
-        .expect("renders");
-    assert_eq!(
-        a.messages[0], b.messages[0],
-        "rules, payoffs and persona come first and do not change"
-    );
+    let a = r.render(&spec, &obs[0].1, &[], 0, &PromptOptions::default()).expect("renders");
+    let b = r.render(&spec, &obs[3].1, &history(), 1, &PromptOptions::default()).expect("renders");
+    assert_eq!(a.messages[0], b.messages[0], "rules, payoffs and persona come first and do not change");
     assert_ne!(a.messages[1], b.messages[1]);
-    assert!(
-        b.messages[1].content.contains("Round 2 of 10"),
-        "{}",
-        b.messages[1].content
-    );
-    assert!(
-        b.messages[1]
-            .content
-            .contains("| 1 | Option J | Option F | 0 |"),
-        "{}",
-        b.messages[1].content
-    );
+    assert!(b.messages[1].content.contains("Round 2 of 10"), "{}", b.messages[1].content);
+    assert!(b.messages[1].content.contains("| 1 | Option J | Option F | 0 |"), "{}", b.messages[1].content);
 }
 
 #[test]
@@ -136,105 +95,37 @@ fn cell_factors_change_the_prompt() {
     let r = PromptRenderer::new();
     let spec = EnvSpec::PrisonersDilemma(PdParams::default());
     let obs = &observations(&spec, Variant::C0)[0].1;
-    let base = r
-        .render(&spec, obs, &history(), 0, &PromptOptions::default())
-        .expect("renders");
+    let base = r.render(&spec, obs, &history(), 0, &PromptOptions::default()).expect("renders");
     let text = |o: PromptOptions| {
-        let m = r
-            .render(&spec, obs, &history(), 0, &o)
-            .expect("renders")
-            .messages;
+        let m = r.render(&spec, obs, &history(), 0, &o).expect("renders").messages;
         format!("{}\n{}", m[0].content, m[1].content)
     };
     let base_text = format!("{}\n{}", base.messages[0].content, base.messages[1].content);
     assert!(base_text.contains("Option J or Option F"));
-    assert!(text(PromptOptions {
-        reversed_actions: true,
-        ..Default::default()
-    })
-    .contains("Option F or Option J"));
-    assert!(text(PromptOptions {
-        named_agents: true,
-        ..Default::default()
-    })
-    .contains("participant Alice"));
-    assert!(text(PromptOptions {
-        persona_format: PersonaFormat::Bullets,
-        ..Default::default()
-    })
-    .contains("\n- You are an adult"));
-    assert!(text(PromptOptions {
-        persona_format: PersonaFormat::Table,
-        ..Default::default()
-    })
-    .contains("| attribute | value |"));
-    assert!(text(PromptOptions {
-        history_format: HistoryFormat::Narrative,
-        ..Default::default()
-    })
-    .contains("In round 1, you chose Option J"));
-    assert!(text(PromptOptions {
-        history_format: HistoryFormat::Summary,
-        ..Default::default()
-    })
-    .contains("Summary: average points"));
-    assert!(text(PromptOptions {
-        framing: Framing::Moral,
-        ..Default::default()
-    })
-    .contains("acting fairly"));
-    assert!(text(PromptOptions {
-        framing: Framing::Risk,
-        ..Default::default()
-    })
-    .contains("safer option"));
-    assert!(text(PromptOptions {
-        priming: true,
-        ..Default::default()
-    })
-    .contains("prisoner's dilemma"));
-    assert!(
-        !base_text.to_lowercase().contains("prisoner"),
-        "the baseline never names the paradigm"
-    );
-    assert!(text(PromptOptions {
-        task_id: Some("T-0042".into()),
-        ..Default::default()
-    })
-    .starts_with("Task ID: T-0042"));
-    assert!(text(PromptOptions {
-        step_by_step: true,
-        ..Default::default()
-    })
-    .contains("step by step"));
-    assert!(
-        text(PromptOptions {
-            layout: Layout::Inline,
-            ..Default::default()
-        })
-        .lines()
-        .count()
-            <= 2
-    );
+    assert!(text(PromptOptions { reversed_actions: true, ..Default::default() }).contains("Option F or Option J"));
+    assert!(text(PromptOptions { named_agents: true, ..Default::default() }).contains("participant Alice"));
+    assert!(text(PromptOptions { persona_format: PersonaFormat::Bullets, ..Default::default() })
+        .contains("\n- You are an adult"));
+    assert!(text(PromptOptions { persona_format: PersonaFormat::Table, ..Default::default() })
+        .contains("| attribute | value |"));
+    assert!(text(PromptOptions { history_format: HistoryFormat::Narrative, ..Default::default() })
+        .contains("In round 1, you chose Option J"));
+    assert!(text(PromptOptions { history_format: HistoryFormat::Summary, ..Default::default() })
+        .contains("Summary: average points"));
+    assert!(text(PromptOptions { framing: Framing::Moral, ..Default::default() }).contains("acting fairly"));
+    assert!(text(PromptOptions { framing: Framing::Risk, ..Default::default() }).contains("safer option"));
+    assert!(text(PromptOptions { priming: true, ..Default::default() }).contains("prisoner's dilemma"));
+    assert!(!base_text.to_lowercase().contains("prisoner"), "the baseline never names the paradigm");
+    assert!(text(PromptOptions { task_id: Some("T-0042".into()), ..Default::default() }).starts_with("Task ID: T-0042"));
+    assert!(text(PromptOptions { step_by_step: true, ..Default::default() }).contains("step by step"));
+    assert!(text(PromptOptions { layout: Layout::Inline, ..Default::default() }).lines().count() <= 2);
     let renamed = r
-        .render(
-            &spec,
-            obs,
-            &[],
-            0,
-            &PromptOptions {
-                answer_field: "selection".into(),
-                ..Default::default()
-            },
-        )
+        .render(&spec, obs, &[], 0, &PromptOptions { answer_field: "selection".into(), ..Default::default() })
         .expect("renders");
     assert!(renamed.messages[0].content.contains("\"selection\""));
     assert_eq!(renamed.schema["required"][0], "selection");
-    assert!(text(PromptOptions {
-        opening: Some("Welcome to this session.".into()),
-        ..Default::default()
-    })
-    .contains("Welcome to this session."));
+    assert!(text(PromptOptions { opening: Some("Welcome to this session.".into()), ..Default::default() })
+        .contains("Welcome to this session."));
 }
 
 #[test]
@@ -242,9 +133,7 @@ fn schema_matches_the_action_space() {
     let r = PromptRenderer::new();
     let spec = EnvSpec::MoneyRequest(MoneyRequestParams::default());
     let obs = &observations(&spec, Variant::C0)[0].1;
-    let out = r
-        .render(&spec, obs, &[], 0, &PromptOptions::default())
-        .expect("renders");
+    let out = r.render(&spec, obs, &[], 0, &PromptOptions::default()).expect("renders");
     assert_eq!(out.schema["properties"]["action"]["minimum"], 11);
     assert_eq!(out.schema["properties"]["action"]["maximum"], 20);
 }

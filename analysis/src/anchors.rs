@@ -29,14 +29,8 @@ pub enum Direction {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum AnchorValue {
     Point(f64),
-    Range {
-        low: f64,
-        high: f64,
-    },
-    Distribution {
-        labels: Vec<String>,
-        shares: Vec<f64>,
-    },
+    Range { low: f64, high: f64 },
+    Distribution { labels: Vec<String>, shares: Vec<f64> },
     Direction(Direction),
 }
 
@@ -82,19 +76,13 @@ pub struct AnchorTable {
 impl AnchorTable {
     /// Parses a table; distributions must sum to one within rounding.
     pub fn parse(text: &str) -> Result<AnchorTable, String> {
-        let opts = ron::Options::default()
-            .with_default_extension(ron::extensions::Extensions::UNWRAP_VARIANT_NEWTYPES);
+        let opts = ron::Options::default().with_default_extension(ron::extensions::Extensions::UNWRAP_VARIANT_NEWTYPES);
         let t: AnchorTable = opts.from_str(text).map_err(|e| e.to_string())?;
         for a in &t.anchors {
             if let AnchorValue::Distribution { labels, shares } = &a.value {
                 let sum: f64 = shares.iter().sum();
                 if labels.len() != shares.len() {
-                    return Err(format!(
-                        "anchor {}: {} labels for {} shares",
-                        a.id,
-                        labels.len(),
-                        shares.len()
-                    ));
+                    return Err(format!("anchor {}: {} labels for {} shares", a.id, labels.len(), shares.len()));
                 }
                 if a.id == "money-request-distribution" && (sum - 1.0).abs() > 0.011 {
                     return Err(format!("anchor {}: shares sum to {sum}", a.id));
@@ -107,10 +95,7 @@ impl AnchorTable {
     /// The shipped table.
     pub fn shipped() -> &'static AnchorTable {
         static T: OnceLock<AnchorTable> = OnceLock::new();
-        T.get_or_init(|| {
-            AnchorTable::parse(ANCHORS_RON)
-                .expect("invariant: the shipped anchor table parses (tested)")
-        })
+        T.get_or_init(|| AnchorTable::parse(ANCHORS_RON).expect("invariant: the shipped anchor table parses (tested)"))
     }
 }
 
@@ -122,18 +107,9 @@ mod tests {
     fn shipped_anchors_parse_with_provenance() {
         let t = AnchorTable::parse(ANCHORS_RON).expect("parses");
         assert_eq!(t.anchors.len(), 15);
-        assert!(t
-            .anchors
-            .iter()
-            .all(|a| !a.source.is_empty() && !a.evidence.is_empty()));
-        let mr = t
-            .anchors
-            .iter()
-            .find(|a| a.id == "money-request-distribution")
-            .expect("11-20 anchor");
-        let AnchorValue::Distribution { shares, .. } = &mr.value else {
-            panic!("distribution")
-        };
+        assert!(t.anchors.iter().all(|a| !a.source.is_empty() && !a.evidence.is_empty()));
+        let mr = t.anchors.iter().find(|a| a.id == "money-request-distribution").expect("11-20 anchor");
+        let AnchorValue::Distribution { shares, .. } = &mr.value else { panic!("distribution") };
         // The published cells 15 and 16 (guarding against the known mis-transcription).
         assert_eq!((shares[4], shares[5]), (0.01, 0.06));
         assert_eq!(shares.iter().cloned().fold(0.0, f64::max), 0.32);

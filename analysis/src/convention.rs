@@ -22,8 +22,7 @@ pub fn first_convention(
     accept: impl Fn(u32) -> bool,
 ) -> Option<ConventionEvent> {
     let needed = ((threshold * window as f64) - 1e-9).ceil().max(1.0) as usize;
-    let mut recent: std::collections::VecDeque<Option<u32>> =
-        std::collections::VecDeque::with_capacity(window + 1);
+    let mut recent: std::collections::VecDeque<Option<u32>> = std::collections::VecDeque::with_capacity(window + 1);
     let mut matches = 0usize;
     for (t, m) in interactions {
         if recent.len() == window {
@@ -43,10 +42,7 @@ pub fn first_convention(
                     None => counts.push((*n, 1)),
                 }
             }
-            let name = counts
-                .into_iter()
-                .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
-                .map(|(n, _)| n);
+            let name = counts.into_iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0))).map(|(n, _)| n);
             if let Some(name) = name.filter(|n| accept(*n)) {
                 return Some(ConventionEvent { t, name });
             }
@@ -61,15 +57,10 @@ mod tests {
 
     #[test]
     fn first_time_the_rule_holds() {
-        let seq: Vec<(u32, Option<u32>)> = (1..=60)
-            .map(|t| (t, if t <= 5 { None } else { Some(2) }))
-            .collect();
+        let seq: Vec<(u32, Option<u32>)> = (1..=60).map(|t| (t, if t <= 5 { None } else { Some(2) })).collect();
         // Interactions 6..=t all match; at t = 52 the window 3..=52 holds 3 misses: 47/50.
         // At t = 53 it holds 2 misses: 48/50.
-        assert_eq!(
-            first_convention(seq.clone(), 50, 0.95, |_| true),
-            Some(ConventionEvent { t: 53, name: 2 })
-        );
+        assert_eq!(first_convention(seq.clone(), 50, 0.95, |_| true), Some(ConventionEvent { t: 53, name: 2 }));
         assert_eq!(first_convention(seq, 50, 0.95, |n| n == 1), None);
     }
 }

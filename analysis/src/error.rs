@@ -8,15 +8,8 @@ use std::path::PathBuf;
 pub enum AnalysisError {
     /// The store could not be opened or queried.
     #[error("store {}: {source}", path.display())]
-    Store {
-        path: PathBuf,
-        source: rusqlite::Error,
-    },
+    Store { path: PathBuf, source: rusqlite::Error },
     /// A stored run specification could not be read.
     #[error("store {}: run {run}: {message}", path.display())]
-    Spec {
-        path: PathBuf,
-        run: String,
-        message: String,
-    },
+    Spec { path: PathBuf, run: String, message: String },
 }

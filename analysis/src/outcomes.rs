@@ -33,12 +33,8 @@ pub struct RunOutcome {
 
 /// Opens a store read-only.
 pub fn open(path: &Path) -> Result<Connection, AnalysisError> {
-    Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY).map_err(|source| {
-        AnalysisError::Store {
-            path: path.to_path_buf(),
-            source,
-        }
-    })
+    Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .map_err(|source| AnalysisError::Store { path: path.to_path_buf(), source })
 }
 
 /// Ordinary least-squares slope of `ys` on `xs`.
@@ -57,10 +53,7 @@ fn slope(points: &[(f64, f64)]) -> Option<f64> {
 /// Computes every run's outcomes (of one study, or of all).
 pub fn run_outcomes(path: &Path, study: Option<&str>) -> Result<Vec<RunOutcome>, AnalysisError> {
     let conn = open(path)?;
-    let sql = |source| AnalysisError::Store {
-        path: path.to_path_buf(),
-        source,
-    };
+    let sql = |source| AnalysisError::Store { path: path.to_path_buf(), source };
     let mut runs: BTreeMap<i64, RunOutcome> = BTreeMap::new();
     let mut naming_specs: BTreeMap<i64, (usize, f64, Option<u32>)> = BTreeMap::new();
     {
@@ -92,12 +85,11 @@ pub fn run_outcomes(path: &Path, study: Option<&str>) -> Result<Vec<RunOutcome>,
             };
             if o.environment == "naming-game" {
                 let spec: String = r.get(14).map_err(sql)?;
-                let v: serde_json::Value =
-                    serde_json::from_str(&spec).map_err(|e| AnalysisError::Spec {
-                        path: path.to_path_buf(),
-                        run: o.run_key.clone(),
-                        message: e.to_string(),
-                    })?;
+                let v: serde_json::Value = serde_json::from_str(&spec).map_err(|e| AnalysisError::Spec {
+                    path: path.to_path_buf(),
+                    run: o.run_key.clone(),
+                    message: e.to_string(),
+                })?;
                 let ng = &v["environment"]["NamingGame"];
                 let window = ng["window"].as_u64().unwrap_or(50) as usize;
                 let threshold = ng["threshold"].as_f64().unwrap_or(0.95);
@@ -121,10 +113,7 @@ pub fn run_outcomes(path: &Path, study: Option<&str>) -> Result<Vec<RunOutcome>,
             .map_err(sql)?;
         let mut rows = st.query([study]).map_err(sql)?;
         while let Some(r) = rows.next().map_err(sql)? {
-            let key = (
-                r.get::<_, i64>(0).map_err(sql)?,
-                r.get::<_, String>(1).map_err(sql)?,
-            );
+            let key = (r.get::<_, i64>(0).map_err(sql)?, r.get::<_, String>(1).map_err(sql)?);
             per_round.entry(key).or_default().push((
                 r.get(2).map_err(sql)?,
                 r.get(3).map_err(sql)?,
@@ -147,8 +136,7 @@ pub fn run_outcomes(path: &Path, study: Option<&str>) -> Result<Vec<RunOutcome>,
                 m.insert("cooperation".into(), 1.0 - mean_value);
                 m.insert("cooperation_r1".into(), 1.0 - rounds[0].2);
                 m.insert("cooperation_last".into(), 1.0 - rounds[rounds.len() - 1].2);
-                let pts: Vec<(f64, f64)> =
-                    rounds.iter().map(|r| (f64::from(r.0), 1.0 - r.2)).collect();
+                let pts: Vec<(f64, f64)> = rounds.iter().map(|r| (f64::from(r.0), 1.0 - r.2)).collect();
                 if let Some(b) = slope(&pts) {
                     m.insert("cooperation_change".into(), b * (pts.len() as f64 - 1.0));
                 }
@@ -198,8 +186,7 @@ pub fn run_outcomes(path: &Path, study: Option<&str>) -> Result<Vec<RunOutcome>,
             let offer: f64 = r.get(2).map_err(sql)?;
             let reject: f64 = r.get(3).map_err(sql)?;
             if let Some(o) = runs.get_mut(&run_id) {
-                o.metrics
-                    .insert(format!("accept_{offer:02.0}"), 1.0 - reject);
+                o.metrics.insert(format!("accept_{offer:02.0}"), 1.0 - reject);
             }
         }
         let mut st = conn
@@ -213,18 +200,17 @@ pub fn run_outcomes(path: &Path, study: Option<&str>) -> Result<Vec<RunOutcome>,
         let mut rows = st.query([study]).map_err(sql)?;
         let mut counts: BTreeMap<i64, Vec<(i64, f64)>> = BTreeMap::new();
         while let Some(r) = rows.next().map_err(sql)? {
-            counts.entry(r.get(0).map_err(sql)?).or_default().push((
-                r.get(1).map_err(sql)?,
-                r.get::<_, i64>(2).map_err(sql)? as f64,
-            ));
+            counts
+                .entry(r.get(0).map_err(sql)?)
+                .or_default()
+                .push((r.get(1).map_err(sql)?, r.get::<_, i64>(2).map_err(sql)? as f64));
         }
         for (run_id, c) in counts {
             let total: f64 = c.iter().map(|x| x.1).sum();
             if let Some(o) = runs.get_mut(&run_id) {
                 for (idx, n) in &c {
                     // Position in the ten-point range: 0 is the lowest request (11 in C0).
-                    o.metrics
-                        .insert(format!("choice_{:02}", idx + 11), n / total);
+                    o.metrics.insert(format!("choice_{:02}", idx + 11), n / total);
                 }
                 // The human mode is 17 in the canonical range, the seventh value of ten.
                 let at_mode = c.iter().filter(|x| x.0 == 6).map(|x| x.1).sum::<f64>();
@@ -245,9 +231,7 @@ pub fn run_outcomes(path: &Path, study: Option<&str>) -> Result<Vec<RunOutcome>,
         let mut rows = st.query([study]).map_err(sql)?;
         let mut current: Option<i64> = None;
         let mut seq: Vec<(u32, Option<u32>)> = Vec::new();
-        let finish = |run_id: i64,
-                      seq: &mut Vec<(u32, Option<u32>)>,
-                      runs: &mut BTreeMap<i64, RunOutcome>| {
+        let finish = |run_id: i64, seq: &mut Vec<(u32, Option<u32>)>, runs: &mut BTreeMap<i64, RunOutcome>| {
             let Some((window, threshold, alternative)) = naming_specs.get(&run_id).copied() else {
                 return;
             };
@@ -255,22 +239,19 @@ pub fn run_outcomes(path: &Path, study: Option<&str>) -> Result<Vec<RunOutcome>,
                 return;
             };
             let matched = seq.iter().filter(|x| x.1.is_some()).count() as f64;
-            o.metrics
-                .insert("match_share".into(), matched / seq.len().max(1) as f64);
+            o.metrics.insert("match_share".into(), matched / seq.len().max(1) as f64);
             o.metrics.insert("interactions".into(), seq.len() as f64);
             match alternative {
                 None => {
                     let ev = first_convention(seq.iter().copied(), window, threshold, |_| true);
-                    o.metrics
-                        .insert("convention".into(), if ev.is_some() { 1.0 } else { 0.0 });
+                    o.metrics.insert("convention".into(), if ev.is_some() { 1.0 } else { 0.0 });
                     if let Some(ev) = ev {
                         o.metrics.insert("convention_time".into(), f64::from(ev.t));
                     }
                 }
                 Some(alt) => {
                     let ev = first_convention(seq.iter().copied(), window, threshold, |n| n == alt);
-                    o.metrics
-                        .insert("overturned".into(), if ev.is_some() { 1.0 } else { 0.0 });
+                    o.metrics.insert("overturned".into(), if ev.is_some() { 1.0 } else { 0.0 });
                     if let Some(ev) = ev {
                         o.metrics.insert("overturn_time".into(), f64::from(ev.t));
                     }

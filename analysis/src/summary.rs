@@ -22,16 +22,8 @@ impl Stat {
         let mut v = values.to_vec();
         v.sort_by(f64::total_cmp);
         let n = v.len();
-        let median = if n % 2 == 1 {
-            v[n / 2]
-        } else {
-            (v[n / 2 - 1] + v[n / 2]) / 2.0
-        };
-        Some(Stat {
-            mean: v.iter().sum::<f64>() / n as f64,
-            median,
-            n,
-        })
+        let median = if n % 2 == 1 { v[n / 2] } else { (v[n / 2 - 1] + v[n / 2]) / 2.0 };
+        Some(Stat { mean: v.iter().sum::<f64>() / n as f64, median, n })
     }
 }
 
@@ -94,10 +86,7 @@ pub struct TippingCurve {
 }
 
 /// Summarises every condition of a study (or of the whole store).
-pub fn summarize(
-    path: &Path,
-    study: Option<&str>,
-) -> Result<(Vec<GroupSummary>, Vec<TippingCurve>), AnalysisError> {
+pub fn summarize(path: &Path, study: Option<&str>) -> Result<(Vec<GroupSummary>, Vec<TippingCurve>), AnalysisError> {
     let outcomes = run_outcomes(path, study)?;
     let mut groups: BTreeMap<Condition, Vec<&RunOutcome>> = BTreeMap::new();
     let mut order: Vec<Condition> = Vec::new();
@@ -119,10 +108,7 @@ pub fn summarize(
                 }
             }
         }
-        let metrics = values
-            .into_iter()
-            .filter_map(|(k, v)| Stat::of(&v).map(|s| (k, s)))
-            .collect();
+        let metrics = values.into_iter().filter_map(|(k, v)| Stat::of(&v).map(|s| (k, s))).collect();
         summaries.push(GroupSummary {
             committed: runs[0].committed,
             population: runs[0].population,
@@ -137,19 +123,9 @@ pub fn summarize(
 
 fn tipping_curves(summaries: &[GroupSummary]) -> Vec<TippingCurve> {
     let mut by: BTreeMap<(String, String, String, String), Vec<&GroupSummary>> = BTreeMap::new();
-    for s in summaries
-        .iter()
-        .filter(|s| s.metrics.contains_key("overturned") && s.condition.sweep().is_some())
-    {
+    for s in summaries.iter().filter(|s| s.metrics.contains_key("overturned") && s.condition.sweep().is_some()) {
         let c = &s.condition;
-        by.entry((
-            c.block.clone(),
-            c.roster.clone(),
-            c.variant.clone(),
-            c.cell.clone(),
-        ))
-        .or_default()
-        .push(s);
+        by.entry((c.block.clone(), c.roster.clone(), c.variant.clone(), c.cell.clone())).or_default().push(s);
     }
     by.into_iter()
         .map(|((block, roster, _, _), mut pts)| {
@@ -168,25 +144,13 @@ fn tipping_curves(summaries: &[GroupSummary]) -> Vec<TippingCurve> {
                 })
                 .collect();
             let critical = points.iter().find(|p| p.4 > 0.5).map(|p| p.0);
-            let largest_failure = critical.and_then(|c| {
-                points
-                    .iter()
-                    .filter(|p| p.0 < c && p.4 <= 0.5)
-                    .map(|p| p.0)
-                    .last()
-            });
+            let largest_failure =
+                critical.and_then(|c| points.iter().filter(|p| p.0 < c && p.4 <= 0.5).map(|p| p.0).last());
             let monotone = match critical {
                 Some(c) => points.iter().all(|p| (p.0 < c) == (p.4 <= 0.5)),
                 None => true,
             };
-            TippingCurve {
-                block,
-                roster,
-                points,
-                critical,
-                largest_failure,
-                monotone,
-            }
+            TippingCurve { block, roster, points, critical, largest_failure, monotone }
         })
         .collect()
 }

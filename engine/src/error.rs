@@ -14,17 +14,10 @@ pub enum EngineError {
     Environment { run: String, source: EnvError },
     /// A deferred decision failed for good.
     #[error("run {run}, seat {seat}: {source}")]
-    Decision {
-        run: String,
-        seat: usize,
-        source: AgentError,
-    },
+    Decision { run: String, seat: usize, source: AgentError },
     /// The store could not be read or written.
     #[error("store {}: {source}", path.display())]
-    Store {
-        path: PathBuf,
-        source: rusqlite::Error,
-    },
+    Store { path: PathBuf, source: rusqlite::Error },
     /// The store file is not an Agora store, is truncated or is corrupt; it is not used.
     #[error("store {}: {message}", path.display())]
     Corrupt { path: PathBuf, message: String },

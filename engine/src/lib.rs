@@ -22,7 +22,5 @@ pub use store::Store;
 
 /// Convenient imports for users of this crate.
 pub mod prelude {
-    pub use crate::{
-        execute, EngineError, Progress, RunRecords, RunWorld, RunnerOptions, RunnerReport, Store,
-    };
+    pub use crate::{execute, EngineError, Progress, RunRecords, RunWorld, RunnerOptions, RunnerReport, Store};
 }

@@ -58,6 +58,8 @@ pub struct RunRecords {
     pub decisions: Vec<DecisionRecord>,
     pub payoffs: Vec<PayoffRecord>,
     pub interactions: Vec<InteractionRecord>,
+    /// Model calls, in (seat, slot, attempt) order.
+    pub transcripts: Vec<agora_agents::llm::Transcript>,
 }
 
 impl RunRecords {
@@ -70,6 +72,7 @@ impl RunRecords {
             decisions: Vec::new(),
             payoffs: Vec::new(),
             interactions: Vec::new(),
+            transcripts: Vec::new(),
         }
     }
 
@@ -98,24 +101,34 @@ impl RunRecords {
             );
         }
         for p in &self.payoffs {
+            h.update(format!("P{}|{}|{}|{:x}\n", p.step, p.round, p.seat, p.payoff.to_bits()).as_bytes());
+        }
+        for i in &self.interactions {
+            h.update(format!("I{}|{}|{}|{}|{}|{}\n", i.t, i.a, i.b, i.name_a, i.name_b, i.matched).as_bytes());
+        }
+        for t in &self.transcripts {
             h.update(
                 format!(
-                    "P{}|{}|{}|{:x}\n",
-                    p.step,
-                    p.round,
-                    p.seat,
-                    p.payoff.to_bits()
+                    "T{}|{}|{}|{}|{}|{}|{}|{}|{}|{}\n",
+                    t.seat,
+                    t.slot,
+                    t.attempt,
+                    t.kind,
+                    t.round,
+                    t.role,
+                    t.model,
+                    t.endpoint,
+                    t.parse_status,
+                    t.latency_ms.to_bits()
                 )
                 .as_bytes(),
             );
-        }
-        for i in &self.interactions {
+            for part in [&t.messages_json, &t.raw_reply, &t.detail] {
+                h.update((part.len() as u64).to_le_bytes());
+                h.update(part.as_bytes());
+            }
             h.update(
-                format!(
-                    "I{}|{}|{}|{}|{}|{}\n",
-                    i.t, i.a, i.b, i.name_a, i.name_b, i.matched
-                )
-                .as_bytes(),
+                format!("{:?}|{:?}|{:?}|{:?}\n", t.action, t.reason, t.prompt_tokens, t.completion_tokens).as_bytes(),
             );
         }
         h.finalize().iter().map(|b| format!("{b:02x}")).collect()

@@ -31,18 +31,12 @@ impl RunWorld {
 
     /// Builds the world with the given policies, one per seat (policies that need more than
     /// their specification to exist, such as a client for a model server).
-    pub fn with_policies(
-        spec: &RunSpec,
-        policies: Vec<Box<dyn Policy>>,
-    ) -> Result<RunWorld, EngineError> {
+    pub fn with_policies(spec: &RunSpec, policies: Vec<Box<dyn Policy>>) -> Result<RunWorld, EngineError> {
         let key = spec.key();
-        let env =
-            spec.environment
-                .build(spec.variant)
-                .map_err(|source| EngineError::Environment {
-                    run: key.clone(),
-                    source,
-                })?;
+        let env = spec
+            .environment
+            .build(spec.variant)
+            .map_err(|source| EngineError::Environment { run: key.clone(), source })?;
         let mut world = World::new();
         let mut log = RunRecords::new(spec);
         let mut seats = Vec::with_capacity(spec.seats.len());
@@ -61,14 +55,8 @@ impl RunWorld {
             }
             let meta = policy.meta();
             let committed = spec.committed.contains(&i);
-            log.agents.push(AgentRecord {
-                seat: i as u32,
-                policy: meta.name,
-                family: meta.family,
-                committed,
-            });
-            let stream =
-                Xoshiro256PlusPlus::seed_from_u64(derive(spec.seed, &["seat", &i.to_string()]));
+            log.agents.push(AgentRecord { seat: i as u32, policy: meta.name, family: meta.family, committed });
+            let stream = Xoshiro256PlusPlus::seed_from_u64(derive(spec.seed, &["seat", &i.to_string()]));
             let mut entity = world.spawn((
                 Seat(i),
                 Agent(policy),
@@ -91,12 +79,7 @@ impl RunWorld {
         world.insert_resource(Fault::default());
         world.insert_resource(Log(log));
         let (decide, resolve) = build_schedules();
-        Ok(RunWorld {
-            world,
-            decide,
-            resolve,
-            key,
-        })
+        Ok(RunWorld { world, decide, resolve, key })
     }
 
     /// The run key.
@@ -113,12 +96,7 @@ impl RunWorld {
     pub fn begin_stage(&mut self) -> Vec<(usize, DecisionFuture)> {
         self.decide.run(&mut self.world);
         let deferred = self.world.resource::<DeferredDecisions>();
-        std::mem::take(
-            &mut *deferred
-                .0
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        )
+        std::mem::take(&mut *deferred.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner))
     }
 
     /// Supplies an awaited decision.
@@ -133,10 +111,7 @@ impl RunWorld {
     pub fn finish_stage(&mut self) -> Result<(), EngineError> {
         self.resolve.run(&mut self.world);
         match self.world.resource_mut::<Fault>().0.take() {
-            Some(source) => Err(EngineError::Environment {
-                run: self.key.clone(),
-                source,
-            }),
+            Some(source) => Err(EngineError::Environment { run: self.key.clone(), source }),
             None => Ok(()),
         }
     }
@@ -150,9 +125,7 @@ impl RunWorld {
                 return Err(EngineError::Decision {
                     run: self.key.clone(),
                     seat: *seat,
-                    source: agora_agents::AgentError::Failed(
-                        "asynchronous decision outside the runner".into(),
-                    ),
+                    source: agora_agents::AgentError::Failed("asynchronous decision outside the runner".into()),
                 });
             }
             self.finish_stage()?;
@@ -162,9 +135,6 @@ impl RunWorld {
 
     /// The records of a finished run.
     pub fn into_records(mut self) -> RunRecords {
-        self.world
-            .remove_resource::<Log>()
-            .map(|l| l.0)
-            .expect("invariant: the log resource lives as long as the run")
+        self.world.remove_resource::<Log>().map(|l| l.0).expect("invariant: the log resource lives as long as the run")
     }
 }

@@ -22,7 +22,7 @@ use crate::store::Store;
 
 /// Builds the policies of a run, one per seat, where a specification alone is not enough.
 pub type PolicyFactory =
-    std::sync::Arc<dyn Fn(&RunSpec) -> Vec<Box<dyn agora_agents::Policy>> + Send + Sync>;
+    std::sync::Arc<dyn Fn(&RunSpec) -> Result<Vec<Box<dyn agora_agents::Policy>>, String> + Send + Sync>;
 
 /// How to run a plan.
 #[derive(Clone)]
@@ -42,9 +42,7 @@ impl Default for RunnerOptions {
     fn default() -> Self {
         RunnerOptions {
             max_live: 256,
-            threads: std::thread::available_parallelism()
-                .map(|n| n.get())
-                .unwrap_or(1),
+            threads: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
             stop_after: None,
             policy_factory: None,
         }
@@ -78,44 +76,32 @@ pub fn execute(
 ) -> Result<RunnerReport, EngineError> {
     let done = store.completed_keys()?;
     let todo: Vec<&RunSpec> = runs.iter().filter(|r| !done.contains(&r.key())).collect();
-    let mut report = RunnerReport {
-        skipped: runs.len() - todo.len(),
-        ..RunnerReport::default()
-    };
+    let mut report = RunnerReport { skipped: runs.len() - todo.len(), ..RunnerReport::default() };
     let total = todo.len();
-    let all_sync =
-        opts.policy_factory.is_none() && todo.iter().all(|r| r.seats.iter().all(|s| !s.is_async()));
+    let all_sync = opts.policy_factory.is_none() && todo.iter().all(|r| r.seats.iter().all(|s| !s.is_async()));
     let mut commit = |rec: RunRecords, report: &mut RunnerReport| -> Result<bool, EngineError> {
         report.decisions += rec.decisions.len() as u64;
         store.commit_run(&rec)?;
         report.executed += 1;
-        progress(Progress {
-            done: report.executed,
-            total,
-            skipped: report.skipped,
-        });
+        progress(Progress { done: report.executed, total, skipped: report.skipped });
         Ok(opts.stop_after.is_some_and(|n| report.executed >= n))
     };
     if all_sync && opts.threads > 1 && total > 1 {
-        run_threaded(
-            &todo,
-            opts.threads,
-            &mut |rec, rep| commit(rec, rep),
-            &mut report,
-        )?;
+        run_threaded(&todo, opts.threads, &mut |rec, rep| commit(rec, rep), &mut report)?;
     } else {
         let factory = opts.policy_factory.clone();
         let build = move |spec: &RunSpec| match &factory {
-            Some(f) => RunWorld::with_policies(spec, f(spec)),
+            Some(f) => RunWorld::with_policies(
+                spec,
+                f(spec).map_err(|m| EngineError::Decision {
+                    run: spec.key(),
+                    seat: 0,
+                    source: agora_agents::AgentError::Failed(m),
+                })?,
+            ),
             None => RunWorld::new(spec),
         };
-        run_gathered(
-            &todo,
-            opts.max_live.max(1),
-            &build,
-            &mut |rec, rep| commit(rec, rep),
-            &mut report,
-        )?;
+        run_gathered(&todo, opts.max_live.max(1), &build, &mut |rec, rep| commit(rec, rep), &mut report)?;
     }
     Ok(report)
 }
@@ -222,11 +208,8 @@ fn run_gathered(
                     seat: 0,
                     source: agora_agents::AgentError::Failed(format!("decision task failed: {e}")),
                 })?;
-                let action = result.map_err(|source| EngineError::Decision {
-                    run: live[i].key().to_string(),
-                    seat,
-                    source,
-                })?;
+                let action =
+                    result.map_err(|source| EngineError::Decision { run: live[i].key().to_string(), seat, source })?;
                 live[i].supply(seat, action);
             }
         }

@@ -76,6 +76,33 @@ CREATE TABLE IF NOT EXISTS payoffs (
     payoff REAL NOT NULL,
     PRIMARY KEY (run_id, step, seat)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS transcripts (
+    run_id INTEGER NOT NULL REFERENCES runs(run_id),
+    seat INTEGER NOT NULL,
+    slot INTEGER NOT NULL,
+    attempt INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    round INTEGER NOT NULL,
+    role TEXT NOT NULL,
+    model TEXT NOT NULL,
+    served_id TEXT NOT NULL,
+    endpoint TEXT NOT NULL,
+    messages_json TEXT NOT NULL,
+    raw_reply TEXT NOT NULL,
+    action TEXT,
+    reason TEXT,
+    parse_status TEXT NOT NULL,
+    detail TEXT NOT NULL,
+    latency_ms REAL NOT NULL,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    PRIMARY KEY (run_id, seat, slot, kind, attempt)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS llm_cache (
+    key TEXT PRIMARY KEY,
+    model TEXT NOT NULL,
+    reply_json TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS interactions (
     run_id INTEGER NOT NULL REFERENCES runs(run_id),
     t INTEGER NOT NULL,
@@ -89,14 +116,7 @@ CREATE TABLE IF NOT EXISTS interactions (
 ";
 
 /// The tables an export writes, in order.
-pub const TABLES: [&str; 6] = [
-    "studies",
-    "runs",
-    "agents",
-    "decisions",
-    "payoffs",
-    "interactions",
-];
+pub const TABLES: [&str; 6] = ["studies", "runs", "agents", "decisions", "payoffs", "interactions"];
 
 /// An open store.
 pub struct Store {
@@ -108,10 +128,7 @@ impl Store {
     /// Opens a store, creating it if the file does not exist. A file that exists but is not an
     /// intact Agora store is refused with [`EngineError::Corrupt`], never silently used.
     pub fn open(path: &Path) -> Result<Store, EngineError> {
-        let exists = path.exists()
-            && std::fs::metadata(path)
-                .map(|m| m.len() > 0)
-                .unwrap_or(false);
+        let exists = path.exists() && std::fs::metadata(path).map(|m| m.len() > 0).unwrap_or(false);
         if exists {
             check_header(path)?;
         } else if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
@@ -120,21 +137,11 @@ impl Store {
                 message: format!("cannot create directory {}: {e}", dir.display()),
             })?;
         }
-        let sql = |source| EngineError::Store {
-            path: path.to_path_buf(),
-            source,
-        };
-        let corrupt = |message: String| EngineError::Corrupt {
-            path: path.to_path_buf(),
-            message,
-        };
-        let conn = Connection::open_with_flags(
-            path,
-            OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE,
-        )
-        .map_err(sql)?;
-        conn.busy_timeout(std::time::Duration::from_secs(30))
+        let sql = |source| EngineError::Store { path: path.to_path_buf(), source };
+        let corrupt = |message: String| EngineError::Corrupt { path: path.to_path_buf(), message };
+        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE)
             .map_err(sql)?;
+        conn.busy_timeout(std::time::Duration::from_secs(30)).map_err(sql)?;
         if exists {
             let check: String = conn
                 .query_row("PRAGMA quick_check", [], |r| r.get(0))
@@ -142,38 +149,24 @@ impl Store {
             if check != "ok" {
                 return Err(corrupt(format!("integrity check failed: {check}")));
             }
-            let app: i32 = conn
-                .query_row("PRAGMA application_id", [], |r| r.get(0))
-                .map_err(sql)?;
+            let app: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0)).map_err(sql)?;
             if app != APPLICATION_ID {
                 return Err(corrupt("not an Agora store (wrong application id)".into()));
             }
-            let version: i32 = conn
-                .query_row("PRAGMA user_version", [], |r| r.get(0))
-                .map_err(sql)?;
+            let version: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(sql)?;
             if version != SCHEMA_VERSION {
-                return Err(corrupt(format!(
-                    "schema version {version}, this build reads {SCHEMA_VERSION}"
-                )));
+                return Err(corrupt(format!("schema version {version}, this build reads {SCHEMA_VERSION}")));
             }
         }
-        conn.pragma_update(None, "journal_mode", "WAL")
-            .map_err(sql)?;
-        conn.pragma_update(None, "synchronous", "NORMAL")
-            .map_err(sql)?;
-        conn.pragma_update(None, "foreign_keys", "ON")
-            .map_err(sql)?;
+        conn.pragma_update(None, "journal_mode", "WAL").map_err(sql)?;
+        conn.pragma_update(None, "synchronous", "NORMAL").map_err(sql)?;
+        conn.pragma_update(None, "foreign_keys", "ON").map_err(sql)?;
         if !exists {
             conn.execute_batch(SCHEMA).map_err(sql)?;
-            conn.pragma_update(None, "application_id", APPLICATION_ID)
-                .map_err(sql)?;
-            conn.pragma_update(None, "user_version", SCHEMA_VERSION)
-                .map_err(sql)?;
+            conn.pragma_update(None, "application_id", APPLICATION_ID).map_err(sql)?;
+            conn.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(sql)?;
         }
-        Ok(Store {
-            conn,
-            path: path.to_path_buf(),
-        })
+        Ok(Store { conn, path: path.to_path_buf() })
     }
 
     pub fn path(&self) -> &Path {
@@ -186,23 +179,14 @@ impl Store {
     }
 
     fn sql(&self, source: rusqlite::Error) -> EngineError {
-        EngineError::Store {
-            path: self.path.clone(),
-            source,
-        }
+        EngineError::Store { path: self.path.clone(), source }
     }
 
     /// Keys of every run already stored.
     pub fn completed_keys(&self) -> Result<HashSet<String>, EngineError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT run_key FROM runs")
-            .map_err(|e| self.sql(e))?;
-        let keys = stmt
-            .query_map([], |r| r.get::<_, String>(0))
-            .map_err(|e| self.sql(e))?;
-        keys.collect::<Result<HashSet<_>, _>>()
-            .map_err(|e| self.sql(e))
+        let mut stmt = self.conn.prepare("SELECT run_key FROM runs").map_err(|e| self.sql(e))?;
+        let keys = stmt.query_map([], |r| r.get::<_, String>(0)).map_err(|e| self.sql(e))?;
+        keys.collect::<Result<HashSet<_>, _>>().map_err(|e| self.sql(e))
     }
 
     /// Notes the study and plan a run of `agora run` worked from.
@@ -220,17 +204,10 @@ impl Store {
     /// as it is (the run is deterministic, so the records would be the same).
     pub fn commit_run(&mut self, rec: &RunRecords) -> Result<bool, EngineError> {
         let path = self.path.clone();
-        let sql = |source| EngineError::Store {
-            path: path.clone(),
-            source,
-        };
+        let sql = |source| EngineError::Store { path: path.clone(), source };
         let tx = self.conn.transaction().map_err(sql)?;
         let exists: bool = tx
-            .query_row(
-                "SELECT EXISTS(SELECT 1 FROM runs WHERE run_key = ?1)",
-                [&rec.key],
-                |r| r.get(0),
-            )
+            .query_row("SELECT EXISTS(SELECT 1 FROM runs WHERE run_key = ?1)", [&rec.key], |r| r.get(0))
             .map_err(sql)?;
         if exists {
             return Ok(false);
@@ -270,11 +247,12 @@ impl Store {
         let run_id = tx.last_insert_rowid();
         {
             let mut st = tx
-                .prepare_cached("INSERT INTO agents (run_id, seat, policy, family, committed) VALUES (?1, ?2, ?3, ?4, ?5)")
+                .prepare_cached(
+                    "INSERT INTO agents (run_id, seat, policy, family, committed) VALUES (?1, ?2, ?3, ?4, ?5)",
+                )
                 .map_err(sql)?;
             for a in &rec.agents {
-                st.execute(params![run_id, a.seat, a.policy, a.family, a.committed])
-                    .map_err(sql)?;
+                st.execute(params![run_id, a.seat, a.policy, a.family, a.committed]).map_err(sql)?;
             }
             let mut st = tx
                 .prepare_cached(
@@ -283,17 +261,14 @@ impl Store {
                 )
                 .map_err(sql)?;
             for d in &rec.decisions {
-                st.execute(params![
-                    run_id, d.step, d.round, d.seat, d.role, d.action, d.value, d.scale, d.context
-                ])
-                .map_err(sql)?;
+                st.execute(params![run_id, d.step, d.round, d.seat, d.role, d.action, d.value, d.scale, d.context])
+                    .map_err(sql)?;
             }
             let mut st = tx
                 .prepare_cached("INSERT INTO payoffs (run_id, step, round, seat, payoff) VALUES (?1, ?2, ?3, ?4, ?5)")
                 .map_err(sql)?;
             for p in &rec.payoffs {
-                st.execute(params![run_id, p.step, p.round, p.seat, p.payoff])
-                    .map_err(sql)?;
+                st.execute(params![run_id, p.step, p.round, p.seat, p.payoff]).map_err(sql)?;
             }
             let mut st = tx
                 .prepare_cached(
@@ -301,10 +276,7 @@ impl Store {
                 )
                 .map_err(sql)?;
             for i in &rec.interactions {
-                st.execute(params![
-                    run_id, i.t, i.a, i.b, i.name_a, i.name_b, i.matched
-                ])
-                .map_err(sql)?;
+                st.execute(params![run_id, i.t, i.a, i.b, i.name_a, i.name_b, i.matched]).map_err(sql)?;
             }
         }
         tx.commit().map_err(sql)?;
@@ -314,24 +286,14 @@ impl Store {
     /// One digest of every stored run's record hash, in run-key order: two stores with the same
     /// runs and the same records give the same digest, whatever order the runs were written in.
     pub fn records_digest(&self) -> Result<String, EngineError> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT run_key, record_hash FROM runs ORDER BY run_key")
-            .map_err(|e| self.sql(e))?;
+        let mut stmt =
+            self.conn.prepare("SELECT run_key, record_hash FROM runs ORDER BY run_key").map_err(|e| self.sql(e))?;
         let rows = stmt
-            .query_map([], |r| {
-                Ok(format!(
-                    "{}:{}",
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?
-                ))
-            })
+            .query_map([], |r| Ok(format!("{}:{}", r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
             .map_err(|e| self.sql(e))?
             .collect::<Result<Vec<String>, _>>()
             .map_err(|e| self.sql(e))?;
-        Ok(agora_scenarios::seed::hex_digest(
-            rows.join("\n").as_bytes(),
-        ))
+        Ok(agora_scenarios::seed::hex_digest(rows.join("\n").as_bytes()))
     }
 
     /// Number of stored runs.
@@ -346,23 +308,61 @@ impl Store {
 /// Refuses a file that does not start with the SQLite header (a truncated or foreign file).
 fn check_header(path: &Path) -> Result<(), EngineError> {
     use std::io::Read;
-    let corrupt = |message: String| EngineError::Corrupt {
-        path: path.to_path_buf(),
-        message,
-    };
+    let corrupt = |message: String| EngineError::Corrupt { path: path.to_path_buf(), message };
     let mut f = std::fs::File::open(path).map_err(|e| corrupt(format!("cannot open: {e}")))?;
     let mut header = [0u8; 16];
-    let n = f
-        .read(&mut header)
-        .map_err(|e| corrupt(format!("cannot read: {e}")))?;
+    let n = f.read(&mut header).map_err(|e| corrupt(format!("cannot read: {e}")))?;
     if n < 16 || &header != b"SQLite format 3\0" {
-        return Err(corrupt(
-            "not a SQLite database (truncated or foreign file)".into(),
-        ));
+        return Err(corrupt("not a SQLite database (truncated or foreign file)".into()));
     }
     let len = f.metadata().map(|m| m.len()).unwrap_or(0);
     if len < 512 {
         return Err(corrupt(format!("truncated: {len} bytes")));
     }
     Ok(())
+}
+
+/// The reply cache kept in the store file, on its own connection so that calls in flight can
+/// read and write it while the runner commits runs.
+pub struct SqliteCache {
+    conn: std::sync::Mutex<Connection>,
+}
+
+impl SqliteCache {
+    /// Opens the cache of an existing store (open the [`Store`] first: it checks the file).
+    pub fn open(path: &Path) -> Result<SqliteCache, EngineError> {
+        let sql = |source| EngineError::Store { path: path.to_path_buf(), source };
+        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(sql)?;
+        conn.busy_timeout(std::time::Duration::from_secs(60)).map_err(sql)?;
+        Ok(SqliteCache { conn: std::sync::Mutex::new(conn) })
+    }
+
+    /// Number of cached replies.
+    pub fn len(&self) -> u64 {
+        let conn = self.conn.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        conn.query_row("SELECT COUNT(*) FROM llm_cache", [], |r| r.get::<_, i64>(0)).map(|n| n as u64).unwrap_or(0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl agora_agents::llm::ReplyCache for SqliteCache {
+    fn get(&self, key: &str) -> Option<agora_agents::llm::CachedReply> {
+        let conn = self.conn.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        let json: Option<String> =
+            conn.query_row("SELECT reply_json FROM llm_cache WHERE key = ?1", [key], |r| r.get(0)).ok();
+        json.and_then(|j| serde_json::from_str(&j).ok())
+    }
+
+    fn put(&self, key: &str, model: &str, reply: &agora_agents::llm::CachedReply) {
+        let Ok(json) = serde_json::to_string(reply) else { return };
+        let conn = self.conn.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        // A failed write only costs a repeated call later; the run itself is unaffected.
+        let _ = conn.execute(
+            "INSERT OR IGNORE INTO llm_cache (key, model, reply_json) VALUES (?1, ?2, ?3)",
+            params![key, model, json],
+        );
+    }
 }

@@ -55,11 +55,9 @@ pub fn collect_decisions(
         let Some(obs) = inbox.0.take() else { continue };
         match agent.0.decide(&obs, &mut rng.0) {
             Decision::Ready(action) => chosen.0 = Some(action),
-            Decision::Deferred(future) => deferred
-                .0
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .push((seat.0, future)),
+            Decision::Deferred(future) => {
+                deferred.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push((seat.0, future))
+            }
         }
     }
 }
@@ -76,10 +74,7 @@ pub fn resolve_actions(
 ) {
     let mut actions = Vec::with_capacity(open.0.len());
     for seat in &open.0 {
-        let action = chosen
-            .get_mut(seats.0[*seat])
-            .ok()
-            .and_then(|mut c| c.0.take());
+        let action = chosen.get_mut(seats.0[*seat]).ok().and_then(|mut c| c.0.take());
         match action {
             Some(a) => actions.push((*seat, a)),
             None => {
@@ -98,11 +93,7 @@ pub fn resolve_actions(
 }
 
 /// Gives every agent its feedback and keeps its history window.
-pub fn deliver_feedback(
-    last: Res<LastStep>,
-    seats: Res<Seats>,
-    mut agents: Query<(&mut Agent, &mut History)>,
-) {
+pub fn deliver_feedback(last: Res<LastStep>, seats: Res<Seats>, mut agents: Query<(&mut Agent, &mut History)>) {
     let Some(step) = &last.0 else { return };
     for (seat, fb) in &step.feedback {
         if let Ok((mut agent, mut history)) = agents.get_mut(seats.0[*seat]) {
@@ -134,12 +125,7 @@ pub fn record_step(mut last: ResMut<LastStep>, mut log: ResMut<Log>) {
         });
     }
     for (seat, payoff) in step.payoffs {
-        log.payoffs.push(PayoffRecord {
-            step: n,
-            round: step.round,
-            seat: seat as u32,
-            payoff,
-        });
+        log.payoffs.push(PayoffRecord { step: n, round: step.round, seat: seat as u32, payoff });
     }
     if let Some(i) = step.interaction {
         log.interactions.push(InteractionRecord {
@@ -157,27 +143,19 @@ pub fn record_step(mut last: ResMut<LastStep>, mut log: ResMut<Log>) {
 /// systems with conflicting access and no order would be a determinism bug.
 pub fn build_schedules() -> (Schedule, Schedule) {
     use bevy_ecs::schedule::{ExecutorKind, LogLevel, ScheduleBuildSettings};
-    let settings = ScheduleBuildSettings {
-        ambiguity_detection: LogLevel::Error,
-        ..ScheduleBuildSettings::default()
-    };
+    let settings = ScheduleBuildSettings { ambiguity_detection: LogLevel::Error, ..ScheduleBuildSettings::default() };
     let mut decide = Schedule::new(DecideSchedule);
     decide.set_executor_kind(ExecutorKind::SingleThreaded);
     decide.set_build_settings(settings.clone());
     decide.configure_sets((RoundPhase::Observe, RoundPhase::Decide).chain());
-    decide.add_systems((
-        observe_environment.in_set(RoundPhase::Observe),
-        collect_decisions.in_set(RoundPhase::Decide),
-    ));
+    decide.add_systems((observe_environment.in_set(RoundPhase::Observe), collect_decisions.in_set(RoundPhase::Decide)));
     let mut resolve = Schedule::new(ResolveSchedule);
     resolve.set_executor_kind(ExecutorKind::SingleThreaded);
     resolve.set_build_settings(settings);
     resolve.configure_sets((RoundPhase::Resolve, RoundPhase::Record).chain());
     resolve.add_systems((
         resolve_actions.in_set(RoundPhase::Resolve),
-        (deliver_feedback, record_step)
-            .chain()
-            .in_set(RoundPhase::Record),
+        (deliver_feedback, record_step).chain().in_set(RoundPhase::Record),
     ));
     (decide, resolve)
 }

@@ -16,9 +16,7 @@ fn studies() -> PathBuf {
 }
 
 fn plan(name: &str, runs: u32) -> Plan {
-    Plan::load(&studies().join(name), None)
-        .expect("shipped study resolves")
-        .limit_runs(runs)
+    Plan::load(&studies().join(name), None).expect("shipped study resolves").limit_runs(runs)
 }
 
 fn run_into(dir: &Path, name: &str, plan: &Plan, opts: &RunnerOptions) -> Store {
@@ -32,14 +30,8 @@ fn every_shipped_study_records_identically_twice() {
     let dir = tempfile::tempdir().expect("tempdir");
     for study in ["classical.ron", "tipping.ron"] {
         let p = plan(study, 2);
-        let threaded = RunnerOptions {
-            threads: 2,
-            ..RunnerOptions::default()
-        };
-        let single = RunnerOptions {
-            threads: 1,
-            ..RunnerOptions::default()
-        };
+        let threaded = RunnerOptions { threads: 2, ..RunnerOptions::default() };
+        let single = RunnerOptions { threads: 1, ..RunnerOptions::default() };
         let a = run_into(dir.path(), &format!("{study}-a.sqlite"), &p, &threaded);
         let b = run_into(dir.path(), &format!("{study}-b.sqlite"), &p, &single);
         assert_eq!(a.run_count().expect("count"), p.runs.len() as u64);
@@ -54,22 +46,11 @@ fn every_shipped_study_records_identically_twice() {
 #[test]
 fn different_seeds_give_different_records() {
     let p = plan("classical.ron", 1);
-    let run = p
-        .runs
-        .iter()
-        .find(|r| r.block == "naming")
-        .expect("naming run")
-        .clone();
+    let run = p.runs.iter().find(|r| r.block == "naming").expect("naming run").clone();
     let mut other = run.clone();
     other.seed ^= 1;
-    let a = RunWorld::new(&run)
-        .expect("builds")
-        .run_to_end()
-        .expect("runs");
-    let b = RunWorld::new(&other)
-        .expect("builds")
-        .run_to_end()
-        .expect("runs");
+    let a = RunWorld::new(&run).expect("builds").run_to_end().expect("runs");
+    let b = RunWorld::new(&other).expect("builds").run_to_end().expect("runs");
     assert_ne!(a.interactions, b.interactions);
 }
 
@@ -81,28 +62,19 @@ fn interrupted_run_resumes_to_the_same_store() {
     let path = dir.path().join("resumed.sqlite");
     {
         let mut store = Store::open(&path).expect("opens");
-        let opts = RunnerOptions {
-            stop_after: Some(17),
-            threads: 2,
-            ..RunnerOptions::default()
-        };
+        let opts = RunnerOptions { stop_after: Some(17), threads: 2, ..RunnerOptions::default() };
         let report = execute(&p.runs, &mut store, &opts, &mut |_| {}).expect("runs");
         assert!(report.interrupted);
         assert_eq!(store.run_count().expect("count"), 17);
     }
     let mut store = Store::open(&path).expect("reopens");
-    let report =
-        execute(&p.runs, &mut store, &RunnerOptions::default(), &mut |_| {}).expect("resumes");
+    let report = execute(&p.runs, &mut store, &RunnerOptions::default(), &mut |_| {}).expect("resumes");
     assert_eq!(report.skipped, 17);
     assert_eq!(report.executed, p.runs.len() - 17);
     assert_eq!(store.run_count().expect("count"), p.runs.len() as u64);
-    assert_eq!(
-        store.records_digest().expect("digest"),
-        whole.records_digest().expect("digest")
-    );
+    assert_eq!(store.records_digest().expect("digest"), whole.records_digest().expect("digest"));
     // A third call finds nothing to do.
-    let report =
-        execute(&p.runs, &mut store, &RunnerOptions::default(), &mut |_| {}).expect("noop");
+    let report = execute(&p.runs, &mut store, &RunnerOptions::default(), &mut |_| {}).expect("noop");
     assert_eq!((report.executed, report.skipped), (0, p.runs.len()));
 }
 
@@ -128,9 +100,7 @@ impl Policy for Delayed {
         &DELAYED
     }
     fn decide(&mut self, obs: &Observation, rng: &mut dyn RngCore) -> Decision {
-        let Decision::Ready(action) = self.inner.decide(obs, rng) else {
-            panic!("inner policy is synchronous")
-        };
+        let Decision::Ready(action) = self.inner.decide(obs, rng) else { panic!("inner policy is synchronous") };
         let (in_flight, peak) = (self.in_flight.clone(), self.peak.clone());
         // The delay must not draw from the agent's stream, or the wrapped play would change.
         let delay = 1 + u64::from(obs.round % 3);
@@ -150,22 +120,14 @@ impl Policy for Delayed {
 #[test]
 fn deferred_decisions_of_all_live_runs_are_in_flight_together() {
     let p = plan("classical.ron", 10);
-    let runs: Vec<RunSpec> = p
-        .runs
-        .iter()
-        .filter(|r| r.block == "pd" && r.variant == agora_environments::Variant::C0)
-        .cloned()
-        .collect();
+    let runs: Vec<RunSpec> =
+        p.runs.iter().filter(|r| r.block == "pd" && r.variant == agora_environments::Variant::C0).cloned().collect();
     assert_eq!(runs.len(), 10);
     let dir = tempfile::tempdir().expect("tempdir");
     let sync = run_into(
         dir.path(),
         "sync.sqlite",
-        &Plan {
-            study: "x".into(),
-            master_seed: 0,
-            runs: runs.clone(),
-        },
+        &Plan { study: "x".into(), master_seed: 0, runs: runs.clone(), models: vec![] },
         &RunnerOptions::default(),
     );
 
@@ -173,30 +135,19 @@ fn deferred_decisions_of_all_live_runs_are_in_flight_together() {
     let peak = Arc::new(AtomicUsize::new(0));
     let (f, pk) = (in_flight.clone(), peak.clone());
     let factory: agora_engine::runner::PolicyFactory = Arc::new(move |spec: &RunSpec| {
-        spec.seats
+        Ok(spec
+            .seats
             .iter()
             .map(|s: &PolicySpec| {
-                Box::new(Delayed {
-                    inner: s.build(),
-                    in_flight: f.clone(),
-                    peak: pk.clone(),
-                }) as Box<dyn Policy>
+                Box::new(Delayed { inner: s.build(), in_flight: f.clone(), peak: pk.clone() }) as Box<dyn Policy>
             })
-            .collect()
+            .collect::<Vec<_>>())
     });
-    let opts = RunnerOptions {
-        policy_factory: Some(factory),
-        max_live: 64,
-        ..RunnerOptions::default()
-    };
+    let opts = RunnerOptions { policy_factory: Some(factory), max_live: 64, ..RunnerOptions::default() };
     let mut store = Store::open(&dir.path().join("deferred.sqlite")).expect("opens");
     execute(&runs, &mut store, &opts, &mut |_| {}).expect("runs");
     // 10 runs × 2 seats answer each stage together.
-    assert_eq!(
-        peak.load(Ordering::SeqCst),
-        20,
-        "every live run's decisions were in flight at once"
-    );
+    assert_eq!(peak.load(Ordering::SeqCst), 20, "every live run's decisions were in flight at once");
     // The agents' metadata differs (a wrapper), but what was decided is the same.
     let decisions = |s: &Store| -> Vec<(String, i64, i64, String)> {
         let mut st = s
@@ -210,10 +161,7 @@ fn deferred_decisions_of_all_live_runs_are_in_flight_together() {
     };
     let (a, b) = (decisions(&store), decisions(&sync));
     assert_eq!(a.len(), 200);
-    assert!(
-        a == b,
-        "deferred and synchronous play recorded different decisions"
-    );
+    assert!(a == b, "deferred and synchronous play recorded different decisions");
 }
 
 #[test]
@@ -223,11 +171,7 @@ fn truncated_or_foreign_store_is_refused() {
     let store = run_into(
         dir.path(),
         "good.sqlite",
-        &Plan {
-            study: "x".into(),
-            master_seed: 0,
-            runs: p.runs[..3].to_vec(),
-        },
+        &Plan { study: "x".into(), master_seed: 0, runs: p.runs[..3].to_vec(), models: vec![] },
         &RunnerOptions::default(),
     );
     let good = store.path().to_path_buf();
@@ -235,16 +179,12 @@ fn truncated_or_foreign_store_is_refused() {
     // Fold the WAL into the main file so truncation hits real data.
     {
         let c = rusqlite::Connection::open(&good).expect("open");
-        c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()))
-            .expect("checkpoint");
+        c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).expect("checkpoint");
     }
     let bytes = std::fs::read(&good).expect("read");
     let truncated = dir.path().join("truncated.sqlite");
     std::fs::write(&truncated, &bytes[..bytes.len() / 3]).expect("write");
-    assert!(
-        matches!(Store::open(&truncated), Err(EngineError::Corrupt { .. })),
-        "truncated store refused"
-    );
+    assert!(matches!(Store::open(&truncated), Err(EngineError::Corrupt { .. })), "truncated store refused");
     let foreign = dir.path().join("notes.sqlite");
     std::fs::write(&foreign, "these are my notes, not a database").expect("write");
     let err = Store::open(&foreign).err().expect("refused");

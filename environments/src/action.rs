@@ -68,15 +68,11 @@ impl ActionSpace {
     /// A uniformly random legal action (the documented fallback rule: never the first listed).
     pub fn sample(&self, rng: &mut dyn RngCore) -> Action {
         match self {
-            ActionSpace::Choice { labels } => {
-                Action::Choice(rng.random_range(0..labels.len().max(1)) as u32)
-            }
+            ActionSpace::Choice { labels } => Action::Choice(rng.random_range(0..labels.len().max(1)) as u32),
             ActionSpace::Amount { min, max } => Action::Amount(rng.random_range(*min..=*max)),
-            ActionSpace::Allocation { targets, max_each } => Action::Allocation(
-                (0..*targets)
-                    .map(|_| rng.random_range(0..=*max_each))
-                    .collect(),
-            ),
+            ActionSpace::Allocation { targets, max_each } => {
+                Action::Allocation((0..*targets).map(|_| rng.random_range(0..=*max_each)).collect())
+            }
         }
     }
 
@@ -85,9 +81,7 @@ impl ActionSpace {
         match self {
             ActionSpace::Choice { .. } => 1.0,
             ActionSpace::Amount { max, .. } => (*max as f64).max(1.0),
-            ActionSpace::Allocation { targets, max_each } => {
-                ((*targets as i64) * max_each).max(1) as f64
-            }
+            ActionSpace::Allocation { targets, max_each } => ((*targets as i64) * max_each).max(1) as f64,
         }
     }
 }
@@ -104,10 +98,7 @@ mod tests {
         assert!(s.contains(&Action::Amount(20)));
         assert!(!s.contains(&Action::Amount(21)));
         assert!(!s.contains(&Action::Choice(0)));
-        let a = ActionSpace::Allocation {
-            targets: 3,
-            max_each: 10,
-        };
+        let a = ActionSpace::Allocation { targets: 3, max_each: 10 };
         assert!(a.contains(&Action::Allocation(vec![0, 10, 3])));
         assert!(!a.contains(&Action::Allocation(vec![0, 11, 3])));
         assert!(!a.contains(&Action::Allocation(vec![0, 1])));
@@ -116,9 +107,7 @@ mod tests {
     #[test]
     fn sample_is_legal_and_not_always_first() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
-        let s = ActionSpace::Choice {
-            labels: (0..10).map(|i| i.to_string()).collect(),
-        };
+        let s = ActionSpace::Choice { labels: (0..10).map(|i| i.to_string()).collect() };
         let draws: Vec<Action> = (0..200).map(|_| s.sample(&mut rng)).collect();
         assert!(draws.iter().all(|a| s.contains(a)));
         assert!(draws.iter().any(|a| *a != Action::Choice(0)));

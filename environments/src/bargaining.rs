@@ -13,10 +13,7 @@ use crate::error::{invalid, EnvError};
 use crate::observation::{Context, Feedback, Observation, PayoffBounds, Role};
 use crate::spec::{EnvKind, Variant};
 use crate::variants::BargainVariant;
-use crate::{
-    amount, check_actions, choice_index, Action, ActionSpace, DecisionRow, Environment, Request,
-    Step,
-};
+use crate::{amount, check_actions, choice_index, Action, ActionSpace, DecisionRow, Environment, Request, Step};
 
 pub const DESCRIPTION: &str =
     "bargaining battery: ultimatum (pie 100), dictator, trust; 50 one-shot games; fixed-offer responder arm";
@@ -39,10 +36,7 @@ pub struct FixedOffers {
 
 impl Default for FixedOffers {
     fn default() -> Self {
-        FixedOffers {
-            offers: vec![10, 20, 25, 30, 33, 37, 40, 45, 50],
-            games_each: 20,
-        }
+        FixedOffers { offers: vec![10, 20, 25, 30, 33, 37, 40, 45, 50], games_each: 20 }
     }
 }
 
@@ -60,23 +54,14 @@ pub struct BargainingParams {
 
 impl Default for BargainingParams {
     fn default() -> Self {
-        BargainingParams {
-            game: BargainGame::Ultimatum,
-            games: 50,
-            population: 2,
-            memory: 5,
-            fixed_offers: None,
-        }
+        BargainingParams { game: BargainGame::Ultimatum, games: 50, population: 2, memory: 5, fixed_offers: None }
     }
 }
 
 impl BargainingParams {
     pub fn validate(&self) -> Result<(), EnvError> {
         if self.population < 2 {
-            return Err(invalid(
-                "population",
-                format!("must be at least 2, got {}", self.population),
-            ));
+            return Err(invalid("population", format!("must be at least 2, got {}", self.population)));
         }
         if self.games == 0 {
             return Err(invalid("games", "must be at least 1"));
@@ -86,16 +71,10 @@ impl BargainingParams {
         }
         if let Some(f) = &self.fixed_offers {
             if self.game != BargainGame::Ultimatum {
-                return Err(invalid(
-                    "fixed_offers",
-                    "the fixed-offer arm exists only for the ultimatum game",
-                ));
+                return Err(invalid("fixed_offers", "the fixed-offer arm exists only for the ultimatum game"));
             }
             if f.offers.is_empty() || f.games_each == 0 {
-                return Err(invalid(
-                    "fixed_offers",
-                    "needs at least one offer and one game per offer",
-                ));
+                return Err(invalid("fixed_offers", "needs at least one offer and one game per offer"));
             }
             if let Some(o) = f.offers.iter().find(|o| **o < 0) {
                 return Err(invalid("fixed_offers", format!("offer {o} is negative")));
@@ -139,15 +118,7 @@ pub struct Bargaining {
 
 impl Bargaining {
     pub fn new(params: BargainingParams, variant: Variant, table: BargainVariant) -> Self {
-        Bargaining {
-            params,
-            variant,
-            table,
-            game: 0,
-            stage: Stage::First,
-            seats: (0, 1),
-            schedule: None,
-        }
+        Bargaining { params, variant, table, game: 0, stage: Stage::First, seats: (0, 1), schedule: None }
     }
 
     fn total_games(&self) -> u32 {
@@ -159,67 +130,35 @@ impl Bargaining {
 
     fn bounds(&self) -> PayoffBounds {
         match self.params.game {
-            BargainGame::Trust => PayoffBounds {
-                min: 0.0,
-                mean_abs: self.table.trust_endowment as f64,
-            },
+            BargainGame::Trust => PayoffBounds { min: 0.0, mean_abs: self.table.trust_endowment as f64 },
             _ => PayoffBounds {
-                min: 0.0f64
-                    .min(self.table.responder_outside)
-                    .min(self.table.proposer_outside),
+                min: 0.0f64.min(self.table.responder_outside).min(self.table.proposer_outside),
                 mean_abs: self.table.pie as f64 / 2.0,
             },
         }
     }
 
     fn responder_space(&self) -> ActionSpace {
-        ActionSpace::Choice {
-            labels: self.table.labels.clone(),
-        }
+        ActionSpace::Choice { labels: self.table.labels.clone() }
     }
 
     fn space_and_role(&self) -> (ActionSpace, Role, Context) {
         match (self.params.game, self.stage) {
-            (BargainGame::Ultimatum, Stage::First) => (
-                ActionSpace::Amount {
-                    min: 0,
-                    max: self.table.pie,
-                },
-                Role::Proposer,
-                Context::None,
-            ),
-            (BargainGame::Ultimatum, Stage::Second { amount }) => (
-                self.responder_space(),
-                Role::Responder,
-                Context::Offer {
-                    offer: amount,
-                    pie: self.table.pie,
-                },
-            ),
-            (BargainGame::Dictator, _) => (
-                ActionSpace::Amount {
-                    min: 0,
-                    max: self.table.pie,
-                },
-                Role::Dictator,
-                Context::None,
-            ),
-            (BargainGame::Trust, Stage::First) => (
-                ActionSpace::Amount {
-                    min: 0,
-                    max: self.table.trust_endowment,
-                },
-                Role::Investor,
-                Context::None,
-            ),
-            (BargainGame::Trust, Stage::Second { amount }) => (
-                ActionSpace::Amount {
-                    min: 0,
-                    max: amount,
-                },
-                Role::Trustee,
-                Context::Received { amount },
-            ),
+            (BargainGame::Ultimatum, Stage::First) => {
+                (ActionSpace::Amount { min: 0, max: self.table.pie }, Role::Proposer, Context::None)
+            }
+            (BargainGame::Ultimatum, Stage::Second { amount }) => {
+                (self.responder_space(), Role::Responder, Context::Offer { offer: amount, pie: self.table.pie })
+            }
+            (BargainGame::Dictator, _) => {
+                (ActionSpace::Amount { min: 0, max: self.table.pie }, Role::Dictator, Context::None)
+            }
+            (BargainGame::Trust, Stage::First) => {
+                (ActionSpace::Amount { min: 0, max: self.table.trust_endowment }, Role::Investor, Context::None)
+            }
+            (BargainGame::Trust, Stage::Second { amount }) => {
+                (ActionSpace::Amount { min: 0, max: amount }, Role::Trustee, Context::Received { amount })
+            }
         }
     }
 
@@ -231,16 +170,7 @@ impl Bargaining {
         partner: Option<usize>,
         payoff: f64,
     ) -> (usize, Feedback) {
-        (
-            agent,
-            Feedback {
-                round: self.game,
-                own: vec![own],
-                others: other.into_iter().collect(),
-                partner,
-                payoff,
-            },
-        )
+        (agent, Feedback { round: self.game, own: vec![own], others: other.into_iter().collect(), partner, payoff })
     }
 
     fn end_game(&mut self) {
@@ -273,17 +203,12 @@ impl Environment for Bargaining {
             self.seats = (first, second);
             if let Some(f) = &self.params.fixed_offers {
                 let schedule = self.schedule.get_or_insert_with(|| {
-                    let mut s: Vec<i64> = f
-                        .offers
-                        .iter()
-                        .flat_map(|o| std::iter::repeat_n(*o, f.games_each as usize))
-                        .collect();
+                    let mut s: Vec<i64> =
+                        f.offers.iter().flat_map(|o| std::iter::repeat_n(*o, f.games_each as usize)).collect();
                     s.shuffle(rng);
                     s
                 });
-                let offer = schedule
-                    .pop()
-                    .expect("invariant: schedule holds one offer per remaining game");
+                let offer = schedule.pop().expect("invariant: schedule holds one offer per remaining game");
                 self.stage = Stage::Second { amount: offer };
             }
         }
@@ -308,11 +233,7 @@ impl Environment for Bargaining {
         }]
     }
 
-    fn resolve(
-        &mut self,
-        actions: &[(usize, Action)],
-        _rng: &mut dyn RngCore,
-    ) -> Result<Step, EnvError> {
+    fn resolve(&mut self, actions: &[(usize, Action)], _rng: &mut dyn RngCore) -> Result<Step, EnvError> {
         let (space, role, _) = self.space_and_role();
         let agent = match self.stage {
             Stage::First => self.seats.0,
@@ -320,10 +241,7 @@ impl Environment for Bargaining {
         };
         let action = check_actions(actions, &[(agent, &space)])?[0].clone();
         let (first, second) = self.seats;
-        let mut step = Step {
-            round: self.game + 1,
-            ..Step::default()
-        };
+        let mut step = Step { round: self.game + 1, ..Step::default() };
         let t = &self.table;
         match (self.params.game, self.stage) {
             (BargainGame::Ultimatum, Stage::First) => {
@@ -367,13 +285,7 @@ impl Environment for Bargaining {
                 }
                 step.payoffs.push((second, r_pay));
                 let partner = if fixed { None } else { Some(first) };
-                let fb = self.feedback(
-                    second,
-                    (Role::Responder, action),
-                    Some(Action::Amount(offer)),
-                    partner,
-                    r_pay,
-                );
+                let fb = self.feedback(second, (Role::Responder, action), Some(Action::Amount(offer)), partner, r_pay);
                 step.feedback.push(fb);
                 self.end_game();
             }
@@ -411,9 +323,7 @@ impl Environment for Bargaining {
                     step.feedback.push(fb);
                     self.end_game();
                 } else {
-                    self.stage = Stage::Second {
-                        amount: sent * t.trust_multiplier,
-                    };
+                    self.stage = Stage::Second { amount: sent * t.trust_multiplier };
                 }
             }
             (BargainGame::Trust, Stage::Second { amount: received }) => {
@@ -438,13 +348,7 @@ impl Environment for Bargaining {
                     i_pay,
                 );
                 step.feedback.push(fb);
-                let fb = self.feedback(
-                    second,
-                    (Role::Trustee, action),
-                    Some(Action::Amount(sent)),
-                    Some(first),
-                    r_pay,
-                );
+                let fb = self.feedback(second, (Role::Trustee, action), Some(Action::Amount(sent)), Some(first), r_pay);
                 step.feedback.push(fb);
                 self.end_game();
             }
@@ -463,11 +367,7 @@ mod tests {
     use crate::EnvSpec;
     use rand::SeedableRng;
 
-    fn answer(
-        env: &mut dyn Environment,
-        rng: &mut rand::rngs::StdRng,
-        f: impl Fn(&Request) -> Action,
-    ) -> Step {
+    fn answer(env: &mut dyn Environment, rng: &mut rand::rngs::StdRng, f: impl Fn(&Request) -> Action) -> Step {
         let req = env.pending(rng);
         let acts: Vec<(usize, Action)> = req.iter().map(|r| (r.agent, f(r))).collect();
         env.resolve(&acts, rng).expect("legal")
@@ -476,19 +376,11 @@ mod tests {
     #[test]
     fn ultimatum_accept_and_reject_payoffs_by_variant() {
         for (variant, outside) in [(Variant::C0, 0.0), (Variant::C3, 40.0)] {
-            let mut env = EnvSpec::Bargaining(BargainingParams::default())
-                .build(variant)
-                .expect("builds");
+            let mut env = EnvSpec::Bargaining(BargainingParams::default()).build(variant).expect("builds");
             let mut rng = rand::rngs::StdRng::seed_from_u64(3);
             answer(env.as_mut(), &mut rng, |_| Action::Amount(30));
             let s = answer(env.as_mut(), &mut rng, |r| {
-                assert_eq!(
-                    r.observation.context,
-                    Context::Offer {
-                        offer: 30,
-                        pie: 100
-                    }
-                );
+                assert_eq!(r.observation.context, Context::Offer { offer: 30, pie: 100 });
                 Action::Choice(0)
             });
             let mut pay: Vec<f64> = s.payoffs.iter().map(|p| p.1).collect();
@@ -504,23 +396,14 @@ mod tests {
 
     #[test]
     fn battery_plays_fifty_games() {
-        for game in [
-            BargainGame::Ultimatum,
-            BargainGame::Dictator,
-            BargainGame::Trust,
-        ] {
-            let p = BargainingParams {
-                game,
-                ..BargainingParams::default()
-            };
+        for game in [BargainGame::Ultimatum, BargainGame::Dictator, BargainGame::Trust] {
+            let p = BargainingParams { game, ..BargainingParams::default() };
             let mut env = EnvSpec::Bargaining(p).build(Variant::C0).expect("builds");
             let mut rng = rand::rngs::StdRng::seed_from_u64(3);
             let mut games = 0;
             while !env.is_done() {
                 let s = answer(env.as_mut(), &mut rng, |r| {
-                    r.observation
-                        .space
-                        .sample(&mut rand::rngs::StdRng::seed_from_u64(9))
+                    r.observation.space.sample(&mut rand::rngs::StdRng::seed_from_u64(9))
                 });
                 if !s.payoffs.is_empty() {
                     games += 1;
@@ -532,18 +415,12 @@ mod tests {
 
     #[test]
     fn trust_returns_from_the_tripled_amount() {
-        let p = BargainingParams {
-            game: BargainGame::Trust,
-            ..BargainingParams::default()
-        };
+        let p = BargainingParams { game: BargainGame::Trust, ..BargainingParams::default() };
         let mut env = EnvSpec::Bargaining(p).build(Variant::C0).expect("builds");
         let mut rng = rand::rngs::StdRng::seed_from_u64(3);
         answer(env.as_mut(), &mut rng, |_| Action::Amount(50));
         let s = answer(env.as_mut(), &mut rng, |r| {
-            assert_eq!(
-                r.observation.space,
-                ActionSpace::Amount { min: 0, max: 150 }
-            );
+            assert_eq!(r.observation.space, ActionSpace::Amount { min: 0, max: 150 });
             Action::Amount(60)
         });
         let mut pay: Vec<f64> = s.payoffs.iter().map(|p| p.1).collect();
@@ -554,10 +431,7 @@ mod tests {
 
     #[test]
     fn dictator_gives() {
-        let p = BargainingParams {
-            game: BargainGame::Dictator,
-            ..BargainingParams::default()
-        };
+        let p = BargainingParams { game: BargainGame::Dictator, ..BargainingParams::default() };
         let mut env = EnvSpec::Bargaining(p).build(Variant::C0).expect("builds");
         let mut rng = rand::rngs::StdRng::seed_from_u64(3);
         let s = answer(env.as_mut(), &mut rng, |_| Action::Amount(28));
@@ -568,10 +442,7 @@ mod tests {
 
     #[test]
     fn fixed_offer_arm_presents_each_offer_twenty_times() {
-        let p = BargainingParams {
-            fixed_offers: Some(FixedOffers::default()),
-            ..BargainingParams::default()
-        };
+        let p = BargainingParams { fixed_offers: Some(FixedOffers::default()), ..BargainingParams::default() };
         let mut env = EnvSpec::Bargaining(p).build(Variant::C3).expect("builds");
         let mut rng = rand::rngs::StdRng::seed_from_u64(3);
         let mut seen = std::collections::BTreeMap::new();
@@ -580,9 +451,7 @@ mod tests {
                 assert_eq!(r.observation.role, Role::Responder);
                 Action::Choice(1)
             });
-            *seen
-                .entry(s.decisions[0].context.expect("offer recorded") as i64)
-                .or_insert(0) += 1;
+            *seen.entry(s.decisions[0].context.expect("offer recorded") as i64).or_insert(0) += 1;
             assert_eq!(s.payoffs, vec![(s.decisions[0].agent, 40.0)]);
         }
         assert_eq!(seen.len(), 9);
@@ -596,12 +465,6 @@ mod tests {
             fixed_offers: Some(FixedOffers::default()),
             ..BargainingParams::default()
         };
-        assert!(matches!(
-            p.validate(),
-            Err(EnvError::InvalidParameter {
-                field: "fixed_offers",
-                ..
-            })
-        ));
+        assert!(matches!(p.validate(), Err(EnvError::InvalidParameter { field: "fixed_offers", .. })));
     }
 }

@@ -12,18 +12,12 @@ pub enum EnvError {
     IllegalAction { agent: usize, action: String },
     /// The actions did not match the open requests.
     #[error("expected actions for agents {expected:?}, got {got:?}")]
-    ActionMismatch {
-        expected: Vec<usize>,
-        got: Vec<usize>,
-    },
+    ActionMismatch { expected: Vec<usize>, got: Vec<usize> },
     /// The variant table shipped in assets/ is malformed.
     #[error("variant table assets/environments/variants.ron: {0}")]
     VariantTable(String),
 }
 
 pub(crate) fn invalid(field: &'static str, reason: impl Into<String>) -> EnvError {
-    EnvError::InvalidParameter {
-        field,
-        reason: reason.into(),
-    }
+    EnvError::InvalidParameter { field, reason: reason.into() }
 }

@@ -86,11 +86,7 @@ pub trait Environment: Send + Sync {
     ///
     /// `actions` holds one action per request, in request order. An action outside the legal
     /// space is an error, not silently repaired: repairing is the policy's business.
-    fn resolve(
-        &mut self,
-        actions: &[(usize, Action)],
-        rng: &mut dyn RngCore,
-    ) -> Result<Step, EnvError>;
+    fn resolve(&mut self, actions: &[(usize, Action)], rng: &mut dyn RngCore) -> Result<Step, EnvError>;
     /// Whether the game has ended.
     fn is_done(&self) -> bool;
     /// What an agent remembers before the first stage (e.g. an established convention).
@@ -102,8 +98,8 @@ pub trait Environment: Send + Sync {
 /// Convenient imports for users of this crate.
 pub mod prelude {
     pub use crate::{
-        Action, ActionSpace, Context, DecisionRow, EnvError, EnvKind, EnvSpec, Environment,
-        Feedback, Interaction, Observation, PayoffBounds, Request, Role, Step, Variant,
+        Action, ActionSpace, Context, DecisionRow, EnvError, EnvKind, EnvSpec, Environment, Feedback, Interaction,
+        Observation, PayoffBounds, Request, Role, Step, Variant,
     };
 }
 
@@ -124,10 +120,7 @@ pub(crate) fn check_actions<'a>(
             if space.contains(action) {
                 Ok(action)
             } else {
-                Err(EnvError::IllegalAction {
-                    agent: *agent,
-                    action: action.encode(),
-                })
+                Err(EnvError::IllegalAction { agent: *agent, action: action.encode() })
             }
         })
         .collect()

@@ -27,21 +27,14 @@ pub struct MoneyRequestParams {
 
 impl Default for MoneyRequestParams {
     fn default() -> Self {
-        MoneyRequestParams {
-            games: 50,
-            population: 2,
-            memory: 5,
-        }
+        MoneyRequestParams { games: 50, population: 2, memory: 5 }
     }
 }
 
 impl MoneyRequestParams {
     pub fn validate(&self) -> Result<(), EnvError> {
         if self.population < 2 {
-            return Err(invalid(
-                "population",
-                format!("must be at least 2, got {}", self.population),
-            ));
+            return Err(invalid("population", format!("must be at least 2, got {}", self.population)));
         }
         if self.games == 0 {
             return Err(invalid("games", "must be at least 1"));
@@ -64,13 +57,7 @@ pub struct MoneyRequest {
 
 impl MoneyRequest {
     pub fn new(params: MoneyRequestParams, variant: Variant, table: MrVariant) -> Self {
-        MoneyRequest {
-            params,
-            variant,
-            table,
-            game: 0,
-            pair: (0, 1),
-        }
+        MoneyRequest { params, variant, table, game: 0, pair: (0, 1) }
     }
 
     /// Payoff of requesting `own` against `other`.
@@ -83,10 +70,7 @@ impl MoneyRequest {
     }
 
     fn space(&self) -> ActionSpace {
-        ActionSpace::Amount {
-            min: self.table.min,
-            max: self.table.max,
-        }
+        ActionSpace::Amount { min: self.table.min, max: self.table.max }
     }
 }
 
@@ -112,10 +96,7 @@ impl Environment for MoneyRequest {
         self.pair = (a.min(b), a.max(b));
         let t = &self.table;
         let span = (t.max - t.min + 1) as f64;
-        let bounds = PayoffBounds {
-            min: t.min as f64,
-            mean_abs: (t.min + t.max) as f64 / 2.0 + t.bonus as f64 / span,
-        };
+        let bounds = PayoffBounds { min: t.min as f64, mean_abs: (t.min + t.max) as f64 / 2.0 + t.bonus as f64 / span };
         [self.pair.0, self.pair.1]
             .into_iter()
             .map(|agent| Request {
@@ -135,22 +116,12 @@ impl Environment for MoneyRequest {
             .collect()
     }
 
-    fn resolve(
-        &mut self,
-        actions: &[(usize, Action)],
-        _rng: &mut dyn RngCore,
-    ) -> Result<Step, EnvError> {
+    fn resolve(&mut self, actions: &[(usize, Action)], _rng: &mut dyn RngCore) -> Result<Step, EnvError> {
         let space = self.space();
         let (a, b) = self.pair;
-        let r: Vec<i64> = check_actions(actions, &[(a, &space), (b, &space)])?
-            .into_iter()
-            .map(amount)
-            .collect();
+        let r: Vec<i64> = check_actions(actions, &[(a, &space), (b, &space)])?.into_iter().map(amount).collect();
         self.game += 1;
-        let mut step = Step {
-            round: self.game,
-            ..Step::default()
-        };
+        let mut step = Step { round: self.game, ..Step::default() };
         for (k, (seat, other)) in [(a, b), (b, a)].into_iter().enumerate() {
             let pay = Self::payoff(&self.table, r[k], r[1 - k]);
             step.decisions.push(DecisionRow {

@@ -20,9 +20,7 @@ use crate::observation::{Context, Feedback, Observation, PayoffBounds, Role};
 use crate::spec::{EnvKind, Variant};
 use crate::variants::NgVariant;
 use crate::DecisionRow;
-use crate::{
-    check_actions, choice_index, Action, ActionSpace, Environment, Interaction, Request, Step,
-};
+use crate::{check_actions, choice_index, Action, ActionSpace, Environment, Interaction, Request, Step};
 
 pub const DESCRIPTION: &str =
     "naming game: 24 agents, pool of 10 names, memory 5, convention at 95% of last 50 matching, cap 3000; tipping and shuffled-pool arms";
@@ -42,11 +40,7 @@ pub struct Tipping {
 
 impl Default for Tipping {
     fn default() -> Self {
-        Tipping {
-            fraction: 0.25,
-            established: 0,
-            alternative: 1,
-        }
+        Tipping { fraction: 0.25, established: 0, alternative: 1 }
     }
 }
 
@@ -90,16 +84,10 @@ impl Default for NamingParams {
 impl NamingParams {
     pub fn validate(&self) -> Result<(), EnvError> {
         if self.population < 2 {
-            return Err(invalid(
-                "population",
-                format!("must be at least 2, got {}", self.population),
-            ));
+            return Err(invalid("population", format!("must be at least 2, got {}", self.population)));
         }
         if self.pool < 2 {
-            return Err(invalid(
-                "pool",
-                format!("needs at least 2 names, got {}", self.pool),
-            ));
+            return Err(invalid("pool", format!("needs at least 2 names, got {}", self.pool)));
         }
         if self.memory == 0 {
             return Err(invalid("memory", "must be at least 1"));
@@ -108,32 +96,20 @@ impl NamingParams {
             return Err(invalid("window", "must be at least 1"));
         }
         if !(self.threshold > 0.0 && self.threshold <= 1.0) {
-            return Err(invalid(
-                "threshold",
-                format!("must lie in (0, 1], got {}", self.threshold),
-            ));
+            return Err(invalid("threshold", format!("must lie in (0, 1], got {}", self.threshold)));
         }
         if self.cap == 0 {
             return Err(invalid("cap", "must be at least 1"));
         }
         if let Some(t) = &self.tipping {
             if !(0.0..=1.0).contains(&t.fraction) {
-                return Err(invalid(
-                    "tipping.fraction",
-                    format!("must lie in [0, 1], got {}", t.fraction),
-                ));
+                return Err(invalid("tipping.fraction", format!("must lie in [0, 1], got {}", t.fraction)));
             }
             if t.established as usize >= self.pool || t.alternative as usize >= self.pool {
-                return Err(invalid(
-                    "tipping",
-                    format!("names must index the pool of {}", self.pool),
-                ));
+                return Err(invalid("tipping", format!("names must index the pool of {}", self.pool)));
             }
             if t.established == t.alternative {
-                return Err(invalid(
-                    "tipping",
-                    "the alternative must differ from the established name",
-                ));
+                return Err(invalid("tipping", "the alternative must differ from the established name"));
             }
             if self.committed_count() >= self.population {
                 return Err(invalid("tipping.fraction", "leaves no uncommitted agent"));
@@ -144,18 +120,14 @@ impl NamingParams {
 
     /// Number of committed agents.
     pub fn committed_count(&self) -> usize {
-        self.tipping.as_ref().map_or(0, |t| {
-            (t.fraction * self.population as f64).round() as usize
-        })
+        self.tipping.as_ref().map_or(0, |t| (t.fraction * self.population as f64).round() as usize)
     }
 
     /// Seats of committed agents (the first seats; pairing is random, so position is immaterial)
     /// with the name they always propose.
     pub fn committed_seats(&self) -> Vec<(usize, u32)> {
         match &self.tipping {
-            Some(t) => (0..self.committed_count())
-                .map(|s| (s, t.alternative))
-                .collect(),
+            Some(t) => (0..self.committed_count()).map(|s| (s, t.alternative)).collect(),
             None => Vec::new(),
         }
     }
@@ -182,12 +154,7 @@ pub struct ConventionWindow {
 impl ConventionWindow {
     pub fn new(window: u32, threshold: f64) -> Self {
         let needed = (threshold * f64::from(window) - 1e-9).ceil().max(1.0) as usize;
-        ConventionWindow {
-            window: window as usize,
-            needed,
-            recent: VecDeque::new(),
-            matches: 0,
-        }
+        ConventionWindow { window: window as usize, needed, recent: VecDeque::new(), matches: 0 }
     }
 
     /// Adds one interaction (`Some(name)` when it matched on `name`).
@@ -216,10 +183,7 @@ impl ConventionWindow {
                 None => counts.push((*name, 1)),
             }
         }
-        counts
-            .into_iter()
-            .max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0)))
-            .map(|(n, _)| n)
+        counts.into_iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0))).map(|(n, _)| n)
     }
 }
 
@@ -250,16 +214,7 @@ impl NamingGame {
             ));
         }
         let rule = ConventionWindow::new(params.window, params.threshold);
-        Ok(NamingGame {
-            params,
-            variant,
-            table,
-            t: 0,
-            pair: (0, 1),
-            orders: None,
-            rule,
-            reached: None,
-        })
+        Ok(NamingGame { params, variant, table, t: 0, pair: (0, 1), orders: None, rule, reached: None })
     }
 
     /// The interaction and name at which the end condition was met, if it was.
@@ -325,12 +280,8 @@ impl Environment for NamingGame {
                     role: Role::Namer,
                     round: self.t + 1,
                     rounds: None,
-                    space: ActionSpace::Choice {
-                        labels: labels.clone(),
-                    },
-                    context: Context::Names {
-                        order: self.order(agent, rng),
-                    },
+                    space: ActionSpace::Choice { labels: labels.clone() },
+                    context: Context::Names { order: self.order(agent, rng) },
                     payoffs: bounds,
                     memory: self.params.memory,
                 },
@@ -338,26 +289,14 @@ impl Environment for NamingGame {
             .collect()
     }
 
-    fn resolve(
-        &mut self,
-        actions: &[(usize, Action)],
-        _rng: &mut dyn RngCore,
-    ) -> Result<Step, EnvError> {
-        let space = ActionSpace::Choice {
-            labels: self.labels(),
-        };
+    fn resolve(&mut self, actions: &[(usize, Action)], _rng: &mut dyn RngCore) -> Result<Step, EnvError> {
+        let space = ActionSpace::Choice { labels: self.labels() };
         let (a, b) = self.pair;
-        let names: Vec<u32> = check_actions(actions, &[(a, &space), (b, &space)])?
-            .into_iter()
-            .map(choice_index)
-            .collect();
+        let names: Vec<u32> =
+            check_actions(actions, &[(a, &space), (b, &space)])?.into_iter().map(choice_index).collect();
         self.t += 1;
         let matched = names[0] == names[1];
-        let pay = if matched {
-            self.table.match_payoff
-        } else {
-            self.table.mismatch_payoff
-        };
+        let pay = if matched { self.table.match_payoff } else { self.table.mismatch_payoff };
         self.rule.push(matched.then_some(names[0]));
         if self.reached.is_none() {
             if let Some(name) = self.rule.convention() {
@@ -372,13 +311,7 @@ impl Environment for NamingGame {
         }
         let mut step = Step {
             round: self.t,
-            interaction: Some(Interaction {
-                a,
-                b,
-                name_a: names[0],
-                name_b: names[1],
-                matched,
-            }),
+            interaction: Some(Interaction { a, b, name_a: names[0], name_b: names[1], matched }),
             ..Step::default()
         };
         for (k, (seat, other)) in [(a, b), (b, a)].into_iter().enumerate() {
@@ -455,15 +388,12 @@ mod tests {
 
     #[test]
     fn all_matching_play_records_a_convention_at_interaction_50() {
-        let mut env = EnvSpec::NamingGame(NamingParams::default())
-            .build(Variant::C0)
-            .expect("builds");
+        let mut env = EnvSpec::NamingGame(NamingParams::default()).build(Variant::C0).expect("builds");
         let mut rng = rand::rngs::StdRng::seed_from_u64(5);
         let mut last = None;
         while !env.is_done() {
             let req = env.pending(&mut rng);
-            let acts: Vec<(usize, Action)> =
-                req.iter().map(|r| (r.agent, Action::Choice(4))).collect();
+            let acts: Vec<(usize, Action)> = req.iter().map(|r| (r.agent, Action::Choice(4))).collect();
             let s = env.resolve(&acts, &mut rng).expect("legal");
             assert!(s.interaction.as_ref().expect("recorded").matched);
             last = Some(s.round);
@@ -473,20 +403,14 @@ mod tests {
 
     #[test]
     fn never_matching_play_runs_to_the_cap() {
-        let p = NamingParams {
-            cap: 300,
-            ..NamingParams::default()
-        };
+        let p = NamingParams { cap: 300, ..NamingParams::default() };
         let mut env = EnvSpec::NamingGame(p).build(Variant::C0).expect("builds");
         let mut rng = rand::rngs::StdRng::seed_from_u64(5);
         let mut steps = 0;
         while !env.is_done() {
             let req = env.pending(&mut rng);
             assert_ne!(req[0].agent, req[1].agent);
-            let acts = vec![
-                (req[0].agent, Action::Choice(0)),
-                (req[1].agent, Action::Choice(1)),
-            ];
+            let acts = vec![(req[0].agent, Action::Choice(0)), (req[1].agent, Action::Choice(1))];
             env.resolve(&acts, &mut rng).expect("legal");
             steps += 1;
         }
@@ -495,19 +419,11 @@ mod tests {
 
     #[test]
     fn c3_rewards_mismatching() {
-        let mut env = EnvSpec::NamingGame(NamingParams::default())
-            .build(Variant::C3)
-            .expect("builds");
+        let mut env = EnvSpec::NamingGame(NamingParams::default()).build(Variant::C3).expect("builds");
         let mut rng = rand::rngs::StdRng::seed_from_u64(5);
         let req = env.pending(&mut rng);
         let s = env
-            .resolve(
-                &[
-                    (req[0].agent, Action::Choice(0)),
-                    (req[1].agent, Action::Choice(1)),
-                ],
-                &mut rng,
-            )
+            .resolve(&[(req[0].agent, Action::Choice(0)), (req[1].agent, Action::Choice(1))], &mut rng)
             .expect("legal");
         assert_eq!(s.payoffs[0].1, 100.0);
     }
@@ -515,81 +431,50 @@ mod tests {
     #[test]
     fn tipping_arm_seats_and_prehistory() {
         let p = NamingParams {
-            tipping: Some(Tipping {
-                fraction: 0.25,
-                established: 0,
-                alternative: 1,
-            }),
+            tipping: Some(Tipping { fraction: 0.25, established: 0, alternative: 1 }),
             ..NamingParams::default()
         };
         assert_eq!(p.committed_count(), 6);
         assert_eq!(p.committed_seats()[5], (5, 1));
-        let env = EnvSpec::NamingGame(p.clone())
-            .build(Variant::C0)
-            .expect("builds");
-        assert!(
-            env.prehistory(0).is_empty(),
-            "committed agents need no memory"
-        );
+        let env = EnvSpec::NamingGame(p.clone()).build(Variant::C0).expect("builds");
+        assert!(env.prehistory(0).is_empty(), "committed agents need no memory");
         let h = env.prehistory(10);
         assert_eq!(h.len(), 5);
         assert!(h.iter().all(|f| f.others == vec![Action::Choice(0)]));
-        let bad = NamingParams {
-            tipping: Some(Tipping {
-                fraction: 1.5,
-                ..Tipping::default()
-            }),
-            ..NamingParams::default()
-        };
-        assert!(matches!(
-            bad.validate(),
-            Err(EnvError::InvalidParameter {
-                field: "tipping.fraction",
-                ..
-            })
-        ));
+        let bad =
+            NamingParams { tipping: Some(Tipping { fraction: 1.5, ..Tipping::default() }), ..NamingParams::default() };
+        assert!(matches!(bad.validate(), Err(EnvError::InvalidParameter { field: "tipping.fraction", .. })));
     }
 
     #[test]
     fn tipping_ends_only_on_the_alternative() {
-        let p = NamingParams {
-            tipping: Some(Tipping::default()),
-            cap: 200,
-            ..NamingParams::default()
-        };
+        let p = NamingParams { tipping: Some(Tipping::default()), cap: 200, ..NamingParams::default() };
         let mut env = EnvSpec::NamingGame(p).build(Variant::C0).expect("builds");
         let mut rng = rand::rngs::StdRng::seed_from_u64(5);
         // Everyone keeps the established name: a convention on it is no tipping.
         while !env.is_done() {
             let req = env.pending(&mut rng);
-            let acts: Vec<(usize, Action)> =
-                req.iter().map(|r| (r.agent, Action::Choice(0))).collect();
+            let acts: Vec<(usize, Action)> = req.iter().map(|r| (r.agent, Action::Choice(0))).collect();
             env.resolve(&acts, &mut rng).expect("legal");
         }
     }
 
     #[test]
     fn shuffled_pool_gives_each_agent_its_own_order() {
-        let p = NamingParams {
-            shuffled_pool: true,
-            ..NamingParams::default()
-        };
+        let p = NamingParams { shuffled_pool: true, ..NamingParams::default() };
         let mut env = EnvSpec::NamingGame(p).build(Variant::C0).expect("builds");
         let mut rng = rand::rngs::StdRng::seed_from_u64(5);
         let mut orders = std::collections::BTreeSet::new();
         for _ in 0..40 {
             let req = env.pending(&mut rng);
             for r in &req {
-                let Context::Names { order } = &r.observation.context else {
-                    panic!("names context")
-                };
+                let Context::Names { order } = &r.observation.context else { panic!("names context") };
                 let mut sorted = order.clone();
                 sorted.sort();
                 assert_eq!(sorted, (0..10).collect::<Vec<u32>>());
                 orders.insert(order.clone());
             }
-            let acts: Vec<(usize, Action)> =
-                req.iter().map(|r| (r.agent, Action::Choice(0))).collect();
+            let acts: Vec<(usize, Action)> = req.iter().map(|r| (r.agent, Action::Choice(0))).collect();
             env.resolve(&acts, &mut rng).expect("legal");
         }
         assert!(orders.len() > 5, "orders differ between agents");
@@ -597,13 +482,7 @@ mod tests {
 
     #[test]
     fn pool_smaller_than_two_is_rejected() {
-        let p = NamingParams {
-            pool: 1,
-            ..NamingParams::default()
-        };
-        assert!(matches!(
-            p.validate(),
-            Err(EnvError::InvalidParameter { field: "pool", .. })
-        ));
+        let p = NamingParams { pool: 1, ..NamingParams::default() };
+        assert!(matches!(p.validate(), Err(EnvError::InvalidParameter { field: "pool", .. })));
     }
 }

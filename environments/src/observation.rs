@@ -58,11 +58,7 @@ pub enum Context {
     /// Trustee: the multiplied amount received.
     Received { amount: i64 },
     /// Punisher: own contribution and the other members' contributions, targets in seat order.
-    Contributions {
-        own: i64,
-        others: Vec<i64>,
-        endowment: i64,
-    },
+    Contributions { own: i64, others: Vec<i64>, endowment: i64 },
     /// Naming game: the order in which this agent sees the pool (name indices).
     Names { order: Vec<u32> },
 }

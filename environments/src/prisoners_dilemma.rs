@@ -9,12 +9,9 @@ use crate::error::{invalid, EnvError};
 use crate::observation::{Context, Feedback, Observation, PayoffBounds, Role};
 use crate::spec::{EnvKind, Variant};
 use crate::variants::PdVariant;
-use crate::{
-    check_actions, choice_index, Action, ActionSpace, DecisionRow, Environment, Request, Step,
-};
+use crate::{check_actions, choice_index, Action, ActionSpace, DecisionRow, Environment, Request, Step};
 
-pub const DESCRIPTION: &str =
-    "repeated prisoner's dilemma: 2 agents, 10 rounds, (R,S,T,P) = (3,0,5,1) in C0";
+pub const DESCRIPTION: &str = "repeated prisoner's dilemma: 2 agents, 10 rounds, (R,S,T,P) = (3,0,5,1) in C0";
 
 /// Parameters of the repeated dilemma.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -27,10 +24,7 @@ pub struct PdParams {
 
 impl Default for PdParams {
     fn default() -> Self {
-        PdParams {
-            rounds: 10,
-            memory: 5,
-        }
+        PdParams { rounds: 10, memory: 5 }
     }
 }
 
@@ -56,12 +50,7 @@ pub struct PrisonersDilemma {
 
 impl PrisonersDilemma {
     pub fn new(params: PdParams, variant: Variant, table: PdVariant) -> Self {
-        PrisonersDilemma {
-            params,
-            variant,
-            table,
-            round: 0,
-        }
+        PrisonersDilemma { params, variant, table, round: 0 }
     }
 
     /// Payoff of playing `own` against `other` (0 cooperates, 1 defects).
@@ -75,9 +64,7 @@ impl PrisonersDilemma {
     }
 
     fn space(&self) -> ActionSpace {
-        ActionSpace::Choice {
-            labels: self.table.labels.clone(),
-        }
+        ActionSpace::Choice { labels: self.table.labels.clone() }
     }
 }
 
@@ -95,10 +82,8 @@ impl Environment for PrisonersDilemma {
             return Vec::new();
         }
         let t = &self.table;
-        let bounds = PayoffBounds {
-            min: t.s.min(t.p),
-            mean_abs: (t.r.abs() + t.s.abs() + t.t.abs() + t.p.abs()) / 4.0,
-        };
+        let bounds =
+            PayoffBounds { min: t.s.min(t.p), mean_abs: (t.r.abs() + t.s.abs() + t.t.abs() + t.p.abs()) / 4.0 };
         (0..2)
             .map(|agent| Request {
                 agent,
@@ -117,25 +102,12 @@ impl Environment for PrisonersDilemma {
             .collect()
     }
 
-    fn resolve(
-        &mut self,
-        actions: &[(usize, Action)],
-        _rng: &mut dyn RngCore,
-    ) -> Result<Step, EnvError> {
+    fn resolve(&mut self, actions: &[(usize, Action)], _rng: &mut dyn RngCore) -> Result<Step, EnvError> {
         let space = self.space();
-        let c: Vec<u32> = check_actions(actions, &[(0, &space), (1, &space)])?
-            .into_iter()
-            .map(choice_index)
-            .collect();
+        let c: Vec<u32> = check_actions(actions, &[(0, &space), (1, &space)])?.into_iter().map(choice_index).collect();
         self.round += 1;
-        let pay = [
-            Self::payoff(&self.table, c[0], c[1]),
-            Self::payoff(&self.table, c[1], c[0]),
-        ];
-        let mut step = Step {
-            round: self.round,
-            ..Step::default()
-        };
+        let pay = [Self::payoff(&self.table, c[0], c[1]), Self::payoff(&self.table, c[1], c[0])];
+        let mut step = Step { round: self.round, ..Step::default() };
         for i in 0..2 {
             let other = 1 - i;
             step.decisions.push(DecisionRow {
@@ -174,14 +146,10 @@ mod tests {
     use rand::SeedableRng;
 
     fn play(variant: Variant, a: u32, b: u32) -> (f64, f64) {
-        let mut env = EnvSpec::PrisonersDilemma(PdParams::default())
-            .build(variant)
-            .expect("builds");
+        let mut env = EnvSpec::PrisonersDilemma(PdParams::default()).build(variant).expect("builds");
         let mut rng = rand::rngs::StdRng::seed_from_u64(1);
         env.pending(&mut rng);
-        let s = env
-            .resolve(&[(0, Action::Choice(a)), (1, Action::Choice(b))], &mut rng)
-            .expect("legal");
+        let s = env.resolve(&[(0, Action::Choice(a)), (1, Action::Choice(b))], &mut rng).expect("legal");
         (s.payoffs[0].1, s.payoffs[1].1)
     }
 
@@ -207,23 +175,18 @@ mod tests {
 
     #[test]
     fn ends_after_ten_rounds_and_rejects_illegal_actions() {
-        let mut env = EnvSpec::PrisonersDilemma(PdParams::default())
-            .build(Variant::C0)
-            .expect("builds");
+        let mut env = EnvSpec::PrisonersDilemma(PdParams::default()).build(Variant::C0).expect("builds");
         let mut rng = rand::rngs::StdRng::seed_from_u64(1);
         let mut rounds = 0;
         while !env.is_done() {
             let req = env.pending(&mut rng);
             assert_eq!(req.len(), 2);
-            env.resolve(&[(0, Action::Choice(0)), (1, Action::Choice(1))], &mut rng)
-                .expect("legal");
+            env.resolve(&[(0, Action::Choice(0)), (1, Action::Choice(1))], &mut rng).expect("legal");
             rounds += 1;
         }
         assert_eq!(rounds, 10);
         assert!(env.pending(&mut rng).is_empty());
-        let mut env = EnvSpec::PrisonersDilemma(PdParams::default())
-            .build(Variant::C0)
-            .expect("builds");
+        let mut env = EnvSpec::PrisonersDilemma(PdParams::default()).build(Variant::C0).expect("builds");
         env.pending(&mut rng);
         let err = env.resolve(&[(0, Action::Choice(2)), (1, Action::Choice(1))], &mut rng);
         assert!(matches!(err, Err(EnvError::IllegalAction { agent: 0, .. })));
@@ -231,17 +194,7 @@ mod tests {
 
     #[test]
     fn zero_rounds_is_rejected() {
-        let err = EnvSpec::PrisonersDilemma(PdParams {
-            rounds: 0,
-            memory: 5,
-        })
-        .validate();
-        assert!(matches!(
-            err,
-            Err(EnvError::InvalidParameter {
-                field: "rounds",
-                ..
-            })
-        ));
+        let err = EnvSpec::PrisonersDilemma(PdParams { rounds: 0, memory: 5 }).validate();
+        assert!(matches!(err, Err(EnvError::InvalidParameter { field: "rounds", .. })));
     }
 }

@@ -31,22 +31,14 @@ pub struct PublicGoodsParams {
 
 impl Default for PublicGoodsParams {
     fn default() -> Self {
-        PublicGoodsParams {
-            group_size: 4,
-            rounds: 10,
-            punishment: false,
-            memory: 5,
-        }
+        PublicGoodsParams { group_size: 4, rounds: 10, punishment: false, memory: 5 }
     }
 }
 
 impl PublicGoodsParams {
     pub fn validate(&self) -> Result<(), EnvError> {
         if self.group_size < 2 {
-            return Err(invalid(
-                "group_size",
-                format!("must be at least 2, got {}", self.group_size),
-            ));
+            return Err(invalid("group_size", format!("must be at least 2, got {}", self.group_size)));
         }
         if self.rounds == 0 {
             return Err(invalid("rounds", "must be at least 1"));
@@ -76,14 +68,7 @@ pub struct PublicGoods {
 
 impl PublicGoods {
     pub fn new(params: PublicGoodsParams, variant: Variant, table: PgVariant) -> Self {
-        PublicGoods {
-            params,
-            variant,
-            table,
-            round: 0,
-            stage: Stage::Contribute,
-            contributions: Vec::new(),
-        }
+        PublicGoods { params, variant, table, round: 0, stage: Stage::Contribute, contributions: Vec::new() }
     }
 
     /// Round payoff before punishment: `E − c_i + MPCR · Σ c`.
@@ -100,39 +85,25 @@ impl PublicGoods {
             let most = (n - 1.0) * self.table.punishment_max as f64;
             min -= most * (self.table.punishment_cost + self.table.punishment_impact);
         }
-        PayoffBounds {
-            min,
-            mean_abs: e / 2.0 + self.table.mpcr * n * e / 2.0,
-        }
+        PayoffBounds { min, mean_abs: e / 2.0 + self.table.mpcr * n * e / 2.0 }
     }
 
     fn others(&self, i: usize) -> Vec<i64> {
-        self.contributions
-            .iter()
-            .enumerate()
-            .filter(|(j, _)| *j != i)
-            .map(|(_, c)| *c)
-            .collect()
+        self.contributions.iter().enumerate().filter(|(j, _)| *j != i).map(|(_, c)| *c).collect()
     }
 
     fn space(&self) -> ActionSpace {
         match self.stage {
-            Stage::Contribute => ActionSpace::Amount {
-                min: 0,
-                max: self.table.endowment,
-            },
-            Stage::Punish => ActionSpace::Allocation {
-                targets: self.params.group_size - 1,
-                max_each: self.table.punishment_max,
-            },
+            Stage::Contribute => ActionSpace::Amount { min: 0, max: self.table.endowment },
+            Stage::Punish => {
+                ActionSpace::Allocation { targets: self.params.group_size - 1, max_each: self.table.punishment_max }
+            }
         }
     }
 
     fn finish_round(&mut self, punishment: Option<&[Vec<i64>]>, step: &mut Step) {
         let n = self.params.group_size;
-        let mut pay: Vec<f64> = (0..n)
-            .map(|i| Self::base_payoff(&self.table, &self.contributions, i))
-            .collect();
+        let mut pay: Vec<f64> = (0..n).map(|i| Self::base_payoff(&self.table, &self.contributions, i)).collect();
         if let Some(alloc) = punishment {
             for (i, row) in alloc.iter().enumerate() {
                 let targets = (0..n).filter(|j| *j != i);
@@ -208,19 +179,11 @@ impl Environment for PublicGoods {
             .collect()
     }
 
-    fn resolve(
-        &mut self,
-        actions: &[(usize, Action)],
-        _rng: &mut dyn RngCore,
-    ) -> Result<Step, EnvError> {
+    fn resolve(&mut self, actions: &[(usize, Action)], _rng: &mut dyn RngCore) -> Result<Step, EnvError> {
         let space = self.space();
-        let open: Vec<(usize, &ActionSpace)> =
-            (0..self.params.group_size).map(|i| (i, &space)).collect();
+        let open: Vec<(usize, &ActionSpace)> = (0..self.params.group_size).map(|i| (i, &space)).collect();
         let checked = check_actions(actions, &open)?;
-        let mut step = Step {
-            round: self.round + 1,
-            ..Step::default()
-        };
+        let mut step = Step { round: self.round + 1, ..Step::default() };
         match self.stage {
             Stage::Contribute => {
                 self.contributions = checked.iter().map(|a| amount(a)).collect();
@@ -279,27 +242,17 @@ mod tests {
     use rand::SeedableRng;
 
     fn amounts(v: &[i64]) -> Vec<(usize, Action)> {
-        v.iter()
-            .enumerate()
-            .map(|(i, a)| (i, Action::Amount(*a)))
-            .collect()
+        v.iter().enumerate().map(|(i, a)| (i, Action::Amount(*a))).collect()
     }
 
     #[test]
     fn canonical_round_payoffs() {
-        let mut env = EnvSpec::PublicGoods(PublicGoodsParams::default())
-            .build(Variant::C0)
-            .expect("builds");
+        let mut env = EnvSpec::PublicGoods(PublicGoodsParams::default()).build(Variant::C0).expect("builds");
         let mut rng = rand::rngs::StdRng::seed_from_u64(1);
         let req = env.pending(&mut rng);
         assert_eq!(req.len(), 4);
-        assert_eq!(
-            req[0].observation.space,
-            ActionSpace::Amount { min: 0, max: 20 }
-        );
-        let s = env
-            .resolve(&amounts(&[20, 10, 0, 10]), &mut rng)
-            .expect("legal");
+        assert_eq!(req[0].observation.space, ActionSpace::Amount { min: 0, max: 20 });
+        let s = env.resolve(&amounts(&[20, 10, 0, 10]), &mut rng).expect("legal");
         // Pool 40, return 0.4 * 40 = 16 to each.
         let pay: Vec<f64> = s.payoffs.iter().map(|p| p.1).collect();
         assert_eq!(pay, vec![16.0, 26.0, 36.0, 26.0]);
@@ -308,31 +261,17 @@ mod tests {
 
     #[test]
     fn punishment_costs_one_and_removes_three() {
-        let params = PublicGoodsParams {
-            punishment: true,
-            ..PublicGoodsParams::default()
-        };
-        let mut env = EnvSpec::PublicGoods(params)
-            .build(Variant::C0)
-            .expect("builds");
+        let params = PublicGoodsParams { punishment: true, ..PublicGoodsParams::default() };
+        let mut env = EnvSpec::PublicGoods(params).build(Variant::C0).expect("builds");
         let mut rng = rand::rngs::StdRng::seed_from_u64(1);
         env.pending(&mut rng);
-        let s = env
-            .resolve(&amounts(&[20, 20, 20, 0]), &mut rng)
-            .expect("legal");
-        assert!(
-            s.payoffs.is_empty(),
-            "payoffs wait for the punishment stage"
-        );
+        let s = env.resolve(&amounts(&[20, 20, 20, 0]), &mut rng).expect("legal");
+        assert!(s.payoffs.is_empty(), "payoffs wait for the punishment stage");
         let req = env.pending(&mut rng);
         assert_eq!(req[0].observation.role, Role::Punisher);
         assert_eq!(
             req[0].observation.context,
-            Context::Contributions {
-                own: 20,
-                others: vec![20, 20, 0],
-                endowment: 20
-            }
+            Context::Contributions { own: 20, others: vec![20, 20, 0], endowment: 20 }
         );
         // Agent 0 spends 10 on agent 3; nobody else punishes.
         let alloc = vec![
@@ -352,25 +291,17 @@ mod tests {
             (3, Action::Allocation(vec![0, 0, 0])),
         ];
         env.pending(&mut rng);
-        env.resolve(&amounts(&[0, 0, 0, 0]), &mut rng)
-            .expect("legal");
+        env.resolve(&amounts(&[0, 0, 0, 0]), &mut rng).expect("legal");
         env.pending(&mut rng);
-        assert!(matches!(
-            env.resolve(&too_much, &mut rng),
-            Err(EnvError::IllegalAction { agent: 0, .. })
-        ));
+        assert!(matches!(env.resolve(&too_much, &mut rng), Err(EnvError::IllegalAction { agent: 0, .. })));
     }
 
     #[test]
     fn c3_makes_full_contribution_pay() {
-        let mut env = EnvSpec::PublicGoods(PublicGoodsParams::default())
-            .build(Variant::C3)
-            .expect("builds");
+        let mut env = EnvSpec::PublicGoods(PublicGoodsParams::default()).build(Variant::C3).expect("builds");
         let mut rng = rand::rngs::StdRng::seed_from_u64(1);
         env.pending(&mut rng);
-        let s = env
-            .resolve(&amounts(&[20, 0, 0, 0]), &mut rng)
-            .expect("legal");
+        let s = env.resolve(&amounts(&[20, 0, 0, 0]), &mut rng).expect("legal");
         // Contributing everything returns 1.2 · 20 = 24 > 20 kept.
         assert_eq!(s.payoffs[0].1, 24.0);
         assert_eq!(s.payoffs[1].1, 44.0);
@@ -378,16 +309,7 @@ mod tests {
 
     #[test]
     fn group_size_one_is_rejected() {
-        let p = PublicGoodsParams {
-            group_size: 1,
-            ..PublicGoodsParams::default()
-        };
-        assert!(matches!(
-            p.validate(),
-            Err(EnvError::InvalidParameter {
-                field: "group_size",
-                ..
-            })
-        ));
+        let p = PublicGoodsParams { group_size: 1, ..PublicGoodsParams::default() };
+        assert!(matches!(p.validate(), Err(EnvError::InvalidParameter { field: "group_size", .. })));
     }
 }

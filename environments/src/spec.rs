@@ -184,31 +184,19 @@ impl EnvSpec {
         self.validate()?;
         let table = VariantTable::shipped();
         Ok(match self {
-            EnvSpec::PrisonersDilemma(p) => Box::new(prisoners_dilemma::PrisonersDilemma::new(
-                p.clone(),
-                variant,
-                table.pd(variant).clone(),
-            )),
-            EnvSpec::PublicGoods(p) => Box::new(public_goods::PublicGoods::new(
-                p.clone(),
-                variant,
-                table.pg(variant).clone(),
-            )),
-            EnvSpec::Bargaining(p) => Box::new(bargaining::Bargaining::new(
-                p.clone(),
-                variant,
-                table.bargain(variant).clone(),
-            )),
-            EnvSpec::MoneyRequest(p) => Box::new(money_request::MoneyRequest::new(
-                p.clone(),
-                variant,
-                table.mr(variant).clone(),
-            )),
-            EnvSpec::NamingGame(p) => Box::new(naming::NamingGame::new(
-                p.clone(),
-                variant,
-                table.ng(variant).clone(),
-            )?),
+            EnvSpec::PrisonersDilemma(p) => {
+                Box::new(prisoners_dilemma::PrisonersDilemma::new(p.clone(), variant, table.pd(variant).clone()))
+            }
+            EnvSpec::PublicGoods(p) => {
+                Box::new(public_goods::PublicGoods::new(p.clone(), variant, table.pg(variant).clone()))
+            }
+            EnvSpec::Bargaining(p) => {
+                Box::new(bargaining::Bargaining::new(p.clone(), variant, table.bargain(variant).clone()))
+            }
+            EnvSpec::MoneyRequest(p) => {
+                Box::new(money_request::MoneyRequest::new(p.clone(), variant, table.mr(variant).clone()))
+            }
+            EnvSpec::NamingGame(p) => Box::new(naming::NamingGame::new(p.clone(), variant, table.ng(variant).clone())?),
         })
     }
 }

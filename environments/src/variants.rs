@@ -103,48 +103,25 @@ pub struct VariantTable {
 impl VariantTable {
     /// Parses a table and checks that every environment defines every variant.
     pub fn parse(text: &str) -> Result<VariantTable, EnvError> {
-        let table: VariantTable =
-            ron::from_str(text).map_err(|e| EnvError::VariantTable(e.to_string()))?;
+        let table: VariantTable = ron::from_str(text).map_err(|e| EnvError::VariantTable(e.to_string()))?;
         for v in Variant::ALL {
             let missing = |env: &str| EnvError::VariantTable(format!("{env} lacks variant {v:?}"));
-            table
-                .prisoners_dilemma
-                .get(&v)
-                .ok_or_else(|| missing("prisoners_dilemma"))?;
-            table
-                .public_goods
-                .get(&v)
-                .ok_or_else(|| missing("public_goods"))?;
-            table
-                .bargaining
-                .get(&v)
-                .ok_or_else(|| missing("bargaining"))?;
-            table
-                .money_request
-                .get(&v)
-                .ok_or_else(|| missing("money_request"))?;
-            table
-                .naming_game
-                .get(&v)
-                .ok_or_else(|| missing("naming_game"))?;
+            table.prisoners_dilemma.get(&v).ok_or_else(|| missing("prisoners_dilemma"))?;
+            table.public_goods.get(&v).ok_or_else(|| missing("public_goods"))?;
+            table.bargaining.get(&v).ok_or_else(|| missing("bargaining"))?;
+            table.money_request.get(&v).ok_or_else(|| missing("money_request"))?;
+            table.naming_game.get(&v).ok_or_else(|| missing("naming_game"))?;
             let two = |env: &str, n: usize| {
                 if n == 2 {
                     Ok(())
                 } else {
-                    Err(EnvError::VariantTable(format!(
-                        "{env} {v:?}: labels must name exactly two actions, got {n}"
-                    )))
+                    Err(EnvError::VariantTable(format!("{env} {v:?}: labels must name exactly two actions, got {n}")))
                 }
             };
-            two(
-                "prisoners_dilemma",
-                table.prisoners_dilemma[&v].labels.len(),
-            )?;
+            two("prisoners_dilemma", table.prisoners_dilemma[&v].labels.len())?;
             two("bargaining", table.bargaining[&v].labels.len())?;
             if table.naming_game[&v].names.len() < 2 {
-                return Err(EnvError::VariantTable(format!(
-                    "naming_game {v:?}: needs at least two names"
-                )));
+                return Err(EnvError::VariantTable(format!("naming_game {v:?}: needs at least two names")));
             }
         }
         Ok(table)
@@ -192,24 +169,15 @@ mod tests {
         let t = VariantTable::shipped();
         for v in [Variant::C0, Variant::C1, Variant::C2] {
             let p = t.pd(v);
-            assert!(
-                p.t > p.r && p.r > p.p && p.p > p.s,
-                "{v:?} is a prisoner's dilemma"
-            );
-            assert!(
-                2.0 * p.r > p.t + p.s,
-                "{v:?}: mutual cooperation beats alternation"
-            );
+            assert!(p.t > p.r && p.r > p.p && p.p > p.s, "{v:?} is a prisoner's dilemma");
+            assert!(2.0 * p.r > p.t + p.s, "{v:?}: mutual cooperation beats alternation");
         }
         let c0 = t.pd(Variant::C0);
         assert_eq!((c0.r, c0.s, c0.t, c0.p), (3.0, 0.0, 5.0, 1.0));
         assert_eq!(t.pd(Variant::C1).r, c0.r, "C1 keeps the payoffs");
         assert_ne!(t.pd(Variant::C1).labels, c0.labels, "C1 changes the labels");
         let c3 = t.pd(Variant::C3);
-        assert!(
-            c3.r > c3.t && c3.s > c3.p,
-            "cooperation strictly dominant under C3"
-        );
+        assert!(c3.r > c3.t && c3.s > c3.p, "cooperation strictly dominant under C3");
     }
 
     #[test]
@@ -217,21 +185,12 @@ mod tests {
         let t = VariantTable::shipped();
         let c0 = t.pg(Variant::C0);
         assert_eq!((c0.endowment, c0.mpcr), (20, 0.4));
-        assert_eq!(
-            (c0.punishment_cost, c0.punishment_impact, c0.punishment_max),
-            (1.0, 3.0, 10)
-        );
+        assert_eq!((c0.punishment_cost, c0.punishment_impact, c0.punishment_max), (1.0, 3.0, 10));
         for v in [Variant::C0, Variant::C1, Variant::C2] {
             let p = t.pg(v);
-            assert!(
-                p.mpcr < 1.0 && 4.0 * p.mpcr > 1.0,
-                "{v:?} is a social dilemma"
-            );
+            assert!(p.mpcr < 1.0 && 4.0 * p.mpcr > 1.0, "{v:?} is a social dilemma");
         }
-        assert!(
-            t.pg(Variant::C3).mpcr > 1.0,
-            "full contribution pays under C3"
-        );
+        assert!(t.pg(Variant::C3).mpcr > 1.0, "full contribution pays under C3");
     }
 
     #[test]
@@ -241,10 +200,7 @@ mod tests {
         assert_eq!(t.bargain(Variant::C0).responder_outside, 0.0);
         assert_eq!(t.bargain(Variant::C3).responder_outside, 40.0);
         let mr = t.mr(Variant::C0);
-        assert_eq!(
-            (mr.min, mr.max, mr.bonus, mr.rule),
-            (11, 20, 20, BonusRule::Undercut)
-        );
+        assert_eq!((mr.min, mr.max, mr.bonus, mr.rule), (11, 20, 20, BonusRule::Undercut));
         assert_eq!(t.mr(Variant::C3).rule, BonusRule::Exceed);
         assert_eq!(t.ng(Variant::C0).names.len(), 10);
         assert!(t.ng(Variant::C0).match_payoff > t.ng(Variant::C0).mismatch_payoff);

@@ -66,6 +66,8 @@ pub enum Factor {
     GroupSize(usize),
     /// The paradigm named inside the prompt.
     Priming,
+    /// A recognition probe asked outside the behavioural session ("which experiment is this?").
+    RecognitionProbe,
 }
 
 impl Factor {
@@ -86,7 +88,7 @@ impl Factor {
             | Factor::Temperature(_)
             | Factor::Memory(_)
             | Factor::GroupSize(_) => Level::Design,
-            Factor::Priming => Level::Contamination,
+            Factor::Priming | Factor::RecognitionProbe => Level::Contamination,
         }
     }
 
@@ -108,6 +110,7 @@ impl Factor {
             Factor::Memory(_) => "memory window",
             Factor::GroupSize(_) => "group size",
             Factor::Priming => "priming",
+            Factor::RecognitionProbe => "recognition probe",
         }
     }
 }
@@ -145,19 +148,15 @@ impl Cell {
 
     /// Parses and validates a cell file's text.
     pub fn parse(path: &Path, text: &str) -> Result<Cell, ScenarioError> {
-        let cell: Cell = ron_options()
-            .from_str(text)
-            .map_err(|e| ScenarioError::parse(path, e))?;
+        let cell: Cell = ron_options().from_str(text).map_err(|e| ScenarioError::parse(path, e))?;
         cell.validate(path)?;
         Ok(cell)
     }
 
     /// Reads a cell file.
     pub fn load(path: &Path) -> Result<Cell, ScenarioError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text =
+            std::fs::read_to_string(path).map_err(|source| ScenarioError::Read { path: path.to_path_buf(), source })?;
         Cell::parse(path, &text)
     }
 
@@ -171,33 +170,25 @@ impl Cell {
             ));
         }
         if self.name.is_empty() || self.name == "baseline" {
-            return Err(ScenarioError::invalid(
-                path,
-                "name",
-                "must be non-empty and not `baseline`",
-            ));
+            return Err(ScenarioError::invalid(path, "name", "must be non-empty and not `baseline`"));
         }
         if self.factors.is_empty() {
-            return Err(ScenarioError::invalid(
-                path,
-                "factors",
-                "a cell must change one factor",
-            ));
+            return Err(ScenarioError::invalid(path, "factors", "a cell must change one factor"));
         }
         if self.factors.len() > 1 && !self.compound {
             let names: Vec<&str> = self.factors.iter().map(Factor::name).collect();
             return Err(ScenarioError::invalid(
                 path,
                 "factors",
-                format!("changes {} factors ({}); a cell changes exactly one unless declared `compound: true`", names.len(), names.join(", ")),
+                format!(
+                    "changes {} factors ({}); a cell changes exactly one unless declared `compound: true`",
+                    names.len(),
+                    names.join(", ")
+                ),
             ));
         }
         if self.level == Level::Baseline {
-            return Err(ScenarioError::invalid(
-                path,
-                "level",
-                "a cell cannot be the baseline",
-            ));
+            return Err(ScenarioError::invalid(path, "level", "a cell cannot be the baseline"));
         }
         for (i, f) in self.factors.iter().enumerate() {
             if !self.compound && f.level() != self.level {
@@ -214,18 +205,10 @@ impl Cell {
             }
             match f {
                 Factor::Memory(0) => {
-                    return Err(ScenarioError::invalid(
-                        path,
-                        format!("factors[{i}]"),
-                        "memory must be at least 1",
-                    ))
+                    return Err(ScenarioError::invalid(path, format!("factors[{i}]"), "memory must be at least 1"))
                 }
                 Factor::GroupSize(n) if *n < 2 => {
-                    return Err(ScenarioError::invalid(
-                        path,
-                        format!("factors[{i}]"),
-                        "group size must be at least 2",
-                    ))
+                    return Err(ScenarioError::invalid(path, format!("factors[{i}]"), "group size must be at least 2"))
                 }
                 Factor::Temperature(t) if !(0.0..=2.0).contains(t) => {
                     return Err(ScenarioError::invalid(
@@ -234,11 +217,51 @@ impl Cell {
                         format!("temperature must lie in [0, 2], got {t}"),
                     ))
                 }
+                Factor::PersonaFormat(v) if !["bullets", "table"].contains(&v.as_str()) => {
+                    return Err(ScenarioError::invalid(
+                        path,
+                        format!("factors[{i}]"),
+                        format!("persona format `{v}`: expected bullets or table"),
+                    ))
+                }
+                Factor::HistoryFormat(v) if !["narrative", "summary"].contains(&v.as_str()) => {
+                    return Err(ScenarioError::invalid(
+                        path,
+                        format!("factors[{i}]"),
+                        format!("history format `{v}`: expected narrative or summary"),
+                    ))
+                }
+                Factor::Layout(v) if !["inline", "sentence-per-line"].contains(&v.as_str()) => {
+                    return Err(ScenarioError::invalid(
+                        path,
+                        format!("factors[{i}]"),
+                        format!("layout `{v}`: expected inline or sentence-per-line"),
+                    ))
+                }
+                Factor::PersonaContent(v) if !["self-interested", "prosocial"].contains(&v.as_str()) => {
+                    return Err(ScenarioError::invalid(
+                        path,
+                        format!("factors[{i}]"),
+                        format!("persona content `{v}`: expected self-interested or prosocial"),
+                    ))
+                }
+                Factor::Framing(v) if !["moral", "risk"].contains(&v.as_str()) => {
+                    return Err(ScenarioError::invalid(
+                        path,
+                        format!("factors[{i}]"),
+                        format!("framing `{v}`: expected moral or risk"),
+                    ))
+                }
+                Factor::AnswerField(v) if v.is_empty() || !v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
+                    return Err(ScenarioError::invalid(
+                        path,
+                        format!("factors[{i}]"),
+                        format!("answer field `{v}`: letters, digits and _ only"),
+                    ))
+                }
                 Factor::GroupSize(_) => {
-                    if let Some(e) = self
-                        .environments
-                        .iter()
-                        .find(|e| !matches!(e, EnvKind::PublicGoods | EnvKind::NamingGame))
+                    if let Some(e) =
+                        self.environments.iter().find(|e| !matches!(e, EnvKind::PublicGoods | EnvKind::NamingGame))
                     {
                         return Err(ScenarioError::invalid(
                             path,
@@ -251,11 +274,7 @@ impl Cell {
             }
         }
         if self.environments.is_empty() {
-            return Err(ScenarioError::invalid(
-                path,
-                "environments",
-                "name at least one environment",
-            ));
+            return Err(ScenarioError::invalid(path, "environments", "name at least one environment"));
         }
         Ok(())
     }
@@ -263,19 +282,13 @@ impl Cell {
 
 /// Loads every cell file of a directory, sorted by name.
 pub fn load_dir(dir: &Path) -> Result<Vec<(PathBuf, Cell)>, ScenarioError> {
-    let entries = std::fs::read_dir(dir).map_err(|source| ScenarioError::Read {
-        path: dir.to_path_buf(),
-        source,
-    })?;
+    let entries = std::fs::read_dir(dir).map_err(|source| ScenarioError::Read { path: dir.to_path_buf(), source })?;
     let mut paths: Vec<PathBuf> = entries
         .filter_map(|e| e.ok().map(|e| e.path()))
         .filter(|p| p.extension().is_some_and(|x| x == "ron"))
         .collect();
     paths.sort();
-    paths
-        .into_iter()
-        .map(|p| Cell::load(&p).map(|c| (p, c)))
-        .collect()
+    paths.into_iter().map(|p| Cell::load(&p).map(|c| (p, c))).collect()
 }
 
 #[cfg(test)]
@@ -288,8 +301,10 @@ mod tests {
 
     #[test]
     fn one_factor_cell_parses() {
-        let c = parse("Cell(version: 1, name: \"memory-3\", level: Design, environments: [NamingGame], factors: [Memory(3)])")
-            .expect("valid");
+        let c = parse(
+            "Cell(version: 1, name: \"memory-3\", level: Design, environments: [NamingGame], factors: [Memory(3)])",
+        )
+        .expect("valid");
         assert_eq!(c.factors, vec![Factor::Memory(3)]);
     }
 
@@ -297,17 +312,15 @@ mod tests {
     fn two_factors_need_compound() {
         let text = "Cell(version: 1, name: \"x\", level: Design, environments: [NamingGame], factors: [Memory(3), Temperature(0.2)])";
         let msg = parse(text).expect_err("rejected").to_string();
-        assert!(
-            msg.contains("cells/test.ron") && msg.contains("compound"),
-            "{msg}"
-        );
+        assert!(msg.contains("cells/test.ron") && msg.contains("compound"), "{msg}");
         let text = "Cell(version: 1, name: \"x\", level: Design, environments: [NamingGame], factors: [Memory(3), Temperature(0.2)], compound: true)";
         assert!(parse(text).is_ok());
     }
 
     #[test]
     fn level_must_match_factor() {
-        let text = "Cell(version: 1, name: \"x\", level: Representation, environments: [NamingGame], factors: [Memory(3)])";
+        let text =
+            "Cell(version: 1, name: \"x\", level: Representation, environments: [NamingGame], factors: [Memory(3)])";
         let msg = parse(text).expect_err("rejected").to_string();
         assert!(msg.contains("design-level"), "{msg}");
     }
@@ -316,12 +329,7 @@ mod tests {
     fn unknown_field_points_at_line_and_column() {
         let text = "Cell(\n  version: 1,\n  name: \"x\",\n  colour: 3,\n)";
         match parse(text) {
-            Err(ScenarioError::Parse {
-                line,
-                column,
-                message,
-                ..
-            }) => {
+            Err(ScenarioError::Parse { line, column, message, .. }) => {
                 assert_eq!(line, 4);
                 assert!(column >= 1);
                 assert!(message.contains("colour"), "{message}");
@@ -335,4 +343,37 @@ mod tests {
         let text = "Cell(version: 1, name: \"x\", level: Design, environments: [NamingGame], factors: [Memory(0)])";
         assert!(matches!(parse(text), Err(ScenarioError::Invalid { .. })));
     }
+}
+
+/// The prompt options a list of factors sets (the canonical baseline for none).
+pub fn prompt_options(factors: &[Factor]) -> agora_agents::llm::PromptOptions {
+    use agora_agents::llm::{Framing, HistoryFormat, Layout, PersonaContent, PersonaFormat, PromptOptions};
+    let mut o = PromptOptions::default();
+    for f in factors {
+        match f {
+            Factor::PersonaFormat(v) => {
+                o.persona_format = if v == "table" { PersonaFormat::Table } else { PersonaFormat::Bullets }
+            }
+            Factor::HistoryFormat(v) => {
+                o.history_format = if v == "summary" { HistoryFormat::Summary } else { HistoryFormat::Narrative }
+            }
+            Factor::ReversedActionOrder => o.reversed_actions = true,
+            Factor::NamedAgents => o.named_agents = true,
+            Factor::AnswerField(v) => o.answer_field = v.clone(),
+            Factor::Layout(v) => o.layout = if v == "inline" { Layout::Inline } else { Layout::SentencePerLine },
+            Factor::TaskId(v) => o.task_id = Some(v.clone()),
+            Factor::Opening(v) => o.opening = Some(v.clone()),
+            Factor::PersonaContent(v) => {
+                o.persona_content =
+                    if v == "prosocial" { PersonaContent::Prosocial } else { PersonaContent::SelfInterested }
+            }
+            Factor::Framing(v) => o.framing = if v == "risk" { Framing::Risk } else { Framing::Moral },
+            Factor::StepByStep => o.step_by_step = true,
+            Factor::Temperature(t) => o.temperature = Some(*t),
+            Factor::Priming => o.priming = true,
+            Factor::RecognitionProbe => o.recognition_probe = true,
+            Factor::Memory(_) | Factor::GroupSize(_) => {}
+        }
+    }
+    o
 }

@@ -8,49 +8,24 @@ use std::path::PathBuf;
 pub enum ScenarioError {
     /// The file could not be read.
     #[error("{}: cannot read: {source}", path.display())]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
+    Read { path: PathBuf, source: std::io::Error },
     /// The file is not valid RON for its format (malformed, unknown field or variant).
     #[error("{}:{line}:{column}: {message}", path.display())]
-    Parse {
-        path: PathBuf,
-        line: usize,
-        column: usize,
-        message: String,
-    },
+    Parse { path: PathBuf, line: usize, column: usize, message: String },
     /// The file parsed but a value is impossible; `field` is the path to it.
     #[error("{}: `{field}`: {message}", path.display())]
-    Invalid {
-        path: PathBuf,
-        field: String,
-        message: String,
-    },
+    Invalid { path: PathBuf, field: String, message: String },
     /// A block refers to a cell that does not exist.
     #[error("{}: `{field}`: unknown cell `{name}` (looked for {})", path.display(), looked.display())]
-    UnknownCell {
-        path: PathBuf,
-        field: String,
-        name: String,
-        looked: PathBuf,
-    },
+    UnknownCell { path: PathBuf, field: String, name: String, looked: PathBuf },
     /// A shard specification is malformed.
     #[error("invalid shard `{0}`: expected i/N with 1 <= i <= N")]
     Shard(String),
 }
 
 impl ScenarioError {
-    pub(crate) fn invalid(
-        path: &std::path::Path,
-        field: impl Into<String>,
-        message: impl std::fmt::Display,
-    ) -> Self {
-        ScenarioError::Invalid {
-            path: path.to_path_buf(),
-            field: field.into(),
-            message: message.to_string(),
-        }
+    pub(crate) fn invalid(path: &std::path::Path, field: impl Into<String>, message: impl std::fmt::Display) -> Self {
+        ScenarioError::Invalid { path: path.to_path_buf(), field: field.into(), message: message.to_string() }
     }
 
     pub(crate) fn parse(path: &std::path::Path, e: ron::error::SpannedError) -> Self {

@@ -14,7 +14,7 @@ pub mod study;
 pub use cell::{Cell, Factor, Level};
 pub use error::ScenarioError;
 pub use plan::{Plan, RunSpec, Shard};
-pub use study::{Block, Member, Roster, Study, Sweep};
+pub use study::{Block, Member, ModelsFile, Roster, Study, Sweep};
 
 /// RON options for every file this crate reads: newtypes may be written without their
 /// wrapping parentheses and `Some` may be left implicit.

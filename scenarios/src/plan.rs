@@ -3,6 +3,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use agora_agents::llm::ModelSpec;
 use agora_agents::PolicySpec;
 use agora_environments::{EnvKind, EnvSpec, Variant};
 use serde::Serialize;
@@ -49,6 +50,11 @@ impl RunSpec {
         self.environment.arm()
     }
 
+    /// The prompt options this run's cell sets (what LLM seats are shown).
+    pub fn prompt_options(&self) -> agora_agents::llm::PromptOptions {
+        crate::cell::prompt_options(&self.factors)
+    }
+
     /// Decisions the run will ask for, and whether that count is an upper bound (runs that may
     /// stop early).
     pub fn expected_decisions(&self) -> (u64, bool) {
@@ -61,15 +67,9 @@ impl RunSpec {
             EnvSpec::Bargaining(p) => match &p.fixed_offers {
                 Some(f) => (f.offers.len() as u64 * u64::from(f.games_each), false),
                 None => match p.game {
-                    agora_environments::bargaining::BargainGame::Dictator => {
-                        (u64::from(p.games), false)
-                    }
-                    agora_environments::bargaining::BargainGame::Ultimatum => {
-                        (u64::from(p.games) * 2, false)
-                    }
-                    agora_environments::bargaining::BargainGame::Trust => {
-                        (u64::from(p.games) * 2, true)
-                    }
+                    agora_environments::bargaining::BargainGame::Dictator => (u64::from(p.games), false),
+                    agora_environments::bargaining::BargainGame::Ultimatum => (u64::from(p.games) * 2, false),
+                    agora_environments::bargaining::BargainGame::Trust => (u64::from(p.games) * 2, true),
                 },
             },
             EnvSpec::MoneyRequest(p) => (u64::from(p.games) * 2, false),
@@ -105,6 +105,8 @@ pub struct Plan {
     pub study: String,
     pub master_seed: u64,
     pub runs: Vec<RunSpec>,
+    /// The language models the plan's rosters use.
+    pub models: Vec<ModelSpec>,
 }
 
 /// Summary line of a plan: one per (block, cell, variant, roster, arm).
@@ -139,44 +141,22 @@ impl Plan {
             .filter(|(i, _)| i % shard.count == shard.index - 1)
             .map(|(_, r)| r.clone())
             .collect();
-        Plan {
-            study: self.study.clone(),
-            master_seed: self.master_seed,
-            runs,
-        }
+        Plan { study: self.study.clone(), master_seed: self.master_seed, runs, models: self.models.clone() }
     }
 
     /// Keeps at most `n` runs per condition (for quick looks and tests); seeds are unchanged.
     pub fn limit_runs(&self, n: u32) -> Plan {
-        let runs = self
-            .runs
-            .iter()
-            .filter(|r| r.run_index < n)
-            .cloned()
-            .collect();
-        Plan {
-            study: self.study.clone(),
-            master_seed: self.master_seed,
-            runs,
-        }
+        let runs = self.runs.iter().filter(|r| r.run_index < n).cloned().collect();
+        Plan { study: self.study.clone(), master_seed: self.master_seed, runs, models: self.models.clone() }
     }
 
     /// Aggregated lines for `agora check` and `--dry-run`.
     pub fn lines(&self) -> Vec<PlanLine> {
-        let mut map: BTreeMap<(String, String, Variant, String, String), PlanLine> =
+        let mut map: BTreeMap<(String, String, Variant, String, String), PlanLine> = BTreeMap::new();
+        let mut conditions: BTreeMap<(String, String, Variant, String, String), std::collections::BTreeSet<String>> =
             BTreeMap::new();
-        let mut conditions: BTreeMap<
-            (String, String, Variant, String, String),
-            std::collections::BTreeSet<String>,
-        > = BTreeMap::new();
         for r in &self.runs {
-            let k = (
-                r.block.clone(),
-                r.cell.clone(),
-                r.variant,
-                r.roster.clone(),
-                r.arm(),
-            );
+            let k = (r.block.clone(), r.cell.clone(), r.variant, r.roster.clone(), r.arm());
             let (d, upper) = r.expected_decisions();
             let line = map.entry(k.clone()).or_insert_with(|| PlanLine {
                 block: r.block.clone(),
@@ -194,10 +174,7 @@ impl Plan {
             line.runs += 1;
             line.decisions += d;
             line.decisions_upper_bound |= upper;
-            conditions
-                .entry(k)
-                .or_default()
-                .insert(format!("{:?}", r.sweep));
+            conditions.entry(k).or_default().insert(format!("{:?}", r.sweep));
         }
         let mut lines: Vec<PlanLine> = map
             .into_iter()
@@ -207,16 +184,12 @@ impl Plan {
             })
             .collect();
         // Keep the study's block order.
-        let order: Vec<String> =
-            self.runs
-                .iter()
-                .map(|r| r.block.clone())
-                .fold(Vec::new(), |mut v, b| {
-                    if !v.contains(&b) {
-                        v.push(b);
-                    }
-                    v
-                });
+        let order: Vec<String> = self.runs.iter().map(|r| r.block.clone()).fold(Vec::new(), |mut v, b| {
+            if !v.contains(&b) {
+                v.push(b);
+            }
+            v
+        });
         lines.sort_by_key(|l| order.iter().position(|b| *b == l.block));
         lines
     }
@@ -224,7 +197,29 @@ impl Plan {
     /// Loads a study file and its cells (from `cells_dir`, by default `../cells` beside the
     /// study's directory) and resolves it.
     pub fn load(path: &Path, cells_dir: Option<&Path>) -> Result<Plan, ScenarioError> {
-        let study = Study::load(path)?;
+        Plan::load_with_models(path, cells_dir, None)
+    }
+
+    /// Loads a study, adding the models of a models file (names must not repeat).
+    pub fn load_with_models(
+        path: &Path,
+        cells_dir: Option<&Path>,
+        models: Option<&Path>,
+    ) -> Result<Plan, ScenarioError> {
+        let mut study = Study::load(path)?;
+        if let Some(m) = models {
+            let file = crate::study::ModelsFile::load(m)?;
+            for model in file.models {
+                if study.models.iter().any(|x| x.name == model.name) {
+                    return Err(ScenarioError::invalid(
+                        m,
+                        "models",
+                        format!("model `{}` is already declared in the study", model.name),
+                    ));
+                }
+                study.models.push(model);
+            }
+        }
         let dir = match cells_dir {
             Some(d) => d.to_path_buf(),
             None => default_cells_dir(path),
@@ -242,30 +237,25 @@ impl Plan {
             return Err(err("runs".into(), "must be at least 1".into()));
         }
         if study.blocks.is_empty() {
-            return Err(err(
-                "blocks".into(),
-                "a study needs at least one block".into(),
-            ));
+            return Err(err("blocks".into(), "a study needs at least one block".into()));
+        }
+        let mut model_names = std::collections::BTreeSet::new();
+        for (i, m) in study.models.iter().enumerate() {
+            m.validate().map_err(|e| err(format!("models[{i}]"), e))?;
+            if !model_names.insert(m.name.clone()) {
+                return Err(err(format!("models[{i}].name"), format!("duplicate model `{}`", m.name)));
+            }
         }
         let mut names = std::collections::BTreeSet::new();
         let mut runs = Vec::new();
         for (bi, block) in study.blocks.iter().enumerate() {
             let at = |f: &str| format!("blocks[{bi}].{f}");
             if !names.insert(block.name.clone()) {
-                return Err(err(
-                    at("name"),
-                    format!("duplicate block name `{}`", block.name),
-                ));
+                return Err(err(at("name"), format!("duplicate block name `{}`", block.name)));
             }
-            block
-                .environment
-                .validate()
-                .map_err(|e| err(at("environment"), e.to_string()))?;
+            block.environment.validate().map_err(|e| err(at("environment"), e.to_string()))?;
             if block.variants.is_empty() {
                 return Err(err(at("variants"), "name at least one variant".into()));
-            }
-            if block.rosters.is_empty() {
-                return Err(err(at("rosters"), "name at least one roster".into()));
             }
             for (n, v) in [("runs", block.runs), ("cell_runs", block.cell_runs)] {
                 if v == Some(0) {
@@ -277,13 +267,13 @@ impl Plan {
                 None => vec![None],
                 Some(s @ Sweep::CommittedFraction { from, to, step }) => {
                     if kind != EnvKind::NamingGame {
-                        return Err(err(
-                            at("sweep"),
-                            "a committed-fraction sweep needs the naming game".into(),
-                        ));
+                        return Err(err(at("sweep"), "a committed-fraction sweep needs the naming game".into()));
                     }
                     if !(*step > 0.0) || from > to || *from < 0.0 || *to > 1.0 {
-                        return Err(err(at("sweep"), format!("needs 0 <= from <= to <= 1 and step > 0, got from {from}, to {to}, step {step}")));
+                        return Err(err(
+                            at("sweep"),
+                            format!("needs 0 <= from <= to <= 1 and step > 0, got from {from}, to {to}, step {step}"),
+                        ));
                     }
                     s.values().into_iter().map(Some).collect()
                 }
@@ -335,30 +325,43 @@ impl Plan {
                             _ => {}
                         }
                     }
-                    env.validate().map_err(|e| {
-                        err(
-                            at(&format!("cells[{ci}]")),
-                            format!("cell `{}`: {e}", cell.name),
-                        )
-                    })?;
+                    env.validate()
+                        .map_err(|e| err(at(&format!("cells[{ci}]")), format!("cell `{}`: {e}", cell.name)))?;
                     let population = env.population();
                     let committed = env.committed_seats();
-                    for (ri, roster) in block.rosters.iter().enumerate() {
+                    let mut rosters = block.rosters.clone();
+                    if block.model_rosters {
+                        if study.models.is_empty() {
+                            return Err(err(
+                                at("model_rosters"),
+                                "the study declares no models (add `models` or pass --models FILE)".into(),
+                            ));
+                        }
+                        for m in &study.models {
+                            rosters.push(crate::study::Roster {
+                                name: m.name.clone(),
+                                family: Some(m.family.clone()),
+                                members: vec![crate::study::Member {
+                                    policy: PolicySpec::Llm { model: m.name.clone() },
+                                    count: None,
+                                }],
+                            });
+                        }
+                    }
+                    if rosters.is_empty() {
+                        return Err(err(at("rosters"), "name at least one roster (or set model_rosters)".into()));
+                    }
+                    for (ri, roster) in rosters.iter().enumerate() {
                         let rat = |f: &str| at(&format!("rosters[{ri}].{f}"));
-                        let seats = expand_roster(roster, population, &committed).map_err(|m| {
-                            err(rat("members"), format!("roster `{}`: {m}", roster.name))
-                        })?;
+                        let seats = expand_roster(roster, population, &committed)
+                            .map_err(|m| err(rat("members"), format!("roster `{}`: {m}", roster.name)))?;
                         for (mi, m) in roster.members.iter().enumerate() {
-                            m.policy.validate_for(kind).map_err(|e| {
-                                err(rat(&format!("members[{mi}].policy")), e.to_string())
-                            })?;
+                            m.policy
+                                .validate_for(kind)
+                                .map_err(|e| err(rat(&format!("members[{mi}].policy")), e.to_string()))?;
                         }
                         let family = roster.family.clone().unwrap_or_else(|| {
-                            roster
-                                .members
-                                .first()
-                                .map_or("classical", |m| m.policy.meta().family)
-                                .to_string()
+                            roster.members.first().map_or("classical", |m| m.policy.meta().family).to_string()
                         });
                         for variant in &block.variants {
                             for run_index in 0..count {
@@ -387,16 +390,7 @@ impl Plan {
                                     family: family.clone(),
                                     seats: seats.clone(),
                                     committed: committed.iter().map(|(s, _)| *s).collect(),
-                                    sweep: sweep.map(|x| {
-                                        (
-                                            block
-                                                .sweep
-                                                .as_ref()
-                                                .map_or("", Sweep::name)
-                                                .to_string(),
-                                            x,
-                                        )
-                                    }),
+                                    sweep: sweep.map(|x| (block.sweep.as_ref().map_or("", Sweep::name).to_string(), x)),
                                     run_index,
                                     seed,
                                 });
@@ -406,11 +400,7 @@ impl Plan {
                 }
             }
         }
-        Ok(Plan {
-            study: study.name.clone(),
-            master_seed: study.master_seed,
-            runs,
-        })
+        Ok(Plan { study: study.name.clone(), master_seed: study.master_seed, runs, models: study.models.clone() })
     }
 }
 

@@ -2,6 +2,7 @@
 
 use std::path::Path;
 
+use agora_agents::llm::ModelSpec;
 use agora_agents::PolicySpec;
 use agora_environments::{EnvSpec, Variant};
 use serde::{Deserialize, Serialize};
@@ -20,7 +21,34 @@ pub struct Study {
     pub master_seed: u64,
     /// Seeded runs per baseline cell, unless a block says otherwise.
     pub runs: u32,
+    /// Language models the rosters may name (`Llm(model: "...")`).
+    #[serde(default)]
+    pub models: Vec<ModelSpec>,
     pub blocks: Vec<Block>,
+}
+
+/// A file of model declarations, for `agora run --models FILE`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelsFile {
+    pub version: u32,
+    pub models: Vec<ModelSpec>,
+}
+
+impl ModelsFile {
+    pub fn load(path: &Path) -> Result<ModelsFile, ScenarioError> {
+        let text =
+            std::fs::read_to_string(path).map_err(|source| ScenarioError::Read { path: path.to_path_buf(), source })?;
+        let f: ModelsFile = ron_options().from_str(&text).map_err(|e| ScenarioError::parse(path, e))?;
+        if f.version != FORMAT_VERSION {
+            return Err(ScenarioError::invalid(
+                path,
+                "version",
+                format!("expected {FORMAT_VERSION}, got {}", f.version),
+            ));
+        }
+        Ok(f)
+    }
 }
 
 fn default_variants() -> Vec<Variant> {
@@ -52,6 +80,9 @@ pub struct Block {
     /// A parameter swept across values, each value its own condition.
     #[serde(default)]
     pub sweep: Option<Sweep>,
+    /// Adds one roster per declared model, every seat played by that model.
+    #[serde(default)]
+    pub model_rosters: bool,
 }
 
 /// A population: who sits in the seats.
@@ -111,9 +142,7 @@ impl Sweep {
 impl Study {
     /// Parses a study file's text (validation happens when the plan is resolved).
     pub fn parse(path: &Path, text: &str) -> Result<Study, ScenarioError> {
-        let study: Study = ron_options()
-            .from_str(text)
-            .map_err(|e| ScenarioError::parse(path, e))?;
+        let study: Study = ron_options().from_str(text).map_err(|e| ScenarioError::parse(path, e))?;
         if study.version != FORMAT_VERSION {
             return Err(ScenarioError::invalid(
                 path,
@@ -126,10 +155,8 @@ impl Study {
 
     /// Reads a study file.
     pub fn load(path: &Path) -> Result<Study, ScenarioError> {
-        let text = std::fs::read_to_string(path).map_err(|source| ScenarioError::Read {
-            path: path.to_path_buf(),
-            source,
-        })?;
+        let text =
+            std::fs::read_to_string(path).map_err(|source| ScenarioError::Read { path: path.to_path_buf(), source })?;
         Study::parse(path, &text)
     }
 }

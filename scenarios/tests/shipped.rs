@@ -19,20 +19,13 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
 }
 
 fn tmp() -> PathBuf {
-    let d = std::env::temp_dir().join(format!(
-        "agora-scen-{}-{}",
-        std::process::id(),
-        rand_suffix()
-    ));
+    let d = std::env::temp_dir().join(format!("agora-scen-{}-{}", std::process::id(), rand_suffix()));
     std::fs::create_dir_all(&d).expect("mkdir");
     d
 }
 
 fn rand_suffix() -> u128 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos())
-        .unwrap_or(0)
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0)
 }
 
 #[test]
@@ -48,23 +41,15 @@ fn every_shipped_study_resolves() {
         let plan = Plan::load(&path, None).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         assert!(!plan.runs.is_empty(), "{}", path.display());
         let keys: std::collections::BTreeSet<String> = plan.runs.iter().map(|r| r.key()).collect();
-        assert_eq!(
-            keys.len(),
-            plan.runs.len(),
-            "{}: run keys are unique",
-            path.display()
-        );
+        assert_eq!(keys.len(), plan.runs.len(), "{}: run keys are unique", path.display());
     }
 }
 
 #[test]
 fn classical_study_has_thirty_runs_per_baseline_cell() {
     let plan = Plan::load(&root().join("studies/classical.ron"), None).expect("resolves");
-    let pd: Vec<_> = plan
-        .runs
-        .iter()
-        .filter(|r| r.block == "pd" && r.variant == agora_environments::Variant::C0)
-        .collect();
+    let pd: Vec<_> =
+        plan.runs.iter().filter(|r| r.block == "pd" && r.variant == agora_environments::Variant::C0).collect();
     assert_eq!(pd.len(), 30);
     let seeds: std::collections::BTreeSet<u64> = plan.runs.iter().map(|r| r.seed).collect();
     assert_eq!(seeds.len(), plan.runs.len(), "every run has its own seed");
@@ -73,20 +58,11 @@ fn classical_study_has_thirty_runs_per_baseline_cell() {
 #[test]
 fn tipping_study_sweeps_thirteen_fractions() {
     let plan = Plan::load(&root().join("studies/tipping.ron"), None).expect("resolves");
-    let fractions: std::collections::BTreeSet<String> = plan
-        .runs
-        .iter()
-        .map(|r| format!("{:.3}", r.sweep.as_ref().expect("swept").1))
-        .collect();
+    let fractions: std::collections::BTreeSet<String> =
+        plan.runs.iter().map(|r| format!("{:.3}", r.sweep.as_ref().expect("swept").1)).collect();
     assert_eq!(fractions.len(), 13);
-    assert!(
-        fractions.contains("0.100") && fractions.contains("0.400") && fractions.contains("0.175")
-    );
-    let r = plan
-        .runs
-        .iter()
-        .find(|r| r.sweep.as_ref().is_some_and(|s| (s.1 - 0.25).abs() < 1e-9))
-        .expect("0.25");
+    assert!(fractions.contains("0.100") && fractions.contains("0.400") && fractions.contains("0.175"));
+    let r = plan.runs.iter().find(|r| r.sweep.as_ref().is_some_and(|s| (s.1 - 0.25).abs() < 1e-9)).expect("0.25");
     assert_eq!(r.committed, (0..6).collect::<Vec<_>>());
 }
 
@@ -102,12 +78,7 @@ fn shards_partition_the_plan() {
     let plan = Plan::load(&root().join("studies/tipping.ron"), None).expect("resolves");
     let mut all: Vec<String> = Vec::new();
     for i in 1..=3 {
-        all.extend(
-            plan.shard(format!("{i}/3").parse().expect("shard"))
-                .runs
-                .iter()
-                .map(|r| r.key()),
-        );
+        all.extend(plan.shard(format!("{i}/3").parse().expect("shard")).runs.iter().map(|r| r.key()));
     }
     all.sort();
     let mut expected: Vec<String> = plan.runs.iter().map(|r| r.key()).collect();
@@ -135,12 +106,7 @@ fn resolve(text: &str) -> Result<Plan, ScenarioError> {
 fn unknown_field_names_file_line_and_column() {
     let text = "Study(\n  version: 1,\n  name: \"t\",\n  master_seed: 1,\n  runs: 2,\n  colour: 3,\n  blocks: [],\n)";
     match resolve(text) {
-        Err(ScenarioError::Parse {
-            path,
-            line,
-            column,
-            message,
-        }) => {
+        Err(ScenarioError::Parse { path, line, column, message }) => {
             assert!(path.ends_with("s.ron"));
             assert_eq!(line, 6);
             assert!(column > 0);
@@ -152,13 +118,9 @@ fn unknown_field_names_file_line_and_column() {
 
 #[test]
 fn unknown_environment_and_agent_are_parse_errors() {
-    let e = resolve(&study("Chess()", "RothErev()"))
-        .expect_err("rejected")
-        .to_string();
+    let e = resolve(&study("Chess()", "RothErev()")).expect_err("rejected").to_string();
     assert!(e.contains("Chess"), "{e}");
-    let e = resolve(&study("PrisonersDilemma()", "DeepBlue"))
-        .expect_err("rejected")
-        .to_string();
+    let e = resolve(&study("PrisonersDilemma()", "DeepBlue")).expect_err("rejected").to_string();
     assert!(e.contains("DeepBlue"), "{e}");
 }
 
@@ -168,51 +130,34 @@ fn impossible_parameters_name_the_field() {
         ("PublicGoods(group_size: 1)", "RothErev()", "group_size"),
         ("NamingGame(memory: 0)", "MinimalNaming", "memory"),
         ("NamingGame(pool: 1)", "MinimalNaming", "pool"),
-        (
-            "NamingGame(tipping: Tipping(fraction: 1.5))",
-            "MinimalNaming",
-            "tipping.fraction",
-        ),
-        (
-            "PrisonersDilemma()",
-            "ConditionalCooperator()",
-            "public-goods",
-        ),
+        ("NamingGame(tipping: Tipping(fraction: 1.5))", "MinimalNaming", "tipping.fraction"),
+        ("PrisonersDilemma()", "ConditionalCooperator()", "public-goods"),
         ("PrisonersDilemma()", "RothErev(phi: -1.0)", "phi"),
     ];
     for (env, policy, needle) in cases {
         let e = resolve(&study(env, policy)).expect_err("rejected");
         let msg = e.to_string();
         assert!(matches!(e, ScenarioError::Invalid { .. }), "{msg}");
-        assert!(
-            msg.contains("s.ron") && msg.contains(needle),
-            "{needle}: {msg}"
-        );
+        assert!(msg.contains("s.ron") && msg.contains(needle), "{needle}: {msg}");
     }
 }
 
 #[test]
 fn negative_endowment_cannot_be_written() {
     // Endowments live in the variant table; a study cannot set one, let alone a negative one.
-    let e = resolve(&study("PublicGoods(endowment: -5)", "RothErev()"))
-        .expect_err("rejected")
-        .to_string();
+    let e = resolve(&study("PublicGoods(endowment: -5)", "RothErev()")).expect_err("rejected").to_string();
     assert!(e.contains("endowment"), "{e}");
 }
 
 #[test]
 fn roster_that_does_not_fill_the_seats_is_rejected() {
-    let e = resolve(&study("PublicGoods()", "RothErev(), count: 3"))
-        .expect_err("rejected")
-        .to_string();
+    let e = resolve(&study("PublicGoods()", "RothErev(), count: 3")).expect_err("rejected").to_string();
     assert!(e.contains("3 seats") && e.contains("4"), "{e}");
 }
 
 #[test]
 fn unknown_cell_is_named() {
-    let text = MINIMAL
-        .replace("ENV", "PrisonersDilemma(), cells: [\"no-such-cell\"]")
-        .replace("POLICY", "RothErev()");
+    let text = MINIMAL.replace("ENV", "PrisonersDilemma(), cells: [\"no-such-cell\"]").replace("POLICY", "RothErev()");
     let e = resolve(&text).expect_err("rejected").to_string();
     assert!(e.contains("no-such-cell"), "{e}");
 }

@@ -32,13 +32,7 @@ pub struct ConditionalCooperatorParams {
 
 impl Default for ConditionalCooperatorParams {
     fn default() -> Self {
-        ConditionalCooperatorParams {
-            initial: 0.5,
-            initial_sd: 0.15,
-            slope: 0.43,
-            intercept: 0.0,
-            punish_rate: 0.25,
-        }
+        ConditionalCooperatorParams { initial: 0.5, initial_sd: 0.15, slope: 0.43, intercept: 0.0, punish_rate: 0.25 }
     }
 }
 
@@ -50,34 +44,19 @@ impl ConditionalCooperatorParams {
             reason,
         };
         if !(0.0..=1.0).contains(&self.initial) {
-            return Err(bad(
-                "initial",
-                format!("must lie in [0, 1], got {}", self.initial),
-            ));
+            return Err(bad("initial", format!("must lie in [0, 1], got {}", self.initial)));
         }
         if !(self.initial_sd >= 0.0) {
-            return Err(bad(
-                "initial_sd",
-                format!("must be non-negative, got {}", self.initial_sd),
-            ));
+            return Err(bad("initial_sd", format!("must be non-negative, got {}", self.initial_sd)));
         }
         if !(self.slope >= 0.0) {
-            return Err(bad(
-                "slope",
-                format!("must be non-negative, got {}", self.slope),
-            ));
+            return Err(bad("slope", format!("must be non-negative, got {}", self.slope)));
         }
         if !(0.0..=1.0).contains(&self.intercept) {
-            return Err(bad(
-                "intercept",
-                format!("must lie in [0, 1], got {}", self.intercept),
-            ));
+            return Err(bad("intercept", format!("must lie in [0, 1], got {}", self.intercept)));
         }
         if !(self.punish_rate >= 0.0) {
-            return Err(bad(
-                "punish_rate",
-                format!("must be non-negative, got {}", self.punish_rate),
-            ));
+            return Err(bad("punish_rate", format!("must be non-negative, got {}", self.punish_rate)));
         }
         Ok(())
     }
@@ -93,10 +72,7 @@ pub struct ConditionalCooperator {
 
 impl ConditionalCooperator {
     pub fn new(params: ConditionalCooperatorParams) -> Self {
-        ConditionalCooperator {
-            params,
-            others_last: None,
-        }
+        ConditionalCooperator { params, others_last: None }
     }
 }
 
@@ -106,8 +82,10 @@ pub(crate) static CONDITIONAL_COOPERATOR: PolicyMeta = PolicyMeta {
     memory_depth: Some(1),
     stochastic: true,
     environments: &[EnvKind::PublicGoods],
-    description: "contributes slope x the others' previous mean (imperfect conditional cooperation); punishes those below itself",
-    reference: "Fischbacher, Gaechter & Fehr (2001) Econ. Letters 71:397-404; Fischbacher & Gaechter (2010) AER 100:541-556",
+    description:
+        "contributes slope x the others' previous mean (imperfect conditional cooperation); punishes those below itself",
+    reference:
+        "Fischbacher, Gaechter & Fehr (2001) Econ. Letters 71:397-404; Fischbacher & Gaechter (2010) AER 100:541-556",
 };
 
 /// A standard normal draw (Box–Muller), from the engine's stream.
@@ -124,10 +102,7 @@ impl Policy for ConditionalCooperator {
 
     fn decide(&mut self, obs: &Observation, rng: &mut dyn RngCore) -> Decision {
         match (&obs.space, &obs.context) {
-            (
-                ActionSpace::Allocation { max_each, .. },
-                Context::Contributions { own, others, .. },
-            ) => {
+            (ActionSpace::Allocation { max_each, .. }, Context::Contributions { own, others, .. }) => {
                 let points = others
                     .iter()
                     .map(|c| {
@@ -140,11 +115,7 @@ impl Policy for ConditionalCooperator {
             (ActionSpace::Amount { min, max }, _) => {
                 let e = *max as f64;
                 let wanted = match self.others_last {
-                    None => {
-                        (self.params.initial + self.params.initial_sd * standard_normal(rng))
-                            .clamp(0.0, 1.0)
-                            * e
-                    }
+                    None => (self.params.initial + self.params.initial_sd * standard_normal(rng)).clamp(0.0, 1.0) * e,
                     Some(others) => self.params.intercept * e + self.params.slope * others,
                 };
                 Decision::Ready(Action::Amount((wanted.round() as i64).clamp(*min, *max)))
@@ -155,8 +126,7 @@ impl Policy for ConditionalCooperator {
     }
 
     fn update(&mut self, feedback: &Feedback) {
-        if !feedback.own.iter().any(|(r, _)| *r == Role::Contributor) || feedback.others.is_empty()
-        {
+        if !feedback.own.iter().any(|(r, _)| *r == Role::Contributor) || feedback.others.is_empty() {
             return;
         }
         let sum: f64 = feedback.others.iter().map(Action::value).sum();

@@ -27,12 +27,8 @@ use agora_environments::{Action, ActionSpace};
 /// Turns a scripted integer into an action of the given space, clamped into range.
 pub(crate) fn action_from_int(space: &ActionSpace, v: i64) -> Action {
     match space {
-        ActionSpace::Choice { labels } => {
-            Action::Choice(v.clamp(0, labels.len() as i64 - 1) as u32)
-        }
+        ActionSpace::Choice { labels } => Action::Choice(v.clamp(0, labels.len() as i64 - 1) as u32),
         ActionSpace::Amount { min, max } => Action::Amount(v.clamp(*min, *max)),
-        ActionSpace::Allocation { targets, max_each } => {
-            Action::Allocation(vec![v.clamp(0, *max_each); *targets])
-        }
+        ActionSpace::Allocation { targets, max_each } => Action::Allocation(vec![v.clamp(0, *max_each); *targets]),
     }
 }

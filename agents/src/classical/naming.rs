@@ -83,10 +83,7 @@ pub struct MemoryCoordination {
 
 impl MemoryCoordination {
     pub fn new(params: MemoryCoordinationParams) -> Self {
-        MemoryCoordination {
-            memory: params.memory,
-            seen: VecDeque::new(),
-        }
+        MemoryCoordination { memory: params.memory, seen: VecDeque::new() }
     }
 }
 
@@ -121,11 +118,7 @@ impl Policy for MemoryCoordination {
         let action = match best {
             None => random_name(obs, rng),
             Some(best) => {
-                let mut tied: Vec<u32> = counts
-                    .iter()
-                    .filter(|(_, c)| *c == best)
-                    .map(|(n, _)| *n)
-                    .collect();
+                let mut tied: Vec<u32> = counts.iter().filter(|(_, c)| *c == best).map(|(n, _)| *n).collect();
                 tied.sort_unstable();
                 Action::Choice(*tied.choose(rng).expect("invariant: a maximum exists"))
             }
@@ -164,8 +157,7 @@ pub(crate) static COMMITTED: PolicyMeta = PolicyMeta {
     stochastic: false,
     environments: NAMING,
     description: "always proposes its committed name",
-    reference:
-        "Xie et al. (2011) Phys. Rev. E 84:011130; Centola et al. (2018) Science 360:1116-19",
+    reference: "Xie et al. (2011) Phys. Rev. E 84:011130; Centola et al. (2018) Science 360:1116-19",
 };
 
 impl Policy for Committed {

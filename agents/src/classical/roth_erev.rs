@@ -28,12 +28,7 @@ pub struct RothErevParams {
 
 impl Default for RothErevParams {
     fn default() -> Self {
-        RothErevParams {
-            phi: 0.1,
-            epsilon: 0.2,
-            strength: 9.0,
-            levels: 11,
-        }
+        RothErevParams { phi: 0.1, epsilon: 0.2, strength: 9.0, levels: 11 }
     }
 }
 
@@ -48,22 +43,13 @@ impl RothErevParams {
             return Err(bad("phi", format!("must lie in [0, 1], got {}", self.phi)));
         }
         if !(0.0..1.0).contains(&self.epsilon) {
-            return Err(bad(
-                "epsilon",
-                format!("must lie in [0, 1), got {}", self.epsilon),
-            ));
+            return Err(bad("epsilon", format!("must lie in [0, 1), got {}", self.epsilon)));
         }
         if !(self.strength > 0.0) {
-            return Err(bad(
-                "strength",
-                format!("must be positive, got {}", self.strength),
-            ));
+            return Err(bad("strength", format!("must be positive, got {}", self.strength)));
         }
         if self.levels < 2 {
-            return Err(bad(
-                "levels",
-                format!("must be at least 2, got {}", self.levels),
-            ));
+            return Err(bad("levels", format!("must be at least 2, got {}", self.levels)));
         }
         Ok(())
     }
@@ -90,10 +76,7 @@ pub struct RothErev {
 
 impl RothErev {
     pub fn new(params: RothErevParams) -> Self {
-        RothErev {
-            params,
-            tables: BTreeMap::new(),
-        }
+        RothErev { params, tables: BTreeMap::new() }
     }
 
     /// Number of arms for a space.
@@ -101,9 +84,7 @@ impl RothErev {
         match space {
             ActionSpace::Choice { labels } => labels.len(),
             ActionSpace::Amount { min, max } => ((max - min + 1) as usize).min(self.params.levels),
-            ActionSpace::Allocation { max_each, .. } => {
-                ((max_each + 1) as usize).min(self.params.levels)
-            }
+            ActionSpace::Allocation { max_each, .. } => ((max_each + 1) as usize).min(self.params.levels),
         }
     }
 
@@ -118,9 +99,7 @@ impl RothErev {
         };
         match space {
             ActionSpace::Choice { .. } => Action::Choice(k as u32),
-            ActionSpace::Amount { min, max } => {
-                Action::Amount(spread(*min, *max).clamp(*min, *max))
-            }
+            ActionSpace::Amount { min, max } => Action::Amount(spread(*min, *max).clamp(*min, *max)),
             ActionSpace::Allocation { targets, max_each } => {
                 Action::Allocation(vec![spread(0, *max_each).min(*max_each); *targets])
             }
@@ -142,7 +121,8 @@ pub(crate) static ROTH_EREV: PolicyMeta = PolicyMeta {
     memory_depth: None,
     stochastic: true,
     environments: &EnvKind::ALL,
-    description: "reinforcement learner: propensities with forgetting phi and experimentation epsilon; one table per role",
+    description:
+        "reinforcement learner: propensities with forgetting phi and experimentation epsilon; one table per role",
     reference: "Roth & Erev (1995) GEB 8:164-212; Erev & Roth (1998) AER 88:848-881",
 };
 
@@ -156,11 +136,7 @@ impl Policy for RothErev {
         let strength = self.params.strength;
         let table = self.tables.entry(obs.role).or_insert_with(|| {
             let q1 = (strength * obs.payoffs.mean_abs / m as f64).max(1e-6);
-            Table {
-                q: vec![q1; m],
-                bounds: obs.payoffs,
-                pending: None,
-            }
+            Table { q: vec![q1; m], bounds: obs.payoffs, pending: None }
         });
         let arms = table.q.len();
         let total: f64 = table.q.iter().sum();
@@ -190,11 +166,7 @@ impl Policy for RothErev {
             let m = table.q.len();
             let r = (feedback.payoff - table.bounds.min).max(0.0);
             for (i, q) in table.q.iter_mut().enumerate() {
-                let e = if i == k {
-                    r * (1.0 - eps)
-                } else {
-                    r * eps / (m - 1).max(1) as f64
-                };
+                let e = if i == k { r * (1.0 - eps) } else { r * eps / (m - 1).max(1) as f64 };
                 // A floor keeps every action possible, as Erev & Roth's cutoff does.
                 *q = ((1.0 - phi) * *q + e).max(1e-9);
             }

@@ -35,19 +35,10 @@ pub struct ChatRequest {
 pub enum CallError {
     /// Every retry failed; the last failure is given.
     #[error("model `{model}`: gave up after {attempts} tries; last: {last}")]
-    Exhausted {
-        model: String,
-        attempts: u32,
-        last: String,
-    },
+    Exhausted { model: String, attempts: u32, last: String },
     /// The server refused the request in a way retrying cannot fix.
     #[error("model `{model}` at {endpoint}: HTTP {status}: {body}")]
-    Rejected {
-        model: String,
-        endpoint: String,
-        status: u16,
-        body: String,
-    },
+    Rejected { model: String, endpoint: String, status: u16, body: String },
     /// No endpoint answered at start.
     #[error("model `{model}`: no endpoint reachable ({details})")]
     Unreachable { model: String, details: String },
@@ -143,10 +134,7 @@ impl LlmClient {
     pub async fn check_reachable(&self) -> Result<(), CallError> {
         let mut details = Vec::new();
         for e in &self.endpoints {
-            let mut req = self
-                .http
-                .get(format!("{}/models", e.base))
-                .timeout(Duration::from_secs(10));
+            let mut req = self.http.get(format!("{}/models", e.base)).timeout(Duration::from_secs(10));
             if let Some(k) = &self.api_key {
                 req = req.bearer_auth(k);
             }
@@ -156,10 +144,7 @@ impl LlmClient {
                 Err(err) => details.push(format!("{}: {}", e.base, describe(&err))),
             }
         }
-        Err(CallError::Unreachable {
-            model: self.spec.name.clone(),
-            details: details.join("; "),
-        })
+        Err(CallError::Unreachable { model: self.spec.name.clone(), details: details.join("; ") })
     }
 
     /// The endpoint with the most free permits (ties to the first), so that a slow endpoint
@@ -167,12 +152,7 @@ impl LlmClient {
     fn pick(&self) -> &Endpoint {
         self.endpoints
             .iter()
-            .max_by_key(|e| {
-                (
-                    e.permits.available_permits(),
-                    std::cmp::Reverse(e.in_flight.load(Ordering::Relaxed)),
-                )
-            })
+            .max_by_key(|e| (e.permits.available_permits(), std::cmp::Reverse(e.in_flight.load(Ordering::Relaxed))))
             .expect("invariant: a validated model has at least one endpoint")
     }
 
@@ -220,10 +200,8 @@ impl LlmClient {
             self.peak.fetch_max(now, Ordering::Relaxed);
             let structured = self.structured.load(Ordering::Relaxed);
             let started = Instant::now();
-            let mut http = self
-                .http
-                .post(format!("{}/chat/completions", endpoint.base))
-                .json(&self.body(req, structured));
+            let mut http =
+                self.http.post(format!("{}/chat/completions", endpoint.base)).json(&self.body(req, structured));
             if let Some(k) = &self.api_key {
                 http = http.bearer_auth(k);
             }
@@ -241,27 +219,18 @@ impl LlmClient {
                 Err(e) => last = format!("{}: {}", endpoint.base, describe(&e)),
                 Ok((200, text)) => match serde_json::from_str::<Completion>(&text) {
                     Ok(c) => {
-                        let content = c
-                            .choices
-                            .into_iter()
-                            .next()
-                            .and_then(|ch| ch.message.content);
+                        let content = c.choices.into_iter().next().and_then(|ch| ch.message.content);
                         match content {
                             Some(content) => {
                                 return Ok(CachedReply {
                                     content,
                                     prompt_tokens: c.usage.as_ref().and_then(|u| u.prompt_tokens),
-                                    completion_tokens: c
-                                        .usage
-                                        .as_ref()
-                                        .and_then(|u| u.completion_tokens),
+                                    completion_tokens: c.usage.as_ref().and_then(|u| u.completion_tokens),
                                     endpoint: endpoint.base.clone(),
                                     latency_ms,
                                 })
                             }
-                            None => {
-                                last = format!("{}: reply without message content", endpoint.base)
-                            }
+                            None => last = format!("{}: reply without message content", endpoint.base),
                         }
                     }
                     Err(e) => last = format!("{}: malformed body ({e})", endpoint.base),
@@ -271,16 +240,11 @@ impl LlmClient {
                     let _ = text;
                 }
                 Ok((400, text))
-                    if structured
-                        && req.schema.is_some()
-                        && text.to_lowercase().contains("response_format") =>
+                    if structured && req.schema.is_some() && text.to_lowercase().contains("response_format") =>
                 {
                     // The server does not take this response_format: carry on with instructions.
                     self.structured.store(false, Ordering::Relaxed);
-                    last = format!(
-                        "{}: response_format rejected; continuing without it",
-                        endpoint.base
-                    );
+                    last = format!("{}: response_format rejected; continuing without it", endpoint.base);
                 }
                 Ok((status, text)) => {
                     return Err(CallError::Rejected {
@@ -292,11 +256,7 @@ impl LlmClient {
                 }
             }
         }
-        Err(CallError::Exhausted {
-            model: self.spec.name.clone(),
-            attempts: tries,
-            last,
-        })
+        Err(CallError::Exhausted { model: self.spec.name.clone(), attempts: tries, last })
     }
 }
 

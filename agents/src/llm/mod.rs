@@ -21,6 +21,4 @@ pub use client::{CallError, ChatRequest, LlmClient, Message};
 pub use model::{ModelSpec, StructuredMode};
 pub use parse::{parse_reply, strip_deliberation, ParseOutcome};
 pub use policy::{LlmContext, LlmPolicy, LlmSeat, Transcript};
-pub use prompt::{
-    Framing, HistoryFormat, Layout, PersonaContent, PersonaFormat, PromptOptions, PromptRenderer,
-};
+pub use prompt::{Framing, HistoryFormat, Layout, PersonaContent, PersonaFormat, PromptOptions, PromptRenderer};

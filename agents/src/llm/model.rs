@@ -85,48 +85,27 @@ impl ModelSpec {
             return Err("name: must not be empty".into());
         }
         if self.endpoints.is_empty() {
-            return Err(format!(
-                "model `{}`: endpoints: name at least one server",
-                self.name
-            ));
+            return Err(format!("model `{}`: endpoints: name at least one server", self.name));
         }
         for e in &self.endpoints {
             if !(e.starts_with("http://") || e.starts_with("https://")) {
-                return Err(format!(
-                    "model `{}`: endpoints: `{e}` is not an http(s) URL",
-                    self.name
-                ));
+                return Err(format!("model `{}`: endpoints: `{e}` is not an http(s) URL", self.name));
             }
         }
         if self.served_id.trim().is_empty() {
-            return Err(format!(
-                "model `{}`: served_id: must not be empty",
-                self.name
-            ));
+            return Err(format!("model `{}`: served_id: must not be empty", self.name));
         }
         if self.concurrency == 0 {
-            return Err(format!(
-                "model `{}`: concurrency: must be at least 1",
-                self.name
-            ));
+            return Err(format!("model `{}`: concurrency: must be at least 1", self.name));
         }
         if !(self.timeout_s > 0.0) {
-            return Err(format!(
-                "model `{}`: timeout_s: must be positive",
-                self.name
-            ));
+            return Err(format!("model `{}`: timeout_s: must be positive", self.name));
         }
         if self.max_attempts == 0 {
-            return Err(format!(
-                "model `{}`: max_attempts: must be at least 1",
-                self.name
-            ));
+            return Err(format!("model `{}`: max_attempts: must be at least 1", self.name));
         }
         if !(0.0..=2.0).contains(&self.temperature) {
-            return Err(format!(
-                "model `{}`: temperature: must lie in [0, 2]",
-                self.name
-            ));
+            return Err(format!("model `{}`: temperature: must lie in [0, 2]", self.name));
         }
         Ok(())
     }

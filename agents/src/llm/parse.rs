@@ -10,10 +10,7 @@ use agora_environments::{Action, ActionSpace};
 #[derive(Clone, Debug, PartialEq)]
 pub enum ParseOutcome {
     /// A legal action, with the optional free-text reason (recorded, never used for play).
-    Parsed {
-        action: Action,
-        reason: Option<String>,
-    },
+    Parsed { action: Action, reason: Option<String> },
     /// No answer could be read.
     Unparsable(String),
     /// An answer was read but is not a legal action.
@@ -94,19 +91,16 @@ fn first_object(text: &str) -> Option<serde_json::Map<String, serde_json::Value>
 
 fn as_integer(v: &serde_json::Value) -> Option<i64> {
     match v {
-        serde_json::Value::Number(n) => n
-            .as_i64()
-            .or_else(|| n.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64)),
+        serde_json::Value::Number(n) => {
+            n.as_i64().or_else(|| n.as_f64().filter(|f| f.fract() == 0.0).map(|f| f as i64))
+        }
         serde_json::Value::String(s) => s.trim().parse().ok(),
         _ => None,
     }
 }
 
 fn normalise(s: &str) -> String {
-    s.trim()
-        .trim_matches(|c: char| c == '"' || c == '\'' || c == '.' || c == '*')
-        .trim()
-        .to_lowercase()
+    s.trim().trim_matches(|c: char| c == '"' || c == '\'' || c == '.' || c == '*').trim().to_lowercase()
 }
 
 /// Reads `field` (or the usual synonyms) of the reply as an action of `space`.
@@ -115,10 +109,7 @@ pub fn parse_reply(raw: &str, space: &ActionSpace, field: &str) -> ParseOutcome 
     let object = first_object(&text);
     let (value, reason) = match &object {
         Some(m) => {
-            let v = [field, "action", "answer", "choice", "decision"]
-                .iter()
-                .find_map(|k| m.get(*k))
-                .cloned();
+            let v = [field, "action", "answer", "choice", "decision"].iter().find_map(|k| m.get(*k)).cloned();
             let reason = ["reason", "reasoning", "explanation"]
                 .iter()
                 .find_map(|k| m.get(*k))
@@ -126,11 +117,7 @@ pub fn parse_reply(raw: &str, space: &ActionSpace, field: &str) -> ParseOutcome 
                 .map(str::to_string);
             match v {
                 Some(v) => (v, reason),
-                None => {
-                    return ParseOutcome::Unparsable(format!(
-                        "no `{field}` field in the JSON object"
-                    ))
-                }
+                None => return ParseOutcome::Unparsable(format!("no `{field}` field in the JSON object")),
             }
         }
         // No JSON: accept a bare answer (a label or a number) and nothing else.
@@ -147,29 +134,19 @@ pub fn parse_reply(raw: &str, space: &ActionSpace, field: &str) -> ParseOutcome 
             let wanted = normalise(s);
             match labels.iter().position(|l| normalise(l) == wanted) {
                 Some(i) => Action::Choice(i as u32),
-                None => {
-                    return ParseOutcome::Illegal(format!(
-                        "`{s}` is not one of: {}",
-                        labels.join(", ")
-                    ))
-                }
+                None => return ParseOutcome::Illegal(format!("`{s}` is not one of: {}", labels.join(", "))),
             }
         }
         ActionSpace::Amount { .. } => match as_integer(&value) {
             Some(a) => Action::Amount(a),
             None => return ParseOutcome::Illegal(format!("expected a whole number, got {value}")),
         },
-        ActionSpace::Allocation { .. } => match value
-            .as_array()
-            .map(|a| a.iter().map(as_integer).collect::<Option<Vec<i64>>>())
-        {
-            Some(Some(v)) => Action::Allocation(v),
-            _ => {
-                return ParseOutcome::Illegal(format!(
-                    "expected a list of whole numbers, got {value}"
-                ))
+        ActionSpace::Allocation { .. } => {
+            match value.as_array().map(|a| a.iter().map(as_integer).collect::<Option<Vec<i64>>>()) {
+                Some(Some(v)) => Action::Allocation(v),
+                _ => return ParseOutcome::Illegal(format!("expected a list of whole numbers, got {value}")),
             }
-        },
+        }
     };
     if space.contains(&action) {
         ParseOutcome::Parsed { action, reason }
@@ -183,25 +160,13 @@ mod tests {
     use super::*;
 
     fn choice() -> ActionSpace {
-        ActionSpace::Choice {
-            labels: vec!["Option J".into(), "Option F".into()],
-        }
+        ActionSpace::Choice { labels: vec!["Option J".into(), "Option F".into()] }
     }
 
     #[test]
     fn reads_json_with_reason() {
-        let out = parse_reply(
-            r#"{"action": "Option F", "reason": "it pays"}"#,
-            &choice(),
-            "action",
-        );
-        assert_eq!(
-            out,
-            ParseOutcome::Parsed {
-                action: Action::Choice(1),
-                reason: Some("it pays".into())
-            }
-        );
+        let out = parse_reply(r#"{"action": "Option F", "reason": "it pays"}"#, &choice(), "action");
+        assert_eq!(out, ParseOutcome::Parsed { action: Action::Choice(1), reason: Some("it pays".into()) });
     }
 
     #[test]
@@ -209,16 +174,10 @@ mod tests {
         let raw = "<think>I should pick {\"action\": \"Option F\"} maybe</think>\n{\"action\": \"option j\"}";
         assert_eq!(
             parse_reply(raw, &choice(), "action"),
-            ParseOutcome::Parsed {
-                action: Action::Choice(0),
-                reason: None
-            }
+            ParseOutcome::Parsed { action: Action::Choice(0), reason: None }
         );
         assert_eq!(strip_deliberation("<think>unfinished"), "");
-        assert_eq!(
-            strip_deliberation("reasoning here</think>{\"a\":1}"),
-            "{\"a\":1}"
-        );
+        assert_eq!(strip_deliberation("reasoning here</think>{\"a\":1}"), "{\"a\":1}");
     }
 
     #[test]
@@ -226,78 +185,40 @@ mod tests {
         let raw = "Sure! ```json\n{\"choice\": 17}\n``` Good luck.";
         assert_eq!(
             parse_reply(raw, &ActionSpace::Amount { min: 11, max: 20 }, "action"),
-            ParseOutcome::Parsed {
-                action: Action::Amount(17),
-                reason: None
-            }
+            ParseOutcome::Parsed { action: Action::Amount(17), reason: None }
         );
     }
 
     #[test]
     fn illegal_and_unparsable_are_told_apart() {
         assert_eq!(
-            parse_reply(
-                r#"{"action": 25}"#,
-                &ActionSpace::Amount { min: 11, max: 20 },
-                "action"
-            )
-            .status(),
+            parse_reply(r#"{"action": 25}"#, &ActionSpace::Amount { min: 11, max: 20 }, "action").status(),
             "illegal"
         );
+        assert_eq!(parse_reply(r#"{"action": "Option Q"}"#, &choice(), "action").status(), "illegal");
         assert_eq!(
-            parse_reply(r#"{"action": "Option Q"}"#, &choice(), "action").status(),
-            "illegal"
-        );
-        assert_eq!(
-            parse_reply(
-                "I refuse to play this game, it is unethical and also long.",
-                &choice(),
-                "action"
-            )
-            .status(),
+            parse_reply("I refuse to play this game, it is unethical and also long.", &choice(), "action").status(),
             "unparsable"
         );
-        assert_eq!(
-            parse_reply(r#"{"action": "Option"#, &choice(), "action").status(),
-            "unparsable"
-        );
-        assert_eq!(
-            parse_reply(r#"{"other": 1}"#, &choice(), "action").status(),
-            "unparsable"
-        );
+        assert_eq!(parse_reply(r#"{"action": "Option"#, &choice(), "action").status(), "unparsable");
+        assert_eq!(parse_reply(r#"{"other": 1}"#, &choice(), "action").status(), "unparsable");
     }
 
     #[test]
     fn allocations_need_the_right_length() {
-        let s = ActionSpace::Allocation {
-            targets: 3,
-            max_each: 10,
-        };
+        let s = ActionSpace::Allocation { targets: 3, max_each: 10 };
         assert_eq!(
             parse_reply(r#"{"action": [0, 2, 10]}"#, &s, "action"),
-            ParseOutcome::Parsed {
-                action: Action::Allocation(vec![0, 2, 10]),
-                reason: None
-            }
+            ParseOutcome::Parsed { action: Action::Allocation(vec![0, 2, 10]), reason: None }
         );
-        assert_eq!(
-            parse_reply(r#"{"action": [0, 2]}"#, &s, "action").status(),
-            "illegal"
-        );
+        assert_eq!(parse_reply(r#"{"action": [0, 2]}"#, &s, "action").status(), "illegal");
     }
 
     #[test]
     fn renamed_answer_field() {
         assert_eq!(
-            parse_reply(
-                r#"{"decision_value": 12}"#,
-                &ActionSpace::Amount { min: 0, max: 20 },
-                "decision_value"
-            ),
-            ParseOutcome::Parsed {
-                action: Action::Amount(12),
-                reason: None
-            }
+            parse_reply(r#"{"decision_value": 12}"#, &ActionSpace::Amount { min: 0, max: 20 }, "decision_value"),
+            ParseOutcome::Parsed { action: Action::Amount(12), reason: None }
         );
     }
 }

@@ -102,15 +102,11 @@ fn mix(seed: u64, parts: &[&str]) -> u64 {
 impl LlmPolicy {
     /// A policy for `seat` playing model `model` of `ctx`.
     pub fn new(ctx: &LlmContext, model: &str, seat: LlmSeat) -> Result<LlmPolicy, AgentError> {
-        let client =
-            ctx.clients
-                .get(model)
-                .cloned()
-                .ok_or_else(|| AgentError::InvalidParameter {
-                    policy: LLM.name,
-                    field: "model",
-                    reason: format!("no model named `{model}` is declared"),
-                })?;
+        let client = ctx.clients.get(model).cloned().ok_or_else(|| AgentError::InvalidParameter {
+            policy: LLM.name,
+            field: "model",
+            reason: format!("no model named `{model}` is declared"),
+        })?;
         Ok(LlmPolicy {
             ctx: ctx.clone(),
             client,
@@ -137,20 +133,11 @@ impl Policy for LlmPolicy {
         let slot = self.slot;
         self.slot += 1;
         let history: Vec<Feedback> = self.history.iter().cloned().collect();
-        let rendered = self.ctx.renderer.render(
-            &self.seat.environment,
-            obs,
-            &history,
-            self.seat.seat,
-            &self.seat.options,
-        );
+        let rendered =
+            self.ctx.renderer.render(&self.seat.environment, obs, &history, self.seat.seat, &self.seat.options);
         let probe = if self.seat.options.recognition_probe && !self.probed {
             self.probed = true;
-            Some(
-                self.ctx
-                    .renderer
-                    .render_probe(&self.seat.environment, obs, &self.seat.options),
-            )
+            Some(self.ctx.renderer.render_probe(&self.seat.environment, obs, &self.seat.options))
         } else {
             None
         };
@@ -195,27 +182,12 @@ impl Policy for LlmPolicy {
                 let spec = spec.clone();
                 let seat = seat.clone();
                 let seed = spec.send_seed.then(|| {
-                    mix(
-                        seat.run_seed,
-                        &[
-                            "llm",
-                            &seat.seat.to_string(),
-                            &slot.to_string(),
-                            kind,
-                            &attempt.to_string(),
-                        ],
-                    ) % (1 << 31)
+                    mix(seat.run_seed, &["llm", &seat.seat.to_string(), &slot.to_string(), kind, &attempt.to_string()])
+                        % (1 << 31)
                 });
                 async move {
-                    let req = ChatRequest {
-                        messages,
-                        temperature,
-                        max_tokens: spec.max_tokens,
-                        seed,
-                        schema,
-                    };
-                    let request_json = serde_json::to_string(&req)
-                        .map_err(|e| AgentError::Failed(e.to_string()))?;
+                    let req = ChatRequest { messages, temperature, max_tokens: spec.max_tokens, seed, schema };
+                    let request_json = serde_json::to_string(&req).map_err(|e| AgentError::Failed(e.to_string()))?;
                     let key = cache_key(
                         &format!("{}|{}", spec.name, spec.served_id),
                         &request_json,
@@ -251,12 +223,7 @@ impl Policy for LlmPolicy {
                     endpoint: reply.endpoint.clone(),
                     messages_json: request_json,
                     raw_reply: reply.content.clone(),
-                    parse_status: if recognised {
-                        "recognised"
-                    } else {
-                        "not-recognised"
-                    }
-                    .into(),
+                    parse_status: if recognised { "recognised" } else { "not-recognised" }.into(),
                     detail: format!("looked for: {}", keywords.join(" | ")),
                     latency_ms: reply.latency_ms,
                     prompt_tokens: reply.prompt_tokens,
@@ -264,17 +231,12 @@ impl Policy for LlmPolicy {
                     ..base.clone()
                 });
             }
-            let schema = (spec.structured != super::model::StructuredMode::Instructions)
-                .then(|| rendered.schema.clone());
+            let schema =
+                (spec.structured != super::model::StructuredMode::Instructions).then(|| rendered.schema.clone());
             let mut chosen = None;
             for attempt in 1..=spec.max_attempts {
-                let (request_json, reply) = call(
-                    rendered.messages.clone(),
-                    schema.clone(),
-                    attempt,
-                    "decision",
-                )
-                .await?;
+                let (request_json, reply) =
+                    call(rendered.messages.clone(), schema.clone(), attempt, "decision").await?;
                 let outcome = parse_reply(&reply.content, &obs.space, &rendered.field);
                 let mut t = Transcript {
                     attempt,
@@ -315,18 +277,13 @@ impl Policy for LlmPolicy {
                         attempt: spec.max_attempts + 1,
                         action: Some(a.encode()),
                         parse_status: "fallback".into(),
-                        detail: format!(
-                            "no legal answer in {} attempts; random legal action",
-                            spec.max_attempts
-                        ),
+                        detail: format!("no legal answer in {} attempts; random legal action", spec.max_attempts),
                         ..base.clone()
                     });
                     a
                 }
             };
-            sink.lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .extend(records);
+            sink.lock().unwrap_or_else(std::sync::PoisonError::into_inner).extend(records);
             Ok(action)
         }))
     }
@@ -342,22 +299,12 @@ impl Policy for LlmPolicy {
         self.history.clear();
         self.slot = 0;
         self.probed = false;
-        self.transcripts
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .clear();
+        self.transcripts.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clear();
     }
 
     fn drain_transcripts(&mut self) -> Vec<Transcript> {
-        let mut v = std::mem::take(
-            &mut *self
-                .transcripts
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner),
-        );
-        v.sort_by(|a, b| {
-            (a.slot, a.kind != "probe", a.attempt).cmp(&(b.slot, b.kind != "probe", b.attempt))
-        });
+        let mut v = std::mem::take(&mut *self.transcripts.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
+        v.sort_by(|a, b| (a.slot, a.kind != "probe", a.attempt).cmp(&(b.slot, b.kind != "probe", b.attempt)));
         v
     }
 }

@@ -104,22 +104,17 @@ impl Default for PromptOptions {
 
 const DEFAULT_OPENING: &str = "You are taking part in a study of decision making.";
 const NAMES: [&str; 48] = [
-    "Alice", "Bruno", "Chen", "Dana", "Emeka", "Farah", "Goran", "Hana", "Ivan", "Jun", "Kofi",
-    "Lena", "Mateo", "Nadia", "Omar", "Priya", "Quinn", "Rosa", "Sami", "Tara", "Uma", "Viktor",
-    "Wei", "Yara", "Zoltan", "Amira", "Bao", "Carmen", "Dmitri", "Elif", "Felix", "Greta", "Hugo",
-    "Ines", "Jonas", "Kira", "Luca", "Maya", "Nils", "Olga", "Pablo", "Rania", "Sven", "Tomas",
-    "Ulla", "Vera", "Wim", "Xenia",
+    "Alice", "Bruno", "Chen", "Dana", "Emeka", "Farah", "Goran", "Hana", "Ivan", "Jun", "Kofi", "Lena", "Mateo",
+    "Nadia", "Omar", "Priya", "Quinn", "Rosa", "Sami", "Tara", "Uma", "Viktor", "Wei", "Yara", "Zoltan", "Amira",
+    "Bao", "Carmen", "Dmitri", "Elif", "Felix", "Greta", "Hugo", "Ines", "Jonas", "Kira", "Luca", "Maya", "Nils",
+    "Olga", "Pablo", "Rania", "Sven", "Tomas", "Ulla", "Vera", "Wim", "Xenia",
 ];
 
 /// The label of seat `seat`: letters A–Z, then A2, B2, … (or first names in the names cell).
 pub fn agent_label(seat: usize, named: bool) -> String {
     if named {
         let base = NAMES[seat % NAMES.len()];
-        return if seat < NAMES.len() {
-            base.to_string()
-        } else {
-            format!("{base} {}", seat / NAMES.len() + 1)
-        };
+        return if seat < NAMES.len() { base.to_string() } else { format!("{base} {}", seat / NAMES.len() + 1) };
     }
     let letter = (b'A' + (seat % 26) as u8) as char;
     if seat < 26 {
@@ -139,10 +134,7 @@ pub fn paradigm(env: &EnvSpec) -> (&'static str, &'static [&'static str]) {
             BargainGame::Dictator => ("dictator game", &["dictator"]),
             BargainGame::Trust => ("trust game", &["trust game", "investment game"]),
         },
-        EnvSpec::MoneyRequest(_) => (
-            "11-20 money request game",
-            &["11-20", "11–20", "11 to 20", "money request"],
-        ),
+        EnvSpec::MoneyRequest(_) => ("11-20 money request game", &["11-20", "11–20", "11 to 20", "money request"]),
         EnvSpec::NamingGame(_) => ("naming game", &["naming game", "coordination game"]),
     }
 }
@@ -172,53 +164,26 @@ impl PromptRenderer {
         let mut env = Environment::new();
         env.set_trim_blocks(true);
         let templates: [(&str, &str); 7] = [
-            (
-                "system.j2",
-                include_str!("../../../assets/prompts/system.j2"),
-            ),
+            ("system.j2", include_str!("../../../assets/prompts/system.j2")),
             ("user.j2", include_str!("../../../assets/prompts/user.j2")),
-            (
-                "prisoners-dilemma.j2",
-                include_str!("../../../assets/prompts/prisoners-dilemma.j2"),
-            ),
-            (
-                "public-goods.j2",
-                include_str!("../../../assets/prompts/public-goods.j2"),
-            ),
-            (
-                "bargaining.j2",
-                include_str!("../../../assets/prompts/bargaining.j2"),
-            ),
-            (
-                "money-request.j2",
-                include_str!("../../../assets/prompts/money-request.j2"),
-            ),
-            (
-                "naming-game.j2",
-                include_str!("../../../assets/prompts/naming-game.j2"),
-            ),
+            ("prisoners-dilemma.j2", include_str!("../../../assets/prompts/prisoners-dilemma.j2")),
+            ("public-goods.j2", include_str!("../../../assets/prompts/public-goods.j2")),
+            ("bargaining.j2", include_str!("../../../assets/prompts/bargaining.j2")),
+            ("money-request.j2", include_str!("../../../assets/prompts/money-request.j2")),
+            ("naming-game.j2", include_str!("../../../assets/prompts/naming-game.j2")),
         ];
         for (name, text) in templates {
-            env.add_template(name, text)
-                .expect("invariant: shipped templates compile (tested)");
+            env.add_template(name, text).expect("invariant: shipped templates compile (tested)");
         }
         PromptRenderer { env }
     }
 
     fn render_template(&self, name: &str, ctx: minijinja::Value) -> Result<String, String> {
-        self.env
-            .get_template(name)
-            .and_then(|t| t.render(ctx))
-            .map_err(|e| format!("template {name}: {e:#}"))
+        self.env.get_template(name).and_then(|t| t.render(ctx)).map_err(|e| format!("template {name}: {e:#}"))
     }
 
     /// The rules of the game as the agent reads them (static within a run).
-    fn rules(
-        &self,
-        env: &EnvSpec,
-        obs: &Observation,
-        opts: &PromptOptions,
-    ) -> Result<String, String> {
+    fn rules(&self, env: &EnvSpec, obs: &Observation, opts: &PromptOptions) -> Result<String, String> {
         let t = VariantTable::shipped();
         let v = obs.variant;
         let ordered = |labels: &[String]| -> Vec<String> {
@@ -246,8 +211,8 @@ impl PromptRenderer {
                 self.render_template(
                     "public-goods.j2",
                     context! { cover_story => cover, n => p.group_size, rounds => p.rounds, endowment => d.endowment,
-                        mpcr => num(d.mpcr), punishment => p.punishment, punishment_max => d.punishment_max,
-                        punishment_cost => num(d.punishment_cost), punishment_impact => num(d.punishment_impact) },
+                    mpcr => num(d.mpcr), punishment => p.punishment, punishment_max => d.punishment_max,
+                    punishment_cost => num(d.punishment_cost), punishment_impact => num(d.punishment_impact) },
                 )?
             }
             EnvSpec::Bargaining(p) => {
@@ -261,9 +226,9 @@ impl PromptRenderer {
                 self.render_template(
                     "bargaining.j2",
                     context! { cover_story => d.cover_story, game => game, games => games, pie => d.pie,
-                        labels => ordered(&d.labels), accept => d.labels[0], reject => d.labels[1],
-                        proposer_outside => num(d.proposer_outside), responder_outside => num(d.responder_outside),
-                        trust_endowment => d.trust_endowment, trust_multiplier => d.trust_multiplier },
+                    labels => ordered(&d.labels), accept => d.labels[0], reject => d.labels[1],
+                    proposer_outside => num(d.proposer_outside), responder_outside => num(d.responder_outside),
+                    trust_endowment => d.trust_endowment, trust_multiplier => d.trust_multiplier },
                 )?
             }
             EnvSpec::MoneyRequest(p) => {
@@ -278,8 +243,7 @@ impl PromptRenderer {
                 let d = t.ng(v);
                 let names: Vec<String> = match (&obs.context, &obs.space) {
                     (Context::Names { order }, ActionSpace::Choice { labels }) => {
-                        let mut n: Vec<String> =
-                            order.iter().map(|i| labels[*i as usize].clone()).collect();
+                        let mut n: Vec<String> = order.iter().map(|i| labels[*i as usize].clone()).collect();
                         if opts.reversed_actions {
                             n.reverse();
                         }
@@ -290,30 +254,30 @@ impl PromptRenderer {
                 self.render_template(
                     "naming-game.j2",
                     context! { cover_story => d.cover_story, n => p.population, names => names,
-                        match_payoff => num(d.match_payoff), mismatch_payoff => num(d.mismatch_payoff) },
+                    match_payoff => num(d.match_payoff), mismatch_payoff => num(d.mismatch_payoff) },
                 )?
             }
         };
         let two = match env {
             EnvSpec::PrisonersDilemma(_) => Some(t.pd(v).labels.clone()),
-            EnvSpec::Bargaining(p) if p.game == BargainGame::Ultimatum => {
-                Some(t.bargain(v).labels.clone())
-            }
+            EnvSpec::Bargaining(p) if p.game == BargainGame::Ultimatum => Some(t.bargain(v).labels.clone()),
             _ => None,
         };
         if let Some(l) = two {
             let (good, bad) = (&l[0], &l[1]);
             match (opts.framing, env) {
-                (Framing::Moral, EnvSpec::PrisonersDilemma(_)) => {
-                    text.push_str(&format!("Choosing {good} means acting fairly; choosing {bad} means exploiting the other participant.\n"))
-                }
+                (Framing::Moral, EnvSpec::PrisonersDilemma(_)) => text.push_str(&format!(
+                    "Choosing {good} means acting fairly; choosing {bad} means exploiting the other participant.\n"
+                )),
                 (Framing::Risk, EnvSpec::PrisonersDilemma(_)) => {
                     text.push_str(&format!("{bad} is the safer option; {good} is the riskier option.\n"))
                 }
                 (Framing::Moral, _) => text.push_str(&format!(
                     "As responder, choosing {good} means acting fairly; choosing {bad} means punishing the proposer.\n"
                 )),
-                (Framing::Risk, _) => text.push_str("As proposer, a larger offer is the safer option; a smaller offer is the riskier option.\n"),
+                (Framing::Risk, _) => text.push_str(
+                    "As proposer, a larger offer is the safer option; a smaller offer is the riskier option.\n",
+                ),
                 (Framing::Neutral, _) => {}
             }
         }
@@ -366,14 +330,10 @@ impl PromptRenderer {
     fn persona(opts: &PromptOptions) -> (Vec<String>, Vec<(String, String)>) {
         let (sentence, priority) = match opts.persona_content {
             PersonaContent::Plain => ("You are an adult taking part in this study.", "none stated"),
-            PersonaContent::SelfInterested => (
-                "You care only about your own earnings.",
-                "your own earnings",
-            ),
-            PersonaContent::Prosocial => (
-                "You care about the earnings of the others as much as your own.",
-                "everyone's earnings",
-            ),
+            PersonaContent::SelfInterested => ("You care only about your own earnings.", "your own earnings"),
+            PersonaContent::Prosocial => {
+                ("You care about the earnings of the others as much as your own.", "everyone's earnings")
+            }
         };
         let pairs = vec![
             ("role".to_string(), "participant in a study".to_string()),
@@ -382,11 +342,7 @@ impl PromptRenderer {
         (vec![sentence.to_string()], pairs)
     }
 
-    fn format_action(
-        env: &EnvSpec,
-        variant: agora_environments::Variant,
-        action: &Action,
-    ) -> String {
+    fn format_action(env: &EnvSpec, variant: agora_environments::Variant, action: &Action) -> String {
         let t = VariantTable::shipped();
         match action {
             Action::Choice(i) => {
@@ -396,10 +352,7 @@ impl PromptRenderer {
                     EnvSpec::NamingGame(_) => &t.ng(variant).names,
                     _ => &[],
                 };
-                labels
-                    .get(*i as usize)
-                    .cloned()
-                    .unwrap_or_else(|| i.to_string())
+                labels.get(*i as usize).cloned().unwrap_or_else(|| i.to_string())
             }
             Action::Amount(a) => a.to_string(),
             Action::Allocation(v) => format!("{v:?}"),
@@ -417,9 +370,7 @@ impl PromptRenderer {
     ) -> Result<Rendered, String> {
         let mut labels_shown: Vec<String> = match &obs.space {
             ActionSpace::Choice { labels } => match &obs.context {
-                Context::Names { order } => {
-                    order.iter().map(|i| labels[*i as usize].clone()).collect()
-                }
+                Context::Names { order } => order.iter().map(|i| labels[*i as usize].clone()).collect(),
                 _ => labels.clone(),
             },
             _ => Vec::new(),
@@ -443,34 +394,16 @@ impl PromptRenderer {
         )?;
         let user = self.user(env, obs, history, seat, opts)?;
         let messages = vec![
-            Message {
-                role: "system".into(),
-                content: apply_layout(&system, opts.layout),
-            },
-            Message {
-                role: "user".into(),
-                content: apply_layout(&user, opts.layout),
-            },
+            Message { role: "system".into(), content: apply_layout(&system, opts.layout) },
+            Message { role: "user".into(), content: apply_layout(&user, opts.layout) },
         ];
-        Ok(Rendered {
-            messages,
-            schema,
-            field: opts.answer_field.clone(),
-        })
+        Ok(Rendered { messages, schema, field: opts.answer_field.clone() })
     }
 
     /// The recognition probe, asked outside the behavioural session: the same rules, and the
     /// question which experiment this is.
-    pub fn render_probe(
-        &self,
-        env: &EnvSpec,
-        obs: &Observation,
-        opts: &PromptOptions,
-    ) -> Result<Vec<Message>, String> {
-        let plain = PromptOptions {
-            priming: false,
-            ..opts.clone()
-        };
+    pub fn render_probe(&self, env: &EnvSpec, obs: &Observation, opts: &PromptOptions) -> Result<Vec<Message>, String> {
+        let plain = PromptOptions { priming: false, ..opts.clone() };
         let rules = self.rules(env, obs, &plain)?;
         Ok(vec![
             Message { role: "system".into(), content: "You answer questions about descriptions of studies.".into() },
@@ -541,7 +474,11 @@ impl PromptRenderer {
                     .replace("{role}", h.own.first().map(|(r, _)| r.as_str()).unwrap_or("player")),
                     own.first().cloned().unwrap_or_default(),
                     if h.others.len() > 1 { "s" } else { "" },
-                    if h.others.is_empty() { "had no move".to_string() } else { format!("chose {}", others.join(", ")) },
+                    if h.others.is_empty() {
+                        "had no move".to_string()
+                    } else {
+                        format!("chose {}", others.join(", "))
+                    },
                     h.payoff
                 );
                 context! { round => h.round, cells => cells, payoff => format!("{}", h.payoff), narrative => narrative }
@@ -551,12 +488,7 @@ impl PromptRenderer {
             let shown = &history[start..];
             let n = shown.len().max(1) as f64;
             let mean_pay = shown.iter().map(|h| h.payoff).sum::<f64>() / n;
-            let own_mean = shown
-                .iter()
-                .filter_map(|h| h.own.first())
-                .map(|(_, a)| a.value())
-                .sum::<f64>()
-                / n;
+            let own_mean = shown.iter().filter_map(|h| h.own.first()).map(|(_, a)| a.value()).sum::<f64>() / n;
             match env {
                 EnvSpec::PrisonersDilemma(_) | EnvSpec::NamingGame(_) => {
                     let matched = shown.iter().filter(|h| h.own.first().map(|(_, a)| a) == h.others.first()).count();
@@ -612,9 +544,7 @@ fn apply_layout(text: &str, layout: Layout) -> String {
         Layout::Inline => text.split_whitespace().collect::<Vec<_>>().join(" "),
         Layout::SentencePerLine => {
             let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-            flat.replace(". ", ".\n")
-                .replace("? ", "?\n")
-                .replace(": |", ":\n|")
+            flat.replace(". ", ".\n").replace("? ", "?\n").replace(": |", ":\n|")
         }
     }
 }
