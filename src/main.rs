@@ -215,10 +215,8 @@ fn print_plan(plan: &Plan) {
         decisions += l.decisions;
         upper |= l.decisions_upper_bound;
     }
-    println!(
-        "total: {runs} runs, {}{decisions} decisions; LLM calls: 0 (classical rosters)",
-        if upper { "<=" } else { "" }
-    );
+    println!("total: {runs} runs, {}{decisions} decisions", if upper { "<=" } else { "" });
+    llm::print_call_estimate(plan);
 }
 
 fn run_plan(plan: &Plan, study: &Path, store_path: &Path, threads: Option<usize>, replay: bool) -> anyhow::Result<()> {
