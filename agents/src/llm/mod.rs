@@ -11,6 +11,7 @@
 
 pub mod cache;
 pub mod client;
+pub mod fake;
 pub mod model;
 pub mod parse;
 pub mod policy;

@@ -1,0 +1,225 @@
+//! A local fake OpenAI-compatible server for tests and benchmarks.
+//!
+//! It answers `GET /v1/models` and `POST /v1/chat/completions` on 127.0.0.1 with a behaviour
+//! chosen per request: a legal answer read off the request's JSON schema, a given text, an
+//! HTTP status, a malformed or truncated body, a delay, a hang or a dropped connection. It
+//! counts requests and the most in flight at once.
+
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpListener, TcpStream};
+
+/// What the server does with one completion request.
+#[derive(Clone, Debug, PartialEq)]
+pub enum FakeReply {
+    /// A legal answer derived from the request's schema (deterministic in the request).
+    Legal,
+    /// This message content.
+    Content(String),
+    /// An HTTP error status with a short JSON body.
+    Status(u16),
+    /// A 200 whose body is not JSON.
+    Malformed,
+    /// A 200 whose body stops half-way (Content-Length promises more).
+    Truncated,
+    /// Waits, then behaves as the inner reply.
+    Delay(Duration, Box<FakeReply>),
+    /// Never answers.
+    Hang,
+    /// Closes the connection without a word.
+    Close,
+}
+
+/// Chooses a reply from the request number (0-based) and the request body.
+pub type Behaviour = Arc<dyn Fn(usize, &serde_json::Value) -> FakeReply + Send + Sync>;
+
+/// A running fake server; dropped, it stops accepting.
+pub struct FakeServer {
+    pub addr: SocketAddr,
+    pub requests: Arc<AtomicUsize>,
+    pub peak_in_flight: Arc<AtomicUsize>,
+    stop: Arc<AtomicBool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl FakeServer {
+    /// Starts a server on an ephemeral loopback port.
+    pub async fn start(behaviour: Behaviour) -> std::io::Result<FakeServer> {
+        Self::start_on("127.0.0.1:0", behaviour).await
+    }
+
+    /// Starts a server on a given loopback address (to restart one on the same port).
+    pub async fn start_on(addr: &str, behaviour: Behaviour) -> std::io::Result<FakeServer> {
+        let listener = TcpListener::bind(addr).await?;
+        let addr = listener.local_addr()?;
+        let requests = Arc::new(AtomicUsize::new(0));
+        let in_flight = Arc::new(AtomicUsize::new(0));
+        let peak = Arc::new(AtomicUsize::new(0));
+        let stop = Arc::new(AtomicBool::new(false));
+        let (r, f, p, s) = (requests.clone(), in_flight.clone(), peak.clone(), stop.clone());
+        let task = tokio::spawn(async move {
+            loop {
+                let Ok((sock, _)) = listener.accept().await else { continue };
+                if s.load(Ordering::Relaxed) {
+                    break;
+                }
+                let (b, r, f, p, s) = (behaviour.clone(), r.clone(), f.clone(), p.clone(), s.clone());
+                tokio::spawn(async move {
+                    let _ = serve(sock, b, r, f, p, s).await;
+                });
+            }
+        });
+        Ok(FakeServer { addr, requests, peak_in_flight: peak, stop, task })
+    }
+
+    /// The base URL to put in a model's endpoints.
+    pub fn endpoint(&self) -> String {
+        format!("http://{}/v1", self.addr)
+    }
+
+    /// Stops accepting connections and drops those open (a server that dies).
+    pub fn stop(&self) {
+        self.stop.store(true, Ordering::Relaxed);
+        self.task.abort();
+    }
+}
+
+impl Drop for FakeServer {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// A legal answer for the request: the first required field of the schema that is not
+/// `reasoning`, with a value chosen by a hash of the messages.
+pub fn legal_answer(body: &serde_json::Value) -> String {
+    let messages = body["messages"].to_string();
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in messages.bytes() {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    let schema = &body["response_format"]["json_schema"]["schema"];
+    let schema = if schema.is_null() { &body["response_format"]["schema"] } else { schema };
+    let field = schema["required"]
+        .as_array()
+        .and_then(|r| r.iter().filter_map(|v| v.as_str()).find(|f| *f != "reasoning"))
+        .unwrap_or("action")
+        .to_string();
+    let prop = &schema["properties"][&field];
+    let value = if let Some(e) = prop["enum"].as_array().filter(|e| !e.is_empty()) {
+        e[(h % e.len() as u64) as usize].clone()
+    } else if prop["type"] == "integer" {
+        let (lo, hi) = (prop["minimum"].as_i64().unwrap_or(0), prop["maximum"].as_i64().unwrap_or(10));
+        serde_json::json!(lo + (h % ((hi - lo + 1).max(1) as u64)) as i64)
+    } else if prop["type"] == "array" {
+        let n = prop["minItems"].as_u64().unwrap_or(1);
+        let hi = prop["items"]["maximum"].as_i64().unwrap_or(0);
+        serde_json::json!((0..n).map(|i| ((h >> (i * 3)) % (hi as u64 + 1)) as i64).collect::<Vec<_>>())
+    } else {
+        serde_json::json!(0)
+    };
+    serde_json::json!({ field: value, "reason": "fake server" }).to_string()
+}
+
+fn completion(content: &str) -> String {
+    serde_json::json!({
+        "id": "fake", "object": "chat.completion", "model": "fake",
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
+    })
+    .to_string()
+}
+
+async fn write(sock: &mut TcpStream, status: u16, body: &str, claimed: Option<usize>) -> std::io::Result<()> {
+    let len = claimed.unwrap_or(body.len());
+    let head = format!("HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {len}\r\n\r\n");
+    sock.write_all(head.as_bytes()).await?;
+    sock.write_all(body.as_bytes()).await?;
+    sock.flush().await
+}
+
+async fn serve(
+    mut sock: TcpStream,
+    behaviour: Behaviour,
+    requests: Arc<AtomicUsize>,
+    in_flight: Arc<AtomicUsize>,
+    peak: Arc<AtomicUsize>,
+    stop: Arc<AtomicBool>,
+) -> std::io::Result<()> {
+    let mut buf: Vec<u8> = Vec::with_capacity(8192);
+    loop {
+        // Read one request: headers, then Content-Length bytes of body.
+        let header_end = loop {
+            if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                break i + 4;
+            }
+            let mut chunk = [0u8; 8192];
+            let n = sock.read(&mut chunk).await?;
+            if n == 0 || stop.load(Ordering::Relaxed) {
+                return Ok(());
+            }
+            buf.extend_from_slice(&chunk[..n]);
+        };
+        let head = String::from_utf8_lossy(&buf[..header_end]).to_string();
+        let length: usize = head
+            .lines()
+            .find_map(|l| l.to_ascii_lowercase().strip_prefix("content-length:").map(|v| v.trim().parse().unwrap_or(0)))
+            .unwrap_or(0);
+        while buf.len() < header_end + length {
+            let mut chunk = [0u8; 8192];
+            let n = sock.read(&mut chunk).await?;
+            if n == 0 {
+                return Ok(());
+            }
+            buf.extend_from_slice(&chunk[..n]);
+        }
+        let body: Vec<u8> = buf[header_end..header_end + length].to_vec();
+        buf.drain(..header_end + length);
+        if stop.load(Ordering::Relaxed) {
+            return Ok(());
+        }
+        if head.starts_with("GET") {
+            write(&mut sock, 200, r#"{"object":"list","data":[{"id":"fake","object":"model"}]}"#, None).await?;
+            continue;
+        }
+        let n = requests.fetch_add(1, Ordering::Relaxed);
+        let now = in_flight.fetch_add(1, Ordering::Relaxed) + 1;
+        peak.fetch_max(now, Ordering::Relaxed);
+        let json: serde_json::Value = serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null);
+        let mut reply = behaviour(n, &json);
+        let result = loop {
+            match reply {
+                FakeReply::Delay(d, inner) => {
+                    tokio::time::sleep(d).await;
+                    reply = *inner;
+                }
+                FakeReply::Legal => break write(&mut sock, 200, &completion(&legal_answer(&json)), None).await,
+                FakeReply::Content(c) => break write(&mut sock, 200, &completion(&c), None).await,
+                FakeReply::Status(s) => break write(&mut sock, s, r#"{"error":{"message":"fake failure"}}"#, None).await,
+                FakeReply::Malformed => break write(&mut sock, 200, "{\"choices\": [ this is not json", None).await,
+                FakeReply::Truncated => {
+                    let full = completion(&legal_answer(&json));
+                    let half = &full[..full.len() / 2];
+                    let _ = write(&mut sock, 200, half, Some(full.len())).await;
+                    in_flight.fetch_sub(1, Ordering::Relaxed);
+                    return Ok(());
+                }
+                FakeReply::Hang => {
+                    tokio::time::sleep(Duration::from_secs(3600)).await;
+                    break Ok(());
+                }
+                FakeReply::Close => {
+                    in_flight.fetch_sub(1, Ordering::Relaxed);
+                    return Ok(());
+                }
+            }
+        };
+        in_flight.fetch_sub(1, Ordering::Relaxed);
+        result?;
+    }
+}

@@ -1,0 +1,207 @@
+//! The LLM client and policy against a local fake OpenAI-compatible server: retries, timeouts,
+//! concurrency limits, several endpoints, parsing and fallback, replay.
+
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use agora_agents::llm::fake::{FakeReply, FakeServer};
+use agora_agents::llm::{
+    ChatRequest, LlmClient, LlmContext, LlmPolicy, LlmSeat, MemoryCache, Message, ModelSpec, PromptOptions, PromptRenderer,
+    StructuredMode,
+};
+use agora_agents::{Decision, Policy};
+use agora_environments::prisoners_dilemma::PdParams;
+use agora_environments::{Action, EnvSpec, Variant};
+use rand::SeedableRng;
+
+fn model(endpoints: Vec<String>) -> ModelSpec {
+    ModelSpec {
+        name: "fake".into(),
+        family: "Fake".into(),
+        endpoints,
+        served_id: "fake-1".into(),
+        api_key_env: None,
+        quantisation: "none".into(),
+        notes: String::new(),
+        concurrency: 4,
+        structured: StructuredMode::JsonSchema,
+        timeout_s: 0.5,
+        max_attempts: 3,
+        max_retries: 4,
+        temperature: 0.7,
+        max_tokens: 64,
+        send_seed: true,
+    }
+}
+
+fn request() -> ChatRequest {
+    ChatRequest {
+        messages: vec![Message { role: "user".into(), content: "hi".into() }],
+        temperature: 0.7,
+        max_tokens: 16,
+        seed: Some(1),
+        schema: Some(serde_json::json!({"type": "object", "properties": {"action": {"type": "integer", "minimum": 1, "maximum": 3}}, "required": ["action"]})),
+    }
+}
+
+fn rt() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime")
+}
+
+#[test]
+fn transient_failures_are_retried_until_an_answer() {
+    rt().block_on(async {
+        let faults = [FakeReply::Status(500), FakeReply::Status(429), FakeReply::Malformed, FakeReply::Truncated, FakeReply::Close];
+        let server = FakeServer::start(Arc::new(move |n, _| faults.get(n).cloned().unwrap_or(FakeReply::Legal))).await.expect("server");
+        let client = LlmClient::new(ModelSpec { max_retries: 6, ..model(vec![server.endpoint()]) }, None).expect("client");
+        let reply = client.chat(&request()).await.expect("answered after five failures");
+        let v: serde_json::Value = serde_json::from_str(&reply.content).expect("json");
+        assert!((1..=3).contains(&v["action"].as_i64().expect("integer")));
+        assert_eq!(server.requests.load(Ordering::Relaxed), 6);
+        assert_eq!(reply.prompt_tokens, Some(100));
+    });
+}
+
+#[test]
+fn timeouts_are_retried_and_exhaustion_is_reported() {
+    rt().block_on(async {
+        let server = FakeServer::start(Arc::new(|n, _| if n < 2 { FakeReply::Hang } else { FakeReply::Legal })).await.expect("server");
+        let client = LlmClient::new(model(vec![server.endpoint()]), None).expect("client");
+        client.chat(&request()).await.expect("the third try answers");
+        let dead = FakeServer::start(Arc::new(|_, _| FakeReply::Status(503))).await.expect("server");
+        let client = LlmClient::new(ModelSpec { max_retries: 2, ..model(vec![dead.endpoint()]) }, Some("sk-secret-key".into())).expect("client");
+        let err = client.chat(&request()).await.expect_err("gives up");
+        let msg = err.to_string();
+        assert!(msg.contains("gave up after 3 tries") && msg.contains("503"), "{msg}");
+        assert!(!msg.contains("sk-secret-key"), "the key never appears in errors");
+    });
+}
+
+#[test]
+fn unreachable_server_is_a_clear_error_at_start() {
+    rt().block_on(async {
+        let server = FakeServer::start(Arc::new(|_, _| FakeReply::Legal)).await.expect("server");
+        let endpoint = server.endpoint();
+        server.stop();
+        drop(server);
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let client = LlmClient::new(model(vec![endpoint.clone()]), None).expect("client");
+        let err = client.check_reachable().await.expect_err("unreachable");
+        assert!(err.to_string().contains("no endpoint reachable") && err.to_string().contains(&endpoint), "{err}");
+    });
+}
+
+#[test]
+fn concurrency_limit_is_reached_and_respected() {
+    rt().block_on(async {
+        let server =
+            FakeServer::start(Arc::new(|_, _| FakeReply::Delay(Duration::from_millis(50), Box::new(FakeReply::Legal)))).await.expect("server");
+        let client = Arc::new(LlmClient::new(model(vec![server.endpoint()]), None).expect("client"));
+        let mut set = tokio::task::JoinSet::new();
+        for _ in 0..40 {
+            let c = client.clone();
+            set.spawn(async move { c.chat(&request()).await.map(|_| ()) });
+        }
+        while let Some(r) = set.join_next().await {
+            r.expect("task").expect("answer");
+        }
+        assert_eq!(server.peak_in_flight.load(Ordering::Relaxed), 4, "limit 4 per endpoint, reached");
+        assert_eq!(client.peak_in_flight(), 4);
+    });
+}
+
+#[test]
+fn a_slow_endpoint_does_not_hold_back_a_fast_one() {
+    rt().block_on(async {
+        let slow = FakeServer::start(Arc::new(|_, _| FakeReply::Delay(Duration::from_millis(400), Box::new(FakeReply::Legal))))
+            .await
+            .expect("server");
+        let fast = FakeServer::start(Arc::new(|_, _| FakeReply::Legal)).await.expect("server");
+        let spec = ModelSpec { concurrency: 2, timeout_s: 5.0, ..model(vec![slow.endpoint(), fast.endpoint()]) };
+        let client = Arc::new(LlmClient::new(spec, None).expect("client"));
+        let started = Instant::now();
+        let mut set = tokio::task::JoinSet::new();
+        for _ in 0..40 {
+            let c = client.clone();
+            set.spawn(async move { c.chat(&request()).await.map(|_| ()) });
+        }
+        while let Some(r) = set.join_next().await {
+            r.expect("task").expect("answer");
+        }
+        // Serving 40 requests two at a time at 400 ms would take 8 s on the slow endpoint alone.
+        assert!(started.elapsed() < Duration::from_secs(3), "took {:?}", started.elapsed());
+        assert!(fast.requests.load(Ordering::Relaxed) > slow.requests.load(Ordering::Relaxed));
+    });
+}
+
+fn policy(ctx: &LlmContext) -> LlmPolicy {
+    LlmPolicy::new(
+        ctx,
+        "fake",
+        LlmSeat {
+            run_key: "run".into(),
+            run_seed: 7,
+            seat: 0,
+            environment: EnvSpec::PrisonersDilemma(PdParams::default()),
+            options: PromptOptions::default(),
+        },
+    )
+    .expect("policy")
+}
+
+fn first_observation() -> agora_environments::Observation {
+    let mut env = EnvSpec::PrisonersDilemma(PdParams::default()).build(Variant::C0).expect("env");
+    env.pending(&mut rand::rngs::StdRng::seed_from_u64(1)).remove(0).observation
+}
+
+fn decide(p: &mut LlmPolicy, rt: &tokio::runtime::Runtime) -> Result<Action, agora_agents::AgentError> {
+    let obs = first_observation();
+    match p.decide(&obs, &mut rand::rngs::StdRng::seed_from_u64(1)) {
+        Decision::Deferred(f) => rt.block_on(f),
+        Decision::Ready(a) => Ok(a),
+    }
+}
+
+#[test]
+fn think_blocks_illegal_answers_and_fallback_are_recorded() {
+    let rt = rt();
+    let replies = [
+        FakeReply::Content("<think>defect? {\"action\": \"Option F\"}</think>{\"action\": \"Option J\", \"reason\": \"trust\"}".into()),
+        FakeReply::Content("{\"action\": \"Option Z\"}".into()),
+        FakeReply::Content("I would rather not say which option I prefer today.".into()),
+        FakeReply::Content("{\"action\": 7}".into()),
+    ];
+    let server = rt.block_on(FakeServer::start(Arc::new(move |n, _| replies.get(n).cloned().unwrap_or(FakeReply::Legal)))).expect("server");
+    let client = Arc::new(LlmClient::new(model(vec![server.endpoint()]), None).expect("client"));
+    let cache = Arc::new(MemoryCache::default());
+    let ctx = LlmContext {
+        clients: [("fake".to_string(), client)].into_iter().collect(),
+        renderer: Arc::new(PromptRenderer::new()),
+        cache: cache.clone(),
+        replay: false,
+    };
+    let mut p = policy(&ctx);
+    assert_eq!(decide(&mut p, &rt).expect("decided"), Action::Choice(0), "think block stripped, answer read");
+    let fallback = decide(&mut p, &rt).expect("decided by fallback");
+    assert!(matches!(fallback, Action::Choice(_)));
+    let t = p.drain_transcripts();
+    let statuses: Vec<&str> = t.iter().map(|t| t.parse_status.as_str()).collect();
+    assert_eq!(statuses, vec!["ok", "illegal", "unparsable", "illegal", "fallback"]);
+    assert_eq!(t[0].reason.as_deref(), Some("trust"));
+    assert_eq!((t[1].slot, t[1].attempt, t[3].attempt, t[4].attempt), (1, 1, 3, 4), "retries are attempts of the same slot");
+    let messages = |j: &str| serde_json::from_str::<serde_json::Value>(j).expect("json")["messages"].clone();
+    assert!(messages(&t[1].messages_json) == messages(&t[2].messages_json), "a retry re-asks the same observation");
+    assert!(t[1].messages_json != t[2].messages_json, "with a fresh seed per attempt");
+    assert_eq!(cache.len(), 4);
+
+    // Replay: the same decisions from the cache, with the server gone; a new slot misses.
+    server.stop();
+    let replay_ctx = LlmContext { replay: true, ..ctx };
+    let mut q = policy(&replay_ctx);
+    assert_eq!(decide(&mut q, &rt).expect("replayed"), Action::Choice(0));
+    assert_eq!(decide(&mut q, &rt).expect("replayed"), fallback);
+    assert!(q.drain_transcripts() == t, "replayed transcripts are identical");
+    let miss = decide(&mut q, &rt).expect_err("not cached");
+    assert!(miss.to_string().contains("replay: no cached reply"), "{miss}");
+}
