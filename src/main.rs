@@ -59,6 +59,10 @@ enum Command {
         /// server is called.
         #[arg(long)]
         replay: bool,
+        /// Store whose reply cache to use (default: the store itself), e.g. to replay a study
+        /// into a fresh store.
+        #[arg(long)]
+        cache: Option<PathBuf>,
     },
     /// Validate a study and print its plan.
     Check {
@@ -144,7 +148,7 @@ fn load_plan(study: &Path, cells: Option<&Path>, models: Option<&Path>) -> anyho
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Run { study, store, shard, dry_run, runs, threads, cells, models, replay } => {
+        Command::Run { study, store, shard, dry_run, runs, threads, cells, models, replay, cache } => {
             let mut plan = load_plan(&study, cells.as_deref(), models.as_deref())?;
             if let Some(n) = runs {
                 if n == 0 {
@@ -160,7 +164,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 print_plan(&plan);
                 return Ok(());
             }
-            run_plan(&plan, &study, &store, threads, replay)
+            run_plan(&plan, &study, &store, threads, replay, cache.as_deref())
         }
         Command::Check { study, cells, models } => {
             let plan = load_plan(&study, cells.as_deref(), models.as_deref())?;
@@ -219,9 +223,26 @@ fn print_plan(plan: &Plan) {
     llm::print_call_estimate(plan);
 }
 
-fn run_plan(plan: &Plan, study: &Path, store_path: &Path, threads: Option<usize>, replay: bool) -> anyhow::Result<()> {
+fn run_plan(
+    plan: &Plan,
+    study: &Path,
+    store_path: &Path,
+    threads: Option<usize>,
+    replay: bool,
+    cache: Option<&Path>,
+) -> anyhow::Result<()> {
     let mut store = Store::open(store_path)?;
-    let llm = llm::prepare(plan, store_path, replay)?;
+    let cache_path = match cache {
+        Some(c) => {
+            if !c.exists() {
+                return Err(BadInput(format!("cache store {} does not exist", c.display())).into());
+            }
+            Store::open(c)?;
+            c
+        }
+        None => store_path,
+    };
+    let llm = llm::prepare(plan, cache_path, replay)?;
     let source = std::fs::read_to_string(study).with_context(|| format!("reading {}", study.display()))?;
     store.record_study(plan, &source)?;
     let bar = indicatif::ProgressBar::new(plan.runs.len() as u64);
@@ -287,11 +308,12 @@ fn list(what: ListWhat, cells_dir: &Path) -> anyhow::Result<()> {
             }
         }
         ListWhat::Cells => {
-            let cells = cell::load_dir(cells_dir)?;
-            println!("{:<20} {:<15} {:<60} environments", "cell", "level", "description");
+            let mut cells = cell::load_dir(cells_dir)?;
+            cells.sort_by(|a, b| (a.1.level, &a.1.name).cmp(&(b.1.level, &b.1.name)));
+            println!("{:<26} {:<15} {:<72} environments", "cell", "level", "description");
             for (_, c) in cells {
                 let envs: Vec<&str> = c.environments.iter().map(|e| e.as_str()).collect();
-                println!("{:<20} {:<15} {:<60} {}", c.name, c.level.as_str(), c.description, envs.join(", "));
+                println!("{:<26} {:<15} {:<72} {}", c.name, c.level.as_str(), c.description, envs.join(", "));
             }
         }
         ListWhat::Anchors => {

@@ -207,7 +207,9 @@ impl Plan {
         models: Option<&Path>,
     ) -> Result<Plan, ScenarioError> {
         let mut study = Study::load(path)?;
-        if let Some(m) = models {
+        let included = study.include_models.as_ref().map(|f| path.parent().unwrap_or(Path::new(".")).join(f));
+        if let Some(m) = models.map(Path::to_path_buf).or(included) {
+            let m = m.as_path();
             let file = crate::study::ModelsFile::load(m)?;
             for model in file.models {
                 if study.models.iter().any(|x| x.name == model.name) {
@@ -363,7 +365,17 @@ impl Plan {
                         let family = roster.family.clone().unwrap_or_else(|| {
                             roster.members.first().map_or("classical", |m| m.policy.meta().family).to_string()
                         });
-                        for variant in &block.variants {
+                        // A cell changes one factor and holds everything else at the canonical
+                        // baseline, so perturbation cells run in C0 (or the block's first variant);
+                        // the variants C1–C3 run at baseline.
+                        let variants: Vec<Variant> = if cell.level == Level::Baseline {
+                            block.variants.clone()
+                        } else if block.variants.contains(&Variant::C0) {
+                            vec![Variant::C0]
+                        } else {
+                            block.variants[..1].to_vec()
+                        };
+                        for variant in &variants {
                             for run_index in 0..count {
                                 let sweep_label = sweep.map(|x| format!("{x}")).unwrap_or_default();
                                 let seed = derive(

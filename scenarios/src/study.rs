@@ -24,12 +24,16 @@ pub struct Study {
     /// Language models the rosters may name (`Llm(model: "...")`).
     #[serde(default)]
     pub models: Vec<ModelSpec>,
+    /// A models file (path relative to the study file) whose models are added to `models`;
+    /// `agora run --models FILE` uses FILE instead.
+    #[serde(default)]
+    pub include_models: Option<String>,
     pub blocks: Vec<Block>,
 }
 
 /// A file of model declarations, for `agora run --models FILE`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, rename = "Models")]
 pub struct ModelsFile {
     pub version: u32,
     pub models: Vec<ModelSpec>,

@@ -40,6 +40,7 @@ fn yes() -> bool {
 /// never written in a study: `api_key_env` names the environment variable that holds it.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
+#[serde(rename = "Model")]
 pub struct ModelSpec {
     /// Name used in rosters.
     pub name: String,
