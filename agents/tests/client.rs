@@ -7,8 +7,8 @@ use std::time::{Duration, Instant};
 
 use agora_agents::llm::fake::{FakeReply, FakeServer};
 use agora_agents::llm::{
-    ChatRequest, LlmClient, LlmContext, LlmPolicy, LlmSeat, MemoryCache, Message, ModelSpec, PromptOptions, PromptRenderer,
-    StructuredMode,
+    ChatRequest, LlmClient, LlmContext, LlmPolicy, LlmSeat, MemoryCache, Message, ModelSpec, PromptOptions,
+    PromptRenderer, StructuredMode,
 };
 use agora_agents::{Decision, Policy};
 use agora_environments::prisoners_dilemma::PdParams;
@@ -29,6 +29,7 @@ fn model(endpoints: Vec<String>) -> ModelSpec {
         timeout_s: 0.5,
         max_attempts: 3,
         max_retries: 4,
+        backoff_ms: 10,
         temperature: 0.7,
         max_tokens: 64,
         send_seed: true,
@@ -41,7 +42,9 @@ fn request() -> ChatRequest {
         temperature: 0.7,
         max_tokens: 16,
         seed: Some(1),
-        schema: Some(serde_json::json!({"type": "object", "properties": {"action": {"type": "integer", "minimum": 1, "maximum": 3}}, "required": ["action"]})),
+        schema: Some(
+            serde_json::json!({"type": "object", "properties": {"action": {"type": "integer", "minimum": 1, "maximum": 3}}, "required": ["action"]}),
+        ),
     }
 }
 
@@ -52,9 +55,18 @@ fn rt() -> tokio::runtime::Runtime {
 #[test]
 fn transient_failures_are_retried_until_an_answer() {
     rt().block_on(async {
-        let faults = [FakeReply::Status(500), FakeReply::Status(429), FakeReply::Malformed, FakeReply::Truncated, FakeReply::Close];
-        let server = FakeServer::start(Arc::new(move |n, _| faults.get(n).cloned().unwrap_or(FakeReply::Legal))).await.expect("server");
-        let client = LlmClient::new(ModelSpec { max_retries: 6, ..model(vec![server.endpoint()]) }, None).expect("client");
+        let faults = [
+            FakeReply::Status(500),
+            FakeReply::Status(429),
+            FakeReply::Malformed,
+            FakeReply::Truncated,
+            FakeReply::Close,
+        ];
+        let server = FakeServer::start(Arc::new(move |n, _| faults.get(n).cloned().unwrap_or(FakeReply::Legal)))
+            .await
+            .expect("server");
+        let client =
+            LlmClient::new(ModelSpec { max_retries: 6, ..model(vec![server.endpoint()]) }, None).expect("client");
         let reply = client.chat(&request()).await.expect("answered after five failures");
         let v: serde_json::Value = serde_json::from_str(&reply.content).expect("json");
         assert!((1..=3).contains(&v["action"].as_i64().expect("integer")));
@@ -66,11 +78,15 @@ fn transient_failures_are_retried_until_an_answer() {
 #[test]
 fn timeouts_are_retried_and_exhaustion_is_reported() {
     rt().block_on(async {
-        let server = FakeServer::start(Arc::new(|n, _| if n < 2 { FakeReply::Hang } else { FakeReply::Legal })).await.expect("server");
+        let server = FakeServer::start(Arc::new(|n, _| if n < 2 { FakeReply::Hang } else { FakeReply::Legal }))
+            .await
+            .expect("server");
         let client = LlmClient::new(model(vec![server.endpoint()]), None).expect("client");
         client.chat(&request()).await.expect("the third try answers");
         let dead = FakeServer::start(Arc::new(|_, _| FakeReply::Status(503))).await.expect("server");
-        let client = LlmClient::new(ModelSpec { max_retries: 2, ..model(vec![dead.endpoint()]) }, Some("sk-secret-key".into())).expect("client");
+        let client =
+            LlmClient::new(ModelSpec { max_retries: 2, ..model(vec![dead.endpoint()]) }, Some("sk-secret-key".into()))
+                .expect("client");
         let err = client.chat(&request()).await.expect_err("gives up");
         let msg = err.to_string();
         assert!(msg.contains("gave up after 3 tries") && msg.contains("503"), "{msg}");
@@ -96,7 +112,9 @@ fn unreachable_server_is_a_clear_error_at_start() {
 fn concurrency_limit_is_reached_and_respected() {
     rt().block_on(async {
         let server =
-            FakeServer::start(Arc::new(|_, _| FakeReply::Delay(Duration::from_millis(50), Box::new(FakeReply::Legal)))).await.expect("server");
+            FakeServer::start(Arc::new(|_, _| FakeReply::Delay(Duration::from_millis(50), Box::new(FakeReply::Legal))))
+                .await
+                .expect("server");
         let client = Arc::new(LlmClient::new(model(vec![server.endpoint()]), None).expect("client"));
         let mut set = tokio::task::JoinSet::new();
         for _ in 0..40 {
@@ -114,9 +132,11 @@ fn concurrency_limit_is_reached_and_respected() {
 #[test]
 fn a_slow_endpoint_does_not_hold_back_a_fast_one() {
     rt().block_on(async {
-        let slow = FakeServer::start(Arc::new(|_, _| FakeReply::Delay(Duration::from_millis(400), Box::new(FakeReply::Legal))))
-            .await
-            .expect("server");
+        let slow = FakeServer::start(Arc::new(|_, _| {
+            FakeReply::Delay(Duration::from_millis(400), Box::new(FakeReply::Legal))
+        }))
+        .await
+        .expect("server");
         let fast = FakeServer::start(Arc::new(|_, _| FakeReply::Legal)).await.expect("server");
         let spec = ModelSpec { concurrency: 2, timeout_s: 5.0, ..model(vec![slow.endpoint(), fast.endpoint()]) };
         let client = Arc::new(LlmClient::new(spec, None).expect("client"));
@@ -167,12 +187,16 @@ fn decide(p: &mut LlmPolicy, rt: &tokio::runtime::Runtime) -> Result<Action, ago
 fn think_blocks_illegal_answers_and_fallback_are_recorded() {
     let rt = rt();
     let replies = [
-        FakeReply::Content("<think>defect? {\"action\": \"Option F\"}</think>{\"action\": \"Option J\", \"reason\": \"trust\"}".into()),
+        FakeReply::Content(
+            "<think>defect? {\"action\": \"Option F\"}</think>{\"action\": \"Option J\", \"reason\": \"trust\"}".into(),
+        ),
         FakeReply::Content("{\"action\": \"Option Z\"}".into()),
         FakeReply::Content("I would rather not say which option I prefer today.".into()),
         FakeReply::Content("{\"action\": 7}".into()),
     ];
-    let server = rt.block_on(FakeServer::start(Arc::new(move |n, _| replies.get(n).cloned().unwrap_or(FakeReply::Legal)))).expect("server");
+    let server = rt
+        .block_on(FakeServer::start(Arc::new(move |n, _| replies.get(n).cloned().unwrap_or(FakeReply::Legal))))
+        .expect("server");
     let client = Arc::new(LlmClient::new(model(vec![server.endpoint()]), None).expect("client"));
     let cache = Arc::new(MemoryCache::default());
     let ctx = LlmContext {
@@ -189,7 +213,11 @@ fn think_blocks_illegal_answers_and_fallback_are_recorded() {
     let statuses: Vec<&str> = t.iter().map(|t| t.parse_status.as_str()).collect();
     assert_eq!(statuses, vec!["ok", "illegal", "unparsable", "illegal", "fallback"]);
     assert_eq!(t[0].reason.as_deref(), Some("trust"));
-    assert_eq!((t[1].slot, t[1].attempt, t[3].attempt, t[4].attempt), (1, 1, 3, 4), "retries are attempts of the same slot");
+    assert_eq!(
+        (t[1].slot, t[1].attempt, t[3].attempt, t[4].attempt),
+        (1, 1, 3, 4),
+        "retries are attempts of the same slot"
+    );
     let messages = |j: &str| serde_json::from_str::<serde_json::Value>(j).expect("json")["messages"].clone();
     assert!(messages(&t[1].messages_json) == messages(&t[2].messages_json), "a retry re-asks the same observation");
     assert!(t[1].messages_json != t[2].messages_json, "with a fresh seed per attempt");

@@ -135,6 +135,16 @@ impl RunWorld {
 
     /// The records of a finished run.
     pub fn into_records(mut self) -> RunRecords {
-        self.world.remove_resource::<Log>().map(|l| l.0).expect("invariant: the log resource lives as long as the run")
+        let mut agents = self.world.query::<(&Seat, &mut Agent)>();
+        let mut seated: Vec<(usize, Vec<agora_agents::llm::Transcript>)> =
+            agents.iter_mut(&mut self.world).map(|(seat, mut agent)| (seat.0, agent.0.drain_transcripts())).collect();
+        seated.sort_by_key(|(seat, _)| *seat);
+        let mut log = self
+            .world
+            .remove_resource::<Log>()
+            .map(|l| l.0)
+            .expect("invariant: the log resource lives as long as the run");
+        log.transcripts = seated.into_iter().flat_map(|(_, t)| t).collect();
+        log
     }
 }

@@ -166,7 +166,7 @@ fn run_gathered(
 ) -> Result<(), EngineError> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
-        .enable_time()
+        .enable_all()
         .build()
         .map_err(EngineError::Runtime)?;
     let mut queue = todo.iter();

@@ -278,6 +278,38 @@ impl Store {
             for i in &rec.interactions {
                 st.execute(params![run_id, i.t, i.a, i.b, i.name_a, i.name_b, i.matched]).map_err(sql)?;
             }
+            let mut st = tx
+                .prepare_cached(
+                    "INSERT INTO transcripts (run_id, seat, slot, attempt, kind, round, role, model, served_id, endpoint,
+                        messages_json, raw_reply, action, reason, parse_status, detail, latency_ms, prompt_tokens,
+                        completion_tokens)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+                )
+                .map_err(sql)?;
+            for t in &rec.transcripts {
+                st.execute(params![
+                    run_id,
+                    t.seat,
+                    t.slot as i64,
+                    t.attempt,
+                    t.kind,
+                    t.round,
+                    t.role,
+                    t.model,
+                    t.served_id,
+                    t.endpoint,
+                    t.messages_json,
+                    t.raw_reply,
+                    t.action,
+                    t.reason,
+                    t.parse_status,
+                    t.detail,
+                    t.latency_ms,
+                    t.prompt_tokens.map(|x| x as i64),
+                    t.completion_tokens.map(|x| x as i64)
+                ])
+                .map_err(sql)?;
+            }
         }
         tx.commit().map_err(sql)?;
         Ok(true)

@@ -184,7 +184,7 @@ impl LlmClient {
         let tries = self.spec.max_retries + 1;
         for attempt in 0..tries {
             if attempt > 0 {
-                let ms = (100u64 << attempt.min(6)).min(5_000);
+                let ms = (self.spec.backoff_ms << (attempt - 1).min(6)).min(5_000);
                 tokio::time::sleep(Duration::from_millis(ms)).await;
             }
             let endpoint = self.pick();

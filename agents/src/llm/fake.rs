@@ -200,7 +200,9 @@ async fn serve(
                 }
                 FakeReply::Legal => break write(&mut sock, 200, &completion(&legal_answer(&json)), None).await,
                 FakeReply::Content(c) => break write(&mut sock, 200, &completion(&c), None).await,
-                FakeReply::Status(s) => break write(&mut sock, s, r#"{"error":{"message":"fake failure"}}"#, None).await,
+                FakeReply::Status(s) => {
+                    break write(&mut sock, s, r#"{"error":{"message":"fake failure"}}"#, None).await
+                }
                 FakeReply::Malformed => break write(&mut sock, 200, "{\"choices\": [ this is not json", None).await,
                 FakeReply::Truncated => {
                     let full = completion(&legal_answer(&json));

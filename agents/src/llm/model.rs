@@ -32,6 +32,9 @@ fn default_temperature() -> f64 {
 fn default_max_tokens() -> u32 {
     256
 }
+fn default_backoff() -> u64 {
+    100
+}
 fn yes() -> bool {
     true
 }
@@ -74,6 +77,9 @@ pub struct ModelSpec {
     pub temperature: f64,
     #[serde(default = "default_max_tokens")]
     pub max_tokens: u32,
+    /// First backoff between transport retries, in milliseconds; it doubles up to 5 s.
+    #[serde(default = "default_backoff")]
+    pub backoff_ms: u64,
     /// Pass the derived seed as `seed` (servers that support it sample reproducibly).
     #[serde(default = "yes")]
     pub send_seed: bool,

@@ -1,0 +1,287 @@
+//! LLM studies end to end through the `agora` binary against a local fake OpenAI-compatible
+//! server: faults of every kind, replay without a server, a server that dies mid-study, and a
+//! server unreachable at start. A real model is exercised in `real_model.rs`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::sync::Arc;
+use std::time::Duration;
+
+use agora_agents::llm::fake::{legal_answer, Behaviour, FakeReply, FakeServer};
+use rusqlite::Connection;
+
+fn agora(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_agora"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("agora runs")
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime")
+}
+
+/// Writes a study and a models file pointing at `endpoint` into `dir`.
+fn write_study(dir: &Path, endpoint: &str, timeout_s: f64) -> PathBuf {
+    let studies = dir.join("studies");
+    std::fs::create_dir_all(&studies).expect("mkdir");
+    let cells = dir.join("cells");
+    std::fs::create_dir_all(&cells).expect("mkdir");
+    for c in ["reversed-actions", "persona-self-interested", "recognition-probe"] {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/cells").join(format!("{c}.ron"));
+        std::fs::copy(src, cells.join(format!("{c}.ron"))).expect("copy cell");
+    }
+    let study = format!(
+        r#"Study(
+    version: 1, name: "fake-llm", master_seed: 11, runs: 3,
+    models: [Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
+                   concurrency: 16, timeout_s: {timeout_s}, max_attempts: 3, max_retries: 14, backoff_ms: 5)],
+    blocks: [
+        Block(name: "pd", environment: PrisonersDilemma(rounds: 4), model_rosters: true, rosters: [],
+              cells: ["baseline", "reversed-actions", "persona-self-interested", "recognition-probe"], cell_runs: 1),
+        Block(name: "pgg", environment: PublicGoods(rounds: 2, punishment: true), model_rosters: true, rosters: [], runs: 1),
+        Block(name: "naming", environment: NamingGame(population: 4, cap: 12, window: 4), model_rosters: true, rosters: [], runs: 1),
+        Block(name: "ultimatum", environment: Bargaining(game: Ultimatum, games: 3), model_rosters: true, rosters: [], runs: 1),
+        Block(name: "mixed", environment: PrisonersDilemma(rounds: 3),
+              rosters: [Roster(name: "fake-vs-tft", members: [Member(policy: Llm(model: "fake"), count: 1), Member(policy: TitForTat, count: 1)])],
+              runs: 1),
+    ],
+)"#
+    );
+    let path = studies.join("fake.ron");
+    std::fs::write(&path, study).expect("write study");
+    path
+}
+
+fn faulty() -> Behaviour {
+    // Seven requests in twenty fail in transport; with 15 tries a request is lost with
+    // probability 0.35^15 ≈ 1.5e-7.
+    Arc::new(|n, body| match n % 20 {
+        0 => FakeReply::Status(500),
+        1 => FakeReply::Status(429),
+        2 => FakeReply::Malformed,
+        3 => FakeReply::Truncated,
+        4 => FakeReply::Content(format!("<think>Let me weigh this. {{\"action\": 99}}</think>{}", legal_answer(body))),
+        5 => FakeReply::Content("{\"action\": \"not an option\", \"selection\": -5}".into()),
+        6 => FakeReply::Delay(Duration::from_millis(1500), Box::new(FakeReply::Legal)),
+        7 => FakeReply::Close,
+        _ => FakeReply::Legal,
+    })
+}
+
+fn count(conn: &Connection, sql: &str) -> i64 {
+    conn.query_row(sql, [], |r| r.get(0)).expect(sql)
+}
+
+/// Every decision of an LLM seat has exactly one terminal transcript (parsed or fallback) for
+/// its slot, and no slot is recorded twice.
+fn assert_every_slot_accounted(store: &Path) {
+    let c = Connection::open(store).expect("open");
+    let llm_decisions = count(
+        &c,
+        "SELECT COUNT(*) FROM decisions d JOIN agents a ON a.run_id = d.run_id AND a.seat = d.seat WHERE a.policy = 'llm'",
+    );
+    let terminal =
+        count(&c, "SELECT COUNT(*) FROM transcripts WHERE kind = 'decision' AND parse_status IN ('ok', 'fallback')");
+    assert!(llm_decisions > 0);
+    assert_eq!(llm_decisions, terminal, "one terminal transcript per LLM decision");
+    let dup = count(
+        &c,
+        "SELECT COUNT(*) FROM (SELECT run_id, seat, slot FROM transcripts WHERE kind = 'decision' AND parse_status IN ('ok','fallback')
+         GROUP BY 1, 2, 3 HAVING COUNT(*) > 1)",
+    );
+    assert_eq!(dup, 0, "no slot decided twice");
+    let per_seat_mismatch = count(
+        &c,
+        "SELECT COUNT(*) FROM (
+            SELECT d.run_id, d.seat, COUNT(*) AS n FROM decisions d JOIN agents a ON a.run_id = d.run_id AND a.seat = d.seat
+            WHERE a.policy = 'llm' GROUP BY 1, 2) x
+         LEFT JOIN (SELECT run_id, seat, COUNT(DISTINCT slot) AS m FROM transcripts WHERE kind = 'decision' GROUP BY 1, 2) y
+         ON x.run_id = y.run_id AND x.seat = y.seat WHERE y.m IS NULL OR y.m <> x.n",
+    );
+    assert_eq!(per_seat_mismatch, 0, "every seat's decisions match its slots");
+}
+
+fn dump(store: &Path) -> String {
+    let c = Connection::open(store).expect("open");
+    let mut out = String::new();
+    for (table, sql) in [
+        ("runs", "SELECT run_key, steps, record_hash, spec_json FROM runs ORDER BY run_key"),
+        ("decisions", "SELECT r.run_key, d.step, d.seat, d.role, d.action, d.value, d.scale, d.context FROM decisions d JOIN runs r USING (run_id) ORDER BY 1, 2, 3"),
+        ("transcripts", "SELECT r.run_key, t.seat, t.slot, t.kind, t.attempt, t.endpoint, t.messages_json, t.raw_reply, t.action, t.reason, t.parse_status, t.detail, t.latency_ms, t.prompt_tokens, t.completion_tokens FROM transcripts t JOIN runs r USING (run_id) ORDER BY 1, 2, 3, 4, 5"),
+        ("payoffs", "SELECT r.run_key, p.step, p.seat, p.payoff FROM payoffs p JOIN runs r USING (run_id) ORDER BY 1, 2, 3"),
+    ] {
+        let mut st = c.prepare(sql).expect("query");
+        let n = st.column_count();
+        let rows = st
+            .query_map([], |r| {
+                let mut line = String::new();
+                for i in 0..n {
+                    let cell = match r.get_ref(i)? {
+                        rusqlite::types::ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
+                        other => format!("{other:?}"),
+                    };
+                    line.push_str(&cell);
+                    line.push('|');
+                }
+                Ok(line)
+            })
+            .expect("rows");
+        out.push_str(table);
+        out.push('\n');
+        for row in rows {
+            out.push_str(&row.expect("row"));
+            out.push('\n');
+        }
+    }
+    out
+}
+
+#[test]
+fn faults_are_survived_recorded_and_replayed_byte_for_byte() {
+    let rt = runtime();
+    let server = rt.block_on(FakeServer::start(faulty())).expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let study = write_study(dir.path(), &server.endpoint(), 1.0);
+    let store = dir.path().join("live.sqlite");
+    let out = agora(&["run", study.to_str().expect("utf8"), "--store", store.to_str().expect("utf8")]);
+    assert!(out.status.success(), "{}", text(&out));
+    let t = text(&out);
+    assert!(t.contains("== LLM calls ==") && t.contains("fallback"), "{t}");
+    assert!(t.contains("recognition probe"), "{t}");
+    assert_every_slot_accounted(&store);
+    let c = Connection::open(&store).expect("open");
+    assert!(
+        count(&c, "SELECT COUNT(*) FROM transcripts WHERE parse_status = 'illegal'") > 0,
+        "illegal replies recorded"
+    );
+    assert!(
+        count(&c, "SELECT COUNT(*) FROM transcripts WHERE raw_reply LIKE '<think>%' AND parse_status = 'ok'") > 0,
+        "think blocks stripped"
+    );
+    assert_eq!(count(&c, "SELECT COUNT(*) FROM runs"), 10);
+    // The mixed roster holds one LLM seat and one classical seat.
+    assert_eq!(
+        count(&c, "SELECT COUNT(DISTINCT policy) FROM agents a JOIN runs r USING (run_id) WHERE r.block = 'mixed'"),
+        2
+    );
+    drop(c);
+
+    // Replay into a fresh store from the first store's cache, with the server gone.
+    server.stop();
+    drop(server);
+    let replayed = dir.path().join("replayed.sqlite");
+    let out = agora(&[
+        "run",
+        study.to_str().expect("utf8"),
+        "--store",
+        replayed.to_str().expect("utf8"),
+        "--replay",
+        "--cache",
+        store.to_str().expect("utf8"),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let (a, b) = (dump(&store), dump(&replayed));
+    if a != b {
+        std::fs::write(std::env::temp_dir().join("agora-live.dump"), &a).expect("write");
+        std::fs::write(std::env::temp_dir().join("agora-replayed.dump"), &b).expect("write");
+    }
+    assert!(a == b, "replay reproduces every record byte for byte (dumps in the temp dir)");
+    // Replay with nothing cached fails clearly instead of calling a server.
+    let empty = dir.path().join("empty.sqlite");
+    let out = agora(&["run", study.to_str().expect("utf8"), "--store", empty.to_str().expect("utf8"), "--replay"]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("replay: no cached reply"), "{}", text(&out));
+}
+
+#[test]
+fn a_server_that_dies_mid_study_leaves_it_resumable() {
+    let rt = runtime();
+    let dir = tempfile::tempdir().expect("tempdir");
+    // The reference: a healthy server, a fresh store.
+    let healthy = rt.block_on(FakeServer::start(Arc::new(|_, _| FakeReply::Legal))).expect("server");
+    let study = write_study(dir.path(), &healthy.endpoint(), 5.0);
+    let reference = dir.path().join("reference.sqlite");
+    let out = agora(&["run", study.to_str().expect("utf8"), "--store", reference.to_str().expect("utf8")]);
+    assert!(out.status.success(), "{}", text(&out));
+    let addr = healthy.addr.to_string();
+    healthy.stop();
+    drop(healthy);
+    std::thread::sleep(Duration::from_millis(100));
+
+    // The same port, a server that stops answering after 60 requests.
+    let dying = rt
+        .block_on(FakeServer::start_on(
+            &addr,
+            Arc::new(|n, _| if n < 60 { FakeReply::Legal } else { FakeReply::Close }),
+        ))
+        .expect("server");
+    let store = dir.path().join("interrupted.sqlite");
+    let out = agora(&["run", study.to_str().expect("utf8"), "--store", store.to_str().expect("utf8")]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("gave up"), "{}", text(&out));
+    let done = count(&Connection::open(&store).expect("open"), "SELECT COUNT(*) FROM runs");
+    assert!(done < 10, "the study stopped part-way ({done} runs)");
+    dying.stop();
+    drop(dying);
+    std::thread::sleep(Duration::from_millis(100));
+
+    // Back up: resume and end with the reference's records.
+    let back = rt.block_on(FakeServer::start_on(&addr, Arc::new(|_, _| FakeReply::Legal))).expect("server");
+    let out = agora(&["run", study.to_str().expect("utf8"), "--store", store.to_str().expect("utf8")]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains(&format!("{done} already in")), "{}", text(&out));
+    assert_every_slot_accounted(&store);
+    let digest = |p: &Path| -> Vec<(String, String)> {
+        let c = Connection::open(p).expect("open");
+        let mut st = c.prepare("SELECT run_key, record_hash FROM runs ORDER BY run_key").expect("query");
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).expect("rows").map(|r| r.expect("row")).collect()
+    };
+    // Latency differs between live calls, so compare what was decided, not the transcripts.
+    let decisions = |p: &Path| {
+        let d = dump(p);
+        let start = d.find("decisions\n").expect("decisions section");
+        let end = d.find("transcripts\n").expect("transcripts section");
+        d[start..end].to_string()
+    };
+    assert!(decisions(&store) == decisions(&reference), "resumed study decided exactly what the uninterrupted one did");
+    assert_eq!(digest(&store).len(), 10);
+    drop(back);
+}
+
+#[test]
+fn unreachable_server_at_start_is_a_clear_error() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let study = write_study(dir.path(), "http://127.0.0.1:9/v1", 1.0);
+    let store = dir.path().join("s.sqlite");
+    let out = agora(&["run", study.to_str().expect("utf8"), "--store", store.to_str().expect("utf8")]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("no endpoint reachable") && text(&out).contains("127.0.0.1:9"), "{}", text(&out));
+}
+
+#[test]
+fn instrument_dry_run_prints_the_full_matrix_with_calls_per_model() {
+    let out = agora(&["run", "scenarios/studies/instrument.ron", "--dry-run"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let t = text(&out);
+    for needle in [
+        "qwen3-8b",
+        "gemma-2-9b",
+        "reversed-actions",
+        "recognition-probe",
+        "ultimatum-fixed-offer",
+        "shuffled-pool",
+        "punishment",
+        "~prompt tokens",
+    ] {
+        assert!(t.contains(needle), "missing {needle}");
+    }
+    for v in ["C0", "C1", "C2", "C3"] {
+        assert!(t.contains(&format!(" {v} ")), "missing variant {v}");
+    }
+}
