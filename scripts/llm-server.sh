@@ -53,7 +53,7 @@ else
     echo $! >"$pidfile"
 fi
 for _ in $(seq 1 120); do
-    if curl -sf "http://127.0.0.1:$port/v1/models" >/dev/null 2>&1; then
+    if python3 -c "import sys, urllib.request; urllib.request.urlopen(sys.argv[1], timeout=2)" "http://127.0.0.1:$port/v1/models" >/dev/null 2>&1; then
         echo "http://127.0.0.1:$port/v1"
         exit 0
     fi

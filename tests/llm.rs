@@ -10,6 +10,9 @@ use std::time::Duration;
 use agora_agents::llm::fake::{legal_answer, Behaviour, FakeReply, FakeServer};
 use rusqlite::Connection;
 
+mod common;
+use common::{assert_every_slot_accounted, count};
+
 fn agora(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_agora"))
         .args(args)
@@ -72,39 +75,6 @@ fn faulty() -> Behaviour {
         7 => FakeReply::Close,
         _ => FakeReply::Legal,
     })
-}
-
-fn count(conn: &Connection, sql: &str) -> i64 {
-    conn.query_row(sql, [], |r| r.get(0)).expect(sql)
-}
-
-/// Every decision of an LLM seat has exactly one terminal transcript (parsed or fallback) for
-/// its slot, and no slot is recorded twice.
-fn assert_every_slot_accounted(store: &Path) {
-    let c = Connection::open(store).expect("open");
-    let llm_decisions = count(
-        &c,
-        "SELECT COUNT(*) FROM decisions d JOIN agents a ON a.run_id = d.run_id AND a.seat = d.seat WHERE a.policy = 'llm'",
-    );
-    let terminal =
-        count(&c, "SELECT COUNT(*) FROM transcripts WHERE kind = 'decision' AND parse_status IN ('ok', 'fallback')");
-    assert!(llm_decisions > 0);
-    assert_eq!(llm_decisions, terminal, "one terminal transcript per LLM decision");
-    let dup = count(
-        &c,
-        "SELECT COUNT(*) FROM (SELECT run_id, seat, slot FROM transcripts WHERE kind = 'decision' AND parse_status IN ('ok','fallback')
-         GROUP BY 1, 2, 3 HAVING COUNT(*) > 1)",
-    );
-    assert_eq!(dup, 0, "no slot decided twice");
-    let per_seat_mismatch = count(
-        &c,
-        "SELECT COUNT(*) FROM (
-            SELECT d.run_id, d.seat, COUNT(*) AS n FROM decisions d JOIN agents a ON a.run_id = d.run_id AND a.seat = d.seat
-            WHERE a.policy = 'llm' GROUP BY 1, 2) x
-         LEFT JOIN (SELECT run_id, seat, COUNT(DISTINCT slot) AS m FROM transcripts WHERE kind = 'decision' GROUP BY 1, 2) y
-         ON x.run_id = y.run_id AND x.seat = y.seat WHERE y.m IS NULL OR y.m <> x.n",
-    );
-    assert_eq!(per_seat_mismatch, 0, "every seat's decisions match its slots");
 }
 
 fn dump(store: &Path) -> String {

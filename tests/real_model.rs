@@ -1,0 +1,73 @@
+//! A small LLM study against a real model served by llama.cpp's OpenAI-compatible server
+//! (`scripts/llm-server.sh start`, which `.ci/run` runs first). The test needs the variable
+//! AGORA_LLM_MODELS naming a models file for that server (CI sets it to
+//! scenarios/models/local-gemma.ron); without it the test says so and checks nothing.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use rusqlite::Connection;
+
+mod common;
+use common::{assert_every_slot_accounted, count};
+
+fn agora(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_agora")).args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().expect("agora runs")
+}
+
+fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+#[test]
+fn small_study_with_a_real_model_then_replay_without_a_server() {
+    let Ok(models) = std::env::var("AGORA_LLM_MODELS") else {
+        eprintln!("real-model test not run: AGORA_LLM_MODELS is not set (run scripts/llm-server.sh start first)");
+        return;
+    };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = dir.path().join("real.sqlite");
+    let study = "scenarios/studies/llm-smoke.ron";
+    let out = agora(&["run", study, "--models", &models, "--store", store.to_str().expect("utf8")]);
+    assert!(out.status.success(), "{}", text(&out));
+    let t = text(&out);
+    println!("{t}");
+    assert!(t.contains("== LLM calls ==") && t.contains("parsed") && t.contains("fallback"), "rates reported: {t}");
+    assert_every_slot_accounted(&store);
+    let c = Connection::open(&store).expect("open");
+    assert_eq!(count(&c, "SELECT COUNT(*) FROM runs"), 7);
+    assert!(count(&c, "SELECT COUNT(*) FROM transcripts WHERE kind = 'probe'") > 0, "the recognition probe was asked");
+    assert_eq!(count(&c, "SELECT COUNT(*) FROM transcripts WHERE raw_reply = '' AND parse_status <> 'fallback'"), 0);
+    let levels = count(&c, "SELECT COUNT(DISTINCT level) FROM runs");
+    assert_eq!(levels, 4, "baseline and one cell of each level");
+    drop(c);
+
+    // Replay into a fresh store with every endpoint pointing nowhere: any call would fail.
+    let dead = dir.path().join("dead.ron");
+    let text_models = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(&models)).expect("models file");
+    let rewired: String = text_models
+        .lines()
+        .map(|l| if l.trim_start().starts_with("endpoints:") { "            endpoints: [\"http://127.0.0.1:9/v1\"],".to_string() } else { l.to_string() })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(&dead, rewired).expect("write");
+    let replayed = dir.path().join("replayed.sqlite");
+    let out = agora(&[
+        "run",
+        study,
+        "--models",
+        dead.to_str().expect("utf8"),
+        "--store",
+        replayed.to_str().expect("utf8"),
+        "--replay",
+        "--cache",
+        store.to_str().expect("utf8"),
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    let digest = |p: &Path| -> Vec<(String, String)> {
+        let c = Connection::open(p).expect("open");
+        let mut st = c.prepare("SELECT run_key, record_hash FROM runs ORDER BY run_key").expect("query");
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).expect("rows").map(|r| r.expect("row")).collect()
+    };
+    assert_eq!(digest(&store), digest(&replayed), "replay reproduces every record hash, transcripts included");
+}
