@@ -12,7 +12,11 @@ mod common;
 use common::{assert_every_slot_accounted, count};
 
 fn agora(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_agora")).args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().expect("agora runs")
+    Command::new(env!("CARGO_BIN_EXE_agora"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("agora runs")
 }
 
 fn text(o: &Output) -> String {
@@ -44,10 +48,17 @@ fn small_study_with_a_real_model_then_replay_without_a_server() {
 
     // Replay into a fresh store with every endpoint pointing nowhere: any call would fail.
     let dead = dir.path().join("dead.ron");
-    let text_models = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(&models)).expect("models file");
+    let text_models =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(&models)).expect("models file");
     let rewired: String = text_models
         .lines()
-        .map(|l| if l.trim_start().starts_with("endpoints:") { "            endpoints: [\"http://127.0.0.1:9/v1\"],".to_string() } else { l.to_string() })
+        .map(|l| {
+            if l.trim_start().starts_with("endpoints:") {
+                "            endpoints: [\"http://127.0.0.1:9/v1\"],".to_string()
+            } else {
+                l.to_string()
+            }
+        })
         .collect::<Vec<_>>()
         .join("\n");
     std::fs::write(&dead, rewired).expect("write");

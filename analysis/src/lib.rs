@@ -7,6 +7,7 @@ pub mod anchors;
 pub mod convention;
 pub mod error;
 pub mod outcomes;
+pub mod stats;
 pub mod summary;
 
 pub use error::AnalysisError;

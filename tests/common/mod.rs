@@ -37,4 +37,3 @@ pub fn assert_every_slot_accounted(store: &Path) {
     );
     assert_eq!(per_seat_mismatch, 0, "every seat's decisions match its slots");
 }
-

@@ -1,0 +1,92 @@
+//! Equivalence by two one-sided tests (TOST) against a fixed anchor.
+//!
+//! # Formula
+//! For run-level values y₁…yₙ with mean ȳ and standard error s/√n, the 100(1−2α) % t-interval
+//! of ȳ − θ is (ȳ − θ) ± t_{1−α, n−1}·s/√n. Equivalent at margin ε when the interval lies
+//! inside (−ε, +ε), which is the same as both one-sided tests rejecting at level α:
+//! p_lower = P(T > (ȳ − θ + ε)/(s/√n)), p_upper = P(T < (ȳ − θ − ε)/(s/√n)), T ~ t_{n−1}.
+//!
+//! Zero variance: the interval is the point ȳ − θ; equivalence holds iff |ȳ − θ| < ε, and the
+//! p-values are 0 or 1. Fewer than three values: no test (an error), as the instrument shows
+//! such cells as absent.
+//!
+//! # References
+//! Schuirmann (1987) J. Pharmacokinet. Biopharm. 15:657–680; Lakens (2017) Soc. Psychol.
+//! Personal. Sci. 8:355–362. scipy: `scipy.stats.ttest_1samp`, `scipy.stats.t.interval`.
+
+use serde::Serialize;
+
+use super::dist::{t_cdf, t_ppf};
+use super::{check, StatsError};
+
+/// The result of a TOST.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Tost {
+    pub n: usize,
+    pub mean: f64,
+    /// ȳ − θ.
+    pub difference: f64,
+    pub ci_low: f64,
+    pub ci_high: f64,
+    pub margin: f64,
+    pub p_lower: f64,
+    pub p_upper: f64,
+    /// max(p_lower, p_upper).
+    pub p: f64,
+    pub equivalent: bool,
+    pub zero_variance: bool,
+}
+
+/// Tests `values` against `theta` with margin `margin` at level `alpha` (0.05: a 90 % CI).
+pub fn tost(values: &[f64], theta: f64, margin: f64, alpha: f64) -> Result<Tost, StatsError> {
+    check("values", values, 3)?;
+    if !(margin > 0.0) || !margin.is_finite() {
+        return Err(StatsError::OutOfRange("margin", format!("must be positive, got {margin}")));
+    }
+    if !(alpha > 0.0 && alpha < 0.5) {
+        return Err(StatsError::OutOfRange("alpha", format!("must lie in (0, 0.5), got {alpha}")));
+    }
+    if !theta.is_finite() {
+        return Err(StatsError::NotFinite("theta"));
+    }
+    let n = values.len();
+    let nf = n as f64;
+    let mean = values.iter().sum::<f64>() / nf;
+    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (nf - 1.0);
+    let d = mean - theta;
+    let scale = (var / nf).sqrt();
+    if scale == 0.0 || scale < 1e-15 * mean.abs().max(1.0) {
+        let inside = d.abs() < margin;
+        return Ok(Tost {
+            n,
+            mean,
+            difference: d,
+            ci_low: d,
+            ci_high: d,
+            margin,
+            p_lower: if d > -margin { 0.0 } else { 1.0 },
+            p_upper: if d < margin { 0.0 } else { 1.0 },
+            p: if inside { 0.0 } else { 1.0 },
+            equivalent: inside,
+            zero_variance: true,
+        });
+    }
+    let df = nf - 1.0;
+    let t = t_ppf(1.0 - alpha, df);
+    let (ci_low, ci_high) = (d - t * scale, d + t * scale);
+    let p_lower = 1.0 - t_cdf((d + margin) / scale, df);
+    let p_upper = t_cdf((d - margin) / scale, df);
+    Ok(Tost {
+        n,
+        mean,
+        difference: d,
+        ci_low,
+        ci_high,
+        margin,
+        p_lower,
+        p_upper,
+        p: p_lower.max(p_upper),
+        equivalent: ci_low > -margin && ci_high < margin,
+        zero_variance: false,
+    })
+}
