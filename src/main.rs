@@ -6,6 +6,7 @@
 
 mod export;
 mod llm;
+mod stats_cmd;
 mod summary;
 
 use std::path::{Path, PathBuf};
@@ -86,6 +87,10 @@ enum Command {
         /// Only this study.
         #[arg(long)]
         study: Option<String>,
+    },
+    /// One statistic on JSON from stdin, answered as JSON on stdout (fields in README).
+    Stats {
+        test: stats_cmd::Test,
     },
     /// Export the store's tables for pandas or polars users.
     Export {
@@ -173,6 +178,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::List { what, cells } => list(what, &cells),
+        Command::Stats { test } => stats_cmd::main(test),
         Command::Summary { store, study } => {
             if !store.exists() {
                 return Err(BadInput(format!("store {} does not exist", store.display())).into());
