@@ -88,10 +88,21 @@ enum Command {
         #[arg(long)]
         study: Option<String>,
     },
-    /// One statistic on JSON from stdin, answered as JSON on stdout (fields in README).
-    Stats {
-        test: stats_cmd::Test,
+    /// Analyse a store: equivalence, directional agreement, audit grid, contrasts, divergent
+    /// payoffs, acceptance functions, heterogeneity, classical baselines, ladder verdicts;
+    /// written as Markdown, CSV and JSON.
+    Analyze {
+        #[arg(long, default_value = DEFAULT_STORE)]
+        store: PathBuf,
+        /// Output directory.
+        #[arg(long, default_value = "analysis")]
+        out: PathBuf,
+        /// Only this study.
+        #[arg(long)]
+        study: Option<String>,
     },
+    /// One statistic on JSON from stdin, answered as JSON on stdout (fields in README).
+    Stats { test: stats_cmd::Test },
     /// Export the store's tables for pandas or polars users.
     Export {
         #[arg(long, default_value = DEFAULT_STORE)]
@@ -179,6 +190,30 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::List { what, cells } => list(what, &cells),
         Command::Stats { test } => stats_cmd::main(test),
+        Command::Analyze { store, out, study } => {
+            if !store.exists() {
+                return Err(BadInput(format!("store {} does not exist", store.display())).into());
+            }
+            Store::open(&store)?;
+            let started = std::time::Instant::now();
+            let analysis = agora_analysis::analyze::analyze(&store, study.as_deref())?;
+            std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+            std::fs::write(out.join("analysis.md"), analysis.to_markdown())?;
+            std::fs::write(out.join("analysis.json"), serde_json::to_string_pretty(&analysis)?)?;
+            for t in analysis.tables() {
+                std::fs::write(out.join(format!("{}.csv", t.name)), agora_analysis::analyze::to_csv(&t))?;
+            }
+            println!(
+                "{} runs analysed in {:.2} s; tables in {}",
+                analysis.runs,
+                started.elapsed().as_secs_f64(),
+                out.display()
+            );
+            for v in &analysis.verdicts {
+                println!("{:<20} {:<22} {}", v.claim, v.tier_name, v.first_unmet.as_deref().unwrap_or("-"));
+            }
+            Ok(())
+        }
         Command::Summary { store, study } => {
             if !store.exists() {
                 return Err(BadInput(format!("store {} does not exist", store.display())).into());

@@ -130,12 +130,15 @@ pub fn run(test: Test, input: &str) -> Result<Value, BadInput> {
                     .anchors
                     .iter()
                     .find_map(|a| match (&a.value, a.id.as_str()) {
-                        (AnchorValue::Distribution { shares, .. }, "money-request-distribution") => Some(shares.clone()),
+                        (AnchorValue::Distribution { shares, .. }, "money-request-distribution") => {
+                            Some(shares.clone())
+                        }
                         _ => None,
                     })
                     .ok_or_else(|| BadInput("the shipped 11-20 anchor is missing".into()))?,
             };
-            let (d, lo, hi) = stats::wasserstein_bootstrap(&i.runs, &reference, i.resamples, i.level, i.seed).map_err(bad)?;
+            let (d, lo, hi) =
+                stats::wasserstein_bootstrap(&i.runs, &reference, i.resamples, i.level, i.seed).map_err(bad)?;
             json!({ "distance": d, "ci_low": lo, "ci_high": hi, "level": i.level, "resamples": i.resamples, "seed": i.seed })
         }
         Test::Newcombe => {

@@ -60,6 +60,45 @@ fn classical_study_reproduces_the_classical_baselines() {
         assert_eq!(mng.metrics["convention"].mean, 1.0, "{v}: every run forms a convention");
         assert_eq!(mng.metrics["convention"].n, 30);
     }
+    // The analysis of the classical study: every table and a verdict per claim, in seconds.
+    let out_dir = dir.path().join("analysis");
+    let a = agora(&["analyze", "--store", store.to_str().expect("utf8"), "--out", out_dir.to_str().expect("utf8")]);
+    assert!(a.status.success(), "{}", text(&a));
+    let secs: f64 = text(&a)
+        .split(" runs analysed in ")
+        .nth(1)
+        .and_then(|r| r.split(' ').next())
+        .and_then(|x| x.parse().ok())
+        .expect("timing");
+    assert!(secs < 60.0, "analysis took {secs} s");
+    for t in [
+        "equivalence",
+        "directional",
+        "contrasts",
+        "perturbation",
+        "divergent",
+        "acceptance",
+        "heterogeneity",
+        "baselines",
+        "wasserstein",
+        "verdicts",
+    ] {
+        let csv = std::fs::read_to_string(out_dir.join(format!("{t}.csv"))).unwrap_or_else(|_| panic!("{t}.csv"));
+        assert!(csv.lines().count() >= 2, "{t}.csv has rows");
+    }
+    let md = std::fs::read_to_string(out_dir.join("analysis.md")).expect("markdown");
+    assert!(md.contains("Certification ladder") && md.contains("Tier 1 exploratory"), "verdicts present");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("analysis.json")).expect("json")).expect("parses");
+    let verdicts = json["verdicts"].as_array().expect("verdicts");
+    assert!(
+        verdicts.len() >= 10 && verdicts.iter().all(|v| v["first_unmet"].is_string()),
+        "every verdict names its first unmet condition"
+    );
+    // The conditional cooperator's first-round contributions are equivalent to the human 0.5.
+    let eq = json["equivalence"].as_array().expect("equivalence");
+    assert!(eq.iter().any(|r| r["model"] == "conditional-cooperator" && r["verdict"] == "equivalent"));
+
     // The store holds every planned run; a second call resumes and finds nothing to do.
     let again = agora(&["run", &study("classical.ron"), "--store", store.to_str().expect("utf8")]);
     assert!(again.status.success());
@@ -206,4 +245,50 @@ fn corrupt_store_is_refused_with_exit_2() {
     assert!(text(&o).contains("broken.sqlite") && text(&o).contains("truncated"), "{}", text(&o));
     let o = agora(&["summary", "--store", store.to_str().expect("utf8")]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+}
+
+fn agora_stdin(args: &[&str], input: &str) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agora"))
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    child.stdin.take().expect("stdin").write_all(input.as_bytes()).expect("writes");
+    child.wait_with_output().expect("finishes")
+}
+
+#[test]
+fn stats_command_answers_json_and_rejects_bad_input() {
+    let o = agora_stdin(&["stats", "mann-whitney"], r#"{"x": [1, 2, 3, 4, 5], "y": [0, 0.5, 0.7]}"#);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(v["u"], 15.0);
+    assert!((v["p_two_sided"].as_f64().expect("p") - 2.0 / 56.0).abs() < 1e-12, "2 / C(8, 3)");
+    let o =
+        agora_stdin(&["stats", "tost"], r#"{"values": [0.41, 0.39, 0.42, 0.40, 0.38], "theta": 0.4, "margin": 0.05}"#);
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert_eq!(v["equivalent"], true);
+    let o = agora_stdin(
+        &["stats", "wasserstein-1120"],
+        r#"{"runs": [[0,0,0,0,0,0,10,5,3,2],[1,0,0,0,0,2,8,6,2,1]], "resamples": 200, "seed": 3}"#,
+    );
+    assert!(o.status.success(), "{}", text(&o));
+    for (test, input, needle) in [
+        ("holm", r#"{"p": [0.2, 1.4]}"#, "not a probability"),
+        ("mann-whitney", r#"{"x": [], "y": [1]}"#, "`x`"),
+        ("spearman", r#"{"x": [1, 2, 3, 4], "y": [1, 2, 3]}"#, "differ in length"),
+        ("tost", r#"{"values": [0.1, 0.2, 0.3], "theta": 0.4}"#, "margin"),
+        ("wilson", r#"{"k": 5, "n": 3}"#, "5 successes out of 3"),
+        ("i2", r#"{"means": [0.1, 0.2], "variances": [0.01, 0.0]}"#, "positive"),
+        ("newcombe", "not json", "stdin"),
+        ("holm", r#"{"p": [0.1], "extra": 1}"#, "extra"),
+    ] {
+        let o = agora_stdin(&["stats", test], input);
+        assert_eq!(o.status.code(), Some(2), "{test}: {}", text(&o));
+        assert!(text(&o).contains(needle), "{test}: expected `{needle}` in {}", text(&o));
+    }
 }

@@ -62,6 +62,9 @@ pub struct Anchor {
     pub evidence: String,
     pub tier: Tier,
     pub status: Status,
+    /// Equivalence margin fixed in advance, where the anchor is tested by TOST.
+    #[serde(default)]
+    pub margin: Option<f64>,
     pub notes: String,
 }
 
@@ -76,7 +79,9 @@ pub struct AnchorTable {
 impl AnchorTable {
     /// Parses a table; distributions must sum to one within rounding.
     pub fn parse(text: &str) -> Result<AnchorTable, String> {
-        let opts = ron::Options::default().with_default_extension(ron::extensions::Extensions::UNWRAP_VARIANT_NEWTYPES);
+        let opts = ron::Options::default().with_default_extension(
+            ron::extensions::Extensions::UNWRAP_VARIANT_NEWTYPES | ron::extensions::Extensions::IMPLICIT_SOME,
+        );
         let t: AnchorTable = opts.from_str(text).map_err(|e| e.to_string())?;
         for a in &t.anchors {
             if let AnchorValue::Distribution { labels, shares } = &a.value {
@@ -90,6 +95,11 @@ impl AnchorTable {
             }
         }
         Ok(t)
+    }
+
+    /// The anchor with this id.
+    pub fn get(&self, id: &str) -> Option<&Anchor> {
+        self.anchors.iter().find(|a| a.id == id)
     }
 
     /// The shipped table.

@@ -3,7 +3,9 @@
 //! This crate reads only the store's tables (the schema written by the engine), never the
 //! engine itself, as a results reader reads a tournament's output.
 
+pub mod analyze;
 pub mod anchors;
+pub mod claims;
 pub mod convention;
 pub mod error;
 pub mod outcomes;

@@ -219,6 +219,57 @@ pub fn run_outcomes(path: &Path, study: Option<&str>) -> Result<Vec<RunOutcome>,
         }
     }
 
+    // Payoff consistency of responders: accepting pays when the offer exceeds what rejection
+    // brings (0 in C0–C2, 40 in C3), rejecting when it falls below; at equality either is
+    // consistent. Full contributions (consistent with the C3 public-goods payoffs).
+    {
+        let table = agora_environments::variants::VariantTable::shipped();
+        let mut st = conn
+            .prepare(
+                "SELECT d.run_id, r.variant, d.context, d.value FROM decisions d JOIN runs r USING (run_id)
+                 WHERE d.role = 'responder' AND (?1 IS NULL OR r.study = ?1)",
+            )
+            .map_err(sql)?;
+        let mut rows = st.query([study]).map_err(sql)?;
+        let mut tally: BTreeMap<i64, (f64, f64)> = BTreeMap::new();
+        while let Some(r) = rows.next().map_err(sql)? {
+            let run_id: i64 = r.get(0).map_err(sql)?;
+            let variant: String = r.get(1).map_err(sql)?;
+            let offer: f64 = r.get(2).map_err(sql)?;
+            let reject: f64 = r.get(3).map_err(sql)?;
+            let v = agora_environments::Variant::ALL.into_iter().find(|v| v.as_str() == variant);
+            let outside = v.map(|v| table.bargain(v).responder_outside).unwrap_or(0.0);
+            let consistent = if offer > outside {
+                reject == 0.0
+            } else if offer < outside {
+                reject == 1.0
+            } else {
+                true
+            };
+            let e = tally.entry(run_id).or_default();
+            e.0 += if consistent { 1.0 } else { 0.0 };
+            e.1 += 1.0;
+        }
+        for (run_id, (c, n)) in tally {
+            if let Some(o) = runs.get_mut(&run_id) {
+                o.metrics.insert("payoff_consistency".into(), c / n);
+            }
+        }
+        let mut st = conn
+            .prepare(
+                "SELECT d.run_id, AVG(CASE WHEN d.value >= d.scale THEN 1.0 ELSE 0.0 END) FROM decisions d JOIN runs r USING (run_id)
+                 WHERE d.role = 'contributor' AND (?1 IS NULL OR r.study = ?1) GROUP BY d.run_id",
+            )
+            .map_err(sql)?;
+        let mut rows = st.query([study]).map_err(sql)?;
+        while let Some(r) = rows.next().map_err(sql)? {
+            let run_id: i64 = r.get(0).map_err(sql)?;
+            if let Some(o) = runs.get_mut(&run_id) {
+                o.metrics.insert("full_contribution".into(), r.get(1).map_err(sql)?);
+            }
+        }
+    }
+
     // Naming game: convention formation and, in the tipping arm, overturning.
     {
         let mut st = conn

@@ -15,6 +15,11 @@ pub struct Stat {
 }
 
 impl Stat {
+    /// The median of `values` (mean of the middle two for an even count).
+    pub fn median_of(values: &[f64]) -> Option<f64> {
+        Stat::of(values).map(|s| s.median)
+    }
+
     pub fn of(values: &[f64]) -> Option<Stat> {
         if values.is_empty() {
             return None;
@@ -71,7 +76,7 @@ pub struct GroupSummary {
 
 /// A tipping sweep for one roster: share of runs in which the alternative took over, per
 /// committed fraction, and the critical mass the sweep brackets.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct TippingCurve {
     pub block: String,
     pub roster: String,

@@ -13,6 +13,7 @@ pub mod spearman;
 pub mod tost;
 pub mod wasserstein;
 
+pub use crate::summary::Stat;
 pub use cliffs_delta::cliffs_delta;
 pub use heterogeneity::{i_squared, Heterogeneity};
 pub use holm::holm;
