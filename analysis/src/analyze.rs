@@ -192,6 +192,32 @@ pub struct Verdict {
     pub first_unmet: Option<String>,
 }
 
+#[derive(Clone, Debug, Serialize)]
+pub struct ConvergenceRow {
+    pub model: String,
+    pub block: String,
+    pub variant: String,
+    pub runs: usize,
+    pub formed: usize,
+    /// Wilson 95 % interval of the share of runs forming a convention.
+    pub share_low: f64,
+    pub share_high: f64,
+    /// Quartiles of the time to convention (interactions) over runs that formed one.
+    pub time_q1: Option<f64>,
+    pub time_median: Option<f64>,
+    pub time_q3: Option<f64>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct PunishmentRow {
+    pub models: usize,
+    /// (model, mean punishment points per agent and round, mean contribution change).
+    pub points: Vec<(String, f64, f64)>,
+    pub rho: Option<f64>,
+    pub p: Option<f64>,
+    pub note: String,
+}
+
 /// Everything `agora analyze` reports.
 #[derive(Clone, Debug, Serialize)]
 pub struct Analysis {
@@ -207,6 +233,8 @@ pub struct Analysis {
     pub baselines: Vec<BaselineRow>,
     pub tipping: Vec<TippingCurve>,
     pub wasserstein: Vec<(String, f64, f64, f64)>,
+    pub convergence: Vec<ConvergenceRow>,
+    pub punishment: Vec<PunishmentRow>,
     pub verdicts: Vec<Verdict>,
 }
 
@@ -636,6 +664,67 @@ pub fn analyze(path: &Path, study: Option<&str>) -> Result<Analysis, AnalysisErr
         }
     }
 
+    // Naming game: convention formation with its Wilson interval, and convergence times.
+    let mut convergence = Vec::new();
+    let mut blocks: BTreeSet<(String, String, String)> = BTreeSet::new();
+    for r in outcomes
+        .iter()
+        .filter(|r| r.environment == "naming-game" && r.cell == "baseline" && r.metrics.contains_key("convention"))
+    {
+        blocks.insert((r.roster.clone(), r.block.clone(), r.variant.clone()));
+    }
+    for (model, block, variant) in blocks {
+        let runs: Vec<&RunOutcome> = outcomes
+            .iter()
+            .filter(|r| r.roster == model && r.block == block && r.variant == variant && r.cell == "baseline")
+            .collect();
+        let formed = values(&runs, "convention").iter().filter(|v| **v > 0.5).count();
+        let (lo, hi) = stats::wilson(formed as u64, runs.len() as u64, 0.05).unwrap_or((f64::NAN, f64::NAN));
+        let times = values(&runs, "convention_time");
+        let q = |x: f64| stats::percentile_type7(&times, x).ok();
+        convergence.push(ConvergenceRow {
+            model,
+            block,
+            variant,
+            runs: runs.len(),
+            formed,
+            share_low: lo,
+            share_high: hi,
+            time_q1: q(25.0),
+            time_median: q(50.0),
+            time_q3: q(75.0),
+        });
+    }
+
+    // Punishment analysis: across models, Spearman between punishment spending and the change
+    // in contributions under punishment.
+    let mut punishment = Vec::new();
+    let mut pts = Vec::new();
+    for (model, _) in &models {
+        let runs = idx.select(model, "public-goods", "punishment", "baseline", "C0");
+        if let (Some(p), Some(c)) =
+            (mean(&values(&runs, "punishment_points")), mean(&values(&runs, "contribution_change")))
+        {
+            pts.push((model.clone(), p, c));
+        }
+    }
+    if !pts.is_empty() {
+        let xs: Vec<f64> = pts.iter().map(|p| p.1).collect();
+        let ys: Vec<f64> = pts.iter().map(|p| p.2).collect();
+        let sp = stats::spearman(&xs, &ys);
+        let note = match &sp {
+            Ok(_) => "Spearman's rho across models".to_string(),
+            Err(e) => format!("not computed: {e} (one value per model)"),
+        };
+        punishment.push(PunishmentRow {
+            models: pts.len(),
+            rho: sp.as_ref().ok().map(|s| s.rho),
+            p: sp.as_ref().ok().map(|s| s.p),
+            points: pts,
+            note,
+        });
+    }
+
     let verdicts = claims.claims.iter().map(|c| ladder(c, &idx, &models, &contrasts, &curves, anchors)).collect();
     Ok(Analysis {
         study: study.map(str::to_string),
@@ -650,6 +739,8 @@ pub fn analyze(path: &Path, study: Option<&str>) -> Result<Analysis, AnalysisErr
         baselines,
         tipping: curves,
         wasserstein,
+        convergence,
+        punishment,
         verdicts,
     })
 }
@@ -1141,6 +1232,62 @@ impl Analysis {
                     .wasserstein
                     .iter()
                     .map(|(m, d, lo, hi)| vec![m.clone(), f(Some(*d)), f(Some(*lo)), f(Some(*hi))])
+                    .collect(),
+            },
+            Table {
+                name: "convergence",
+                title: "Naming game: convention formation (Wilson 95 % CI) and time to convention",
+                columns: vec![
+                    "model",
+                    "block",
+                    "variant",
+                    "runs",
+                    "formed",
+                    "share_low",
+                    "share_high",
+                    "t_q1",
+                    "t_median",
+                    "t_q3",
+                ],
+                rows: self
+                    .convergence
+                    .iter()
+                    .map(|r| {
+                        vec![
+                            r.model.clone(),
+                            r.block.clone(),
+                            r.variant.clone(),
+                            r.runs.to_string(),
+                            r.formed.to_string(),
+                            f(Some(r.share_low)),
+                            f(Some(r.share_high)),
+                            f(r.time_q1),
+                            f(r.time_median),
+                            f(r.time_q3),
+                        ]
+                    })
+                    .collect(),
+            },
+            Table {
+                name: "punishment",
+                title: "Punishment: spending against contribution change across models (Spearman)",
+                columns: vec!["models", "points (model: punishment points, contribution change)", "rho", "p", "note"],
+                rows: self
+                    .punishment
+                    .iter()
+                    .map(|r| {
+                        vec![
+                            r.models.to_string(),
+                            r.points
+                                .iter()
+                                .map(|(m, p, c)| format!("{m}: {p:.2}, {c:.3}"))
+                                .collect::<Vec<_>>()
+                                .join("; "),
+                            f(r.rho),
+                            f(r.p),
+                            r.note.clone(),
+                        ]
+                    })
                     .collect(),
             },
             Table {
