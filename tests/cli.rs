@@ -81,6 +81,8 @@ fn classical_study_reproduces_the_classical_baselines() {
         "heterogeneity",
         "baselines",
         "wasserstein",
+        "convergence",
+        "punishment",
         "verdicts",
     ] {
         let csv = std::fs::read_to_string(out_dir.join(format!("{t}.csv"))).unwrap_or_else(|_| panic!("{t}.csv"));
