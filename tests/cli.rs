@@ -6,17 +6,8 @@ use std::process::{Command, Output};
 
 use agora_analysis::summarize;
 
-fn agora(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_agora"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("agora runs")
-}
-
-fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-}
+mod common;
+use common::{agora, text};
 
 fn study(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/studies").join(name).display().to_string()

@@ -3,7 +3,6 @@
 //! server unreachable at start. A real model is exercised in `real_model.rs`.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -11,19 +10,7 @@ use agora_agents::llm::fake::{legal_answer, Behaviour, FakeReply, FakeServer};
 use rusqlite::Connection;
 
 mod common;
-use common::{assert_every_slot_accounted, count};
-
-fn agora(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_agora"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("agora runs")
-}
-
-fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-}
+use common::{agora, assert_every_slot_accounted, count, text};
 
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime")

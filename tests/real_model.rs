@@ -4,24 +4,11 @@
 //! scenarios/models/local-gemma.ron); without it the test says so and checks nothing.
 
 use std::path::Path;
-use std::process::{Command, Output};
 
 use rusqlite::Connection;
 
 mod common;
-use common::{assert_every_slot_accounted, count};
-
-fn agora(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_agora"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("agora runs")
-}
-
-fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-}
+use common::{agora, assert_every_slot_accounted, count, text};
 
 #[test]
 fn small_study_with_a_real_model_then_replay_without_a_server() {

@@ -6,7 +6,7 @@
 //! that an acceptance function is identified on the same decisions for every roster.
 
 use rand::seq::SliceRandom;
-use rand::{Rng, RngCore};
+use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{invalid, EnvError};
@@ -194,13 +194,7 @@ impl Environment for Bargaining {
         }
         if self.stage == Stage::First {
             // Roles are drawn afresh for every game.
-            let n = self.params.population;
-            let first = rng.random_range(0..n);
-            let mut second = rng.random_range(0..n - 1);
-            if second >= first {
-                second += 1;
-            }
-            self.seats = (first, second);
+            self.seats = crate::draw_pair(rng, self.params.population);
             if let Some(f) = &self.params.fixed_offers {
                 let schedule = self.schedule.get_or_insert_with(|| {
                     let mut s: Vec<i64> =

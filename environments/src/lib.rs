@@ -141,3 +141,14 @@ pub(crate) fn choice_index(action: &Action) -> u32 {
         other => other.value() as u32,
     }
 }
+
+/// Two distinct seats drawn uniformly from `0..n` (n ≥ 2), in draw order.
+pub(crate) fn draw_pair(rng: &mut dyn RngCore, n: usize) -> (usize, usize) {
+    use rand::Rng;
+    let a = rng.random_range(0..n);
+    let mut b = rng.random_range(0..n - 1);
+    if b >= a {
+        b += 1;
+    }
+    (a, b)
+}

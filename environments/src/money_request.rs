@@ -4,7 +4,7 @@
 //! request is exactly one below the other's. 50 one-shot games per run; in a population larger
 //! than two, each game pairs two seats at random.
 
-use rand::{Rng, RngCore};
+use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{invalid, EnvError};
@@ -87,12 +87,7 @@ impl Environment for MoneyRequest {
         if self.is_done() {
             return Vec::new();
         }
-        let n = self.params.population;
-        let a = rng.random_range(0..n);
-        let mut b = rng.random_range(0..n - 1);
-        if b >= a {
-            b += 1;
-        }
+        let (a, b) = crate::draw_pair(rng, self.params.population);
         self.pair = (a.min(b), a.max(b));
         let t = &self.table;
         let span = (t.max - t.min + 1) as f64;

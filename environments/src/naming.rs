@@ -12,7 +12,7 @@
 use std::collections::VecDeque;
 
 use rand::seq::SliceRandom;
-use rand::{Rng, RngCore};
+use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{invalid, EnvError};
@@ -258,12 +258,7 @@ impl Environment for NamingGame {
         if self.is_done() {
             return Vec::new();
         }
-        let n = self.params.population;
-        let a = rng.random_range(0..n);
-        let mut b = rng.random_range(0..n - 1);
-        if b >= a {
-            b += 1;
-        }
+        let (a, b) = crate::draw_pair(rng, self.params.population);
         self.pair = (a, b);
         let bounds = PayoffBounds {
             min: self.table.match_payoff.min(self.table.mismatch_payoff),

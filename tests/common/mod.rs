@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 use std::path::Path;
+use std::process::{Command, Output};
 
 use rusqlite::Connection;
 
@@ -36,4 +37,18 @@ pub fn assert_every_slot_accounted(store: &Path) {
          ON x.run_id = y.run_id AND x.seat = y.seat WHERE y.m IS NULL OR y.m <> x.n",
     );
     assert_eq!(per_seat_mismatch, 0, "every seat's decisions match its slots");
+}
+
+/// Runs the `agora` binary in the repository root.
+pub fn agora(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_agora"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("agora runs")
+}
+
+/// Everything a command printed.
+pub fn text(o: &Output) -> String {
+    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
 }
