@@ -880,7 +880,14 @@ fn ladder(
         return verdict(0, evidence, Some(format!("no runs of {} / {} in the store", claim.environment, claim.arm)));
     }
     if holding.is_empty() {
-        return verdict(0, evidence, Some("holds at baseline in no model".into()));
+        let unmet = match &claim.kind {
+            ClaimKind::CriticalMass { .. } => "the tipping bracket overlaps the human critical mass in no model",
+            ClaimKind::ArmContrast { .. } => {
+                "the contrast is significant in the human direction (after Holm) in no model"
+            }
+            _ => "holds at baseline in no model",
+        };
+        return verdict(0, evidence, Some(unmet.into()));
     }
     // Tier 2: sign stability >= 0.8 across cells at both levels in >= 3 families, not reversed
     // under C3.
