@@ -101,6 +101,15 @@ enum Command {
         #[arg(long)]
         study: Option<String>,
     },
+    /// Combine stores (e.g. the shards of a plan run on several machines) into one.
+    Merge {
+        /// The store to write (created if missing).
+        #[arg(long)]
+        into: PathBuf,
+        /// Stores to read.
+        #[arg(required = true)]
+        stores: Vec<PathBuf>,
+    },
     /// One statistic on JSON from stdin, answered as JSON on stdout (fields in README).
     Stats { test: stats_cmd::Test },
     /// Export the store's tables for pandas or polars users.
@@ -190,6 +199,20 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::List { what, cells } => list(what, &cells),
         Command::Stats { test } => stats_cmd::main(test),
+        Command::Merge { into, stores } => {
+            for s in &stores {
+                if !s.exists() {
+                    return Err(BadInput(format!("store {} does not exist", s.display())).into());
+                }
+            }
+            let mut out = Store::open(&into)?;
+            for s in &stores {
+                let r = out.merge_from(s)?;
+                println!("{}: {} runs added, {} already present", s.display(), r.added, r.already_present);
+            }
+            println!("{}: {} runs", into.display(), out.run_count()?);
+            Ok(())
+        }
         Command::Analyze { store, out, study } => {
             if !store.exists() {
                 return Err(BadInput(format!("store {} does not exist", store.display())).into());

@@ -285,3 +285,46 @@ fn stats_command_answers_json_and_rejects_bad_input() {
         assert!(text(&o).contains(needle), "{test}: expected `{needle}` in {}", text(&o));
     }
 }
+
+#[test]
+fn a_study_sharded_three_ways_and_merged_analyses_like_a_single_run() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = |name: &str| dir.path().join(name).to_str().expect("utf8").to_string();
+    let study = study("classical.ron");
+    let single = agora(&["run", &study, "--runs", "2", "--store", &p("single.sqlite")]);
+    assert!(single.status.success(), "{}", text(&single));
+    for i in 1..=3 {
+        let o = agora(&[
+            "run",
+            &study,
+            "--runs",
+            "2",
+            "--shard",
+            &format!("{i}/3"),
+            "--store",
+            &p(&format!("shard{i}.sqlite")),
+        ]);
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    let m =
+        agora(&["merge", "--into", &p("merged.sqlite"), &p("shard1.sqlite"), &p("shard2.sqlite"), &p("shard3.sqlite")]);
+    assert!(m.status.success(), "{}", text(&m));
+    // Merging a shard again adds nothing.
+    let again = agora(&["merge", "--into", &p("merged.sqlite"), &p("shard2.sqlite")]);
+    assert!(text(&again).contains(" 0 runs added"), "{}", text(&again));
+    let digest = |s: &str| {
+        let c = rusqlite::Connection::open(s).expect("open");
+        let mut st = c.prepare("SELECT run_key, record_hash FROM runs ORDER BY run_key").expect("query");
+        st.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+            .expect("rows")
+            .map(|r| r.expect("row"))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(digest(&p("merged.sqlite")), digest(&p("single.sqlite")));
+    for s in ["single", "merged"] {
+        let o = agora(&["analyze", "--store", &p(&format!("{s}.sqlite")), "--out", &p(s)]);
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    let read = |s: &str| std::fs::read_to_string(dir.path().join(s).join("analysis.json")).expect("analysis");
+    assert!(read("single") == read("merged"), "the merged shards give the same analysis");
+}
