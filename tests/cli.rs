@@ -328,3 +328,50 @@ fn a_study_sharded_three_ways_and_merged_analyses_like_a_single_run() {
     let read = |s: &str| std::fs::read_to_string(dir.path().join(s).join("analysis.json")).expect("analysis");
     assert!(read("single") == read("merged"), "the merged shards give the same analysis");
 }
+
+#[test]
+fn sigkill_at_random_points_then_resume_gives_the_uninterrupted_store() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let study = study("tipping.ron");
+    let reference = dir.path().join("reference.sqlite");
+    let o = agora(&["run", &study, "--runs", "3", "--store", reference.to_str().expect("utf8")]);
+    assert!(o.status.success(), "{}", text(&o));
+    let digest = |p: &Path| {
+        let c = rusqlite::Connection::open(p).expect("open");
+        let mut st = c.prepare("SELECT run_key, record_hash FROM runs ORDER BY run_key").expect("query");
+        st.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+            .expect("rows")
+            .map(|r| r.expect("row"))
+            .collect::<Vec<_>>()
+    };
+    let want = digest(&reference);
+    // Kill points spread over the run, from a fixed seed.
+    let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut partial = 0;
+    for attempt in 0..4 {
+        state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        let delay_ms = 20 + (state >> 33) % 400;
+        let store = dir.path().join(format!("killed{attempt}.sqlite"));
+        let mut child = Command::new(env!("CARGO_BIN_EXE_agora"))
+            .args(["run", &study, "--runs", "3", "--threads", "1", "--store", store.to_str().expect("utf8")])
+            .current_dir(env!("CARGO_MANIFEST_DIR"))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("spawns");
+        std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+        // Child::kill sends SIGKILL on Unix.
+        let _ = child.kill();
+        let _ = child.wait();
+        if store.exists() {
+            let n = digest(&store).len();
+            if n > 0 && n < want.len() {
+                partial += 1;
+            }
+        }
+        let resumed = agora(&["run", &study, "--runs", "3", "--store", store.to_str().expect("utf8")]);
+        assert!(resumed.status.success(), "attempt {attempt} (killed after {delay_ms} ms): {}", text(&resumed));
+        assert_eq!(digest(&store), want, "attempt {attempt}: killed after {delay_ms} ms, then resumed");
+    }
+    assert!(partial > 0, "at least one kill landed part-way through the study");
+}
