@@ -350,7 +350,9 @@ fn sigkill_at_random_points_then_resume_gives_the_uninterrupted_store() {
     let mut partial = 0;
     for attempt in 0..4 {
         state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
-        let delay_ms = 20 + (state >> 33) % 400;
+        // Kill once a seeded number of runs (up to half the plan) is committed, plus a few ms.
+        let threshold = 1 + ((state >> 33) % (want.len() as u64 / 2)) as usize;
+        let delay_ms = (state >> 13) % 7;
         let store = dir.path().join(format!("killed{attempt}.sqlite"));
         let mut child = Command::new(env!("CARGO_BIN_EXE_agora"))
             .args(["run", &study, "--runs", "3", "--threads", "1", "--store", store.to_str().expect("utf8")])
@@ -359,6 +361,16 @@ fn sigkill_at_random_points_then_resume_gives_the_uninterrupted_store() {
             .stderr(std::process::Stdio::null())
             .spawn()
             .expect("spawns");
+        let started = std::time::Instant::now();
+        while started.elapsed() < std::time::Duration::from_secs(120) {
+            let committed = rusqlite::Connection::open_with_flags(&store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+                .and_then(|c| c.query_row("SELECT COUNT(*) FROM runs", [], |r| r.get::<_, i64>(0)))
+                .unwrap_or(0) as usize;
+            if committed >= threshold || child.try_wait().ok().flatten().is_some() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(2));
+        }
         std::thread::sleep(std::time::Duration::from_millis(delay_ms));
         // Child::kill sends SIGKILL on Unix.
         let _ = child.kill();
@@ -370,8 +382,8 @@ fn sigkill_at_random_points_then_resume_gives_the_uninterrupted_store() {
             }
         }
         let resumed = agora(&["run", &study, "--runs", "3", "--store", store.to_str().expect("utf8")]);
-        assert!(resumed.status.success(), "attempt {attempt} (killed after {delay_ms} ms): {}", text(&resumed));
-        assert_eq!(digest(&store), want, "attempt {attempt}: killed after {delay_ms} ms, then resumed");
+        assert!(resumed.status.success(), "attempt {attempt} (killed after {threshold} runs): {}", text(&resumed));
+        assert_eq!(digest(&store), want, "attempt {attempt}: killed after {threshold} runs, then resumed");
     }
     assert!(partial > 0, "at least one kill landed part-way through the study");
 }
