@@ -6,6 +6,7 @@
 
 mod export;
 mod llm;
+mod report;
 mod stats_cmd;
 mod summary;
 
@@ -100,6 +101,13 @@ enum Command {
         /// Only this study.
         #[arg(long)]
         study: Option<String>,
+    },
+    /// Write one self-contained HTML report (tables and figures) of a store.
+    Report {
+        #[arg(long, default_value = DEFAULT_STORE)]
+        store: PathBuf,
+        #[arg(long, default_value = "report")]
+        out: PathBuf,
     },
     /// Combine stores (e.g. the shards of a plan run on several machines) into one.
     Merge {
@@ -199,6 +207,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::List { what, cells } => list(what, &cells),
         Command::Stats { test } => stats_cmd::main(test),
+        Command::Report { store, out } => {
+            if !store.exists() {
+                return Err(BadInput(format!("store {} does not exist", store.display())).into());
+            }
+            Store::open(&store)?;
+            let path = report::write(&store, &out)?;
+            println!("report written to {}", path.display());
+            Ok(())
+        }
         Command::Merge { into, stores } => {
             for s in &stores {
                 if !s.exists() {

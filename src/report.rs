@@ -1,0 +1,580 @@
+//! `agora report`: one self-contained HTML file with the analysis tables and figures (SVG,
+//! drawn with plotters and inlined). Model replies are untrusted text: everything taken from
+//! the store is escaped.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use agora_analysis::analyze::{Analysis, Table};
+use anyhow::Context as _;
+use plotters::prelude::*;
+
+/// Colour-blind-safe palette (Okabe & Ito 2008).
+const PALETTE: [RGBColor; 8] = [
+    RGBColor(0, 114, 178),
+    RGBColor(230, 159, 0),
+    RGBColor(0, 158, 115),
+    RGBColor(204, 121, 167),
+    RGBColor(86, 180, 233),
+    RGBColor(213, 94, 0),
+    RGBColor(240, 228, 66),
+    RGBColor(0, 0, 0),
+];
+
+/// Escapes text for HTML element content and attribute values.
+pub fn escape(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for c in s.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+type Fig = anyhow::Result<String>;
+
+fn svg<F>(w: u32, h: u32, draw: F) -> Fig
+where
+    F: FnOnce(DrawingArea<SVGBackend, plotters::coord::Shift>) -> Result<(), Box<dyn std::error::Error>>,
+{
+    let mut s = String::new();
+    {
+        let root = SVGBackend::with_string(&mut s, (w, h)).into_drawing_area();
+        root.fill(&WHITE).map_err(|e| anyhow::anyhow!("{e}"))?;
+        draw(root.clone()).map_err(|e| anyhow::anyhow!("{e}"))?;
+        root.present().map_err(|e| anyhow::anyhow!("{e}"))?;
+    }
+    Ok(s)
+}
+
+/// Equivalence forest plot: estimate and 90 % interval against the anchor and its margin band.
+fn forest(a: &Analysis) -> Fig {
+    let rows: Vec<_> = a.equivalence.iter().filter(|r| r.estimate.is_some()).collect();
+    let n = rows.len().max(1);
+    svg(760, 80 + 28 * n as u32, |root| {
+        let mut chart = ChartBuilder::on(&root)
+            .caption("Equivalence with human anchors (90 % CI; band = margin)", ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(36)
+            .y_label_area_size(250)
+            .build_cartesian_2d(0f64..1f64, -0.5f64..n as f64 - 0.5)?;
+        let labels: Vec<String> = rows.iter().map(|r| format!("{} · {}", r.model, r.metric)).collect();
+        chart
+            .configure_mesh()
+            .x_desc("share (of endowment, pie or amount available)")
+            .y_labels(n)
+            .y_label_formatter(&|y| {
+                if (y - y.round()).abs() < 1e-6 && *y >= 0.0 {
+                    labels.get(y.round() as usize).cloned().unwrap_or_default()
+                } else {
+                    String::new()
+                }
+            })
+            .draw()?;
+        for (i, r) in rows.iter().enumerate() {
+            let y = i as f64;
+            let band = Rectangle::new(
+                [(r.anchor - r.margin, y - 0.4), (r.anchor + r.margin, y + 0.4)],
+                PALETTE[4].mix(0.25).filled(),
+            );
+            chart.draw_series(std::iter::once(band))?;
+            chart.draw_series(std::iter::once(PathElement::new(
+                vec![(r.anchor, y - 0.45), (r.anchor, y + 0.45)],
+                BLACK,
+            )))?;
+            if let (Some(lo), Some(hi)) = (r.ci_low, r.ci_high) {
+                chart.draw_series(std::iter::once(PathElement::new(
+                    vec![(lo, y), (hi, y)],
+                    PALETTE[0].stroke_width(2),
+                )))?;
+            }
+            let colour = if r.verdict == "equivalent" { PALETTE[2] } else { PALETTE[5] };
+            chart.draw_series(std::iter::once(Circle::new((r.estimate.unwrap_or(0.0), y), 5, colour.filled())))?;
+        }
+        Ok(())
+    })
+}
+
+/// A line chart of several named series.
+fn lines(
+    title: &str,
+    x_desc: &str,
+    y_desc: &str,
+    series: &[(String, Vec<(f64, f64)>)],
+    y_max: f64,
+    band: Option<(f64, f64, &str)>,
+) -> Fig {
+    let x_max = series.iter().flat_map(|s| s.1.iter().map(|p| p.0)).fold(1.0f64, f64::max);
+    let x_min = series.iter().flat_map(|s| s.1.iter().map(|p| p.0)).fold(x_max, f64::min).min(x_max - 1e-9);
+    svg(760, 420, |root| {
+        let mut chart = ChartBuilder::on(&root)
+            .caption(title, ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(56)
+            .build_cartesian_2d(x_min..x_max, 0f64..y_max)?;
+        chart.configure_mesh().x_desc(x_desc).y_desc(y_desc).draw()?;
+        if let Some((lo, hi, label)) = band {
+            chart
+                .draw_series(std::iter::once(Rectangle::new([(x_min, lo), (x_max, hi)], PALETTE[4].mix(0.2).filled())))?
+                .label(label.to_string())
+                .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], PALETTE[4].mix(0.3).filled()));
+        }
+        for (i, (name, pts)) in series.iter().enumerate() {
+            let c = PALETTE[i % PALETTE.len()];
+            chart
+                .draw_series(LineSeries::new(pts.iter().copied(), c.stroke_width(2)))?
+                .label(name.clone())
+                .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2)));
+            chart.draw_series(pts.iter().map(|p| Circle::new(*p, 3, c.filled())))?;
+        }
+        chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).draw()?;
+        Ok(())
+    })
+}
+
+/// The audit grid: model × cell, coloured by Cliff's δ, significant cells (after Holm) starred.
+fn audit_grid(a: &Analysis) -> Fig {
+    let rows: Vec<String> = a
+        .contrasts
+        .iter()
+        .map(|c| format!("{} · {}", c.model, c.metric))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    let mut cols: Vec<(String, String)> = a
+        .contrasts
+        .iter()
+        .map(|c| (c.level.clone(), c.cell.clone()))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    cols.sort_by(|x, y| (x.0 != "representation", &x.0, &x.1).cmp(&(y.0 != "representation", &y.0, &y.1)));
+    let (nr, nc) = (rows.len().max(1), cols.len().max(1));
+    svg(160 + 90 * nc as u32 + 260, 120 + 30 * nr as u32, |root| {
+        let mut chart = ChartBuilder::on(&root)
+            .caption(
+                "Audit grid: Cliff's δ of each cell against its baseline (* significant after Holm)",
+                ("sans-serif", 16),
+            )
+            .margin(12)
+            .x_label_area_size(60)
+            .y_label_area_size(260)
+            .build_cartesian_2d(-0.5f64..nc as f64 - 0.5, -0.5f64..nr as f64 - 0.5)?;
+        let cl = cols.clone();
+        let rl = rows.clone();
+        chart
+            .configure_mesh()
+            .disable_mesh()
+            .x_labels(nc)
+            .y_labels(nr)
+            .x_label_formatter(&move |x| {
+                if (x - x.round()).abs() < 1e-6 && *x >= 0.0 {
+                    cl.get(x.round() as usize).map(|(l, c)| format!("{c} ({})", &l[..1])).unwrap_or_default()
+                } else {
+                    String::new()
+                }
+            })
+            .y_label_formatter(&move |y| {
+                if (y - y.round()).abs() < 1e-6 && *y >= 0.0 {
+                    rl.get(y.round() as usize).cloned().unwrap_or_default()
+                } else {
+                    String::new()
+                }
+            })
+            .x_desc("cell (r = representation level, d = design level, c = contamination)")
+            .draw()?;
+        for c in &a.contrasts {
+            let (Some(r), Some(k)) = (
+                rows.iter().position(|x| *x == format!("{} · {}", c.model, c.metric)),
+                cols.iter().position(|x| x.1 == c.cell && x.0 == c.level),
+            ) else {
+                continue;
+            };
+            let d = c.cliffs_delta.unwrap_or(0.0).clamp(-1.0, 1.0);
+            // Diverging blue (negative) to orange (positive), grey when excluded.
+            let fill = if c.excluded.is_some() {
+                RGBColor(200, 200, 200).filled()
+            } else if d < 0.0 {
+                PALETTE[0].mix(0.15 + 0.85 * d.abs()).filled()
+            } else {
+                PALETTE[1].mix(0.15 + 0.85 * d).filled()
+            };
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(k as f64 - 0.45, r as f64 - 0.45), (k as f64 + 0.45, r as f64 + 0.45)],
+                fill,
+            )))?;
+            let label = format!("{:+.2}{}", d, if c.significant { "*" } else { "" });
+            chart.draw_series(std::iter::once(Text::new(
+                label,
+                (k as f64 - 0.2, r as f64 + 0.1),
+                ("sans-serif", 13),
+            )))?;
+        }
+        Ok(())
+    })
+}
+
+/// Bars of the 11–20 distributions against the published one.
+fn money_request(a: &Analysis, observed: &[(String, Vec<f64>)], human: &[f64]) -> Fig {
+    let _ = a;
+    let k = observed.len() + 1;
+    svg(760, 420, |root| {
+        let mut chart = ChartBuilder::on(&root)
+            .caption("11–20 game: choice distribution against the published one", ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(56)
+            .build_cartesian_2d(10.5f64..20.5f64, 0f64..0.6f64)?;
+        chart.configure_mesh().x_desc("request (11..20)").y_desc("share of choices").draw()?;
+        let w = 0.8 / k as f64;
+        let mut all: Vec<(String, Vec<f64>)> = vec![("humans (Arad & Rubinstein 2012)".into(), human.to_vec())];
+        all.extend(observed.iter().cloned());
+        for (i, (name, shares)) in all.iter().enumerate() {
+            let c = PALETTE[i % PALETTE.len()];
+            chart
+                .draw_series(shares.iter().enumerate().map(|(j, s)| {
+                    let x = 11.0 + j as f64 - 0.4 + i as f64 * w;
+                    Rectangle::new([(x, 0.0), (x + w, *s)], c.filled())
+                }))?
+                .label(name.clone())
+                .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], c.filled()));
+        }
+        chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).draw()?;
+        Ok(())
+    })
+}
+
+/// One tipping run read as a social process: what each agent proposed at each interaction
+/// (rows: agents, committed ones first; colour: established or alternative name).
+fn social_process(run: &TippingRun) -> Fig {
+    let n = run.agents;
+    let t_max = run.events.last().map(|e| e.0).unwrap_or(1) as f64;
+    svg(900, 140 + 16 * n as u32, |root| {
+        let mut chart = ChartBuilder::on(&root)
+            .caption(
+                format!(
+                    "One tipping run: {} committed of {} agents; proposals by interaction (orange: alternative name)",
+                    run.committed, n
+                ),
+                ("sans-serif", 15),
+            )
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(110)
+            .build_cartesian_2d(0f64..t_max + 1.0, 0f64..n as f64)?;
+        let committed = run.committed;
+        chart
+            .configure_mesh()
+            .disable_mesh()
+            .x_desc("interaction")
+            .y_labels(n.min(30))
+            .y_label_formatter(&move |y| {
+                let a = y.floor() as usize;
+                if a < committed {
+                    format!("agent {a} (committed)")
+                } else {
+                    format!("agent {a}")
+                }
+            })
+            .draw()?;
+        for (t, agent, name, matched) in &run.events {
+            let c = if *name == run.alternative { PALETTE[1] } else { PALETTE[0] };
+            let style = if *matched { c.filled() } else { c.mix(0.45).filled() };
+            chart.draw_series(std::iter::once(Rectangle::new(
+                [(*t as f64 - 0.5, *agent as f64 + 0.1), (*t as f64 + 0.5, *agent as f64 + 0.9)],
+                style,
+            )))?;
+        }
+        if let Some(t) = run.tipped_at {
+            chart.draw_series(std::iter::once(PathElement::new(
+                vec![(t as f64, 0.0), (t as f64, n as f64)],
+                BLACK.stroke_width(2),
+            )))?;
+            chart.draw_series(std::iter::once(Text::new(
+                format!("alternative carried at interaction {t}"),
+                (t as f64 + 2.0, n as f64 - 0.8),
+                ("sans-serif", 13),
+            )))?;
+        }
+        Ok(())
+    })
+}
+
+/// A tipping run's events: (interaction, agent, name proposed, matched).
+pub struct TippingRun {
+    pub agents: usize,
+    pub committed: usize,
+    pub alternative: u32,
+    pub events: Vec<(u32, usize, u32, bool)>,
+    pub tipped_at: Option<u32>,
+}
+
+fn html_table(t: &Table, id: &str) -> String {
+    let mut s = format!("<table id=\"{}\"><thead><tr>", escape(id));
+    for c in &t.columns {
+        let _ = write!(s, "<th>{}</th>", escape(c));
+    }
+    s.push_str("</tr></thead><tbody>");
+    for r in &t.rows {
+        s.push_str("<tr>");
+        for c in r {
+            let _ = write!(s, "<td>{}</td>", escape(c));
+        }
+        s.push_str("</tr>");
+    }
+    s.push_str("</tbody></table>");
+    s
+}
+
+fn query_series(conn: &rusqlite::Connection, sql: &str) -> anyhow::Result<Vec<(String, Vec<(f64, f64)>)>> {
+    let mut st = conn.prepare(sql)?;
+    let rows: Vec<(String, f64, f64)> =
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<Result<_, _>>()?;
+    let mut out: Vec<(String, Vec<(f64, f64)>)> = Vec::new();
+    for (name, x, y) in rows {
+        match out.iter_mut().find(|s| s.0 == name) {
+            Some(s) => s.1.push((x, y)),
+            None => out.push((name, vec![(x, y)])),
+        }
+    }
+    Ok(out)
+}
+
+fn tipping_run(conn: &rusqlite::Connection) -> anyhow::Result<Option<TippingRun>> {
+    // The run closest to a quarter of the population committed, of the memory-window agent
+    // where there is one: the human critical mass.
+    let pick: Option<(i64, i64, i64, String)> = conn
+        .query_row(
+            "SELECT run_id, population, committed, spec_json FROM runs WHERE arm LIKE 'tipping%'
+             ORDER BY roster <> 'memory-coordination', ABS(sweep_value - 0.25), run_index LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .ok();
+    let Some((run_id, population, committed, spec)) = pick else { return Ok(None) };
+    let v: serde_json::Value = serde_json::from_str(&spec)?;
+    let alternative = v["environment"]["NamingGame"]["tipping"]["alternative"].as_u64().unwrap_or(1) as u32;
+    let window = v["environment"]["NamingGame"]["window"].as_u64().unwrap_or(50) as usize;
+    let threshold = v["environment"]["NamingGame"]["threshold"].as_f64().unwrap_or(0.95);
+    let mut st =
+        conn.prepare("SELECT t, a, b, name_a, name_b, matched FROM interactions WHERE run_id = ?1 ORDER BY t")?;
+    let rows: Vec<(u32, usize, usize, u32, u32, bool)> = st
+        .query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))?
+        .collect::<Result<_, _>>()?;
+    let mut events = Vec::new();
+    for (t, a, b, na, nb, m) in &rows {
+        events.push((*t, *a, *na, *m));
+        events.push((*t, *b, *nb, *m));
+    }
+    let tipped_at = agora_analysis::convention::first_convention(
+        rows.iter().map(|r| (r.0, r.5.then_some(r.3))),
+        window,
+        threshold,
+        |n| n == alternative,
+    )
+    .map(|e| e.t);
+    Ok(Some(TippingRun { agents: population as usize, committed: committed as usize, alternative, events, tipped_at }))
+}
+
+/// Writes `report.html` into `out` and returns its path.
+pub fn write(store: &Path, out: &Path) -> anyhow::Result<std::path::PathBuf> {
+    let analysis = agora_analysis::analyze::analyze(store, None)?;
+    let conn = rusqlite::Connection::open_with_flags(store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    let mut figures: Vec<(&str, String)> = Vec::new();
+    if !analysis.equivalence.is_empty() {
+        figures.push(("Equivalence forest plot", forest(&analysis)?));
+    }
+    let pg = query_series(
+        &conn,
+        "SELECT r.roster || ' · ' || r.arm, d.round, AVG(d.value / d.scale) FROM decisions d JOIN runs r USING (run_id)
+         WHERE d.role = 'contributor' AND r.variant = 'C0' AND r.cell = 'baseline' GROUP BY 1, 2 ORDER BY 1, 2",
+    )?;
+    if !pg.is_empty() {
+        figures.push((
+            "Public-goods trajectories, with and without punishment",
+            lines(
+                "Public goods: contribution by round (band: human first-round anchor ± margin)",
+                "round",
+                "contribution (share of endowment)",
+                &pg,
+                1.0,
+                Some((0.4, 0.6, "human round 1, 0.5 ± 0.10")),
+            )?,
+        ));
+    }
+    if !analysis.contrasts.is_empty() {
+        figures.push(("Audit grid", audit_grid(&analysis)?));
+    }
+    let acc: Vec<(String, Vec<(f64, f64)>)> =
+        analysis.acceptance.iter().map(|r| (format!("{} · {}", r.model, r.variant), r.acceptance.clone())).collect();
+    if !acc.is_empty() {
+        figures.push((
+            "Acceptance functions (fixed-offer arm)",
+            lines(
+                "Acceptance by offer, canonical (C0) and divergent (C3) payoffs",
+                "offer (points of 100)",
+                "share accepted",
+                &acc,
+                1.0,
+                None,
+            )?,
+        ));
+    }
+    let conv = query_series(
+        &conn,
+        "SELECT r.roster, ((i.t - 1) / 50) * 50 + 25, AVG(i.matched) FROM interactions i JOIN runs r USING (run_id)
+         WHERE r.arm IN ('baseline', 'shuffled-pool') AND r.variant = 'C0' AND r.cell = 'baseline' AND i.t <= 3000 GROUP BY 1, 2 ORDER BY 1, 2",
+    )?;
+    if !conv.is_empty() {
+        figures.push((
+            "Convention formation",
+            lines(
+                "Naming game: share of matching interactions over time (bins of 50)",
+                "interaction",
+                "share matching",
+                &conv,
+                1.0,
+                None,
+            )?,
+        ));
+    }
+    let tip: Vec<(String, Vec<(f64, f64)>)> =
+        analysis.tipping.iter().map(|c| (c.roster.clone(), c.points.iter().map(|p| (p.0, p.4)).collect())).collect();
+    if !tip.is_empty() {
+        figures.push((
+            "Tipping curves",
+            lines(
+                "Share of runs in which the committed minority overturned the convention",
+                "committed fraction",
+                "share of runs overturned",
+                &tip,
+                1.0,
+                None,
+            )?
+            .replace("</svg>", "")
+                + &tipping_band(),
+        ));
+    }
+    if let Some(run) = tipping_run(&conn)? {
+        figures.push(("One tipping run as a social process", social_process(&run)?));
+    }
+    let mr: Vec<(String, Vec<f64>)> = {
+        let mut st = conn.prepare(
+            "SELECT r.roster, CAST(d.value - d.context AS INTEGER), COUNT(*) FROM decisions d JOIN runs r USING (run_id)
+             WHERE d.role = 'requester' AND r.variant = 'C0' AND r.cell = 'baseline' GROUP BY 1, 2",
+        )?;
+        let rows: Vec<(String, i64, f64)> =
+            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get::<_, i64>(2)? as f64)))?.collect::<Result<_, _>>()?;
+        let mut m: Vec<(String, Vec<f64>)> = Vec::new();
+        for (name, k, n) in rows {
+            if !(0..10).contains(&k) {
+                continue;
+            }
+            if !m.iter().any(|x| x.0 == name) {
+                m.push((name.clone(), vec![0.0; 10]));
+            }
+            if let Some(x) = m.iter_mut().find(|x| x.0 == name) {
+                x.1[k as usize] += n;
+            }
+        }
+        for x in m.iter_mut() {
+            let total: f64 = x.1.iter().sum();
+            x.1.iter_mut().for_each(|v| *v /= total.max(1.0));
+        }
+        m
+    };
+    if let (false, Some(agora_analysis::anchors::AnchorValue::Distribution { shares, .. })) = (
+        mr.is_empty(),
+        agora_analysis::anchors::AnchorTable::shipped().get("money-request-distribution").map(|a| a.value.clone()),
+    ) {
+        figures.push(("11–20 distributions", money_request(&analysis, &mr, &shares)?));
+    }
+
+    let studies: Vec<(String, String, String, i64)> = {
+        let mut st = conn.prepare("SELECT study, plan_hash, master_seed, runs FROM studies ORDER BY study")?;
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?.collect::<Result<_, _>>()?;
+        rows
+    };
+    let excerpts: Vec<(String, String, String, String)> = {
+        let mut st = conn.prepare(
+            "SELECT t.model, t.role, t.parse_status, t.raw_reply FROM transcripts t ORDER BY t.run_id, t.seat, t.slot, t.attempt LIMIT 30",
+        )?;
+        let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?.collect::<Result<_, _>>()?;
+        rows
+    };
+
+    let mut h = String::new();
+    h.push_str("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Agora report</title><style>");
+    h.push_str("body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}table{border-collapse:collapse;margin:1em 0;font-size:13px}th,td{border:1px solid #bbb;padding:3px 6px;text-align:left}th{background:#eee}figure{margin:1.5em 0}figcaption{font-weight:bold;margin-bottom:.4em}pre{white-space:pre-wrap;background:#f6f6f6;padding:.5em}");
+    h.push_str("</style></head><body><h1>Agora report</h1>");
+    h.push_str("<h2>Studies and plans</h2><table id=\"studies\"><tr><th>study</th><th>plan hash</th><th>master seed</th><th>runs</th></tr>");
+    for (s, hash, seed, runs) in &studies {
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{runs}</td></tr>",
+            escape(s),
+            escape(hash),
+            escape(seed)
+        );
+    }
+    h.push_str("</table>");
+    let _ = write!(h, "<p>{} runs analysed.</p><h2>Figures</h2>", analysis.runs);
+    for (i, (caption, svg)) in figures.iter().enumerate() {
+        let _ = write!(
+            h,
+            "<figure id=\"figure-{i}\" class=\"figure\"><figcaption>{}</figcaption>{svg}</figure>",
+            escape(caption)
+        );
+    }
+    for t in analysis.tables() {
+        let _ = write!(h, "<h2>{}</h2>", escape(t.title));
+        if t.rows.is_empty() {
+            h.push_str("<p>No data in this store.</p>");
+        } else {
+            h.push_str(&html_table(&t, t.name));
+        }
+    }
+    if !excerpts.is_empty() {
+        h.push_str("<h2>Transcript excerpts (model replies, escaped)</h2>");
+        for (model, role, status, reply) in &excerpts {
+            let _ = write!(
+                h,
+                "<p>{} · {} · {}</p><pre class=\"reply\">{}</pre>",
+                escape(model),
+                escape(role),
+                escape(status),
+                escape(reply)
+            );
+        }
+    }
+    h.push_str("</body></html>");
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let path = out.join("report.html");
+    std::fs::write(&path, h)?;
+    Ok(path)
+}
+
+/// The human critical-mass bracket drawn as a note on the tipping figure.
+fn tipping_band() -> String {
+    "<text x=\"80\" y=\"60\" font-family=\"sans-serif\" font-size=\"13\">human critical mass: 0.21–0.25 (Centola et al. 2018)</text></svg>".into()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::escape;
+
+    #[test]
+    fn escaping_neutralises_markup() {
+        assert_eq!(
+            escape("<script>alert('x')</script> & \"y\""),
+            "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;y&quot;"
+        );
+    }
+}

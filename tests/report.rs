@@ -1,0 +1,77 @@
+//! `agora report`: a self-contained HTML file with every figure and the verdict table; model
+//! replies are escaped; opened in headless Chromium when it is installed.
+
+use std::path::Path;
+
+mod common;
+use common::{agora, text};
+
+#[test]
+fn report_is_self_contained_escapes_replies_and_renders_in_a_browser() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = dir.path().join("s.sqlite");
+    let s = store.to_str().expect("utf8");
+    for study in ["classical.ron", "tipping.ron"] {
+        let p = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/studies").join(study);
+        let o = agora(&["run", p.to_str().expect("utf8"), "--runs", "3", "--store", s]);
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    // A model reply that tries to inject markup and a script.
+    let evil = "<script>document.title='pwned'</script><img src=x onerror=\"alert(1)\">";
+    {
+        let c = rusqlite::Connection::open(&store).expect("open");
+        c.execute(
+            "INSERT INTO transcripts VALUES ((SELECT MIN(run_id) FROM runs), 0, 0, 1, 'decision', 1, 'player', 'm', 'm', 'http://x',
+             '[]', ?1, NULL, NULL, 'unparsable', '', 1.0, NULL, NULL)",
+            [evil],
+        )
+        .expect("insert");
+    }
+    let out = dir.path().join("report");
+    let o = agora(&["report", "--store", s, "--out", out.to_str().expect("utf8")]);
+    assert!(o.status.success(), "{}", text(&o));
+    let html = std::fs::read_to_string(out.join("report.html")).expect("report");
+    assert!(!html.contains("<script"), "no script survives");
+    assert!(!html.contains("<img"), "no markup from a reply survives");
+    assert!(html.contains("&lt;script&gt;document.title="), "the reply is shown, escaped");
+    assert!(!html.contains("http://") || !html.contains("src=\"http"), "nothing is loaded from the network");
+    let figures = html.matches("class=\"figure\"").count();
+    assert!(figures >= 7, "{figures} figures");
+    assert!(html.contains("id=\"verdicts\""));
+
+    let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].into_iter().find(|p| Path::new(p).exists());
+    let Some(chromium) = chromium else {
+        eprintln!("browser check not run: no chromium installed");
+        return;
+    };
+    let profile = dir.path().join("profile");
+    let flags = [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+    ];
+    let url = format!("file://{}", out.join("report.html").display());
+    let dom = std::process::Command::new(chromium)
+        .args(flags)
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(["--dump-dom", &url])
+        .output()
+        .expect("chromium runs");
+    let dom = String::from_utf8_lossy(&dom.stdout);
+    assert!(dom.contains("<title>Agora report</title>"), "the script did not run: the title is intact");
+    assert_eq!(dom.matches("<svg").count(), figures, "every figure rendered as SVG in the browser");
+    assert!(dom.contains("id=\"verdicts\""), "the verdict table is present");
+    let shot = dir.path().join("shot.png");
+    let o = std::process::Command::new(chromium)
+        .args(flags)
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .args(["--window-size=1200,1600", &format!("--screenshot={}", shot.display()), &url])
+        .output()
+        .expect("chromium runs");
+    let png = std::fs::read(&shot).unwrap_or_else(|_| panic!("screenshot: {}", text(&o)));
+    assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "a non-trivial screenshot");
+}
