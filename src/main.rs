@@ -102,6 +102,15 @@ enum Command {
         #[arg(long)]
         study: Option<String>,
     },
+    /// The main job: run the classical and tipping studies into the store, analyse them and
+    /// write the report.
+    Demo {
+        #[arg(long, default_value = DEFAULT_STORE)]
+        store: PathBuf,
+        /// Output directory for the analysis and the report.
+        #[arg(long, default_value = "report")]
+        out: PathBuf,
+    },
     /// Write one self-contained HTML report (tables and figures) of a store.
     Report {
         #[arg(long, default_value = DEFAULT_STORE)]
@@ -207,6 +216,31 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::List { what, cells } => list(what, &cells),
         Command::Stats { test } => stats_cmd::main(test),
+        Command::Demo { store, out } => {
+            // The studies of this checkout: from the working directory when run there,
+            // else from where the binary was built.
+            let root = if Path::new("scenarios/studies/classical.ron").exists() {
+                Path::new(".")
+            } else {
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+            };
+            for name in ["classical.ron", "tipping.ron"] {
+                let study = root.join("scenarios/studies").join(name);
+                let plan = load_plan(&study, None, None)?;
+                run_plan(&plan, &study, &store, None, false, None)?;
+            }
+            let analysis = agora_analysis::analyze::analyze(&store, None)?;
+            let dir = out.join("analysis");
+            std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+            std::fs::write(dir.join("analysis.md"), analysis.to_markdown())?;
+            std::fs::write(dir.join("analysis.json"), serde_json::to_string_pretty(&analysis)?)?;
+            for t in analysis.tables() {
+                std::fs::write(dir.join(format!("{}.csv", t.name)), agora_analysis::analyze::to_csv(&t))?;
+            }
+            let path = report::write(&store, &out)?;
+            println!("\nanalysis tables in {}\nreport written to {}", dir.display(), path.display());
+            Ok(())
+        }
         Command::Report { store, out } => {
             if !store.exists() {
                 return Err(BadInput(format!("store {} does not exist", store.display())).into());
