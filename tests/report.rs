@@ -75,3 +75,21 @@ fn report_is_self_contained_escapes_replies_and_renders_in_a_browser() {
     let png = std::fs::read(&shot).unwrap_or_else(|_| panic!("screenshot: {}", text(&o)));
     assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "a non-trivial screenshot");
 }
+
+#[test]
+fn demo_runs_both_studies_analyses_them_and_writes_the_report() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_agora"))
+        .arg("demo")
+        .current_dir(dir.path())
+        .output()
+        .expect("runs");
+    assert!(o.status.success(), "{}", text(&o));
+    let t = text(&o);
+    assert!(t.contains("classical: 1490 runs executed") && t.contains("tipping: 520 runs executed"), "{t}");
+    assert!(t.contains("report written to"), "{t}");
+    assert!(dir.path().join("agora.sqlite").exists());
+    assert!(dir.path().join("report/analysis/verdicts.csv").exists());
+    let html = std::fs::read_to_string(dir.path().join("report/report.html")).expect("report");
+    assert!(html.matches("class=\"figure\"").count() >= 7);
+}
