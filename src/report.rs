@@ -541,6 +541,102 @@ pub fn write(store: &Path, out: &Path) -> anyhow::Result<std::path::PathBuf> {
             h.push_str(&html_table(&t, t.name));
         }
     }
+    // Models and serving notes, as the transcripts record them.
+    {
+        let mut st = conn.prepare(
+            "SELECT t.model, t.served_id, GROUP_CONCAT(DISTINCT t.endpoint), COUNT(*) FROM transcripts t GROUP BY 1, 2 ORDER BY 1",
+        )?;
+        let rows: Vec<(String, String, String, i64)> =
+            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?.collect::<Result<_, _>>()?;
+        h.push_str("<h2>Models</h2>");
+        if rows.is_empty() {
+            h.push_str("<p>No LLM calls in this store: every roster is classical.</p>");
+        } else {
+            h.push_str(
+                "<table id=\"models\"><tr><th>model</th><th>served id</th><th>endpoints</th><th>calls</th></tr>",
+            );
+            for (m, sid, ep, n) in &rows {
+                let _ = write!(
+                    h,
+                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{n}</td></tr>",
+                    escape(m),
+                    escape(sid),
+                    escape(ep)
+                );
+            }
+            h.push_str("</table>");
+        }
+    }
+    // Contamination: priming and probe contrasts, and how often the paradigm was recognised.
+    {
+        h.push_str("<h2>Contamination</h2>");
+        let rows: Vec<&agora_analysis::analyze::ContrastRow> = analysis
+            .contrasts
+            .iter()
+            .filter(|c| c.family_of_tests == "priming" || c.family_of_tests == "contamination")
+            .collect();
+        let mut st = conn.prepare(
+            "SELECT model, SUM(parse_status = 'recognised'), COUNT(*) FROM transcripts WHERE kind = 'probe' GROUP BY model ORDER BY model",
+        )?;
+        let probes: Vec<(String, i64, i64)> =
+            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect::<Result<_, _>>()?;
+        if rows.is_empty() && probes.is_empty() {
+            h.push_str("<p>No priming or recognition-probe cells in this store.</p>");
+        }
+        for c in rows {
+            let _ = write!(
+                h,
+                "<p>{} · {} · {}: Δ = {}, Cliff's δ = {}, Holm p = {}{}</p>",
+                escape(&c.model),
+                escape(&c.cell),
+                escape(&c.metric),
+                c.delta.map_or("-".into(), |d| format!("{d:.3}")),
+                c.cliffs_delta.map_or("-".into(), |d| format!("{d:.2}")),
+                c.p_holm.map_or("-".into(), |p| format!("{p:.3}")),
+                c.excluded.as_ref().map(|e| format!(" (excluded: {})", escape(e))).unwrap_or_default()
+            );
+        }
+        for (m, k, n) in probes {
+            let _ = write!(h, "<p>{}: the recognition probe named the paradigm in {k} of {n} probes.</p>", escape(&m));
+        }
+    }
+    // Per-run drill-down for the naming game.
+    {
+        let mut st = conn.prepare(
+            "SELECT run_id, roster, variant, cell, arm, COALESCE(sweep_value, -1), run_index, steps FROM runs
+             WHERE environment = 'naming-game' ORDER BY roster, arm, variant, cell, sweep_value, run_index LIMIT 40",
+        )?;
+        let runs: Vec<(i64, String, String, String, String, f64, i64, i64)> = st
+            .query_map([], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?))
+            })?
+            .collect::<Result<_, _>>()?;
+        if !runs.is_empty() {
+            h.push_str("<h2>Naming game: runs</h2><p>The first 40 runs; open one to read who met whom.</p>");
+            let mut it = conn.prepare(
+                "SELECT t, a, b, name_a, name_b, matched FROM interactions WHERE run_id = ?1 ORDER BY t LIMIT 200",
+            )?;
+            for (id, roster, variant, cell, arm, sweep, idx, steps) in runs {
+                let frac = if sweep >= 0.0 { format!(", committed fraction {sweep:.3}") } else { String::new() };
+                let _ = write!(
+                    h,
+                    "<details class=\"run\"><summary>{} · {} · {} · {}{} · run {idx}: {steps} interactions</summary><table><tr><th>t</th><th>agents</th><th>names</th><th>matched</th></tr>",
+                    escape(&roster), escape(&arm), escape(&variant), escape(&cell), frac
+                );
+                let rows: Vec<(u32, u32, u32, u32, u32, bool)> = it
+                    .query_map([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))?
+                    .collect::<Result<_, _>>()?;
+                for (t, a, b, na, nb, m) in rows {
+                    let _ = write!(
+                        h,
+                        "<tr><td>{t}</td><td>{a} – {b}</td><td>{na} / {nb}</td><td>{}</td></tr>",
+                        if m { "yes" } else { "no" }
+                    );
+                }
+                h.push_str("</table></details>");
+            }
+        }
+    }
     if !excerpts.is_empty() {
         h.push_str("<h2>Transcript excerpts (model replies, escaped)</h2>");
         for (model, role, status, reply) in &excerpts {
