@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 use agora_analysis::summarize;
 
 mod common;
-use common::{agora, text};
+use common::{agora, record_hashes, text};
 
 fn study(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/studies").join(name).display().to_string()
@@ -312,15 +312,7 @@ fn a_study_sharded_three_ways_and_merged_analyses_like_a_single_run() {
     // Merging a shard again adds nothing.
     let again = agora(&["merge", "--into", &p("merged.sqlite"), &p("shard2.sqlite")]);
     assert!(text(&again).contains(" 0 runs added"), "{}", text(&again));
-    let digest = |s: &str| {
-        let c = rusqlite::Connection::open(s).expect("open");
-        let mut st = c.prepare("SELECT run_key, record_hash FROM runs ORDER BY run_key").expect("query");
-        st.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
-            .expect("rows")
-            .map(|r| r.expect("row"))
-            .collect::<Vec<_>>()
-    };
-    assert_eq!(digest(&p("merged.sqlite")), digest(&p("single.sqlite")));
+    assert_eq!(record_hashes(Path::new(&p("merged.sqlite"))), record_hashes(Path::new(&p("single.sqlite"))));
     for s in ["single", "merged"] {
         let o = agora(&["analyze", "--store", &p(&format!("{s}.sqlite")), "--out", &p(s)]);
         assert!(o.status.success(), "{}", text(&o));
@@ -336,15 +328,7 @@ fn sigkill_at_random_points_then_resume_gives_the_uninterrupted_store() {
     let reference = dir.path().join("reference.sqlite");
     let o = agora(&["run", &study, "--runs", "3", "--store", reference.to_str().expect("utf8")]);
     assert!(o.status.success(), "{}", text(&o));
-    let digest = |p: &Path| {
-        let c = rusqlite::Connection::open(p).expect("open");
-        let mut st = c.prepare("SELECT run_key, record_hash FROM runs ORDER BY run_key").expect("query");
-        st.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
-            .expect("rows")
-            .map(|r| r.expect("row"))
-            .collect::<Vec<_>>()
-    };
-    let want = digest(&reference);
+    let want = record_hashes(&reference);
     // Kill points spread over the run, from a fixed seed.
     let mut state: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut partial = 0;
@@ -376,14 +360,14 @@ fn sigkill_at_random_points_then_resume_gives_the_uninterrupted_store() {
         let _ = child.kill();
         let _ = child.wait();
         if store.exists() {
-            let n = digest(&store).len();
+            let n = record_hashes(&store).len();
             if n > 0 && n < want.len() {
                 partial += 1;
             }
         }
         let resumed = agora(&["run", &study, "--runs", "3", "--store", store.to_str().expect("utf8")]);
         assert!(resumed.status.success(), "attempt {attempt} (killed after {threshold} runs): {}", text(&resumed));
-        assert_eq!(digest(&store), want, "attempt {attempt}: killed after {threshold} runs, then resumed");
+        assert_eq!(record_hashes(&store), want, "attempt {attempt}: killed after {threshold} runs, then resumed");
     }
     assert!(partial > 0, "at least one kill landed part-way through the study");
 }

@@ -10,7 +10,7 @@ use agora_agents::llm::fake::{legal_answer, Behaviour, FakeReply, FakeServer};
 use rusqlite::Connection;
 
 mod common;
-use common::{agora, assert_every_slot_accounted, count, text};
+use common::{agora, assert_every_slot_accounted, count, record_hashes, text};
 
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime")
@@ -194,11 +194,6 @@ fn a_server_that_dies_mid_study_leaves_it_resumable() {
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains(&format!("{done} already in")), "{}", text(&out));
     assert_every_slot_accounted(&store);
-    let digest = |p: &Path| -> Vec<(String, String)> {
-        let c = Connection::open(p).expect("open");
-        let mut st = c.prepare("SELECT run_key, record_hash FROM runs ORDER BY run_key").expect("query");
-        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).expect("rows").map(|r| r.expect("row")).collect()
-    };
     // Latency differs between live calls, so compare what was decided, not the transcripts.
     let decisions = |p: &Path| {
         let d = dump(p);
@@ -207,7 +202,7 @@ fn a_server_that_dies_mid_study_leaves_it_resumable() {
         d[start..end].to_string()
     };
     assert!(decisions(&store) == decisions(&reference), "resumed study decided exactly what the uninterrupted one did");
-    assert_eq!(digest(&store).len(), 10);
+    assert_eq!(record_hashes(&store).len(), 10);
     drop(back);
 }
 

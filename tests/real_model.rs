@@ -8,7 +8,7 @@ use std::path::Path;
 use rusqlite::Connection;
 
 mod common;
-use common::{agora, assert_every_slot_accounted, count, text};
+use common::{agora, assert_every_slot_accounted, count, record_hashes, text};
 
 #[test]
 fn small_study_with_a_real_model_then_replay_without_a_server() {
@@ -62,10 +62,9 @@ fn small_study_with_a_real_model_then_replay_without_a_server() {
         store.to_str().expect("utf8"),
     ]);
     assert!(out.status.success(), "{}", text(&out));
-    let digest = |p: &Path| -> Vec<(String, String)> {
-        let c = Connection::open(p).expect("open");
-        let mut st = c.prepare("SELECT run_key, record_hash FROM runs ORDER BY run_key").expect("query");
-        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).expect("rows").map(|r| r.expect("row")).collect()
-    };
-    assert_eq!(digest(&store), digest(&replayed), "replay reproduces every record hash, transcripts included");
+    assert_eq!(
+        record_hashes(&store),
+        record_hashes(&replayed),
+        "replay reproduces every record hash, transcripts included"
+    );
 }

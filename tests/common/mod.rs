@@ -52,3 +52,10 @@ pub fn agora(args: &[&str]) -> Output {
 pub fn text(o: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
 }
+
+/// Every stored run's (run key, record hash), in key order.
+pub fn record_hashes(store: &Path) -> Vec<(String, String)> {
+    let c = Connection::open(store).expect("open");
+    let mut st = c.prepare("SELECT run_key, record_hash FROM runs ORDER BY run_key").expect("query");
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).expect("rows").map(|r| r.expect("row")).collect()
+}
