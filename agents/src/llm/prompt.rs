@@ -241,16 +241,10 @@ impl PromptRenderer {
             }
             EnvSpec::NamingGame(p) => {
                 let d = t.ng(v);
-                let names: Vec<String> = match (&obs.context, &obs.space) {
-                    (Context::Names { order }, ActionSpace::Choice { labels }) => {
-                        let mut n: Vec<String> = order.iter().map(|i| labels[*i as usize].clone()).collect();
-                        if opts.reversed_actions {
-                            n.reverse();
-                        }
-                        n
-                    }
-                    _ => d.names[..p.pool].to_vec(),
-                };
+                let mut names = labels_shown(obs, opts);
+                if names.is_empty() {
+                    names = d.names[..p.pool].to_vec();
+                }
                 self.render_template(
                     "naming-game.j2",
                     context! { cover_story => d.cover_story, n => p.population, names => names,
@@ -368,16 +362,7 @@ impl PromptRenderer {
         seat: usize,
         opts: &PromptOptions,
     ) -> Result<Rendered, String> {
-        let mut labels_shown: Vec<String> = match &obs.space {
-            ActionSpace::Choice { labels } => match &obs.context {
-                Context::Names { order } => order.iter().map(|i| labels[*i as usize].clone()).collect(),
-                _ => labels.clone(),
-            },
-            _ => Vec::new(),
-        };
-        if opts.reversed_actions {
-            labels_shown.reverse();
-        }
+        let labels_shown = labels_shown(obs, opts);
         let (schema, example, help) = self.answer(obs, opts, &labels_shown);
         let (persona, persona_pairs) = Self::persona(opts);
         let (name, _) = paradigm(env);
@@ -530,6 +515,22 @@ impl PromptRenderer {
             },
         )
     }
+}
+
+/// The options of a choice as this agent sees them: in its own order of the pool (naming
+/// game), reversed by the action-order cell; empty for amounts.
+fn labels_shown(obs: &Observation, opts: &PromptOptions) -> Vec<String> {
+    let mut shown: Vec<String> = match (&obs.space, &obs.context) {
+        (ActionSpace::Choice { labels }, Context::Names { order }) => {
+            order.iter().map(|i| labels[*i as usize].clone()).collect()
+        }
+        (ActionSpace::Choice { labels }, _) => labels.clone(),
+        _ => Vec::new(),
+    };
+    if opts.reversed_actions {
+        shown.reverse();
+    }
+    shown
 }
 
 /// A number as a person writes it (3, not 3.0).
