@@ -13,7 +13,7 @@ use crate::claims::{Claim, ClaimKind, ClaimTable};
 use crate::error::AnalysisError;
 use crate::outcomes::{run_outcomes, RunOutcome};
 use crate::stats;
-use crate::summary::{summarize, TippingCurve};
+use crate::summary::{summarize_outcomes, TippingCurve};
 
 /// The primary outcome of each environment arm, used by the audit grid and heterogeneity.
 pub const PRIMARY: [(&str, &str, &str); 7] = [
@@ -323,7 +323,7 @@ fn reversed(claim: &Claim, runs: &[&RunOutcome]) -> Option<bool> {
 /// Runs the whole analysis.
 pub fn analyze(path: &Path, study: Option<&str>) -> Result<Analysis, AnalysisError> {
     let outcomes = run_outcomes(path, study)?;
-    let (_, curves) = summarize(path, study)?;
+    let (_, curves) = summarize_outcomes(&outcomes);
     let anchors = AnchorTable::shipped();
     let claims = ClaimTable::shipped();
     let idx = Index { runs: outcomes.iter().collect() };

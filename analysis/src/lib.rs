@@ -14,4 +14,4 @@ pub mod summary;
 
 pub use error::AnalysisError;
 pub use outcomes::{run_outcomes, RunOutcome};
-pub use summary::{summarize, Condition, GroupSummary, Stat, TippingCurve};
+pub use summary::{summarize, summarize_outcomes, Condition, GroupSummary, Stat, TippingCurve};

@@ -92,10 +92,14 @@ pub struct TippingCurve {
 
 /// Summarises every condition of a study (or of the whole store).
 pub fn summarize(path: &Path, study: Option<&str>) -> Result<(Vec<GroupSummary>, Vec<TippingCurve>), AnalysisError> {
-    let outcomes = run_outcomes(path, study)?;
+    Ok(summarize_outcomes(&run_outcomes(path, study)?))
+}
+
+/// Summarises run outcomes already read from a store.
+pub fn summarize_outcomes(outcomes: &[RunOutcome]) -> (Vec<GroupSummary>, Vec<TippingCurve>) {
     let mut groups: BTreeMap<Condition, Vec<&RunOutcome>> = BTreeMap::new();
     let mut order: Vec<Condition> = Vec::new();
-    for o in &outcomes {
+    for o in outcomes {
         let c = Condition::of(o);
         if !groups.contains_key(&c) {
             order.push(c.clone());
@@ -123,7 +127,7 @@ pub fn summarize(path: &Path, study: Option<&str>) -> Result<(Vec<GroupSummary>,
         });
     }
     let curves = tipping_curves(&summaries);
-    Ok((summaries, curves))
+    (summaries, curves)
 }
 
 fn tipping_curves(summaries: &[GroupSummary]) -> Vec<TippingCurve> {
