@@ -37,27 +37,79 @@ pub fn escape(s: &str) -> String {
     out
 }
 
-type Fig = anyhow::Result<String>;
+/// A figure drawn twice from the same code: SVG for the report, PNG for papers and slides.
+pub struct Figure {
+    pub svg: String,
+    pub png: Vec<u8>,
+}
 
-fn svg<F>(w: u32, h: u32, draw: F) -> Fig
-where
-    F: FnOnce(DrawingArea<SVGBackend, plotters::coord::Shift>) -> Result<(), Box<dyn std::error::Error>>,
-{
-    let mut s = String::new();
+type Fig = anyhow::Result<Figure>;
+
+/// The font the PNG figures are drawn with (DejaVu Sans; licence in `assets/fonts/`). SVG
+/// figures name the `sans-serif` family and leave the font to the browser.
+static FONT: &[u8] = include_bytes!("../assets/fonts/DejaVuSans.ttf");
+
+fn register_font() -> anyhow::Result<()> {
+    static ONCE: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    let ok = *ONCE.get_or_init(|| {
+        ["sans-serif", "serif", "monospace"]
+            .iter()
+            .all(|family| plotters::style::register_font(family, FontStyle::Normal, FONT).is_ok())
+    });
+    anyhow::ensure!(ok, "the bundled font could not be read");
+    Ok(())
+}
+
+fn encode_png(rgb: &[u8], w: u32, h: u32) -> anyhow::Result<Vec<u8>> {
+    let mut out = Vec::new();
     {
-        let root = SVGBackend::with_string(&mut s, (w, h)).into_drawing_area();
-        root.fill(&WHITE).map_err(|e| anyhow::anyhow!("{e}"))?;
-        draw(root.clone()).map_err(|e| anyhow::anyhow!("{e}"))?;
-        root.present().map_err(|e| anyhow::anyhow!("{e}"))?;
+        let mut enc = png::Encoder::new(&mut out, w, h);
+        enc.set_color(png::ColorType::Rgb);
+        enc.set_depth(png::BitDepth::Eight);
+        let mut writer = enc.write_header()?;
+        writer.write_image_data(rgb)?;
     }
-    Ok(s)
+    Ok(out)
+}
+
+/// Draws the body once on an SVG backend and once on a bitmap backend (the body is expanded
+/// for each, so it is generic over the backend without naming it).
+macro_rules! figure {
+    ($w:expr, $h:expr, |$root:ident| $body:block) => {{
+        let (w, h): (u32, u32) = ($w, $h);
+        // Both backends measure text with the registered font when laying out a chart.
+        register_font()?;
+        let mut svg = String::new();
+        {
+            let $root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
+            $root.fill(&WHITE).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let drawn: Result<(), Box<dyn std::error::Error>> = (|| $body)();
+            drawn.map_err(|e| anyhow::anyhow!("{e}"))?;
+            $root.present().map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
+        let mut rgb = vec![255u8; (w * h * 3) as usize];
+        {
+            let $root = BitMapBackend::with_buffer(&mut rgb, (w, h)).into_drawing_area();
+            $root.fill(&WHITE).map_err(|e| anyhow::anyhow!("{e}"))?;
+            let drawn: Result<(), Box<dyn std::error::Error>> = (|| $body)();
+            drawn.map_err(|e| anyhow::anyhow!("{e}"))?;
+            $root.present().map_err(|e| anyhow::anyhow!("{e}"))?;
+        }
+        Ok(Figure { svg, png: encode_png(&rgb, w, h)? })
+    }};
+}
+
+/// A shaded reference band on a line chart: a range of y (an anchor) or of x (a bracket).
+enum Band<'a> {
+    Rows(f64, f64, &'a str),
+    Columns(f64, f64, &'a str),
 }
 
 /// Equivalence forest plot: estimate and 90 % interval against the anchor and its margin band.
 fn forest(a: &Analysis) -> Fig {
     let rows: Vec<_> = a.equivalence.iter().filter(|r| r.estimate.is_some()).collect();
     let n = rows.len().max(1);
-    svg(760, 80 + 28 * n as u32, |root| {
+    figure!(760, 80 + 28 * n as u32, |root| {
         let mut chart = ChartBuilder::on(&root)
             .caption("Equivalence with human anchors (90 % CI; band = margin)", ("sans-serif", 18))
             .margin(12)
@@ -108,11 +160,14 @@ fn lines(
     y_desc: &str,
     series: &[(String, Vec<(f64, f64)>)],
     y_max: f64,
-    band: Option<(f64, f64, &str)>,
+    band: Option<Band>,
 ) -> Fig {
-    let x_max = series.iter().flat_map(|s| s.1.iter().map(|p| p.0)).fold(1.0f64, f64::max);
-    let x_min = series.iter().flat_map(|s| s.1.iter().map(|p| p.0)).fold(x_max, f64::min).min(x_max - 1e-9);
-    svg(760, 420, |root| {
+    let xs = || series.iter().flat_map(|s| s.1.iter().map(|p| p.0));
+    let x_min = xs().fold(f64::INFINITY, f64::min);
+    let x_min = if x_min.is_finite() { x_min } else { 0.0 };
+    let x_max = xs().fold(x_min, f64::max);
+    let x_max = if x_max > x_min { x_max } else { x_min + 1.0 };
+    figure!(760, 420, |root| {
         let mut chart = ChartBuilder::on(&root)
             .caption(title, ("sans-serif", 18))
             .margin(12)
@@ -120,11 +175,15 @@ fn lines(
             .y_label_area_size(56)
             .build_cartesian_2d(x_min..x_max, 0f64..y_max)?;
         chart.configure_mesh().x_desc(x_desc).y_desc(y_desc).draw()?;
-        if let Some((lo, hi, label)) = band {
+        if let Some(band) = &band {
+            let (corners, label) = match band {
+                Band::Rows(lo, hi, label) => ([(x_min, *lo), (x_max, *hi)], label),
+                Band::Columns(lo, hi, label) => ([(*lo, 0.0), (*hi, y_max)], label),
+            };
             chart
-                .draw_series(std::iter::once(Rectangle::new([(x_min, lo), (x_max, hi)], PALETTE[4].mix(0.2).filled())))?
+                .draw_series(std::iter::once(Rectangle::new(corners, PALETTE[4].mix(0.25).filled())))?
                 .label(label.to_string())
-                .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], PALETTE[4].mix(0.3).filled()));
+                .legend(|(x, y)| Rectangle::new([(x, y - 5), (x + 16, y + 5)], PALETTE[4].mix(0.35).filled()));
         }
         for (i, (name, pts)) in series.iter().enumerate() {
             let c = PALETTE[i % PALETTE.len()];
@@ -157,7 +216,7 @@ fn audit_grid(a: &Analysis) -> Fig {
         .collect();
     cols.sort_by(|x, y| (x.0 != "representation", &x.0, &x.1).cmp(&(y.0 != "representation", &y.0, &y.1)));
     let (nr, nc) = (rows.len().max(1), cols.len().max(1));
-    svg(160 + 90 * nc as u32 + 260, 120 + 30 * nr as u32, |root| {
+    figure!(160 + 90 * nc as u32 + 260, 120 + 30 * nr as u32, |root| {
         let mut chart = ChartBuilder::on(&root)
             .caption(
                 "Audit grid: Cliff's δ of each cell against its baseline (* significant after Holm)",
@@ -225,7 +284,7 @@ fn audit_grid(a: &Analysis) -> Fig {
 fn money_request(a: &Analysis, observed: &[(String, Vec<f64>)], human: &[f64]) -> Fig {
     let _ = a;
     let k = observed.len() + 1;
-    svg(760, 420, |root| {
+    figure!(760, 420, |root| {
         let mut chart = ChartBuilder::on(&root)
             .caption("11–20 game: choice distribution against the published one", ("sans-serif", 18))
             .margin(12)
@@ -256,7 +315,7 @@ fn money_request(a: &Analysis, observed: &[(String, Vec<f64>)], human: &[f64]) -
 fn social_process(run: &TippingRun) -> Fig {
     let n = run.agents;
     let t_max = run.events.last().map(|e| e.0).unwrap_or(1) as f64;
-    svg(900, 140 + 16 * n as u32, |root| {
+    figure!(900, 140 + 16 * n as u32, |root| {
         let mut chart = ChartBuilder::on(&root)
             .caption(
                 format!(
@@ -307,13 +366,145 @@ fn social_process(run: &TippingRun) -> Fig {
     })
 }
 
-/// A tipping run's events: (interaction, agent, name proposed, matched).
+/// A tipping run's events: (interaction, agent, name proposed, matched), and its meetings:
+/// (interaction, agent a, agent b, a's name, b's name, matched).
 pub struct TippingRun {
     pub agents: usize,
     pub committed: usize,
     pub alternative: u32,
     pub events: Vec<(u32, usize, u32, bool)>,
+    pub meetings: Vec<(u32, usize, usize, u32, u32, bool)>,
     pub tipped_at: Option<u32>,
+}
+
+/// One time window of a tipping run as a network: who met whom (edge weight: meetings) and
+/// which mismatches were followed by a switch (the agent's next proposal was the partner's
+/// name), with each agent's last proposal by the window's end.
+struct Window {
+    from: u32,
+    to: u32,
+    graph: petgraph::graphmap::UnGraphMap<usize, (u32, u32)>,
+    state: Vec<Option<u32>>,
+    carried: bool,
+}
+
+const PANELS: usize = 6;
+
+fn windows(run: &TippingRun) -> Vec<Window> {
+    let t_max = run.meetings.last().map(|m| m.0).unwrap_or(0);
+    if t_max == 0 {
+        return Vec::new();
+    }
+    // For every meeting, whether each side's next proposal adopted the partner's name.
+    let mut next: Vec<Option<u32>> = vec![None; run.agents];
+    let mut switched = vec![(false, false); run.meetings.len()];
+    for (i, &(_, a, b, na, nb, matched)) in run.meetings.iter().enumerate().rev() {
+        if !matched {
+            switched[i] = (next[a] == Some(nb) && na != nb, next[b] == Some(na) && na != nb);
+        }
+        next[a] = Some(na);
+        next[b] = Some(nb);
+    }
+    let width = t_max.div_ceil(PANELS as u32).max(1);
+    let mut state: Vec<Option<u32>> = vec![None; run.agents];
+    let mut out = Vec::new();
+    let mut i = 0;
+    for w in 0..PANELS as u32 {
+        let (from, to) = (w * width + 1, ((w + 1) * width).min(t_max));
+        if from > t_max {
+            break;
+        }
+        let mut graph = petgraph::graphmap::UnGraphMap::new();
+        while i < run.meetings.len() && run.meetings[i].0 <= to {
+            let (_, a, b, na, nb, _) = run.meetings[i];
+            let e = graph.edge_weight(a, b).copied().unwrap_or((0, 0));
+            let s = u32::from(switched[i].0) + u32::from(switched[i].1);
+            graph.add_edge(a, b, (e.0 + 1, e.1 + s));
+            state[a] = Some(na);
+            state[b] = Some(nb);
+            i += 1;
+        }
+        let carried = run.tipped_at.is_some_and(|t| (from..=to).contains(&t));
+        out.push(Window { from, to, graph, state: state.clone(), carried });
+    }
+    out
+}
+
+/// One tipping run as a social process: small multiples of the interaction network over time
+/// windows (agents on a circle, committed agents ringed, colour = last name proposed,
+/// vermillion edges = mismatches that led to a switch), the window where the convention is
+/// carried marked.
+fn social_network(run: &TippingRun) -> Fig {
+    let panels = windows(run);
+    let n = run.agents.max(1);
+    let pos: Vec<(f64, f64)> = (0..n)
+        .map(|k| {
+            let a = std::f64::consts::TAU * k as f64 / n as f64 - std::f64::consts::FRAC_PI_2;
+            (a.cos(), a.sin())
+        })
+        .collect();
+    let alternative = run.alternative;
+    let title = format!(
+        "One tipping run as a network over time: {} committed of {} agents (ringed)",
+        run.committed, run.agents
+    );
+    figure!(960, 760, |root| {
+        let root = root.titled(&title, ("sans-serif", 18))?;
+        let (grid, legend) = root.split_vertically(680);
+        let cells = grid.split_evenly((2, 3));
+        for (w, area) in panels.iter().zip(cells.iter()) {
+            let alt = w.state.iter().filter(|s| **s == Some(alternative)).count();
+            let switches: u32 = w.graph.all_edges().map(|e| e.2 .1).sum();
+            let caption = format!(
+                "t {}–{}: {} switches, {}/{} alternative{}",
+                w.from,
+                w.to,
+                switches,
+                alt,
+                run.agents,
+                if w.carried { " (carried)" } else { "" }
+            );
+            let mut chart = ChartBuilder::on(area)
+                .caption(caption, ("sans-serif", 12))
+                .margin(6)
+                .build_cartesian_2d(-1.25f64..1.25f64, -1.25f64..1.25f64)?;
+            if w.carried {
+                chart.plotting_area().fill(&PALETTE[6].mix(0.15))?;
+            }
+            for (a, b, &(meetings, switched)) in w.graph.all_edges() {
+                let style = if switched > 0 {
+                    PALETTE[5].stroke_width(2)
+                } else {
+                    RGBColor(150, 150, 150).mix((0.25 + 0.15 * meetings as f64).min(0.9)).stroke_width(1)
+                };
+                chart.draw_series(std::iter::once(PathElement::new(vec![pos[a], pos[b]], style)))?;
+            }
+            for (k, p) in pos.iter().enumerate() {
+                let c = match w.state[k] {
+                    Some(name) if name == alternative => PALETTE[1],
+                    Some(_) => PALETTE[0],
+                    None => RGBColor(200, 200, 200),
+                };
+                chart.draw_series(std::iter::once(Circle::new(*p, 5, c.filled())))?;
+                if k < run.committed {
+                    chart.draw_series(std::iter::once(Circle::new(*p, 8, BLACK.stroke_width(2))))?;
+                }
+            }
+        }
+        let items: [(RGBAColor, &str); 5] = [
+            (PALETTE[0].to_rgba(), "proposed the established name"),
+            (PALETTE[1].to_rgba(), "proposed the alternative name"),
+            (RGBColor(150, 150, 150).to_rgba(), "met (darker: more often)"),
+            (PALETTE[5].to_rgba(), "mismatch, then a switch"),
+            (PALETTE[6].mix(0.3), "alternative carried"),
+        ];
+        for (i, (c, label)) in items.iter().enumerate() {
+            let x = 12 + 190 * i as i32;
+            legend.draw(&Rectangle::new([(x, 30), (x + 14, 44)], c.filled()))?;
+            legend.draw(&Text::new(label.to_string(), (x + 19, 31), ("sans-serif", 12)))?;
+        }
+        Ok(())
+    })
 }
 
 fn html_table(t: &Table, id: &str) -> String {
@@ -373,6 +564,7 @@ fn tipping_run(conn: &rusqlite::Connection) -> anyhow::Result<Option<TippingRun>
         events.push((*t, *a, *na, *m));
         events.push((*t, *b, *nb, *m));
     }
+    let meetings = rows.clone();
     let tipped_at = agora_analysis::convention::first_convention(
         rows.iter().map(|r| (r.0, r.5.then_some(r.3))),
         window,
@@ -380,14 +572,21 @@ fn tipping_run(conn: &rusqlite::Connection) -> anyhow::Result<Option<TippingRun>
         |n| n == alternative,
     )
     .map(|e| e.t);
-    Ok(Some(TippingRun { agents: population as usize, committed: committed as usize, alternative, events, tipped_at }))
+    Ok(Some(TippingRun {
+        agents: population as usize,
+        committed: committed as usize,
+        alternative,
+        events,
+        meetings,
+        tipped_at,
+    }))
 }
 
 /// Writes `report.html` into `out` and returns its path.
 pub fn write(store: &Path, out: &Path) -> anyhow::Result<std::path::PathBuf> {
     let analysis = agora_analysis::analyze::analyze(store, None)?;
     let conn = rusqlite::Connection::open_with_flags(store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-    let mut figures: Vec<(&str, String)> = Vec::new();
+    let mut figures: Vec<(&str, Figure)> = Vec::new();
     if !analysis.equivalence.is_empty() {
         figures.push(("Equivalence forest plot", forest(&analysis)?));
     }
@@ -405,7 +604,7 @@ pub fn write(store: &Path, out: &Path) -> anyhow::Result<std::path::PathBuf> {
                 "contribution (share of endowment)",
                 &pg,
                 1.0,
-                Some((0.4, 0.6, "human round 1, 0.5 ± 0.10")),
+                Some(Band::Rows(0.4, 0.6, "human round 1, 0.5 ± 0.10")),
             )?,
         ));
     }
@@ -456,14 +655,13 @@ pub fn write(store: &Path, out: &Path) -> anyhow::Result<std::path::PathBuf> {
                 "share of runs overturned",
                 &tip,
                 1.0,
-                None,
-            )?
-            .replace("</svg>", "")
-                + &tipping_band(),
+                Some(Band::Columns(0.21, 0.25, "human critical mass 0.21–0.25 (Centola et al. 2018)")),
+            )?,
         ));
     }
     if let Some(run) = tipping_run(&conn)? {
         figures.push(("One tipping run as a social process", social_process(&run)?));
+        figures.push(("The same tipping run as an interaction network over time", social_network(&run)?));
     }
     let mr: Vec<(String, Vec<f64>)> = {
         let mut st = conn.prepare(
@@ -526,11 +724,28 @@ pub fn write(store: &Path, out: &Path) -> anyhow::Result<std::path::PathBuf> {
     }
     h.push_str("</table>");
     let _ = write!(h, "<p>{} runs analysed.</p><h2>Figures</h2>", analysis.runs);
-    for (i, (caption, svg)) in figures.iter().enumerate() {
+    let fig_dir = out.join("figures");
+    std::fs::create_dir_all(&fig_dir).with_context(|| format!("creating {}", fig_dir.display()))?;
+    for (i, (caption, fig)) in figures.iter().enumerate() {
+        let slug: String = caption
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '-' })
+            .collect::<String>()
+            .split('-')
+            .filter(|w| !w.is_empty())
+            .collect::<Vec<_>>()
+            .join("-");
+        let stem = format!("{:02}-{slug}", i + 1);
+        for (ext, bytes) in [("svg", fig.svg.as_bytes()), ("png", fig.png.as_slice())] {
+            let path = fig_dir.join(format!("{stem}.{ext}"));
+            std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+        }
         let _ = write!(
             h,
-            "<figure id=\"figure-{i}\" class=\"figure\"><figcaption>{}</figcaption>{svg}</figure>",
-            escape(caption)
+            "<figure id=\"figure-{i}\" class=\"figure\"><figcaption>{} <a href=\"figures/{stem}.png\">PNG</a> \
+             <a href=\"figures/{stem}.svg\">SVG</a></figcaption>{}</figure>",
+            escape(caption),
+            fig.svg
         );
     }
     for t in analysis.tables() {
@@ -541,27 +756,51 @@ pub fn write(store: &Path, out: &Path) -> anyhow::Result<std::path::PathBuf> {
             h.push_str(&html_table(&t, t.name));
         }
     }
-    // Models and serving notes, as the transcripts record them.
+    // Models with their serving facts, as the study declared them, and the calls each made.
     {
         let mut st = conn.prepare(
-            "SELECT t.model, t.served_id, GROUP_CONCAT(DISTINCT t.endpoint), COUNT(*) FROM transcripts t GROUP BY 1, 2 ORDER BY 1",
+            "SELECT m.name, m.family, m.served_id, m.endpoints, m.quantisation, m.notes, m.structured, m.temperature,
+                    m.max_tokens, (SELECT COUNT(*) FROM transcripts t WHERE t.model = m.name)
+             FROM models m ORDER BY m.name, m.served_id",
         )?;
-        let rows: Vec<(String, String, String, i64)> =
-            st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?.collect::<Result<_, _>>()?;
-        h.push_str("<h2>Models</h2>");
+        #[allow(clippy::type_complexity)]
+        let rows: Vec<(String, String, String, String, String, String, String, f64, i64, i64)> = st
+            .query_map([], |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                    r.get(6)?,
+                    r.get(7)?,
+                    r.get(8)?,
+                    r.get(9)?,
+                ))
+            })?
+            .collect::<Result<_, _>>()?;
+        h.push_str("<h2>Models and serving notes</h2>");
         if rows.is_empty() {
-            h.push_str("<p>No LLM calls in this store: every roster is classical.</p>");
+            h.push_str("<p>No language model is declared in this store's studies: every roster is classical.</p>");
         } else {
             h.push_str(
-                "<table id=\"models\"><tr><th>model</th><th>served id</th><th>endpoints</th><th>calls</th></tr>",
+                "<table id=\"models\"><tr><th>model</th><th>family</th><th>served id</th><th>endpoints</th>\
+                 <th>quantisation</th><th>serving notes</th><th>structured output</th><th>temperature</th>\
+                 <th>max tokens</th><th>calls recorded</th></tr>",
             );
-            for (m, sid, ep, n) in &rows {
+            for (name, family, sid, ep, quant, notes, structured, temp, max_tokens, calls) in &rows {
                 let _ = write!(
                     h,
-                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{n}</td></tr>",
-                    escape(m),
+                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{temp}</td>\
+                     <td>{max_tokens}</td><td>{calls}</td></tr>",
+                    escape(name),
+                    escape(family),
                     escape(sid),
-                    escape(ep)
+                    escape(ep),
+                    escape(quant),
+                    escape(notes),
+                    escape(structured),
                 );
             }
             h.push_str("</table>");
@@ -658,10 +897,6 @@ pub fn write(store: &Path, out: &Path) -> anyhow::Result<std::path::PathBuf> {
 }
 
 /// The human critical-mass bracket drawn as a note on the tipping figure.
-fn tipping_band() -> String {
-    "<text x=\"80\" y=\"60\" font-family=\"sans-serif\" font-size=\"13\">human critical mass: 0.21–0.25 (Centola et al. 2018)</text></svg>".into()
-}
-
 #[cfg(test)]
 mod tests {
     use super::escape;

@@ -30,6 +30,7 @@ fn write_study(dir: &Path, endpoint: &str, timeout_s: f64) -> PathBuf {
         r#"Study(
     version: 1, name: "fake-llm", master_seed: 11, runs: 3,
     models: [Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
+                   quantisation: "Q8_0", notes: "fake server <b>on loopback</b>",
                    concurrency: 16, timeout_s: {timeout_s}, max_attempts: 3, max_retries: 14, backoff_ms: 5)],
     blocks: [
         Block(name: "pd", environment: PrisonersDilemma(rounds: 4), model_rosters: true, rosters: [],
@@ -128,6 +129,16 @@ fn faults_are_survived_recorded_and_replayed_byte_for_byte() {
         2
     );
     drop(c);
+    // The report names the model with its serving facts, escaped.
+    let report = dir.path().join("report");
+    let out = agora(&["report", "--store", store.to_str().expect("utf8"), "--out", report.to_str().expect("utf8")]);
+    assert!(out.status.success(), "{}", text(&out));
+    let html = std::fs::read_to_string(report.join("report.html")).expect("report");
+    let models = &html[html.find("id=\"models\"").expect("models table")..];
+    let models = &models[..models.find("</table>").expect("end of table")];
+    for fact in ["fake-1", "Fake", "Q8_0", "fake server &lt;b&gt;on loopback&lt;/b&gt;", "JsonSchema"] {
+        assert!(models.contains(fact), "{fact} in {models}");
+    }
 
     // Replay into a fresh store from the first store's cache, with the server gone.
     server.stop();

@@ -36,11 +36,16 @@ fn report_is_self_contained_escapes_replies_and_renders_in_a_browser() {
     assert!(html.contains("&lt;script&gt;document.title="), "the reply is shown, escaped");
     assert!(!html.contains("http://") || !html.contains("src=\"http"), "nothing is loaded from the network");
     let figures = html.matches("class=\"figure\"").count();
-    assert!(figures >= 7, "{figures} figures");
+    assert!(figures >= 9, "{figures} figures");
     assert!(html.contains("id=\"verdicts\""));
+    assert!(html.contains("interaction network over time"), "the tipping run drawn as a network");
+    assert!(html.contains("human critical mass 0.21–0.25"), "tipping curves carry the human bracket");
+    assert_figure_files(&out.join("figures"), figures);
 
     let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].into_iter().find(|p| Path::new(p).exists());
     let Some(chromium) = chromium else {
+        // CI installs Chromium and sets this, so there the browser check cannot be skipped.
+        assert!(std::env::var_os("AGORA_REQUIRE_BROWSER").is_none(), "AGORA_REQUIRE_BROWSER is set but no chromium");
         eprintln!("browser check not run: no chromium installed");
         return;
     };
@@ -76,6 +81,32 @@ fn report_is_self_contained_escapes_replies_and_renders_in_a_browser() {
     assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "a non-trivial screenshot");
 }
 
+/// Every figure is written as SVG and as a PNG that decodes, has the size of a readable
+/// figure and is drawn on (not blank: coloured marks and dark text).
+fn assert_figure_files(dir: &Path, figures: usize) {
+    let mut pngs: Vec<_> = std::fs::read_dir(dir)
+        .expect("figures directory")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "png"))
+        .collect();
+    pngs.sort();
+    assert_eq!(pngs.len(), figures, "one PNG per figure");
+    for p in &pngs {
+        assert!(p.with_extension("svg").exists(), "{} has its SVG", p.display());
+        let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(p).expect("open")));
+        let mut reader = decoder.read_info().expect("a PNG");
+        let mut buf = vec![0; reader.output_buffer_size()];
+        let info = reader.next_frame(&mut buf).expect("decodes");
+        assert!(info.width >= 700 && info.height >= 200, "{} is {}×{}", p.display(), info.width, info.height);
+        let px = &buf[..info.buffer_size()];
+        let pixels = px.len() / 3;
+        let dark = px.chunks(3).filter(|c| c.iter().all(|v| *v < 80)).count();
+        let coloured = px.chunks(3).filter(|c| c.iter().max().unwrap_or(&0) - c.iter().min().unwrap_or(&0) > 60).count();
+        assert!(dark * 200 > pixels, "{}: text and axes are drawn ({dark} dark pixels)", p.display());
+        assert!(coloured * 200 > pixels, "{}: data are drawn in colour ({coloured} pixels)", p.display());
+    }
+}
+
 #[test]
 fn demo_runs_both_studies_analyses_them_and_writes_the_report() {
     let dir = tempfile::tempdir().expect("tempdir");
@@ -91,5 +122,5 @@ fn demo_runs_both_studies_analyses_them_and_writes_the_report() {
     assert!(dir.path().join("agora.sqlite").exists());
     assert!(dir.path().join("report/analysis/verdicts.csv").exists());
     let html = std::fs::read_to_string(dir.path().join("report/report.html")).expect("report");
-    assert!(html.matches("class=\"figure\"").count() >= 7);
+    assert!(html.matches("class=\"figure\"").count() >= 9);
 }

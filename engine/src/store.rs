@@ -15,7 +15,7 @@ use crate::records::RunRecords;
 /// `PRAGMA application_id` of an Agora store ("AGOR").
 pub const APPLICATION_ID: i32 = 0x4147_4f52;
 /// Version of the table layout.
-pub const SCHEMA_VERSION: i32 = 1;
+pub const SCHEMA_VERSION: i32 = 2;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS studies (
@@ -25,6 +25,18 @@ CREATE TABLE IF NOT EXISTS studies (
     runs INTEGER NOT NULL,
     source TEXT NOT NULL,
     PRIMARY KEY (study, plan_hash)
+);
+CREATE TABLE IF NOT EXISTS models (
+    name TEXT NOT NULL,
+    family TEXT NOT NULL,
+    served_id TEXT NOT NULL,
+    endpoints TEXT NOT NULL,
+    quantisation TEXT NOT NULL,
+    notes TEXT NOT NULL,
+    structured TEXT NOT NULL,
+    temperature REAL NOT NULL,
+    max_tokens INTEGER NOT NULL,
+    PRIMARY KEY (name, served_id, endpoints)
 );
 CREATE TABLE IF NOT EXISTS runs (
     run_id INTEGER PRIMARY KEY,
@@ -116,7 +128,7 @@ CREATE TABLE IF NOT EXISTS interactions (
 ";
 
 /// The tables an export writes, in order.
-pub const TABLES: [&str; 6] = ["studies", "runs", "agents", "decisions", "payoffs", "interactions"];
+pub const TABLES: [&str; 7] = ["studies", "models", "runs", "agents", "decisions", "payoffs", "interactions"];
 
 /// An open store.
 pub struct Store {
@@ -154,7 +166,11 @@ impl Store {
                 return Err(corrupt("not an Agora store (wrong application id)".into()));
             }
             let version: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(sql)?;
-            if version != SCHEMA_VERSION {
+            if version == 1 {
+                // Version 2 added the models table; nothing else changed.
+                conn.execute_batch(SCHEMA).map_err(sql)?;
+                conn.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(sql)?;
+            } else if version != SCHEMA_VERSION {
                 return Err(corrupt(format!("schema version {version}, this build reads {SCHEMA_VERSION}")));
             }
         }
@@ -197,6 +213,27 @@ impl Store {
                 params![plan.study, plan.hash(), plan.master_seed.to_string(), plan.runs.len() as i64, source],
             )
             .map_err(|e| self.sql(e))?;
+        // The model declarations with their serving facts (never an API key: only the name of
+        // the variable that holds it is in a declaration, and it is not stored).
+        for m in &plan.models {
+            self.conn
+                .execute(
+                    "INSERT OR IGNORE INTO models (name, family, served_id, endpoints, quantisation, notes, structured,
+                        temperature, max_tokens) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                    params![
+                        m.name,
+                        m.family,
+                        m.served_id,
+                        m.endpoints.join(" "),
+                        m.quantisation,
+                        m.notes,
+                        format!("{:?}", m.structured),
+                        m.temperature,
+                        m.max_tokens
+                    ],
+                )
+                .map_err(|e| self.sql(e))?;
+        }
         Ok(())
     }
 
@@ -459,6 +496,7 @@ impl Store {
                         t.latency_ms, t.prompt_tokens, t.completion_tokens
                      FROM src.transcripts t JOIN merge_map p ON t.run_id = p.old;
                  INSERT OR IGNORE INTO main.studies SELECT * FROM src.studies;
+                 INSERT OR IGNORE INTO main.models SELECT * FROM src.models;
                  INSERT OR IGNORE INTO main.llm_cache SELECT * FROM src.llm_cache;",
             )
             .map_err(sql)?;

@@ -198,3 +198,24 @@ fn truncated_or_foreign_store_is_refused() {
     assert!(err.to_string().contains("not an Agora store"), "{err}");
     assert!(Store::open(&good).is_ok());
 }
+
+#[test]
+fn a_version_1_store_gains_the_models_table_and_keeps_its_runs() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("v1.sqlite");
+    let p = plan("classical.ron", 1);
+    drop(run_into(dir.path(), "v1.sqlite", &p, &RunnerOptions::default()));
+    {
+        // Make it what version 1 wrote: no models table.
+        let c = rusqlite::Connection::open(&path).expect("open");
+        c.execute_batch("DROP TABLE models; PRAGMA user_version = 1;").expect("downgrade");
+    }
+    let store = Store::open(&path).expect("a version-1 store opens");
+    assert_eq!(store.completed_keys().expect("keys").len(), p.runs.len(), "runs kept");
+    drop(store);
+    let c = rusqlite::Connection::open(&path).expect("open");
+    let version: i32 = c.query_row("PRAGMA user_version", [], |r| r.get(0)).expect("version");
+    assert_eq!(version, agora_engine::store::SCHEMA_VERSION);
+    let models: i64 = c.query_row("SELECT COUNT(*) FROM models", [], |r| r.get(0)).expect("models table");
+    assert_eq!(models, 0);
+}
