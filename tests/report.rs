@@ -101,7 +101,8 @@ fn assert_figure_files(dir: &Path, figures: usize) {
         let px = &buf[..info.buffer_size()];
         let pixels = px.len() / 3;
         let dark = px.chunks(3).filter(|c| c.iter().all(|v| *v < 80)).count();
-        let coloured = px.chunks(3).filter(|c| c.iter().max().unwrap_or(&0) - c.iter().min().unwrap_or(&0) > 60).count();
+        let coloured =
+            px.chunks(3).filter(|c| c.iter().max().unwrap_or(&0) - c.iter().min().unwrap_or(&0) > 60).count();
         assert!(dark * 200 > pixels, "{}: text and axes are drawn ({dark} dark pixels)", p.display());
         assert!(coloured * 200 > pixels, "{}: data are drawn in colour ({coloured} pixels)", p.display());
     }
