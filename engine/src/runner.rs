@@ -164,69 +164,91 @@ fn run_gathered(
     commit: &mut Commit,
     report: &mut RunnerReport,
 ) -> Result<(), EngineError> {
+    // Every live run advances on its own: when the last awaited decision of a run's stage
+    // arrives, that run resolves and begins its next stage at once, while the other runs'
+    // requests stay in flight. No run waits for another's slow reply (no head-of-line
+    // blocking across runs), and a finished run's slot is refilled straight away. A run's
+    // records depend only on its own decisions, so the order replies arrive in does not
+    // change them.
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
         .build()
         .map_err(EngineError::Runtime)?;
     let mut queue = todo.iter();
-    let mut live: Vec<RunWorld> = Vec::new();
+    let mut slots: Vec<Option<(RunWorld, usize)>> = Vec::new();
+    let mut set: JoinSet<(usize, usize, Result<agora_environments::Action, agora_agents::AgentError>)> = JoinSet::new();
+    let _guard = rt.enter();
+
+    // Steps the run in `slot` until it awaits decisions or ends; an ended run is committed and
+    // its slot emptied. Returns true when `stop_after` asks to stop.
+    let mut advance = |slot: usize,
+                       slots: &mut Vec<Option<(RunWorld, usize)>>,
+                       set: &mut JoinSet<_>,
+                       report: &mut RunnerReport|
+     -> Result<bool, EngineError> {
+        loop {
+            let Some((run, waiting)) = slots[slot].as_mut() else { return Ok(false) };
+            if run.is_done() {
+                let (run, _) = slots[slot].take().expect("invariant: the slot holds a run");
+                return commit(run.into_records(), report);
+            }
+            let deferred = run.begin_stage();
+            if deferred.is_empty() {
+                run.finish_stage()?;
+                continue;
+            }
+            *waiting = deferred.len();
+            for (seat, fut) in deferred {
+                set.spawn(async move { (slot, seat, fut.await) });
+            }
+            return Ok(false);
+        }
+    };
+
     loop {
-        while live.len() < max_live {
-            match queue.next() {
-                Some(spec) => live.push(build(spec)?),
-                None => break,
+        // Fill empty slots with new runs.
+        for slot in 0..max_live {
+            if slots.len() <= slot {
+                slots.push(None);
             }
-        }
-        if live.is_empty() {
-            return Ok(());
-        }
-        // Observe → Decide in every live run; gather what must be awaited.
-        let mut pending = Vec::new();
-        for (i, run) in live.iter_mut().enumerate() {
-            if !run.is_done() {
-                for (seat, fut) in run.begin_stage() {
-                    pending.push((i, seat, fut));
-                }
-            }
-        }
-        if !pending.is_empty() {
-            let answers = rt.block_on(async move {
-                let mut set = JoinSet::new();
-                for (i, seat, fut) in pending {
-                    set.spawn(async move { (i, seat, fut.await) });
-                }
-                let mut out = Vec::new();
-                while let Some(joined) = set.join_next().await {
-                    out.push(joined);
-                }
-                out
-            });
-            for joined in answers {
-                let (i, seat, result) = joined.map_err(|e| EngineError::Decision {
-                    run: "unknown".into(),
-                    seat: 0,
-                    source: agora_agents::AgentError::Failed(format!("decision task failed: {e}")),
-                })?;
-                let action =
-                    result.map_err(|source| EngineError::Decision { run: live[i].key().to_string(), seat, source })?;
-                live[i].supply(seat, action);
-            }
-        }
-        // Resolve → Record in every live run; commit the finished ones.
-        let mut i = 0;
-        while i < live.len() {
-            if !live[i].is_done() {
-                live[i].finish_stage()?;
-            }
-            if live[i].is_done() {
-                let run = live.swap_remove(i);
-                if commit(run.into_records(), report)? {
+            if slots[slot].is_none() {
+                let Some(spec) = queue.next() else { break };
+                slots[slot] = Some((build(spec)?, 0));
+                if advance(slot, &mut slots, &mut set, report)? {
                     report.interrupted = true;
                     return Ok(());
                 }
-            } else {
-                i += 1;
+            }
+        }
+        if set.is_empty() {
+            // Every slot is empty: each run either awaits a reply or has been committed.
+            if queue.len() == 0 {
+                return Ok(());
+            }
+            continue;
+        }
+        // Wait for at least one reply, then take every reply already there.
+        let mut answers = vec![rt.block_on(set.join_next()).expect("invariant: the set is not empty")];
+        while let Some(more) = set.try_join_next() {
+            answers.push(more);
+        }
+        for joined in answers {
+            let (slot, seat, result) = joined.map_err(|e| EngineError::Decision {
+                run: "unknown".into(),
+                seat: 0,
+                source: agora_agents::AgentError::Failed(format!("decision task failed: {e}")),
+            })?;
+            let Some((run, waiting)) = slots[slot].as_mut() else { continue };
+            let action = result.map_err(|source| EngineError::Decision { run: run.key().to_string(), seat, source })?;
+            run.supply(seat, action);
+            *waiting -= 1;
+            if *waiting == 0 {
+                run.finish_stage()?;
+                if advance(slot, &mut slots, &mut set, report)? {
+                    report.interrupted = true;
+                    return Ok(());
+                }
             }
         }
     }

@@ -242,7 +242,10 @@ impl Store {
     pub fn commit_run(&mut self, rec: &RunRecords) -> Result<bool, EngineError> {
         let path = self.path.clone();
         let sql = |source| EngineError::Store { path: path.clone(), source };
-        let tx = self.conn.transaction().map_err(sql)?;
+        // Immediate: take the write lock up front. A deferred transaction that reads first
+        // fails at once (SQLITE_BUSY, no waiting) when the reply cache's connection wrote in
+        // between, which happens when replies and commits interleave.
+        let tx = self.conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(sql)?;
         let exists: bool = tx
             .query_row("SELECT EXISTS(SELECT 1 FROM runs WHERE run_key = ?1)", [&rec.key], |r| r.get(0))
             .map_err(sql)?;
@@ -468,7 +471,7 @@ impl Store {
                     message: format!("run {key} is in both stores with different records"),
                 });
             }
-            let tx = conn.transaction().map_err(sql)?;
+            let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(sql)?;
             let present: i64 = tx
                 .query_row("SELECT COUNT(*) FROM src.runs WHERE run_key IN (SELECT run_key FROM main.runs)", [], |r| {
                     r.get(0)

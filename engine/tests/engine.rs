@@ -219,3 +219,65 @@ fn a_version_1_store_gains_the_models_table_and_keeps_its_runs() {
     let models: i64 = c.query_row("SELECT COUNT(*) FROM models", [], |r| r.get(0)).expect("models table");
     assert_eq!(models, 0);
 }
+
+/// A policy that answers after a fixed delay and counts its answers.
+struct Paced {
+    inner: Box<dyn Policy>,
+    delay_ms: u64,
+    answered: Arc<AtomicUsize>,
+}
+
+impl Policy for Paced {
+    fn meta(&self) -> &'static PolicyMeta {
+        &DELAYED
+    }
+    fn decide(&mut self, obs: &Observation, rng: &mut dyn RngCore) -> Decision {
+        let Decision::Ready(action) = self.inner.decide(obs, rng) else { panic!("inner policy is synchronous") };
+        let (delay, answered) = (self.delay_ms, self.answered.clone());
+        Decision::Deferred(Box::pin(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
+            answered.fetch_add(1, Ordering::SeqCst);
+            Ok(action)
+        }))
+    }
+    fn update(&mut self, feedback: &Feedback) {
+        self.inner.update(feedback);
+    }
+}
+
+#[test]
+fn a_slow_run_does_not_hold_back_the_others() {
+    let p = plan("classical.ron", 10);
+    let runs: Vec<RunSpec> =
+        p.runs.iter().filter(|r| r.block == "pd" && r.variant == agora_environments::Variant::C0).cloned().collect();
+    let slow_key = runs[0].key();
+    let slow_answers = Arc::new(AtomicUsize::new(0));
+    let fast_answers = Arc::new(AtomicUsize::new(0));
+    let (s, f) = (slow_answers.clone(), fast_answers.clone());
+    let factory: agora_engine::runner::PolicyFactory = Arc::new(move |spec: &RunSpec| {
+        let slow = spec.key() == slow_key;
+        Ok(spec
+            .seats
+            .iter()
+            .map(|seat: &PolicySpec| {
+                Box::new(Paced {
+                    inner: seat.build(),
+                    delay_ms: if slow { 150 } else { 1 },
+                    answered: if slow { s.clone() } else { f.clone() },
+                }) as Box<dyn Policy>
+            })
+            .collect::<Vec<_>>())
+    });
+    let opts = RunnerOptions { policy_factory: Some(factory), max_live: 64, ..RunnerOptions::default() };
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut store = Store::open(&dir.path().join("paced.sqlite")).expect("opens");
+    // How many of the slow run's decisions had been answered when each run was committed.
+    let mut at_commit = Vec::new();
+    execute(&runs, &mut store, &opts, &mut |_| at_commit.push(slow_answers.load(Ordering::SeqCst))).expect("runs");
+    assert_eq!(at_commit.len(), 10);
+    // The slow run plays 10 rounds × 2 seats at 150 ms a stage. In lockstep every run would
+    // finish with it; here the nine fast runs are done before its third stage is answered.
+    assert!(at_commit[8] <= 4, "the fast runs waited for the slow one: {at_commit:?}");
+    assert_eq!(at_commit[9], 20, "the slow run is committed last, complete");
+    assert_eq!(fast_answers.load(Ordering::SeqCst), 180);
+}
