@@ -4,6 +4,7 @@
 //! study or cell file, an unknown name, bad arguments, a store that is not an intact Agora
 //! store).
 
+mod bench;
 mod export;
 mod llm;
 mod report;
@@ -51,6 +52,10 @@ enum Command {
         /// Worker threads for classical rosters (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
+        /// Runs kept live at once when agents wait on a model server (default 256); with the
+        /// models' concurrency limits this bounds the requests in flight.
+        #[arg(long)]
+        live: Option<usize>,
         /// Directory of cell files (default: ../cells beside the study's directory).
         #[arg(long)]
         cells: Option<PathBuf>,
@@ -101,6 +106,20 @@ enum Command {
         /// Only this study.
         #[arg(long)]
         study: Option<String>,
+    },
+    /// Measure throughput, scale and dispatch (run from the repository root, release build):
+    /// classical games against the Python reference, networks of up to 10^6 agents, LLM
+    /// dispatch against a fake server, analysis on an instrument-size store.
+    Bench {
+        /// Small sizes (checks the harness; not figures to quote).
+        #[arg(long)]
+        quick: bool,
+        /// Only these sections (default: all).
+        #[arg(long, value_enum, value_delimiter = ',')]
+        only: Vec<bench::Section>,
+        /// Where to write the results table (Markdown).
+        #[arg(long, default_value = "bench/results.md")]
+        out: PathBuf,
     },
     /// The main job: run the classical and tipping studies into the store, analyse them and
     /// write the report.
@@ -161,6 +180,9 @@ impl std::fmt::Display for BadInput {
 
 impl std::error::Error for BadInput {}
 
+#[global_allocator]
+static ALLOC: bench::CountingAlloc = bench::CountingAlloc;
+
 fn main() -> ExitCode {
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
@@ -190,7 +212,8 @@ fn load_plan(study: &Path, cells: Option<&Path>, models: Option<&Path>) -> anyho
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Run { study, store, shard, dry_run, runs, threads, cells, models, replay, cache } => {
+        Command::Bench { quick, only, out } => bench::run(&bench::Options { quick, sections: only, out }),
+        Command::Run { study, store, shard, dry_run, runs, threads, live, cells, models, replay, cache } => {
             let mut plan = load_plan(&study, cells.as_deref(), models.as_deref())?;
             if let Some(n) = runs {
                 if n == 0 {
@@ -206,7 +229,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 print_plan(&plan);
                 return Ok(());
             }
-            run_plan(&plan, &study, &store, threads, replay, cache.as_deref())
+            run_plan(&plan, &study, &store, threads, live, replay, cache.as_deref())
         }
         Command::Check { study, cells, models } => {
             let plan = load_plan(&study, cells.as_deref(), models.as_deref())?;
@@ -227,7 +250,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             for name in ["classical.ron", "tipping.ron"] {
                 let study = root.join("scenarios/studies").join(name);
                 let plan = load_plan(&study, None, None)?;
-                run_plan(&plan, &study, &store, None, false, None)?;
+                run_plan(&plan, &study, &store, None, None, false, None)?;
             }
             let analysis = agora_analysis::analyze::analyze(&store, None)?;
             let dir = out.join("analysis");
@@ -343,6 +366,7 @@ fn run_plan(
     study: &Path,
     store_path: &Path,
     threads: Option<usize>,
+    live: Option<usize>,
     replay: bool,
     cache: Option<&Path>,
 ) -> anyhow::Result<()> {
@@ -370,6 +394,9 @@ fn run_plan(
     let mut opts = RunnerOptions::default();
     if let Some(t) = threads {
         opts.threads = t.max(1);
+    }
+    if let Some(l) = live {
+        opts.max_live = l.max(1);
     }
     if let Some(l) = &llm {
         opts.policy_factory = Some(l.factory());

@@ -1,0 +1,582 @@
+//! `agora bench`: the benchmark harness. It measures, in one run on this machine:
+//!
+//! - classical throughput: the canonical 24-agent minimal naming game, the prisoner's dilemma
+//!   and public goods through the engine, beside a plain loop over arrays playing the same
+//!   naming rules (the ECS's cost) and the Python reference in `bench/reference/` (the ratio);
+//! - large populations: the naming game and the memory-5 coordination game on networks of
+//!   10^4 to 10^6 agents (interactions per second, heap per agent, time to consensus);
+//! - LLM dispatch: `agora run` against a local fake OpenAI-compatible server with a set
+//!   latency (engine CPU per decision, requests in flight against the limit, decisions per
+//!   second, a fast model beside a slow one);
+//! - analysis: exact Mann–Whitney at 30 vs 30 and 100 vs 100, and `agora analyze` on a store
+//!   the size of the full instrument.
+//!
+//! The results are printed and written as a Markdown table with the machine and the date.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use agora_agents::llm::fake::{FakeReply, FakeServer};
+use agora_engine::network::{simulate, NetGame, NetRun, Network, StopRule, Topology};
+use agora_engine::{RunWorld, Store};
+use agora_scenarios::{Plan, RunSpec};
+use anyhow::Context as _;
+
+/// The global allocator, counting the bytes in use and their peak, so that the network
+/// benchmark measures memory per agent instead of estimating it.
+pub struct CountingAlloc;
+
+static IN_USE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded unchanged to the system allocator.
+        let p = unsafe { System.alloc(layout) };
+        if !p.is_null() {
+            let now = IN_USE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: forwarded unchanged to the system allocator.
+        unsafe { System.dealloc(ptr, layout) };
+        IN_USE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        // SAFETY: forwarded unchanged to the system allocator.
+        let p = unsafe { System.alloc_zeroed(layout) };
+        if !p.is_null() {
+            let now = IN_USE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        // SAFETY: forwarded unchanged to the system allocator.
+        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        if !p.is_null() {
+            if new_size >= layout.size() {
+                let now = IN_USE.fetch_add(new_size - layout.size(), Ordering::Relaxed) + new_size - layout.size();
+                PEAK.fetch_max(now, Ordering::Relaxed);
+            } else {
+                IN_USE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        p
+    }
+}
+
+/// Starts a peak measurement; returns the bytes in use now.
+fn reset_peak() -> usize {
+    let now = IN_USE.load(Ordering::Relaxed);
+    PEAK.store(now, Ordering::Relaxed);
+    now
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub enum Section {
+    Classical,
+    Networks,
+    Llm,
+    Analysis,
+}
+
+pub struct Options {
+    /// Small sizes everywhere (a smoke test of the harness, not figures to quote).
+    pub quick: bool,
+    pub sections: Vec<Section>,
+    pub out: PathBuf,
+}
+
+/// One line of the results table.
+struct Row {
+    bench: String,
+    setting: String,
+    result: String,
+    notes: String,
+}
+
+fn row(bench: &str, setting: impl Into<String>, result: impl Into<String>, notes: impl Into<String>) -> Row {
+    let r = Row { bench: bench.into(), setting: setting.into(), result: result.into(), notes: notes.into() };
+    println!("{:<22} {:<44} {:<34} {}", r.bench, r.setting, r.result, r.notes);
+    r
+}
+
+/// 1234567.8 → "1,234,568".
+fn thousands(x: f64) -> String {
+    let s = format!("{:.0}", x.max(0.0));
+    let mut out = String::new();
+    for (i, c) in s.chars().enumerate() {
+        if i > 0 && (s.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+pub fn run(opts: &Options) -> anyhow::Result<()> {
+    let sections = if opts.sections.is_empty() {
+        vec![Section::Classical, Section::Networks, Section::Llm, Section::Analysis]
+    } else {
+        opts.sections.clone()
+    };
+    let machine = machine();
+    let date = today();
+    println!("agora bench on {machine}, {date}{}", if opts.quick { " (quick sizes)" } else { "" });
+    let mut rows = Vec::new();
+    for s in sections {
+        match s {
+            Section::Classical => classical(opts.quick, &mut rows)?,
+            Section::Networks => networks(opts.quick, &mut rows)?,
+            Section::Llm => llm(opts.quick, &mut rows)?,
+            Section::Analysis => analysis(opts.quick, &mut rows)?,
+        }
+    }
+    let mut md = format!(
+        "Measured by `agora bench{}` on {machine}, {date} (release build unless noted).\n\n\
+         | benchmark | setting | result | notes |\n| --- | --- | --- | --- |\n",
+        if opts.quick { " --quick" } else { "" }
+    );
+    for r in &rows {
+        md.push_str(&format!("| {} | {} | {} | {} |\n", r.bench, r.setting, r.result, r.notes));
+    }
+    if let Some(dir) = opts.out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    std::fs::write(&opts.out, md).with_context(|| format!("writing {}", opts.out.display()))?;
+    println!("results written to {}", opts.out.display());
+    Ok(())
+}
+
+fn machine() -> String {
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|s| {
+            s.lines()
+                .find(|l| l.starts_with("model name"))
+                .map(|l| l.split(':').nth(1).unwrap_or("").trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown CPU".into());
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let mem = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|s| s.lines().next().and_then(|l| l.split_whitespace().nth(1)).and_then(|k| k.parse::<f64>().ok()))
+        .map(|kb| format!(", {:.0} GiB", kb / 1024.0 / 1024.0))
+        .unwrap_or_default();
+    format!("{cpu}, {cores} cores{mem}")
+}
+
+/// Today's UTC date from the system clock (civil-from-days, proleptic Gregorian).
+fn today() -> String {
+    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
+    let z = (secs / 86_400) as i64 + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+fn repo_file(rel: &str) -> anyhow::Result<PathBuf> {
+    let p = PathBuf::from(rel);
+    anyhow::ensure!(p.exists(), "{rel} not found: run `agora bench` from the repository root");
+    Ok(p)
+}
+
+/// Runs the Python reference; returns (work units, seconds).
+fn python(game: &str, runs: usize) -> anyhow::Result<(f64, f64)> {
+    let script = repo_file("bench/reference/reference.py")?;
+    let out = Command::new("python3")
+        .arg(&script)
+        .args([game, &runs.to_string(), "1"])
+        .output()
+        .context("running python3 (the reference implementation needs it)")?;
+    anyhow::ensure!(out.status.success(), "reference.py failed: {}", String::from_utf8_lossy(&out.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)?;
+    let work = v.get("interactions").or_else(|| v.get("decisions")).and_then(|x| x.as_f64()).unwrap_or(0.0);
+    Ok((work, v["seconds"].as_f64().unwrap_or(f64::NAN)))
+}
+
+/// Plays `count` runs drawn in turn from `specs` through the engine on this thread; returns
+/// (interactions, decisions, seconds).
+fn engine_runs(specs: &[RunSpec], count: usize) -> anyhow::Result<(u64, u64, f64)> {
+    let start = Instant::now();
+    let (mut interactions, mut decisions) = (0u64, 0u64);
+    for i in 0..count {
+        let rec = RunWorld::new(&specs[i % specs.len()])?.run_to_end()?;
+        interactions += rec.interactions.len() as u64;
+        decisions += rec.decisions.len() as u64;
+    }
+    Ok((interactions, decisions, start.elapsed().as_secs_f64()))
+}
+
+fn classical(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
+    let plan = Plan::load(&repo_file("scenarios/studies/classical.ron")?, None)?;
+    let pick = |block: &str, roster: &str| -> Vec<RunSpec> {
+        plan.runs
+            .iter()
+            .filter(|r| {
+                r.block == block
+                    && r.roster == roster
+                    && r.cell == "baseline"
+                    && r.variant == agora_environments::Variant::C0
+            })
+            .cloned()
+            .collect()
+    };
+    let naming = pick("naming-mng", "minimal-naming");
+    let pd = pick("pd", "roth-erev");
+    let pgg = pick("pgg", "conditional-cooperator");
+    anyhow::ensure!(!naming.is_empty() && !pd.is_empty() && !pgg.is_empty(), "classical.ron lacks a benchmark block");
+    let scale = if quick { 10 } else { 1 };
+
+    // The 24-agent naming game: engine, plain loop, Python.
+    let n_runs = 300 / scale;
+    let (ei, _, es) = engine_runs(&naming, n_runs)?;
+    let net = Network::build(Topology::Complete, 24, 0)?;
+    let start = Instant::now();
+    let mut pi = 0u64;
+    for seed in 0..n_runs as u64 {
+        let o = simulate(
+            &net,
+            &NetRun {
+                game: NetGame::SimultaneousNaming,
+                pool: 10,
+                committed: 0,
+                alternative: 1,
+                established: false,
+                max_interactions: 20_000,
+                stop: StopRule::Window { window: 50, threshold: 0.95 },
+                seed,
+            },
+        )?;
+        pi += o.interactions;
+    }
+    let ps = start.elapsed().as_secs_f64();
+    let (yi, ys) = python("naming", n_runs)?;
+    let (e_rate, p_rate, y_rate) = (ei as f64 / es, pi as f64 / ps, yi / ys);
+    rows.push(row(
+        "naming game, 24 agents",
+        format!("engine (bevy_ecs world per run), {n_runs} runs, 1 thread"),
+        format!("{} interactions/s; {:.0} runs/s", thousands(e_rate), n_runs as f64 / es),
+        format!("{:.0} interactions per run", ei as f64 / n_runs as f64),
+    ));
+    rows.push(row(
+        "naming game, 24 agents",
+        "plain loop over arrays, same rules",
+        format!("{} interactions/s", thousands(p_rate)),
+        format!(
+            "{:.0} interactions per run; ECS cost: {:.1}× the plain loop per interaction",
+            pi as f64 / n_runs as f64,
+            p_rate / e_rate
+        ),
+    ));
+    rows.push(row(
+        "naming game, 24 agents",
+        "Python reference (bench/reference), same rules",
+        format!("{} interactions/s", thousands(y_rate)),
+        format!("{:.0} interactions per run; engine = {:.0}× Python", yi / n_runs as f64, e_rate / y_rate),
+    ));
+    // With the store: the 120 distinct naming runs (C0–C3) committed to SQLite, one thread.
+    let all_naming: Vec<RunSpec> = plan
+        .runs
+        .iter()
+        .filter(|r| r.block == "naming-mng" && r.cell == "baseline")
+        .take(if quick { 12 } else { usize::MAX })
+        .cloned()
+        .collect();
+    let dir = tempfile_dir("store")?;
+    let mut store = Store::open(&dir.join("bench.sqlite"))?;
+    let start = Instant::now();
+    let opts = agora_engine::RunnerOptions { threads: 1, ..Default::default() };
+    let rep = agora_engine::execute(&all_naming, &mut store, &opts, &mut |_| {})?;
+    let ss = start.elapsed().as_secs_f64();
+    drop(store);
+    let _ = std::fs::remove_dir_all(&dir);
+    rows.push(row(
+        "naming game, 24 agents",
+        format!("engine + SQLite store, {} runs, 1 thread", rep.executed),
+        format!("{:.0} runs/s", rep.executed as f64 / ss),
+        "every decision and interaction recorded",
+    ));
+
+    for (name, specs, game) in [("prisoner's dilemma", &pd, "pd"), ("public goods", &pgg, "pgg")] {
+        let count = 20_000 / scale;
+        let (_, ed, es) = engine_runs(specs, count)?;
+        let (yd, ys) = python(game, count)?;
+        let roster = if game == "pd" { "2 Roth–Erev, 10 rounds" } else { "4 conditional cooperators, 10 rounds" };
+        rows.push(row(
+            name,
+            format!("engine, {roster}, {count} runs, 1 thread"),
+            format!("{} runs/s", thousands(count as f64 / es)),
+            format!("{} decisions/s", thousands(ed as f64 / es)),
+        ));
+        rows.push(row(
+            name,
+            "Python reference, same rules",
+            format!("{} runs/s", thousands(count as f64 / ys)),
+            format!(
+                "{} decisions/s; engine = {:.0}× Python",
+                thousands(yd / ys),
+                (count as f64 / es) / (count as f64 / ys)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn tempfile_dir(tag: &str) -> anyhow::Result<PathBuf> {
+    let dir = std::env::temp_dir().join(format!("agora-bench-{tag}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir)?;
+    Ok(dir)
+}
+
+fn networks(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
+    let sizes: &[usize] = if quick { &[1_000, 10_000] } else { &[10_000, 100_000, 1_000_000] };
+    let topologies = [
+        Topology::Complete,
+        Topology::Ring { k: 4 },
+        Topology::RandomRegular { d: 4 },
+        Topology::SmallWorld { k: 4, p: 0.1 },
+        Topology::ScaleFree { m: 3 },
+    ];
+    for &n in sizes {
+        for topology in topologies {
+            let base = reset_peak();
+            let start = Instant::now();
+            let net = Network::build(topology, n, 7)?;
+            let build = start.elapsed().as_secs_f64();
+            let build_peak = PEAK.load(Ordering::Relaxed) - base;
+            for game in [NetGame::MinimalNaming, NetGame::MemoryCoordination { memory: 5 }] {
+                let max = (100 * n as u64).min(20_000_000);
+                let run = NetRun {
+                    game,
+                    pool: 10,
+                    committed: 0,
+                    alternative: 1,
+                    established: false,
+                    max_interactions: max,
+                    stop: StopRule::Consensus,
+                    seed: 11,
+                };
+                let base_run = reset_peak();
+                let start = Instant::now();
+                let o = simulate(&net, &run)?;
+                let secs = start.elapsed().as_secs_f64();
+                let run_peak = PEAK.load(Ordering::Relaxed) - base_run;
+                let consensus = match o.converged_at {
+                    Some(t) => format!(
+                        "consensus at {} interactions ({:.1} per agent)",
+                        thousands(t as f64),
+                        t as f64 / n as f64
+                    ),
+                    None => format!("no consensus within {} interactions", thousands(o.interactions as f64)),
+                };
+                rows.push(row(
+                    "network",
+                    format!("{} · {} · {} agents", game.label(), topology.label(), thousands(n as f64)),
+                    format!("{} interactions/s", thousands(o.interactions as f64 / secs)),
+                    format!(
+                        "{consensus}; heap {:.1} B/agent (network {:.1}, state {:.1}; peak while building {:.1}); built in {:.2} s",
+                        (net.heap_bytes() + run_peak) as f64 / n as f64,
+                        net.heap_bytes() as f64 / n as f64,
+                        run_peak as f64 / n as f64,
+                        build_peak as f64 / n as f64,
+                        build
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// CPU seconds (user + system) of this process's waited-for children so far.
+fn children_cpu() -> f64 {
+    // SAFETY: getrusage writes into the struct we pass and reads nothing else.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; RUSAGE_CHILDREN is a valid selector.
+    if unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut u) } != 0 {
+        return f64::NAN;
+    }
+    let t = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 / 1e6;
+    t(u.ru_utime) + t(u.ru_stime)
+}
+
+fn write_llm_study(dir: &Path, models: &[(&str, String, usize)], runs: usize) -> anyhow::Result<PathBuf> {
+    let decl: Vec<String> = models
+        .iter()
+        .map(|(name, ep, limit)| {
+            format!(
+                "Model(name: \"{name}\", family: \"Fake\", endpoints: [\"{ep}\"], served_id: \"{name}\", \
+                 concurrency: {limit}, timeout_s: 60.0, max_retries: 4, backoff_ms: 20)"
+            )
+        })
+        .collect();
+    let study = format!(
+        "Study(version: 1, name: \"dispatch\", master_seed: 3, runs: {runs}, models: [{}],\n\
+         blocks: [Block(name: \"pgg\", environment: PublicGoods(rounds: 10), model_rosters: true, rosters: [])])",
+        decl.join(", ")
+    );
+    std::fs::create_dir_all(dir.join("studies"))?;
+    std::fs::create_dir_all(dir.join("cells"))?;
+    let path = dir.join("studies/dispatch.ron");
+    std::fs::write(&path, study)?;
+    Ok(path)
+}
+
+/// Runs `agora run` on a study; returns (wall seconds, child CPU seconds).
+fn agora_run(study: &Path, store: &Path, live: usize) -> anyhow::Result<(f64, f64)> {
+    let exe = std::env::current_exe()?;
+    let cpu0 = children_cpu();
+    let start = Instant::now();
+    let out = Command::new(exe)
+        .args(["run", &study.to_string_lossy(), "--store", &store.to_string_lossy(), "--live", &live.to_string()])
+        .output()?;
+    let wall = start.elapsed().as_secs_f64();
+    anyhow::ensure!(out.status.success(), "agora run failed: {}", String::from_utf8_lossy(&out.stderr));
+    Ok((wall, children_cpu() - cpu0))
+}
+
+fn llm(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build()?;
+    let (runs, limit, live) = if quick { (16, 32, 64) } else { (256, 512, 256) };
+    // Public goods, 4 seats × 10 rounds: one decision per seat per round.
+    let decisions = runs * 4 * 10;
+    for latency_ms in [0u64, 50] {
+        let reply = if latency_ms == 0 {
+            FakeReply::Legal
+        } else {
+            FakeReply::Delay(Duration::from_millis(latency_ms), Box::new(FakeReply::Legal))
+        };
+        let server = rt.block_on(FakeServer::start(Arc::new(move |_, _| reply.clone())))?;
+        let dir = tempfile_dir("llm")?;
+        let study = write_llm_study(&dir, &[("fake", server.endpoint(), limit)], runs)?;
+        let (wall, cpu) = agora_run(&study, &dir.join("s.sqlite"), live)?;
+        let peak = server.peak_in_flight.load(Ordering::Relaxed);
+        let requests = server.requests.load(Ordering::Relaxed);
+        // The ideal wall time: stages of a run are sequential, and at most `limit` requests
+        // are served at once.
+        let ideal = (decisions as f64 / limit as f64).max(10.0) * latency_ms as f64 / 1000.0;
+        rows.push(row(
+            "LLM dispatch",
+            format!("fake server, {latency_ms} ms latency, limit {limit}, {runs} runs live ≤ {live}"),
+            format!(
+                "{} decisions/s; {:.0} µs engine CPU per decision",
+                thousands(decisions as f64 / wall),
+                cpu / decisions as f64 * 1e6
+            ),
+            format!(
+                "{requests} requests for {decisions} decisions; peak in flight {peak} of {limit}; wall {wall:.2} s{}",
+                if latency_ms > 0 { format!(" vs {ideal:.2} s if latency were all") } else { String::new() }
+            ),
+        ));
+        server.stop();
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    // A fast model beside a slow one: does the fast one wait?
+    let fast_runs = if quick { 8 } else { 64 };
+    let fast_decisions = fast_runs * 40;
+    let time_fast = |with_slow: bool| -> anyhow::Result<f64> {
+        let fast = rt.block_on(FakeServer::start(Arc::new(|_, _| {
+            FakeReply::Delay(Duration::from_millis(10), Box::new(FakeReply::Legal))
+        })))?;
+        let slow = rt.block_on(FakeServer::start(Arc::new(|_, _| {
+            FakeReply::Delay(Duration::from_millis(400), Box::new(FakeReply::Legal))
+        })))?;
+        let dir = tempfile_dir("hol")?;
+        let mut models = vec![("fast", fast.endpoint(), 64)];
+        if with_slow {
+            models.push(("slow", slow.endpoint(), 64));
+        }
+        let study = write_llm_study(&dir, &models, fast_runs)?;
+        let exe = std::env::current_exe()?;
+        let start = Instant::now();
+        let mut child = Command::new(exe)
+            .args(["run", &study.to_string_lossy(), "--store", &dir.join("s.sqlite").to_string_lossy()])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()?;
+        let mut fast_done = None;
+        loop {
+            if fast_done.is_none() && fast.requests.load(Ordering::Relaxed) >= fast_decisions {
+                fast_done = Some(start.elapsed().as_secs_f64());
+            }
+            if let Some(status) = child.try_wait()? {
+                anyhow::ensure!(status.success(), "agora run failed");
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        let _ = std::fs::remove_dir_all(&dir);
+        fast_done.context("the fast model did not answer every decision")
+    };
+    let alone = time_fast(false)?;
+    let beside = time_fast(true)?;
+    rows.push(row(
+        "LLM dispatch",
+        format!("fast model (10 ms) beside a slow one (400 ms), {fast_runs} runs each"),
+        format!("fast model done in {beside:.2} s beside, {alone:.2} s alone"),
+        format!("ratio {:.2}: no head-of-line blocking when close to 1", beside / alone),
+    ));
+    Ok(())
+}
+
+fn analysis(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
+    use agora_analysis::stats::mann_whitney;
+    for n in [30usize, 100] {
+        // Tied integer-valued samples, as run-level outcomes often are.
+        let x: Vec<f64> = (0..n).map(|i| ((i * 7919) % 23) as f64).collect();
+        let y: Vec<f64> = (0..n).map(|i| ((i * 104_729) % 29) as f64).collect();
+        let start = Instant::now();
+        let r = mann_whitney(&x, &y)?;
+        let secs = start.elapsed().as_secs_f64();
+        rows.push(row(
+            "analysis",
+            format!("exact Mann–Whitney (permutation, with ties), {n} vs {n}"),
+            format!("{:.1} ms", secs * 1000.0),
+            format!("p = {:.4}", r.p_two_sided),
+        ));
+    }
+    let study = repo_file("bench/studies/instrument-size.ron")?;
+    let dir = tempfile_dir("analysis")?;
+    let store = dir.join("instrument-size.sqlite");
+    let exe = std::env::current_exe()?;
+    let mut args = vec!["run".to_string(), study.to_string_lossy().into(), "--cells".into(), "scenarios/cells".into()];
+    args.extend(["--store".into(), store.to_string_lossy().into()]);
+    if quick {
+        args.extend(["--runs".into(), "2".into()]);
+    }
+    let start = Instant::now();
+    let out = Command::new(&exe).args(&args).output()?;
+    anyhow::ensure!(out.status.success(), "agora run failed: {}", String::from_utf8_lossy(&out.stderr));
+    let run_secs = start.elapsed().as_secs_f64();
+    let runs: i64 = rusqlite::Connection::open(&store)?.query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))?;
+    let size = std::fs::metadata(&store).map(|m| m.len()).unwrap_or(0) as f64 / 1e6;
+    let start = Instant::now();
+    let out = Command::new(&exe)
+        .args(["analyze", "--store", &store.to_string_lossy(), "--out", &dir.join("analysis").to_string_lossy()])
+        .output()?;
+    anyhow::ensure!(out.status.success(), "agora analyze failed: {}", String::from_utf8_lossy(&out.stderr));
+    let secs = start.elapsed().as_secs_f64();
+    rows.push(row(
+        "analysis",
+        format!("`agora analyze` on a store of {} runs ({size:.0} MB)", thousands(runs as f64)),
+        format!("{secs:.1} s"),
+        format!("the store took {run_secs:.0} s to fill (bench/studies/instrument-size.ron, all cores)"),
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
