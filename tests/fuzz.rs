@@ -50,7 +50,7 @@ fn mutate(rng: &mut Xoshiro256PlusPlus, s: &str) -> String {
 #[test]
 fn reply_parser_never_panics_and_only_accepts_legal_actions() {
     let spaces = [
-        ActionSpace::Choice { labels: vec!["Option J".into(), "Option F".into()] },
+        ActionSpace::Choice { labels: vec!["Option J".to_string(), "Option F".to_string()].into() },
         ActionSpace::Amount { min: 11, max: 20 },
         ActionSpace::Allocation { targets: 3, max_each: 10 },
     ];

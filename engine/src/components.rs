@@ -1,10 +1,9 @@
 //! Components and resources of a run's world.
 
-use std::collections::VecDeque;
 use std::sync::Mutex;
 
 use agora_agents::{DecisionFuture, Policy};
-use agora_environments::{Action, Environment, Feedback, Observation, Step};
+use agora_environments::{Action, Environment, Observation, Step};
 use bevy_ecs::prelude::*;
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -34,10 +33,6 @@ pub struct Chosen(pub Option<Action>);
 /// which agents are asked never changes what they draw.
 #[derive(Component)]
 pub struct AgentRng(pub Xoshiro256PlusPlus);
-
-/// The agent's last outcomes, up to the environment's memory window.
-#[derive(Component, Default)]
-pub struct History(pub VecDeque<Feedback>);
 
 /// The game.
 #[derive(Resource)]

@@ -64,8 +64,13 @@ pub struct RunRecords {
 
 impl RunRecords {
     pub fn new(spec: &RunSpec) -> Self {
+        Self::with_key(spec, spec.key())
+    }
+
+    /// As [`RunRecords::new`], with the run key already computed.
+    pub fn with_key(spec: &RunSpec, key: String) -> Self {
         RunRecords {
-            key: spec.key(),
+            key,
             spec: spec.clone(),
             agents: Vec::new(),
             steps: 0,

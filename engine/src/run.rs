@@ -37,8 +37,8 @@ impl RunWorld {
             .environment
             .build(spec.variant)
             .map_err(|source| EngineError::Environment { run: key.clone(), source })?;
-        let mut world = World::new();
-        let mut log = RunRecords::new(spec);
+        let (mut world, decide, resolve) = recycled();
+        let mut log = RunRecords::with_key(spec, key.clone());
         let mut seats = Vec::with_capacity(spec.seats.len());
         if policies.len() != env.population() {
             return Err(EngineError::Environment {
@@ -57,14 +57,8 @@ impl RunWorld {
             let committed = spec.committed.contains(&i);
             log.agents.push(AgentRecord { seat: i as u32, policy: meta.name, family: meta.family, committed });
             let stream = Xoshiro256PlusPlus::seed_from_u64(derive(spec.seed, &["seat", &i.to_string()]));
-            let mut entity = world.spawn((
-                Seat(i),
-                Agent(policy),
-                AgentRng(stream),
-                Inbox::default(),
-                Chosen::default(),
-                History::default(),
-            ));
+            let mut entity =
+                world.spawn((Seat(i), Agent(policy), AgentRng(stream), Inbox::default(), Chosen::default()));
             if committed {
                 entity.insert(Committed);
             }
@@ -78,7 +72,6 @@ impl RunWorld {
         world.insert_resource(LastStep::default());
         world.insert_resource(Fault::default());
         world.insert_resource(Log(log));
-        let (decide, resolve) = build_schedules();
         Ok(RunWorld { world, decide, resolve, key })
     }
 
@@ -145,6 +138,34 @@ impl RunWorld {
             .map(|l| l.0)
             .expect("invariant: the log resource lives as long as the run");
         log.transcripts = seated.into_iter().flat_map(|(_, t)| t).collect();
+        RECYCLED.with(|pool| {
+            let mut pool = pool.borrow_mut();
+            if pool.len() < MAX_RECYCLED {
+                pool.push((self.world, self.decide, self.resolve));
+            }
+        });
         log
+    }
+}
+
+/// Finished runs leave their world and schedules here for the next run on the same thread:
+/// building and initialising two schedules costs more than playing a short game. A recycled
+/// world is emptied of entities, and every resource is inserted anew by the next run.
+const MAX_RECYCLED: usize = 1024;
+
+thread_local! {
+    static RECYCLED: std::cell::RefCell<Vec<(World, Schedule, Schedule)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn recycled() -> (World, Schedule, Schedule) {
+    match RECYCLED.with(|pool| pool.borrow_mut().pop()) {
+        Some((mut world, decide, resolve)) => {
+            world.clear_entities();
+            (world, decide, resolve)
+        }
+        None => {
+            let (decide, resolve) = build_schedules();
+            (World::new(), decide, resolve)
+        }
     }
 }

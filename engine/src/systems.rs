@@ -92,16 +92,12 @@ pub fn resolve_actions(
     }
 }
 
-/// Gives every agent its feedback and keeps its history window.
-pub fn deliver_feedback(last: Res<LastStep>, seats: Res<Seats>, mut agents: Query<(&mut Agent, &mut History)>) {
+/// Gives every agent its feedback (each policy keeps what it remembers).
+pub fn deliver_feedback(last: Res<LastStep>, seats: Res<Seats>, mut agents: Query<&mut Agent>) {
     let Some(step) = &last.0 else { return };
     for (seat, fb) in &step.feedback {
-        if let Ok((mut agent, mut history)) = agents.get_mut(seats.0[*seat]) {
+        if let Ok(mut agent) = agents.get_mut(seats.0[*seat]) {
             agent.0.update(fb);
-            history.0.push_back(fb.clone());
-            if history.0.len() > 64 {
-                history.0.pop_front();
-            }
         }
     }
 }

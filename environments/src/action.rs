@@ -45,7 +45,7 @@ impl Action {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum ActionSpace {
     /// Pick one of these labels (semantic order).
-    Choice { labels: Vec<String> },
+    Choice { labels: std::sync::Arc<[String]> },
     /// Pick an integer in `min..=max`.
     Amount { min: i64, max: i64 },
     /// Pick an integer in `0..=max_each` for each of `targets` targets.
@@ -107,7 +107,7 @@ mod tests {
     #[test]
     fn sample_is_legal_and_not_always_first() {
         let mut rng = rand::rngs::StdRng::seed_from_u64(7);
-        let s = ActionSpace::Choice { labels: (0..10).map(|i| i.to_string()).collect() };
+        let s = ActionSpace::Choice { labels: (0..10).map(|i| i.to_string()).collect::<Vec<_>>().into() };
         let draws: Vec<Action> = (0..200).map(|_| s.sample(&mut rng)).collect();
         assert!(draws.iter().all(|a| s.contains(a)));
         assert!(draws.iter().any(|a| *a != Action::Choice(0)));

@@ -192,6 +192,8 @@ pub struct NamingGame {
     params: NamingParams,
     variant: Variant,
     table: NgVariant,
+    /// The pool's names, shared by every observation.
+    labels: std::sync::Arc<[String]>,
     t: u32,
     pair: (usize, usize),
     orders: Option<Vec<Vec<u32>>>,
@@ -214,7 +216,8 @@ impl NamingGame {
             ));
         }
         let rule = ConventionWindow::new(params.window, params.threshold);
-        Ok(NamingGame { params, variant, table, t: 0, pair: (0, 1), orders: None, rule, reached: None })
+        let labels = table.names[..params.pool].to_vec().into();
+        Ok(NamingGame { params, variant, table, labels, t: 0, pair: (0, 1), orders: None, rule, reached: None })
     }
 
     /// The interaction and name at which the end condition was met, if it was.
@@ -222,8 +225,8 @@ impl NamingGame {
         self.reached
     }
 
-    fn labels(&self) -> Vec<String> {
-        self.table.names[..self.params.pool].to_vec()
+    fn labels(&self) -> std::sync::Arc<[String]> {
+        self.labels.clone()
     }
 
     fn order(&mut self, agent: usize, rng: &mut dyn RngCore) -> Vec<u32> {

@@ -19,7 +19,7 @@ pub const VARIANTS_RON: &str = include_str!("../../assets/environments/variants.
 #[serde(deny_unknown_fields)]
 pub struct PdVariant {
     pub cover_story: String,
-    pub labels: Vec<String>,
+    pub labels: std::sync::Arc<[String]>,
     pub r: f64,
     pub s: f64,
     pub t: f64,
@@ -55,7 +55,7 @@ pub struct BargainVariant {
     pub trust_endowment: i64,
     pub trust_multiplier: i64,
     /// Responder labels: index 0 accepts, index 1 rejects.
-    pub labels: Vec<String>,
+    pub labels: std::sync::Arc<[String]>,
 }
 
 /// When the 11–20 bonus is paid.

@@ -160,7 +160,7 @@ mod tests {
     use super::*;
 
     fn choice() -> ActionSpace {
-        ActionSpace::Choice { labels: vec!["Option J".into(), "Option F".into()] }
+        ActionSpace::Choice { labels: vec!["Option J".to_string(), "Option F".to_string()].into() }
     }
 
     #[test]

@@ -524,7 +524,7 @@ fn labels_shown(obs: &Observation, opts: &PromptOptions) -> Vec<String> {
         (ActionSpace::Choice { labels }, Context::Names { order }) => {
             order.iter().map(|i| labels[*i as usize].clone()).collect()
         }
-        (ActionSpace::Choice { labels }, _) => labels.clone(),
+        (ActionSpace::Choice { labels }, _) => labels.to_vec(),
         _ => Vec::new(),
     };
     if opts.reversed_actions {
