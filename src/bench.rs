@@ -286,7 +286,7 @@ fn classical(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         "naming game, 24 agents",
         "Python reference (bench/reference), same rules",
         format!("{} interactions/s", thousands(y_rate)),
-        format!("{:.0} interactions per run; engine = {:.0}× Python", yi / n_runs as f64, e_rate / y_rate),
+        format!("{:.0} interactions per run; engine = {:.1}× Python", yi / n_runs as f64, e_rate / y_rate),
     ));
     // With the store: the 120 distinct naming runs (C0–C3) committed to SQLite, one thread.
     let all_naming: Vec<RunSpec> = plan
@@ -327,7 +327,7 @@ fn classical(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
             "Python reference, same rules",
             format!("{} runs/s", thousands(count as f64 / ys)),
             format!(
-                "{} decisions/s; engine = {:.0}× Python",
+                "{} decisions/s; engine = {:.1}× Python",
                 thousands(yd / ys),
                 (count as f64 / es) / (count as f64 / ys)
             ),

@@ -12,8 +12,8 @@ pub struct DecisionRecord {
     pub round: u32,
     pub seat: u32,
     pub role: &'static str,
-    /// Compact action text (`c1`, `a17`, `[0,3,0]`).
-    pub action: String,
+    /// The action; stored and hashed as its compact text (`c1`, `a17`, `[0,3,0]`).
+    pub action: agora_environments::Action,
     pub value: f64,
     pub scale: f64,
     pub context: Option<f64>,
@@ -97,7 +97,7 @@ impl RunRecords {
                     d.round,
                     d.seat,
                     d.role,
-                    d.action,
+                    d.action.encode(),
                     d.value.to_bits(),
                     d.scale.to_bits(),
                     d.context.map(f64::to_bits)

@@ -301,8 +301,18 @@ impl Store {
                 )
                 .map_err(sql)?;
             for d in &rec.decisions {
-                st.execute(params![run_id, d.step, d.round, d.seat, d.role, d.action, d.value, d.scale, d.context])
-                    .map_err(sql)?;
+                st.execute(params![
+                    run_id,
+                    d.step,
+                    d.round,
+                    d.seat,
+                    d.role,
+                    d.action.encode(),
+                    d.value,
+                    d.scale,
+                    d.context
+                ])
+                .map_err(sql)?;
             }
             let mut st = tx
                 .prepare_cached("INSERT INTO payoffs (run_id, step, round, seat, payoff) VALUES (?1, ?2, ?3, ?4, ?5)")

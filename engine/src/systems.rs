@@ -114,7 +114,7 @@ pub fn record_step(mut last: ResMut<LastStep>, mut log: ResMut<Log>) {
             round: step.round,
             seat: d.agent as u32,
             role: d.role.as_str(),
-            action: d.action.encode(),
+            action: d.action,
             value: d.value,
             scale: d.scale,
             context: d.context,
