@@ -344,7 +344,7 @@ fn tempfile_dir(tag: &str) -> anyhow::Result<PathBuf> {
 }
 
 fn networks(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
-    let sizes: &[usize] = if quick { &[1_000, 10_000] } else { &[10_000, 100_000, 1_000_000] };
+    let sizes: &[usize] = if quick { &[1_000, 5_000] } else { &[10_000, 100_000, 1_000_000] };
     let topologies = [
         Topology::Complete,
         Topology::Ring { k: 4 },
@@ -360,7 +360,7 @@ fn networks(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
             let build = start.elapsed().as_secs_f64();
             let build_peak = PEAK.load(Ordering::Relaxed) - base;
             for game in [NetGame::MinimalNaming, NetGame::MemoryCoordination { memory: 5 }] {
-                let max = (100 * n as u64).min(20_000_000);
+                let max = (if quick { 20 } else { 100 } * n as u64).min(20_000_000);
                 let run = NetRun {
                     game,
                     pool: 10,
@@ -455,7 +455,7 @@ fn llm(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
     let (runs, limit, live) = if quick { (16, 32, 64) } else { (256, 512, 256) };
     // Public goods, 4 seats × 10 rounds: one decision per seat per round.
     let decisions = runs * 4 * 10;
-    for latency_ms in [0u64, 50] {
+    for latency_ms in [0u64, 50, 1000] {
         let reply = if latency_ms == 0 {
             FakeReply::Legal
         } else {

@@ -7,6 +7,7 @@
 mod bench;
 mod export;
 mod llm;
+mod network_cmd;
 mod report;
 mod stats_cmd;
 mod summary;
@@ -146,6 +147,9 @@ enum Command {
         #[arg(required = true)]
         stores: Vec<PathBuf>,
     },
+    /// Play the naming or coordination game on a network of up to millions of agents, with an
+    /// optional committed minority; prints the outcome as JSON.
+    Network(network_cmd::NetworkArgs),
     /// One statistic on JSON from stdin, answered as JSON on stdout (fields in README).
     Stats { test: stats_cmd::Test },
     /// Export the store's tables for pandas or polars users.
@@ -170,7 +174,7 @@ enum ListWhat {
 
 /// An error that is the user's input, not a failure of the run: exit code 2.
 #[derive(Debug)]
-struct BadInput(String);
+pub(crate) struct BadInput(pub(crate) String);
 
 impl std::fmt::Display for BadInput {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -253,6 +257,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::List { what, cells } => list(what, &cells),
         Command::Stats { test } => stats_cmd::main(test),
+        Command::Network(args) => network_cmd::main(args),
         Command::Demo { store, out } => {
             // The studies of this checkout: from the working directory when run there,
             // else from where the binary was built.

@@ -375,6 +375,11 @@ impl Population {
                 }
             }
             NetGame::MemoryCoordination { memory } => {
+                // The agent's current name is kept up to date: where its memory has a single
+                // most frequent name, that is the proposal.
+                if self.current[a] != NONE {
+                    return self.current[a];
+                }
                 let m = memory as usize;
                 let held = self.held[a] as usize;
                 if held == 0 {
@@ -428,13 +433,12 @@ impl Population {
                     counts[name as usize] += 1;
                 }
                 let best = *counts.iter().max().unwrap_or(&0);
-                let mut current = NONE;
-                for (name, c) in counts.iter().enumerate() {
-                    if *c == best {
-                        current = if current == NONE { name as u8 } else { NONE - 1 };
-                    }
-                }
-                self.set_current(a, if current == NONE - 1 { NONE } else { current });
+                let mut modes = counts.iter().enumerate().filter(|(_, c)| **c == best);
+                let current = match (modes.next(), modes.next()) {
+                    (Some((name, _)), None) => name as u8,
+                    _ => NONE,
+                };
+                self.set_current(a, current);
             }
         }
     }

@@ -82,15 +82,27 @@ pub fn mann_whitney(x: &[f64], y: &[f64]) -> Result<MannWhitney, StatsError> {
     let width = max_sum + 1;
     let mut dp = vec![0f64; (k + 1) * width];
     dp[0] = 1.0;
+    // Ranks are in ascending order, so after the first idx+1 values a count of c values has
+    // a doubled sum between the sum of the c smallest (low[c]) and of the c largest so far;
+    // and only counts from which k can still be reached matter. Both bounds keep the loops
+    // to the cells that can be nonzero.
+    let mut low = vec![0usize; k + 1];
+    for c in 1..=k {
+        low[c] = low[c - 1] + ranks2[c - 1];
+    }
     let mut reach = 0usize;
     for (idx, r) in ranks2.iter().enumerate() {
         let top = k.min(idx + 1);
+        let bottom = (k + idx + 1).saturating_sub(n).max(1);
         reach += r;
-        for c in (1..=top).rev() {
+        // The c largest of the first idx+1 ranks sum to at most c·r (r is the largest so far).
+        for c in (bottom..=top).rev() {
             let (lo, hi) = dp.split_at_mut(c * width);
             let prev = &lo[(c - 1) * width..c * width];
             let cur = &mut hi[..width];
-            for s in *r..=reach.min(max_sum) {
+            let from = low[c].max(*r);
+            let to = (c * r).min(reach).min(max_sum);
+            for s in from..=to {
                 let v = prev[s - r];
                 if v != 0.0 {
                     cur[s] += v;
