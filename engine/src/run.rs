@@ -25,14 +25,31 @@ impl RunWorld {
     /// seat with its policy, stream and inbox; agents are told what they remember before the
     /// first stage (an established convention).
     pub fn new(spec: &RunSpec) -> Result<RunWorld, EngineError> {
+        RunWorld::with_key(spec, spec.key())
+    }
+
+    /// As [`RunWorld::new`], with the run key already computed (the runner has it).
+    pub fn with_key(spec: &RunSpec, key: String) -> Result<RunWorld, EngineError> {
         let policies = spec.seats.iter().map(|p| p.build()).collect();
-        RunWorld::with_policies(spec, policies)
+        RunWorld::build(spec, key, policies)
     }
 
     /// Builds the world with the given policies, one per seat (policies that need more than
     /// their specification to exist, such as a client for a model server).
     pub fn with_policies(spec: &RunSpec, policies: Vec<Box<dyn Policy>>) -> Result<RunWorld, EngineError> {
-        let key = spec.key();
+        RunWorld::build(spec, spec.key(), policies)
+    }
+
+    /// As [`RunWorld::with_policies`], with the run key already computed.
+    pub fn with_policies_keyed(
+        spec: &RunSpec,
+        key: String,
+        policies: Vec<Box<dyn Policy>>,
+    ) -> Result<RunWorld, EngineError> {
+        RunWorld::build(spec, key, policies)
+    }
+
+    fn build(spec: &RunSpec, key: String, policies: Vec<Box<dyn Policy>>) -> Result<RunWorld, EngineError> {
         let env = spec
             .environment
             .build(spec.variant)

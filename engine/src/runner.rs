@@ -75,10 +75,12 @@ pub fn execute(
     progress: &mut dyn FnMut(Progress),
 ) -> Result<RunnerReport, EngineError> {
     let done = store.completed_keys()?;
-    let todo: Vec<&RunSpec> = runs.iter().filter(|r| !done.contains(&r.key())).collect();
+    // Each run's key is computed once, here, and handed to the world that plays it.
+    let todo: Vec<(&RunSpec, String)> =
+        runs.iter().map(|r| (r, r.key())).filter(|(_, key)| !done.contains(key)).collect();
     let mut report = RunnerReport { skipped: runs.len() - todo.len(), ..RunnerReport::default() };
     let total = todo.len();
-    let all_sync = opts.policy_factory.is_none() && todo.iter().all(|r| r.seats.iter().all(|s| !s.is_async()));
+    let all_sync = opts.policy_factory.is_none() && todo.iter().all(|(r, _)| r.seats.iter().all(|s| !s.is_async()));
     let mut commit = |rec: RunRecords, report: &mut RunnerReport| -> Result<bool, EngineError> {
         report.decisions += rec.decisions.len() as u64;
         store.commit_run(&rec)?;
@@ -90,16 +92,17 @@ pub fn execute(
         run_threaded(&todo, opts.threads, &mut |rec, rep| commit(rec, rep), &mut report)?;
     } else {
         let factory = opts.policy_factory.clone();
-        let build = move |spec: &RunSpec| match &factory {
-            Some(f) => RunWorld::with_policies(
+        let build = move |spec: &RunSpec, key: &str| match &factory {
+            Some(f) => RunWorld::with_policies_keyed(
                 spec,
+                key.to_string(),
                 f(spec).map_err(|m| EngineError::Decision {
-                    run: spec.key(),
+                    run: key.to_string(),
                     seat: 0,
                     source: agora_agents::AgentError::Failed(m),
                 })?,
             ),
-            None => RunWorld::new(spec),
+            None => RunWorld::with_key(spec, key.to_string()),
         };
         run_gathered(&todo, opts.max_live.max(1), &build, &mut |rec, rep| commit(rec, rep), &mut report)?;
     }
@@ -110,7 +113,7 @@ type Commit<'a> = dyn FnMut(RunRecords, &mut RunnerReport) -> Result<bool, Engin
 
 /// Independent runs on worker threads; the calling thread commits them in completion order.
 fn run_threaded(
-    todo: &[&RunSpec],
+    todo: &[(&RunSpec, String)],
     threads: usize,
     commit: &mut Commit,
     report: &mut RunnerReport,
@@ -127,8 +130,8 @@ fn run_threaded(
                     return;
                 }
                 let i = next.fetch_add(1, Ordering::Relaxed);
-                let Some(spec) = todo.get(i) else { return };
-                let result = RunWorld::new(spec).and_then(RunWorld::run_to_end);
+                let Some((spec, key)) = todo.get(i) else { return };
+                let result = RunWorld::with_key(spec, key.clone()).and_then(RunWorld::run_to_end);
                 if tx.send(result).is_err() {
                     return;
                 }
@@ -158,9 +161,9 @@ fn run_threaded(
 
 /// Live runs stepped together; deferred decisions of all of them awaited at once.
 fn run_gathered(
-    todo: &[&RunSpec],
+    todo: &[(&RunSpec, String)],
     max_live: usize,
-    build: &dyn Fn(&RunSpec) -> Result<RunWorld, EngineError>,
+    build: &dyn Fn(&RunSpec, &str) -> Result<RunWorld, EngineError>,
     commit: &mut Commit,
     report: &mut RunnerReport,
 ) -> Result<(), EngineError> {
@@ -213,8 +216,8 @@ fn run_gathered(
                 slots.push(None);
             }
             if slots[slot].is_none() {
-                let Some(spec) = queue.next() else { break };
-                slots[slot] = Some((build(spec)?, 0));
+                let Some((spec, key)) = queue.next() else { break };
+                slots[slot] = Some((build(spec, key)?, 0));
                 if advance(slot, &mut slots, &mut set, report)? {
                     report.interrupted = true;
                     return Ok(());
