@@ -161,12 +161,24 @@ fn lines(
     series: &[(String, Vec<(f64, f64)>)],
     y_max: f64,
     band: Option<Band>,
+    thresholds: &[Option<f64>],
 ) -> Fig {
     let xs = || series.iter().flat_map(|s| s.1.iter().map(|p| p.0));
     let x_min = xs().fold(f64::INFINITY, f64::min);
     let x_min = if x_min.is_finite() { x_min } else { 0.0 };
     let x_max = xs().fold(x_min, f64::max);
     let x_max = if x_max > x_min { x_max } else { x_min + 1.0 };
+    // Put the legend where the data leave room: the top right if the right part of the chart
+    // stays low, else the bottom right if it stays high, else the middle right.
+    let right: Vec<f64> =
+        series.iter().flat_map(|s| s.1.iter()).filter(|p| p.0 >= x_min + 0.5 * (x_max - x_min)).map(|p| p.1).collect();
+    let legend_at = if right.iter().all(|y| *y < 0.75 * y_max) {
+        SeriesLabelPosition::UpperRight
+    } else if right.iter().all(|y| *y > 0.4 * y_max) {
+        SeriesLabelPosition::LowerRight
+    } else {
+        SeriesLabelPosition::MiddleRight
+    };
     figure!(760, 420, |root| {
         let mut chart = ChartBuilder::on(&root)
             .caption(title, ("sans-serif", 18))
@@ -192,8 +204,76 @@ fn lines(
                 .label(name.clone())
                 .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], c.stroke_width(2)));
             chart.draw_series(pts.iter().map(|p| Circle::new(*p, 3, c.filled())))?;
+            // A series' threshold: a vertical line from the axis to the one-half line.
+            if let Some(Some(x)) = thresholds.get(i) {
+                chart.draw_series(std::iter::once(PathElement::new(
+                    vec![(*x, 0.0), (*x, y_max * 0.5)],
+                    c.stroke_width(3),
+                )))?;
+            }
         }
-        chart.configure_series_labels().background_style(WHITE.mix(0.85)).border_style(BLACK).draw()?;
+        if thresholds.iter().any(Option::is_some) {
+            chart
+                .draw_series(std::iter::once(PathElement::new(
+                    vec![(x_min, y_max * 0.5), (x_max, y_max * 0.5)],
+                    BLACK.mix(0.5).stroke_width(1),
+                )))?
+                .label("one half; thick tick: threshold")
+                .legend(|(x, y)| PathElement::new(vec![(x, y), (x + 16, y)], BLACK.mix(0.5)));
+        }
+        chart
+            .configure_series_labels()
+            .position(legend_at.clone())
+            .background_style(WHITE.mix(0.85))
+            .border_style(BLACK)
+            .draw()?;
+        Ok(())
+    })
+}
+
+/// Time to convention: per roster, block and variant, the quartiles of the interactions runs
+/// took to form a convention (box: first to third quartile; tick: median), with how many of
+/// the runs formed one.
+fn convergence_times(a: &Analysis) -> Fig {
+    let rows: Vec<&agora_analysis::analyze::ConvergenceRow> =
+        a.convergence.iter().filter(|r| r.time_median.is_some()).collect();
+    let n = rows.len().max(1);
+    let x_max = rows.iter().filter_map(|r| r.time_q3).fold(1.0f64, f64::max) * 1.1;
+    let labels: Vec<String> = rows
+        .iter()
+        .map(|r| format!("{} · {} · {} ({}/{} formed)", r.model, r.block, r.variant, r.formed, r.runs))
+        .collect();
+    figure!(900, 90 + 26 * n as u32, |root| {
+        let mut chart = ChartBuilder::on(&root)
+            .caption("Time to convention (box: quartiles; tick: median)", ("sans-serif", 18))
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(360)
+            .build_cartesian_2d(0f64..x_max, -0.5f64..n as f64 - 0.5)?;
+        chart
+            .configure_mesh()
+            .x_desc("interactions until the convention rule held")
+            .y_labels(n)
+            .y_label_formatter(&|y| {
+                if (y - y.round()).abs() < 1e-6 && *y >= 0.0 {
+                    labels.get(y.round() as usize).cloned().unwrap_or_default()
+                } else {
+                    String::new()
+                }
+            })
+            .draw()?;
+        for (i, r) in rows.iter().enumerate() {
+            let y = i as f64;
+            let c = PALETTE[i % 7];
+            let (q1, q3) = (r.time_q1.unwrap_or(0.0), r.time_q3.unwrap_or(0.0));
+            chart.draw_series(std::iter::once(Rectangle::new([(q1, y - 0.3), (q3, y + 0.3)], c.mix(0.5).filled())))?;
+            if let Some(m) = r.time_median {
+                chart.draw_series(std::iter::once(PathElement::new(
+                    vec![(m, y - 0.4), (m, y + 0.4)],
+                    BLACK.stroke_width(2),
+                )))?;
+            }
+        }
         Ok(())
     })
 }
@@ -605,6 +685,7 @@ pub fn write(store: &Path, out: &Path) -> anyhow::Result<std::path::PathBuf> {
                 &pg,
                 1.0,
                 Some(Band::Rows(0.4, 0.6, "human round 1, 0.5 ± 0.10")),
+                &[],
             )?,
         ));
     }
@@ -613,6 +694,7 @@ pub fn write(store: &Path, out: &Path) -> anyhow::Result<std::path::PathBuf> {
     }
     let acc: Vec<(String, Vec<(f64, f64)>)> =
         analysis.acceptance.iter().map(|r| (format!("{} · {}", r.model, r.variant), r.acceptance.clone())).collect();
+    let acc_thresholds: Vec<Option<f64>> = analysis.acceptance.iter().map(|r| r.threshold).collect();
     if !acc.is_empty() {
         figures.push((
             "Acceptance functions (fixed-offer arm)",
@@ -623,6 +705,7 @@ pub fn write(store: &Path, out: &Path) -> anyhow::Result<std::path::PathBuf> {
                 &acc,
                 1.0,
                 None,
+                &acc_thresholds,
             )?,
         ));
     }
@@ -641,8 +724,12 @@ pub fn write(store: &Path, out: &Path) -> anyhow::Result<std::path::PathBuf> {
                 &conv,
                 1.0,
                 None,
+                &[],
             )?,
         ));
+    }
+    if analysis.convergence.iter().any(|r| r.time_median.is_some()) {
+        figures.push(("Time to convention", convergence_times(&analysis)?));
     }
     let tip: Vec<(String, Vec<(f64, f64)>)> =
         analysis.tipping.iter().map(|c| (c.roster.clone(), c.points.iter().map(|p| (p.0, p.4)).collect())).collect();
@@ -656,6 +743,7 @@ pub fn write(store: &Path, out: &Path) -> anyhow::Result<std::path::PathBuf> {
                 &tip,
                 1.0,
                 Some(Band::Columns(0.21, 0.25, "human critical mass 0.21–0.25 (Centola et al. 2018)")),
+                &[],
             )?,
         ));
     }
