@@ -48,10 +48,18 @@ pub fn observe_environment(
 /// Asks every agent with an observation for its decision; deferred answers are parked for the
 /// runner, which awaits them together with those of every other live run.
 pub fn collect_decisions(
+    seats: Res<Seats>,
+    open: Res<OpenRequests>,
     mut agents: Query<(&Seat, &mut Agent, &mut Inbox, &mut Chosen, &mut AgentRng)>,
     deferred: Res<DeferredDecisions>,
 ) {
-    for (seat, mut agent, mut inbox, mut chosen, mut rng) in &mut agents {
+    // Only the agents asked this stage (two of 24 in the naming game), in seat order; each
+    // draws from its own stream, so the order never changes what is decided.
+    let mut asked: Vec<usize> = open.0.clone();
+    asked.sort_unstable();
+    asked.dedup();
+    for s in asked {
+        let Ok((seat, mut agent, mut inbox, mut chosen, mut rng)) = agents.get_mut(seats.0[s]) else { continue };
         let Some(obs) = inbox.0.take() else { continue };
         match agent.0.decide(&obs, &mut rng.0) {
             Decision::Ready(action) => chosen.0 = Some(action),

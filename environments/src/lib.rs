@@ -108,10 +108,12 @@ pub(crate) fn check_actions<'a>(
     actions: &'a [(usize, Action)],
     open: &[(usize, &ActionSpace)],
 ) -> Result<Vec<&'a Action>, EnvError> {
-    let got: Vec<usize> = actions.iter().map(|(a, _)| *a).collect();
-    let expected: Vec<usize> = open.iter().map(|(a, _)| *a).collect();
-    if got != expected {
-        return Err(EnvError::ActionMismatch { expected, got });
+    let same = actions.len() == open.len() && actions.iter().zip(open).all(|((a, _), (b, _))| a == b);
+    if !same {
+        return Err(EnvError::ActionMismatch {
+            expected: open.iter().map(|(a, _)| *a).collect(),
+            got: actions.iter().map(|(a, _)| *a).collect(),
+        });
     }
     actions
         .iter()
