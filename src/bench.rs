@@ -33,13 +33,17 @@ pub struct CountingAlloc;
 static IN_USE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
 
+fn grew(bytes: usize) {
+    let now = IN_USE.fetch_add(bytes, Ordering::Relaxed) + bytes;
+    PEAK.fetch_max(now, Ordering::Relaxed);
+}
+
 unsafe impl GlobalAlloc for CountingAlloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded unchanged to the system allocator.
         let p = unsafe { System.alloc(layout) };
         if !p.is_null() {
-            let now = IN_USE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
+            grew(layout.size());
         }
         p
     }
@@ -52,8 +56,7 @@ unsafe impl GlobalAlloc for CountingAlloc {
         // SAFETY: forwarded unchanged to the system allocator.
         let p = unsafe { System.alloc_zeroed(layout) };
         if !p.is_null() {
-            let now = IN_USE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
-            PEAK.fetch_max(now, Ordering::Relaxed);
+            grew(layout.size());
         }
         p
     }
@@ -62,8 +65,7 @@ unsafe impl GlobalAlloc for CountingAlloc {
         let p = unsafe { System.realloc(ptr, layout, new_size) };
         if !p.is_null() {
             if new_size >= layout.size() {
-                let now = IN_USE.fetch_add(new_size - layout.size(), Ordering::Relaxed) + new_size - layout.size();
-                PEAK.fetch_max(now, Ordering::Relaxed);
+                grew(new_size - layout.size());
             } else {
                 IN_USE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
             }
@@ -251,14 +253,8 @@ fn classical(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         let o = simulate(
             &net,
             &NetRun {
-                game: NetGame::SimultaneousNaming,
-                pool: 10,
-                committed: 0,
-                alternative: 1,
-                established: false,
-                max_interactions: 20_000,
                 stop: StopRule::Window { window: 50, threshold: 0.95 },
-                seed,
+                ..NetRun::fresh(NetGame::SimultaneousNaming, 20_000, seed)
             },
         )?;
         pi += o.interactions;
@@ -361,16 +357,7 @@ fn networks(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
             let build_peak = PEAK.load(Ordering::Relaxed) - base;
             for game in [NetGame::MinimalNaming, NetGame::MemoryCoordination { memory: 5 }] {
                 let max = (if quick { 20 } else { 100 } * n as u64).min(20_000_000);
-                let run = NetRun {
-                    game,
-                    pool: 10,
-                    committed: 0,
-                    alternative: 1,
-                    established: false,
-                    max_interactions: max,
-                    stop: StopRule::Consensus,
-                    seed: 11,
-                };
+                let run = NetRun::fresh(game, max, 11);
                 let base_run = reset_peak();
                 let start = Instant::now();
                 let o = simulate(&net, &run)?;

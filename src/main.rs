@@ -187,21 +187,8 @@ impl std::error::Error for BadInput {}
 #[global_allocator]
 static ALLOC: bench::CountingAlloc = bench::CountingAlloc;
 
-/// Raises the soft limit on open files to the hard limit: thousands of requests in flight
-/// need as many sockets, and many systems start processes at 1,024.
-fn raise_open_file_limit() {
-    // SAFETY: getrlimit/setrlimit read and write only the struct passed.
-    unsafe {
-        let mut r: libc::rlimit = std::mem::zeroed();
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) == 0 && r.rlim_cur < r.rlim_max {
-            r.rlim_cur = r.rlim_max;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &r);
-        }
-    }
-}
-
 fn main() -> ExitCode {
-    raise_open_file_limit();
+    agora_agents::llm::raise_open_file_limit();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(e) => {

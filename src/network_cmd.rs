@@ -1,7 +1,7 @@
 //! `agora network`: one naming or coordination game on a large network, with an optional
 //! committed minority, printed as JSON (the network kernel in `agora_engine::network`).
 
-use agora_engine::network::{simulate, NetGame, NetRun, Network, StopRule, Topology};
+use agora_engine::network::{simulate, NetGame, NetRun, Network, Topology};
 
 use crate::BadInput;
 
@@ -76,14 +76,10 @@ pub fn main(a: NetworkArgs) -> anyhow::Result<()> {
     let built = start.elapsed().as_secs_f64();
     let committed = (a.committed * a.agents as f64).round() as usize;
     let run = NetRun {
-        game,
         pool: a.pool,
         committed,
-        alternative: 1,
         established: committed > 0,
-        max_interactions: a.max_interactions,
-        stop: StopRule::Consensus,
-        seed: a.seed,
+        ..NetRun::fresh(game, a.max_interactions, a.seed)
     };
     let start = std::time::Instant::now();
     let o = simulate(&net, &run).map_err(bad)?;

@@ -105,6 +105,15 @@ enum Band<'a> {
     Columns(f64, f64, &'a str),
 }
 
+/// The label of the row at `y` on a chart with one labelled row per integer (none between).
+fn row_label(labels: &[String], y: f64) -> String {
+    if (y - y.round()).abs() < 1e-6 && y >= 0.0 {
+        labels.get(y.round() as usize).cloned().unwrap_or_default()
+    } else {
+        String::new()
+    }
+}
+
 /// Equivalence forest plot: estimate and 90 % interval against the anchor and its margin band.
 fn forest(a: &Analysis) -> Fig {
     let rows: Vec<_> = a.equivalence.iter().filter(|r| r.estimate.is_some()).collect();
@@ -121,13 +130,7 @@ fn forest(a: &Analysis) -> Fig {
             .configure_mesh()
             .x_desc("share (of endowment, pie or amount available)")
             .y_labels(n)
-            .y_label_formatter(&|y| {
-                if (y - y.round()).abs() < 1e-6 && *y >= 0.0 {
-                    labels.get(y.round() as usize).cloned().unwrap_or_default()
-                } else {
-                    String::new()
-                }
-            })
+            .y_label_formatter(&|y| row_label(&labels, *y))
             .draw()?;
         for (i, r) in rows.iter().enumerate() {
             let y = i as f64;
@@ -254,13 +257,7 @@ fn convergence_times(a: &Analysis) -> Fig {
             .configure_mesh()
             .x_desc("interactions until the convention rule held")
             .y_labels(n)
-            .y_label_formatter(&|y| {
-                if (y - y.round()).abs() < 1e-6 && *y >= 0.0 {
-                    labels.get(y.round() as usize).cloned().unwrap_or_default()
-                } else {
-                    String::new()
-                }
-            })
+            .y_label_formatter(&|y| row_label(&labels, *y))
             .draw()?;
         for (i, r) in rows.iter().enumerate() {
             let y = i as f64;
@@ -394,7 +391,7 @@ fn money_request(a: &Analysis, observed: &[(String, Vec<f64>)], human: &[f64]) -
 /// (rows: agents, committed ones first; colour: established or alternative name).
 fn social_process(run: &TippingRun) -> Fig {
     let n = run.agents;
-    let t_max = run.events.last().map(|e| e.0).unwrap_or(1) as f64;
+    let t_max = run.meetings.last().map(|m| m.0).unwrap_or(1) as f64;
     figure!(900, 140 + 16 * n as u32, |root| {
         let mut chart = ChartBuilder::on(&root)
             .caption(
@@ -423,11 +420,12 @@ fn social_process(run: &TippingRun) -> Fig {
                 }
             })
             .draw()?;
-        for (t, agent, name, matched) in &run.events {
-            let c = if *name == run.alternative { PALETTE[1] } else { PALETTE[0] };
-            let style = if *matched { c.filled() } else { c.mix(0.45).filled() };
+        let proposals = run.meetings.iter().flat_map(|&(t, a, b, na, nb, m)| [(t, a, na, m), (t, b, nb, m)]);
+        for (t, agent, name, matched) in proposals {
+            let c = if name == run.alternative { PALETTE[1] } else { PALETTE[0] };
+            let style = if matched { c.filled() } else { c.mix(0.45).filled() };
             chart.draw_series(std::iter::once(Rectangle::new(
-                [(*t as f64 - 0.5, *agent as f64 + 0.1), (*t as f64 + 0.5, *agent as f64 + 0.9)],
+                [(t as f64 - 0.5, agent as f64 + 0.1), (t as f64 + 0.5, agent as f64 + 0.9)],
                 style,
             )))?;
         }
@@ -446,13 +444,11 @@ fn social_process(run: &TippingRun) -> Fig {
     })
 }
 
-/// A tipping run's events: (interaction, agent, name proposed, matched), and its meetings:
-/// (interaction, agent a, agent b, a's name, b's name, matched).
+/// A tipping run's meetings: (interaction, agent a, agent b, a's name, b's name, matched).
 pub struct TippingRun {
     pub agents: usize,
     pub committed: usize,
     pub alternative: u32,
-    pub events: Vec<(u32, usize, u32, bool)>,
     pub meetings: Vec<(u32, usize, usize, u32, u32, bool)>,
     pub tipped_at: Option<u32>,
 }
@@ -639,12 +635,6 @@ fn tipping_run(conn: &rusqlite::Connection) -> anyhow::Result<Option<TippingRun>
     let rows: Vec<(u32, usize, usize, u32, u32, bool)> = st
         .query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))?
         .collect::<Result<_, _>>()?;
-    let mut events = Vec::new();
-    for (t, a, b, na, nb, m) in &rows {
-        events.push((*t, *a, *na, *m));
-        events.push((*t, *b, *nb, *m));
-    }
-    let meetings = rows.clone();
     let tipped_at = agora_analysis::convention::first_convention(
         rows.iter().map(|r| (r.0, r.5.then_some(r.3))),
         window,
@@ -656,8 +646,7 @@ fn tipping_run(conn: &rusqlite::Connection) -> anyhow::Result<Option<TippingRun>
         agents: population as usize,
         committed: committed as usize,
         alternative,
-        events,
-        meetings,
+        meetings: rows,
         tipped_at,
     }))
 }

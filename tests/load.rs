@@ -54,14 +54,7 @@ fn write_study(dir: &Path, endpoint: &str) -> std::path::PathBuf {
 #[test]
 fn thousands_of_requests_in_flight_through_faults_and_restarts_all_accounted() {
     // The server side of every connection lives in this process.
-    // SAFETY: getrlimit/setrlimit read and write only the struct passed.
-    unsafe {
-        let mut r: libc::rlimit = std::mem::zeroed();
-        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) == 0 && r.rlim_cur < r.rlim_max {
-            r.rlim_cur = r.rlim_max;
-            libc::setrlimit(libc::RLIMIT_NOFILE, &r);
-        }
-    }
+    agora_agents::llm::raise_open_file_limit();
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
     let server = rt.block_on(FakeServer::start(behaviour())).expect("server");
     let addr = server.addr.to_string();

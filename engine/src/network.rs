@@ -270,6 +270,23 @@ pub struct NetRun {
     pub seed: u64,
 }
 
+impl NetRun {
+    /// A run from scratch: a pool of 10 names, no committed agents, no established
+    /// convention, stopping at consensus or after `max_interactions`.
+    pub fn fresh(game: NetGame, max_interactions: u64, seed: u64) -> NetRun {
+        NetRun {
+            game,
+            pool: 10,
+            committed: 0,
+            alternative: 1,
+            established: false,
+            max_interactions,
+            stop: StopRule::Consensus,
+            seed,
+        }
+    }
+}
+
 /// What a network run did.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NetOutcome {
@@ -380,16 +397,10 @@ impl Population {
                 if self.current[a] != NONE {
                     return self.current[a];
                 }
-                let m = memory as usize;
-                let held = self.held[a] as usize;
-                if held == 0 {
+                if self.held[a] == 0 {
                     return rng.random_range(0..pool);
                 }
-                let mut counts = [0u8; MAX_POOL as usize];
-                for &name in &self.memory[a * m..a * m + held] {
-                    counts[name as usize] += 1;
-                }
-                let best = *counts.iter().max().unwrap_or(&0);
+                let (counts, best) = self.memory_counts(a, memory as usize);
                 let tied = counts.iter().filter(|c| **c == best).count();
                 let mut k = if tied == 1 { 0 } else { rng.random_range(0..tied) };
                 for (name, c) in counts.iter().enumerate() {
@@ -403,6 +414,17 @@ impl Population {
                 unreachable!("a most frequent name exists")
             }
         }
+    }
+
+    /// How often each name stands in agent `a`'s memory (of `m` slots), and the largest count.
+    #[inline]
+    fn memory_counts(&self, a: usize, m: usize) -> ([u8; MAX_POOL as usize], u8) {
+        let mut counts = [0u8; MAX_POOL as usize];
+        for &name in &self.memory[a * m..a * m + self.held[a] as usize] {
+            counts[name as usize] += 1;
+        }
+        let best = *counts.iter().max().unwrap_or(&0);
+        (counts, best)
     }
 
     #[inline]
@@ -427,12 +449,7 @@ impl Population {
                 if (self.held[a] as usize) < m {
                     self.held[a] += 1;
                 }
-                let held = self.held[a] as usize;
-                let mut counts = [0u8; MAX_POOL as usize];
-                for &name in &self.memory[a * m..a * m + held] {
-                    counts[name as usize] += 1;
-                }
-                let best = *counts.iter().max().unwrap_or(&0);
+                let (counts, best) = self.memory_counts(a, m);
                 let mut modes = counts.iter().enumerate().filter(|(_, c)| **c == best);
                 let current = match (modes.next(), modes.next()) {
                     (Some((name, _)), None) => name as u8,
@@ -567,19 +584,6 @@ fn outcome(
 mod tests {
     use super::*;
 
-    fn run(game: NetGame, max: u64, seed: u64) -> NetRun {
-        NetRun {
-            game,
-            pool: 10,
-            committed: 0,
-            alternative: 1,
-            established: false,
-            max_interactions: max,
-            stop: StopRule::Consensus,
-            seed,
-        }
-    }
-
     #[test]
     fn generators_have_the_degrees_they_promise() {
         let n = 2_000;
@@ -625,10 +629,10 @@ mod tests {
         assert!(Network::build(Topology::SmallWorld { k: 4, p: 1.5 }, 10, 0).is_err());
         assert!(Network::build(Topology::ScaleFree { m: 9 }, 10, 0).is_err());
         let net = Network::build(Topology::Complete, 10, 0).expect("net");
-        let mut r = run(NetGame::MinimalNaming, 10, 0);
+        let mut r = NetRun::fresh(NetGame::MinimalNaming, 10, 0);
         r.pool = 17;
         assert!(simulate(&net, &r).is_err());
-        let mut r = run(NetGame::MemoryCoordination { memory: 0 }, 10, 0);
+        let mut r = NetRun::fresh(NetGame::MemoryCoordination { memory: 0 }, 10, 0);
         r.pool = 10;
         assert!(simulate(&net, &r).is_err());
     }
@@ -638,7 +642,7 @@ mod tests {
         let net = Network::build(Topology::SmallWorld { k: 4, p: 0.1 }, 500, 3).expect("net");
         let again = Network::build(Topology::SmallWorld { k: 4, p: 0.1 }, 500, 3).expect("net");
         assert!((0..500).all(|a| net.neighbours(a) == again.neighbours(a)));
-        let r = run(NetGame::MinimalNaming, 200_000, 9);
+        let r = NetRun::fresh(NetGame::MinimalNaming, 200_000, 9);
         let a = simulate(&net, &r).expect("runs");
         assert_eq!(a, simulate(&again, &r).expect("runs"));
         let b = simulate(&net, &NetRun { seed: 10, ..r }).expect("runs");
@@ -654,7 +658,7 @@ mod tests {
             .map(|s| {
                 let r = NetRun {
                     stop: StopRule::Window { window: 50, threshold: 0.95 },
-                    ..run(NetGame::SimultaneousNaming, 20_000, s)
+                    ..NetRun::fresh(NetGame::SimultaneousNaming, 20_000, s)
                 };
                 simulate(&net, &r).expect("runs").converged_at.expect("a convention forms")
             })
@@ -674,7 +678,7 @@ mod tests {
             Topology::ScaleFree { m: 3 },
         ] {
             let net = Network::build(topology, 200, 5).expect("net");
-            let o = simulate(&net, &run(NetGame::MinimalNaming, 5_000_000, 5)).expect("runs");
+            let o = simulate(&net, &NetRun::fresh(NetGame::MinimalNaming, 5_000_000, 5)).expect("runs");
             let name =
                 o.convention.unwrap_or_else(|| panic!("{}: no consensus in {}", topology.label(), o.interactions));
             assert!(name < 10);
@@ -688,7 +692,7 @@ mod tests {
             let r = NetRun {
                 committed,
                 established: true,
-                ..run(NetGame::MemoryCoordination { memory: 5 }, 400_000, seed)
+                ..NetRun::fresh(NetGame::MemoryCoordination { memory: 5 }, 400_000, seed)
             };
             simulate(&net, &r).expect("runs")
         };
@@ -710,7 +714,7 @@ mod tests {
         ] {
             for n in [1_000, 10_000] {
                 let net = Network::build(Topology::Ring { k: 4 }, n, 0).expect("net");
-                let o = simulate(&net, &run(game, 10, 0)).expect("runs");
+                let o = simulate(&net, &NetRun::fresh(game, 10, 0)).expect("runs");
                 assert_eq!(o.state_bytes, per_agent * n, "{game:?} at {n}");
             }
         }

@@ -53,12 +53,9 @@ pub fn collect_decisions(
     mut agents: Query<(&Seat, &mut Agent, &mut Inbox, &mut Chosen, &mut AgentRng)>,
     deferred: Res<DeferredDecisions>,
 ) {
-    // Only the agents asked this stage (two of 24 in the naming game), in seat order; each
+    // Only the agents asked this stage (two of 24 in the naming game), in request order; each
     // draws from its own stream, so the order never changes what is decided.
-    let mut asked: Vec<usize> = open.0.clone();
-    asked.sort_unstable();
-    asked.dedup();
-    for s in asked {
+    for &s in &open.0 {
         let Ok((seat, mut agent, mut inbox, mut chosen, mut rng)) = agents.get_mut(seats.0[s]) else { continue };
         let Some(obs) = inbox.0.take() else { continue };
         match agent.0.decide(&obs, &mut rng.0) {

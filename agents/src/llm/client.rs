@@ -1,6 +1,20 @@
 //! The OpenAI-compatible chat client: several endpoints, a concurrency limit per endpoint,
 //! timeouts, and retries with backoff on 429, 5xx, malformed bodies and connection errors.
 
+/// Raises the soft limit on open files to the hard limit: thousands of requests in flight
+/// need as many sockets (on the client and on a local server alike), and many systems start
+/// processes at 1,024. Best effort: a failure leaves the limit as it was.
+pub fn raise_open_file_limit() {
+    // SAFETY: getrlimit/setrlimit read and write only the struct passed.
+    unsafe {
+        let mut r: libc::rlimit = std::mem::zeroed();
+        if libc::getrlimit(libc::RLIMIT_NOFILE, &mut r) == 0 && r.rlim_cur < r.rlim_max {
+            r.rlim_cur = r.rlim_max;
+            libc::setrlimit(libc::RLIMIT_NOFILE, &r);
+        }
+    }
+}
+
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -18,7 +18,7 @@ pub mod policy;
 pub mod prompt;
 
 pub use cache::{cache_key, CachedReply, MemoryCache, ReplyCache};
-pub use client::{CallError, ChatRequest, LlmClient, Message};
+pub use client::{raise_open_file_limit, CallError, ChatRequest, LlmClient, Message};
 pub use model::{ModelSpec, StructuredMode};
 pub use parse::{parse_reply, strip_deliberation, ParseOutcome};
 pub use policy::{LlmContext, LlmPolicy, LlmSeat, Transcript};
