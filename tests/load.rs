@@ -20,7 +20,9 @@ const SEATS: usize = 4;
 const ROUNDS: usize = 3;
 
 fn behaviour() -> Behaviour {
-    // Every request waits a second, so that requests pile up; six in twenty-five then fail.
+    // Every request waits two and a half seconds, so that requests pile up even when the client
+    // opens them slowly (a debug build on a busy machine): by Little's law the number in flight
+    // is the rate they are opened at times this wait. Six in twenty-five then fail.
     Arc::new(|n, _| {
         let reply = match n % 25 {
             0 => FakeReply::Status(429),
@@ -31,7 +33,7 @@ fn behaviour() -> Behaviour {
             5 => FakeReply::Content("Sure! I would contribute about half, I think.".into()),
             _ => FakeReply::Legal,
         };
-        FakeReply::Delay(Duration::from_millis(1000), Box::new(reply))
+        FakeReply::Delay(Duration::from_millis(2500), Box::new(reply))
     })
 }
 
@@ -42,7 +44,7 @@ fn write_study(dir: &Path, endpoint: &str) -> std::path::PathBuf {
         r#"Study(
     version: 1, name: "load", master_seed: 5, runs: {RUNS},
     models: [Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
-                   concurrency: 4096, timeout_s: 3.0, max_attempts: 3, max_retries: 20, backoff_ms: 20)],
+                   concurrency: 4096, timeout_s: 4.0, max_attempts: 3, max_retries: 20, backoff_ms: 20)],
     blocks: [Block(name: "pgg", environment: PublicGoods(rounds: {ROUNDS}), model_rosters: true, rosters: [])],
 )"#
     );
@@ -73,7 +75,7 @@ fn thousands_of_requests_in_flight_through_faults_and_restarts_all_accounted() {
     let mut peak = 0;
     let mut server = Some(server);
     for restart in 0..2 {
-        let wait_until = Duration::from_millis(4000 + 4000 * restart);
+        let wait_until = Duration::from_millis(5000 + 5000 * restart);
         while started.elapsed() < wait_until {
             if let Some(s) = &server {
                 peak = peak.max(s.peak_in_flight.load(Ordering::Relaxed));
@@ -102,6 +104,8 @@ fn thousands_of_requests_in_flight_through_faults_and_restarts_all_accounted() {
     let out = child.wait_with_output().expect("output");
     let text = format!("{}{}", String::from_utf8_lossy(&out.stdout), String::from_utf8_lossy(&out.stderr));
     assert!(status.success(), "{text}");
+    // At most RUNS × SEATS = 2,400 requests can be open at once: one per seat of every run.
+    eprintln!("peak in flight: {peak} of {}", RUNS * SEATS);
     assert!(peak >= 2000, "only {peak} requests were in flight at once");
 
     assert_every_slot_accounted(&store);
