@@ -183,5 +183,15 @@ out["norm_ppf"] = [{"p": p, "value": float(stats.norm.ppf(p)), "call": "scipy.st
 out["norm_cdf"] = [{"x": x, "value": float(stats.norm.cdf(x)), "call": "scipy.stats.norm.cdf(x)"}
                    for x in (-3.0, -0.5, 0.0, 1.96, 6.0)]
 
+# Mean with a two-sided 95 % Student-t interval (the punishment-effect table and figure).
+mi = []
+for xs in ([0.9, 0.8, 1.0, 0.7, 0.95], [0.1, 0.0, 0.35, 0.2], [0.5, 0.5, 0.5, 0.55, 0.45, 0.6, 0.4, 0.5, 0.52, 0.48],
+           [0.0, 1.0]):
+    a = np.asarray(xs)
+    lo, hi = stats.t.interval(0.95, len(a) - 1, loc=a.mean(), scale=stats.sem(a))
+    mi.append({"x": xs, "mean": float(a.mean()), "low": float(lo), "high": float(hi),
+               "call": "scipy.stats.t.interval(0.95, n - 1, loc=mean, scale=scipy.stats.sem(x))"})
+out["mean_interval"] = mi
+
 json.dump(out, sys.stdout, indent=1)
 sys.stdout.write("\n")

@@ -105,6 +105,18 @@ enum Band<'a> {
     Columns(f64, f64, &'a str),
 }
 
+/// A human anchor as a band (low, high) from the shipped anchor table: a range as given, a
+/// point with its equivalence margin.
+fn anchor_band(id: &str) -> anyhow::Result<(f64, f64)> {
+    use agora_analysis::anchors::{AnchorTable, AnchorValue};
+    let a = AnchorTable::shipped().get(id).with_context(|| format!("anchor {id} is not in the anchor table"))?;
+    match (&a.value, a.margin) {
+        (AnchorValue::Range { low, high }, _) => Ok((*low, *high)),
+        (AnchorValue::Point(x), Some(m)) => Ok((x - m, x + m)),
+        _ => anyhow::bail!("anchor {id} is neither a range nor a point with a margin"),
+    }
+}
+
 /// The label of the row at `y` on a chart with one labelled row per integer (none between).
 fn row_label(labels: &[String], y: f64) -> String {
     if (y - y.round()).abs() < 1e-6 && y >= 0.0 {
@@ -151,6 +163,76 @@ fn forest(a: &Analysis) -> Fig {
             }
             let colour = if r.verdict == "equivalent" { PALETTE[2] } else { PALETTE[5] };
             chart.draw_series(std::iter::once(Circle::new((r.estimate.unwrap_or(0.0), y), 5, colour.filled())))?;
+        }
+        Ok(())
+    })
+}
+
+/// The punishment effect on final-round contributions: per model, the baseline arm and the
+/// punishment arm (mean, 95 % t interval) joined by a line, against the human range with
+/// punishment, with the arm contrast's Cliff's δ and Holm-adjusted p in the row label.
+fn punishment_effect(a: &Analysis) -> Fig {
+    let rows = &a.punishment_effect;
+    let n = rows.len().max(1);
+    let labels: Vec<String> = rows
+        .iter()
+        .map(|r| {
+            let delta = r.cliffs_delta.map(|d| format!("δ {d:+.2}")).unwrap_or_else(|| "δ -".into());
+            let test = match (r.p_holm, &r.excluded) {
+                (Some(p), _) => format!("p Holm {p:.3}{}", if r.significant { " *" } else { "" }),
+                (None, Some(why)) => format!("no test: {why}"),
+                (None, None) => "no test".into(),
+            };
+            format!("{} ({}/{} runs; {delta}, {test})", r.model, r.runs_without, r.runs_with)
+        })
+        .collect();
+    let (without_c, with_c, band_c) = (PALETTE[0], PALETTE[5], PALETTE[4]);
+    let (human_low, human_high) = anchor_band("pgg-punishment")?;
+    let human = format!("human, with punishment: {human_low:.2}–{human_high:.2} (Fehr & Gächter 2000; one experiment)");
+    figure!(1000, 150 + 34 * n as u32, |root| {
+        let area =
+            root.titled("Punishment effect on final-round contributions (95 % t intervals)", ("sans-serif", 18))?;
+        // The legend has a row of its own above the chart, so it never covers a model's row.
+        let (legend, plot) = area.split_vertically(34);
+        let font = ("sans-serif", 14).into_font().color(&BLACK);
+        let mut x = 20;
+        for (label, c) in [("without punishment", without_c), ("with punishment", with_c)] {
+            legend.draw(&Circle::new((x + 8, 16), 6, c.filled()))?;
+            legend.draw(&Text::new(label, (x + 20, 9), font.clone()))?;
+            x += 170;
+        }
+        legend.draw(&Rectangle::new([(x, 10), (x + 18, 22)], band_c.mix(0.35).filled()))?;
+        legend.draw(&Text::new(human.as_str(), (x + 24, 9), font.clone()))?;
+        let mut chart = ChartBuilder::on(&plot)
+            .margin(12)
+            .x_label_area_size(40)
+            .y_label_area_size(420)
+            .build_cartesian_2d(0f64..1f64, -0.5f64..n as f64 - 0.5)?;
+        chart
+            .configure_mesh()
+            .x_desc("final-round contribution (share of endowment)")
+            .y_labels(n)
+            .y_label_formatter(&|y| row_label(&labels, *y))
+            .draw()?;
+        chart.draw_series(std::iter::once(Rectangle::new(
+            [(human_low, -0.5), (human_high, n as f64 - 0.5)],
+            band_c.mix(0.25).filled(),
+        )))?;
+        for (i, r) in rows.iter().enumerate() {
+            let y = i as f64;
+            chart.draw_series(std::iter::once(PathElement::new(
+                vec![(r.without.mean, y + 0.15), (r.with.mean, y - 0.15)],
+                BLACK.mix(0.6).stroke_width(2),
+            )))?;
+            for (m, dy, c) in [(&r.without, 0.15, without_c), (&r.with, -0.15, with_c)] {
+                if let (Some(lo), Some(hi)) = (m.low, m.high) {
+                    chart.draw_series(std::iter::once(PathElement::new(
+                        vec![(lo.max(0.0), y + dy), (hi.min(1.0), y + dy)],
+                        c.stroke_width(2),
+                    )))?;
+                }
+                chart.draw_series(std::iter::once(Circle::new((m.mean, y + dy), 6, c.filled())))?;
+            }
         }
         Ok(())
     })
@@ -615,13 +697,15 @@ fn query_series(conn: &rusqlite::Connection, sql: &str) -> anyhow::Result<Vec<(S
 }
 
 fn tipping_run(conn: &rusqlite::Connection) -> anyhow::Result<Option<TippingRun>> {
-    // The run closest to a quarter of the population committed, of the memory-window agent
-    // where there is one: the human critical mass.
+    // The run whose committed fraction is closest to the top of the human critical-mass
+    // bracket (the smallest fraction that succeeded with people), of the memory-window agent
+    // where there is one.
+    let (_, smallest_success) = anchor_band("naming-critical-mass")?;
     let pick: Option<(i64, i64, i64, String)> = conn
         .query_row(
             "SELECT run_id, population, committed, spec_json FROM runs WHERE arm LIKE 'tipping%'
-             ORDER BY roster <> 'memory-coordination', ABS(sweep_value - 0.25), run_index LIMIT 1",
-            [],
+             ORDER BY roster <> 'memory-coordination', ABS(sweep_value - ?1), run_index LIMIT 1",
+            [smallest_success],
             |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
         )
         .ok();
@@ -665,6 +749,8 @@ pub fn write(store: &Path, out: &Path) -> anyhow::Result<std::path::PathBuf> {
          WHERE d.role = 'contributor' AND r.variant = 'C0' AND r.cell = 'baseline' GROUP BY 1, 2 ORDER BY 1, 2",
     )?;
     if !pg.is_empty() {
+        let (low, high) = anchor_band("pgg-round1")?;
+        let band = format!("human round 1, {:.1} ± {:.2}", (low + high) / 2.0, (high - low) / 2.0);
         figures.push((
             "Public-goods trajectories, with and without punishment",
             lines(
@@ -673,10 +759,13 @@ pub fn write(store: &Path, out: &Path) -> anyhow::Result<std::path::PathBuf> {
                 "contribution (share of endowment)",
                 &pg,
                 1.0,
-                Some(Band::Rows(0.4, 0.6, "human round 1, 0.5 ± 0.10")),
+                Some(Band::Rows(low, high, &band)),
                 &[],
             )?,
         ));
+    }
+    if !analysis.punishment_effect.is_empty() {
+        figures.push(("Punishment effect on final-round contributions", punishment_effect(&analysis)?));
     }
     if !analysis.contrasts.is_empty() {
         figures.push(("Audit grid", audit_grid(&analysis)?));
@@ -723,6 +812,8 @@ pub fn write(store: &Path, out: &Path) -> anyhow::Result<std::path::PathBuf> {
     let tip: Vec<(String, Vec<(f64, f64)>)> =
         analysis.tipping.iter().map(|c| (c.roster.clone(), c.points.iter().map(|p| (p.0, p.4)).collect())).collect();
     if !tip.is_empty() {
+        let (low, high) = anchor_band("naming-critical-mass")?;
+        let band = format!("human critical mass {low:.2}–{high:.2} (Centola et al. 2018)");
         figures.push((
             "Tipping curves",
             lines(
@@ -731,7 +822,7 @@ pub fn write(store: &Path, out: &Path) -> anyhow::Result<std::path::PathBuf> {
                 "share of runs overturned",
                 &tip,
                 1.0,
-                Some(Band::Columns(0.21, 0.25, "human critical mass 0.21–0.25 (Centola et al. 2018)")),
+                Some(Band::Columns(low, high, &band)),
                 &[],
             )?,
         ));

@@ -74,6 +74,7 @@ fn classical_study_reproduces_the_classical_baselines() {
         "wasserstein",
         "convergence",
         "punishment",
+        "punishment-effect",
         "verdicts",
     ] {
         let csv = std::fs::read_to_string(out_dir.join(format!("{t}.csv"))).unwrap_or_else(|_| panic!("{t}.csv"));
@@ -91,6 +92,20 @@ fn classical_study_reproduces_the_classical_baselines() {
     // The conditional cooperator's first-round contributions are equivalent to the human 0.5.
     let eq = json["equivalence"].as_array().expect("equivalence");
     assert!(eq.iter().any(|r| r["model"] == "conditional-cooperator" && r["verdict"] == "equivalent"));
+    // The punishment effect per model: its means are those the arm contrast tested.
+    let effect = json["punishment_effect"].as_array().expect("punishment effect");
+    let contrasts = json["contrasts"].as_array().expect("contrasts");
+    assert!(!effect.is_empty());
+    for r in effect {
+        let c = contrasts
+            .iter()
+            .find(|c| c["family_of_tests"] == "punishment" && c["model"] == r["model"])
+            .expect("the arm contrast of this model");
+        assert_eq!(r["without"]["mean"].as_f64(), c["mean_base"].as_f64(), "{r}");
+        assert_eq!(r["with"]["mean"].as_f64(), c["mean_cell"].as_f64(), "{r}");
+        let (lo, m, hi) = (r["with"]["low"].as_f64(), r["with"]["mean"].as_f64(), r["with"]["high"].as_f64());
+        assert!(lo <= m && m <= hi, "{r}");
+    }
 
     // The store holds every planned run; a second call resumes and finds nothing to do.
     let again = agora(&["run", &study("classical.ron"), "--store", store.to_str().expect("utf8")]);

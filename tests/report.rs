@@ -36,7 +36,9 @@ fn report_is_self_contained_escapes_replies_and_renders_in_a_browser() {
     assert!(html.contains("&lt;script&gt;document.title="), "the reply is shown, escaped");
     assert!(!html.contains("http://") || !html.contains("src=\"http"), "nothing is loaded from the network");
     let figures = html.matches("class=\"figure\"").count();
-    assert!(figures >= 10, "{figures} figures");
+    assert!(figures >= 11, "{figures} figures");
+    assert!(html.contains("Punishment effect on final-round contributions"), "the punishment effect has its figure");
+    assert!(html.contains("human, with punishment: 0.50–0.95"), "against the human range with punishment");
     assert!(html.contains("Time to convention"), "time-to-convention distributions");
     assert!(html.contains("thick tick: threshold"), "acceptance thresholds marked");
     assert!(html.contains("id=\"verdicts\""));
@@ -125,5 +127,7 @@ fn demo_runs_both_studies_analyses_them_and_writes_the_report() {
     assert!(dir.path().join("agora.sqlite").exists());
     assert!(dir.path().join("report/analysis/verdicts.csv").exists());
     let html = std::fs::read_to_string(dir.path().join("report/report.html")).expect("report");
-    assert!(html.matches("class=\"figure\"").count() >= 10);
+    assert!(html.matches("class=\"figure\"").count() >= 11);
+    let effect = std::fs::read_to_string(dir.path().join("report/analysis/punishment-effect.csv")).expect("table");
+    assert!(effect.lines().count() >= 3, "one row per classical model that plays public goods:\n{effect}");
 }

@@ -218,6 +218,46 @@ pub struct PunishmentRow {
     pub note: String,
 }
 
+/// The punishment effect on final-round contributions, per model: the baseline arm beside
+/// the punishment arm (mean share of the endowment with a 95 % t interval), and the arm
+/// contrast's Cliff's δ and Holm-adjusted p (family `punishment`).
+#[derive(Clone, Debug, Serialize)]
+pub struct PunishmentEffectRow {
+    pub model: String,
+    pub family: String,
+    pub runs_without: usize,
+    pub runs_with: usize,
+    pub without: MeanInterval,
+    pub with: MeanInterval,
+    pub cliffs_delta: Option<f64>,
+    pub p_holm: Option<f64>,
+    pub significant: bool,
+    /// Why the arm contrast carries no test, if it does not.
+    pub excluded: Option<String>,
+}
+
+/// A mean with its two-sided 95 % Student-t interval (absent with fewer than two values).
+#[derive(Clone, Copy, Debug, Serialize)]
+pub struct MeanInterval {
+    pub mean: f64,
+    pub low: Option<f64>,
+    pub high: Option<f64>,
+}
+
+impl MeanInterval {
+    /// `None` for an empty sample.
+    pub fn of(v: &[f64]) -> Option<MeanInterval> {
+        let m = mean(v)?;
+        let n = v.len() as f64;
+        if v.len() < 2 {
+            return Some(MeanInterval { mean: m, low: None, high: None });
+        }
+        let var = v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0);
+        let half = stats::dist::t_ppf(0.975, n - 1.0) * (var / n).sqrt();
+        Some(MeanInterval { mean: m, low: Some(m - half), high: Some(m + half) })
+    }
+}
+
 /// Everything `agora analyze` reports.
 #[derive(Clone, Debug, Serialize)]
 pub struct Analysis {
@@ -235,6 +275,7 @@ pub struct Analysis {
     pub wasserstein: Vec<(String, f64, f64, f64)>,
     pub convergence: Vec<ConvergenceRow>,
     pub punishment: Vec<PunishmentRow>,
+    pub punishment_effect: Vec<PunishmentEffectRow>,
     pub verdicts: Vec<Verdict>,
 }
 
@@ -725,6 +766,28 @@ pub fn analyze(path: &Path, study: Option<&str>) -> Result<Analysis, AnalysisErr
         });
     }
 
+    // The punishment effect per model: final-round contributions in both arms, with the arm
+    // contrast (after Holm) beside them.
+    let mut punishment_effect = Vec::new();
+    for (model, family) in &models {
+        let b = values(&idx.select(model, "public-goods", "baseline", "baseline", "C0"), "contribution_last");
+        let p = values(&idx.select(model, "public-goods", "punishment", "baseline", "C0"), "contribution_last");
+        let (Some(without), Some(with)) = (MeanInterval::of(&b), MeanInterval::of(&p)) else { continue };
+        let c = contrasts.iter().find(|c| c.family_of_tests == "punishment" && &c.model == model);
+        punishment_effect.push(PunishmentEffectRow {
+            model: model.clone(),
+            family: family.clone(),
+            runs_without: b.len(),
+            runs_with: p.len(),
+            without,
+            with,
+            cliffs_delta: c.and_then(|c| c.cliffs_delta),
+            p_holm: c.and_then(|c| c.p_holm),
+            significant: c.is_some_and(|c| c.significant),
+            excluded: c.and_then(|c| c.excluded.clone()),
+        });
+    }
+
     let verdicts = claims.claims.iter().map(|c| ladder(c, &idx, &models, &contrasts, &curves, anchors)).collect();
     Ok(Analysis {
         study: study.map(str::to_string),
@@ -741,6 +804,7 @@ pub fn analyze(path: &Path, study: Option<&str>) -> Result<Analysis, AnalysisErr
         wasserstein,
         convergence,
         punishment,
+        punishment_effect,
         verdicts,
     })
 }
@@ -1271,6 +1335,46 @@ impl Analysis {
                             f(r.time_q1),
                             f(r.time_median),
                             f(r.time_q3),
+                        ]
+                    })
+                    .collect(),
+            },
+            Table {
+                name: "punishment-effect",
+                title: "Punishment effect on final-round contributions (share of endowment, 95 % t interval)",
+                columns: vec![
+                    "model",
+                    "runs without",
+                    "without",
+                    "without 95% CI",
+                    "runs with",
+                    "with",
+                    "with 95% CI",
+                    "cliffs_delta",
+                    "p_holm",
+                    "significant",
+                    "excluded",
+                ],
+                rows: self
+                    .punishment_effect
+                    .iter()
+                    .map(|r| {
+                        let ci = |m: &MeanInterval| match (m.low, m.high) {
+                            (Some(l), Some(h)) => format!("[{l:.3}, {h:.3}]"),
+                            _ => "-".into(),
+                        };
+                        vec![
+                            r.model.clone(),
+                            r.runs_without.to_string(),
+                            f(Some(r.without.mean)),
+                            ci(&r.without),
+                            r.runs_with.to_string(),
+                            f(Some(r.with.mean)),
+                            ci(&r.with),
+                            f(r.cliffs_delta),
+                            f(r.p_holm),
+                            if r.significant { "yes".into() } else { "no".into() },
+                            r.excluded.clone().unwrap_or_default(),
                         ]
                     })
                     .collect(),
