@@ -36,13 +36,18 @@ const MARKERS: [(&str, &str); 4] = [
 ];
 
 /// Removes deliberation blocks; an opened block that never closes swallows the rest, and a
-/// closing marker without an opening one drops everything before it.
+/// closing marker without an opening one drops everything before it. A marker inside a string
+/// of a JSON object (a reason that mentions `<think>`) is text, not a block.
 pub fn strip_deliberation(raw: &str) -> String {
     let mut s = raw.to_string();
     for (open, close) in MARKERS {
         loop {
-            let lower = s.to_lowercase();
-            match (lower.find(open), lower.find(close)) {
+            // ASCII case folding keeps byte offsets: full Unicode lowercasing can change a
+            // character's length (`İ` becomes three bytes), and the offsets index `s`.
+            let lower = s.to_ascii_lowercase();
+            let quoted = inside_json_strings(&s);
+            let find = |marker: &str| lower.match_indices(marker).map(|(i, _)| i).find(|i| !quoted[*i]);
+            match (find(open), find(close)) {
                 (Some(o), Some(c)) if c > o => s.replace_range(o..c + close.len(), ""),
                 (Some(o), None) => s.truncate(o),
                 (None, Some(c)) | (Some(_), Some(c)) => s.replace_range(..c + close.len(), ""),
@@ -51,6 +56,32 @@ pub fn strip_deliberation(raw: &str) -> String {
         }
     }
     s.trim().to_string()
+}
+
+/// For each byte of `s`: whether it lies inside a string literal within braces (prose quotes
+/// outside any `{…}` do not count).
+fn inside_json_strings(s: &str) -> Vec<bool> {
+    let mut mask = vec![false; s.len()];
+    let (mut depth, mut in_str, mut escaped) = (0u32, false, false);
+    for (i, c) in s.char_indices() {
+        if in_str {
+            mask[i..i + c.len_utf8()].fill(true);
+            match (escaped, c) {
+                (true, _) => escaped = false,
+                (false, '\\') => escaped = true,
+                (false, '"') => in_str = false,
+                _ => {}
+            }
+            continue;
+        }
+        match c {
+            '"' if depth > 0 => in_str = true,
+            '{' => depth += 1,
+            '}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    mask
 }
 
 /// The first balanced `{…}` that parses as a JSON object.
@@ -178,6 +209,18 @@ mod tests {
         );
         assert_eq!(strip_deliberation("<think>unfinished"), "");
         assert_eq!(strip_deliberation("reasoning here</think>{\"a\":1}"), "{\"a\":1}");
+    }
+
+    #[test]
+    fn markers_inside_json_strings_are_text_and_case_folding_keeps_offsets() {
+        let raw = r#"{"action": "Option J", "reason": "no <think> here, nor </think>"}"#;
+        assert_eq!(
+            parse_reply(raw, &choice(), "action"),
+            ParseOutcome::Parsed { action: Action::Choice(0), reason: Some("no <think> here, nor </think>".into()) }
+        );
+        // `İ` lowercases to three bytes; offsets must still index the reply itself.
+        assert_eq!(strip_deliberation("{{İ</think>"), "");
+        assert_eq!(strip_deliberation("İ<THINK>x</Think>{\"a\": 1}"), "İ{\"a\": 1}");
     }
 
     #[test]
