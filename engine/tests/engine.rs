@@ -103,7 +103,10 @@ impl Policy for Delayed {
         let Decision::Ready(action) = self.inner.decide(obs, rng) else { panic!("inner policy is synchronous") };
         let (in_flight, peak) = (self.in_flight.clone(), self.peak.clone());
         // The delay must not draw from the agent's stream, or the wrapped play would change.
-        let delay = 1 + u64::from(obs.round % 3);
+        // Tens of milliseconds: long beside the time the runner takes to start all ten runs,
+        // even in a debug build on a busy machine, so every first request is still open when
+        // the last run starts.
+        let delay = 20 * (1 + u64::from(obs.round % 3));
         Decision::Deferred(Box::pin(async move {
             let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
             peak.fetch_max(now, Ordering::SeqCst);
