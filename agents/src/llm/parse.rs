@@ -58,24 +58,42 @@ pub fn strip_deliberation(raw: &str) -> String {
     s.trim().to_string()
 }
 
+/// Tracks whether a scan is inside a JSON string literal.
+#[derive(Default)]
+struct StringLiteral {
+    open: bool,
+    escaped: bool,
+}
+
+impl StringLiteral {
+    /// Feeds one character of an open literal (it closes on an unescaped quote); false, and
+    /// nothing changed, when no literal is open.
+    fn consume(&mut self, c: char) -> bool {
+        if !self.open {
+            return false;
+        }
+        match (self.escaped, c) {
+            (true, _) => self.escaped = false,
+            (false, '\\') => self.escaped = true,
+            (false, '"') => self.open = false,
+            _ => {}
+        }
+        true
+    }
+}
+
 /// For each byte of `s`: whether it lies inside a string literal within braces (prose quotes
 /// outside any `{…}` do not count).
 fn inside_json_strings(s: &str) -> Vec<bool> {
     let mut mask = vec![false; s.len()];
-    let (mut depth, mut in_str, mut escaped) = (0u32, false, false);
+    let (mut depth, mut literal) = (0u32, StringLiteral::default());
     for (i, c) in s.char_indices() {
-        if in_str {
+        if literal.consume(c) {
             mask[i..i + c.len_utf8()].fill(true);
-            match (escaped, c) {
-                (true, _) => escaped = false,
-                (false, '\\') => escaped = true,
-                (false, '"') => in_str = false,
-                _ => {}
-            }
             continue;
         }
         match c {
-            '"' if depth > 0 => in_str = true,
+            '"' if depth > 0 => literal.open = true,
             '{' => depth += 1,
             '}' => depth = depth.saturating_sub(1),
             _ => {}
@@ -88,20 +106,14 @@ fn inside_json_strings(s: &str) -> Vec<bool> {
 fn first_object(text: &str) -> Option<serde_json::Map<String, serde_json::Value>> {
     let bytes: Vec<char> = text.chars().collect();
     for start in (0..bytes.len()).filter(|i| bytes[*i] == '{') {
-        let (mut depth, mut in_str, mut escaped) = (0i32, false, false);
+        let (mut depth, mut literal) = (0i32, StringLiteral::default());
         for end in start..bytes.len() {
             let c = bytes[end];
-            if in_str {
-                match (escaped, c) {
-                    (true, _) => escaped = false,
-                    (false, '\\') => escaped = true,
-                    (false, '"') => in_str = false,
-                    _ => {}
-                }
+            if literal.consume(c) {
                 continue;
             }
             match c {
-                '"' => in_str = true,
+                '"' => literal.open = true,
                 '{' => depth += 1,
                 '}' => {
                     depth -= 1;
