@@ -45,6 +45,9 @@ pub fn strip_deliberation(raw: &str) -> String {
             // ASCII case folding keeps byte offsets: full Unicode lowercasing can change a
             // character's length (`İ` becomes three bytes), and the offsets index `s`.
             let lower = s.to_ascii_lowercase();
+            if !lower.contains(open) && !lower.contains(close) {
+                break;
+            }
             let quoted = inside_json_strings(&s);
             let find = |marker: &str| lower.match_indices(marker).map(|(i, _)| i).find(|i| !quoted[*i]);
             match (find(open), find(close)) {
