@@ -247,14 +247,10 @@ pub struct MeanInterval {
 impl MeanInterval {
     /// `None` for an empty sample.
     pub fn of(v: &[f64]) -> Option<MeanInterval> {
-        let m = mean(v)?;
-        let n = v.len() as f64;
-        if v.len() < 2 {
-            return Some(MeanInterval { mean: m, low: None, high: None });
+        match stats::t_interval(v, 0.95) {
+            Ok((mean, low, high)) => Some(MeanInterval { mean, low: Some(low), high: Some(high) }),
+            Err(_) => mean(v).map(|mean| MeanInterval { mean, low: None, high: None }),
         }
-        let var = v.iter().map(|x| (x - m).powi(2)).sum::<f64>() / (n - 1.0);
-        let half = stats::dist::t_ppf(0.975, n - 1.0) * (var / n).sqrt();
-        Some(MeanInterval { mean: m, low: Some(m - half), high: Some(m + half) })
     }
 }
 

@@ -21,7 +21,7 @@ pub use mann_whitney::{mann_whitney, MannWhitney};
 pub use power::runs_per_arm;
 pub use proportion::{newcombe, wilson};
 pub use spearman::{spearman, Spearman};
-pub use tost::{tost, Tost};
+pub use tost::{t_interval, tost, Tost};
 pub use wasserstein::{percentile_type7, wasserstein_bootstrap, wasserstein_histogram};
 
 /// Why a statistic cannot be computed from its input.

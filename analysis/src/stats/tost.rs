@@ -37,6 +37,28 @@ pub struct Tost {
     pub zero_variance: bool,
 }
 
+/// The mean and its standard error s/√n (sample standard deviation, n − 1); at least two
+/// values.
+fn mean_se(values: &[f64]) -> (f64, f64) {
+    let nf = values.len() as f64;
+    let mean = values.iter().sum::<f64>() / nf;
+    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (nf - 1.0);
+    (mean, (var / nf).sqrt())
+}
+
+/// The two-sided Student-t interval of the mean at `confidence` (0.95: a 95 % interval):
+/// (mean, low, high) with ȳ ± t_{(1+confidence)/2, n−1}·s/√n. scipy:
+/// `scipy.stats.t.interval(confidence, n - 1, loc=mean, scale=scipy.stats.sem(values))`.
+pub fn t_interval(values: &[f64], confidence: f64) -> Result<(f64, f64, f64), StatsError> {
+    check("values", values, 2)?;
+    if !(confidence > 0.0 && confidence < 1.0) {
+        return Err(StatsError::OutOfRange("confidence", format!("must lie in (0, 1), got {confidence}")));
+    }
+    let (mean, se) = mean_se(values);
+    let half = t_ppf(0.5 + confidence / 2.0, values.len() as f64 - 1.0) * se;
+    Ok((mean, mean - half, mean + half))
+}
+
 /// Tests `values` against `theta` with margin `margin` at level `alpha` (0.05: a 90 % CI).
 pub fn tost(values: &[f64], theta: f64, margin: f64, alpha: f64) -> Result<Tost, StatsError> {
     check("values", values, 3)?;
@@ -51,10 +73,8 @@ pub fn tost(values: &[f64], theta: f64, margin: f64, alpha: f64) -> Result<Tost,
     }
     let n = values.len();
     let nf = n as f64;
-    let mean = values.iter().sum::<f64>() / nf;
-    let var = values.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / (nf - 1.0);
+    let (mean, scale) = mean_se(values);
     let d = mean - theta;
-    let scale = (var / nf).sqrt();
     if scale == 0.0 || scale < 1e-15 * mean.abs().max(1.0) {
         let inside = d.abs() < margin;
         return Ok(Tost {
