@@ -63,12 +63,8 @@ pub struct RunRecords {
 }
 
 impl RunRecords {
-    pub fn new(spec: &RunSpec) -> Self {
-        Self::with_key(spec, spec.key())
-    }
-
-    /// As [`RunRecords::new`], with the run key already computed.
-    pub fn with_key(spec: &RunSpec, key: String) -> Self {
+    /// Empty records of the run `spec`, whose key (`spec.key()`) the caller has computed.
+    pub fn new(spec: &RunSpec, key: String) -> Self {
         RunRecords {
             key,
             spec: spec.clone(),

@@ -31,31 +31,18 @@ impl RunWorld {
     /// As [`RunWorld::new`], with the run key already computed (the runner has it).
     pub fn with_key(spec: &RunSpec, key: String) -> Result<RunWorld, EngineError> {
         let policies = spec.seats.iter().map(|p| p.build()).collect();
-        RunWorld::build(spec, key, policies)
+        RunWorld::with_policies(spec, key, policies)
     }
 
     /// Builds the world with the given policies, one per seat (policies that need more than
     /// their specification to exist, such as a client for a model server).
-    pub fn with_policies(spec: &RunSpec, policies: Vec<Box<dyn Policy>>) -> Result<RunWorld, EngineError> {
-        RunWorld::build(spec, spec.key(), policies)
-    }
-
-    /// As [`RunWorld::with_policies`], with the run key already computed.
-    pub fn with_policies_keyed(
-        spec: &RunSpec,
-        key: String,
-        policies: Vec<Box<dyn Policy>>,
-    ) -> Result<RunWorld, EngineError> {
-        RunWorld::build(spec, key, policies)
-    }
-
-    fn build(spec: &RunSpec, key: String, policies: Vec<Box<dyn Policy>>) -> Result<RunWorld, EngineError> {
+    pub fn with_policies(spec: &RunSpec, key: String, policies: Vec<Box<dyn Policy>>) -> Result<RunWorld, EngineError> {
         let env = spec
             .environment
             .build(spec.variant)
             .map_err(|source| EngineError::Environment { run: key.clone(), source })?;
         let (mut world, decide, resolve) = recycled();
-        let mut log = RunRecords::with_key(spec, key.clone());
+        let mut log = RunRecords::new(spec, key.clone());
         let mut seats = Vec::with_capacity(spec.seats.len());
         if policies.len() != env.population() {
             return Err(EngineError::Environment {

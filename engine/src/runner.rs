@@ -93,7 +93,7 @@ pub fn execute(
     } else {
         let factory = opts.policy_factory.clone();
         let build = move |spec: &RunSpec, key: &str| match &factory {
-            Some(f) => RunWorld::with_policies_keyed(
+            Some(f) => RunWorld::with_policies(
                 spec,
                 key.to_string(),
                 f(spec).map_err(|m| EngineError::Decision {
