@@ -126,24 +126,47 @@ fn row_label(labels: &[String], y: f64) -> String {
     }
 }
 
+type Coord = plotters::coord::types::RangedCoordf64;
+
+/// A chart with one labelled row per item (y = 0, 1, …) against a continuous x axis: the
+/// layout shared by the forest plot, time to convention and the punishment effect.
+fn row_chart<'a, DB>(
+    area: &'a DrawingArea<DB, plotters::coord::Shift>,
+    caption: Option<&str>,
+    x: std::ops::Range<f64>,
+    x_desc: &str,
+    labels: &[String],
+    label_width: u32,
+) -> Result<ChartContext<'a, DB, Cartesian2d<Coord, Coord>>, Box<dyn std::error::Error>>
+where
+    DB: DrawingBackend + 'a,
+    DB::ErrorType: 'static,
+{
+    let n = labels.len().max(1);
+    let mut builder = ChartBuilder::on(area);
+    builder.margin(12).x_label_area_size(40).y_label_area_size(label_width);
+    if let Some(caption) = caption {
+        builder.caption(caption, ("sans-serif", 18));
+    }
+    let mut chart = builder.build_cartesian_2d(x, -0.5f64..n as f64 - 0.5)?;
+    chart.configure_mesh().x_desc(x_desc).y_labels(n).y_label_formatter(&|y| row_label(labels, *y)).draw()?;
+    Ok(chart)
+}
+
 /// Equivalence forest plot: estimate and 90 % interval against the anchor and its margin band.
 fn forest(a: &Analysis) -> Fig {
     let rows: Vec<_> = a.equivalence.iter().filter(|r| r.estimate.is_some()).collect();
     let n = rows.len().max(1);
     figure!(760, 80 + 28 * n as u32, |root| {
-        let mut chart = ChartBuilder::on(&root)
-            .caption("Equivalence with human anchors (90 % CI; band = margin)", ("sans-serif", 18))
-            .margin(12)
-            .x_label_area_size(36)
-            .y_label_area_size(250)
-            .build_cartesian_2d(0f64..1f64, -0.5f64..n as f64 - 0.5)?;
         let labels: Vec<String> = rows.iter().map(|r| format!("{} · {}", r.model, r.metric)).collect();
-        chart
-            .configure_mesh()
-            .x_desc("share (of endowment, pie or amount available)")
-            .y_labels(n)
-            .y_label_formatter(&|y| row_label(&labels, *y))
-            .draw()?;
+        let mut chart = row_chart(
+            &root,
+            Some("Equivalence with human anchors (90 % CI; band = margin)"),
+            0.0..1.0,
+            "share (of endowment, pie or amount available)",
+            &labels,
+            250,
+        )?;
         for (i, r) in rows.iter().enumerate() {
             let y = i as f64;
             let band = Rectangle::new(
@@ -203,17 +226,8 @@ fn punishment_effect(a: &Analysis) -> Fig {
         }
         legend.draw(&Rectangle::new([(x, 10), (x + 18, 22)], band_c.mix(0.35).filled()))?;
         legend.draw(&Text::new(human.as_str(), (x + 24, 9), font.clone()))?;
-        let mut chart = ChartBuilder::on(&plot)
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(420)
-            .build_cartesian_2d(0f64..1f64, -0.5f64..n as f64 - 0.5)?;
-        chart
-            .configure_mesh()
-            .x_desc("final-round contribution (share of endowment)")
-            .y_labels(n)
-            .y_label_formatter(&|y| row_label(&labels, *y))
-            .draw()?;
+        let mut chart =
+            row_chart(&plot, None, 0.0..1.0, "final-round contribution (share of endowment)", &labels, 420)?;
         chart.draw_series(std::iter::once(Rectangle::new(
             [(human_low, -0.5), (human_high, n as f64 - 0.5)],
             band_c.mix(0.25).filled(),
@@ -329,18 +343,14 @@ fn convergence_times(a: &Analysis) -> Fig {
         .map(|r| format!("{} · {} · {} ({}/{} formed)", r.model, r.block, r.variant, r.formed, r.runs))
         .collect();
     figure!(900, 90 + 26 * n as u32, |root| {
-        let mut chart = ChartBuilder::on(&root)
-            .caption("Time to convention (box: quartiles; tick: median)", ("sans-serif", 18))
-            .margin(12)
-            .x_label_area_size(40)
-            .y_label_area_size(360)
-            .build_cartesian_2d(0f64..x_max, -0.5f64..n as f64 - 0.5)?;
-        chart
-            .configure_mesh()
-            .x_desc("interactions until the convention rule held")
-            .y_labels(n)
-            .y_label_formatter(&|y| row_label(&labels, *y))
-            .draw()?;
+        let mut chart = row_chart(
+            &root,
+            Some("Time to convention (box: quartiles; tick: median)"),
+            0.0..x_max,
+            "interactions until the convention rule held",
+            &labels,
+            360,
+        )?;
         for (i, r) in rows.iter().enumerate() {
             let y = i as f64;
             let c = PALETTE[i % 7];
