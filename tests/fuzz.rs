@@ -129,9 +129,13 @@ proptest! {
     }
 }
 
-fn shipped_study() -> String {
-    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    std::fs::read_to_string(root.join("scenarios/studies/classical.ron")).expect("shipped study")
+/// The shipped classical study, read once for every case that edits it.
+fn shipped_study() -> &'static str {
+    static TEXT: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    TEXT.get_or_init(|| {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        std::fs::read_to_string(root.join("scenarios/studies/classical.ron")).expect("shipped study")
+    })
 }
 
 /// An edit of a text: delete, duplicate or replace one character (positions as fractions of
@@ -190,7 +194,7 @@ proptest! {
     #[test]
     fn study_parser_is_total_and_every_rejection_names_the_file(
         text in prop_oneof![
-            3 => edits().prop_map(|e| apply(&shipped_study(), &e)),
+            3 => edits().prop_map(|e| apply(shipped_study(), &e)),
             1 => syntax_heavy_text(300),
         ],
     ) {
@@ -222,7 +226,7 @@ proptest! {
         std::fs::create_dir_all(&studies).expect("mkdir");
         std::fs::create_dir_all(dir.path().join("cells")).expect("mkdir");
         let path = studies.join("edited.ron");
-        std::fs::write(&path, apply(&shipped_study(), &e)).expect("write");
+        std::fs::write(&path, apply(shipped_study(), &e)).expect("write");
         let out = std::process::Command::new(env!("CARGO_BIN_EXE_agora"))
             .args(["check", path.to_str().expect("utf8")])
             .output()
