@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use agora_agents::llm::{LlmClient, LlmContext, LlmPolicy, LlmSeat, PromptRenderer};
+use agora_agents::llm::{LlmClient, LlmContext, LlmPolicy, LlmSeat, PromptRenderer, TranscriptSink};
 use agora_agents::Policy;
 use agora_engine::runner::PolicyFactory;
 use agora_engine::store::SqliteCache;
@@ -25,7 +25,7 @@ impl LlmRun {
     /// their specifications.
     pub fn factory(&self) -> PolicyFactory {
         let ctx = self.ctx.clone();
-        Arc::new(move |spec: &RunSpec| {
+        Arc::new(move |spec: &RunSpec, transcripts: &TranscriptSink| {
             let options = spec.prompt_options();
             spec.seats
                 .iter()
@@ -40,6 +40,7 @@ impl LlmRun {
                             seat,
                             environment: spec.environment.clone(),
                             options: options.clone(),
+                            transcripts: transcripts.clone(),
                         },
                     )
                     .map(|p| Box::new(p) as Box<dyn Policy>)

@@ -4,12 +4,11 @@
 //! study or cell file, an unknown name, bad arguments, a store that is not an intact Agora
 //! store).
 
-mod bench;
 mod export;
 mod llm;
-mod network_cmd;
+mod network;
 mod report;
-mod stats_cmd;
+mod stats;
 mod summary;
 
 use std::path::{Path, PathBuf};
@@ -108,20 +107,6 @@ enum Command {
         #[arg(long)]
         study: Option<String>,
     },
-    /// Measure throughput, scale and dispatch (run from the repository root, release build):
-    /// classical games against the Python reference, networks of up to 10^6 agents, LLM
-    /// dispatch against a fake server, analysis on an instrument-size store.
-    Bench {
-        /// Small sizes (checks the harness; not figures to quote).
-        #[arg(long)]
-        quick: bool,
-        /// Only these sections (default: all).
-        #[arg(long, value_enum, value_delimiter = ',')]
-        only: Vec<bench::Section>,
-        /// Where to write the results table (Markdown).
-        #[arg(long, default_value = "bench/results.md")]
-        out: PathBuf,
-    },
     /// The main job: run the classical and tipping studies into the store, analyse them and
     /// write the report.
     Demo {
@@ -149,9 +134,9 @@ enum Command {
     },
     /// Play the naming or coordination game on a network of up to millions of agents, with an
     /// optional committed minority; prints the outcome as JSON.
-    Network(network_cmd::NetworkArgs),
+    Network(network::NetworkArgs),
     /// One statistic on JSON from stdin, answered as JSON on stdout (fields in README).
-    Stats { test: stats_cmd::Test },
+    Stats { test: stats::Test },
     /// Export the store's tables for pandas or polars users.
     Export {
         #[arg(long, default_value = DEFAULT_STORE)]
@@ -184,9 +169,6 @@ impl std::fmt::Display for BadInput {
 
 impl std::error::Error for BadInput {}
 
-#[global_allocator]
-static ALLOC: bench::CountingAlloc = bench::CountingAlloc;
-
 fn main() -> ExitCode {
     agora_agents::llm::raise_open_file_limit();
     let cli = match Cli::try_parse() {
@@ -217,7 +199,6 @@ fn load_plan(study: &Path, cells: Option<&Path>, models: Option<&Path>) -> anyho
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Bench { quick, only, out } => bench::run(&bench::Options { quick, sections: only, out }),
         Command::Run { study, store, shard, dry_run, runs, threads, live, cells, models, replay, cache } => {
             let mut plan = load_plan(&study, cells.as_deref(), models.as_deref())?;
             if let Some(n) = runs {
@@ -243,8 +224,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::List { what, cells } => list(what, &cells),
-        Command::Stats { test } => stats_cmd::main(test),
-        Command::Network(args) => network_cmd::main(args),
+        Command::Stats { test } => stats::main(test),
+        Command::Network(args) => network::main(args),
         Command::Demo { store, out } => {
             // The studies of this checkout: from the working directory when run there,
             // else from where the binary was built.
@@ -389,7 +370,7 @@ fn run_plan(
     };
     let llm = llm::prepare(plan, cache_path, replay)?;
     let source = std::fs::read_to_string(study).with_context(|| format!("reading {}", study.display()))?;
-    store.record_study(plan, &source)?;
+    store.record_study(&plan.study_record(), &source)?;
     let bar = indicatif::ProgressBar::new(plan.runs.len() as u64);
     bar.set_style(
         indicatif::ProgressStyle::with_template("{spinner} {msg} [{bar:40}] {pos}/{len} runs ({per_sec}, eta {eta})")
@@ -432,7 +413,7 @@ fn list(what: ListWhat, cells_dir: &Path) -> anyhow::Result<()> {
     match what {
         ListWhat::Environments => {
             for e in EnvKind::ALL {
-                println!("{:<18} {}", e.as_str(), e.description());
+                println!("{:<18} {}", e.as_str(), agora_environments::games::description(*e));
             }
         }
         ListWhat::Agents => {
@@ -460,7 +441,7 @@ fn list(what: ListWhat, cells_dir: &Path) -> anyhow::Result<()> {
             cells.sort_by(|a, b| (a.1.level, &a.1.name).cmp(&(b.1.level, &b.1.name)));
             println!("{:<26} {:<15} {:<72} environments", "cell", "level", "description");
             for (_, c) in cells {
-                let envs: Vec<&str> = c.environments.iter().map(|e| e.as_str()).collect();
+                let envs: Vec<&str> = c.games().iter().map(|e| e.as_str()).collect();
                 println!("{:<26} {:<15} {:<72} {}", c.name, c.level.as_str(), c.description, envs.join(", "));
             }
         }

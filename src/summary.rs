@@ -81,7 +81,13 @@ pub fn print(store: &Path, study: Option<&str>) -> anyhow::Result<()> {
     let mut current = String::new();
     for g in groups.iter().filter(|g| g.condition.sweep().is_none()) {
         let c = &g.condition;
-        let cols = columns(&c.environment, &c.arm);
+        let mut cols: Vec<(String, String, Agg)> =
+            columns(&c.environment, &c.arm).into_iter().map(|(m, h, a)| (m.to_string(), h.to_string(), a)).collect();
+        if cols.is_empty() {
+            // A game without a chosen set of columns shows every metric it reports: a game
+            // added to the registry prints its outcomes without an edit here.
+            cols = g.metrics.keys().map(|m| (m.clone(), m.clone(), Agg::Mean)).collect();
+        }
         let heading = format!("{} / {} ({})", c.environment, c.arm, c.block);
         if heading != current {
             println!("\n== {heading} ==");

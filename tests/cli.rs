@@ -425,7 +425,11 @@ fn network_command_tips_a_scale_free_population_and_refuses_bad_parameters() {
 fn bench_harness_runs_every_section_and_writes_its_table() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("results.md");
-    let o = agora(&["bench", "--quick", "--out", out.to_str().expect("utf8")]);
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_agora-bench"))
+        .args(["--quick", "--out", out.to_str().expect("utf8")])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("agora-bench runs");
     assert!(o.status.success(), "{}", text(&o));
     let md = std::fs::read_to_string(&out).expect("results table");
     assert!(md.contains("| benchmark | setting | result | notes |"), "{md}");

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use agora_agents::llm::fake::{legal_answer, Behaviour, FakeReply, FakeServer};
+use agora_test_support::{legal_answer, Behaviour, FakeReply, FakeServer};
 use rusqlite::Connection;
 
 mod common;

@@ -9,7 +9,7 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agora_agents::llm::fake::{Behaviour, FakeReply, FakeServer};
+use agora_test_support::{Behaviour, FakeReply, FakeServer};
 use rusqlite::Connection;
 
 mod common;

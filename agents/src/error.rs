@@ -8,10 +8,24 @@ use agora_environments::EnvKind;
 pub enum AgentError {
     /// The policy has no rule for this environment.
     #[error("agent `{policy}` cannot play {env}; it plays: {supported}")]
-    Unsupported { policy: &'static str, env: &'static str, supported: String },
+    Unsupported {
+        /// The policy's registry name.
+        policy: &'static str,
+        /// The environment it was asked to play.
+        env: &'static str,
+        /// The environments it does play, comma-separated.
+        supported: String,
+    },
     /// A policy parameter is out of range; the message names the field.
     #[error("agent `{policy}`: invalid parameter `{field}`: {reason}")]
-    InvalidParameter { policy: &'static str, field: &'static str, reason: String },
+    InvalidParameter {
+        /// The policy's registry name.
+        policy: &'static str,
+        /// The offending parameter, as spelled in study files.
+        field: &'static str,
+        /// Why the value is rejected, with the value itself.
+        reason: String,
+    },
     /// An asynchronous decision failed for good (after the policy's own retries).
     #[error("decision failed: {0}")]
     Failed(String),

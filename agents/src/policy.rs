@@ -38,6 +38,7 @@ pub struct PolicyMeta {
     pub family: &'static str,
     /// Interactions remembered, `None` when unbounded.
     pub memory_depth: Option<u32>,
+    /// Whether it draws on the random stream, so that its play varies with the seed.
     pub stochastic: bool,
     /// Environments the policy has a rule for.
     pub environments: &'static [EnvKind],
@@ -60,8 +61,4 @@ pub trait Policy: Send + Sync {
     fn update(&mut self, _feedback: &Feedback) {}
     /// Forgets everything learnt, returning to the state after construction.
     fn reset(&mut self) {}
-    /// Hands over the model calls made so far (LLM policies); classical policies make none.
-    fn drain_transcripts(&mut self) -> Vec<crate::llm::Transcript> {
-        Vec::new()
-    }
 }

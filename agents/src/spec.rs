@@ -11,17 +11,27 @@ use crate::policy::{Policy, PolicyMeta};
 /// omitted fields take their documented defaults.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum PolicySpec {
+    /// Cooperates in every round of the prisoner's dilemma.
     AlwaysCooperate,
+    /// Defects in every round of the prisoner's dilemma.
     AlwaysDefect,
+    /// Cooperates first, then copies the partner's previous move.
     TitForTat,
+    /// Plays the given integers in turn, cycling, each read in the decision's action space; see [`Sequence`].
     Sequence(Vec<i64>),
+    /// Contributes in proportion to the others' previous contributions; see [`ConditionalCooperator`].
     ConditionalCooperator(#[serde(default)] ConditionalCooperatorParams),
+    /// Reinforcement learner of Erev & Roth; see [`RothErev`].
     RothErev(#[serde(default)] RothErevParams),
+    /// Minimal naming-game agent; see [`MinimalNaming`].
     MinimalNaming,
+    /// Proposes the name its partners used most often recently; see [`MemoryCoordination`].
     MemoryCoordination(#[serde(default)] MemoryCoordinationParams),
+    /// Committed minority member that always proposes the name with this index; see [`Committed`].
     Committed(u32),
     /// A language model declared in the study's `models`.
     Llm {
+        /// The model's name in the study's `models`.
         model: String,
     },
 }
@@ -39,7 +49,7 @@ impl PolicySpec {
             PolicySpec::MinimalNaming => &classical::meta::MINIMAL_NAMING,
             PolicySpec::MemoryCoordination(_) => &classical::meta::MEMORY_COORDINATION,
             PolicySpec::Committed(_) => &classical::meta::COMMITTED,
-            PolicySpec::Llm { .. } => crate::llm::policy::llm_meta(),
+            PolicySpec::Llm { .. } => crate::llm::llm_meta(),
         }
     }
 
@@ -120,7 +130,7 @@ struct UnboundLlm(String);
 
 impl Policy for UnboundLlm {
     fn meta(&self) -> &'static PolicyMeta {
-        crate::llm::policy::llm_meta()
+        crate::llm::llm_meta()
     }
     fn decide(&mut self, _obs: &agora_environments::Observation, _rng: &mut dyn rand::RngCore) -> crate::Decision {
         let model = self.0.clone();

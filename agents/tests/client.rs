@@ -5,14 +5,14 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agora_agents::llm::fake::{FakeReply, FakeServer};
 use agora_agents::llm::{
     ChatRequest, LlmClient, LlmContext, LlmPolicy, LlmSeat, MemoryCache, Message, ModelSpec, PromptOptions,
-    PromptRenderer, StructuredMode,
+    PromptRenderer, StructuredMode, TranscriptSink,
 };
 use agora_agents::{Decision, Policy};
 use agora_environments::prisoners_dilemma::PdParams;
 use agora_environments::{Action, EnvSpec, Variant};
+use agora_test_support::{FakeReply, FakeServer};
 use rand::SeedableRng;
 
 fn model(endpoints: Vec<String>) -> ModelSpec {
@@ -155,7 +155,7 @@ fn a_slow_endpoint_does_not_hold_back_a_fast_one() {
     });
 }
 
-fn policy(ctx: &LlmContext) -> LlmPolicy {
+fn policy(ctx: &LlmContext, transcripts: &TranscriptSink) -> LlmPolicy {
     LlmPolicy::new(
         ctx,
         "fake",
@@ -165,6 +165,7 @@ fn policy(ctx: &LlmContext) -> LlmPolicy {
             seat: 0,
             environment: EnvSpec::PrisonersDilemma(PdParams::default()),
             options: PromptOptions::default(),
+            transcripts: transcripts.clone(),
         },
     )
     .expect("policy")
@@ -205,11 +206,12 @@ fn think_blocks_illegal_answers_and_fallback_are_recorded() {
         cache: cache.clone(),
         replay: false,
     };
-    let mut p = policy(&ctx);
+    let sink = TranscriptSink::default();
+    let mut p = policy(&ctx, &sink);
     assert_eq!(decide(&mut p, &rt).expect("decided"), Action::Choice(0), "think block stripped, answer read");
     let fallback = decide(&mut p, &rt).expect("decided by fallback");
     assert!(matches!(fallback, Action::Choice(_)));
-    let t = p.drain_transcripts();
+    let t = sink.drain();
     let statuses: Vec<&str> = t.iter().map(|t| t.parse_status.as_str()).collect();
     assert_eq!(statuses, vec!["ok", "illegal", "unparsable", "illegal", "fallback"]);
     assert_eq!(t[0].reason.as_deref(), Some("trust"));
@@ -226,10 +228,11 @@ fn think_blocks_illegal_answers_and_fallback_are_recorded() {
     // Replay: the same decisions from the cache, with the server gone; a new slot misses.
     server.stop();
     let replay_ctx = LlmContext { replay: true, ..ctx };
-    let mut q = policy(&replay_ctx);
+    let replayed = TranscriptSink::default();
+    let mut q = policy(&replay_ctx, &replayed);
     assert_eq!(decide(&mut q, &rt).expect("replayed"), Action::Choice(0));
     assert_eq!(decide(&mut q, &rt).expect("replayed"), fallback);
-    assert!(q.drain_transcripts() == t, "replayed transcripts are identical");
+    assert!(replayed.drain() == t, "replayed transcripts are identical");
     let miss = decide(&mut q, &rt).expect_err("not cached");
     assert!(miss.to_string().contains("replay: no cached reply"), "{miss}");
 }

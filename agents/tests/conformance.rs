@@ -3,11 +3,11 @@
 
 use agora_agents::classical::{ConditionalCooperatorParams, MemoryCoordinationParams, RothErevParams};
 use agora_agents::{Decision, Policy, PolicySpec};
-use agora_environments::bargaining::{BargainGame, BargainingParams};
-use agora_environments::money_request::MoneyRequestParams;
-use agora_environments::naming::NamingParams;
+use agora_environments::bargaining::{BargainGame, BargainParams};
+use agora_environments::money_request::MrParams;
+use agora_environments::naming::NgParams;
 use agora_environments::prisoners_dilemma::PdParams;
-use agora_environments::public_goods::PublicGoodsParams;
+use agora_environments::public_goods::PgParams;
 use agora_environments::{Action, EnvKind, EnvSpec, Role, Variant};
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -45,12 +45,14 @@ fn play(spec: &EnvSpec, policies: &mut [Box<dyn Policy>], seed: u64) -> Vec<(usi
 fn spec_for(env: EnvKind) -> EnvSpec {
     match env {
         EnvKind::PrisonersDilemma => EnvSpec::PrisonersDilemma(PdParams::default()),
-        EnvKind::PublicGoods => EnvSpec::PublicGoods(PublicGoodsParams { punishment: true, ..Default::default() }),
+        EnvKind::PublicGoods => EnvSpec::PublicGoods(PgParams { punishment: true, ..Default::default() }),
         EnvKind::Bargaining => {
-            EnvSpec::Bargaining(BargainingParams { game: BargainGame::Trust, games: 20, ..Default::default() })
+            EnvSpec::Bargaining(BargainParams { game: BargainGame::Trust, games: 20, ..Default::default() })
         }
-        EnvKind::MoneyRequest => EnvSpec::MoneyRequest(MoneyRequestParams { games: 20, ..Default::default() }),
-        EnvKind::NamingGame => EnvSpec::NamingGame(NamingParams { population: 6, cap: 200, ..Default::default() }),
+        EnvKind::MoneyRequest => EnvSpec::MoneyRequest(MrParams { games: 20, ..Default::default() }),
+        EnvKind::NamingGame => EnvSpec::NamingGame(NgParams { population: 6, cap: 200, ..Default::default() }),
+        // Every other game in its canonical form: a new game gets these tests for free.
+        other => EnvSpec::canonical(other),
     }
 }
 
@@ -120,7 +122,7 @@ fn always_cooperate_and_always_defect() {
 
 #[test]
 fn conditional_cooperator_follows_the_others_with_slope_below_one() {
-    let spec = EnvSpec::PublicGoods(PublicGoodsParams::default());
+    let spec = EnvSpec::PublicGoods(PgParams::default());
     let cc = PolicySpec::ConditionalCooperator(ConditionalCooperatorParams { initial_sd: 0.0, ..Default::default() });
     let mut pop: Vec<Box<dyn Policy>> = vec![
         cc.build(),
@@ -137,7 +139,7 @@ fn conditional_cooperator_follows_the_others_with_slope_below_one() {
 
 #[test]
 fn conditional_cooperator_punishes_those_below_itself() {
-    let spec = EnvSpec::PublicGoods(PublicGoodsParams { punishment: true, rounds: 1, ..Default::default() });
+    let spec = EnvSpec::PublicGoods(PgParams { punishment: true, rounds: 1, ..Default::default() });
     let cc = PolicySpec::ConditionalCooperator(ConditionalCooperatorParams {
         initial: 1.0,
         initial_sd: 0.0,
@@ -158,7 +160,7 @@ fn conditional_cooperator_punishes_those_below_itself() {
 
 #[test]
 fn conditional_cooperators_decline_together() {
-    let spec = EnvSpec::PublicGoods(PublicGoodsParams::default());
+    let spec = EnvSpec::PublicGoods(PgParams::default());
     let cc = PolicySpec::ConditionalCooperator(ConditionalCooperatorParams::default());
     let log = play(&spec, &mut population(&cc, &spec), 9);
     let round = |r: usize| log[r * 4..r * 4 + 4].iter().map(|(_, _, a)| a.value()).sum::<f64>() / 80.0;
@@ -184,7 +186,7 @@ fn roth_erev_learns_to_defect_against_a_cooperator() {
 
 #[test]
 fn roth_erev_discretises_amounts() {
-    let spec = EnvSpec::Bargaining(BargainingParams { game: BargainGame::Dictator, games: 50, ..Default::default() });
+    let spec = EnvSpec::Bargaining(BargainParams { game: BargainGame::Dictator, games: 50, ..Default::default() });
     let mut pop = population(&PolicySpec::RothErev(RothErevParams::default()), &spec);
     let log = play(&spec, &mut pop, 5);
     assert!(
@@ -197,7 +199,7 @@ fn roth_erev_discretises_amounts() {
 fn memory_coordination_follows_the_majority_of_its_memory() {
     // Seat 0 meets only seat 1 in a population of two; seat 1 always says name 3.
     let spec =
-        EnvSpec::NamingGame(NamingParams { population: 2, cap: 10, stop_at_convention: false, ..Default::default() });
+        EnvSpec::NamingGame(NgParams { population: 2, cap: 10, stop_at_convention: false, ..Default::default() });
     let mut pop: Vec<Box<dyn Policy>> = vec![
         PolicySpec::MemoryCoordination(MemoryCoordinationParams::default()).build(),
         PolicySpec::Committed(3).build(),
@@ -210,7 +212,7 @@ fn memory_coordination_follows_the_majority_of_its_memory() {
 #[test]
 fn minimal_naming_agents_converge() {
     let spec =
-        EnvSpec::NamingGame(NamingParams { population: 2, cap: 50, stop_at_convention: false, ..Default::default() });
+        EnvSpec::NamingGame(NgParams { population: 2, cap: 50, stop_at_convention: false, ..Default::default() });
     let log = play(&spec, &mut population(&PolicySpec::MinimalNaming, &spec), 5);
     let last = &log[log.len() - 2..];
     assert_eq!(last[0].2, last[1].2, "two agents agree after a few interactions");

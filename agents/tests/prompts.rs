@@ -2,26 +2,30 @@
 //! seats and rounds (prefix caching); each cell factor changes what it should.
 
 use agora_agents::llm::{Framing, HistoryFormat, Layout, PersonaFormat, PromptOptions, PromptRenderer};
-use agora_environments::bargaining::{BargainGame, BargainingParams, FixedOffers};
-use agora_environments::money_request::MoneyRequestParams;
-use agora_environments::naming::NamingParams;
+use agora_environments::bargaining::{BargainGame, BargainParams, FixedOffers};
+use agora_environments::money_request::MrParams;
+use agora_environments::naming::NgParams;
 use agora_environments::prisoners_dilemma::PdParams;
-use agora_environments::public_goods::PublicGoodsParams;
+use agora_environments::public_goods::PgParams;
 use agora_environments::{Action, EnvSpec, Feedback, Observation, Role, Variant};
 use rand::SeedableRng;
 
 fn specs() -> Vec<EnvSpec> {
     vec![
         EnvSpec::PrisonersDilemma(PdParams::default()),
-        EnvSpec::PublicGoods(PublicGoodsParams { punishment: true, ..Default::default() }),
-        EnvSpec::Bargaining(BargainingParams::default()),
-        EnvSpec::Bargaining(BargainingParams { game: BargainGame::Dictator, ..Default::default() }),
-        EnvSpec::Bargaining(BargainingParams { game: BargainGame::Trust, ..Default::default() }),
-        EnvSpec::Bargaining(BargainingParams { fixed_offers: Some(FixedOffers::default()), ..Default::default() }),
-        EnvSpec::MoneyRequest(MoneyRequestParams::default()),
-        EnvSpec::NamingGame(NamingParams::default()),
-        EnvSpec::NamingGame(NamingParams { shuffled_pool: true, ..Default::default() }),
+        EnvSpec::PublicGoods(PgParams { punishment: true, ..Default::default() }),
+        EnvSpec::Bargaining(BargainParams::default()),
+        EnvSpec::Bargaining(BargainParams { game: BargainGame::Dictator, ..Default::default() }),
+        EnvSpec::Bargaining(BargainParams { game: BargainGame::Trust, ..Default::default() }),
+        EnvSpec::Bargaining(BargainParams { fixed_offers: Some(FixedOffers::default()), ..Default::default() }),
+        EnvSpec::MoneyRequest(MrParams::default()),
+        EnvSpec::NamingGame(NgParams::default()),
+        EnvSpec::NamingGame(NgParams { shuffled_pool: true, ..Default::default() }),
     ]
+    .into_iter()
+    // Every registered game in its canonical form too: a new game is covered here for free.
+    .chain(agora_environments::EnvKind::ALL.iter().map(|k| EnvSpec::canonical(*k)))
+    .collect()
 }
 
 /// The first observations of every stage kind of a game, answered by sampling.
@@ -131,9 +135,41 @@ fn cell_factors_change_the_prompt() {
 #[test]
 fn schema_matches_the_action_space() {
     let r = PromptRenderer::new();
-    let spec = EnvSpec::MoneyRequest(MoneyRequestParams::default());
+    let spec = EnvSpec::MoneyRequest(MrParams::default());
     let obs = &observations(&spec, Variant::C0)[0].1;
     let out = r.render(&spec, obs, &[], 0, &PromptOptions::default()).expect("renders");
     assert_eq!(out.schema["properties"]["action"]["minimum"], 11);
     assert_eq!(out.schema["properties"]["action"]["maximum"], 20);
+}
+
+#[test]
+fn every_game_shows_its_options_by_label_in_rules_history_and_schema() {
+    // Regression (game registry): a game whose choices had no labels showed "0"/"1" in the
+    // history table. Every choice a game offers must appear by its label everywhere.
+    let r = PromptRenderer::new();
+    for kind in agora_environments::EnvKind::ALL {
+        let spec = EnvSpec::canonical(*kind);
+        for v in Variant::ALL {
+            for (seat, obs) in observations(&spec, v) {
+                let agora_environments::ActionSpace::Choice { labels } = &obs.space else { continue };
+                let past = vec![Feedback {
+                    round: 1,
+                    own: vec![(obs.role, Action::Choice(0))],
+                    others: vec![Action::Choice(1)],
+                    partner: Some(1),
+                    payoff: 1.0,
+                }];
+                let out = r.render(&spec, &obs, &past, seat, &PromptOptions::default()).expect("renders");
+                let user = &out.messages[1].content;
+                assert!(
+                    user.contains(&labels[0]) && user.contains(&labels[1]),
+                    "{kind:?} {v:?}: history lacks labels:\n{user}"
+                );
+                assert!(out.messages[0].content.contains(&labels[1]), "{kind:?} {v:?}: rules lack the labels");
+                let shown: Vec<String> = serde_json::from_value(out.schema["properties"]["action"]["enum"].clone())
+                    .expect("a choice has an enum");
+                assert_eq!(shown.len(), labels.len());
+            }
+        }
+    }
 }

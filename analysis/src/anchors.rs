@@ -10,42 +10,69 @@ pub const ANCHORS_RON: &str = include_str!("../../assets/anchors.ron");
 /// Environment an anchor belongs to (names as in study files).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum AnchorEnvironment {
+    /// The repeated prisoner's dilemma.
     PrisonersDilemma,
+    /// The public-goods game.
     PublicGoods,
+    /// The bargaining games: ultimatum, dictator and trust.
     Bargaining,
+    /// The 11–20 money request game.
     MoneyRequest,
+    /// The naming game (convention formation and tipping).
     NamingGame,
 }
 
 /// Expected direction of a dynamic.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Direction {
+    /// The quantity falls over rounds.
     Decline,
+    /// The quantity rises over rounds.
     Rise,
+    /// A convention forms.
     Forms,
 }
 
 /// The anchor's value.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum AnchorValue {
+    /// A single human value; tested by TOST where the anchor gives a margin.
     Point(f64),
-    Range { low: f64, high: f64 },
-    Distribution { labels: Vec<String>, shares: Vec<f64> },
+    /// An interval of human values.
+    Range {
+        /// Lower end of the interval.
+        low: f64,
+        /// Upper end of the interval.
+        high: f64,
+    },
+    /// Shares of subjects or choices over named categories.
+    Distribution {
+        /// Names of the categories.
+        labels: Vec<String>,
+        /// Share of each category, in the order of `labels`.
+        shares: Vec<f64>,
+    },
+    /// An expected direction of a dynamic rather than a number.
     Direction(Direction),
 }
 
 /// Evidence tier: meta-analysis or single experiment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Tier {
+    /// Meta-analysis, or a survey of many experiments.
     MA,
+    /// Single experiment.
     SE,
 }
 
 /// Verification status: V verified, S one careful secondary source, U unverified.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Status {
+    /// Verified: two or more independent sources agree, or the primary data were read.
     V,
+    /// Taken from one careful secondary source.
     S,
+    /// Not verified.
     U,
 }
 
@@ -53,18 +80,28 @@ pub enum Status {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Anchor {
+    /// Identifier by which claims refer to the anchor.
     pub id: String,
+    /// Environment the anchor belongs to.
     pub environment: AnchorEnvironment,
+    /// The human quantity anchored, in words (e.g. `cooperation rate`).
     pub quantity: String,
+    /// The human value of the quantity.
     pub value: AnchorValue,
+    /// Unit of the value, in words (e.g. `share of endowment`).
     pub unit: String,
+    /// Publication the value is taken from.
     pub source: String,
+    /// The evidence behind the value, in words (studies or subjects).
     pub evidence: String,
+    /// Evidence tier of the source.
     pub tier: Tier,
+    /// How far the value has been verified.
     pub status: Status,
     /// Equivalence margin fixed in advance, where the anchor is tested by TOST.
     #[serde(default)]
     pub margin: Option<f64>,
+    /// Caveats on the value or its source; empty when there are none.
     pub notes: String,
 }
 
@@ -72,7 +109,9 @@ pub struct Anchor {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AnchorTable {
+    /// Format version of the table.
     pub version: u32,
+    /// The anchors, each with its provenance.
     pub anchors: Vec<Anchor>,
 }
 

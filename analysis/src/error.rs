@@ -8,8 +8,20 @@ use std::path::PathBuf;
 pub enum AnalysisError {
     /// The store could not be opened or queried.
     #[error("store {}: {source}", path.display())]
-    Store { path: PathBuf, source: rusqlite::Error },
+    Store {
+        /// Path of the store.
+        path: PathBuf,
+        /// The SQLite error.
+        source: rusqlite::Error,
+    },
     /// A stored run specification could not be read.
     #[error("store {}: run {run}: {message}", path.display())]
-    Spec { path: PathBuf, run: String, message: String },
+    Spec {
+        /// Path of the store.
+        path: PathBuf,
+        /// Key of the run whose specification could not be read.
+        run: String,
+        /// What is wrong with the specification.
+        message: String,
+    },
 }

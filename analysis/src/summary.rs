@@ -9,8 +9,11 @@ use crate::outcomes::{run_outcomes, RunOutcome};
 /// Mean, median and count of one metric over the runs of a condition.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Stat {
+    /// Mean of the metric.
     pub mean: f64,
+    /// Median of the metric.
     pub median: f64,
+    /// Number of runs with a finite value of the metric.
     pub n: usize,
 }
 
@@ -20,6 +23,7 @@ impl Stat {
         Stat::of(values).map(|s| s.median)
     }
 
+    /// Mean, median and count of `values`; `None` when empty.
     pub fn of(values: &[f64]) -> Option<Stat> {
         if values.is_empty() {
             return None;
@@ -35,11 +39,17 @@ impl Stat {
 /// What identifies a condition: everything but the run index.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Condition {
+    /// Block of the study.
     pub block: String,
+    /// Environment played.
     pub environment: String,
+    /// Arm of the environment.
     pub arm: String,
+    /// Payoff variant (C0–C3).
     pub variant: String,
+    /// Cell of the perturbation library, or `baseline`.
     pub cell: String,
+    /// Roster that played.
     pub roster: String,
     /// Swept value in millionths (ordered), if any.
     pub sweep_micros: Option<i64>,
@@ -58,6 +68,7 @@ impl Condition {
         }
     }
 
+    /// The swept value, if any.
     pub fn sweep(&self) -> Option<f64> {
         self.sweep_micros.map(|m| m as f64 / 1e6)
     }
@@ -66,11 +77,15 @@ impl Condition {
 /// One condition's runs summarised.
 #[derive(Clone, Debug, PartialEq)]
 pub struct GroupSummary {
+    /// The condition summarised.
     pub condition: Condition,
+    /// Number of runs in the condition.
     pub runs: usize,
+    /// Each metric summarised over the runs with a finite value of it.
     pub metrics: BTreeMap<String, Stat>,
     /// Committed agents in the condition's runs (tipping arm).
     pub committed: i64,
+    /// Agents in the condition's runs.
     pub population: i64,
 }
 
@@ -78,7 +93,9 @@ pub struct GroupSummary {
 /// committed fraction, and the critical mass the sweep brackets.
 #[derive(Clone, Debug, PartialEq, serde::Serialize)]
 pub struct TippingCurve {
+    /// Block of the study holding the sweep.
     pub block: String,
+    /// Roster swept.
     pub roster: String,
     /// (fraction asked, committed agents, population, runs, share overturned, median time).
     pub points: Vec<(f64, i64, i64, usize, f64, Option<f64>)>,

@@ -11,16 +11,38 @@ use agora_environments::EnvError;
 pub enum EngineError {
     /// The environment rejected a parameter or an action.
     #[error("run {run}: {source}")]
-    Environment { run: String, source: EnvError },
+    Environment {
+        /// The run's key.
+        run: String,
+        /// What the environment rejected.
+        source: EnvError,
+    },
     /// A deferred decision failed for good.
     #[error("run {run}, seat {seat}: {source}")]
-    Decision { run: String, seat: usize, source: AgentError },
+    Decision {
+        /// The run's key.
+        run: String,
+        /// The seat whose decision failed.
+        seat: usize,
+        /// Why it failed.
+        source: AgentError,
+    },
     /// The store could not be read or written.
     #[error("store {}: {source}", path.display())]
-    Store { path: PathBuf, source: rusqlite::Error },
+    Store {
+        /// The store file.
+        path: PathBuf,
+        /// The SQLite error.
+        source: rusqlite::Error,
+    },
     /// The store file is not an Agora store, is truncated or is corrupt; it is not used.
     #[error("store {}: {message}", path.display())]
-    Corrupt { path: PathBuf, message: String },
+    Corrupt {
+        /// The store file.
+        path: PathBuf,
+        /// What is wrong with it.
+        message: String,
+    },
     /// The async runtime could not be started.
     #[error("cannot start the runtime: {0}")]
     Runtime(std::io::Error),

@@ -8,10 +8,11 @@
 
 pub mod components;
 pub mod error;
-pub mod network;
 pub mod records;
 pub mod run;
 pub mod runner;
+pub mod seed;
+pub mod spec;
 pub mod store;
 pub mod systems;
 
@@ -19,9 +20,13 @@ pub use error::EngineError;
 pub use records::RunRecords;
 pub use run::RunWorld;
 pub use runner::{execute, Progress, RunnerOptions, RunnerReport};
+pub use spec::{Factor, Level, RunSpec};
 pub use store::Store;
 
 /// Convenient imports for users of this crate.
 pub mod prelude {
-    pub use crate::{execute, EngineError, Progress, RunRecords, RunWorld, RunnerOptions, RunnerReport, Store};
+    pub use crate::{
+        execute, EngineError, Factor, Level, Progress, RunRecords, RunSpec, RunWorld, RunnerOptions, RunnerReport,
+        Store,
+    };
 }

@@ -1,6 +1,7 @@
 //! What a run records, and its hash.
 
-use agora_scenarios::RunSpec;
+use crate::spec::RunSpec;
+use agora_environments::game::{RecordedDecision, RecordedInteraction, RunView};
 use sha2::{Digest, Sha256};
 
 /// One decision.
@@ -10,56 +11,84 @@ pub struct DecisionRecord {
     pub step: u32,
     /// Round, game or interaction, 1-based.
     pub round: u32,
+    /// Seat of the agent that decided.
     pub seat: u32,
+    /// The part it played, as the role's store name.
     pub role: &'static str,
     /// The action; stored and hashed as its compact text (`c1`, `a17`, `[0,3,0]`).
     pub action: agora_environments::Action,
+    /// Numeric value of the action: the choice index, the amount, or the allocation's total.
     pub value: f64,
+    /// The natural maximum of the value; `value / scale` is the share the analysis reports.
     pub scale: f64,
+    /// What the agent faced, where that matters (offer faced, amount received).
     pub context: Option<f64>,
 }
 
 /// One payoff.
 #[derive(Clone, Debug, PartialEq)]
 pub struct PayoffRecord {
+    /// Stage number within the run, 1-based.
     pub step: u32,
+    /// Round, game or interaction, 1-based.
     pub round: u32,
+    /// Seat of the agent paid.
     pub seat: u32,
+    /// The payoff realised in the stage.
     pub payoff: f64,
 }
 
 /// One naming-game meeting.
 #[derive(Clone, Debug, PartialEq)]
 pub struct InteractionRecord {
+    /// Interaction number within the run, 1-based.
     pub t: u32,
+    /// Seat of the first agent of the pair.
     pub a: u32,
+    /// Seat of the second agent of the pair.
     pub b: u32,
+    /// The name the first agent proposed (index into the pool).
     pub name_a: u32,
+    /// The name the second agent proposed (index into the pool).
     pub name_b: u32,
+    /// Whether the two proposed the same name.
     pub matched: bool,
 }
 
 /// Who sat where.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AgentRecord {
+    /// The seat, 0-based.
     pub seat: u32,
+    /// Registry name of the policy in the seat.
     pub policy: &'static str,
+    /// The policy's model family.
     pub family: &'static str,
+    /// Whether the seat is held by a committed agent.
     pub committed: bool,
 }
 
 /// Everything one run recorded.
 #[derive(Clone, Debug, PartialEq)]
 pub struct RunRecords {
+    /// The run key.
     pub key: String,
+    /// The run's specification.
     pub spec: RunSpec,
+    /// Who sat where, in seat order.
     pub agents: Vec<AgentRecord>,
+    /// Stages played.
     pub steps: u32,
+    /// Every decision, in stage order.
     pub decisions: Vec<DecisionRecord>,
+    /// Every payoff, in stage order.
     pub payoffs: Vec<PayoffRecord>,
+    /// Every naming-game meeting, in order; empty for other games.
     pub interactions: Vec<InteractionRecord>,
     /// Model calls, in (seat, slot, attempt) order.
     pub transcripts: Vec<agora_agents::llm::Transcript>,
+    /// The run-level outcomes the game computed from these records, in the game's order.
+    pub metrics: Vec<(String, f64)>,
 }
 
 impl RunRecords {
@@ -74,12 +103,42 @@ impl RunRecords {
             payoffs: Vec::new(),
             interactions: Vec::new(),
             transcripts: Vec::new(),
+            metrics: Vec::new(),
         }
     }
 
-    /// SHA-256 over every record, floats by their bit patterns, so that two runs hash alike
-    /// exactly when they recorded the same thing.
+    /// Asks the run's game for its outcomes from the records (called once the run has ended).
+    pub fn compute_metrics(&mut self) {
+        let decisions: Vec<RecordedDecision> = self
+            .decisions
+            .iter()
+            .map(|d| RecordedDecision {
+                round: d.round,
+                seat: d.seat,
+                role: d.role.to_string(),
+                value: d.value,
+                scale: d.scale,
+                context: d.context,
+            })
+            .collect();
+        let interactions: Vec<RecordedInteraction> = self
+            .interactions
+            .iter()
+            .map(|i| RecordedInteraction { t: i.t, matched: i.matched.then_some(i.name_a) })
+            .collect();
+        self.metrics = outcomes(&self.spec.environment, self.spec.variant, &decisions, &interactions);
+    }
+
+    /// SHA-256 over every record and the run's metrics, floats by their bit patterns, so that
+    /// two runs hash alike exactly when they recorded the same thing. It chains the hash of the
+    /// records with the metrics ([`chain_metrics`]), so a store written before the metrics table
+    /// existed can be brought up to date in place.
     pub fn hash(&self) -> String {
+        chain_metrics(&self.records_hash(), &self.metrics)
+    }
+
+    /// SHA-256 over every record but the metrics.
+    pub fn records_hash(&self) -> String {
         let mut h = Sha256::new();
         h.update(self.key.as_bytes());
         for a in &self.agents {
@@ -134,4 +193,26 @@ impl RunRecords {
         }
         h.finalize().iter().map(|b| format!("{b:02x}")).collect()
     }
+}
+
+/// The game's outcomes of one run, non-finite values left out (a store holds numbers).
+pub fn outcomes(
+    env: &agora_environments::EnvSpec,
+    variant: agora_environments::Variant,
+    decisions: &[RecordedDecision],
+    interactions: &[RecordedInteraction],
+) -> Vec<(String, f64)> {
+    let view = RunView { variant, decisions, interactions };
+    env.game().outcomes(&view).into_iter().filter(|(_, v)| v.is_finite()).collect()
+}
+
+/// The record hash of a run: its records' hash chained with its metrics.
+pub fn chain_metrics(records_hash: &str, metrics: &[(String, f64)]) -> String {
+    let mut h = Sha256::new();
+    h.update(b"agora-records-v3\n");
+    h.update(records_hash.as_bytes());
+    for (name, value) in metrics {
+        h.update(format!("\nM{name}|{:x}", value.to_bits()).as_bytes());
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }

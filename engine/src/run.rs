@@ -1,8 +1,10 @@
 //! One run: its world and the two halves of a stage.
 
+use crate::seed::derive;
+use crate::spec::RunSpec;
+use agora_agents::llm::TranscriptSink;
 use agora_agents::{DecisionFuture, Policy};
 use agora_environments::Action;
-use agora_scenarios::{seed::derive, RunSpec};
 use bevy_ecs::prelude::*;
 use rand::SeedableRng;
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -18,6 +20,8 @@ pub struct RunWorld {
     decide: Schedule,
     resolve: Schedule,
     key: String,
+    /// Where the run's LLM seats record their model calls.
+    transcripts: TranscriptSink,
 }
 
 impl RunWorld {
@@ -31,12 +35,18 @@ impl RunWorld {
     /// As [`RunWorld::new`], with the run key already computed (the runner has it).
     pub fn with_key(spec: &RunSpec, key: String) -> Result<RunWorld, EngineError> {
         let policies = spec.seats.iter().map(|p| p.build()).collect();
-        RunWorld::with_policies(spec, key, policies)
+        RunWorld::with_policies(spec, key, policies, TranscriptSink::default())
     }
 
     /// Builds the world with the given policies, one per seat (policies that need more than
-    /// their specification to exist, such as a client for a model server).
-    pub fn with_policies(spec: &RunSpec, key: String, policies: Vec<Box<dyn Policy>>) -> Result<RunWorld, EngineError> {
+    /// their specification to exist, such as a client for a model server), and the sink their
+    /// model calls are recorded in.
+    pub fn with_policies(
+        spec: &RunSpec,
+        key: String,
+        policies: Vec<Box<dyn Policy>>,
+        transcripts: TranscriptSink,
+    ) -> Result<RunWorld, EngineError> {
         let env = spec
             .environment
             .build(spec.variant)
@@ -76,7 +86,7 @@ impl RunWorld {
         world.insert_resource(LastStep::default());
         world.insert_resource(Fault::default());
         world.insert_resource(Log(log));
-        Ok(RunWorld { world, decide, resolve, key })
+        Ok(RunWorld { world, decide, resolve, key, transcripts })
     }
 
     /// The run key.
@@ -132,16 +142,13 @@ impl RunWorld {
 
     /// The records of a finished run.
     pub fn into_records(mut self) -> RunRecords {
-        let mut agents = self.world.query::<(&Seat, &mut Agent)>();
-        let mut seated: Vec<(usize, Vec<agora_agents::llm::Transcript>)> =
-            agents.iter_mut(&mut self.world).map(|(seat, mut agent)| (seat.0, agent.0.drain_transcripts())).collect();
-        seated.sort_by_key(|(seat, _)| *seat);
         let mut log = self
             .world
             .remove_resource::<Log>()
             .map(|l| l.0)
             .expect("invariant: the log resource lives as long as the run");
-        log.transcripts = seated.into_iter().flat_map(|(_, t)| t).collect();
+        log.transcripts = self.transcripts.drain();
+        log.compute_metrics();
         RECYCLED.with(|pool| {
             let mut pool = pool.borrow_mut();
             if pool.len() < MAX_RECYCLED {

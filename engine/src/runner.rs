@@ -12,17 +12,21 @@
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
 
-use agora_scenarios::RunSpec;
+use crate::spec::RunSpec;
 use tokio::task::JoinSet;
 
 use crate::error::EngineError;
 use crate::records::RunRecords;
+use agora_agents::llm::TranscriptSink;
+
 use crate::run::RunWorld;
 use crate::store::Store;
 
-/// Builds the policies of a run, one per seat, where a specification alone is not enough.
-pub type PolicyFactory =
-    std::sync::Arc<dyn Fn(&RunSpec) -> Result<Vec<Box<dyn agora_agents::Policy>>, String> + Send + Sync>;
+/// Builds the policies of a run, one per seat, where a specification alone is not enough;
+/// policies that call a model record their calls in the run's transcript sink.
+pub type PolicyFactory = std::sync::Arc<
+    dyn Fn(&RunSpec, &TranscriptSink) -> Result<Vec<Box<dyn agora_agents::Policy>>, String> + Send + Sync,
+>;
 
 /// How to run a plan.
 #[derive(Clone)]
@@ -52,16 +56,22 @@ impl Default for RunnerOptions {
 /// Progress after each committed run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Progress {
+    /// Runs executed and committed so far in this call.
     pub done: usize,
+    /// Runs this call has to execute (those not already in the store).
     pub total: usize,
+    /// Runs skipped because the store already holds them.
     pub skipped: usize,
 }
 
 /// What a call to [`execute`] did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct RunnerReport {
+    /// Runs executed and committed.
     pub executed: usize,
+    /// Runs skipped because the store already held them.
     pub skipped: usize,
+    /// Decisions recorded across the executed runs.
     pub decisions: u64,
     /// True when `stop_after` ended the call before the plan was complete.
     pub interrupted: bool,
@@ -93,15 +103,15 @@ pub fn execute(
     } else {
         let factory = opts.policy_factory.clone();
         let build = move |spec: &RunSpec, key: &str| match &factory {
-            Some(f) => RunWorld::with_policies(
-                spec,
-                key.to_string(),
-                f(spec).map_err(|m| EngineError::Decision {
+            Some(f) => {
+                let sink = TranscriptSink::default();
+                let policies = f(spec, &sink).map_err(|m| EngineError::Decision {
                     run: key.to_string(),
                     seat: 0,
                     source: agora_agents::AgentError::Failed(m),
-                })?,
-            ),
+                })?;
+                RunWorld::with_policies(spec, key.to_string(), policies, sink)
+            }
             None => RunWorld::with_key(spec, key.to_string()),
         };
         run_gathered(&todo, opts.max_live.max(1), &build, &mut |rec, rep| commit(rec, rep), &mut report)?;

@@ -6,7 +6,6 @@
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use agora_scenarios::Plan;
 use rusqlite::{params, Connection, OpenFlags};
 
 use crate::error::EngineError;
@@ -15,7 +14,7 @@ use crate::records::RunRecords;
 /// `PRAGMA application_id` of an Agora store ("AGOR").
 pub const APPLICATION_ID: i32 = 0x4147_4f52;
 /// Version of the table layout.
-pub const SCHEMA_VERSION: i32 = 2;
+pub const SCHEMA_VERSION: i32 = 3;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS studies (
@@ -125,10 +124,32 @@ CREATE TABLE IF NOT EXISTS interactions (
     matched INTEGER NOT NULL,
     PRIMARY KEY (run_id, t)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS metrics (
+    run_id INTEGER NOT NULL REFERENCES runs(run_id),
+    name TEXT NOT NULL,
+    value REAL NOT NULL,
+    PRIMARY KEY (run_id, name)
+) WITHOUT ROWID;
 ";
 
 /// The tables an export writes, in order.
-pub const TABLES: [&str; 7] = ["studies", "models", "runs", "agents", "decisions", "payoffs", "interactions"];
+pub const TABLES: [&str; 8] =
+    ["studies", "models", "runs", "agents", "decisions", "payoffs", "interactions", "metrics"];
+
+/// What the store keeps of a study a run of `agora run` worked from.
+#[derive(Clone, Debug)]
+pub struct StudyRecord<'a> {
+    /// The study's name.
+    pub study: &'a str,
+    /// Hash of every run key of the plan, in order.
+    pub plan_hash: String,
+    /// The study's master seed.
+    pub master_seed: u64,
+    /// Runs in the plan.
+    pub runs: usize,
+    /// The language models its rosters use, with their serving facts.
+    pub models: &'a [agora_agents::llm::ModelSpec],
+}
 
 /// An open store.
 pub struct Store {
@@ -166,9 +187,16 @@ impl Store {
                 return Err(corrupt("not an Agora store (wrong application id)".into()));
             }
             let version: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(sql)?;
-            if version == 1 {
-                // Version 2 added the models table; nothing else changed.
+            if version == 1 || version == 2 {
+                // Version 2 added the models table; version 3 the metrics table, filled here
+                // from each stored run's records by its game, with the record hashes chained.
                 conn.execute_batch(SCHEMA).map_err(sql)?;
+                upgrade_metrics(&conn).map_err(|e| match e {
+                    Upgrade::Sql(source) => EngineError::Store { path: path.to_path_buf(), source },
+                    Upgrade::Spec(run, message) => {
+                        corrupt(format!("run {run}: cannot read its specification: {message}"))
+                    }
+                })?;
                 conn.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(sql)?;
             } else if version != SCHEMA_VERSION {
                 return Err(corrupt(format!("schema version {version}, this build reads {SCHEMA_VERSION}")));
@@ -185,6 +213,7 @@ impl Store {
         Ok(Store { conn, path: path.to_path_buf() })
     }
 
+    /// The store file.
     pub fn path(&self) -> &Path {
         &self.path
     }
@@ -206,16 +235,17 @@ impl Store {
     }
 
     /// Notes the study and plan a run of `agora run` worked from.
-    pub fn record_study(&mut self, plan: &Plan, source: &str) -> Result<(), EngineError> {
+    pub fn record_study(&mut self, study: &StudyRecord<'_>, source: &str) -> Result<(), EngineError> {
+        let plan = study;
         self.conn
             .execute(
                 "INSERT OR IGNORE INTO studies (study, plan_hash, master_seed, runs, source) VALUES (?1, ?2, ?3, ?4, ?5)",
-                params![plan.study, plan.hash(), plan.master_seed.to_string(), plan.runs.len() as i64, source],
+                params![plan.study, plan.plan_hash, plan.master_seed.to_string(), plan.runs as i64, source],
             )
             .map_err(|e| self.sql(e))?;
         // The model declarations with their serving facts (never an API key: only the name of
         // the variable that holds it is in a declaration, and it is not stored).
-        for m in &plan.models {
+        for m in plan.models {
             self.conn
                 .execute(
                     "INSERT OR IGNORE INTO models (name, family, served_id, endpoints, quantisation, notes, structured,
@@ -328,6 +358,11 @@ impl Store {
             for i in &rec.interactions {
                 st.execute(params![run_id, i.t, i.a, i.b, i.name_a, i.name_b, i.matched]).map_err(sql)?;
             }
+            let mut st =
+                tx.prepare_cached("INSERT INTO metrics (run_id, name, value) VALUES (?1, ?2, ?3)").map_err(sql)?;
+            for (name, value) in &rec.metrics {
+                st.execute(params![run_id, name, value]).map_err(sql)?;
+            }
             let mut st = tx
                 .prepare_cached(
                     "INSERT INTO transcripts (run_id, seat, slot, attempt, kind, round, role, model, served_id, endpoint,
@@ -375,7 +410,7 @@ impl Store {
             .map_err(|e| self.sql(e))?
             .collect::<Result<Vec<String>, _>>()
             .map_err(|e| self.sql(e))?;
-        Ok(agora_scenarios::seed::hex_digest(rows.join("\n").as_bytes()))
+        Ok(crate::seed::hex_digest(rows.join("\n").as_bytes()))
     }
 
     /// Number of stored runs.
@@ -384,6 +419,84 @@ impl Store {
             .query_row("SELECT COUNT(*) FROM runs", [], |r| r.get::<_, i64>(0))
             .map(|n| n as u64)
             .map_err(|e| self.sql(e))
+    }
+}
+
+/// Why an upgrade stopped.
+enum Upgrade {
+    Sql(rusqlite::Error),
+    Spec(String, String),
+}
+
+impl From<rusqlite::Error> for Upgrade {
+    fn from(e: rusqlite::Error) -> Self {
+        Upgrade::Sql(e)
+    }
+}
+
+/// Fills the metrics table of a store written before it existed: each run's game computes its
+/// outcomes from the stored records, exactly as it does at the end of a live run, and the
+/// run's record hash is chained with them. One transaction: a store is upgraded whole or not.
+fn upgrade_metrics(conn: &Connection) -> Result<(), Upgrade> {
+    use agora_environments::game::{RecordedDecision, RecordedInteraction};
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    let result = (|| -> Result<(), Upgrade> {
+        let runs: Vec<(i64, String, String, String, String)> = conn
+            .prepare("SELECT run_id, run_key, variant, spec_json, record_hash FROM runs ORDER BY run_id")?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?
+            .collect::<Result<_, _>>()?;
+        let mut decisions = conn.prepare(
+            "SELECT round, seat, role, value, scale, context FROM decisions WHERE run_id = ?1 ORDER BY step, seat",
+        )?;
+        let mut interactions =
+            conn.prepare("SELECT t, name_a, matched FROM interactions WHERE run_id = ?1 ORDER BY t")?;
+        for (run_id, key, variant, spec_json, record_hash) in runs {
+            let spec: serde_json::Value =
+                serde_json::from_str(&spec_json).map_err(|e| Upgrade::Spec(key.clone(), e.to_string()))?;
+            let env: agora_environments::EnvSpec = serde_json::from_value(spec["environment"].clone())
+                .map_err(|e| Upgrade::Spec(key.clone(), e.to_string()))?;
+            let variant = agora_environments::Variant::ALL
+                .into_iter()
+                .find(|v| v.as_str() == variant)
+                .ok_or_else(|| Upgrade::Spec(key.clone(), format!("unknown variant {variant}")))?;
+            let ds: Vec<RecordedDecision> = decisions
+                .query_map([run_id], |r| {
+                    Ok(RecordedDecision {
+                        round: r.get(0)?,
+                        seat: r.get(1)?,
+                        role: r.get(2)?,
+                        value: r.get(3)?,
+                        scale: r.get(4)?,
+                        context: r.get(5)?,
+                    })
+                })?
+                .collect::<Result<_, _>>()?;
+            let is: Vec<RecordedInteraction> = interactions
+                .query_map([run_id], |r| {
+                    let (t, name, matched): (u32, u32, bool) = (r.get(0)?, r.get(1)?, r.get(2)?);
+                    Ok(RecordedInteraction { t, matched: matched.then_some(name) })
+                })?
+                .collect::<Result<_, _>>()?;
+            let metrics = crate::records::outcomes(&env, variant, &ds, &is);
+            for (name, value) in &metrics {
+                conn.execute(
+                    "INSERT INTO metrics (run_id, name, value) VALUES (?1, ?2, ?3)",
+                    params![run_id, name, value],
+                )?;
+            }
+            conn.execute(
+                "UPDATE runs SET record_hash = ?1 WHERE run_id = ?2",
+                params![crate::records::chain_metrics(&record_hash, &metrics), run_id],
+            )?;
+        }
+        Ok(())
+    })();
+    match result {
+        Ok(()) => conn.execute_batch("COMMIT").map_err(Upgrade::Sql),
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(e)
+        }
     }
 }
 
@@ -425,6 +538,7 @@ impl SqliteCache {
         conn.query_row("SELECT COUNT(*) FROM llm_cache", [], |r| r.get::<_, i64>(0)).map(|n| n as u64).unwrap_or(0)
     }
 
+    /// Whether no reply is cached.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
@@ -452,7 +566,9 @@ impl agora_agents::llm::ReplyCache for SqliteCache {
 /// What a merge did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct MergeReport {
+    /// Runs copied in from the other store.
     pub added: u64,
+    /// Runs of the other store this one already held with the same records.
     pub already_present: u64,
 }
 
@@ -504,6 +620,8 @@ impl Store {
                      FROM src.payoffs x JOIN merge_map p ON x.run_id = p.old;
                  INSERT INTO main.interactions SELECT p.new, i.t, i.a, i.b, i.name_a, i.name_b, i.matched
                      FROM src.interactions i JOIN merge_map p ON i.run_id = p.old;
+                 INSERT INTO main.metrics SELECT p.new, x.name, x.value
+                     FROM src.metrics x JOIN merge_map p ON x.run_id = p.old;
                  INSERT INTO main.transcripts SELECT p.new, t.seat, t.slot, t.attempt, t.kind, t.round, t.role, t.model,
                         t.served_id, t.endpoint, t.messages_json, t.raw_reply, t.action, t.reason, t.parse_status, t.detail,
                         t.latency_ms, t.prompt_tokens, t.completion_tokens

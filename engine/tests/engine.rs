@@ -137,15 +137,16 @@ fn deferred_decisions_of_all_live_runs_are_in_flight_together() {
     let in_flight = Arc::new(AtomicUsize::new(0));
     let peak = Arc::new(AtomicUsize::new(0));
     let (f, pk) = (in_flight.clone(), peak.clone());
-    let factory: agora_engine::runner::PolicyFactory = Arc::new(move |spec: &RunSpec| {
-        Ok(spec
-            .seats
-            .iter()
-            .map(|s: &PolicySpec| {
-                Box::new(Delayed { inner: s.build(), in_flight: f.clone(), peak: pk.clone() }) as Box<dyn Policy>
-            })
-            .collect::<Vec<_>>())
-    });
+    let factory: agora_engine::runner::PolicyFactory =
+        Arc::new(move |spec: &RunSpec, _: &agora_agents::llm::TranscriptSink| {
+            Ok(spec
+                .seats
+                .iter()
+                .map(|s: &PolicySpec| {
+                    Box::new(Delayed { inner: s.build(), in_flight: f.clone(), peak: pk.clone() }) as Box<dyn Policy>
+                })
+                .collect::<Vec<_>>())
+        });
     let opts = RunnerOptions { policy_factory: Some(factory), max_live: 64, ..RunnerOptions::default() };
     let mut store = Store::open(&dir.path().join("deferred.sqlite")).expect("opens");
     execute(&runs, &mut store, &opts, &mut |_| {}).expect("runs");
@@ -208,6 +209,7 @@ fn a_version_1_store_gains_the_models_table_and_keeps_its_runs() {
     let path = dir.path().join("v1.sqlite");
     let p = plan("classical.ron", 1);
     drop(run_into(dir.path(), "v1.sqlite", &p, &RunnerOptions::default()));
+    downgrade(&path, &p, 2);
     {
         // Make it what version 1 wrote: no models table.
         let c = rusqlite::Connection::open(&path).expect("open");
@@ -221,6 +223,44 @@ fn a_version_1_store_gains_the_models_table_and_keeps_its_runs() {
     assert_eq!(version, agora_engine::store::SCHEMA_VERSION);
     let models: i64 = c.query_row("SELECT COUNT(*) FROM models", [], |r| r.get(0)).expect("models table");
     assert_eq!(models, 0);
+}
+
+/// Makes a store what schema version 2 wrote: no metrics table, record hashes over the records
+/// alone.
+fn downgrade(path: &Path, plan: &Plan, version: i32) {
+    let c = rusqlite::Connection::open(path).expect("open");
+    for spec in &plan.runs {
+        let rec = RunWorld::new(spec).expect("world").run_to_end().expect("runs");
+        c.execute("UPDATE runs SET record_hash = ?1 WHERE run_key = ?2", [rec.records_hash(), rec.key.clone()])
+            .expect("old hash");
+    }
+    c.execute_batch(&format!("DROP TABLE metrics; PRAGMA user_version = {version};")).expect("downgrade");
+}
+
+fn metrics_rows(path: &Path) -> Vec<(String, String, f64)> {
+    let c = rusqlite::Connection::open(path).expect("open");
+    let mut st = c
+        .prepare("SELECT r.run_key, m.name, m.value FROM metrics m JOIN runs r USING (run_id) ORDER BY 1, 2")
+        .expect("metrics table");
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).expect("query").map(|r| r.expect("row")).collect()
+}
+
+#[test]
+fn a_version_2_store_gains_the_metrics_of_each_run_and_the_same_record_hashes() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = plan("classical.ron", 1);
+    let fresh = run_into(dir.path(), "fresh.sqlite", &p, &RunnerOptions::default());
+    let digest = fresh.records_digest().expect("digest");
+    drop(fresh);
+    let want = metrics_rows(&dir.path().join("fresh.sqlite"));
+    assert!(want.len() > p.runs.len(), "every run reports metrics");
+    drop(run_into(dir.path(), "v2.sqlite", &p, &RunnerOptions::default()));
+    let path = dir.path().join("v2.sqlite");
+    downgrade(&path, &p, 2);
+    let store = Store::open(&path).expect("a version-2 store opens and is upgraded");
+    assert_eq!(store.records_digest().expect("digest"), digest, "upgraded hashes equal a fresh store's");
+    drop(store);
+    assert_eq!(metrics_rows(&path), want, "the upgrade computes what a live run records");
 }
 
 /// A policy that answers after a fixed delay and counts its answers.
@@ -257,20 +297,21 @@ fn a_slow_run_does_not_hold_back_the_others() {
     let slow_answers = Arc::new(AtomicUsize::new(0));
     let fast_answers = Arc::new(AtomicUsize::new(0));
     let (s, f) = (slow_answers.clone(), fast_answers.clone());
-    let factory: agora_engine::runner::PolicyFactory = Arc::new(move |spec: &RunSpec| {
-        let slow = spec.key() == slow_key;
-        Ok(spec
-            .seats
-            .iter()
-            .map(|seat: &PolicySpec| {
-                Box::new(Paced {
-                    inner: seat.build(),
-                    delay_ms: if slow { 150 } else { 1 },
-                    answered: if slow { s.clone() } else { f.clone() },
-                }) as Box<dyn Policy>
-            })
-            .collect::<Vec<_>>())
-    });
+    let factory: agora_engine::runner::PolicyFactory =
+        Arc::new(move |spec: &RunSpec, _: &agora_agents::llm::TranscriptSink| {
+            let slow = spec.key() == slow_key;
+            Ok(spec
+                .seats
+                .iter()
+                .map(|seat: &PolicySpec| {
+                    Box::new(Paced {
+                        inner: seat.build(),
+                        delay_ms: if slow { 150 } else { 1 },
+                        answered: if slow { s.clone() } else { f.clone() },
+                    }) as Box<dyn Policy>
+                })
+                .collect::<Vec<_>>())
+        });
     let opts = RunnerOptions { policy_factory: Some(factory), max_live: 64, ..RunnerOptions::default() };
     let dir = tempfile::tempdir().expect("tempdir");
     let mut store = Store::open(&dir.path().join("paced.sqlite")).expect("opens");
@@ -283,4 +324,48 @@ fn a_slow_run_does_not_hold_back_the_others() {
     assert!(at_commit[8] <= 4, "the fast runs waited for the slow one: {at_commit:?}");
     assert_eq!(at_commit[9], 20, "the slow run is committed last, complete");
     assert_eq!(fast_answers.load(Ordering::SeqCst), 180);
+}
+
+#[test]
+fn the_stag_hunt_and_the_coordination_game_run_from_a_study_and_record_their_metrics() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    std::fs::create_dir_all(dir.path().join("studies")).expect("mkdir");
+    let study = dir.path().join("studies/new-games.ron");
+    std::fs::write(
+        &study,
+        r#"Study(version: 1, name: "new-games", master_seed: 5, runs: 3, blocks: [
+            Block(name: "sh", environment: StagHunt(g: Some(9.0)), variants: [C0, C3],
+                  rosters: [Roster(name: "roth-erev", members: [Member(policy: RothErev())])],
+                  cells: ["baseline", "memory-3"], cell_runs: 2),
+            Block(name: "cg", environment: Coordination(),
+                  rosters: [Roster(name: "memory-coordination", members: [Member(policy: MemoryCoordination())])]),
+        ])"#,
+    )
+    .expect("write");
+    let plan = Plan::load(&study, Some(&studies().join("../cells"))).expect("a study of the new games resolves");
+    let store = run_into(dir.path(), "new.sqlite", &plan, &RunnerOptions::default());
+    assert_eq!(store.run_count().expect("count"), plan.runs.len() as u64);
+    let c = store.connection();
+    let metric = |env: &str, name: &str| -> i64 {
+        c.query_row(
+            "SELECT COUNT(*) FROM metrics m JOIN runs r USING (run_id) WHERE r.environment = ?1 AND m.name = ?2
+               AND m.value BETWEEN 0 AND 1",
+            [env, name],
+            |r| r.get(0),
+        )
+        .expect("count")
+    };
+    // 3 runs in each of C0 and C3 at baseline; the memory cell, like every cell, runs in C0.
+    assert_eq!(metric("stag-hunt", "stag"), 8);
+    assert_eq!(metric("stag-hunt", "coordination"), 8);
+    assert_eq!(metric("coordination", "coordination"), 3);
+    assert_eq!(metric("coordination", "coordination_late"), 3);
+    let decisions: i64 = c
+        .query_row(
+            "SELECT COUNT(*) FROM decisions d JOIN runs r USING (run_id) WHERE r.environment = 'coordination'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("count");
+    assert_eq!(decisions, 3 * 12 * 2, "12 rounds, two players");
 }

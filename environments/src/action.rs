@@ -45,11 +45,24 @@ impl Action {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum ActionSpace {
     /// Pick one of these labels (semantic order).
-    Choice { labels: std::sync::Arc<[String]> },
+    Choice {
+        /// The options' labels, indexed by [`Action::Choice`].
+        labels: std::sync::Arc<[String]>,
+    },
     /// Pick an integer in `min..=max`.
-    Amount { min: i64, max: i64 },
+    Amount {
+        /// The smallest legal amount.
+        min: i64,
+        /// The largest legal amount.
+        max: i64,
+    },
     /// Pick an integer in `0..=max_each` for each of `targets` targets.
-    Allocation { targets: usize, max_each: i64 },
+    Allocation {
+        /// Number of targets, one amount each.
+        targets: usize,
+        /// The largest amount any one target may receive.
+        max_each: i64,
+    },
 }
 
 impl ActionSpace {

@@ -6,16 +6,36 @@
 pub enum EnvError {
     /// A parameter is outside what the game allows; the message names the field.
     #[error("invalid parameter `{field}`: {reason}")]
-    InvalidParameter { field: &'static str, reason: String },
+    InvalidParameter {
+        /// The offending parameter, as spelled in study files.
+        field: &'static str,
+        /// Why the value is rejected.
+        reason: String,
+    },
     /// An action was outside the legal space of its decision.
     #[error("agent {agent} chose {action}, which is not a legal action here")]
-    IllegalAction { agent: usize, action: String },
+    IllegalAction {
+        /// The seat that chose it.
+        agent: usize,
+        /// The action, in its encoded form.
+        action: String,
+    },
     /// The actions did not match the open requests.
     #[error("expected actions for agents {expected:?}, got {got:?}")]
-    ActionMismatch { expected: Vec<usize>, got: Vec<usize> },
-    /// The variant table shipped in assets/ is malformed.
-    #[error("variant table assets/environments/variants.ron: {0}")]
-    VariantTable(String),
+    ActionMismatch {
+        /// The seats of the open requests, in request order.
+        expected: Vec<usize>,
+        /// The seats the actions came from.
+        got: Vec<usize>,
+    },
+    /// A game's variants file shipped in assets/environments/ is malformed.
+    #[error("variants file assets/environments/{file}: {message}")]
+    VariantTable {
+        /// The file name.
+        file: String,
+        /// What is wrong.
+        message: String,
+    },
 }
 
 pub(crate) fn invalid(field: &'static str, reason: impl Into<String>) -> EnvError {

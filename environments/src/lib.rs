@@ -1,26 +1,28 @@
-//! The five social-behaviour environments of Agora.
+//! The game registry of Agora: one module per game.
 //!
-//! Each game is one module behind the [`Environment`] trait. Payoffs, labels and cover stories
-//! are data (`assets/environments/variants.ron`), so the C0–C3 variants are data, not forks.
-//! A game proceeds in *stages*: the environment lists the decisions it needs
-//! ([`Environment::pending`]), the engine gathers them from the agents' policies, and the
-//! environment resolves them ([`Environment::resolve`]) into a [`Step`] of records.
+//! Each game lives in [`games`] as one module: its parameters (the [`Game`] trait: validation,
+//! population, memory, expected decisions, the wording a participant reads, its metrics and
+//! run-level outcomes), its variants file `assets/environments/<game>.ron` (C0–C3 as data, not
+//! forks) and its [`Environment`], which plays one run. A game proceeds in *stages*: the
+//! environment lists the decisions it needs ([`Environment::pending`]), the engine gathers them
+//! from the agents' policies, and the environment resolves them ([`Environment::resolve`]) into
+//! a [`Step`] of records. Adding a game: see "Adding a game" in README.
 
 pub mod action;
-pub mod bargaining;
 pub mod error;
-pub mod money_request;
-pub mod naming;
+pub mod game;
+pub mod games;
+pub mod kind;
 pub mod observation;
-pub mod prisoners_dilemma;
-pub mod public_goods;
-pub mod spec;
+pub mod outcome;
 pub mod variants;
 
 pub use action::{Action, ActionSpace};
 pub use error::EnvError;
-pub use observation::{Context, Feedback, Observation, PayoffBounds, Role};
-pub use spec::{EnvKind, EnvSpec, Variant};
+pub use game::{Frame, Game, MetricDef, Rules, RunView, Wording};
+pub use games::{bargaining, coordination, money_request, naming, prisoners_dilemma, public_goods, stag_hunt, EnvSpec};
+pub use kind::{EnvKind, Role, Variant};
+pub use observation::{Context, Feedback, Observation, PayoffBounds};
 
 use rand::RngCore;
 
@@ -36,8 +38,11 @@ pub struct Request {
 /// One recorded decision, with the numeric reading the analysis uses.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DecisionRow {
+    /// Seat of the agent that decided.
     pub agent: usize,
+    /// The part it played in the decision.
     pub role: Role,
+    /// What it chose.
     pub action: Action,
     /// Numeric value of the action: the choice index, the amount, or the allocation's total.
     pub value: f64,
@@ -51,10 +56,15 @@ pub struct DecisionRow {
 /// A pairwise meeting in a naming game: who met whom, what each proposed, whether they matched.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Interaction {
+    /// Seat of the first agent of the pair.
     pub a: usize,
+    /// Seat of the second agent of the pair.
     pub b: usize,
+    /// The name the first agent proposed (index into the pool).
     pub name_a: u32,
+    /// The name the second agent proposed (index into the pool).
     pub name_b: u32,
+    /// Whether the two proposed the same name.
     pub matched: bool,
 }
 
@@ -63,11 +73,13 @@ pub struct Interaction {
 pub struct Step {
     /// Round (repeated games), game (one-shot batteries) or interaction (naming game), 1-based.
     pub round: u32,
+    /// Every decision taken in this stage, in request order.
     pub decisions: Vec<DecisionRow>,
     /// Payoffs realised in this stage, per agent.
     pub payoffs: Vec<(usize, f64)>,
     /// What each agent learns once the stage is resolved.
     pub feedback: Vec<(usize, Feedback)>,
+    /// The pairwise meeting this stage was, in the naming game.
     pub interaction: Option<Interaction>,
 }
 
@@ -98,8 +110,8 @@ pub trait Environment: Send + Sync {
 /// Convenient imports for users of this crate.
 pub mod prelude {
     pub use crate::{
-        Action, ActionSpace, Context, DecisionRow, EnvError, EnvKind, EnvSpec, Environment, Feedback, Interaction,
-        Observation, PayoffBounds, Request, Role, Step, Variant,
+        Action, ActionSpace, Context, DecisionRow, EnvError, EnvKind, EnvSpec, Environment, Feedback, Game,
+        Interaction, Observation, PayoffBounds, Request, Role, Step, Variant,
     };
 }
 
@@ -126,6 +138,11 @@ pub(crate) fn check_actions<'a>(
             }
         })
         .collect()
+}
+
+/// A number as a person writes it (3, not 3.0).
+pub(crate) fn num(x: f64) -> String {
+    format!("{x}")
 }
 
 /// Reads an integer amount out of an action already checked against an `Amount` space.

@@ -2,130 +2,31 @@
 
 use std::path::{Path, PathBuf};
 
-use agora_environments::EnvKind;
+pub use agora_engine::{Factor, Level};
+use agora_environments::{EnvKind, EnvSpec};
 use serde::{Deserialize, Serialize};
 
 use crate::error::ScenarioError;
 use crate::{ron_options, FORMAT_VERSION};
 
-/// What a factor's change means for interpretation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-pub enum Level {
-    /// The canonical apparatus.
-    Baseline,
-    /// Re-renders information the agents already have.
-    Representation,
-    /// Changes what the agents are given.
-    Design,
-    /// Probes whether the paradigm is recognised.
-    Contamination,
-}
-
-impl Level {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Level::Baseline => "baseline",
-            Level::Representation => "representation",
-            Level::Design => "design",
-            Level::Contamination => "contamination",
-        }
-    }
-}
-
-/// One factor of the apparatus. Prompt factors act on LLM-backed agents only; memory and group
-/// size change the game itself and act on every agent.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum Factor {
-    /// Persona rendered as bullets or as a table.
-    PersonaFormat(String),
-    /// History rendered as narrative prose, or with summary statistics.
-    HistoryFormat(String),
-    /// The two actions listed in the opposite order.
-    ReversedActionOrder,
-    /// Agents given names instead of letters.
-    NamedAgents,
-    /// The answer field renamed.
-    AnswerField(String),
-    /// Inline layout, or one sentence per line.
-    Layout(String),
-    /// An administrative task identifier added.
-    TaskId(String),
-    /// An alternative opening sentence.
-    Opening(String),
-    /// Self-interested or prosocial persona.
-    PersonaContent(String),
-    /// Moralised or risk framing of the actions.
-    Framing(String),
-    /// Reason step by step before answering.
-    StepByStep,
-    /// Sampling temperature.
-    Temperature(f64),
-    /// Memory window.
-    Memory(u32),
-    /// Group size (public goods group, naming population).
-    GroupSize(usize),
-    /// The paradigm named inside the prompt.
-    Priming,
-    /// A recognition probe asked outside the behavioural session ("which experiment is this?").
-    RecognitionProbe,
-}
-
-impl Factor {
-    /// The level this factor belongs to.
-    pub fn level(&self) -> Level {
-        match self {
-            Factor::PersonaFormat(_)
-            | Factor::HistoryFormat(_)
-            | Factor::ReversedActionOrder
-            | Factor::NamedAgents
-            | Factor::AnswerField(_)
-            | Factor::Layout(_)
-            | Factor::TaskId(_)
-            | Factor::Opening(_) => Level::Representation,
-            Factor::PersonaContent(_)
-            | Factor::Framing(_)
-            | Factor::StepByStep
-            | Factor::Temperature(_)
-            | Factor::Memory(_)
-            | Factor::GroupSize(_) => Level::Design,
-            Factor::Priming | Factor::RecognitionProbe => Level::Contamination,
-        }
-    }
-
-    /// Short name of the factor (what it varies), for validation messages.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Factor::PersonaFormat(_) => "persona format",
-            Factor::HistoryFormat(_) => "history format",
-            Factor::ReversedActionOrder => "action order",
-            Factor::NamedAgents => "agent names",
-            Factor::AnswerField(_) => "answer field",
-            Factor::Layout(_) => "layout",
-            Factor::TaskId(_) => "task identifier",
-            Factor::Opening(_) => "opening sentence",
-            Factor::PersonaContent(_) => "persona content",
-            Factor::Framing(_) => "framing",
-            Factor::StepByStep => "reasoning instruction",
-            Factor::Temperature(_) => "temperature",
-            Factor::Memory(_) => "memory window",
-            Factor::GroupSize(_) => "group size",
-            Factor::Priming => "priming",
-            Factor::RecognitionProbe => "recognition probe",
-        }
-    }
-}
-
 /// A cell overlay file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Cell {
+    /// File format version; must equal [`FORMAT_VERSION`].
     pub version: u32,
+    /// The cell's name, recorded with every run (by convention the file's stem).
     pub name: String,
+    /// What the cell's change means for interpretation.
     pub level: Level,
+    /// What the cell changes, in one sentence.
     #[serde(default)]
     pub description: String,
-    /// Environments the cell runs in.
-    pub environments: Vec<EnvKind>,
+    /// Games the cell runs in; by default every game that has all its factors to vary (see
+    /// [`Factor::applies_to`]), so a new game gets the perturbation library without edits.
+    #[serde(default)]
+    pub environments: Option<Vec<EnvKind>>,
+    /// The factors changed; one unless the cell is `compound`.
     pub factors: Vec<Factor>,
     /// Declares a deliberate change of several factors at once.
     #[serde(default)]
@@ -140,9 +41,21 @@ impl Cell {
             name: "baseline".into(),
             level: Level::Baseline,
             description: "the canonical apparatus".into(),
-            environments: EnvKind::ALL.to_vec(),
+            environments: None,
             factors: Vec::new(),
             compound: false,
+        }
+    }
+
+    /// The games this cell runs in.
+    pub fn games(&self) -> Vec<EnvKind> {
+        match &self.environments {
+            Some(e) => e.clone(),
+            None => EnvKind::ALL
+                .iter()
+                .copied()
+                .filter(|k| self.factors.iter().all(|f| f.applies_to(&EnvSpec::canonical(*k))))
+                .collect(),
         }
     }
 
@@ -203,78 +116,22 @@ impl Cell {
                     ),
                 ));
             }
-            match f {
-                Factor::Memory(0) => {
-                    return Err(ScenarioError::invalid(path, format!("factors[{i}]"), "memory must be at least 1"))
-                }
-                Factor::GroupSize(n) if *n < 2 => {
-                    return Err(ScenarioError::invalid(path, format!("factors[{i}]"), "group size must be at least 2"))
-                }
-                Factor::Temperature(t) if !(0.0..=2.0).contains(t) => {
+            f.check().map_err(|m| ScenarioError::invalid(path, format!("factors[{i}]"), m))?;
+            if let Some(envs) = &self.environments {
+                if let Some(e) = envs.iter().find(|e| !f.applies_to(&EnvSpec::canonical(**e))) {
                     return Err(ScenarioError::invalid(
                         path,
-                        format!("factors[{i}]"),
-                        format!("temperature must lie in [0, 2], got {t}"),
-                    ))
+                        "environments",
+                        format!("{} has no {} to vary", e.as_str(), f.name()),
+                    ));
                 }
-                Factor::PersonaFormat(v) if !["bullets", "table"].contains(&v.as_str()) => {
-                    return Err(ScenarioError::invalid(
-                        path,
-                        format!("factors[{i}]"),
-                        format!("persona format `{v}`: expected bullets or table"),
-                    ))
-                }
-                Factor::HistoryFormat(v) if !["narrative", "summary"].contains(&v.as_str()) => {
-                    return Err(ScenarioError::invalid(
-                        path,
-                        format!("factors[{i}]"),
-                        format!("history format `{v}`: expected narrative or summary"),
-                    ))
-                }
-                Factor::Layout(v) if !["inline", "sentence-per-line"].contains(&v.as_str()) => {
-                    return Err(ScenarioError::invalid(
-                        path,
-                        format!("factors[{i}]"),
-                        format!("layout `{v}`: expected inline or sentence-per-line"),
-                    ))
-                }
-                Factor::PersonaContent(v) if !["self-interested", "prosocial"].contains(&v.as_str()) => {
-                    return Err(ScenarioError::invalid(
-                        path,
-                        format!("factors[{i}]"),
-                        format!("persona content `{v}`: expected self-interested or prosocial"),
-                    ))
-                }
-                Factor::Framing(v) if !["moral", "risk"].contains(&v.as_str()) => {
-                    return Err(ScenarioError::invalid(
-                        path,
-                        format!("factors[{i}]"),
-                        format!("framing `{v}`: expected moral or risk"),
-                    ))
-                }
-                Factor::AnswerField(v) if v.is_empty() || !v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
-                    return Err(ScenarioError::invalid(
-                        path,
-                        format!("factors[{i}]"),
-                        format!("answer field `{v}`: letters, digits and _ only"),
-                    ))
-                }
-                Factor::GroupSize(_) => {
-                    if let Some(e) =
-                        self.environments.iter().find(|e| !matches!(e, EnvKind::PublicGoods | EnvKind::NamingGame))
-                    {
-                        return Err(ScenarioError::invalid(
-                            path,
-                            "environments",
-                            format!("{} has no group size to vary", e.as_str()),
-                        ));
-                    }
-                }
-                _ => {}
             }
         }
-        if self.environments.is_empty() {
+        if self.environments.as_ref().is_some_and(|e| e.is_empty()) {
             return Err(ScenarioError::invalid(path, "environments", "name at least one environment"));
+        }
+        if self.games().is_empty() {
+            return Err(ScenarioError::invalid(path, "factors", "no game has these factors to vary"));
         }
         Ok(())
     }
@@ -343,37 +200,4 @@ mod tests {
         let text = "Cell(version: 1, name: \"x\", level: Design, environments: [NamingGame], factors: [Memory(0)])";
         assert!(matches!(parse(text), Err(ScenarioError::Invalid { .. })));
     }
-}
-
-/// The prompt options a list of factors sets (the canonical baseline for none).
-pub fn prompt_options(factors: &[Factor]) -> agora_agents::llm::PromptOptions {
-    use agora_agents::llm::{Framing, HistoryFormat, Layout, PersonaContent, PersonaFormat, PromptOptions};
-    let mut o = PromptOptions::default();
-    for f in factors {
-        match f {
-            Factor::PersonaFormat(v) => {
-                o.persona_format = if v == "table" { PersonaFormat::Table } else { PersonaFormat::Bullets }
-            }
-            Factor::HistoryFormat(v) => {
-                o.history_format = if v == "summary" { HistoryFormat::Summary } else { HistoryFormat::Narrative }
-            }
-            Factor::ReversedActionOrder => o.reversed_actions = true,
-            Factor::NamedAgents => o.named_agents = true,
-            Factor::AnswerField(v) => o.answer_field = v.clone(),
-            Factor::Layout(v) => o.layout = if v == "inline" { Layout::Inline } else { Layout::SentencePerLine },
-            Factor::TaskId(v) => o.task_id = Some(v.clone()),
-            Factor::Opening(v) => o.opening = Some(v.clone()),
-            Factor::PersonaContent(v) => {
-                o.persona_content =
-                    if v == "prosocial" { PersonaContent::Prosocial } else { PersonaContent::SelfInterested }
-            }
-            Factor::Framing(v) => o.framing = if v == "risk" { Framing::Risk } else { Framing::Moral },
-            Factor::StepByStep => o.step_by_step = true,
-            Factor::Temperature(t) => o.temperature = Some(*t),
-            Factor::Priming => o.priming = true,
-            Factor::RecognitionProbe => o.recognition_probe = true,
-            Factor::Memory(_) | Factor::GroupSize(_) => {}
-        }
-    }
-    o
 }

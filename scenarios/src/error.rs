@@ -8,16 +8,46 @@ use std::path::PathBuf;
 pub enum ScenarioError {
     /// The file could not be read.
     #[error("{}: cannot read: {source}", path.display())]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        source: std::io::Error,
+    },
     /// The file is not valid RON for its format (malformed, unknown field or variant).
     #[error("{}:{line}:{column}: {message}", path.display())]
-    Parse { path: PathBuf, line: usize, column: usize, message: String },
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// Line of the error, 1-based.
+        line: usize,
+        /// Column of the error, 1-based.
+        column: usize,
+        /// What the parser expected or found.
+        message: String,
+    },
     /// The file parsed but a value is impossible; `field` is the path to it.
     #[error("{}: `{field}`: {message}", path.display())]
-    Invalid { path: PathBuf, field: String, message: String },
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// Path to the value, e.g. `blocks[0].rosters[1].members`.
+        field: String,
+        /// What is wrong with the value.
+        message: String,
+    },
     /// A block refers to a cell that does not exist.
     #[error("{}: `{field}`: unknown cell `{name}` (looked for {})", path.display(), looked.display())]
-    UnknownCell { path: PathBuf, field: String, name: String, looked: PathBuf },
+    UnknownCell {
+        /// The study file.
+        path: PathBuf,
+        /// Path to the reference, e.g. `blocks[0].cells[2]`.
+        field: String,
+        /// The cell name referred to.
+        name: String,
+        /// The cell file that was looked for.
+        looked: PathBuf,
+    },
     /// A shard specification is malformed.
     #[error("invalid shard `{0}`: expected i/N with 1 <= i <= N")]
     Shard(String),

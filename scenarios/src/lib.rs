@@ -8,9 +8,9 @@
 pub mod cell;
 pub mod error;
 pub mod plan;
-pub mod seed;
 pub mod study;
 
+pub use agora_engine::seed;
 pub use cell::{Cell, Factor, Level};
 pub use error::ScenarioError;
 pub use plan::{Plan, RunSpec, Shard};

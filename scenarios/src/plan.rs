@@ -6,82 +6,19 @@ use std::path::{Path, PathBuf};
 use agora_agents::llm::ModelSpec;
 use agora_agents::PolicySpec;
 use agora_environments::{EnvKind, EnvSpec, Variant};
-use serde::Serialize;
 
 use crate::cell::{Cell, Factor, Level};
 use crate::error::ScenarioError;
-use crate::seed::{derive, hex_digest};
 use crate::study::{Study, Sweep};
-
-/// One fully specified run. Its canonical JSON hashes to the run key.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct RunSpec {
-    pub study: String,
-    pub block: String,
-    pub environment: EnvSpec,
-    pub variant: Variant,
-    pub cell: String,
-    pub level: Level,
-    pub factors: Vec<Factor>,
-    pub roster: String,
-    pub family: String,
-    /// One policy per seat, committed seats included.
-    pub seats: Vec<PolicySpec>,
-    /// Seats held by committed agents.
-    pub committed: Vec<usize>,
-    /// The swept parameter's name and value, if the block sweeps one.
-    pub sweep: Option<(String, f64)>,
-    pub run_index: u32,
-    pub seed: u64,
-}
-
-impl RunSpec {
-    /// Canonical serialisation.
-    pub fn canonical_json(&self) -> String {
-        serde_json::to_string(self).expect("invariant: run specifications serialise")
-    }
-
-    /// The run key: hex SHA-256 of the canonical serialisation.
-    pub fn key(&self) -> String {
-        hex_digest(self.canonical_json().as_bytes())
-    }
-
-    pub fn arm(&self) -> String {
-        self.environment.arm()
-    }
-
-    /// The prompt options this run's cell sets (what LLM seats are shown).
-    pub fn prompt_options(&self) -> agora_agents::llm::PromptOptions {
-        crate::cell::prompt_options(&self.factors)
-    }
-
-    /// Decisions the run will ask for, and whether that count is an upper bound (runs that may
-    /// stop early).
-    pub fn expected_decisions(&self) -> (u64, bool) {
-        match &self.environment {
-            EnvSpec::PrisonersDilemma(p) => (u64::from(p.rounds) * 2, false),
-            EnvSpec::PublicGoods(p) => {
-                let stages = if p.punishment { 2 } else { 1 };
-                (u64::from(p.rounds) * p.group_size as u64 * stages, false)
-            }
-            EnvSpec::Bargaining(p) => match &p.fixed_offers {
-                Some(f) => (f.offers.len() as u64 * u64::from(f.games_each), false),
-                None => match p.game {
-                    agora_environments::bargaining::BargainGame::Dictator => (u64::from(p.games), false),
-                    agora_environments::bargaining::BargainGame::Ultimatum => (u64::from(p.games) * 2, false),
-                    agora_environments::bargaining::BargainGame::Trust => (u64::from(p.games) * 2, true),
-                },
-            },
-            EnvSpec::MoneyRequest(p) => (u64::from(p.games) * 2, false),
-            EnvSpec::NamingGame(p) => (u64::from(p.cap) * 2, true),
-        }
-    }
-}
+use agora_engine::seed::{derive, hex_digest};
+pub use agora_engine::RunSpec;
 
 /// A contiguous part of a plan for one machine: runs whose plan position is `i − 1` mod `N`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Shard {
+    /// This shard's number `i`, 1-based.
     pub index: usize,
+    /// Number of shards `N`.
     pub count: usize,
 }
 
@@ -102,8 +39,11 @@ impl std::str::FromStr for Shard {
 /// A resolved study.
 #[derive(Clone, Debug)]
 pub struct Plan {
+    /// Name of the study.
     pub study: String,
+    /// The study's master seed, from which every run's seed is derived.
     pub master_seed: u64,
+    /// Every run, in plan order.
     pub runs: Vec<RunSpec>,
     /// The language models the plan's rosters use.
     pub models: Vec<ModelSpec>,
@@ -112,20 +52,42 @@ pub struct Plan {
 /// Summary line of a plan: one per (block, cell, variant, roster, arm).
 #[derive(Clone, Debug, PartialEq)]
 pub struct PlanLine {
+    /// Name of the block.
     pub block: String,
+    /// The block's game.
     pub environment: EnvKind,
+    /// The supplementary arm (`baseline` when none).
     pub arm: String,
+    /// The version of the game.
     pub variant: Variant,
+    /// Name of the cell.
     pub cell: String,
+    /// The cell's level.
     pub level: Level,
+    /// Name of the roster.
     pub roster: String,
+    /// Distinct conditions (sweep values) on the line.
     pub conditions: usize,
+    /// Runs on the line.
     pub runs: usize,
+    /// Decisions the line's runs will ask for.
     pub decisions: u64,
+    /// Whether `decisions` is an upper bound (some runs may stop early).
     pub decisions_upper_bound: bool,
 }
 
 impl Plan {
+    /// What the store keeps of this plan's study.
+    pub fn study_record(&self) -> agora_engine::store::StudyRecord<'_> {
+        agora_engine::store::StudyRecord {
+            study: &self.study,
+            plan_hash: self.hash(),
+            master_seed: self.master_seed,
+            runs: self.runs.len(),
+            models: &self.models,
+        }
+    }
+
     /// Hash of the plan: of every run key in order.
     pub fn hash(&self) -> String {
         let keys: Vec<String> = self.runs.iter().map(RunSpec::key).collect();
@@ -265,37 +227,10 @@ impl Plan {
                 }
             }
             let kind = block.environment.kind();
-            let sweep_values: Vec<Option<f64>> = match &block.sweep {
-                None => vec![None],
-                Some(s @ Sweep::CommittedFraction { from, to, step }) => {
-                    if kind != EnvKind::NamingGame {
-                        return Err(err(at("sweep"), "a committed-fraction sweep needs the naming game".into()));
-                    }
-                    if !(*step > 0.0) || from > to || *from < 0.0 || *to > 1.0 {
-                        return Err(err(
-                            at("sweep"),
-                            format!("needs 0 <= from <= to <= 1 and step > 0, got from {from}, to {to}, step {step}"),
-                        ));
-                    }
-                    s.values().into_iter().map(Some).collect()
-                }
-            };
+            let sweep_values = sweep_values(block.sweep.as_ref(), kind).map_err(|m| err(at("sweep"), m))?;
             for (ci, cell_name) in block.cells.iter().enumerate() {
-                let cell = if cell_name == "baseline" {
-                    Cell::baseline()
-                } else {
-                    let file = cells_dir.join(format!("{cell_name}.ron"));
-                    if !file.exists() {
-                        return Err(ScenarioError::UnknownCell {
-                            path: path.to_path_buf(),
-                            field: at(&format!("cells[{ci}]")),
-                            name: cell_name.clone(),
-                            looked: file,
-                        });
-                    }
-                    Cell::load(&file)?
-                };
-                if !cell.environments.contains(&kind) {
+                let cell = load_cell(path, cells_dir, cell_name, || at(&format!("cells[{ci}]")))?;
+                if !cell.games().contains(&kind) {
                     return Err(err(
                         at(&format!("cells[{ci}]")),
                         format!("cell `{}` does not run in {}", cell.name, kind.as_str()),
@@ -331,28 +266,7 @@ impl Plan {
                         .map_err(|e| err(at(&format!("cells[{ci}]")), format!("cell `{}`: {e}", cell.name)))?;
                     let population = env.population();
                     let committed = env.committed_seats();
-                    let mut rosters = block.rosters.clone();
-                    if block.model_rosters {
-                        if study.models.is_empty() {
-                            return Err(err(
-                                at("model_rosters"),
-                                "the study declares no models (add `models` or pass --models FILE)".into(),
-                            ));
-                        }
-                        for m in &study.models {
-                            rosters.push(crate::study::Roster {
-                                name: m.name.clone(),
-                                family: Some(m.family.clone()),
-                                members: vec![crate::study::Member {
-                                    policy: PolicySpec::Llm { model: m.name.clone() },
-                                    count: None,
-                                }],
-                            });
-                        }
-                    }
-                    if rosters.is_empty() {
-                        return Err(err(at("rosters"), "name at least one roster (or set model_rosters)".into()));
-                    }
+                    let rosters = block_rosters(study, block).map_err(|(f, m)| err(at(f), m))?;
                     for (ri, roster) in rosters.iter().enumerate() {
                         let rat = |f: &str| at(&format!("rosters[{ri}].{f}"));
                         let seats = expand_roster(roster, population, &committed)
@@ -414,6 +328,64 @@ impl Plan {
         }
         Ok(Plan { study: study.name.clone(), master_seed: study.master_seed, runs, models: study.models.clone() })
     }
+}
+
+/// The values a block's sweep takes (one `None` without a sweep); the error says what is wrong.
+fn sweep_values(sweep: Option<&Sweep>, kind: EnvKind) -> Result<Vec<Option<f64>>, String> {
+    match sweep {
+        None => Ok(vec![None]),
+        Some(s @ Sweep::CommittedFraction { from, to, step }) => {
+            if kind != EnvKind::NamingGame {
+                return Err("a committed-fraction sweep needs the naming game".into());
+            }
+            if !(*step > 0.0) || from > to || *from < 0.0 || *to > 1.0 {
+                return Err(format!("needs 0 <= from <= to <= 1 and step > 0, got from {from}, to {to}, step {step}"));
+            }
+            Ok(s.values().into_iter().map(Some).collect())
+        }
+    }
+}
+
+/// The cell a block names: the implicit baseline, or the file `<cells_dir>/<name>.ron`.
+fn load_cell(path: &Path, cells_dir: &Path, name: &str, field: impl Fn() -> String) -> Result<Cell, ScenarioError> {
+    if name == "baseline" {
+        return Ok(Cell::baseline());
+    }
+    let file = cells_dir.join(format!("{name}.ron"));
+    if !file.exists() {
+        return Err(ScenarioError::UnknownCell {
+            path: path.to_path_buf(),
+            field: field(),
+            name: name.to_string(),
+            looked: file,
+        });
+    }
+    Cell::load(&file)
+}
+
+/// A block's rosters, with one roster per declared model where the block asks for them; the
+/// error names the block field at fault.
+fn block_rosters(
+    study: &Study,
+    block: &crate::study::Block,
+) -> Result<Vec<crate::study::Roster>, (&'static str, String)> {
+    let mut rosters = block.rosters.clone();
+    if block.model_rosters {
+        if study.models.is_empty() {
+            return Err(("model_rosters", "the study declares no models (add `models` or pass --models FILE)".into()));
+        }
+        for m in &study.models {
+            rosters.push(crate::study::Roster {
+                name: m.name.clone(),
+                family: Some(m.family.clone()),
+                members: vec![crate::study::Member { policy: PolicySpec::Llm { model: m.name.clone() }, count: None }],
+            });
+        }
+    }
+    if rosters.is_empty() {
+        return Err(("rosters", "name at least one roster (or set model_rosters)".into()));
+    }
+    Ok(rosters)
 }
 
 /// The default cells directory for a study file: `<study dir>/../cells`.

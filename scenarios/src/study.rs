@@ -14,10 +14,14 @@ use crate::{ron_options, FORMAT_VERSION};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Study {
+    /// File format version; must equal [`FORMAT_VERSION`].
     pub version: u32,
+    /// Name of the study, recorded with every run.
     pub name: String,
+    /// What the study is for, in prose.
     #[serde(default)]
     pub description: String,
+    /// Seed from which every run's seed is derived.
     pub master_seed: u64,
     /// Seeded runs per baseline cell, unless a block says otherwise.
     pub runs: u32,
@@ -28,6 +32,7 @@ pub struct Study {
     /// `agora run --models FILE` uses FILE instead.
     #[serde(default)]
     pub include_models: Option<String>,
+    /// The study's blocks, in order.
     pub blocks: Vec<Block>,
 }
 
@@ -35,11 +40,14 @@ pub struct Study {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, rename = "Models")]
 pub struct ModelsFile {
+    /// File format version; must equal [`FORMAT_VERSION`].
     pub version: u32,
+    /// The models declared.
     pub models: Vec<ModelSpec>,
 }
 
 impl ModelsFile {
+    /// Reads a models file and checks its version.
     pub fn load(path: &Path) -> Result<ModelsFile, ScenarioError> {
         let text =
             std::fs::read_to_string(path).map_err(|source| ScenarioError::Read { path: path.to_path_buf(), source })?;
@@ -67,10 +75,14 @@ fn default_cells() -> Vec<String> {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Block {
+    /// Name of the block, recorded with every run.
     pub name: String,
+    /// The environment and its parameters.
     pub environment: EnvSpec,
+    /// Variants run at baseline (default: C0 only); perturbation cells run in C0 or the first.
     #[serde(default = "default_variants")]
     pub variants: Vec<Variant>,
+    /// The populations that play, each its own condition.
     pub rosters: Vec<Roster>,
     /// Cell names: `baseline` or files in the cells directory.
     #[serde(default = "default_cells")]
@@ -93,10 +105,12 @@ pub struct Block {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Roster {
+    /// Name of the roster, recorded with every run.
     pub name: String,
     /// Model family; classical agents default to `classical`.
     #[serde(default)]
     pub family: Option<String>,
+    /// Who fills the seats not held by committed agents.
     pub members: Vec<Member>,
 }
 
@@ -104,7 +118,9 @@ pub struct Roster {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Member {
+    /// The policy these seats play.
     pub policy: PolicySpec,
+    /// Seats taken; `None` for the one member that fills the rest.
     #[serde(default)]
     pub count: Option<usize>,
 }
@@ -113,7 +129,14 @@ pub struct Member {
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum Sweep {
     /// Committed fraction of the naming game's tipping arm, `from..=to` in steps of `step`.
-    CommittedFraction { from: f64, to: f64, step: f64 },
+    CommittedFraction {
+        /// The first value.
+        from: f64,
+        /// The last value, included.
+        to: f64,
+        /// The increment between values.
+        step: f64,
+    },
 }
 
 impl Sweep {
@@ -136,6 +159,7 @@ impl Sweep {
         }
     }
 
+    /// The swept parameter's name, as recorded in each run's `sweep`.
     pub fn name(&self) -> &'static str {
         match self {
             Sweep::CommittedFraction { .. } => "committed_fraction",

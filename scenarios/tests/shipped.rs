@@ -161,3 +161,42 @@ fn unknown_cell_is_named() {
     let e = resolve(&text).expect_err("rejected").to_string();
     assert!(e.contains("no-such-cell"), "{e}");
 }
+
+#[test]
+fn cells_default_to_every_game_with_their_factor() {
+    use agora_environments::EnvKind;
+    let cells = cell::load_dir(&root().join("cells")).expect("cells parse");
+    let games = |name: &str| cells.iter().find(|(_, c)| c.name == name).expect("shipped cell").1.games();
+    // Every game has a memory window and a prompt; a new game is in these without an edit.
+    assert_eq!(games("memory-3"), EnvKind::ALL.to_vec());
+    assert_eq!(games("persona-bullets"), EnvKind::ALL.to_vec());
+    // Only games that frame their actions get the framing cells.
+    assert_eq!(games("framing-moral"), vec![EnvKind::PrisonersDilemma, EnvKind::Bargaining]);
+    // Action order needs labelled choices: not the amount-only games.
+    let reversed = games("reversed-actions");
+    assert!(!reversed.contains(&EnvKind::PublicGoods) && !reversed.contains(&EnvKind::MoneyRequest));
+    assert!(reversed.contains(&EnvKind::StagHunt) && reversed.contains(&EnvKind::Coordination));
+    // A cell may still name its games.
+    assert_eq!(games("group-size-8"), vec![EnvKind::PublicGoods]);
+}
+
+#[test]
+fn cell_factors_are_typed_and_a_baseline_value_is_no_change() {
+    let dir = tmp();
+    let parse = |text: &str| agora_scenarios::Cell::parse(&dir.join("c.ron"), text);
+    let ok = parse(r#"Cell(version: 1, name: "p", level: Representation, factors: [PersonaFormat("table")])"#);
+    assert!(ok.is_ok(), "{ok:?}");
+    let unknown = parse(r#"Cell(version: 1, name: "p", level: Representation, factors: [PersonaFormat("blue")])"#)
+        .expect_err("an unknown value is refused")
+        .to_string();
+    assert!(unknown.contains("bullets") && unknown.contains("c.ron"), "{unknown}");
+    let baseline = parse(r#"Cell(version: 1, name: "p", level: Representation, factors: [PersonaFormat("sentence")])"#)
+        .expect_err("the baseline value changes nothing")
+        .to_string();
+    assert!(baseline.contains("baseline"), "{baseline}");
+    let nowhere =
+        parse(r#"Cell(version: 1, name: "p", level: Design, environments: [MoneyRequest], factors: [GroupSize(8)])"#)
+            .expect_err("money request has no group")
+            .to_string();
+    assert!(nowhere.contains("money-request has no group size"), "{nowhere}");
+}

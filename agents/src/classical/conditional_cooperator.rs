@@ -23,10 +23,15 @@ use crate::policy::{Decision, Policy, PolicyMeta};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct ConditionalCooperatorParams {
+    /// Mean first-round contribution, as a share of the endowment.
     pub initial: f64,
+    /// Standard deviation of the first-round share between agents.
     pub initial_sd: f64,
+    /// Contribution per point of the others' mean contribution last round.
     pub slope: f64,
+    /// Share of the endowment contributed whatever the others do.
     pub intercept: f64,
+    /// Punishment points per point a target contributed below the punisher.
     pub punish_rate: f64,
 }
 
@@ -37,6 +42,7 @@ impl Default for ConditionalCooperatorParams {
 }
 
 impl ConditionalCooperatorParams {
+    /// Checks that every parameter lies in its range; the error names the first that does not.
     pub fn validate(&self) -> Result<(), AgentError> {
         let bad = |field: &'static str, reason: String| AgentError::InvalidParameter {
             policy: CONDITIONAL_COOPERATOR.name,
@@ -71,6 +77,7 @@ pub struct ConditionalCooperator {
 }
 
 impl ConditionalCooperator {
+    /// A conditional cooperator with no memory of a previous round.
     pub fn new(params: ConditionalCooperatorParams) -> Self {
         ConditionalCooperator { params, others_last: None }
     }

@@ -82,6 +82,7 @@ pub struct MemoryCoordination {
 }
 
 impl MemoryCoordination {
+    /// An agent with an empty memory of partners' names.
     pub fn new(params: MemoryCoordinationParams) -> Self {
         MemoryCoordination { memory: params.memory, seen: VecDeque::new() }
     }
@@ -92,7 +93,8 @@ pub(crate) static MEMORY_COORDINATION: PolicyMeta = PolicyMeta {
     family: "classical",
     memory_depth: Some(5),
     stochastic: true,
-    environments: NAMING,
+    // It reads only the partner's choices, so it plays any repeated coordination on labels.
+    environments: &[EnvKind::NamingGame, EnvKind::Coordination],
     description: "proposes the name partners used most often in the last m interactions (ties at random)",
     reference: "Centola & Baronchelli (2015) PNAS 112:1989-94; Centola, Becker, Brackbill & Baronchelli (2018) Science 360:1116-19",
 };
@@ -145,6 +147,7 @@ pub struct Committed {
 }
 
 impl Committed {
+    /// An agent committed to the name with index `name`.
     pub fn new(name: u32) -> Self {
         Committed { name }
     }

@@ -20,9 +20,13 @@ use crate::policy::{Decision, Policy, PolicyMeta};
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct RothErevParams {
+    /// Forgetting rate φ: the share of every propensity lost each update.
     pub phi: f64,
+    /// Experimentation ε: the share of the reinforcement spilled to the actions not chosen.
     pub epsilon: f64,
+    /// Initial propensity strength S(1).
     pub strength: f64,
+    /// Most arms an integer range is discretised into.
     pub levels: usize,
 }
 
@@ -33,6 +37,7 @@ impl Default for RothErevParams {
 }
 
 impl RothErevParams {
+    /// Checks that every parameter lies in its range; the error names the first that does not.
     pub fn validate(&self) -> Result<(), AgentError> {
         let bad = |field: &'static str, reason: String| AgentError::InvalidParameter {
             policy: ROTH_EREV.name,
@@ -75,6 +80,7 @@ pub struct RothErev {
 }
 
 impl RothErev {
+    /// A learner with no propensity tables yet; each role's table is made on its first decision.
     pub fn new(params: RothErevParams) -> Self {
         RothErev { params, tables: BTreeMap::new() }
     }
@@ -120,7 +126,7 @@ pub(crate) static ROTH_EREV: PolicyMeta = PolicyMeta {
     family: "classical",
     memory_depth: None,
     stochastic: true,
-    environments: &EnvKind::ALL,
+    environments: EnvKind::ALL,
     description:
         "reinforcement learner: propensities with forgetting phi and experimentation epsilon; one table per role",
     reference: "Roth & Erev (1995) GEB 8:164-212; Erev & Roth (1998) AER 88:848-881",

@@ -95,6 +95,7 @@ pub struct Sequence {
 }
 
 impl Sequence {
+    /// A policy that plays `moves` in order from the first, cycling; `moves` must not be empty.
     pub fn new(moves: Vec<i64>) -> Self {
         Sequence { moves, next: 0 }
     }
@@ -105,7 +106,7 @@ pub(crate) static SEQUENCE: PolicyMeta = PolicyMeta {
     family: "scripted",
     memory_depth: Some(0),
     stochastic: false,
-    environments: &EnvKind::ALL,
+    environments: EnvKind::ALL,
     description: "plays a fixed, cycling sequence of moves",
     reference: "Axelrod-Python's Cycler strategies",
 };

@@ -10,16 +10,23 @@ use sha2::{Digest, Sha256};
 /// transcript as the live run did.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CachedReply {
+    /// The message content the model sent back.
     pub content: String,
+    /// Tokens in the prompt, as the server reported them.
     pub prompt_tokens: Option<u64>,
+    /// Tokens in the reply, as the server reported them.
     pub completion_tokens: Option<u64>,
+    /// Base URL of the server that answered.
     pub endpoint: String,
+    /// Milliseconds from sending the request to reading the reply.
     pub latency_ms: f64,
 }
 
 /// Where replies are kept. Implemented by the engine's store; agents know nothing of storage.
 pub trait ReplyCache: Send + Sync {
+    /// The reply stored under `key` (see [`cache_key`]), if any.
     fn get(&self, key: &str) -> Option<CachedReply>;
+    /// Stores `reply` under `key`; `model` names the model that gave it, for the store's records.
     fn put(&self, key: &str, model: &str, reply: &CachedReply);
 }
 
@@ -28,9 +35,11 @@ pub trait ReplyCache: Send + Sync {
 pub struct MemoryCache(Mutex<HashMap<String, CachedReply>>);
 
 impl MemoryCache {
+    /// Number of replies stored.
     pub fn len(&self) -> usize {
         self.0.lock().map(|m| m.len()).unwrap_or(0)
     }
+    /// Whether no reply is stored.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }

@@ -4,6 +4,7 @@
 /// Raises the soft limit on open files to the hard limit: thousands of requests in flight
 /// need as many sockets (on the client and on a local server alike), and many systems start
 /// processes at 1,024. Best effort: a failure leaves the limit as it was.
+#[expect(unsafe_code, reason = "getrlimit/setrlimit have no safe wrapper in libc")]
 pub fn raise_open_file_limit() {
     // SAFETY: getrlimit/setrlimit read and write only the struct passed.
     unsafe {
@@ -28,16 +29,22 @@ use super::model::{ModelSpec, StructuredMode};
 /// One chat message.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Message {
+    /// Who speaks, as the chat API names it: `system` or `user`.
     pub role: String,
+    /// The text of the message.
     pub content: String,
 }
 
 /// One request: the messages and the sampling parameters.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct ChatRequest {
+    /// The conversation, system message first.
     pub messages: Vec<Message>,
+    /// Sampling temperature.
     pub temperature: f64,
+    /// Most tokens the reply may have.
     pub max_tokens: u32,
+    /// Sampling seed, sent where the model declares `send_seed`.
     pub seed: Option<u64>,
     /// JSON schema of the answer, sent as `response_format` where the model asks for it.
     pub schema: Option<serde_json::Value>,
@@ -49,13 +56,34 @@ pub struct ChatRequest {
 pub enum CallError {
     /// Every retry failed; the last failure is given.
     #[error("model `{model}`: gave up after {attempts} tries; last: {last}")]
-    Exhausted { model: String, attempts: u32, last: String },
+    Exhausted {
+        /// The model's name in the study.
+        model: String,
+        /// Tries made, the first included.
+        attempts: u32,
+        /// The last failure, with the endpoint it came from.
+        last: String,
+    },
     /// The server refused the request in a way retrying cannot fix.
     #[error("model `{model}` at {endpoint}: HTTP {status}: {body}")]
-    Rejected { model: String, endpoint: String, status: u16, body: String },
+    Rejected {
+        /// The model's name in the study.
+        model: String,
+        /// Base URL of the server that refused.
+        endpoint: String,
+        /// The HTTP status code.
+        status: u16,
+        /// The start of the response body.
+        body: String,
+    },
     /// No endpoint answered at start.
     #[error("model `{model}`: no endpoint reachable ({details})")]
-    Unreachable { model: String, details: String },
+    Unreachable {
+        /// The model's name in the study.
+        model: String,
+        /// Each endpoint's failure, `;`-separated.
+        details: String,
+    },
 }
 
 struct Endpoint {
@@ -135,6 +163,7 @@ impl LlmClient {
         })
     }
 
+    /// The model this client calls.
     pub fn spec(&self) -> &ModelSpec {
         &self.spec
     }

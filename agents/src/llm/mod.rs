@@ -9,17 +9,48 @@
 //! [`Transcript`]; replies are kept in a content-addressed [`ReplyCache`], which lets a study
 //! be replayed offline with identical records.
 
+//!
+//! Without the `llm` cargo feature only the data survive: model declarations, prompt options,
+//! transcripts, the reply cache's interface and the reply parser; the client, the prompt
+//! renderer and the policy (tokio, reqwest, minijinja) are left out.
+
 pub mod cache;
+#[cfg(feature = "llm")]
 pub mod client;
-pub mod fake;
 pub mod model;
+pub mod options;
 pub mod parse;
+#[cfg(feature = "llm")]
 pub mod policy;
+#[cfg(feature = "llm")]
 pub mod prompt;
+pub mod transcript;
 
 pub use cache::{cache_key, CachedReply, MemoryCache, ReplyCache};
+#[cfg(feature = "llm")]
 pub use client::{raise_open_file_limit, CallError, ChatRequest, LlmClient, Message};
 pub use model::{ModelSpec, StructuredMode};
+pub use options::{Framing, HistoryFormat, Layout, PersonaContent, PersonaFormat, PromptOptions};
 pub use parse::{parse_reply, strip_deliberation, ParseOutcome};
-pub use policy::{LlmContext, LlmPolicy, LlmSeat, Transcript};
-pub use prompt::{Framing, HistoryFormat, Layout, PersonaContent, PersonaFormat, PromptOptions, PromptRenderer};
+#[cfg(feature = "llm")]
+pub use policy::{LlmContext, LlmPolicy, LlmSeat};
+#[cfg(feature = "llm")]
+pub use prompt::PromptRenderer;
+pub use transcript::{Transcript, TranscriptSink};
+
+use crate::policy::PolicyMeta;
+
+/// What an LLM seat is, for listings and records.
+pub fn llm_meta() -> &'static PolicyMeta {
+    &LLM
+}
+
+static LLM: PolicyMeta = PolicyMeta {
+    name: "llm",
+    family: "llm",
+    memory_depth: None,
+    stochastic: true,
+    environments: agora_environments::EnvKind::ALL,
+    description: "a language model behind an OpenAI-compatible server, asked for one structured action per decision",
+    reference: "OpenAI-compatible /v1/chat/completions (vLLM, llama.cpp, Ollama, hosted APIs)",
+};

@@ -53,15 +53,19 @@ pub struct ModelSpec {
     pub endpoints: Vec<String>,
     /// The model id the servers expect in requests.
     pub served_id: String,
+    /// Name of the environment variable holding the API key; `None` sends no key.
     #[serde(default)]
     pub api_key_env: Option<String>,
+    /// Quantisation of the served weights, kept for the record.
     #[serde(default)]
     pub quantisation: String,
+    /// Free-text notes on the serving setup, kept for the record.
     #[serde(default)]
     pub notes: String,
     /// Requests in flight per endpoint.
     #[serde(default = "default_concurrency")]
     pub concurrency: usize,
+    /// How the servers are asked for structured output.
     #[serde(default)]
     pub structured: StructuredMode,
     /// Seconds before a request is abandoned and retried.
@@ -73,8 +77,10 @@ pub struct ModelSpec {
     /// Transport retries per attempt (429, 5xx, connection errors, timeouts).
     #[serde(default = "default_retries")]
     pub max_retries: u32,
+    /// Sampling temperature, unless a cell sets its own.
     #[serde(default = "default_temperature")]
     pub temperature: f64,
+    /// Most tokens a reply may have.
     #[serde(default = "default_max_tokens")]
     pub max_tokens: u32,
     /// First backoff between transport retries, in milliseconds; it doubles up to 5 s.

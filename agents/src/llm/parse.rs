@@ -10,7 +10,12 @@ use agora_environments::{Action, ActionSpace};
 #[derive(Clone, Debug, PartialEq)]
 pub enum ParseOutcome {
     /// A legal action, with the optional free-text reason (recorded, never used for play).
-    Parsed { action: Action, reason: Option<String> },
+    Parsed {
+        /// The action read from the answer field.
+        action: Action,
+        /// The reply's `reason` field, if it gave one.
+        reason: Option<String>,
+    },
     /// No answer could be read.
     Unparsable(String),
     /// An answer was read but is not a legal action.

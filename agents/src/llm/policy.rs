@@ -1,53 +1,28 @@
 //! The LLM-backed policy.
 
 use std::collections::{BTreeMap, VecDeque};
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
-use agora_environments::{Action, EnvKind, EnvSpec, Feedback, Observation};
+use agora_environments::{Action, EnvSpec, Feedback, Observation};
 use rand::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
-use serde::{Deserialize, Serialize};
 
 use super::cache::{cache_key, ReplyCache};
 use super::client::{ChatRequest, LlmClient};
 use super::parse::{parse_reply, ParseOutcome};
 use super::prompt::{paradigm, PromptOptions, PromptRenderer};
+use super::transcript::Transcript;
 use crate::error::AgentError;
 use crate::policy::{Decision, Policy, PolicyMeta};
-
-/// One model call as recorded: what was sent, what came back, what was made of it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Transcript {
-    pub seat: u32,
-    /// The seat's n-th decision in the run (0-based); probes use the slot of the first decision.
-    pub slot: u64,
-    /// 1-based attempt within the slot.
-    pub attempt: u32,
-    /// `decision` or `probe`.
-    pub kind: String,
-    pub round: u32,
-    pub role: String,
-    pub model: String,
-    pub served_id: String,
-    pub endpoint: String,
-    pub messages_json: String,
-    pub raw_reply: String,
-    /// The parsed action (encoded), or the fallback action.
-    pub action: Option<String>,
-    pub reason: Option<String>,
-    /// `ok`, `unparsable`, `illegal`, `fallback`, `recognised` or `not-recognised`.
-    pub parse_status: String,
-    pub detail: String,
-    pub latency_ms: f64,
-    pub prompt_tokens: Option<u64>,
-    pub completion_tokens: Option<u64>,
-}
 
 /// What every LLM policy of a study shares: one client per model, the templates, the cache.
 #[derive(Clone)]
 pub struct LlmContext {
+    /// One client per declared model, by the model's name.
     pub clients: BTreeMap<String, Arc<LlmClient>>,
+    /// The prompt templates.
     pub renderer: Arc<PromptRenderer>,
+    /// Where replies are looked up before a call and kept after it.
     pub cache: Arc<dyn ReplyCache>,
     /// Replay: answer from the cache only; a miss is an error, no server is called.
     pub replay: bool,
@@ -56,22 +31,19 @@ pub struct LlmContext {
 /// Who the policy is within its run.
 #[derive(Clone, Debug)]
 pub struct LlmSeat {
+    /// The run's key, part of every cache key of the seat's calls.
     pub run_key: String,
+    /// The run's seed, from which request seeds and the fallback action are derived.
     pub run_seed: u64,
+    /// The seat's index in the roster.
     pub seat: usize,
+    /// The environment the run plays.
     pub environment: EnvSpec,
+    /// The run's prompt options.
     pub options: PromptOptions,
+    /// Where this seat's calls are recorded (shared by the run's seats).
+    pub transcripts: super::TranscriptSink,
 }
-
-pub(crate) static LLM: PolicyMeta = PolicyMeta {
-    name: "llm",
-    family: "llm",
-    memory_depth: None,
-    stochastic: true,
-    environments: &EnvKind::ALL,
-    description: "a language model behind an OpenAI-compatible server, asked for one structured action per decision",
-    reference: "OpenAI-compatible /v1/chat/completions (vLLM, llama.cpp, Ollama, hosted APIs)",
-};
 
 /// An agent whose decisions come from a language model.
 pub struct LlmPolicy {
@@ -81,7 +53,6 @@ pub struct LlmPolicy {
     history: VecDeque<Feedback>,
     slot: u64,
     probed: bool,
-    transcripts: Arc<Mutex<Vec<Transcript>>>,
 }
 
 /// Derives a 64-bit value from a seed and labelled parts (SplitMix64 over FNV-1a).
@@ -103,30 +74,17 @@ impl LlmPolicy {
     /// A policy for `seat` playing model `model` of `ctx`.
     pub fn new(ctx: &LlmContext, model: &str, seat: LlmSeat) -> Result<LlmPolicy, AgentError> {
         let client = ctx.clients.get(model).cloned().ok_or_else(|| AgentError::InvalidParameter {
-            policy: LLM.name,
+            policy: super::llm_meta().name,
             field: "model",
             reason: format!("no model named `{model}` is declared"),
         })?;
-        Ok(LlmPolicy {
-            ctx: ctx.clone(),
-            client,
-            seat,
-            history: VecDeque::new(),
-            slot: 0,
-            probed: false,
-            transcripts: Arc::new(Mutex::new(Vec::new())),
-        })
+        Ok(LlmPolicy { ctx: ctx.clone(), client, seat, history: VecDeque::new(), slot: 0, probed: false })
     }
-}
-
-/// The policy metadata of LLM agents.
-pub fn llm_meta() -> &'static PolicyMeta {
-    &LLM
 }
 
 impl Policy for LlmPolicy {
     fn meta(&self) -> &'static PolicyMeta {
-        &LLM
+        super::llm_meta()
     }
 
     fn decide(&mut self, obs: &Observation, _rng: &mut dyn RngCore) -> Decision {
@@ -144,7 +102,7 @@ impl Policy for LlmPolicy {
         let client = self.client.clone();
         let cache = self.ctx.cache.clone();
         let replay = self.ctx.replay;
-        let sink = self.transcripts.clone();
+        let sink = self.seat.transcripts.clone();
         let seat = self.seat.clone();
         let obs = obs.clone();
         Decision::Deferred(Box::pin(async move {
@@ -283,7 +241,9 @@ impl Policy for LlmPolicy {
                     a
                 }
             };
-            sink.lock().unwrap_or_else(std::sync::PoisonError::into_inner).extend(records);
+            for t in records {
+                sink.push(t);
+            }
             Ok(action)
         }))
     }
@@ -299,12 +259,5 @@ impl Policy for LlmPolicy {
         self.history.clear();
         self.slot = 0;
         self.probed = false;
-        self.transcripts.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clear();
-    }
-
-    fn drain_transcripts(&mut self) -> Vec<Transcript> {
-        let mut v = std::mem::take(&mut *self.transcripts.lock().unwrap_or_else(std::sync::PoisonError::into_inner));
-        v.sort_by(|a, b| (a.slot, a.kind != "probe", a.attempt).cmp(&(b.slot, b.kind != "probe", b.attempt)));
-        v
     }
 }

@@ -20,11 +20,17 @@ use super::{check, StatsError};
 /// Heterogeneity of k model means.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Heterogeneity {
+    /// Number of model means.
     pub k: usize,
+    /// Cochran's Q.
     pub q: f64,
+    /// Degrees of freedom of Q, k − 1.
     pub df: f64,
+    /// I² = max(0, (Q − df)/Q).
     pub i2: f64,
+    /// Between-model variance τ² (DerSimonian–Laird).
     pub tau2: f64,
+    /// Sample standard deviation of the model means.
     pub sd_between: f64,
 }
 

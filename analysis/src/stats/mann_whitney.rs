@@ -24,11 +24,15 @@ use super::{check, StatsError};
 /// The result of the test.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct MannWhitney {
+    /// Size of the first sample.
     pub n1: usize,
+    /// Size of the second sample.
     pub n2: usize,
     /// U of the first sample (pairs x > y, ties counting ½).
     pub u: f64,
+    /// P(U* ≤ u): exact one-sided p value for the first sample lying lower.
     pub p_less: f64,
+    /// P(U* ≥ u): exact one-sided p value for the first sample lying higher.
     pub p_greater: f64,
     /// min(1, 2·min(p_less, p_greater)).
     pub p_two_sided: f64,

@@ -15,8 +15,11 @@ use super::{check, StatsError};
 /// ρ and its two-sided p-value.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Spearman {
+    /// Number of pairs.
     pub n: usize,
+    /// Spearman's ρ: Pearson's correlation of the midranks.
     pub rho: f64,
+    /// Two-sided p value from t on n − 2 degrees of freedom.
     pub p: f64,
 }
 
@@ -39,6 +42,7 @@ fn midranks(v: &[f64]) -> Vec<f64> {
     r
 }
 
+/// Correlates `x` with `y` (at least three pairs of equal length, neither constant).
 pub fn spearman(x: &[f64], y: &[f64]) -> Result<Spearman, StatsError> {
     check("x", x, 3)?;
     check("y", y, 3)?;

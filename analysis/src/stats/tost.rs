@@ -22,18 +22,27 @@ use super::{check, StatsError};
 /// The result of a TOST.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Tost {
+    /// Number of values.
     pub n: usize,
+    /// Mean ȳ of the values.
     pub mean: f64,
     /// ȳ − θ.
     pub difference: f64,
+    /// Lower end of the 100(1−2α) % t-interval of ȳ − θ.
     pub ci_low: f64,
+    /// Upper end of the 100(1−2α) % t-interval of ȳ − θ.
     pub ci_high: f64,
+    /// Equivalence margin ε.
     pub margin: f64,
+    /// p value of the test against ȳ − θ ≤ −ε.
     pub p_lower: f64,
+    /// p value of the test against ȳ − θ ≥ +ε.
     pub p_upper: f64,
     /// max(p_lower, p_upper).
     pub p: f64,
+    /// Whether the interval lies inside (−ε, +ε), i.e. both one-sided tests reject at α.
     pub equivalent: bool,
+    /// Whether the values are constant (the interval is a point; the p values are 0 or 1).
     pub zero_variance: bool,
 }
 

@@ -6,17 +6,48 @@ use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{invalid, EnvError};
-use crate::observation::{Context, Feedback, Observation, PayoffBounds, Role};
-use crate::spec::{EnvKind, Variant};
-use crate::variants::PdVariant;
-use crate::{check_actions, choice_index, Action, ActionSpace, DecisionRow, Environment, Request, Step};
+use crate::game::{Direction, Frame, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
+use crate::kind::{EnvKind, Role, Variant};
+use crate::observation::{Context, Feedback, Observation, PayoffBounds};
+use crate::variants::two_labels;
+use crate::{check_actions, choice_index, num, outcome, Action, ActionSpace, DecisionRow, Environment, Request, Step};
 
+/// One line for `agora list environments`.
 pub const DESCRIPTION: &str = "repeated prisoner's dilemma: 2 agents, 10 rounds, (R,S,T,P) = (3,0,5,1) in C0";
+
+/// Payoffs `(R, S, T, P)` and labels (index 0 cooperates) of one variant.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PdVariant {
+    /// The situation as a participant reads it.
+    pub cover_story: String,
+    /// The two options, cooperative first.
+    pub labels: std::sync::Arc<[String]>,
+    /// Reward for mutual cooperation.
+    pub r: f64,
+    /// Sucker's payoff.
+    pub s: f64,
+    /// Temptation.
+    pub t: f64,
+    /// Punishment for mutual defection.
+    pub p: f64,
+}
+
+crate::shipped_variants!(variants, PdVariant, "prisoners-dilemma.ron", |v: &PdVariant| two_labels(&v.labels));
+
+/// The metrics of a run: cooperation is choice 0.
+pub const METRICS: &[MetricDef] = &[
+    MetricDef::primary("cooperation", "share of decisions", Direction::Higher),
+    MetricDef::secondary("cooperation_r1", "share of decisions"),
+    MetricDef::secondary("cooperation_last", "share of decisions"),
+    MetricDef::primary("cooperation_change", "modelled change, first to last round", Direction::Lower),
+];
 
 /// Parameters of the repeated dilemma.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct PdParams {
+    /// Rounds played.
     pub rounds: u32,
     /// Rounds of history shown to an agent.
     pub memory: u32,
@@ -28,8 +59,12 @@ impl Default for PdParams {
     }
 }
 
-impl PdParams {
-    pub fn validate(&self) -> Result<(), EnvError> {
+impl Game for PdParams {
+    fn kind(&self) -> EnvKind {
+        EnvKind::PrisonersDilemma
+    }
+
+    fn validate(&self) -> Result<(), EnvError> {
         if self.rounds == 0 {
             return Err(invalid("rounds", "must be at least 1"));
         }
@@ -37,6 +72,74 @@ impl PdParams {
             return Err(invalid("memory", "must be at least 1"));
         }
         Ok(())
+    }
+
+    fn build_env(&self, variant: Variant) -> Result<Box<dyn Environment>, EnvError> {
+        Ok(Box::new(PrisonersDilemma::new(self.clone(), variant, variants().get(variant).clone())))
+    }
+
+    fn memory(&self) -> u32 {
+        self.memory
+    }
+
+    fn set_memory(&mut self, memory: u32) {
+        self.memory = memory;
+    }
+
+    fn wording(&self, variant: Variant) -> Wording {
+        Wording {
+            paradigm: "prisoner's dilemma",
+            keywords: &["prisoner"],
+            labels: variants().get(variant).labels.clone(),
+            unit: "round",
+            history_columns: vec!["you chose", "the other chose"],
+            narrative_verb: "you chose",
+            fixed_partner: true,
+            summary: SummaryKind::Matches,
+        }
+    }
+
+    fn rules(&self, obs: &Observation, reversed: bool) -> Result<Rules, EnvError> {
+        let d = variants().get(obs.variant);
+        let mut labels = d.labels.to_vec();
+        if reversed {
+            labels.reverse();
+        }
+        Ok(Rules {
+            template: "prisoners-dilemma.j2",
+            values: serde_json::json!({
+                "cover_story": d.cover_story, "rounds": self.rounds, "labels": labels,
+                "coop": d.labels[0], "defect": d.labels[1],
+                "r": num(d.r), "s": num(d.s), "t": num(d.t), "p": num(d.p),
+            }),
+        })
+    }
+
+    fn question(&self, _obs: &Observation) -> String {
+        "Which option do you choose?".into()
+    }
+
+    fn framing(&self, variant: Variant, frame: Frame) -> Option<String> {
+        let l = &variants().get(variant).labels;
+        let (good, bad) = (&l[0], &l[1]);
+        Some(match frame {
+            Frame::Moral => {
+                format!("Choosing {good} means acting fairly; choosing {bad} means exploiting the other participant.\n")
+            }
+            Frame::Risk => format!("{bad} is the safer option; {good} is the riskier option.\n"),
+        })
+    }
+
+    fn metrics(&self) -> &'static [MetricDef] {
+        METRICS
+    }
+
+    fn outcomes(&self, run: &RunView<'_>) -> Vec<(String, f64)> {
+        outcome::choice_zero_share(run.decisions, Role::Player.as_str(), "cooperation")
+    }
+
+    fn expected_decisions(&self) -> (u64, bool) {
+        (u64::from(self.rounds) * 2, false)
     }
 }
 
@@ -49,6 +152,7 @@ pub struct PrisonersDilemma {
 }
 
 impl PrisonersDilemma {
+    /// A run with the given parameters and variant table, before its first round.
     pub fn new(params: PdParams, variant: Variant, table: PdVariant) -> Self {
         PrisonersDilemma { params, variant, table, round: 0 }
     }
@@ -141,7 +245,6 @@ impl Environment for PrisonersDilemma {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::variants::VariantTable;
     use crate::EnvSpec;
     use rand::SeedableRng;
 
@@ -167,7 +270,7 @@ mod tests {
         assert_eq!(play(Variant::C2, 0, 0), (5.0, 5.0));
         assert_eq!(play(Variant::C2, 1, 1), (3.0, 3.0));
         // C3: cooperating beats defecting against either move.
-        let t = VariantTable::shipped().pd(Variant::C3);
+        let t = variants().get(Variant::C3);
         for other in 0..2 {
             assert!(PrisonersDilemma::payoff(t, 0, other) > PrisonersDilemma::payoff(t, 1, other));
         }
@@ -196,5 +299,20 @@ mod tests {
     fn zero_rounds_is_rejected() {
         let err = EnvSpec::PrisonersDilemma(PdParams { rounds: 0, memory: 5 }).validate();
         assert!(matches!(err, Err(EnvError::InvalidParameter { field: "rounds", .. })));
+    }
+
+    #[test]
+    fn shipped_variants_c0_c1_c2_are_dilemmas_and_c3_makes_cooperation_dominant() {
+        for v in [Variant::C0, Variant::C1, Variant::C2] {
+            let p = variants().get(v);
+            assert!(p.t > p.r && p.r > p.p && p.p > p.s, "{v:?} is a prisoner's dilemma");
+            assert!(2.0 * p.r > p.t + p.s, "{v:?}: mutual cooperation beats alternation");
+        }
+        let c0 = variants().get(Variant::C0);
+        assert_eq!((c0.r, c0.s, c0.t, c0.p), (3.0, 0.0, 5.0, 1.0));
+        assert_eq!(variants().get(Variant::C1).r, c0.r, "C1 keeps the payoffs");
+        assert_ne!(variants().get(Variant::C1).labels, c0.labels, "C1 changes the labels");
+        let c3 = variants().get(Variant::C3);
+        assert!(c3.r > c3.t && c3.s > c3.p, "cooperation strictly dominant under C3");
     }
 }

@@ -1,4 +1,7 @@
-//! A local fake OpenAI-compatible server for tests and benchmarks.
+//! Test support for Agora: a local fake OpenAI-compatible server for tests and benchmarks.
+//!
+//! A dev-dependency of the crates whose tests talk to a model server, and an optional
+//! dependency of the binary for `agora bench`; it never ships in a plain build.
 //!
 //! It answers `GET /v1/models` and `POST /v1/chat/completions` on 127.0.0.1 with a behaviour
 //! chosen per request: a legal answer read off the request's JSON schema, a given text, an
@@ -39,8 +42,11 @@ pub type Behaviour = Arc<dyn Fn(usize, &serde_json::Value) -> FakeReply + Send +
 
 /// A running fake server; dropped, it stops accepting.
 pub struct FakeServer {
+    /// Loopback address the server listens on.
     pub addr: SocketAddr,
+    /// Completion requests received so far (model listings are not counted).
     pub requests: Arc<AtomicUsize>,
+    /// Most completion requests in flight at once.
     pub peak_in_flight: Arc<AtomicUsize>,
     stop: Arc<AtomicBool>,
     task: tokio::task::JoinHandle<()>,

@@ -9,19 +9,52 @@ use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{invalid, EnvError};
-use crate::observation::{Context, Feedback, Observation, PayoffBounds, Role};
-use crate::spec::{EnvKind, Variant};
-use crate::variants::PgVariant;
-use crate::{amount, check_actions, Action, ActionSpace, DecisionRow, Environment, Request, Step};
+use crate::game::{default_question, C3Rule, Direction, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
+use crate::kind::{EnvKind, Role, Variant};
+use crate::observation::{Context, Feedback, Observation, PayoffBounds};
+use crate::{amount, check_actions, num, outcome, Action, ActionSpace, DecisionRow, Environment, Request, Step};
 
+/// One line for `agora list environments`.
 pub const DESCRIPTION: &str =
     "public goods: 4 agents, endowment 20, MPCR 0.4, 10 rounds; punishment arm 1:3 up to 10 per target";
+
+/// Public goods numbers of one variant.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PgVariant {
+    /// The situation; `{n}` and `{endowment}` are filled in.
+    pub cover_story: String,
+    /// Points each member receives per round.
+    pub endowment: i64,
+    /// Marginal per-capita return of the group account.
+    pub mpcr: f64,
+    /// Cost to the punisher of one punishment point.
+    pub punishment_cost: f64,
+    /// Points removed from the target per punishment point.
+    pub punishment_impact: f64,
+    /// Most points one agent may spend on one target in one round.
+    pub punishment_max: i64,
+}
+
+crate::shipped_variants!(variants, PgVariant, "public-goods.ron", |_: &PgVariant| Ok(()));
+
+/// The metrics of a run: contributions as a share of the endowment.
+pub const METRICS: &[MetricDef] = &[
+    MetricDef::secondary("contribution", "share of endowment"),
+    MetricDef::primary("contribution_r1", "share of endowment", Direction::Higher),
+    MetricDef::secondary("contribution_last", "share of endowment"),
+    MetricDef::primary("contribution_change", "share of endowment, round 1 to last", Direction::Lower),
+    MetricDef::secondary("punishment_points", "points per punisher and round"),
+    MetricDef::secondary("full_contribution", "share of decisions").with_c3(C3Rule::ShareConsistent),
+];
 
 /// Parameters of the public goods game.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct PublicGoodsParams {
+pub struct PgParams {
+    /// Members of the group.
     pub group_size: usize,
+    /// Rounds played.
     pub rounds: u32,
     /// Whether each round has a punishment stage after contributions.
     pub punishment: bool,
@@ -29,14 +62,18 @@ pub struct PublicGoodsParams {
     pub memory: u32,
 }
 
-impl Default for PublicGoodsParams {
+impl Default for PgParams {
     fn default() -> Self {
-        PublicGoodsParams { group_size: 4, rounds: 10, punishment: false, memory: 5 }
+        PgParams { group_size: 4, rounds: 10, punishment: false, memory: 5 }
     }
 }
 
-impl PublicGoodsParams {
-    pub fn validate(&self) -> Result<(), EnvError> {
+impl Game for PgParams {
+    fn kind(&self) -> EnvKind {
+        EnvKind::PublicGoods
+    }
+
+    fn validate(&self) -> Result<(), EnvError> {
         if self.group_size < 2 {
             return Err(invalid("group_size", format!("must be at least 2, got {}", self.group_size)));
         }
@@ -48,6 +85,120 @@ impl PublicGoodsParams {
         }
         Ok(())
     }
+
+    fn build_env(&self, variant: Variant) -> Result<Box<dyn Environment>, EnvError> {
+        Ok(Box::new(PublicGoods::new(self.clone(), variant, variants().get(variant).clone())))
+    }
+
+    fn population(&self) -> usize {
+        self.group_size
+    }
+
+    fn memory(&self) -> u32 {
+        self.memory
+    }
+
+    fn set_memory(&mut self, memory: u32) {
+        self.memory = memory;
+    }
+
+    fn set_group_size(&mut self, size: usize) -> bool {
+        self.group_size = size;
+        true
+    }
+
+    fn arm(&self) -> String {
+        if self.punishment { "punishment" } else { "baseline" }.into()
+    }
+
+    fn wording(&self, _variant: Variant) -> Wording {
+        let mut history_columns = vec!["you contributed", "others contributed"];
+        if self.punishment {
+            history_columns.push("your deductions");
+        }
+        Wording {
+            paradigm: "public goods game",
+            keywords: &["public good", "public-good"],
+            labels: Vec::new().into(),
+            unit: "round",
+            history_columns,
+            narrative_verb: "you contributed",
+            fixed_partner: false,
+            summary: SummaryKind::MeanDecision,
+        }
+    }
+
+    fn rules(&self, obs: &Observation, _reversed: bool) -> Result<Rules, EnvError> {
+        let d = variants().get(obs.variant);
+        let cover =
+            d.cover_story.replace("{n}", &self.group_size.to_string()).replace("{endowment}", &d.endowment.to_string());
+        Ok(Rules {
+            template: "public-goods.j2",
+            values: serde_json::json!({
+                "cover_story": cover, "n": self.group_size, "rounds": self.rounds, "endowment": d.endowment,
+                "mpcr": num(d.mpcr), "punishment": self.punishment, "punishment_max": d.punishment_max,
+                "punishment_cost": num(d.punishment_cost), "punishment_impact": num(d.punishment_impact),
+            }),
+        })
+    }
+
+    fn question(&self, obs: &Observation) -> String {
+        match (obs.role, &obs.context, &obs.space) {
+            (Role::Contributor, _, ActionSpace::Amount { max, .. }) => {
+                format!("How many of your {max} points do you put into the group account?")
+            }
+            (Role::Contributor, _, _) => "How much do you contribute?".into(),
+            (Role::Punisher, Context::Contributions { own, others, .. }, _) => format!(
+                "This round you contributed {own}; the other members contributed {} (in this order). How many deduction points do you assign to each of them?",
+                others.iter().map(|c| c.to_string()).collect::<Vec<_>>().join(", ")
+            ),
+            (role, _, _) => default_question(role),
+        }
+    }
+
+    fn history_cells(&self, fb: &Feedback, wording: &Wording) -> Vec<String> {
+        let own: Vec<String> = fb.own.iter().map(|(_, a)| wording.format_action(a)).collect();
+        let others: Vec<String> = fb.others.iter().map(|a| wording.format_action(a)).collect();
+        let mut cells = vec![own.first().cloned().unwrap_or_default(), others.join(", ")];
+        if self.punishment {
+            cells.push(own.get(1).cloned().unwrap_or_else(|| "-".into()));
+        }
+        cells
+    }
+
+    fn metrics(&self) -> &'static [MetricDef] {
+        METRICS
+    }
+
+    fn outcomes(&self, run: &RunView<'_>) -> Vec<(String, f64)> {
+        let mut out = Vec::new();
+        let rounds = outcome::per_round(run.decisions, Role::Contributor.as_str());
+        if let (Some(first), Some(last)) = (rounds.first(), rounds.last()) {
+            out.push(("contribution".into(), outcome::mean_over_rounds(&rounds, |r| r.share)));
+            out.push(("contribution_r1".into(), first.share));
+            out.push(("contribution_last".into(), last.share));
+            out.push(("contribution_change".into(), last.share - first.share));
+        }
+        let punished = outcome::per_round(run.decisions, Role::Punisher.as_str());
+        if !punished.is_empty() {
+            out.push(("punishment_points".into(), outcome::mean_over_rounds(&punished, |r| r.value)));
+        }
+        let contributions: Vec<f64> = run
+            .decisions
+            .iter()
+            .filter(|d| d.role == Role::Contributor.as_str())
+            .map(|d| if d.value >= d.scale { 1.0 } else { 0.0 })
+            .collect();
+        if !contributions.is_empty() {
+            out.push(("full_contribution".into(), outcome::mean(contributions)));
+        }
+        out
+    }
+
+    fn expected_decisions(&self) -> (u64, bool) {
+        let stages = if self.punishment { 2 } else { 1 };
+        (u64::from(self.rounds) * self.group_size as u64 * stages, false)
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -58,7 +209,7 @@ enum Stage {
 
 /// One run of the public goods game.
 pub struct PublicGoods {
-    params: PublicGoodsParams,
+    params: PgParams,
     variant: Variant,
     table: PgVariant,
     round: u32,
@@ -67,7 +218,8 @@ pub struct PublicGoods {
 }
 
 impl PublicGoods {
-    pub fn new(params: PublicGoodsParams, variant: Variant, table: PgVariant) -> Self {
+    /// A run with the given parameters and variant table, before its first round.
+    pub fn new(params: PgParams, variant: Variant, table: PgVariant) -> Self {
         PublicGoods { params, variant, table, round: 0, stage: Stage::Contribute, contributions: Vec::new() }
     }
 
@@ -247,7 +399,7 @@ mod tests {
 
     #[test]
     fn canonical_round_payoffs() {
-        let mut env = EnvSpec::PublicGoods(PublicGoodsParams::default()).build(Variant::C0).expect("builds");
+        let mut env = EnvSpec::PublicGoods(PgParams::default()).build(Variant::C0).expect("builds");
         let mut rng = rand::rngs::StdRng::seed_from_u64(1);
         let req = env.pending(&mut rng);
         assert_eq!(req.len(), 4);
@@ -261,7 +413,7 @@ mod tests {
 
     #[test]
     fn punishment_costs_one_and_removes_three() {
-        let params = PublicGoodsParams { punishment: true, ..PublicGoodsParams::default() };
+        let params = PgParams { punishment: true, ..PgParams::default() };
         let mut env = EnvSpec::PublicGoods(params).build(Variant::C0).expect("builds");
         let mut rng = rand::rngs::StdRng::seed_from_u64(1);
         env.pending(&mut rng);
@@ -298,7 +450,7 @@ mod tests {
 
     #[test]
     fn c3_makes_full_contribution_pay() {
-        let mut env = EnvSpec::PublicGoods(PublicGoodsParams::default()).build(Variant::C3).expect("builds");
+        let mut env = EnvSpec::PublicGoods(PgParams::default()).build(Variant::C3).expect("builds");
         let mut rng = rand::rngs::StdRng::seed_from_u64(1);
         env.pending(&mut rng);
         let s = env.resolve(&amounts(&[20, 0, 0, 0]), &mut rng).expect("legal");
@@ -309,7 +461,19 @@ mod tests {
 
     #[test]
     fn group_size_one_is_rejected() {
-        let p = PublicGoodsParams { group_size: 1, ..PublicGoodsParams::default() };
+        let p = PgParams { group_size: 1, ..PgParams::default() };
         assert!(matches!(p.validate(), Err(EnvError::InvalidParameter { field: "group_size", .. })));
+    }
+
+    #[test]
+    fn shipped_variants_are_social_dilemmas_except_c3() {
+        let c0 = variants().get(Variant::C0);
+        assert_eq!((c0.endowment, c0.mpcr), (20, 0.4));
+        assert_eq!((c0.punishment_cost, c0.punishment_impact, c0.punishment_max), (1.0, 3.0, 10));
+        for v in [Variant::C0, Variant::C1, Variant::C2] {
+            let p = variants().get(v);
+            assert!(p.mpcr < 1.0 && 4.0 * p.mpcr > 1.0, "{v:?} is a social dilemma");
+        }
+        assert!(variants().get(Variant::C3).mpcr > 1.0, "full contribution pays under C3");
     }
 }

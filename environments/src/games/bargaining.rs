@@ -10,27 +10,82 @@ use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{invalid, EnvError};
-use crate::observation::{Context, Feedback, Observation, PayoffBounds, Role};
-use crate::spec::{EnvKind, Variant};
-use crate::variants::BargainVariant;
-use crate::{amount, check_actions, choice_index, Action, ActionSpace, DecisionRow, Environment, Request, Step};
+use crate::game::{default_question, C3Rule, Direction, Frame, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
+use crate::kind::{EnvKind, Role, Variant};
+use crate::observation::{Context, Feedback, Observation, PayoffBounds};
+use crate::variants::two_labels;
+use crate::{
+    amount, check_actions, choice_index, num, outcome, Action, ActionSpace, DecisionRow, Environment, Request, Step,
+};
 
+/// One line for `agora list environments`.
 pub const DESCRIPTION: &str =
     "bargaining battery: ultimatum (pie 100), dictator, trust; 50 one-shot games; fixed-offer responder arm";
+
+/// Bargaining battery numbers of one variant (ultimatum, dictator, trust).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BargainVariant {
+    /// The situation as a participant reads it.
+    pub cover_story: String,
+    /// Points divided in the ultimatum and dictator games.
+    pub pie: i64,
+    /// What the ultimatum responder receives on rejection.
+    pub responder_outside: f64,
+    /// What the ultimatum proposer receives on rejection.
+    pub proposer_outside: f64,
+    /// The investor's endowment in the trust game.
+    pub trust_endowment: i64,
+    /// What the trustee receives per point sent.
+    pub trust_multiplier: i64,
+    /// Responder labels: index 0 accepts, index 1 rejects.
+    pub labels: std::sync::Arc<[String]>,
+}
+
+crate::shipped_variants!(variants, BargainVariant, "bargaining.ron", |v: &BargainVariant| two_labels(&v.labels));
+
+/// The metrics of a run: each role's mean decision as a share of what it could give, the
+/// responder's rejections, the acceptance function of the fixed-offer arm, and how often a
+/// responder's choice agreed with the payoffs.
+pub const METRICS: &[MetricDef] = &[
+    MetricDef::primary("offer", "share of the pie", Direction::Higher),
+    MetricDef::primary("rejection", "share of decisions", Direction::Higher),
+    MetricDef::primary("giving", "share of the pie", Direction::Higher),
+    MetricDef::primary("sent", "share of the endowment", Direction::Higher),
+    MetricDef::primary("returned", "share of the amount received", Direction::Higher),
+    MetricDef::secondary("accept_{offer}", "share of decisions at this offer"),
+    MetricDef::secondary("payoff_consistency", "share of decisions").with_c3(C3Rule::ShareConsistent),
+];
 
 /// Which game of the battery.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum BargainGame {
+    /// A proposer offers a split; the responder accepts or rejects it.
     Ultimatum,
+    /// An allocator gives a recipient what it likes.
     Dictator,
+    /// An investor sends points that are multiplied; the trustee returns what it likes.
     Trust,
+}
+
+impl BargainGame {
+    /// Lower-case name, as the rules template reads it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            BargainGame::Ultimatum => "ultimatum",
+            BargainGame::Dictator => "dictator",
+            BargainGame::Trust => "trust",
+        }
+    }
 }
 
 /// The fixed-offer responder schedule.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct FixedOffers {
+    /// The offers presented, in points.
     pub offers: Vec<i64>,
+    /// Games per offer.
     pub games_each: u32,
 }
 
@@ -43,23 +98,31 @@ impl Default for FixedOffers {
 /// Parameters of the battery.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct BargainingParams {
+pub struct BargainParams {
+    /// Which game of the battery.
     pub game: BargainGame,
     /// One-shot games per run (ignored by the fixed-offer arm, whose schedule sets the count).
     pub games: u32,
+    /// Seats; each game draws two of them.
     pub population: usize,
+    /// Games of history shown to an agent.
     pub memory: u32,
+    /// The fixed-offer responder arm.
     pub fixed_offers: Option<FixedOffers>,
 }
 
-impl Default for BargainingParams {
+impl Default for BargainParams {
     fn default() -> Self {
-        BargainingParams { game: BargainGame::Ultimatum, games: 50, population: 2, memory: 5, fixed_offers: None }
+        BargainParams { game: BargainGame::Ultimatum, games: 50, population: 2, memory: 5, fixed_offers: None }
     }
 }
 
-impl BargainingParams {
-    pub fn validate(&self) -> Result<(), EnvError> {
+impl Game for BargainParams {
+    fn kind(&self) -> EnvKind {
+        EnvKind::Bargaining
+    }
+
+    fn validate(&self) -> Result<(), EnvError> {
         if self.population < 2 {
             return Err(invalid("population", format!("must be at least 2, got {}", self.population)));
         }
@@ -83,13 +146,168 @@ impl BargainingParams {
         Ok(())
     }
 
-    /// Arm name for records.
-    pub fn arm(&self) -> String {
+    fn build_env(&self, variant: Variant) -> Result<Box<dyn Environment>, EnvError> {
+        Ok(Box::new(Bargaining::new(self.clone(), variant, variants().get(variant).clone())))
+    }
+
+    fn population(&self) -> usize {
+        self.population
+    }
+
+    fn memory(&self) -> u32 {
+        self.memory
+    }
+
+    fn set_memory(&mut self, memory: u32) {
+        self.memory = memory;
+    }
+
+    fn arm(&self) -> String {
         match (self.game, &self.fixed_offers) {
             (_, Some(_)) => "ultimatum-fixed-offer".into(),
-            (BargainGame::Ultimatum, None) => "ultimatum".into(),
-            (BargainGame::Dictator, None) => "dictator".into(),
-            (BargainGame::Trust, None) => "trust".into(),
+            (game, None) => game.as_str().into(),
+        }
+    }
+
+    fn wording(&self, variant: Variant) -> Wording {
+        let (paradigm, keywords): (&'static str, &'static [&'static str]) = match self.game {
+            BargainGame::Ultimatum => ("ultimatum game", &["ultimatum"]),
+            BargainGame::Dictator => ("dictator game", &["dictator"]),
+            BargainGame::Trust => ("trust game", &["trust game", "investment game"]),
+        };
+        Wording {
+            paradigm,
+            keywords,
+            labels: variants().get(variant).labels.clone(),
+            unit: "game",
+            history_columns: vec!["your role", "your decision", "the other's decision"],
+            narrative_verb: "as the {role} you chose",
+            fixed_partner: false,
+            summary: SummaryKind::MeanDecision,
+        }
+    }
+
+    fn rules(&self, obs: &Observation, reversed: bool) -> Result<Rules, EnvError> {
+        let d = variants().get(obs.variant);
+        let mut labels = d.labels.to_vec();
+        if reversed {
+            labels.reverse();
+        }
+        Ok(Rules {
+            template: "bargaining.j2",
+            values: serde_json::json!({
+                "cover_story": d.cover_story, "game": self.game.as_str(), "games": obs.rounds.unwrap_or(self.games),
+                "pie": d.pie, "labels": labels, "accept": d.labels[0], "reject": d.labels[1],
+                "proposer_outside": num(d.proposer_outside), "responder_outside": num(d.responder_outside),
+                "trust_endowment": d.trust_endowment, "trust_multiplier": d.trust_multiplier,
+            }),
+        })
+    }
+
+    fn question(&self, obs: &Observation) -> String {
+        match (obs.role, &obs.context) {
+            (Role::Proposer, _) => "You are the proposer in this game. How many points do you offer the responder?".into(),
+            (Role::Responder, Context::Offer { offer, pie }) => format!(
+                "You are the responder in this game. The proposer offers you {offer} of the {pie} points. Do you accept or reject?"
+            ),
+            (Role::Dictator, _) => "You are the allocator in this game. How many points do you give the recipient?".into(),
+            (Role::Investor, _) => "You are the investor in this game. How many points do you send?".into(),
+            (Role::Trustee, Context::Received { amount }) => format!(
+                "You are the trustee in this game. You received {amount} points. How many do you return to the investor?"
+            ),
+            (role, _) => default_question(role),
+        }
+    }
+
+    fn history_cells(&self, fb: &Feedback, wording: &Wording) -> Vec<String> {
+        let own: Vec<String> = fb.own.iter().map(|(_, a)| wording.format_action(a)).collect();
+        let others: Vec<String> = fb.others.iter().map(|a| wording.format_action(a)).collect();
+        let role = fb.own.first().map(|(r, _)| r.as_str()).unwrap_or("-");
+        vec![role.to_string(), own.join(", "), others.join(", ")]
+    }
+
+    fn framing(&self, variant: Variant, frame: Frame) -> Option<String> {
+        if self.game != BargainGame::Ultimatum {
+            return None;
+        }
+        let l = &variants().get(variant).labels;
+        Some(match frame {
+            Frame::Moral => format!(
+                "As responder, choosing {} means acting fairly; choosing {} means punishing the proposer.\n",
+                l[0], l[1]
+            ),
+            Frame::Risk => {
+                "As proposer, a larger offer is the safer option; a smaller offer is the riskier option.\n".into()
+            }
+        })
+    }
+
+    fn metrics(&self) -> &'static [MetricDef] {
+        METRICS
+    }
+
+    fn outcomes(&self, run: &RunView<'_>) -> Vec<(String, f64)> {
+        let mut out = Vec::new();
+        for (role, name, share) in [
+            (Role::Proposer, "offer", true),
+            (Role::Responder, "rejection", false),
+            (Role::Dictator, "giving", true),
+            (Role::Investor, "sent", true),
+            (Role::Trustee, "returned", true),
+        ] {
+            let rounds = outcome::per_round(run.decisions, role.as_str());
+            if !rounds.is_empty() {
+                out.push((name.into(), outcome::mean_over_rounds(&rounds, |r| if share { r.share } else { r.value })));
+            }
+        }
+        let responses: Vec<(f64, f64)> = run
+            .decisions
+            .iter()
+            .filter(|d| d.role == Role::Responder.as_str())
+            .map(|d| (d.context.unwrap_or(f64::NAN), d.value))
+            .collect();
+        if self.fixed_offers.is_some() {
+            let mut by_offer: Vec<(f64, Vec<f64>)> = Vec::new();
+            for (offer, reject) in &responses {
+                match by_offer.iter_mut().find(|(o, _)| o == offer) {
+                    Some((_, v)) => v.push(*reject),
+                    None => by_offer.push((*offer, vec![*reject])),
+                }
+            }
+            by_offer.sort_by(|a, b| a.0.total_cmp(&b.0));
+            for (offer, rejects) in by_offer {
+                out.push((format!("accept_{offer:02.0}"), 1.0 - outcome::mean(rejects)));
+            }
+        }
+        if !responses.is_empty() {
+            // Accepting pays when the offer exceeds what rejection brings (0 in C0–C2, 40 in
+            // C3), rejecting when it falls below; at equality either is consistent.
+            let outside = variants().get(run.variant).responder_outside;
+            let consistent = responses
+                .iter()
+                .filter(|(offer, reject)| {
+                    if *offer > outside {
+                        *reject == 0.0
+                    } else if *offer < outside {
+                        *reject == 1.0
+                    } else {
+                        true
+                    }
+                })
+                .count();
+            out.push(("payoff_consistency".into(), consistent as f64 / responses.len() as f64));
+        }
+        out
+    }
+
+    fn expected_decisions(&self) -> (u64, bool) {
+        match &self.fixed_offers {
+            Some(f) => (f.offers.len() as u64 * u64::from(f.games_each), false),
+            None => match self.game {
+                BargainGame::Dictator => (u64::from(self.games), false),
+                BargainGame::Ultimatum => (u64::from(self.games) * 2, false),
+                BargainGame::Trust => (u64::from(self.games) * 2, true),
+            },
         }
     }
 }
@@ -104,7 +322,7 @@ enum Stage {
 
 /// One run of the battery.
 pub struct Bargaining {
-    params: BargainingParams,
+    params: BargainParams,
     variant: Variant,
     table: BargainVariant,
     /// Games completed.
@@ -117,7 +335,8 @@ pub struct Bargaining {
 }
 
 impl Bargaining {
-    pub fn new(params: BargainingParams, variant: Variant, table: BargainVariant) -> Self {
+    /// A battery with the given parameters and variant table, before its first game.
+    pub fn new(params: BargainParams, variant: Variant, table: BargainVariant) -> Self {
         Bargaining { params, variant, table, game: 0, stage: Stage::First, seats: (0, 1), schedule: None }
     }
 
@@ -370,7 +589,7 @@ mod tests {
     #[test]
     fn ultimatum_accept_and_reject_payoffs_by_variant() {
         for (variant, outside) in [(Variant::C0, 0.0), (Variant::C3, 40.0)] {
-            let mut env = EnvSpec::Bargaining(BargainingParams::default()).build(variant).expect("builds");
+            let mut env = EnvSpec::Bargaining(BargainParams::default()).build(variant).expect("builds");
             let mut rng = rand::rngs::StdRng::seed_from_u64(3);
             answer(env.as_mut(), &mut rng, |_| Action::Amount(30));
             let s = answer(env.as_mut(), &mut rng, |r| {
@@ -391,7 +610,7 @@ mod tests {
     #[test]
     fn battery_plays_fifty_games() {
         for game in [BargainGame::Ultimatum, BargainGame::Dictator, BargainGame::Trust] {
-            let p = BargainingParams { game, ..BargainingParams::default() };
+            let p = BargainParams { game, ..BargainParams::default() };
             let mut env = EnvSpec::Bargaining(p).build(Variant::C0).expect("builds");
             let mut rng = rand::rngs::StdRng::seed_from_u64(3);
             let mut games = 0;
@@ -409,7 +628,7 @@ mod tests {
 
     #[test]
     fn trust_returns_from_the_tripled_amount() {
-        let p = BargainingParams { game: BargainGame::Trust, ..BargainingParams::default() };
+        let p = BargainParams { game: BargainGame::Trust, ..BargainParams::default() };
         let mut env = EnvSpec::Bargaining(p).build(Variant::C0).expect("builds");
         let mut rng = rand::rngs::StdRng::seed_from_u64(3);
         answer(env.as_mut(), &mut rng, |_| Action::Amount(50));
@@ -425,7 +644,7 @@ mod tests {
 
     #[test]
     fn dictator_gives() {
-        let p = BargainingParams { game: BargainGame::Dictator, ..BargainingParams::default() };
+        let p = BargainParams { game: BargainGame::Dictator, ..BargainParams::default() };
         let mut env = EnvSpec::Bargaining(p).build(Variant::C0).expect("builds");
         let mut rng = rand::rngs::StdRng::seed_from_u64(3);
         let s = answer(env.as_mut(), &mut rng, |_| Action::Amount(28));
@@ -436,7 +655,7 @@ mod tests {
 
     #[test]
     fn fixed_offer_arm_presents_each_offer_twenty_times() {
-        let p = BargainingParams { fixed_offers: Some(FixedOffers::default()), ..BargainingParams::default() };
+        let p = BargainParams { fixed_offers: Some(FixedOffers::default()), ..BargainParams::default() };
         let mut env = EnvSpec::Bargaining(p).build(Variant::C3).expect("builds");
         let mut rng = rand::rngs::StdRng::seed_from_u64(3);
         let mut seen = std::collections::BTreeMap::new();
@@ -454,11 +673,18 @@ mod tests {
 
     #[test]
     fn fixed_offers_outside_ultimatum_are_rejected() {
-        let p = BargainingParams {
+        let p = BargainParams {
             game: BargainGame::Dictator,
             fixed_offers: Some(FixedOffers::default()),
-            ..BargainingParams::default()
+            ..BargainParams::default()
         };
         assert!(matches!(p.validate(), Err(EnvError::InvalidParameter { field: "fixed_offers", .. })));
+    }
+
+    #[test]
+    fn shipped_variants_pie_and_outside_options() {
+        assert_eq!(variants().get(Variant::C0).pie, 100);
+        assert_eq!(variants().get(Variant::C0).responder_outside, 0.0);
+        assert_eq!(variants().get(Variant::C3).responder_outside, 40.0);
     }
 }

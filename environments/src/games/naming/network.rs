@@ -19,6 +19,8 @@ use rand::{Rng, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::{Deserialize, Serialize};
 
+use super::convention::ConventionWindow;
+
 /// Names are drawn from a pool of at most this many (an inventory is a 16-bit set).
 pub const MAX_POOL: u8 = 16;
 
@@ -29,19 +31,34 @@ pub enum Topology {
     /// the partner is drawn uniformly among the others.
     Complete,
     /// Ring lattice: each agent linked to its `k / 2` nearest neighbours on either side.
-    Ring { k: usize },
+    Ring {
+        /// Degree of every agent (even).
+        k: usize,
+    },
     /// Random `d`-regular graph by the configuration model; self-loops and repeated pairs
     /// are dropped, so a few agents end with degree below `d`.
-    RandomRegular { d: usize },
+    RandomRegular {
+        /// Target degree of every agent.
+        d: usize,
+    },
     /// Watts–Strogatz small world: a ring lattice of degree `k` with each edge's far end
     /// rewired with probability `p` (duplicates dropped).
-    SmallWorld { k: usize, p: f64 },
+    SmallWorld {
+        /// Degree of the starting ring lattice (even).
+        k: usize,
+        /// Probability that an edge is rewired.
+        p: f64,
+    },
     /// Barabási–Albert scale-free graph: each new agent links to `m` existing agents chosen
     /// in proportion to degree, starting from a clique of `m + 1`.
-    ScaleFree { m: usize },
+    ScaleFree {
+        /// Links each new agent makes.
+        m: usize,
+    },
 }
 
 impl Topology {
+    /// The topology and its parameters in words, for reports and error messages.
     pub fn label(&self) -> String {
         match self {
             Topology::Complete => "complete mixing".into(),
@@ -56,16 +73,20 @@ impl Topology {
 /// Errors in a network or population specification.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum NetworkError {
+    /// Fewer than two agents: nobody to meet.
     #[error("population {0} is too small (at least 2 agents)")]
     TooSmall(usize),
+    /// More agents than a 32-bit node index can address in both edge directions.
     #[error("population {0} exceeds the 32-bit node index")]
     TooLarge(usize),
+    /// A topology or run parameter is out of range; the message says which and why.
     #[error("{0}")]
     Parameter(String),
 }
 
 /// A population's contact network.
 pub struct Network {
+    /// How the agents are connected.
     pub topology: Topology,
     agents: usize,
     /// Every edge in both directions; `None` under complete mixing.
@@ -168,6 +189,7 @@ impl Network {
         Ok(Network { topology, agents, graph: Some(graph) })
     }
 
+    /// Number of agents.
     pub fn agents(&self) -> usize {
         self.agents
     }
@@ -177,6 +199,7 @@ impl Network {
         self.graph.as_ref().map_or(0, |g| g.edge_count() / 2)
     }
 
+    /// Number of neighbours of agent `a` (everyone else under complete mixing).
     pub fn degree(&self, a: u32) -> usize {
         match &self.graph {
             Some(g) => g.neighbors_slice(a).len(),
@@ -184,6 +207,7 @@ impl Network {
         }
     }
 
+    /// The neighbours of agent `a`, sorted; `None` under complete mixing, where none is stored.
     pub fn neighbours(&self, a: u32) -> Option<&[u32]> {
         self.graph.as_ref().map(|g| g.neighbors_slice(a))
     }
@@ -229,10 +253,14 @@ pub enum NetGame {
     SimultaneousNaming,
     /// Propose the name partners used most often in the last `memory` interactions (ties at
     /// random; a random pool name with no memory yet).
-    MemoryCoordination { memory: u8 },
+    MemoryCoordination {
+        /// Interactions remembered (1 to 64).
+        memory: u8,
+    },
 }
 
 impl NetGame {
+    /// The game in words, for reports.
     pub fn label(&self) -> String {
         match self {
             NetGame::MinimalNaming => "minimal naming game".into(),
@@ -248,25 +276,35 @@ pub enum StopRule {
     /// Every agent would propose the same name (its inventory is that one name, or it is the
     /// single most frequent name in its memory).
     Consensus,
-    /// The engine's convention rule: at least `threshold` of the last `window` interactions
-    /// matched.
-    Window { window: usize, threshold: f64 },
+    /// The naming game's convention rule ([`super::convention`]): at least `threshold` of the
+    /// last `window` interactions matched; the convention is the name most matched on there.
+    Window {
+        /// Number of most recent interactions looked at.
+        window: usize,
+        /// Share of them that must have matched.
+        threshold: f64,
+    },
 }
 
 /// A network run's settings.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NetRun {
+    /// The game the population plays.
     pub game: NetGame,
     /// Names 0..pool.
     pub pool: u8,
     /// Agents 0..committed always propose `alternative` and never update.
     pub committed: usize,
+    /// The name the committed agents propose.
     pub alternative: u8,
     /// Every other agent starts as if name 0 were the established convention (inventory {0},
     /// memory full of 0); otherwise agents start with nothing.
     pub established: bool,
+    /// Interactions after which the run stops whatever happened.
     pub max_interactions: u64,
+    /// When the run stops before `max_interactions`.
     pub stop: StopRule,
+    /// Seed of the run's random stream (who meets whom, what is proposed).
     pub seed: u64,
 }
 
@@ -290,11 +328,13 @@ impl NetRun {
 /// What a network run did.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct NetOutcome {
+    /// Interactions played.
     pub interactions: u64,
     /// The interaction at which the stop rule held, if it did.
     pub converged_at: Option<u64>,
     /// The name agreed on, if any.
     pub convention: Option<u8>,
+    /// Interactions in which both agents proposed the same name.
     pub matches: u64,
     /// Share of agents whose current name (see [`StopRule::Consensus`]) is the alternative.
     pub alternative_share: f64,
@@ -483,12 +523,13 @@ pub fn simulate(net: &Network, run: &NetRun) -> Result<NetOutcome, NetworkError>
     let n = net.agents();
     let mut pop = Population::new(run.game, n, run);
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(run.seed);
-    let (window, needed) = match run.stop {
-        StopRule::Window { window, threshold } => (window.max(1), (threshold * window.max(1) as f64).ceil() as usize),
-        StopRule::Consensus => (1, 0),
+    // The naming game's one convention rule (super::convention), applied as it is in a run.
+    let mut rule = match run.stop {
+        StopRule::Window { window, threshold } => {
+            Some(ConventionWindow::new(u32::try_from(window.max(1)).unwrap_or(u32::MAX), threshold))
+        }
+        StopRule::Consensus => None,
     };
-    let mut recent = vec![false; window];
-    let mut recent_matches = 0usize;
     let mut matches = 0u64;
     let mut converged_at = None;
     let mut convention = None;
@@ -548,12 +589,11 @@ pub fn simulate(net: &Network, run: &NetRun) -> Result<NetOutcome, NetworkError>
                 }
             }
             StopRule::Window { .. } => {
-                let slot = (t as usize - 1) % window;
-                recent_matches = recent_matches + usize::from(matched) - usize::from(recent[slot]);
-                recent[slot] = matched;
-                if t as usize >= window && recent_matches >= needed {
+                let rule = rule.as_mut().expect("invariant: a window rule exists for a window stop");
+                rule.push(matched.then_some(u32::from(na)));
+                if let Some(name) = rule.convention() {
                     converged_at = Some(t);
-                    convention = Some(na);
+                    convention = Some(name as u8);
                     break;
                 }
             }

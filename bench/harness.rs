@@ -20,10 +20,10 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agora_agents::llm::fake::{FakeReply, FakeServer};
-use agora_engine::network::{simulate, NetGame, NetRun, Network, StopRule, Topology};
 use agora_engine::{RunWorld, Store};
+use agora_environments::naming::network::{simulate, NetGame, NetRun, Network, StopRule, Topology};
 use agora_scenarios::{Plan, RunSpec};
+use agora_test_support::{FakeReply, FakeServer};
 use anyhow::Context as _;
 
 /// The global allocator, counting the bytes in use and their peak, so that the network
@@ -38,6 +38,7 @@ fn grew(bytes: usize) {
     PEAK.fetch_max(now, Ordering::Relaxed);
 }
 
+#[expect(unsafe_code, reason = "a global allocator is an unsafe trait; this one forwards to the system allocator")]
 unsafe impl GlobalAlloc for CountingAlloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // SAFETY: forwarded unchanged to the system allocator.
@@ -94,6 +95,14 @@ pub struct Options {
     pub quick: bool,
     pub sections: Vec<Section>,
     pub out: PathBuf,
+}
+
+/// The `agora` binary beside this one (both are built into the same directory).
+fn agora_exe() -> anyhow::Result<PathBuf> {
+    let me = std::env::current_exe()?;
+    let exe = me.with_file_name(format!("agora{}", std::env::consts::EXE_SUFFIX));
+    anyhow::ensure!(exe.exists(), "{} not found: build the agora binary too (cargo build --release)", exe.display());
+    Ok(exe)
 }
 
 /// One line of the results table.
@@ -391,6 +400,7 @@ fn networks(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
 }
 
 /// CPU seconds (user + system) of this process's waited-for children so far.
+#[expect(unsafe_code, reason = "getrusage has no safe wrapper in libc")]
 fn children_cpu() -> f64 {
     // SAFETY: getrusage writes into the struct we pass and reads nothing else.
     let mut u: libc::rusage = unsafe { std::mem::zeroed() };
@@ -426,7 +436,7 @@ fn write_llm_study(dir: &Path, models: &[(&str, String, usize)], runs: usize) ->
 
 /// Runs `agora run` on a study; returns (wall seconds, child CPU seconds).
 fn agora_run(study: &Path, store: &Path, live: usize) -> anyhow::Result<(f64, f64)> {
-    let exe = std::env::current_exe()?;
+    let exe = agora_exe()?;
     let cpu0 = children_cpu();
     let start = Instant::now();
     let out = Command::new(exe)
@@ -489,7 +499,7 @@ fn llm(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
             models.push(("slow", slow.endpoint(), 64));
         }
         let study = write_llm_study(&dir, &models, fast_runs)?;
-        let exe = std::env::current_exe()?;
+        let exe = agora_exe()?;
         let start = Instant::now();
         let mut child = Command::new(exe)
             .args(["run", &study.to_string_lossy(), "--store", &dir.join("s.sqlite").to_string_lossy()])
@@ -540,7 +550,7 @@ fn analysis(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
     let study = repo_file("bench/studies/instrument-size.ron")?;
     let dir = tempfile_dir("analysis")?;
     let store = dir.join("instrument-size.sqlite");
-    let exe = std::env::current_exe()?;
+    let exe = agora_exe()?;
     let mut args = vec!["run".to_string(), study.to_string_lossy().into(), "--cells".into(), "scenarios/cells".into()];
     args.extend(["--store".into(), store.to_string_lossy().into()]);
     if quick {

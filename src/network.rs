@@ -1,7 +1,7 @@
 //! `agora network`: one naming or coordination game on a large network, with an optional
 //! committed minority, printed as JSON (the network kernel in `agora_engine::network`).
 
-use agora_engine::network::{simulate, NetGame, NetRun, Network, Topology};
+use agora_environments::naming::network::{simulate, NetGame, NetRun, Network, Topology};
 
 use crate::BadInput;
 
@@ -70,7 +70,7 @@ pub fn main(a: NetworkArgs) -> anyhow::Result<()> {
         GameArg::SimultaneousNaming => NetGame::SimultaneousNaming,
         GameArg::MemoryCoordination => NetGame::MemoryCoordination { memory: a.memory },
     };
-    let bad = |e: agora_engine::network::NetworkError| BadInput(e.to_string());
+    let bad = |e: agora_environments::naming::network::NetworkError| BadInput(e.to_string());
     let start = std::time::Instant::now();
     let net = Network::build(topology, a.agents, a.seed).map_err(bad)?;
     let built = start.elapsed().as_secs_f64();

@@ -9,21 +9,58 @@
 //! *Shuffled-pool arm*: every agent sees its own random permutation of the pool, so that a
 //! shared prior over list position cannot masquerade as coordination.
 
-use std::collections::VecDeque;
-
 use rand::seq::SliceRandom;
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{invalid, EnvError};
-use crate::observation::{Context, Feedback, Observation, PayoffBounds, Role};
-use crate::spec::{EnvKind, Variant};
-use crate::variants::NgVariant;
-use crate::DecisionRow;
-use crate::{check_actions, choice_index, Action, ActionSpace, Environment, Interaction, Request, Step};
+pub mod convention;
+pub mod network;
 
+pub use convention::{first_convention, ConventionEvent, ConventionWindow};
+
+use crate::error::{invalid, EnvError};
+use crate::game::{Direction, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
+use crate::kind::{EnvKind, Role, Variant};
+use crate::observation::{Context, Feedback, Observation, PayoffBounds};
+use crate::DecisionRow;
+use crate::{check_actions, choice_index, num, Action, ActionSpace, Environment, Interaction, Request, Step};
+
+/// One line for `agora list environments`.
 pub const DESCRIPTION: &str =
     "naming game: 24 agents, pool of 10 names, memory 5, convention at 95% of last 50 matching, cap 3000; tipping and shuffled-pool arms";
+
+/// Naming game pool and rewards of one variant.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NgVariant {
+    /// The situation as a participant reads it.
+    pub cover_story: String,
+    /// The pool, in the order the baseline lists it; a run offers the first `pool` names.
+    pub names: Vec<String>,
+    /// What each agent earns when the two names match.
+    pub match_payoff: f64,
+    /// What each agent earns when they differ.
+    pub mismatch_payoff: f64,
+}
+
+crate::shipped_variants!(variants, NgVariant, "naming-game.ron", |v: &NgVariant| {
+    if v.names.len() >= 2 {
+        Ok(())
+    } else {
+        Err("needs at least two names".to_string())
+    }
+});
+
+/// The metrics of a run: whether and when a convention formed (or, in the tipping arm, the
+/// committed minority's name took over), and how often meetings matched.
+pub const METRICS: &[MetricDef] = &[
+    MetricDef::primary("convention", "share of runs", Direction::Higher),
+    MetricDef::secondary("convention_time", "interactions"),
+    MetricDef::primary("overturned", "share of runs", Direction::Higher),
+    MetricDef::secondary("overturn_time", "interactions"),
+    MetricDef::secondary("match_share", "share of interactions"),
+    MetricDef::secondary("interactions", "interactions"),
+];
 
 /// A committed minority contesting an established convention.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -47,7 +84,8 @@ impl Default for Tipping {
 /// Parameters of the naming game.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct NamingParams {
+pub struct NgParams {
+    /// Agents in the population.
     pub population: usize,
     /// Number of names offered (the first `pool` names of the variant's list).
     pub pool: usize,
@@ -61,13 +99,15 @@ pub struct NamingParams {
     pub cap: u32,
     /// End the run once the convention (in the tipping arm: the alternative) is recorded.
     pub stop_at_convention: bool,
+    /// The tipping arm: a committed minority against an established convention.
     pub tipping: Option<Tipping>,
+    /// The shuffled-pool arm: each agent sees its own permutation of the pool.
     pub shuffled_pool: bool,
 }
 
-impl Default for NamingParams {
+impl Default for NgParams {
     fn default() -> Self {
-        NamingParams {
+        NgParams {
             population: 24,
             pool: 10,
             memory: 5,
@@ -81,8 +121,19 @@ impl Default for NamingParams {
     }
 }
 
-impl NamingParams {
-    pub fn validate(&self) -> Result<(), EnvError> {
+impl NgParams {
+    /// Number of committed agents.
+    pub fn committed_count(&self) -> usize {
+        self.tipping.as_ref().map_or(0, |t| (t.fraction * self.population as f64).round() as usize)
+    }
+}
+
+impl Game for NgParams {
+    fn kind(&self) -> EnvKind {
+        EnvKind::NamingGame
+    }
+
+    fn validate(&self) -> Result<(), EnvError> {
         if self.population < 2 {
             return Err(invalid("population", format!("must be at least 2, got {}", self.population)));
         }
@@ -118,21 +169,37 @@ impl NamingParams {
         Ok(())
     }
 
-    /// Number of committed agents.
-    pub fn committed_count(&self) -> usize {
-        self.tipping.as_ref().map_or(0, |t| (t.fraction * self.population as f64).round() as usize)
+    fn build_env(&self, variant: Variant) -> Result<Box<dyn Environment>, EnvError> {
+        Ok(Box::new(NamingGame::new(self.clone(), variant, variants().get(variant).clone())?))
+    }
+
+    fn population(&self) -> usize {
+        self.population
+    }
+
+    fn memory(&self) -> u32 {
+        self.memory
+    }
+
+    fn set_memory(&mut self, memory: u32) {
+        self.memory = memory;
+    }
+
+    fn set_group_size(&mut self, size: usize) -> bool {
+        self.population = size;
+        true
     }
 
     /// Seats of committed agents (the first seats; pairing is random, so position is immaterial)
     /// with the name they always propose.
-    pub fn committed_seats(&self) -> Vec<(usize, u32)> {
+    fn committed_seats(&self) -> Vec<(usize, u32)> {
         match &self.tipping {
             Some(t) => (0..self.committed_count()).map(|s| (s, t.alternative)).collect(),
             None => Vec::new(),
         }
     }
 
-    pub fn arm(&self) -> String {
+    fn arm(&self) -> String {
         match (&self.tipping, self.shuffled_pool) {
             (Some(_), true) => "tipping-shuffled-pool".into(),
             (Some(_), false) => "tipping".into(),
@@ -140,56 +207,71 @@ impl NamingParams {
             (None, false) => "baseline".into(),
         }
     }
-}
 
-/// The convention rule over a sliding window of interactions.
-#[derive(Clone, Debug)]
-pub struct ConventionWindow {
-    window: usize,
-    needed: usize,
-    recent: VecDeque<Option<u32>>,
-    matches: usize,
-}
-
-impl ConventionWindow {
-    pub fn new(window: u32, threshold: f64) -> Self {
-        let needed = (threshold * f64::from(window) - 1e-9).ceil().max(1.0) as usize;
-        ConventionWindow { window: window as usize, needed, recent: VecDeque::new(), matches: 0 }
+    fn wording(&self, variant: Variant) -> Wording {
+        Wording {
+            paradigm: "naming game",
+            keywords: &["naming game", "coordination game"],
+            labels: variants().get(variant).names.clone().into(),
+            unit: "round",
+            history_columns: vec!["you picked", "your partner picked"],
+            narrative_verb: "you picked",
+            fixed_partner: false,
+            summary: SummaryKind::Matches,
+        }
     }
 
-    /// Adds one interaction (`Some(name)` when it matched on `name`).
-    pub fn push(&mut self, matched: Option<u32>) {
-        if self.recent.len() == self.window {
-            if let Some(Some(_)) = self.recent.pop_front() {
-                self.matches -= 1;
-            }
+    fn rules(&self, obs: &Observation, reversed: bool) -> Result<Rules, EnvError> {
+        let d = variants().get(obs.variant);
+        let mut names = obs.labels_shown(reversed);
+        if names.is_empty() {
+            names = d.names[..self.pool.min(d.names.len())].to_vec();
         }
-        if matched.is_some() {
-            self.matches += 1;
-        }
-        self.recent.push_back(matched);
+        Ok(Rules {
+            template: "naming-game.j2",
+            values: serde_json::json!({
+                "cover_story": d.cover_story, "n": self.population, "names": names,
+                "match_payoff": num(d.match_payoff), "mismatch_payoff": num(d.mismatch_payoff),
+            }),
+        })
     }
 
-    /// The convention name if the rule holds now: the window is full and enough interactions
-    /// in it matched; the name is the one most matched on (ties to the lower index).
-    pub fn convention(&self) -> Option<u32> {
-        if self.recent.len() < self.window || self.matches < self.needed {
-            return None;
+    fn question(&self, _obs: &Observation) -> String {
+        "Which name do you pick?".into()
+    }
+
+    fn metrics(&self) -> &'static [MetricDef] {
+        METRICS
+    }
+
+    fn outcomes(&self, run: &RunView<'_>) -> Vec<(String, f64)> {
+        let seq: Vec<(u32, Option<u32>)> = run.interactions.iter().map(|i| (i.t, i.matched)).collect();
+        let matched = seq.iter().filter(|x| x.1.is_some()).count() as f64;
+        let mut out = vec![
+            ("match_share".to_string(), matched / seq.len().max(1) as f64),
+            ("interactions".to_string(), seq.len() as f64),
+        ];
+        let (formed, time) = match &self.tipping {
+            None => ("convention", "convention_time"),
+            Some(_) => ("overturned", "overturn_time"),
+        };
+        let alternative = self.tipping.as_ref().map(|t| t.alternative);
+        let ev = first_convention(seq, self.window, self.threshold, |n| alternative.is_none_or(|a| a == n));
+        out.push((formed.into(), if ev.is_some() { 1.0 } else { 0.0 }));
+        if let Some(ev) = ev {
+            out.push((time.into(), f64::from(ev.t)));
         }
-        let mut counts: Vec<(u32, usize)> = Vec::new();
-        for name in self.recent.iter().flatten() {
-            match counts.iter_mut().find(|(n, _)| n == name) {
-                Some((_, c)) => *c += 1,
-                None => counts.push((*name, 1)),
-            }
-        }
-        counts.into_iter().max_by(|a, b| a.1.cmp(&b.1).then(b.0.cmp(&a.0))).map(|(n, _)| n)
+        out
+    }
+
+    fn expected_decisions(&self) -> (u64, bool) {
+        (u64::from(self.cap) * 2, true)
     }
 }
 
 /// One run of the naming game.
 pub struct NamingGame {
-    params: NamingParams,
+    params: NgParams,
     variant: Variant,
     table: NgVariant,
     /// The pool's names, shared by every observation.
@@ -203,7 +285,8 @@ pub struct NamingGame {
 }
 
 impl NamingGame {
-    pub fn new(params: NamingParams, variant: Variant, table: NgVariant) -> Result<Self, EnvError> {
+    /// A run with the given parameters and variant table; fails when the variant has fewer names than the pool.
+    pub fn new(params: NgParams, variant: Variant, table: NgVariant) -> Result<Self, EnvError> {
         if params.pool > table.names.len() {
             return Err(invalid(
                 "pool",
@@ -366,27 +449,8 @@ mod tests {
     use rand::SeedableRng;
 
     #[test]
-    fn convention_rule_needs_48_of_the_last_50() {
-        let mut w = ConventionWindow::new(50, 0.95);
-        for _ in 0..3 {
-            w.push(None);
-        }
-        for _ in 0..47 {
-            w.push(Some(3));
-        }
-        assert_eq!(w.convention(), None, "47 of 50 is 94 %");
-        w.push(Some(3));
-        assert_eq!(w.convention(), Some(3), "48 of the last 50 is 96 %");
-        let mut w = ConventionWindow::new(50, 0.95);
-        for _ in 0..49 {
-            w.push(Some(1));
-        }
-        assert_eq!(w.convention(), None, "the window must be full");
-    }
-
-    #[test]
     fn all_matching_play_records_a_convention_at_interaction_50() {
-        let mut env = EnvSpec::NamingGame(NamingParams::default()).build(Variant::C0).expect("builds");
+        let mut env = EnvSpec::NamingGame(NgParams::default()).build(Variant::C0).expect("builds");
         let mut rng = rand::rngs::StdRng::seed_from_u64(5);
         let mut last = None;
         while !env.is_done() {
@@ -401,7 +465,7 @@ mod tests {
 
     #[test]
     fn never_matching_play_runs_to_the_cap() {
-        let p = NamingParams { cap: 300, ..NamingParams::default() };
+        let p = NgParams { cap: 300, ..NgParams::default() };
         let mut env = EnvSpec::NamingGame(p).build(Variant::C0).expect("builds");
         let mut rng = rand::rngs::StdRng::seed_from_u64(5);
         let mut steps = 0;
@@ -417,7 +481,7 @@ mod tests {
 
     #[test]
     fn c3_rewards_mismatching() {
-        let mut env = EnvSpec::NamingGame(NamingParams::default()).build(Variant::C3).expect("builds");
+        let mut env = EnvSpec::NamingGame(NgParams::default()).build(Variant::C3).expect("builds");
         let mut rng = rand::rngs::StdRng::seed_from_u64(5);
         let req = env.pending(&mut rng);
         let s = env
@@ -428,9 +492,9 @@ mod tests {
 
     #[test]
     fn tipping_arm_seats_and_prehistory() {
-        let p = NamingParams {
+        let p = NgParams {
             tipping: Some(Tipping { fraction: 0.25, established: 0, alternative: 1 }),
-            ..NamingParams::default()
+            ..NgParams::default()
         };
         assert_eq!(p.committed_count(), 6);
         assert_eq!(p.committed_seats()[5], (5, 1));
@@ -439,14 +503,13 @@ mod tests {
         let h = env.prehistory(10);
         assert_eq!(h.len(), 5);
         assert!(h.iter().all(|f| f.others == vec![Action::Choice(0)]));
-        let bad =
-            NamingParams { tipping: Some(Tipping { fraction: 1.5, ..Tipping::default() }), ..NamingParams::default() };
+        let bad = NgParams { tipping: Some(Tipping { fraction: 1.5, ..Tipping::default() }), ..NgParams::default() };
         assert!(matches!(bad.validate(), Err(EnvError::InvalidParameter { field: "tipping.fraction", .. })));
     }
 
     #[test]
     fn tipping_ends_only_on_the_alternative() {
-        let p = NamingParams { tipping: Some(Tipping::default()), cap: 200, ..NamingParams::default() };
+        let p = NgParams { tipping: Some(Tipping::default()), cap: 200, ..NgParams::default() };
         let mut env = EnvSpec::NamingGame(p).build(Variant::C0).expect("builds");
         let mut rng = rand::rngs::StdRng::seed_from_u64(5);
         // Everyone keeps the established name: a convention on it is no tipping.
@@ -459,7 +522,7 @@ mod tests {
 
     #[test]
     fn shuffled_pool_gives_each_agent_its_own_order() {
-        let p = NamingParams { shuffled_pool: true, ..NamingParams::default() };
+        let p = NgParams { shuffled_pool: true, ..NgParams::default() };
         let mut env = EnvSpec::NamingGame(p).build(Variant::C0).expect("builds");
         let mut rng = rand::rngs::StdRng::seed_from_u64(5);
         let mut orders = std::collections::BTreeSet::new();
@@ -480,7 +543,14 @@ mod tests {
 
     #[test]
     fn pool_smaller_than_two_is_rejected() {
-        let p = NamingParams { pool: 1, ..NamingParams::default() };
+        let p = NgParams { pool: 1, ..NgParams::default() };
         assert!(matches!(p.validate(), Err(EnvError::InvalidParameter { field: "pool", .. })));
+    }
+
+    #[test]
+    fn shipped_variants_pool_and_rewards() {
+        assert_eq!(variants().get(Variant::C0).names.len(), 10);
+        assert!(variants().get(Variant::C0).match_payoff > variants().get(Variant::C0).mismatch_payoff);
+        assert!(variants().get(Variant::C3).match_payoff < variants().get(Variant::C3).mismatch_payoff);
     }
 }

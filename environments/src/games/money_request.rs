@@ -8,31 +8,79 @@ use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{invalid, EnvError};
-use crate::observation::{Context, Feedback, Observation, PayoffBounds, Role};
-use crate::spec::{EnvKind, Variant};
-use crate::variants::{BonusRule, MrVariant};
+use crate::game::{Direction, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
+use crate::kind::{EnvKind, Role, Variant};
+use crate::observation::{Context, Feedback, Observation, PayoffBounds};
 use crate::{amount, check_actions, Action, ActionSpace, DecisionRow, Environment, Request, Step};
 
+/// One line for `agora list environments`.
 pub const DESCRIPTION: &str =
     "11-20 money request: request 11..20, bonus 20 for exactly one below the other; 50 one-shot games";
+
+/// When the bonus is paid.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum BonusRule {
+    /// The request is exactly one below the other's (the canonical game).
+    Undercut,
+    /// The request is exactly one above the other's (divergent payoffs).
+    Exceed,
+}
+
+/// 11–20 money request numbers of one variant.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MrVariant {
+    /// The situation as a participant reads it.
+    pub cover_story: String,
+    /// The lowest request.
+    pub min: i64,
+    /// The highest request.
+    pub max: i64,
+    /// The bonus for the rule's relation to the other's request.
+    pub bonus: i64,
+    /// When the bonus is paid.
+    pub rule: BonusRule,
+}
+
+crate::shipped_variants!(variants, MrVariant, "money-request.ron", |v: &MrVariant| {
+    if v.min <= v.max {
+        Ok(())
+    } else {
+        Err(format!("min {} exceeds max {}", v.min, v.max))
+    }
+});
+
+/// The metrics of a run: the distribution of requests over the ten-point range
+/// (`choice_11` is the lowest request in every variant) and the share at the human mode.
+pub const METRICS: &[MetricDef] = &[
+    MetricDef::secondary("choice_{request}", "share of requests at this position of the range"),
+    MetricDef::primary("mode_share", "share of requests at the human mode (17 in C0)", Direction::Higher),
+];
 
 /// Parameters of the money request game.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
-pub struct MoneyRequestParams {
+pub struct MrParams {
+    /// One-shot games per run.
     pub games: u32,
+    /// Seats; each game draws two of them.
     pub population: usize,
+    /// Games of history shown to an agent.
     pub memory: u32,
 }
 
-impl Default for MoneyRequestParams {
+impl Default for MrParams {
     fn default() -> Self {
-        MoneyRequestParams { games: 50, population: 2, memory: 5 }
+        MrParams { games: 50, population: 2, memory: 5 }
     }
 }
 
-impl MoneyRequestParams {
-    pub fn validate(&self) -> Result<(), EnvError> {
+impl Game for MrParams {
+    fn kind(&self) -> EnvKind {
+        EnvKind::MoneyRequest
+    }
+
+    fn validate(&self) -> Result<(), EnvError> {
         if self.population < 2 {
             return Err(invalid("population", format!("must be at least 2, got {}", self.population)));
         }
@@ -44,11 +92,81 @@ impl MoneyRequestParams {
         }
         Ok(())
     }
+
+    fn build_env(&self, variant: Variant) -> Result<Box<dyn Environment>, EnvError> {
+        Ok(Box::new(MoneyRequest::new(self.clone(), variant, variants().get(variant).clone())))
+    }
+
+    fn population(&self) -> usize {
+        self.population
+    }
+
+    fn memory(&self) -> u32 {
+        self.memory
+    }
+
+    fn set_memory(&mut self, memory: u32) {
+        self.memory = memory;
+    }
+
+    fn wording(&self, _variant: Variant) -> Wording {
+        Wording {
+            paradigm: "11-20 money request game",
+            keywords: &["11-20", "11–20", "11 to 20", "money request"],
+            labels: Vec::new().into(),
+            unit: "game",
+            history_columns: vec!["you requested", "the other requested"],
+            narrative_verb: "you requested",
+            fixed_partner: false,
+            summary: SummaryKind::MeanDecision,
+        }
+    }
+
+    fn rules(&self, obs: &Observation, _reversed: bool) -> Result<Rules, EnvError> {
+        let d = variants().get(obs.variant);
+        Ok(Rules {
+            template: "money-request.j2",
+            values: serde_json::json!({
+                "cover_story": d.cover_story, "games": self.games, "min": d.min, "max": d.max, "bonus": d.bonus,
+                "rule": format!("{:?}", d.rule),
+            }),
+        })
+    }
+
+    fn question(&self, _obs: &Observation) -> String {
+        "How much do you request?".into()
+    }
+
+    fn metrics(&self) -> &'static [MetricDef] {
+        METRICS
+    }
+
+    fn outcomes(&self, run: &RunView<'_>) -> Vec<(String, f64)> {
+        // Position in the range: 0 is the lowest request (11 in C0); the context holds the
+        // lowest request allowed.
+        let mut counts: std::collections::BTreeMap<i64, f64> = std::collections::BTreeMap::new();
+        for d in run.decisions.iter().filter(|d| d.role == Role::Requester.as_str()) {
+            *counts.entry((d.value - d.context.unwrap_or(0.0)) as i64).or_default() += 1.0;
+        }
+        let total: f64 = counts.values().sum();
+        if counts.is_empty() {
+            return Vec::new();
+        }
+        let mut out: Vec<(String, f64)> =
+            counts.iter().map(|(idx, n)| (format!("choice_{:02}", idx + 11), n / total)).collect();
+        // The human mode is 17 in the canonical range, the seventh value of ten.
+        out.push(("mode_share".into(), counts.get(&6).copied().unwrap_or(0.0) / total));
+        out
+    }
+
+    fn expected_decisions(&self) -> (u64, bool) {
+        (u64::from(self.games) * 2, false)
+    }
 }
 
 /// One run of the money request game.
 pub struct MoneyRequest {
-    params: MoneyRequestParams,
+    params: MrParams,
     variant: Variant,
     table: MrVariant,
     game: u32,
@@ -56,7 +174,8 @@ pub struct MoneyRequest {
 }
 
 impl MoneyRequest {
-    pub fn new(params: MoneyRequestParams, variant: Variant, table: MrVariant) -> Self {
+    /// A battery with the given parameters and variant table, before its first game.
+    pub fn new(params: MrParams, variant: Variant, table: MrVariant) -> Self {
         MoneyRequest { params, variant, table, game: 0, pair: (0, 1) }
     }
 
@@ -151,11 +270,10 @@ impl Environment for MoneyRequest {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::variants::VariantTable;
 
     #[test]
     fn canonical_bonus_for_exactly_one_below() {
-        let t = VariantTable::shipped().mr(Variant::C0);
+        let t = variants().get(Variant::C0);
         assert_eq!(MoneyRequest::payoff(t, 17, 18), 37.0);
         assert_eq!(MoneyRequest::payoff(t, 18, 17), 18.0);
         assert_eq!(MoneyRequest::payoff(t, 20, 20), 20.0);
@@ -164,15 +282,22 @@ mod tests {
 
     #[test]
     fn divergent_bonus_for_exactly_one_above() {
-        let t = VariantTable::shipped().mr(Variant::C3);
+        let t = variants().get(Variant::C3);
         assert_eq!(MoneyRequest::payoff(t, 18, 17), 38.0);
         assert_eq!(MoneyRequest::payoff(t, 17, 18), 17.0);
     }
 
     #[test]
     fn shifted_range_in_c2() {
-        let t = VariantTable::shipped().mr(Variant::C2);
+        let t = variants().get(Variant::C2);
         assert_eq!((t.min, t.max), (21, 30));
         assert_eq!(MoneyRequest::payoff(t, 27, 28), 47.0);
+    }
+
+    #[test]
+    fn shipped_variants_range_bonus_and_rule() {
+        let mr = variants().get(Variant::C0);
+        assert_eq!((mr.min, mr.max, mr.bonus, mr.rule), (11, 20, 20, BonusRule::Undercut));
+        assert_eq!(variants().get(Variant::C3).rule, BonusRule::Exceed);
     }
 }

@@ -1,0 +1,98 @@
+//! What the analyses share: the primary outcomes, the run index, sample helpers and the number
+//! format of the tables and the ladder's evidence.
+
+use std::collections::BTreeSet;
+
+use crate::outcomes::RunOutcome;
+use crate::stats;
+
+/// The primary outcome of each environment arm, used by the audit grid and heterogeneity.
+pub const PRIMARY: [(&str, &str, &str); 7] = [
+    ("prisoners-dilemma", "baseline", "cooperation"),
+    ("public-goods", "baseline", "contribution_r1"),
+    ("bargaining", "ultimatum", "offer"),
+    ("bargaining", "dictator", "giving"),
+    ("bargaining", "trust", "sent"),
+    ("money-request", "baseline", "mode_share"),
+    ("naming-game", "baseline", "convention"),
+];
+
+/// The finite values of `metric` over `runs`.
+pub(crate) fn values(runs: &[&RunOutcome], metric: &str) -> Vec<f64> {
+    runs.iter().filter_map(|r| r.metrics.get(metric).copied()).filter(|v| v.is_finite()).collect()
+}
+
+pub(crate) fn mean(v: &[f64]) -> Option<f64> {
+    (!v.is_empty()).then(|| v.iter().sum::<f64>() / v.len() as f64)
+}
+
+pub(crate) fn median(v: &[f64]) -> Option<f64> {
+    stats::Stat::median_of(v)
+}
+
+/// A number as the tables and the evidence write it: three decimals, scientific below 1e-3,
+/// `-` when absent.
+pub(crate) fn fmt(x: Option<f64>) -> String {
+    x.map_or("-".into(), |v| if v != 0.0 && v.abs() < 1e-3 { format!("{v:.2e}") } else { format!("{v:.3}") })
+}
+
+/// Runs of a model in an environment arm, cell and variant.
+pub(crate) struct Index<'a> {
+    runs: Vec<&'a RunOutcome>,
+}
+
+impl<'a> Index<'a> {
+    pub(crate) fn new(outcomes: &'a [RunOutcome]) -> Index<'a> {
+        Index { runs: outcomes.iter().collect() }
+    }
+
+    /// Runs of the model in the arm, cell and variant, outside any sweep.
+    pub(crate) fn select(&self, model: &str, env: &str, arm: &str, cell: &str, variant: &str) -> Vec<&'a RunOutcome> {
+        self.runs
+            .iter()
+            .filter(|r| {
+                r.roster == model
+                    && r.environment == env
+                    && r.arm == arm
+                    && r.cell == cell
+                    && r.variant == variant
+                    && r.sweep.is_none()
+            })
+            .copied()
+            .collect()
+    }
+
+    /// Every (roster, family), in order.
+    pub(crate) fn models(&self) -> Vec<(String, String)> {
+        let mut m: BTreeSet<(String, String)> = BTreeSet::new();
+        for r in &self.runs {
+            m.insert((r.roster.clone(), r.family.clone()));
+        }
+        m.into_iter().collect()
+    }
+
+    /// The (cell, level) pairs other than the baseline run by the model in the arm under C0.
+    pub(crate) fn cells(&self, model: &str, env: &str, arm: &str) -> Vec<(String, String)> {
+        let mut c: BTreeSet<(String, String)> = BTreeSet::new();
+        for r in &self.runs {
+            if r.roster == model && r.environment == env && r.arm == arm && r.cell != "baseline" && r.variant == "C0" {
+                c.insert((r.cell.clone(), r.level.clone()));
+            }
+        }
+        c.into_iter().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fmt_writes_three_decimals_scientific_below_a_thousandth_and_a_dash_when_absent() {
+        assert_eq!(fmt(Some(0.5)), "0.500");
+        assert_eq!(fmt(Some(0.0)), "0.000");
+        assert_eq!(fmt(Some(-0.00042)), "-4.20e-4");
+        assert_eq!(fmt(Some(f64::NAN)), "NaN");
+        assert_eq!(fmt(None), "-");
+    }
+}

@@ -1,0 +1,97 @@
+//! Divergent payoffs (C3): the share v of decisions consistent with the altered payoffs, and
+//! whether behaviour follows the payoffs or the script.
+
+use serde::Serialize;
+
+use crate::common::{mean, values, Index};
+
+/// The decision share consistent with the divergent (C3) payoffs, per environment arm.
+const DIVERGENT: [(&str, &str, &str, &str); 6] = [
+    (
+        "prisoners-dilemma",
+        "baseline",
+        "cooperation",
+        "cooperation is strictly dominant: share of cooperative decisions",
+    ),
+    (
+        "public-goods",
+        "baseline",
+        "full_contribution",
+        "full contribution pays: share of decisions contributing the whole endowment",
+    ),
+    ("bargaining", "ultimatum", "payoff_consistency", "rejection pays 40: per game, reject below 40 and accept above"),
+    (
+        "bargaining",
+        "ultimatum-fixed-offer",
+        "payoff_consistency",
+        "rejection pays 40: per game, reject below 40 and accept above",
+    ),
+    (
+        "money-request",
+        "baseline",
+        "choice_20",
+        "the bonus rewards exceeding: share of requests at the top of the range",
+    ),
+    ("naming-game", "baseline", "mismatch_share", "mismatching pays: share of interactions that mismatch"),
+];
+
+/// Threshold above which behaviour follows the altered payoffs, and below which the script.
+pub const FOLLOWS_PAYOFFS: f64 = 0.70;
+/// Share v at or below which behaviour follows the script rather than the altered payoffs.
+pub const FOLLOWS_SCRIPT: f64 = 0.30;
+
+/// Behaviour of one model under the divergent payoffs (C3) in one environment arm.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct DivergentRow {
+    /// The model (roster) whose runs are read.
+    pub model: String,
+    /// Environment of the runs.
+    pub environment: String,
+    /// Arm of the environment.
+    pub arm: String,
+    /// What counts as consistent with the altered payoffs, in words.
+    pub rule: String,
+    /// C3 runs at the baseline cell with the metric.
+    pub runs: usize,
+    /// Mean share v of decisions consistent with the altered payoffs.
+    pub v: f64,
+    /// `follows the payoffs` (v ≥ 0.70), `follows the script` (v ≤ 0.30) or `mixed`.
+    pub classification: String,
+}
+
+/// One row per environment arm and model with C3 runs at the baseline cell.
+pub(crate) fn divergent(idx: &Index, models: &[(String, String)]) -> Vec<DivergentRow> {
+    let mut divergent = Vec::new();
+    for (env, arm, metric, rule) in DIVERGENT {
+        for (model, _) in models {
+            let runs = idx.select(model, env, arm, "baseline", "C3");
+            let v = if metric == "mismatch_share" {
+                values(&runs, "match_share").into_iter().map(|m| 1.0 - m).collect()
+            } else {
+                values(&runs, metric)
+            };
+            let Some(m) = mean(&v) else { continue };
+            divergent.push(DivergentRow {
+                model: model.clone(),
+                environment: env.into(),
+                arm: arm.into(),
+                rule: rule.into(),
+                runs: v.len(),
+                v: m,
+                classification: classify(m).into(),
+            });
+        }
+    }
+    divergent
+}
+
+/// Whether a share v follows the payoffs, the script, or neither.
+fn classify(v: f64) -> &'static str {
+    if v >= FOLLOWS_PAYOFFS {
+        "follows the payoffs"
+    } else if v <= FOLLOWS_SCRIPT {
+        "follows the script"
+    } else {
+        "mixed"
+    }
+}

@@ -1,0 +1,243 @@
+//! A run's full specification: what it plays, under which cell, with whom, from which seed.
+//!
+//! A [`RunSpec`]'s canonical JSON hashes to its run key; a completed key is never run twice.
+//! Scenarios resolve study files into run specifications; the engine plays them.
+
+use agora_agents::llm::{Framing, HistoryFormat, Layout, PersonaContent, PersonaFormat, PromptOptions};
+use agora_agents::PolicySpec;
+use agora_environments::{EnvSpec, Frame, Variant};
+use serde::{Deserialize, Serialize};
+
+use crate::seed::hex_digest;
+
+/// What a factor's change means for interpretation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Level {
+    /// The canonical apparatus.
+    Baseline,
+    /// Re-renders information the agents already have.
+    Representation,
+    /// Changes what the agents are given.
+    Design,
+    /// Probes whether the paradigm is recognised.
+    Contamination,
+}
+
+impl Level {
+    /// Lower-case name used in the store and in reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Level::Baseline => "baseline",
+            Level::Representation => "representation",
+            Level::Design => "design",
+            Level::Contamination => "contamination",
+        }
+    }
+}
+
+/// One factor of the apparatus. Prompt factors act on LLM-backed agents only; memory and group
+/// size change the game itself and act on every agent.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum Factor {
+    /// Persona rendered as bullets or as a table.
+    PersonaFormat(PersonaFormat),
+    /// History rendered as narrative prose, or with summary statistics.
+    HistoryFormat(HistoryFormat),
+    /// The two actions listed in the opposite order.
+    ReversedActionOrder,
+    /// Agents given names instead of letters.
+    NamedAgents,
+    /// The answer field renamed.
+    AnswerField(String),
+    /// Inline layout, or one sentence per line.
+    Layout(Layout),
+    /// An administrative task identifier added.
+    TaskId(String),
+    /// An alternative opening sentence.
+    Opening(String),
+    /// Self-interested or prosocial persona.
+    PersonaContent(PersonaContent),
+    /// Moralised or risk framing of the actions.
+    Framing(Framing),
+    /// Reason step by step before answering.
+    StepByStep,
+    /// Sampling temperature.
+    Temperature(f64),
+    /// Memory window.
+    Memory(u32),
+    /// Group size (public goods group, naming population).
+    GroupSize(usize),
+    /// The paradigm named inside the prompt.
+    Priming,
+    /// A recognition probe asked outside the behavioural session ("which experiment is this?").
+    RecognitionProbe,
+}
+
+impl Factor {
+    /// Whether `env`'s game has this factor to vary: framing where the game frames its
+    /// actions, action order where it offers labelled choices, group size where it has a group;
+    /// every other factor applies to every game.
+    pub fn applies_to(&self, env: &EnvSpec) -> bool {
+        let game = env.game();
+        match self {
+            Factor::Framing(f) => {
+                let frame = if *f == Framing::Risk { Frame::Risk } else { Frame::Moral };
+                game.framing(Variant::C0, frame).is_some()
+            }
+            Factor::ReversedActionOrder => !game.wording(Variant::C0).labels.is_empty(),
+            Factor::GroupSize(n) => env.clone().set_group_size(*n),
+            _ => true,
+        }
+    }
+
+    /// Why this factor's value cannot be a cell's change, if it cannot: a value outside what
+    /// the factor allows, or the baseline value itself (a cell must change something).
+    pub fn check(&self) -> Result<(), String> {
+        let baseline = |v: &str| Err(format!("{} `{v}` is the baseline; a cell must change it", self.name()));
+        match self {
+            Factor::Memory(0) => Err("memory must be at least 1".into()),
+            Factor::GroupSize(n) if *n < 2 => Err("group size must be at least 2".into()),
+            Factor::Temperature(t) if !(0.0..=2.0).contains(t) => {
+                Err(format!("temperature must lie in [0, 2], got {t}"))
+            }
+            Factor::PersonaFormat(v) if *v == PersonaFormat::default() => baseline(v.as_str()),
+            Factor::HistoryFormat(v) if *v == HistoryFormat::default() => baseline(v.as_str()),
+            Factor::Layout(v) if *v == Layout::default() => baseline(v.as_str()),
+            Factor::PersonaContent(v) if *v == PersonaContent::default() => baseline(v.as_str()),
+            Factor::Framing(v) if *v == Framing::default() => baseline(v.as_str()),
+            Factor::AnswerField(v) if v.is_empty() || !v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_') => {
+                Err(format!("answer field `{v}`: letters, digits and _ only"))
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// The level this factor belongs to.
+    pub fn level(&self) -> Level {
+        match self {
+            Factor::PersonaFormat(_)
+            | Factor::HistoryFormat(_)
+            | Factor::ReversedActionOrder
+            | Factor::NamedAgents
+            | Factor::AnswerField(_)
+            | Factor::Layout(_)
+            | Factor::TaskId(_)
+            | Factor::Opening(_) => Level::Representation,
+            Factor::PersonaContent(_)
+            | Factor::Framing(_)
+            | Factor::StepByStep
+            | Factor::Temperature(_)
+            | Factor::Memory(_)
+            | Factor::GroupSize(_) => Level::Design,
+            Factor::Priming | Factor::RecognitionProbe => Level::Contamination,
+        }
+    }
+
+    /// Short name of the factor (what it varies), for validation messages.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Factor::PersonaFormat(_) => "persona format",
+            Factor::HistoryFormat(_) => "history format",
+            Factor::ReversedActionOrder => "action order",
+            Factor::NamedAgents => "agent names",
+            Factor::AnswerField(_) => "answer field",
+            Factor::Layout(_) => "layout",
+            Factor::TaskId(_) => "task identifier",
+            Factor::Opening(_) => "opening sentence",
+            Factor::PersonaContent(_) => "persona content",
+            Factor::Framing(_) => "framing",
+            Factor::StepByStep => "reasoning instruction",
+            Factor::Temperature(_) => "temperature",
+            Factor::Memory(_) => "memory window",
+            Factor::GroupSize(_) => "group size",
+            Factor::Priming => "priming",
+            Factor::RecognitionProbe => "recognition probe",
+        }
+    }
+}
+
+/// One fully specified run. Its canonical JSON hashes to the run key.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunSpec {
+    /// Name of the study the run belongs to.
+    pub study: String,
+    /// Name of the study block the run belongs to.
+    pub block: String,
+    /// The environment and its parameters.
+    pub environment: EnvSpec,
+    /// The version of the environment.
+    pub variant: Variant,
+    /// Name of the cell (`baseline` or a perturbation cell).
+    pub cell: String,
+    /// The cell's level.
+    pub level: Level,
+    /// The factors the cell changes; empty at baseline.
+    pub factors: Vec<Factor>,
+    /// Name of the roster filling the seats.
+    pub roster: String,
+    /// The roster's model family (`classical` for classical agents).
+    pub family: String,
+    /// One policy per seat, committed seats included.
+    pub seats: Vec<PolicySpec>,
+    /// Seats held by committed agents.
+    pub committed: Vec<usize>,
+    /// The swept parameter's name and value, if the block sweeps one.
+    pub sweep: Option<(String, f64)>,
+    /// Index of this seeded replicate within its condition, 0-based.
+    pub run_index: u32,
+    /// The run's seed, derived from the master seed and what identifies the run (block, cell, roster, index…).
+    pub seed: u64,
+}
+
+impl RunSpec {
+    /// Canonical serialisation.
+    pub fn canonical_json(&self) -> String {
+        serde_json::to_string(self).expect("invariant: run specifications serialise")
+    }
+
+    /// The run key: hex SHA-256 of the canonical serialisation.
+    pub fn key(&self) -> String {
+        hex_digest(self.canonical_json().as_bytes())
+    }
+
+    /// The supplementary arm the run's environment belongs to (`baseline` when none).
+    pub fn arm(&self) -> String {
+        self.environment.arm()
+    }
+
+    /// The prompt options this run's cell sets (what LLM seats are shown).
+    pub fn prompt_options(&self) -> PromptOptions {
+        prompt_options(&self.factors)
+    }
+
+    /// Decisions the run will ask for, and whether that count is an upper bound (runs that may
+    /// stop early).
+    pub fn expected_decisions(&self) -> (u64, bool) {
+        self.environment.expected_decisions()
+    }
+}
+
+/// The prompt options a list of factors sets (the canonical baseline for none).
+pub fn prompt_options(factors: &[Factor]) -> PromptOptions {
+    let mut o = PromptOptions::default();
+    for f in factors {
+        match f {
+            Factor::PersonaFormat(v) => o.persona_format = *v,
+            Factor::HistoryFormat(v) => o.history_format = *v,
+            Factor::ReversedActionOrder => o.reversed_actions = true,
+            Factor::NamedAgents => o.named_agents = true,
+            Factor::AnswerField(v) => o.answer_field = v.clone(),
+            Factor::Layout(v) => o.layout = *v,
+            Factor::TaskId(v) => o.task_id = Some(v.clone()),
+            Factor::Opening(v) => o.opening = Some(v.clone()),
+            Factor::PersonaContent(v) => o.persona_content = *v,
+            Factor::Framing(v) => o.framing = *v,
+            Factor::StepByStep => o.step_by_step = true,
+            Factor::Temperature(t) => o.temperature = Some(*t),
+            Factor::Priming => o.priming = true,
+            Factor::RecognitionProbe => o.recognition_probe = true,
+            Factor::Memory(_) | Factor::GroupSize(_) => {}
+        }
+    }
+    o
+}

@@ -1,0 +1,252 @@
+//! The one trait a game implements to describe itself, and the types its description uses.
+//!
+//! A game's parameters (the value a study file writes, e.g. `PrisonersDilemma(rounds: 10)`)
+//! implement [`Game`]: validation, population, memory, expected decisions, the wording a
+//! human participant would be shown, the metric definitions, and the run-level outcomes
+//! computed from what a run recorded. Everything else about a run is the [`Environment`] the
+//! game builds for one variant.
+
+use std::sync::Arc;
+
+use crate::action::Action;
+use crate::error::EnvError;
+use crate::kind::{EnvKind, Role, Variant};
+use crate::observation::{Feedback, Observation};
+use crate::Environment;
+
+/// How the human literature moves an outcome, for the directional claims and the report.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// Humans show more of it than the game-theoretic prediction (or it rises over rounds).
+    Higher,
+    /// Humans show less of it (or it falls over rounds).
+    Lower,
+    /// No directional claim.
+    None,
+}
+
+/// What counts as payoff-consistent play under the divergent C3 payoffs, for one metric.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum C3Rule {
+    /// The metric is the share of decisions consistent with the C3 payoffs already.
+    ShareConsistent,
+    /// Higher values are the profitable direction under C3.
+    Higher,
+    /// Lower values are the profitable direction under C3.
+    Lower,
+}
+
+/// One run-level outcome a game reports.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct MetricDef {
+    /// Name in the `metrics` table (`cooperation`, `contribution_r1`, ...); a family of
+    /// metrics is written with a placeholder (`accept_{offer}`).
+    pub name: &'static str,
+    /// Unit, as a reader would say it (`share of rounds`, `points`, `interactions`).
+    pub unit: &'static str,
+    /// Whether the metric is a primary outcome of the game.
+    pub primary: bool,
+    /// How the human literature moves it.
+    pub human_direction: Direction,
+    /// How it is read under the C3 payoffs, if it is.
+    pub c3: Option<C3Rule>,
+}
+
+impl MetricDef {
+    /// A secondary metric without a human direction or C3 reading.
+    pub const fn secondary(name: &'static str, unit: &'static str) -> MetricDef {
+        MetricDef { name, unit, primary: false, human_direction: Direction::None, c3: None }
+    }
+
+    /// A primary metric.
+    pub const fn primary(name: &'static str, unit: &'static str, human_direction: Direction) -> MetricDef {
+        MetricDef { name, unit, primary: true, human_direction, c3: None }
+    }
+
+    /// The same metric with a C3 reading.
+    pub const fn with_c3(self, rule: C3Rule) -> MetricDef {
+        MetricDef { c3: Some(rule), ..self }
+    }
+}
+
+/// How a history's summary line is written (the history-summary cell).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SummaryKind {
+    /// Average points and how often the agent's choice equalled the other's.
+    Matches,
+    /// Average points and the agent's average decision.
+    MeanDecision,
+}
+
+/// The evaluative framing a design-level cell adds to the rules.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Frame {
+    /// The actions described in moral terms.
+    Moral,
+    /// The actions described in terms of risk.
+    Risk,
+}
+
+/// The rules of a game as a participant reads them: a template of `assets/prompts/` and the
+/// values it is rendered with.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Rules {
+    /// Template file name, e.g. `prisoners-dilemma.j2`.
+    pub template: &'static str,
+    /// The values the template reads.
+    pub values: serde_json::Value,
+}
+
+/// The wording a human participant would be shown for one variant of a game: neutral, with
+/// nothing about who or what the participant is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Wording {
+    /// The paradigm's usual name (for the priming cell and the recognition probe).
+    pub paradigm: &'static str,
+    /// Words whose mention in a free answer means the paradigm was recognised.
+    pub keywords: &'static [&'static str],
+    /// The choice labels in semantic order (index 0 is the game's first action); empty where
+    /// every decision is an amount.
+    pub labels: Arc<[String]>,
+    /// What one stage of history is called (`round`, `game`).
+    pub unit: &'static str,
+    /// The columns of the history table.
+    pub history_columns: Vec<&'static str>,
+    /// The verb phrase that opens a narrative history line (`you chose`); `{role}` is replaced
+    /// by the agent's role in that stage.
+    pub narrative_verb: &'static str,
+    /// Whether the agent plays one fixed, named partner for the whole run.
+    pub fixed_partner: bool,
+    /// How the history summary is written.
+    pub summary: SummaryKind,
+}
+
+impl Wording {
+    /// An action as the participant reads it: a choice by its label, an amount as a number.
+    pub fn format_action(&self, action: &Action) -> String {
+        match action {
+            Action::Choice(i) => self.labels.get(*i as usize).cloned().unwrap_or_else(|| i.to_string()),
+            Action::Amount(a) => a.to_string(),
+            Action::Allocation(v) => format!("{v:?}"),
+        }
+    }
+}
+
+/// What one run recorded, as a game reads it to compute its outcomes.
+#[derive(Clone, Copy, Debug)]
+pub struct RunView<'a> {
+    /// The variant played.
+    pub variant: Variant,
+    /// Every decision, in stage order.
+    pub decisions: &'a [RecordedDecision],
+    /// Every pairwise meeting (naming and coordination games), in order.
+    pub interactions: &'a [RecordedInteraction],
+}
+
+/// One recorded decision, as the store holds it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RecordedDecision {
+    /// Round, game or interaction, 1-based.
+    pub round: u32,
+    /// Seat of the agent.
+    pub seat: u32,
+    /// The role's store name (`player`, `contributor`, ...).
+    pub role: String,
+    /// The numeric value of the action.
+    pub value: f64,
+    /// The value's natural maximum.
+    pub scale: f64,
+    /// What the agent faced, where that matters.
+    pub context: Option<f64>,
+}
+
+/// One recorded pairwise meeting.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RecordedInteraction {
+    /// 1-based interaction number.
+    pub t: u32,
+    /// The name both proposed, when they matched.
+    pub matched: Option<u32>,
+}
+
+/// A game: everything specific to it, in one place.
+///
+/// Implemented by the game's parameters. Required: what the game is, its validation, building
+/// one run, its memory window, its wording (rules and questions), its metrics and outcomes,
+/// and how many decisions a run asks for; the rest has defaults that fit a two-player game
+/// without arms.
+pub trait Game: Send + Sync + std::fmt::Debug {
+    /// Which game this is.
+    fn kind(&self) -> EnvKind;
+
+    /// Checks every parameter; the error names the field.
+    fn validate(&self) -> Result<(), EnvError>;
+
+    /// Builds the environment of one run in `variant` (parameters already validated).
+    fn build_env(&self, variant: Variant) -> Result<Box<dyn Environment>, EnvError>;
+
+    /// The memory window shown to agents (stages of history in a prompt).
+    fn memory(&self) -> u32;
+
+    /// Sets the memory window (the perturbation library's memory cell).
+    fn set_memory(&mut self, memory: u32);
+
+    /// The wording a participant reads in `variant`.
+    fn wording(&self, variant: Variant) -> Wording;
+
+    /// The rules text of `variant` as one decision's observation shows them; `reversed` lists
+    /// two-action choices in the opposite order (the action-order cell).
+    fn rules(&self, obs: &Observation, reversed: bool) -> Result<Rules, EnvError>;
+
+    /// The question put to an agent before one decision.
+    fn question(&self, obs: &Observation) -> String;
+
+    /// The run-level metrics this game reports.
+    fn metrics(&self) -> &'static [MetricDef];
+
+    /// Computes the run-level outcomes from what the run recorded, in [`Game::metrics`] order
+    /// (a metric without a value for this run is left out).
+    fn outcomes(&self, run: &RunView<'_>) -> Vec<(String, f64)>;
+
+    /// Decisions a run asks for, and whether that count is an upper bound (runs that may stop
+    /// early).
+    fn expected_decisions(&self) -> (u64, bool);
+
+    /// Number of seats.
+    fn population(&self) -> usize {
+        2
+    }
+
+    /// Sets the group size where the game has one; false where group size is not a factor of
+    /// this game (the group-size cells then leave it out).
+    fn set_group_size(&mut self, _size: usize) -> bool {
+        false
+    }
+
+    /// The supplementary arm this specification belongs to (`baseline` when none).
+    fn arm(&self) -> String {
+        "baseline".into()
+    }
+
+    /// Seats held by committed agents, with the choice they always make.
+    fn committed_seats(&self) -> Vec<(usize, u32)> {
+        Vec::new()
+    }
+
+    /// The table-row cells of one history entry, under [`Wording::history_columns`].
+    fn history_cells(&self, fb: &Feedback, wording: &Wording) -> Vec<String> {
+        let own: Vec<String> = fb.own.iter().map(|(_, a)| wording.format_action(a)).collect();
+        let others: Vec<String> = fb.others.iter().map(|a| wording.format_action(a)).collect();
+        vec![own.join(", "), others.join(", ")]
+    }
+
+    /// The sentence a framing cell adds to the rules, where the game has one.
+    fn framing(&self, _variant: Variant, _frame: Frame) -> Option<String> {
+        None
+    }
+}
+
+/// A role's default question where a game has nothing more specific to say.
+pub fn default_question(role: Role) -> String {
+    format!("Your decision as {}?", role.as_str())
+}

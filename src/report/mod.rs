@@ -1,0 +1,64 @@
+//! `agora report`: one self-contained HTML file with the analysis tables and figures (SVG,
+//! drawn with plotters and inlined), and each figure beside it as PNG and SVG.
+//!
+//! `queries` reads the store, `figures` draws, `html` assembles the page (escaping everything
+//! taken from the store: model replies are untrusted text).
+
+use std::path::{Path, PathBuf};
+
+use anyhow::Context as _;
+
+mod figures;
+mod html;
+mod queries;
+
+/// Writes `report.html` into `out` and returns its path.
+pub fn write(store: &Path, out: &Path) -> anyhow::Result<PathBuf> {
+    // Read.
+    let analysis = agora_analysis::analyze::analyze(store, None)?;
+    let conn = queries::open(store)?;
+    let contribution_by_round = queries::contribution_by_round(&conn)?;
+    let matching_over_time = queries::matching_over_time(&conn)?;
+    // The tipping run drawn is the one closest to the smallest committed fraction that
+    // succeeded with people: the top of the human critical-mass bracket.
+    let (_, smallest_success) = figures::anchor_band("naming-critical-mass")?;
+    let tipping_run = queries::tipping_run(&conn, smallest_success)?;
+    let request_distributions = queries::request_distributions(&conn)?;
+    let (studies, models, probes) = (queries::studies(&conn)?, queries::models(&conn)?, queries::probes(&conn)?);
+    let (naming_runs, excerpts) = (queries::naming_runs(&conn)?, queries::excerpts(&conn)?);
+
+    // Draw, and write each figure beside the page as SVG and PNG.
+    let figures = figures::build(&figures::Inputs {
+        analysis: &analysis,
+        contribution_by_round: &contribution_by_round,
+        matching_over_time: &matching_over_time,
+        tipping_run: tipping_run.as_ref(),
+        request_distributions: &request_distributions,
+    })?;
+    let fig_dir = out.join("figures");
+    std::fs::create_dir_all(&fig_dir).with_context(|| format!("creating {}", fig_dir.display()))?;
+    for (i, (caption, fig)) in figures.iter().enumerate() {
+        let stem = html::figure_stem(i, caption);
+        for (ext, bytes) in [("svg", fig.svg.as_bytes()), ("png", fig.png.as_slice())] {
+            let path = fig_dir.join(format!("{stem}.{ext}"));
+            std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+        }
+    }
+
+    // Assemble the page.
+    let page = html::page(
+        &analysis,
+        &html::Page {
+            studies: &studies,
+            figures: &figures,
+            models: &models,
+            probes: &probes,
+            naming_runs: &naming_runs,
+            excerpts: &excerpts,
+        },
+    );
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let path = out.join("report.html");
+    std::fs::write(&path, page)?;
+    Ok(path)
+}
