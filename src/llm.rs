@@ -41,6 +41,7 @@ impl LlmRun {
                             environment: spec.environment.clone(),
                             options: options.clone(),
                             transcripts: transcripts.clone(),
+                            derive: agora_engine::seed::derive,
                         },
                     )
                     .map(|p| Box::new(p) as Box<dyn Policy>)

@@ -116,7 +116,14 @@ pub fn run(test: Test, input: &str) -> Result<Value, BadInput> {
         }
         Test::MannWhitney => {
             let i: TwoSamples = parse(input)?;
-            json!(stats::mann_whitney(&i.x, &i.y).map_err(bad)?)
+            let mut answer = json!(stats::mann_whitney(&i.x, &i.y).map_err(bad)?);
+            // Constant pooled values carry no information: p = 1 would read as "no
+            // difference found" when no test was possible. Say so, as the analysis does.
+            let first = i.x.first().copied();
+            let constant = i.x.iter().chain(&i.y).all(|v| Some(*v) == first);
+            answer["excluded"] =
+                if constant { json!("pooled values are constant: no test is possible") } else { Value::Null };
+            answer
         }
         Test::Holm => {
             let i: HolmIn = parse(input)?;

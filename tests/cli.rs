@@ -275,6 +275,12 @@ fn stats_command_answers_json_and_rejects_bad_input() {
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
     assert_eq!(v["u"], 15.0);
     assert!((v["p_two_sided"].as_f64().expect("p") - 2.0 / 56.0).abs() < 1e-12, "2 / C(8, 3)");
+    assert_eq!(v["excluded"], serde_json::Value::Null);
+    // Regression (instrument fidelity): constant pooled values answered p = 1 silently.
+    let o = agora_stdin(&["stats", "mann-whitney"], r#"{"x": [0, 0, 0], "y": [0, 0]}"#);
+    assert!(o.status.success(), "{}", text(&o));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
+    assert!(v["excluded"].as_str().is_some_and(|e| e.contains("constant")), "{v}");
     let o =
         agora_stdin(&["stats", "tost"], r#"{"values": [0.41, 0.39, 0.42, 0.40, 0.38], "theta": 0.4, "margin": 0.05}"#);
     assert!(o.status.success());

@@ -155,6 +155,13 @@ fn a_slow_endpoint_does_not_hold_back_a_fast_one() {
     });
 }
 
+/// A stand-in for the engine's seed derivation (the agents crate sits below the engine).
+fn test_derive(seed: u64, parts: &[&str]) -> u64 {
+    parts.iter().fold(seed, |h, p| {
+        p.bytes().fold(h.rotate_left(5) ^ 0xff, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+    })
+}
+
 fn policy(ctx: &LlmContext, transcripts: &TranscriptSink) -> LlmPolicy {
     LlmPolicy::new(
         ctx,
@@ -166,6 +173,7 @@ fn policy(ctx: &LlmContext, transcripts: &TranscriptSink) -> LlmPolicy {
             environment: EnvSpec::PrisonersDilemma(PdParams::default()),
             options: PromptOptions::default(),
             transcripts: transcripts.clone(),
+            derive: test_derive,
         },
     )
     .expect("policy")

@@ -173,3 +173,31 @@ fn every_game_shows_its_options_by_label_in_rules_history_and_schema() {
         }
     }
 }
+
+#[test]
+fn the_answer_schema_asks_for_reasoning_before_the_answer() {
+    // Regression (instrument fidelity): the schema's properties were a sorted map, so a server
+    // that generates properties in schema order (vLLM's guided decoding) wrote `action` before
+    // `reasoning`, and the step-by-step cell measured nothing. The order sent is the order
+    // written: reasoning, the answer, the optional after-the-fact reason.
+    let r = PromptRenderer::new();
+    let spec = EnvSpec::PrisonersDilemma(PdParams::default());
+    let (seat, obs) = observations(&spec, Variant::C0).remove(0);
+    let opts = PromptOptions { step_by_step: true, ..Default::default() };
+    let out = r.render(&spec, &obs, &[], seat, &opts).expect("renders");
+    let request = agora_agents::llm::ChatRequest {
+        messages: out.messages.clone(),
+        temperature: 0.7,
+        max_tokens: 256,
+        seed: None,
+        schema: Some(out.schema.clone()),
+    };
+    let sent = serde_json::to_string(&request).expect("serialises");
+    let at = |key: &str| sent.find(&format!("\"{key}\":{{")).unwrap_or_else(|| panic!("{key} in {sent}"));
+    assert!(at("reasoning") < at("action") && at("action") < at("reason"), "{sent}");
+    let required = &out.schema["required"];
+    assert_eq!(required, &serde_json::json!(["reasoning", "action"]));
+    // The instructions show the same order.
+    let system = &out.messages[0].content;
+    assert!(system.find("\"reasoning\"").expect("shown") < system.find("\"action\"").expect("shown"), "{system}");
+}

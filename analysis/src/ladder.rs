@@ -20,7 +20,7 @@ use crate::claims::{Claim, ClaimKind};
 use crate::common::{fmt, mean, median, values, Index};
 use crate::contrasts::ContrastRow;
 use crate::outcomes::RunOutcome;
-use crate::perturbation::LEVELS;
+use crate::perturbation::{sign_kept, LEVELS};
 use crate::stats;
 use crate::summary::TippingCurve;
 
@@ -88,16 +88,6 @@ fn reversed(claim: &Claim, runs: &[&RunOutcome]) -> Option<bool> {
     match &claim.kind {
         ClaimKind::Direction { sign, margin, .. } => median(&v).map(|m| m * sign <= -margin),
         ClaimKind::Majority { .. } => mean(&v).map(|m| m < 0.5),
-        _ => None,
-    }
-}
-
-/// Whether the human effect keeps its sign in these runs (direction and majority claims).
-pub(crate) fn sign_kept(claim: &Claim, runs: &[&RunOutcome]) -> Option<bool> {
-    let v = values(runs, &claim.metric);
-    match &claim.kind {
-        ClaimKind::Direction { sign, .. } => median(&v).map(|m| m * sign > 0.0),
-        ClaimKind::Majority { .. } => mean(&v).map(|m| m > 0.5),
         _ => None,
     }
 }

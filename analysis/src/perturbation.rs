@@ -4,8 +4,8 @@
 use serde::Serialize;
 
 use crate::claims::{Claim, ClaimKind};
-use crate::common::{mean, values, Index, PRIMARY};
-use crate::ladder::sign_kept;
+use crate::common::{mean, median, values, Index, PRIMARY};
+use crate::outcomes::RunOutcome;
 
 /// The perturbation levels summarised, in order.
 pub(crate) const LEVELS: [&str; 2] = ["representation", "design"];
@@ -78,4 +78,14 @@ pub(crate) fn perturbation(claims: &[Claim], idx: &Index, models: &[(String, Str
         }
     }
     perturbation
+}
+
+/// Whether the human effect keeps its sign in these runs (direction and majority claims).
+pub(crate) fn sign_kept(claim: &Claim, runs: &[&RunOutcome]) -> Option<bool> {
+    let v = values(runs, &claim.metric);
+    match &claim.kind {
+        ClaimKind::Direction { sign, .. } => median(&v).map(|m| m * sign > 0.0),
+        ClaimKind::Majority { .. } => mean(&v).map(|m| m > 0.5),
+        _ => None,
+    }
 }

@@ -33,7 +33,7 @@ pub use model::{ModelSpec, StructuredMode};
 pub use options::{Framing, HistoryFormat, Layout, PersonaContent, PersonaFormat, PromptOptions};
 pub use parse::{parse_reply, strip_deliberation, ParseOutcome};
 #[cfg(feature = "llm")]
-pub use policy::{LlmContext, LlmPolicy, LlmSeat};
+pub use policy::{DeriveSeed, LlmContext, LlmPolicy, LlmSeat};
 #[cfg(feature = "llm")]
 pub use prompt::PromptRenderer;
 pub use transcript::{Transcript, TranscriptSink};

@@ -43,6 +43,8 @@ pub struct LlmSeat {
     pub options: PromptOptions,
     /// Where this seat's calls are recorded (shared by the run's seats).
     pub transcripts: super::TranscriptSink,
+    /// The run's seed derivation.
+    pub derive: DeriveSeed,
 }
 
 /// An agent whose decisions come from a language model.
@@ -55,19 +57,33 @@ pub struct LlmPolicy {
     probed: bool,
 }
 
-/// Derives a 64-bit value from a seed and labelled parts (SplitMix64 over FNV-1a).
-fn mix(seed: u64, parts: &[&str]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325 ^ seed;
-    for p in parts {
-        for b in p.bytes().chain(std::iter::once(0xff)) {
-            h ^= u64::from(b);
-            h = h.wrapping_mul(0x0000_0100_0000_01b3);
-        }
+/// A seed derivation: a 64-bit seed from a parent seed and labelled parts. The engine hands
+/// its one derivation (`agora_engine::seed::derive`) to every LLM seat, so that request seeds
+/// and fallback draws come from the same scheme as every other stream of a run.
+pub type DeriveSeed = fn(u64, &[&str]) -> u64;
+
+/// The fields every call of one decision slot shares; each call fills in the rest.
+fn blank_transcript(seat: &LlmSeat, slot: u64, obs: &Observation, spec: &super::ModelSpec) -> Transcript {
+    Transcript {
+        seat: seat.seat as u32,
+        slot,
+        attempt: 0,
+        kind: "decision".into(),
+        round: obs.round,
+        role: obs.role.as_str().into(),
+        model: spec.name.clone(),
+        served_id: spec.served_id.clone(),
+        endpoint: String::new(),
+        messages_json: String::new(),
+        raw_reply: String::new(),
+        action: None,
+        reason: None,
+        parse_status: String::new(),
+        detail: String::new(),
+        latency_ms: 0.0,
+        prompt_tokens: None,
+        completion_tokens: None,
     }
-    h = h.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    h = (h ^ (h >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    h = (h ^ (h >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    h ^ (h >> 31)
 }
 
 impl LlmPolicy {
@@ -110,26 +126,7 @@ impl Policy for LlmPolicy {
             let spec = client.spec().clone();
             let temperature = seat.options.temperature.unwrap_or(spec.temperature);
             let slot_id = format!("{}/{}/{}", seat.run_key, seat.seat, slot);
-            let base = Transcript {
-                seat: seat.seat as u32,
-                slot,
-                attempt: 0,
-                kind: "decision".into(),
-                round: obs.round,
-                role: obs.role.as_str().into(),
-                model: spec.name.clone(),
-                served_id: spec.served_id.clone(),
-                endpoint: String::new(),
-                messages_json: String::new(),
-                raw_reply: String::new(),
-                action: None,
-                reason: None,
-                parse_status: String::new(),
-                detail: String::new(),
-                latency_ms: 0.0,
-                prompt_tokens: None,
-                completion_tokens: None,
-            };
+            let base = blank_transcript(&seat, slot, &obs, &spec);
             let call = |messages: Vec<super::client::Message>,
                         schema: Option<serde_json::Value>,
                         attempt: u32,
@@ -140,8 +137,10 @@ impl Policy for LlmPolicy {
                 let spec = spec.clone();
                 let seat = seat.clone();
                 let seed = spec.send_seed.then(|| {
-                    mix(seat.run_seed, &["llm", &seat.seat.to_string(), &slot.to_string(), kind, &attempt.to_string()])
-                        % (1 << 31)
+                    (seat.derive)(
+                        seat.run_seed,
+                        &["llm", &seat.seat.to_string(), &slot.to_string(), kind, &attempt.to_string()],
+                    ) % (1 << 31)
                 });
                 async move {
                     let req = ChatRequest { messages, temperature, max_tokens: spec.max_tokens, seed, schema };
@@ -226,7 +225,7 @@ impl Policy for LlmPolicy {
                 None => {
                     // The documented fallback: a uniformly random legal action from a stream
                     // derived from the run seed and the slot, never the first listed.
-                    let mut rng = Xoshiro256PlusPlus::seed_from_u64(mix(
+                    let mut rng = Xoshiro256PlusPlus::seed_from_u64((seat.derive)(
                         seat.run_seed,
                         &["fallback", &seat.seat.to_string(), &slot.to_string()],
                     ));
