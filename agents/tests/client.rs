@@ -244,3 +244,69 @@ fn think_blocks_illegal_answers_and_fallback_are_recorded() {
     let miss = decide(&mut q, &rt).expect_err("not cached");
     assert!(miss.to_string().contains("replay: no cached reply"), "{miss}");
 }
+
+/// The naming game's fallback per arm: the baseline falls back to the first-listed name, the
+/// shuffled-pool arm to a random one, and a study can set either explicitly.
+#[test]
+fn naming_fallback_is_the_first_listed_name_in_the_baseline_and_random_in_the_shuffled_arm() {
+    use agora_environments::naming::NgParams;
+    use agora_environments::{Context, Fallback};
+    let rt = rt();
+    let server =
+        rt.block_on(FakeServer::start(Arc::new(|_, _| FakeReply::Content("I cannot decide.".into())))).expect("server");
+    let client = Arc::new(LlmClient::new(model(vec![server.endpoint()]), None).expect("client"));
+    let ctx = LlmContext {
+        clients: [("fake".to_string(), client)].into_iter().collect(),
+        renderer: Arc::new(PromptRenderer::new()),
+        cache: Arc::new(MemoryCache::default()),
+        replay: false,
+    };
+    // Fallback actions of eight decisions of seat 0, and the first name its list showed each time.
+    let play = |params: NgParams| -> Vec<(Action, Action)> {
+        // Seat 0 meets a partner about once in twelve interactions: play on past a convention.
+        let spec = EnvSpec::NamingGame(NgParams { stop_at_convention: false, ..params });
+        let sink = TranscriptSink::default();
+        let seat = LlmSeat {
+            run_key: "run".into(),
+            run_seed: 11,
+            seat: 0,
+            environment: spec.clone(),
+            options: PromptOptions::default(),
+            transcripts: sink.clone(),
+            derive: test_derive,
+        };
+        let mut p = LlmPolicy::new(&ctx, "fake", seat).expect("policy");
+        let mut env = spec.build(Variant::C0).expect("env");
+        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        let mut out = Vec::new();
+        while out.len() < 8 {
+            let requests = env.pending(&mut rng);
+            let mut actions = Vec::new();
+            for r in &requests {
+                let action = if r.agent == 0 {
+                    let a = match p.decide(&r.observation, &mut rng) {
+                        Decision::Deferred(f) => rt.block_on(f).expect("falls back"),
+                        Decision::Ready(a) => a,
+                    };
+                    let Context::Names { order } = &r.observation.context else { panic!("names") };
+                    out.push((a.clone(), Action::Choice(order[0])));
+                    a
+                } else {
+                    Action::Choice(0)
+                };
+                actions.push((r.agent, action));
+            }
+            env.resolve(&actions, &mut rng).expect("legal");
+        }
+        assert!(sink.drain().iter().any(|t| t.parse_status == "fallback"));
+        out
+    };
+    let baseline = play(NgParams::default());
+    assert!(baseline.iter().all(|(a, first)| a == first), "baseline: the first-listed name, {baseline:?}");
+    let shuffled = play(NgParams { shuffled_pool: true, ..NgParams::default() });
+    assert!(shuffled.iter().any(|(a, first)| a != first), "shuffled arm: a random name, {shuffled:?}");
+    let forced = play(NgParams { shuffled_pool: true, fallback: Some(Fallback::FirstListed), ..NgParams::default() });
+    assert!(forced.iter().all(|(a, first)| a == first), "a study may set the fallback, {forced:?}");
+    // Seat 0's own permutation decides what "first listed" means, not the pool's order.
+    assert_ne!(forced[0].1, Action::Choice(0), "this seed gives seat 0 a list that does not start with name 0");
+}

@@ -87,6 +87,15 @@ pub enum Frame {
     Risk,
 }
 
+/// What a decision falls back to when a model gives no legal answer within its attempts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub enum Fallback {
+    /// A uniformly random legal action, from a stream derived from the run seed and the slot.
+    Random,
+    /// The first option as this agent's list shows it (the naming game's baseline arm).
+    FirstListed,
+}
+
 /// The rules of a game as a participant reads them: a template of `assets/prompts/` and the
 /// values it is rendered with.
 #[derive(Clone, Debug, PartialEq)]
@@ -238,6 +247,11 @@ pub trait Game: Send + Sync + std::fmt::Debug {
         let own: Vec<String> = fb.own.iter().map(|(_, a)| wording.format_action(a)).collect();
         let others: Vec<String> = fb.others.iter().map(|a| wording.format_action(a)).collect();
         vec![own.join(", "), others.join(", ")]
+    }
+
+    /// What an LLM decision falls back to after its last unusable attempt.
+    fn fallback(&self) -> Fallback {
+        Fallback::Random
     }
 
     /// The sentence a framing cell adds to the rules, where the game has one.

@@ -3,7 +3,7 @@
 use std::collections::{BTreeMap, VecDeque};
 use std::sync::Arc;
 
-use agora_environments::{Action, EnvSpec, Feedback, Observation};
+use agora_environments::{Action, ActionSpace, EnvSpec, Fallback, Feedback, Observation};
 use rand::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -61,6 +61,14 @@ pub struct LlmPolicy {
 /// its one derivation (`agora_engine::seed::derive`) to every LLM seat, so that request seeds
 /// and fallback draws come from the same scheme as every other stream of a run.
 pub type DeriveSeed = fn(u64, &[&str]) -> u64;
+
+/// The first option of a choice as this agent's list shows it (its own order of the pool,
+/// reversed by the action-order cell); none where the decision is not a choice.
+fn first_listed(obs: &Observation, reversed: bool) -> Option<Action> {
+    let ActionSpace::Choice { labels } = &obs.space else { return None };
+    let first = obs.labels_shown(reversed).into_iter().next()?;
+    labels.iter().position(|l| *l == first).map(|i| Action::Choice(i as u32))
+}
 
 /// The fields every call of one decision slot shares; each call fills in the rest.
 fn blank_transcript(seat: &LlmSeat, slot: u64, obs: &Observation, spec: &super::ModelSpec) -> Transcript {
@@ -223,13 +231,20 @@ impl Policy for LlmPolicy {
             let action = match chosen {
                 Some(a) => a,
                 None => {
-                    // The documented fallback: a uniformly random legal action from a stream
-                    // derived from the run seed and the slot, never the first listed.
-                    let mut rng = Xoshiro256PlusPlus::seed_from_u64((seat.derive)(
-                        seat.run_seed,
-                        &["fallback", &seat.seat.to_string(), &slot.to_string()],
-                    ));
-                    let a: Action = obs.space.sample(&mut rng);
+                    // The game's fallback: a uniformly random legal action from a stream derived
+                    // from the run seed and the slot, or (the naming game's baseline arm) the
+                    // first option as this agent's list shows it.
+                    let first = first_listed(&obs, seat.options.reversed_actions);
+                    let a: Action = match (seat.environment.game().fallback(), first) {
+                        (Fallback::FirstListed, Some(a)) => a,
+                        _ => {
+                            let mut rng = Xoshiro256PlusPlus::seed_from_u64((seat.derive)(
+                                seat.run_seed,
+                                &["fallback", &seat.seat.to_string(), &slot.to_string()],
+                            ));
+                            obs.space.sample(&mut rng)
+                        }
+                    };
                     records.push(Transcript {
                         attempt: spec.max_attempts + 1,
                         action: Some(a.encode()),

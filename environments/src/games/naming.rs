@@ -19,7 +19,7 @@ pub mod network;
 pub use convention::{first_convention, ConventionEvent, ConventionWindow};
 
 use crate::error::{invalid, EnvError};
-use crate::game::{Direction, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
+use crate::game::{Direction, Fallback, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
 use crate::kind::{EnvKind, Role, Variant};
 use crate::observation::{Context, Feedback, Observation, PayoffBounds};
 use crate::DecisionRow;
@@ -103,6 +103,11 @@ pub struct NgParams {
     pub tipping: Option<Tipping>,
     /// The shuffled-pool arm: each agent sees its own permutation of the pool.
     pub shuffled_pool: bool,
+    /// What an LLM decision without a legal answer falls back to; by default the arm's own
+    /// rule: the first-listed name in the baseline, a random name in the shuffled-pool arm
+    /// (left out of the run specification when unset, so run keys do not change).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fallback: Option<Fallback>,
 }
 
 impl Default for NgParams {
@@ -117,6 +122,7 @@ impl Default for NgParams {
             stop_at_convention: true,
             tipping: None,
             shuffled_pool: false,
+            fallback: None,
         }
     }
 }
@@ -206,6 +212,10 @@ impl Game for NgParams {
             (None, true) => "shuffled-pool".into(),
             (None, false) => "baseline".into(),
         }
+    }
+
+    fn fallback(&self) -> Fallback {
+        self.fallback.unwrap_or(if self.shuffled_pool { Fallback::Random } else { Fallback::FirstListed })
     }
 
     fn wording(&self, variant: Variant) -> Wording {
@@ -552,5 +562,16 @@ mod tests {
         assert_eq!(variants().get(Variant::C0).names.len(), 10);
         assert!(variants().get(Variant::C0).match_payoff > variants().get(Variant::C0).mismatch_payoff);
         assert!(variants().get(Variant::C3).match_payoff < variants().get(Variant::C3).mismatch_payoff);
+    }
+
+    #[test]
+    fn the_fallback_follows_the_arm_and_leaves_run_keys_alone() {
+        assert_eq!(NgParams::default().fallback(), Fallback::FirstListed);
+        assert_eq!(NgParams { shuffled_pool: true, ..NgParams::default() }.fallback(), Fallback::Random);
+        let set = NgParams { fallback: Some(Fallback::Random), ..NgParams::default() };
+        assert_eq!(set.fallback(), Fallback::Random);
+        // Unset, the field is not serialised: the run keys of existing studies are unchanged.
+        let json = serde_json::to_string(&NgParams::default()).expect("serialises");
+        assert!(!json.contains("fallback"), "{json}");
     }
 }
