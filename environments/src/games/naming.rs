@@ -56,6 +56,7 @@ crate::shipped_variants!(variants, NgVariant, "naming-game.ron", |v: &NgVariant|
 pub const METRICS: &[MetricDef] = &[
     MetricDef::primary("convention", "share of runs", Direction::Higher),
     MetricDef::secondary("convention_time", "interactions"),
+    MetricDef::secondary("convention_name", "index of the name in the variant's pool"),
     MetricDef::primary("overturned", "share of runs", Direction::Higher),
     MetricDef::secondary("overturn_time", "interactions"),
     MetricDef::secondary("match_share", "share of interactions"),
@@ -270,6 +271,12 @@ impl Game for NgParams {
         out.push((formed.into(), if ev.is_some() { 1.0 } else { 0.0 }));
         if let Some(ev) = ev {
             out.push((time.into(), f64::from(ev.t)));
+            if self.tipping.is_none() {
+                // Which name the convention formed on: compared across the baseline and the
+                // shuffled-pool arm, it shows whether a prior over list position or over the
+                // label itself drives coordination.
+                out.push(("convention_name".into(), f64::from(ev.name)));
+            }
         }
         out
     }
@@ -573,5 +580,24 @@ mod tests {
         // Unset, the field is not serialised: the run keys of existing studies are unchanged.
         let json = serde_json::to_string(&NgParams::default()).expect("serialises");
         assert!(!json.contains("fallback"), "{json}");
+    }
+
+    #[test]
+    fn outcomes_record_the_name_a_convention_formed_on() {
+        use crate::game::RecordedInteraction;
+        let interactions: Vec<RecordedInteraction> =
+            (1..=60).map(|t| RecordedInteraction { t, matched: Some(if t % 7 == 0 { 2 } else { 4 }) }).collect();
+        let out = NgParams::default().outcomes(&RunView {
+            variant: Variant::C0,
+            decisions: &[],
+            interactions: &interactions,
+        });
+        let get = |n: &str| out.iter().find(|(k, _)| k == n).map(|x| x.1);
+        assert_eq!(get("convention"), Some(1.0));
+        assert_eq!(get("convention_time"), Some(50.0));
+        assert_eq!(get("convention_name"), Some(4.0), "the name most matched on in the window");
+        let tipping = NgParams { tipping: Some(Tipping::default()), ..NgParams::default() };
+        let out = tipping.outcomes(&RunView { variant: Variant::C0, decisions: &[], interactions: &interactions });
+        assert!(out.iter().all(|(k, _)| k != "convention_name"), "the tipping arm's name is its alternative");
     }
 }
