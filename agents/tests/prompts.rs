@@ -201,3 +201,38 @@ fn the_answer_schema_asks_for_reasoning_before_the_answer() {
     let system = &out.messages[0].content;
     assert!(system.find("\"reasoning\"").expect("shown") < system.find("\"action\"").expect("shown"), "{system}");
 }
+
+#[test]
+fn the_persona_table_carries_the_words_of_the_persona_sentence() {
+    // Regression (instrument fidelity): the table cell added "priority: none stated" and
+    // dropped "adult", changing content as well as layout. The table must say what the
+    // sentence says, in every persona content.
+    use agora_agents::llm::PersonaContent;
+    let r = PromptRenderer::new();
+    let spec = EnvSpec::PrisonersDilemma(PdParams::default());
+    let obs = &observations(&spec, Variant::C0)[0].1;
+    let words = |text: &str| -> Vec<String> {
+        let mut w: Vec<String> = text
+            .split(|c: char| !c.is_alphanumeric() && c != '\'')
+            .filter(|w| !w.is_empty())
+            .map(str::to_lowercase)
+            .collect();
+        w.sort();
+        w
+    };
+    for content in PersonaContent::ALL {
+        let system = |format| {
+            let o = PromptOptions { persona_format: format, persona_content: *content, ..Default::default() };
+            r.render(&spec, obs, &[], 0, &o).expect("renders").messages[0].content.clone()
+        };
+        let sentence_prompt = system(PersonaFormat::Sentence);
+        let table_prompt = system(PersonaFormat::Table);
+        let opening = "You are taking part in a study of decision making.";
+        let sentence = sentence_prompt.lines().find(|l| !l.is_empty() && *l != opening).expect("persona line");
+        let rows: Vec<&str> = table_prompt
+            .lines()
+            .filter(|l| l.starts_with('|') && !l.contains("attribute") && !l.starts_with("|---"))
+            .collect();
+        assert_eq!(words(&rows.join(" ")), words(sentence), "{content:?}: table {rows:?} against {sentence:?}");
+    }
+}

@@ -161,19 +161,23 @@ impl PromptRenderer {
         (schema, format!("{{{}}}", shown.join(", ")), help)
     }
 
+    /// The persona as sentences (sentence and bullet layouts) and as attribute–value rows (the
+    /// table layout). Both carry the same words, so the table cell changes the layout only.
     fn persona(opts: &PromptOptions) -> (Vec<String>, Vec<(String, String)>) {
-        let (sentence, priority) = match opts.persona_content {
-            PersonaContent::Plain => ("You are an adult taking part in this study.", "none stated"),
-            PersonaContent::SelfInterested => ("You care only about your own earnings.", "your own earnings"),
-            PersonaContent::Prosocial => {
-                ("You care about the earnings of the others as much as your own.", "everyone's earnings")
+        let (sentence, attribute, value) = match opts.persona_content {
+            PersonaContent::Plain => {
+                ("You are an adult taking part in this study.", "you are", "an adult taking part in this study")
             }
+            PersonaContent::SelfInterested => {
+                ("You care only about your own earnings.", "you care about", "only your own earnings")
+            }
+            PersonaContent::Prosocial => (
+                "You care about the earnings of the others as much as your own.",
+                "you care about",
+                "the earnings of the others as much as your own",
+            ),
         };
-        let pairs = vec![
-            ("role".to_string(), "participant in a study".to_string()),
-            ("priority".to_string(), priority.to_string()),
-        ];
-        (vec![sentence.to_string()], pairs)
+        (vec![sentence.to_string()], vec![(attribute.to_string(), value.to_string())])
     }
 
     /// Renders the messages for one decision.
