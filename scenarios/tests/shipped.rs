@@ -200,3 +200,25 @@ fn cell_factors_are_typed_and_a_baseline_value_is_no_change() {
             .to_string();
     assert!(nowhere.contains("money-request has no group size"), "{nowhere}");
 }
+
+#[test]
+fn the_instrument_runs_the_papers_counts_in_the_fixed_offer_and_shuffled_pool_arms() {
+    // The paper: 540 fixed-offer games per payoff regime (3 runs of 9 offers x 20 games) and
+    // three seeds of the shuffled-pool arm; the study had 6 and 30.
+    let plan = Plan::load(&root().join("studies/instrument.ron"), None).expect("the instrument resolves");
+    let model = &plan.models[0].name;
+    let runs = |block: &str, variant: agora_environments::Variant| {
+        plan.runs.iter().filter(|r| r.block == block && r.roster == *model && r.variant == variant).count()
+    };
+    for regime in [agora_environments::Variant::C0, agora_environments::Variant::C3] {
+        assert_eq!(runs("fixed-offer", regime), 3);
+        let games: u64 = plan
+            .runs
+            .iter()
+            .filter(|r| r.block == "fixed-offer" && r.roster == *model && r.variant == regime)
+            .map(|r| r.expected_decisions().0)
+            .sum();
+        assert_eq!(games, 540, "one responder decision per game");
+    }
+    assert_eq!(runs("naming-shuffled", agora_environments::Variant::C0), 3);
+}
