@@ -1,4 +1,4 @@
-//! `agora bench`: the benchmark harness. It measures, in one run on this machine:
+//! `agora-bench`: the benchmark harness. It measures, in one run on this machine:
 //!
 //! - classical throughput: the canonical 24-agent minimal naming game, the prisoner's dilemma
 //!   and public goods through the engine, beside a plain loop over arrays playing the same
@@ -140,7 +140,7 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
     };
     let machine = machine();
     let date = today();
-    println!("agora bench on {machine}, {date}{}", if opts.quick { " (quick sizes)" } else { "" });
+    println!("agora-bench on {machine}, {date}{}", if opts.quick { " (quick sizes)" } else { "" });
     let mut rows = Vec::new();
     for s in sections {
         match s {
@@ -151,7 +151,7 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
         }
     }
     let mut md = format!(
-        "Measured by `agora bench{}` on {machine}, {date} (release build unless noted).\n\n\
+        "Measured by `agora-bench{}` on {machine}, {date} (release build unless noted).\n\n\
          | benchmark | setting | result | notes |\n| --- | --- | --- | --- |\n",
         if opts.quick { " --quick" } else { "" }
     );
@@ -201,7 +201,7 @@ fn today() -> String {
 
 fn repo_file(rel: &str) -> anyhow::Result<PathBuf> {
     let p = PathBuf::from(rel);
-    anyhow::ensure!(p.exists(), "{rel} not found: run `agora bench` from the repository root");
+    anyhow::ensure!(p.exists(), "{rel} not found: run `agora-bench` from the repository root");
     Ok(p)
 }
 

@@ -1,7 +1,7 @@
 //! Test support for Agora: a local fake OpenAI-compatible server for tests and benchmarks.
 //!
 //! A dev-dependency of the crates whose tests talk to a model server, and an optional
-//! dependency of the binary for `agora bench`; it never ships in a plain build.
+//! dependency of the `agora-bench` binary; it never ships in `agora`.
 //!
 //! It answers `GET /v1/models` and `POST /v1/chat/completions` on 127.0.0.1 with a behaviour
 //! chosen per request: a legal answer read off the request's JSON schema, a given text, an
