@@ -115,7 +115,7 @@ impl RunRecords {
             .map(|d| RecordedDecision {
                 round: d.round,
                 seat: d.seat,
-                role: d.role.to_string(),
+                role: d.role,
                 value: d.value,
                 scale: d.scale,
                 context: d.context,

@@ -459,18 +459,20 @@ fn upgrade_metrics(conn: &Connection) -> Result<(), Upgrade> {
                 .into_iter()
                 .find(|v| v.as_str() == variant)
                 .ok_or_else(|| Upgrade::Spec(key.clone(), format!("unknown variant {variant}")))?;
-            let ds: Vec<RecordedDecision> = decisions
-                .query_map([run_id], |r| {
-                    Ok(RecordedDecision {
-                        round: r.get(0)?,
-                        seat: r.get(1)?,
-                        role: r.get(2)?,
-                        value: r.get(3)?,
-                        scale: r.get(4)?,
-                        context: r.get(5)?,
-                    })
-                })?
+            let rows: Vec<(u32, u32, String, f64, f64, Option<f64>)> = decisions
+                .query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))?
                 .collect::<Result<_, _>>()?;
+            let ds: Vec<RecordedDecision> = rows
+                .iter()
+                .map(|(round, seat, role, value, scale, context)| RecordedDecision {
+                    round: *round,
+                    seat: *seat,
+                    role,
+                    value: *value,
+                    scale: *scale,
+                    context: *context,
+                })
+                .collect();
             let is: Vec<RecordedInteraction> = interactions
                 .query_map([run_id], |r| {
                     let (t, name, matched): (u32, u32, bool) = (r.get(0)?, r.get(1)?, r.get(2)?);

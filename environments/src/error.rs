@@ -41,3 +41,19 @@ pub enum EnvError {
 pub(crate) fn invalid(field: &'static str, reason: impl Into<String>) -> EnvError {
     EnvError::InvalidParameter { field, reason: reason.into() }
 }
+
+/// Refuses a count that must be at least one (rounds, games, memory, a window, a cap).
+pub(crate) fn at_least_one(field: &'static str, value: u32) -> Result<(), EnvError> {
+    if value == 0 {
+        return Err(invalid(field, "must be at least 1"));
+    }
+    Ok(())
+}
+
+/// Refuses an optional payoff that is set but not a finite number.
+pub(crate) fn finite(field: &'static str, value: Option<f64>) -> Result<(), EnvError> {
+    match value.filter(|v| !v.is_finite()) {
+        Some(v) => Err(invalid(field, format!("must be a finite number, got {v}"))),
+        None => Ok(()),
+    }
+}

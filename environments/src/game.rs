@@ -141,26 +141,37 @@ impl Wording {
     }
 }
 
+/// Two-action labels in the order a prompt lists them: as written, or reversed by the
+/// action-order cell.
+pub fn in_order(labels: &[String], reversed: bool) -> Vec<String> {
+    let mut l = labels.to_vec();
+    if reversed {
+        l.reverse();
+    }
+    l
+}
+
 /// What one run recorded, as a game reads it to compute its outcomes.
 #[derive(Clone, Copy, Debug)]
 pub struct RunView<'a> {
     /// The variant played.
     pub variant: Variant,
     /// Every decision, in stage order.
-    pub decisions: &'a [RecordedDecision],
+    pub decisions: &'a [RecordedDecision<'a>],
     /// Every pairwise meeting (naming and coordination games), in order.
     pub interactions: &'a [RecordedInteraction],
 }
 
-/// One recorded decision, as the store holds it.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RecordedDecision {
+/// One recorded decision, as the store holds it (borrowing its role's name, so that reading a
+/// run's records costs no allocation per decision).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RecordedDecision<'a> {
     /// Round, game or interaction, 1-based.
     pub round: u32,
     /// Seat of the agent.
     pub seat: u32,
     /// The role's store name (`player`, `contributor`, ...).
-    pub role: String,
+    pub role: &'a str,
     /// The numeric value of the action.
     pub value: f64,
     /// The value's natural maximum.

@@ -5,7 +5,20 @@ use crate::game::RecordedDecision;
 /// Compensated sum (Kahan–Babuška–Neumaier), the summation SQLite's `SUM`/`AVG` use, so an
 /// outcome computed here equals the same aggregate computed over the store.
 pub fn sum(values: impl IntoIterator<Item = f64>) -> f64 {
-    let (mut s, mut err) = (0.0f64, 0.0f64);
+    sum_and_count(values).0
+}
+
+/// Compensated mean; NaN for no values.
+pub fn mean(values: impl IntoIterator<Item = f64>) -> f64 {
+    match sum_and_count(values) {
+        (_, 0) => f64::NAN,
+        (s, n) => s / n as f64,
+    }
+}
+
+/// The compensated sum of `values` and how many there were, in one pass.
+fn sum_and_count(values: impl IntoIterator<Item = f64>) -> (f64, usize) {
+    let (mut s, mut err, mut n) = (0.0f64, 0.0f64, 0usize);
     for r in values {
         let t = s + r;
         if s.abs() > r.abs() {
@@ -14,17 +27,9 @@ pub fn sum(values: impl IntoIterator<Item = f64>) -> f64 {
             err += (r - t) + s;
         }
         s = t;
+        n += 1;
     }
-    s + err
-}
-
-/// Compensated mean; NaN for no values.
-pub fn mean(values: impl IntoIterator<Item = f64>) -> f64 {
-    let v: Vec<f64> = values.into_iter().collect();
-    if v.is_empty() {
-        return f64::NAN;
-    }
-    sum(v.iter().copied()) / v.len() as f64
+    (s + err, n)
 }
 
 /// One round's aggregate of one role's decisions.

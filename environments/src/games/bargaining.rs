@@ -9,8 +9,10 @@ use rand::seq::SliceRandom;
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{invalid, EnvError};
-use crate::game::{default_question, C3Rule, Direction, Frame, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
+use crate::error::{at_least_one, invalid, EnvError};
+use crate::game::{
+    default_question, in_order, C3Rule, Direction, Frame, Game, MetricDef, Rules, RunView, SummaryKind, Wording,
+};
 use crate::kind::{EnvKind, Role, Variant};
 use crate::observation::{Context, Feedback, Observation, PayoffBounds};
 use crate::variants::two_labels;
@@ -126,12 +128,8 @@ impl Game for BargainParams {
         if self.population < 2 {
             return Err(invalid("population", format!("must be at least 2, got {}", self.population)));
         }
-        if self.games == 0 {
-            return Err(invalid("games", "must be at least 1"));
-        }
-        if self.memory == 0 {
-            return Err(invalid("memory", "must be at least 1"));
-        }
+        at_least_one("games", self.games)?;
+        at_least_one("memory", self.memory)?;
         if let Some(f) = &self.fixed_offers {
             if self.game != BargainGame::Ultimatum {
                 return Err(invalid("fixed_offers", "the fixed-offer arm exists only for the ultimatum game"));
@@ -189,10 +187,7 @@ impl Game for BargainParams {
 
     fn rules(&self, obs: &Observation, reversed: bool) -> Result<Rules, EnvError> {
         let d = variants().get(obs.variant);
-        let mut labels = d.labels.to_vec();
-        if reversed {
-            labels.reverse();
-        }
+        let labels = in_order(&d.labels, reversed);
         Ok(Rules {
             template: "bargaining.j2",
             values: serde_json::json!({

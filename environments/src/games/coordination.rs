@@ -5,8 +5,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::two_by_two::{matched_rounds, TwoByTwo};
-use crate::error::{invalid, EnvError};
-use crate::game::{Direction, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
+use crate::error::{at_least_one, finite, EnvError};
+use crate::game::{in_order, Direction, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
 use crate::kind::{EnvKind, Variant};
 use crate::observation::Observation;
 use crate::variants::two_labels;
@@ -72,15 +72,9 @@ impl Game for CgParams {
     }
 
     fn validate(&self) -> Result<(), EnvError> {
-        if self.rounds == 0 {
-            return Err(invalid("rounds", "must be at least 1"));
-        }
-        if self.memory == 0 {
-            return Err(invalid("memory", "must be at least 1"));
-        }
-        if let Some(g) = self.g.filter(|g| !g.is_finite()) {
-            return Err(invalid("g", format!("must be a finite number, got {g}")));
-        }
+        at_least_one("rounds", self.rounds)?;
+        at_least_one("memory", self.memory)?;
+        finite("g", self.g)?;
         Ok(())
     }
 
@@ -114,10 +108,7 @@ impl Game for CgParams {
     fn rules(&self, obs: &Observation, reversed: bool) -> Result<Rules, EnvError> {
         let d = variants().get(obs.variant);
         let m = self.matrix(obs.variant);
-        let mut labels = d.labels.to_vec();
-        if reversed {
-            labels.reverse();
-        }
+        let labels = in_order(&d.labels, reversed);
         Ok(Rules {
             template: "coordination.j2",
             values: serde_json::json!({
@@ -192,14 +183,7 @@ mod tests {
             // The players match in rounds 1-6 and 11-12 only.
             let b = if (7..=10).contains(&round) { 1.0 } else { 0.0 };
             for (seat, value) in [(0, 0.0), (1, b)] {
-                decisions.push(RecordedDecision {
-                    round,
-                    seat,
-                    role: "player".into(),
-                    value,
-                    scale: 1.0,
-                    context: None,
-                });
+                decisions.push(RecordedDecision { round, seat, role: "player", value, scale: 1.0, context: None });
             }
         }
         let out =

@@ -234,7 +234,7 @@ mod tests {
                     decisions.push(RecordedDecision {
                         round: step.round,
                         seat: d.agent as u32,
-                        role: d.role.as_str().into(),
+                        role: d.role.as_str(),
                         value: d.value,
                         scale: d.scale,
                         context: d.context,

@@ -7,7 +7,7 @@
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{invalid, EnvError};
+use crate::error::{at_least_one, invalid, EnvError};
 use crate::game::{Direction, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
 use crate::kind::{EnvKind, Role, Variant};
 use crate::observation::{Context, Feedback, Observation, PayoffBounds};
@@ -84,12 +84,8 @@ impl Game for MrParams {
         if self.population < 2 {
             return Err(invalid("population", format!("must be at least 2, got {}", self.population)));
         }
-        if self.games == 0 {
-            return Err(invalid("games", "must be at least 1"));
-        }
-        if self.memory == 0 {
-            return Err(invalid("memory", "must be at least 1"));
-        }
+        at_least_one("games", self.games)?;
+        at_least_one("memory", self.memory)?;
         Ok(())
     }
 

@@ -18,7 +18,7 @@ pub mod network;
 
 pub use convention::{first_convention, ConventionEvent, ConventionWindow};
 
-use crate::error::{invalid, EnvError};
+use crate::error::{at_least_one, invalid, EnvError};
 use crate::game::{Direction, Fallback, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
 use crate::kind::{EnvKind, Role, Variant};
 use crate::observation::{Context, Feedback, Observation, PayoffBounds};
@@ -147,18 +147,12 @@ impl Game for NgParams {
         if self.pool < 2 {
             return Err(invalid("pool", format!("needs at least 2 names, got {}", self.pool)));
         }
-        if self.memory == 0 {
-            return Err(invalid("memory", "must be at least 1"));
-        }
-        if self.window == 0 {
-            return Err(invalid("window", "must be at least 1"));
-        }
+        at_least_one("memory", self.memory)?;
+        at_least_one("window", self.window)?;
         if !(self.threshold > 0.0 && self.threshold <= 1.0) {
             return Err(invalid("threshold", format!("must lie in (0, 1], got {}", self.threshold)));
         }
-        if self.cap == 0 {
-            return Err(invalid("cap", "must be at least 1"));
-        }
+        at_least_one("cap", self.cap)?;
         if let Some(t) = &self.tipping {
             if !(0.0..=1.0).contains(&t.fraction) {
                 return Err(invalid("tipping.fraction", format!("must lie in [0, 1], got {}", t.fraction)));

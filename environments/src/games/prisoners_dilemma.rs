@@ -5,8 +5,8 @@
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{invalid, EnvError};
-use crate::game::{Direction, Frame, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
+use crate::error::{at_least_one, EnvError};
+use crate::game::{in_order, Direction, Frame, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
 use crate::kind::{EnvKind, Role, Variant};
 use crate::observation::{Context, Feedback, Observation, PayoffBounds};
 use crate::variants::two_labels;
@@ -65,12 +65,8 @@ impl Game for PdParams {
     }
 
     fn validate(&self) -> Result<(), EnvError> {
-        if self.rounds == 0 {
-            return Err(invalid("rounds", "must be at least 1"));
-        }
-        if self.memory == 0 {
-            return Err(invalid("memory", "must be at least 1"));
-        }
+        at_least_one("rounds", self.rounds)?;
+        at_least_one("memory", self.memory)?;
         Ok(())
     }
 
@@ -101,10 +97,7 @@ impl Game for PdParams {
 
     fn rules(&self, obs: &Observation, reversed: bool) -> Result<Rules, EnvError> {
         let d = variants().get(obs.variant);
-        let mut labels = d.labels.to_vec();
-        if reversed {
-            labels.reverse();
-        }
+        let labels = in_order(&d.labels, reversed);
         Ok(Rules {
             template: "prisoners-dilemma.j2",
             values: serde_json::json!({

@@ -8,7 +8,7 @@
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{invalid, EnvError};
+use crate::error::{at_least_one, invalid, EnvError};
 use crate::game::{default_question, C3Rule, Direction, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
 use crate::kind::{EnvKind, Role, Variant};
 use crate::observation::{Context, Feedback, Observation, PayoffBounds};
@@ -77,12 +77,8 @@ impl Game for PgParams {
         if self.group_size < 2 {
             return Err(invalid("group_size", format!("must be at least 2, got {}", self.group_size)));
         }
-        if self.rounds == 0 {
-            return Err(invalid("rounds", "must be at least 1"));
-        }
-        if self.memory == 0 {
-            return Err(invalid("memory", "must be at least 1"));
-        }
+        at_least_one("rounds", self.rounds)?;
+        at_least_one("memory", self.memory)?;
         Ok(())
     }
 

@@ -8,8 +8,8 @@
 use serde::{Deserialize, Serialize};
 
 use super::two_by_two::TwoByTwo;
-use crate::error::{invalid, EnvError};
-use crate::game::{Direction, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
+use crate::error::{at_least_one, finite, EnvError};
+use crate::game::{in_order, Direction, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
 use crate::kind::{EnvKind, Role, Variant};
 use crate::observation::Observation;
 use crate::variants::two_labels;
@@ -78,15 +78,9 @@ impl Game for ShParams {
     }
 
     fn validate(&self) -> Result<(), EnvError> {
-        if self.rounds == 0 {
-            return Err(invalid("rounds", "must be at least 1"));
-        }
-        if self.memory == 0 {
-            return Err(invalid("memory", "must be at least 1"));
-        }
-        if let Some(g) = self.g.filter(|g| !g.is_finite()) {
-            return Err(invalid("g", format!("must be a finite number, got {g}")));
-        }
+        at_least_one("rounds", self.rounds)?;
+        at_least_one("memory", self.memory)?;
+        finite("g", self.g)?;
         Ok(())
     }
 
@@ -119,10 +113,7 @@ impl Game for ShParams {
     fn rules(&self, obs: &Observation, reversed: bool) -> Result<Rules, EnvError> {
         let d = variants().get(obs.variant);
         let m = self.matrix(obs.variant);
-        let mut labels = d.labels.to_vec();
-        if reversed {
-            labels.reverse();
-        }
+        let labels = in_order(&d.labels, reversed);
         Ok(Rules {
             template: "stag-hunt.j2",
             values: serde_json::json!({
@@ -200,14 +191,7 @@ mod tests {
 
     #[test]
     fn outcomes_count_b_choices_and_coordination() {
-        let d = |round, seat, value| RecordedDecision {
-            round,
-            seat,
-            role: "player".into(),
-            value,
-            scale: 1.0,
-            context: None,
-        };
+        let d = |round, seat, value| RecordedDecision { round, seat, role: "player", value, scale: 1.0, context: None };
         let decisions = vec![d(1, 0, 1.0), d(1, 1, 1.0), d(2, 0, 1.0), d(2, 1, 0.0)];
         let out =
             ShParams::default().outcomes(&RunView { variant: Variant::C0, decisions: &decisions, interactions: &[] });

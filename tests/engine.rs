@@ -1,5 +1,7 @@
 //! Engine tests: determinism of records, resume after an interruption, the deferred-decision
-//! path gathering decisions across runs, and store integrity checks.
+//! path gathering decisions across runs, and store integrity checks. They live beside the CLI
+//! tests because they load shipped studies through the scenarios crate, which sits above the
+//! engine.
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -12,7 +14,7 @@ use agora_scenarios::{Plan, RunSpec};
 use rand::RngCore;
 
 fn studies() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/studies")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/studies")
 }
 
 fn plan(name: &str, runs: u32) -> Plan {
@@ -342,7 +344,8 @@ fn the_stag_hunt_and_the_coordination_game_run_from_a_study_and_record_their_met
         ])"#,
     )
     .expect("write");
-    let plan = Plan::load(&study, Some(&studies().join("../cells"))).expect("a study of the new games resolves");
+    let plan = Plan::load(&study, Some(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/cells")))
+        .expect("a study of the new games resolves");
     let store = run_into(dir.path(), "new.sqlite", &plan, &RunnerOptions::default());
     assert_eq!(store.run_count().expect("count"), plan.runs.len() as u64);
     let c = store.connection();
