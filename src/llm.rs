@@ -154,7 +154,11 @@ pub fn print_transcript_summary(store: &Path, study: &str) -> anyhow::Result<()>
     let conn = rusqlite::Connection::open_with_flags(store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
     let mut st = conn.prepare(
         "SELECT t.model, t.kind, t.parse_status, COUNT(*) FROM transcripts t JOIN runs r USING (run_id)
-         WHERE r.study = ?1 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
+         WHERE r.study = ?1 GROUP BY 1, 2, 3
+         UNION ALL
+         SELECT t.model, t.kind, 'truncated-standing', COUNT(*) FROM transcripts t JOIN runs r USING (run_id)
+         WHERE r.study = ?1 AND t.parse_status = 'truncated' AND t.action IS NOT NULL GROUP BY 1, 2
+         ORDER BY 1, 2, 3",
     )?;
     let rows: Vec<(String, String, String, i64)> =
         st.query_map([study], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?.collect::<Result<_, _>>()?;
@@ -165,15 +169,17 @@ pub fn print_transcript_summary(store: &Path, study: &str) -> anyhow::Result<()>
     println!("\n== LLM calls ==");
     for (model, counts) in models {
         let get = |k: &str| *counts.get(k).unwrap_or(&0);
-        let calls = get("decision:ok") + get("decision:unparsable") + get("decision:illegal");
+        let calls =
+            get("decision:ok") + get("decision:unparsable") + get("decision:illegal") + get("decision:truncated");
         let fallback = get("decision:fallback");
-        let decisions = get("decision:ok") + fallback;
+        let decisions = get("decision:ok") + get("decision:truncated-standing") + fallback;
         let pct = |n: i64, d: i64| if d == 0 { 0.0 } else { 100.0 * n as f64 / d as f64 };
         println!(
-            "{model}: {calls} calls for {decisions} decisions; parsed {:.1} %, unparsable {:.1} %, illegal {:.1} % of calls; fallback {:.1} % of decisions{}",
+            "{model}: {calls} calls for {decisions} decisions; parsed {:.1} %, unparsable {:.1} %, illegal {:.1} %, cut at the token limit {:.1} % of calls; fallback {:.1} % of decisions{}",
             pct(get("decision:ok"), calls),
             pct(get("decision:unparsable"), calls),
             pct(get("decision:illegal"), calls),
+            pct(get("decision:truncated"), calls),
             pct(fallback, decisions),
             if get("probe:recognised") + get("probe:not-recognised") > 0 {
                 format!("; recognition probe: {} of {} recognised", get("probe:recognised"), get("probe:recognised") + get("probe:not-recognised"))

@@ -7,6 +7,7 @@
 mod export;
 mod llm;
 mod network;
+mod replicate;
 mod report;
 mod stats;
 mod summary;
@@ -135,6 +136,9 @@ enum Command {
     /// Play the naming or coordination game on a network of up to millions of agents, with an
     /// optional committed minority; prints the outcome as JSON.
     Network(network::NetworkArgs),
+    /// Run the paper's classical baselines (scenarios/studies/replication.ron) and print the
+    /// paper-replication table: each figure the paper reports beside Agora's, with a 95 % CI.
+    Replicate(replicate::ReplicateArgs),
     /// One statistic on JSON from stdin, answered as JSON on stdout (fields in README).
     Stats { test: stats::Test },
     /// Export the store's tables for pandas or polars users.
@@ -226,6 +230,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::List { what, cells } => list(what, &cells),
         Command::Stats { test } => stats::main(test),
         Command::Network(args) => network::main(args),
+        Command::Replicate(args) => replicate::main(args),
         Command::Demo { store, out } => {
             // The studies of this checkout: from the working directory when run there,
             // else from where the binary was built.
@@ -345,7 +350,42 @@ fn print_plan(plan: &Plan) {
         upper |= l.decisions_upper_bound;
     }
     println!("total: {runs} runs, {}{decisions} decisions", if upper { "<=" } else { "" });
+    print_reference(plan);
     llm::print_call_estimate(plan);
+}
+
+/// Model runs per model, and the published count the study reproduces beside them.
+fn print_reference(plan: &Plan) {
+    let mut per_model: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    let mut classical = 0usize;
+    for r in &plan.runs {
+        match r.seats.iter().find_map(|s| s.model()) {
+            Some(m) => *per_model.entry(m).or_default() += 1,
+            None => classical += 1,
+        }
+    }
+    for (model, n) in &per_model {
+        println!("model runs for {model}: {n}");
+    }
+    let Some(reference) = &plan.reference else { return };
+    let per: std::collections::BTreeSet<usize> = per_model.values().copied().collect();
+    let per = match per.iter().collect::<Vec<_>>().as_slice() {
+        [n] => format!("{n} per model"),
+        [] => "no model runs".to_string(),
+        _ => "per model as listed".to_string(),
+    };
+    println!(
+        "model runs: {} for {} model(s) ({per}); {} model runs for {} models at this count; the paper: {} model runs for {} models ({:.1} per model){}; source: {}",
+        per_model.values().sum::<usize>(),
+        per_model.len(),
+        per_model.values().next().copied().unwrap_or(0) as u64 * u64::from(reference.models),
+        reference.models,
+        reference.model_runs,
+        reference.models,
+        reference.model_runs as f64 / f64::from(reference.models),
+        reference.classical_runs.map(|c| format!(" and {c} classical runs (this plan: {classical})")).unwrap_or_default(),
+        reference.source
+    );
 }
 
 fn run_plan(
@@ -455,6 +495,7 @@ fn list(what: ListWhat, cells_dir: &Path) -> anyhow::Result<()> {
                         shares.iter().map(|s| format!("{:.0}", s * 100.0)).collect::<Vec<_>>().join(",") + " %"
                     }
                     AnchorValue::Direction(d) => format!("{d:?}").to_lowercase(),
+                    AnchorValue::Unrecorded => "not on record".to_string(),
                 };
                 println!(
                     "{:<28} {:<40} {:<24} {:?}/{:?}  {}  [{}]",

@@ -143,6 +143,27 @@ fn check_and_dry_run_print_the_plan() {
 }
 
 #[test]
+fn the_instrument_dry_run_prints_its_cells_arms_and_run_counts_beside_the_papers() {
+    let out = agora(&["run", &study("instrument.ron"), "--dry-run"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let t = text(&out);
+    // The paper's count, from the study file, beside the plan's own per model.
+    assert!(t.contains("the paper: 9115 model runs for 12 models"), "{t}");
+    let per_model: Vec<&str> = t.lines().filter(|l| l.starts_with("model runs for ")).collect();
+    assert_eq!(per_model.len(), 3, "three models in the example roster: {per_model:?}");
+    // The arms, the tipping sweep included, and the Table 1 cells; no presentation check.
+    for arm in ["ultimatum-fixed-offer", "shuffled-pool", "tipping", "punishment"] {
+        assert!(t.contains(arm), "{arm}: {t}");
+    }
+    for cell in ["persona-table", "history-summary", "framing-risk", "population-48", "recognition-probe"] {
+        assert!(t.contains(cell), "{cell}");
+    }
+    for check in ["answer-field", "layout-inline", "task-id", "alt-opening"] {
+        assert!(!t.contains(check), "{check} is not part of the instrument");
+    }
+}
+
+#[test]
 fn listings() {
     let envs = text(&agora(&["list", "environments"]));
     for e in ["prisoners-dilemma", "public-goods", "bargaining", "money-request", "naming-game"] {

@@ -132,7 +132,7 @@ fn deferred_decisions_of_all_live_runs_are_in_flight_together() {
     let sync = run_into(
         dir.path(),
         "sync.sqlite",
-        &Plan { study: "x".into(), master_seed: 0, runs: runs.clone(), models: vec![] },
+        &Plan { study: "x".into(), master_seed: 0, runs: runs.clone(), models: vec![], reference: None },
         &RunnerOptions::default(),
     );
 
@@ -177,7 +177,7 @@ fn truncated_or_foreign_store_is_refused() {
     let store = run_into(
         dir.path(),
         "good.sqlite",
-        &Plan { study: "x".into(), master_seed: 0, runs: p.runs[..3].to_vec(), models: vec![] },
+        &Plan { study: "x".into(), master_seed: 0, runs: p.runs[..3].to_vec(), models: vec![], reference: None },
         &RunnerOptions::default(),
     );
     let good = store.path().to_path_buf();

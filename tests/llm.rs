@@ -248,3 +248,114 @@ fn instrument_dry_run_prints_the_full_matrix_with_calls_per_model() {
         assert!(t.contains(&format!(" {v} ")), "missing variant {v}");
     }
 }
+
+/// The instrument's design details as a server sees them: the answer schema lists the
+/// reasoning before the answer in the step-by-step cell; one-shot games show no earlier game;
+/// the baseline naming arm falls back to the first-listed name; the recognition probe is asked
+/// outside the behavioural session and records no decision.
+#[test]
+fn a_study_against_the_fake_server_shows_the_papers_design_details() {
+    let rt = runtime();
+    let bodies: Arc<std::sync::Mutex<Vec<String>>> = Arc::default();
+    let seen = bodies.clone();
+    let server = rt
+        .block_on(FakeServer::start(Arc::new(move |_, body| {
+            seen.lock().expect("lock").push(body.to_string());
+            // Naming replies are unusable: the baseline arm must fall back to the first name.
+            if body.to_string().contains("Which name do you pick?") {
+                FakeReply::Content("I would rather not say.".into())
+            } else {
+                FakeReply::Legal
+            }
+        })))
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cells = dir.path().join("cells");
+    std::fs::create_dir_all(&cells).expect("mkdir");
+    for c in ["step-by-step", "recognition-probe"] {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/cells").join(format!("{c}.ron"));
+        std::fs::copy(src, cells.join(format!("{c}.ron"))).expect("copy cell");
+    }
+    let studies = dir.path().join("studies");
+    std::fs::create_dir_all(&studies).expect("mkdir");
+    let study = studies.join("design.ron");
+    std::fs::write(
+        &study,
+        format!(
+            r#"Study(
+    version: 1, name: "design", master_seed: 5, runs: 1,
+    models: [Model(name: "fake", family: "Fake", endpoints: ["{}"], served_id: "fake-1", max_attempts: 2, backoff_ms: 5)],
+    blocks: [
+        Block(name: "ultimatum", environment: Bargaining(game: Ultimatum, games: 4), model_rosters: true, rosters: [],
+              cells: ["baseline", "step-by-step", "recognition-probe"], cell_runs: 1),
+        Block(name: "money-request", environment: MoneyRequest(games: 3), model_rosters: true, rosters: []),
+        Block(name: "naming", environment: NamingGame(population: 4, cap: 6, window: 4), model_rosters: true, rosters: []),
+    ],
+)"#,
+            server.endpoint()
+        ),
+    )
+    .expect("write study");
+    let store = dir.path().join("design.sqlite");
+    let out = agora(&["run", study.to_str().expect("utf8"), "--store", store.to_str().expect("utf8")]);
+    assert!(out.status.success(), "{}", text(&out));
+    let c = Connection::open(&store).expect("open");
+
+    // Reasoning first, in the request body as sent.
+    let bodies = bodies.lock().expect("lock").clone();
+    let stepwise: Vec<&String> = bodies.iter().filter(|b| b.contains("\"reasoning\"")).collect();
+    assert!(!stepwise.is_empty(), "the step-by-step cell asks for reasoning");
+    for b in &stepwise {
+        let props = &b[b.find("\"properties\"").expect("a schema with properties")..];
+        let (reasoning, action) =
+            (props.find("\"reasoning\"").expect("reasoning"), props.find("\"action\"").expect("action"));
+        assert!(reasoning < action, "reasoning before the answer: {props}");
+    }
+
+    // One-shot games: no earlier game in any prompt, and the rules say so.
+    let one_shot: Vec<String> = {
+        let mut st = c
+            .prepare(
+                "SELECT t.messages_json FROM transcripts t JOIN runs r USING (run_id)
+                 WHERE r.block IN ('ultimatum', 'money-request') AND t.kind = 'decision' AND r.cell <> 'recognition-probe'",
+            )
+            .expect("query");
+        st.query_map([], |r| r.get(0)).expect("rows").map(|r| r.expect("row")).collect()
+    };
+    assert!(one_shot.len() >= 4 * 2 + 3 * 2);
+    for m in &one_shot {
+        assert!(!m.contains("Your last") && !m.contains("What has happened"), "no history: {m}");
+        assert!(!m.contains("randomly matched"), "nothing untrue: {m}");
+        assert!(m.contains("played on its own"), "{m}");
+    }
+
+    // The baseline naming arm: every decision fell back to the first-listed name.
+    let naming: Vec<(f64, i64)> = {
+        let mut st = c
+            .prepare("SELECT d.value, COUNT(*) FROM decisions d JOIN runs r USING (run_id) WHERE r.block = 'naming' GROUP BY 1")
+            .expect("query");
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).expect("rows").map(|r| r.expect("row")).collect()
+    };
+    // Everyone falls back to the same first-listed name, so every interaction matches and the
+    // convention (window 4) is recorded at the fourth: 4 interactions x 2 decisions.
+    assert_eq!(naming, vec![(0.0, 8)], "all on the first-listed name");
+    assert_eq!(
+        count(&c, "SELECT COUNT(*) FROM transcripts t JOIN runs r USING (run_id) WHERE r.block = 'naming' AND parse_status = 'fallback'"),
+        8
+    );
+
+    // The probe: one session, every seat asked once, no decision recorded.
+    assert_eq!(
+        count(&c, "SELECT COUNT(*) FROM decisions d JOIN runs r USING (run_id) WHERE r.cell = 'recognition-probe'"),
+        0
+    );
+    assert_eq!(
+        count(&c, "SELECT COUNT(*) FROM transcripts t JOIN runs r USING (run_id) WHERE r.cell = 'recognition-probe' AND t.kind = 'probe'"),
+        2
+    );
+    assert_eq!(
+        count(&c, "SELECT COUNT(*) FROM transcripts t JOIN runs r USING (run_id) WHERE r.cell = 'recognition-probe' AND t.kind = 'decision'"),
+        0,
+        "no behavioural call is spent on the probe"
+    );
+}

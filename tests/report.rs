@@ -122,7 +122,7 @@ fn demo_runs_both_studies_analyses_them_and_writes_the_report() {
         .expect("runs");
     assert!(o.status.success(), "{}", text(&o));
     let t = text(&o);
-    assert!(t.contains("classical: 1490 runs executed") && t.contains("tipping: 520 runs executed"), "{t}");
+    assert!(t.contains("classical: 1740 runs executed") && t.contains("tipping: 520 runs executed"), "{t}");
     assert!(t.contains("report written to"), "{t}");
     assert!(dir.path().join("agora.sqlite").exists());
     assert!(dir.path().join("report/analysis/verdicts.csv").exists());

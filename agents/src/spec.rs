@@ -21,6 +21,8 @@ pub enum PolicySpec {
     Sequence(Vec<i64>),
     /// Contributes in proportion to the others' previous contributions; see [`ConditionalCooperator`].
     ConditionalCooperator(#[serde(default)] ConditionalCooperatorParams),
+    /// Draws a conditional-contribution type per seat and follows its schedule; see [`CooperationTypes`].
+    CooperationTypes(#[serde(default)] CooperationTypesParams),
     /// Reinforcement learner of Erev & Roth; see [`RothErev`].
     RothErev(#[serde(default)] RothErevParams),
     /// Minimal naming-game agent; see [`MinimalNaming`].
@@ -45,6 +47,7 @@ impl PolicySpec {
             PolicySpec::TitForTat => &classical::scripted_meta::TIT_FOR_TAT,
             PolicySpec::Sequence(_) => &classical::scripted_meta::SEQUENCE,
             PolicySpec::ConditionalCooperator(_) => &classical::meta::CONDITIONAL_COOPERATOR,
+            PolicySpec::CooperationTypes(_) => &classical::meta::COOPERATION_TYPES,
             PolicySpec::RothErev(_) => &classical::meta::ROTH_EREV,
             PolicySpec::MinimalNaming => &classical::meta::MINIMAL_NAMING,
             PolicySpec::MemoryCoordination(_) => &classical::meta::MEMORY_COORDINATION,
@@ -66,6 +69,7 @@ impl PolicySpec {
                 reason: "a sequence needs at least one move".into(),
             }),
             PolicySpec::ConditionalCooperator(p) => p.validate(),
+            PolicySpec::CooperationTypes(p) => p.validate(),
             PolicySpec::RothErev(p) => p.validate(),
             PolicySpec::MemoryCoordination(MemoryCoordinationParams { memory: Some(0) }) => {
                 Err(AgentError::InvalidParameter {
@@ -101,6 +105,7 @@ impl PolicySpec {
             PolicySpec::TitForTat => Box::<TitForTat>::default(),
             PolicySpec::Sequence(m) => Box::new(Sequence::new(m.clone())),
             PolicySpec::ConditionalCooperator(p) => Box::new(ConditionalCooperator::new(p.clone())),
+            PolicySpec::CooperationTypes(p) => Box::new(CooperationTypes::new(p.clone())),
             PolicySpec::RothErev(p) => Box::new(RothErev::new(p.clone())),
             PolicySpec::MinimalNaming => Box::<MinimalNaming>::default(),
             PolicySpec::MemoryCoordination(p) => Box::new(MemoryCoordination::new(p.clone())),
@@ -113,6 +118,7 @@ impl PolicySpec {
     pub fn registry() -> Vec<PolicySpec> {
         vec![
             PolicySpec::ConditionalCooperator(ConditionalCooperatorParams::default()),
+            PolicySpec::CooperationTypes(CooperationTypesParams::default()),
             PolicySpec::RothErev(RothErevParams::default()),
             PolicySpec::MinimalNaming,
             PolicySpec::MemoryCoordination(MemoryCoordinationParams::default()),

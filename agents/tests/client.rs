@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agora_agents::llm::{
-    ChatRequest, LlmClient, LlmContext, LlmPolicy, LlmSeat, MemoryCache, Message, ModelSpec, PromptOptions,
-    PromptRenderer, StructuredMode, TranscriptSink,
+    ChatRequest, Deliberation, LlmClient, LlmContext, LlmPolicy, LlmSeat, MemoryCache, Message, ModelSpec,
+    PromptOptions, PromptRenderer, StructuredMode, TranscriptSink,
 };
 use agora_agents::{Decision, Policy};
 use agora_environments::prisoners_dilemma::PdParams;
@@ -32,6 +32,9 @@ fn model(endpoints: Vec<String>) -> ModelSpec {
         backoff_ms: 10,
         temperature: 0.7,
         max_tokens: 64,
+        reasoning_max_tokens: 512,
+        deliberation: Deliberation::Server,
+        chat_template_kwargs: None,
         send_seed: true,
     }
 }
@@ -45,6 +48,7 @@ fn request() -> ChatRequest {
         schema: Some(
             serde_json::json!({"type": "object", "properties": {"action": {"type": "integer", "minimum": 1, "maximum": 3}}, "required": ["action"]}),
         ),
+        chat_template_kwargs: None,
     }
 }
 

@@ -116,8 +116,9 @@ fn cell_factors_change_the_prompt() {
         .contains("In round 1, you chose Option J"));
     assert!(text(PromptOptions { history_format: HistoryFormat::Summary, ..Default::default() })
         .contains("Summary: average points"));
-    assert!(text(PromptOptions { framing: Framing::Moral, ..Default::default() }).contains("acting fairly"));
-    assert!(text(PromptOptions { framing: Framing::Risk, ..Default::default() }).contains("safer option"));
+    assert!(text(PromptOptions { framing: Framing::Moral, ..Default::default() }).contains("act fairly or exploit"));
+    assert!(text(PromptOptions { framing: Framing::Risk, ..Default::default() })
+        .contains("the riskier option or the safer option"));
     assert!(text(PromptOptions { priming: true, ..Default::default() }).contains("prisoner's dilemma"));
     assert!(!base_text.to_lowercase().contains("prisoner"), "the baseline never names the paradigm");
     assert!(text(PromptOptions { task_id: Some("T-0042".into()), ..Default::default() }).starts_with("Task ID: T-0042"));
@@ -161,8 +162,9 @@ fn every_game_shows_its_options_by_label_in_rules_history_and_schema() {
                 }];
                 let out = r.render(&spec, &obs, &past, seat, &PromptOptions::default()).expect("renders");
                 let user = &out.messages[1].content;
+                // A one-shot game (memory 0) shows no earlier game, so no history to label.
                 assert!(
-                    user.contains(&labels[0]) && user.contains(&labels[1]),
+                    obs.memory == 0 || (user.contains(&labels[0]) && user.contains(&labels[1])),
                     "{kind:?} {v:?}: history lacks labels:\n{user}"
                 );
                 assert!(out.messages[0].content.contains(&labels[1]), "{kind:?} {v:?}: rules lack the labels");
@@ -191,6 +193,7 @@ fn the_answer_schema_asks_for_reasoning_before_the_answer() {
         max_tokens: 256,
         seed: None,
         schema: Some(out.schema.clone()),
+        chat_template_kwargs: None,
     };
     let sent = serde_json::to_string(&request).expect("serialises");
     let at = |key: &str| sent.find(&format!("\"{key}\":{{")).unwrap_or_else(|| panic!("{key} in {sent}"));

@@ -4,7 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::common::{mean, values, Index};
+use crate::common::{mean, values, Index, MIN_RUNS};
 
 /// The acceptance function of one model under one payoff variant in the fixed-offer ultimatum arm.
 #[derive(Clone, Debug, Default, Serialize)]
@@ -15,12 +15,13 @@ pub struct AcceptanceRow {
     pub variant: String,
     /// Fixed-offer runs of the model under the variant.
     pub runs: usize,
-    /// (offer, acceptance rate).
+    /// (offer, acceptance rate); empty below three runs.
     pub acceptance: Vec<(f64, f64)>,
     /// Smallest offer from which acceptance stays at or above one half; none if never.
     pub threshold: Option<f64>,
-    /// Mean share of responses consistent with the variant's payoffs (accept above what rejection pays, reject below).
-    pub payoff_consistency: f64,
+    /// Mean share of responses consistent with the variant's payoffs (accept above what
+    /// rejection pays, reject below); absent below three runs or when no run records it.
+    pub payoff_consistency: Option<f64>,
 }
 
 /// One row per model and variant with fixed-offer runs.
@@ -30,6 +31,15 @@ pub(crate) fn acceptance(idx: &Index, models: &[(String, String)]) -> Vec<Accept
         for variant in ["C0", "C1", "C2", "C3"] {
             let runs = idx.select(model, "bargaining", "ultimatum-fixed-offer", "baseline", variant);
             if runs.is_empty() {
+                continue;
+            }
+            if runs.len() < MIN_RUNS {
+                acceptance.push(AcceptanceRow {
+                    model: model.clone(),
+                    variant: variant.into(),
+                    runs: runs.len(),
+                    ..AcceptanceRow::default()
+                });
                 continue;
             }
             let mut offers: BTreeMap<i64, Vec<f64>> = BTreeMap::new();
@@ -50,9 +60,34 @@ pub(crate) fn acceptance(idx: &Index, models: &[(String, String)]) -> Vec<Accept
                 runs: runs.len(),
                 acceptance: curve,
                 threshold,
-                payoff_consistency: mean(&values(&runs, "payoff_consistency")).unwrap_or(f64::NAN),
+                payoff_consistency: mean(&values(&runs, "payoff_consistency")),
             });
         }
     }
     acceptance
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{run, Place};
+
+    #[test]
+    fn fewer_than_three_runs_give_no_acceptance_function() {
+        let mut out = Vec::new();
+        let at = |m| Place::base(m, "f", "bargaining", "ultimatum-fixed-offer");
+        for _ in 0..2 {
+            run(&mut out, at("thin"), &[("accept_10", 0.0), ("accept_50", 1.0), ("payoff_consistency", 1.0)]);
+        }
+        for _ in 0..3 {
+            run(&mut out, at("full"), &[("accept_10", 0.0), ("accept_50", 1.0), ("payoff_consistency", 1.0)]);
+        }
+        let idx = Index::new(&out);
+        let rows = acceptance(&idx, &idx.models());
+        assert_eq!(rows[0].model, "full");
+        assert_eq!((rows[0].threshold, rows[0].payoff_consistency), (Some(50.0), Some(1.0)));
+        assert_eq!(rows[1].model, "thin");
+        assert!(rows[1].acceptance.is_empty());
+        assert_eq!((rows[1].runs, rows[1].threshold, rows[1].payoff_consistency), (2, None, None));
+    }
 }

@@ -1,9 +1,11 @@
 //! `agora analyze`: the instrument's tables and the ladder verdicts, from a store.
 //!
-//! Models are rosters (classical rosters form the family `classical`). Every number here is
-//! computed from the store's records; every test is one of [`crate::stats`]. Each analysis
-//! lives in its own module, with its row type; this one runs them in turn. The row types,
-//! tables and constants are re-exported here, where callers have always found them.
+//! Models are rosters (classical rosters form the family `classical`: graded apart on the
+//! ladder and kept out of cross-model statistics unless [`Options`] asks for them). Every
+//! number here is computed from the store's `runs` and `metrics` tables; every test is one of
+//! [`crate::stats`]. Each analysis lives in its own module, with its row type; this one runs
+//! them in turn. The row types, tables and constants are re-exported here, where callers have
+//! always found them. Every entry resting on fewer than three runs is absent.
 
 use std::path::Path;
 
@@ -11,28 +13,30 @@ use serde::Serialize;
 
 use crate::anchors::AnchorTable;
 use crate::claims::ClaimTable;
-use crate::common::Index;
+use crate::common::{Index, PRESENTATION};
 use crate::error::AnalysisError;
 use crate::outcomes::{run_outcomes, RunOutcome};
 use crate::{
-    acceptance, baselines, contrasts, directional, divergent, equivalence, formation, heterogeneity, ladder,
-    perturbation, punishment, tipping, wasserstein,
+    acceptance, baselines, contrasts, directional, divergent, equivalence, formation, heterogeneity, label_prior,
+    ladder, perturbation, punishment, recognition, tipping, wasserstein,
 };
 
 pub use crate::acceptance::AcceptanceRow;
 pub use crate::baselines::BaselineRow;
-pub use crate::common::PRIMARY;
-pub use crate::contrasts::{ContrastRow, MIN_RUNS};
+pub use crate::common::{Options, PRIMARY};
+pub use crate::contrasts::{ContrastRow, FAMILIES, MIN_RUNS};
 pub use crate::directional::DirectionalRow;
 pub use crate::divergent::{DivergentRow, FOLLOWS_PAYOFFS, FOLLOWS_SCRIPT};
 pub use crate::equivalence::EquivalenceRow;
 pub use crate::formation::ConvergenceRow;
 pub use crate::heterogeneity::HeterogeneityRow;
-pub use crate::ladder::Verdict;
+pub use crate::label_prior::LabelPriorRow;
+pub use crate::ladder::{AuditFinding, Grade, Verdict};
 pub use crate::perturbation::PerturbationRow;
 pub use crate::punishment::{MeanInterval, PunishmentEffectRow, PunishmentRow};
-pub use crate::summary::TippingCurve;
+pub use crate::recognition::RecognitionRow;
 pub use crate::tables::{to_csv, Table};
+pub use crate::tipping::{CriticalMassRow, TippingCurve};
 pub use crate::wasserstein::WassersteinRow;
 
 /// Everything `agora analyze` reports.
@@ -42,13 +46,19 @@ pub struct Analysis {
     pub study: Option<String>,
     /// Number of runs analysed.
     pub runs: usize,
-    /// TOST equivalence with point anchors, per equivalence claim and model.
+    /// The options the analysis ran with.
+    pub options: Options,
+    /// TOST equivalence with the anchors' values, per claim, value and model.
     pub equivalence: Vec<EquivalenceRow>,
     /// Directional agreement with the human effect, per direction or majority claim and model.
     pub directional: Vec<DirectionalRow>,
-    /// The audit grid: every cell against its baseline, Holm-adjusted within its family of tests.
+    /// The audit grid: every cell against its baseline, and the re-skins against C0,
+    /// Holm-adjusted within its family of tests (perturbation, priming, punishment, contamination).
     pub contrasts: Vec<ContrastRow>,
-    /// Range of cell means (Δmax) and sign stability per model, primary outcome and perturbation level.
+    /// Seed 000's presentation checks against the baseline: their own Holm family, reported
+    /// apart and never part of S, Δmax, the perturbation family or Tier 2.
+    pub presentation: Vec<ContrastRow>,
+    /// Range of cell means (Δmax) and sign stability S per claim, model and perturbation level.
     pub perturbation: Vec<PerturbationRow>,
     /// Behaviour under the divergent payoffs (C3), per model and environment arm.
     pub divergent: Vec<DivergentRow>,
@@ -58,12 +68,19 @@ pub struct Analysis {
     pub heterogeneity: Vec<HeterogeneityRow>,
     /// Each model against each classical roster on the primary outcomes.
     pub baselines: Vec<BaselineRow>,
-    /// Tipping curves of the committed-minority sweeps, per block and roster.
+    /// Tipping curves of the committed-minority sweeps, per block and roster, on the realised
+    /// committed fraction.
     pub tipping: Vec<TippingCurve>,
+    /// The critical mass per model and per family, graded against the human bracket.
+    pub critical_mass: Vec<CriticalMassRow>,
     /// Distance of each model's 11–20 requests to the published distribution, with a bootstrap interval.
     pub wasserstein: Vec<WassersteinRow>,
     /// Naming-game convention formation per model, block and variant.
     pub convergence: Vec<ConvergenceRow>,
+    /// The naming game's label-prior diagnostic per model: baseline against shuffled pool.
+    pub label_prior: Vec<LabelPriorRow>,
+    /// The recognition probe beside behaviour, per primary outcome.
+    pub recognition: Vec<RecognitionRow>,
     /// Spearman's ρ across models between punishment spending and contribution change.
     pub punishment: Vec<PunishmentRow>,
     /// The punishment effect on final-round contributions, per model.
@@ -72,37 +89,66 @@ pub struct Analysis {
     pub verdicts: Vec<Verdict>,
 }
 
-/// Runs the whole analysis on a store (of one study, or of all).
+/// Runs the whole analysis on a store (of one study, or of all), with the default options.
 pub fn analyze(path: &Path, study: Option<&str>) -> Result<Analysis, AnalysisError> {
+    analyze_with(path, study, &Options::default())
+}
+
+/// Runs the whole analysis on a store (of one study, or of all).
+pub fn analyze_with(path: &Path, study: Option<&str>, options: &Options) -> Result<Analysis, AnalysisError> {
     let outcomes = run_outcomes(path, study)?;
-    Ok(analyze_outcomes(&outcomes, study))
+    Ok(analyze_outcomes_with(&outcomes, study, options))
+}
+
+/// Runs the whole analysis on run outcomes already read from a store, with the default options.
+pub fn analyze_outcomes(outcomes: &[RunOutcome], study: Option<&str>) -> Analysis {
+    analyze_outcomes_with(outcomes, study, &Options::default())
 }
 
 /// Runs the whole analysis on run outcomes already read from a store.
-pub fn analyze_outcomes(outcomes: &[RunOutcome], study: Option<&str>) -> Analysis {
+pub fn analyze_outcomes_with(outcomes: &[RunOutcome], study: Option<&str>, options: &Options) -> Analysis {
     let anchors = AnchorTable::shipped();
     let claims = &ClaimTable::shipped().claims;
     let idx = Index::new(outcomes);
     let models = idx.models();
     let tipping = tipping::tipping(outcomes);
-    let contrasts = contrasts::contrasts(&idx, &models);
+    let critical_anchor = claims
+        .iter()
+        .find(|c| matches!(c.kind, crate::claims::ClaimKind::CriticalMass { .. }))
+        .map_or("naming-critical-mass", |c| c.kind.anchor());
+    let critical_mass = tipping::critical_mass(outcomes, &tipping, anchors, critical_anchor);
+    let (presentation, contrasts): (Vec<ContrastRow>, Vec<ContrastRow>) =
+        contrasts::contrasts(&idx, &models).into_iter().partition(|c| c.family_of_tests == PRESENTATION);
     let punishment_effect = punishment::punishment_effect(&idx, &models, &contrasts);
-    let verdicts = claims.iter().map(|c| ladder::ladder(c, &idx, &models, &contrasts, &tipping, anchors)).collect();
+    let inputs = ladder::Inputs {
+        idx: &idx,
+        models: &models,
+        contrasts: &contrasts,
+        critical_mass: &critical_mass,
+        anchors,
+        audits: &[],
+    };
+    let verdicts = claims.iter().map(|c| ladder::ladder(c, &inputs)).collect();
     Analysis {
         study: study.map(str::to_string),
         runs: outcomes.len(),
+        options: *options,
         equivalence: equivalence::equivalence(claims, anchors, &idx, &models),
         directional: directional::directional(claims, &idx, &models),
         contrasts,
+        presentation,
         perturbation: perturbation::perturbation(claims, &idx, &models),
         divergent: divergent::divergent(&idx, &models),
         acceptance: acceptance::acceptance(&idx, &models),
-        heterogeneity: heterogeneity::heterogeneity(&idx, &models),
+        heterogeneity: heterogeneity::heterogeneity(&idx, &models, options),
         baselines: baselines::baselines(&idx, &models),
         tipping,
-        wasserstein: wasserstein::wasserstein(anchors, &idx, &models),
+        critical_mass,
+        wasserstein: wasserstein::wasserstein(claims, anchors, &idx, &models),
         convergence: formation::convergence(outcomes),
-        punishment: punishment::punishment(&idx, &models),
+        label_prior: label_prior::label_prior(&idx, &models),
+        recognition: recognition::recognition(&idx, &models, options),
+        punishment: punishment::punishment(&idx, &models, options),
         punishment_effect,
         verdicts,
     }

@@ -54,6 +54,25 @@ pub enum AnchorValue {
     },
     /// An expected direction of a dynamic rather than a number.
     Direction(Direction),
+    /// A quantity whose human value is not on record: the anchor names what would be
+    /// compared (and the margin fixed in advance, if any), but no number exists to compare
+    /// with, so an equivalence test against it says that the value is not on record.
+    Unrecorded,
+}
+
+impl AnchorValue {
+    /// The value in words, as listings write it.
+    pub fn describe(&self) -> String {
+        match self {
+            AnchorValue::Point(x) => format!("{x}"),
+            AnchorValue::Range { low, high } => format!("{low}-{high}"),
+            AnchorValue::Distribution { labels, shares } => {
+                labels.iter().zip(shares).map(|(l, s)| format!("{l}: {s}")).collect::<Vec<_>>().join(", ")
+            }
+            AnchorValue::Direction(d) => format!("{d:?}").to_lowercase(),
+            AnchorValue::Unrecorded => "not on record".into(),
+        }
+    }
 }
 
 /// Evidence tier: meta-analysis or single experiment.
@@ -155,12 +174,22 @@ mod tests {
     #[test]
     fn shipped_anchors_parse_with_provenance() {
         let t = AnchorTable::parse(ANCHORS_RON).expect("parses");
-        assert_eq!(t.anchors.len(), 15);
+        assert_eq!(t.anchors.len(), 16);
         assert!(t.anchors.iter().all(|a| !a.source.is_empty() && !a.evidence.is_empty()));
         let mr = t.anchors.iter().find(|a| a.id == "money-request-distribution").expect("11-20 anchor");
         let AnchorValue::Distribution { shares, .. } = &mr.value else { panic!("distribution") };
         // The published cells 15 and 16 (guarding against the known mis-transcription).
         assert_eq!((shares[4], shares[5]), (0.01, 0.06));
         assert_eq!(shares.iter().cloned().fold(0.0, f64::max), 0.32);
+    }
+
+    #[test]
+    fn the_round_10_anchor_is_explicitly_not_on_record() {
+        // ANCHORS.md gives no number for round 10: the anchor says so rather than inventing one.
+        let t = AnchorTable::parse(ANCHORS_RON).expect("parses");
+        let a = t.get("pgg-round10").expect("round-10 anchor");
+        assert_eq!(a.value, AnchorValue::Unrecorded);
+        assert_eq!(a.value.describe(), "not on record");
+        assert_eq!(a.margin, Some(0.10), "the public-goods margin fixed in advance");
     }
 }

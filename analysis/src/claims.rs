@@ -1,21 +1,64 @@
 //! Claims as data (`assets/claims.ron`).
+//!
+//! Every claim carries its canonical human effect with a sign ([`HumanEffect`]): the side of a
+//! reference on which the human result lies. For a level anchor the reference is the
+//! game-theoretic prediction (ultimatum offers above the subgame-perfect minimum, requests
+//! below the top of the 11–20 range); for a dynamic it is no change; for a rate it is one half.
+//! The ladder reads the effect's sign at baseline (Tier 1) and across the perturbation cells
+//! (Tier 2) from cell means, so that it works in the one-shot games' two-run cells; the claim's
+//! kind says how it matches the anchor, which is what Tier 3 adds.
 
+use std::collections::BTreeSet;
 use std::sync::OnceLock;
 
 use serde::{Deserialize, Serialize};
 
+use crate::anchors::{AnchorTable, AnchorValue};
+
 /// The shipped claim table's text.
 pub const CLAIMS_RON: &str = include_str!("../../assets/claims.ron");
 
-/// How a claim holds.
+/// The canonical human effect of a claim: `sign` × (statistic − `reference`) > 0 where the
+/// human result lies. The statistic is the mean of the effect's metric over a cell's runs (for
+/// an arm contrast, the claim's arm's mean minus the other arm's).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HumanEffect {
+    /// Run-level metric the effect is read from; the claim's own metric when absent.
+    #[serde(default)]
+    pub metric: Option<String>,
+    /// +1: the human result lies above the reference; −1: below it.
+    pub sign: f64,
+    /// The reference: the game-theoretic prediction for a level, 0 for a change, ½ for a rate.
+    pub reference: f64,
+    /// What the reference is, in words (e.g. `the subgame-perfect minimum offer`).
+    pub against: String,
+}
+
+/// One category of a type-share claim: the anchor's label and the run-level metric holding
+/// the share of agents of that type.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TypeShare {
+    /// The anchor distribution's label of the type.
+    pub label: String,
+    /// Run-level metric holding the share of agents of the type.
+    pub metric: String,
+}
+
+/// How a claim matches its anchor (what Tier 3 tests; Tiers 1 and 2 read the human effect).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum ClaimKind {
     /// TOST equivalence with a point anchor at its margin.
     Equivalence {
-        /// Id of the point anchor, which gives the margin.
+        /// Id of the point anchor (or of an anchor whose value is not on record).
         anchor: String,
+        /// The margin, where the paper deposited none for this anchor: Agora's choice, allowed
+        /// only when the anchor has no margin of its own.
+        #[serde(default)]
+        margin: Option<f64>,
     },
-    /// The median run-level effect times `sign` clears `margin`.
+    /// The median run-level effect times `sign` clears `margin` (the directional rule).
     Direction {
         /// Direction of the human effect: +1 for a rise, −1 for a decline.
         sign: f64,
@@ -24,7 +67,8 @@ pub enum ClaimKind {
         /// Id of the direction anchor.
         anchor: String,
     },
-    /// The mean lies in the anchor's range.
+    /// The mean lies in the anchor's range (equivalence with a range: the 90 % interval of
+    /// the mean lies inside it).
     Range {
         /// Id of the range anchor.
         anchor: String,
@@ -43,10 +87,32 @@ pub enum ClaimKind {
         /// Id of the anchor.
         anchor: String,
     },
-    /// The tipping sweep's bracket for the critical mass overlaps the anchor's range.
+    /// The critical mass of the tipping sweep falls inside the anchor's range.
     CriticalMass {
         /// Id of the range anchor for the critical mass.
         anchor: String,
+    },
+    /// The normalised Wasserstein distance between the pooled choice histogram and the
+    /// anchor's distribution: matches when the upper end of its bootstrap interval over runs
+    /// lies below `max_distance`.
+    Distance {
+        /// Id of the distribution anchor.
+        anchor: String,
+        /// Prefix of the run-level metrics holding each run's share of choices per label
+        /// (`choice_` for `choice_11` … `choice_20`).
+        histogram: String,
+        /// Largest distance that matches; the paper states none, so this is Agora's choice.
+        max_distance: f64,
+    },
+    /// Shares of agent types against the anchor's distribution: matches when every listed
+    /// type's share is TOST-equivalent to the anchor's at `margin`.
+    TypeShares {
+        /// Id of the distribution anchor.
+        anchor: String,
+        /// The types compared (labels of the anchor not listed are left out).
+        shares: Vec<TypeShare>,
+        /// Equivalence margin of each share; the paper deposited none, so this is Agora's choice.
+        margin: f64,
     },
 }
 
@@ -54,12 +120,14 @@ impl ClaimKind {
     /// Id of the anchor the claim is tested against.
     pub fn anchor(&self) -> &str {
         match self {
-            ClaimKind::Equivalence { anchor }
+            ClaimKind::Equivalence { anchor, .. }
             | ClaimKind::Direction { anchor, .. }
             | ClaimKind::Range { anchor }
             | ClaimKind::Majority { anchor }
             | ClaimKind::ArmContrast { anchor, .. }
-            | ClaimKind::CriticalMass { anchor } => anchor,
+            | ClaimKind::CriticalMass { anchor }
+            | ClaimKind::Distance { anchor, .. }
+            | ClaimKind::TypeShares { anchor, .. } => anchor,
         }
     }
 }
@@ -78,8 +146,26 @@ pub struct Claim {
     pub arm: String,
     /// Run-level metric the claim is read from.
     pub metric: String,
-    /// How the claim holds.
+    /// The canonical human effect, with its sign.
+    pub effect: HumanEffect,
+    /// How the claim matches its anchor.
     pub kind: ClaimKind,
+}
+
+impl Claim {
+    /// The run-level metric the human effect is read from.
+    pub fn effect_metric(&self) -> &str {
+        self.effect.metric.as_deref().unwrap_or(&self.metric)
+    }
+
+    /// The equivalence margin: the claim's own (Agora's choice) or the anchor's (fixed in
+    /// advance).
+    pub fn margin(&self, anchors: &AnchorTable) -> Option<f64> {
+        match &self.kind {
+            ClaimKind::Equivalence { margin: Some(m), .. } | ClaimKind::TypeShares { margin: m, .. } => Some(*m),
+            _ => anchors.get(self.kind.anchor()).and_then(|a| a.margin),
+        }
+    }
 }
 
 /// The claim table: a format version and the claims.
@@ -92,15 +178,82 @@ pub struct ClaimTable {
     pub claims: Vec<Claim>,
 }
 
-impl ClaimTable {
-    /// Parses a table; every claim must name an anchor of the shipped anchor table.
-    pub fn parse(text: &str) -> Result<ClaimTable, String> {
-        let t: ClaimTable = ron::from_str(text).map_err(|e| e.to_string())?;
-        let anchors = crate::anchors::AnchorTable::shipped();
-        for c in &t.claims {
-            if anchors.get(c.kind.anchor()).is_none() {
-                return Err(format!("claim {}: unknown anchor {}", c.id, c.kind.anchor()));
+/// Why a claim does not fit the shipped anchors.
+fn check(c: &Claim, anchors: &AnchorTable) -> Result<(), String> {
+    let anchor = anchors.get(c.kind.anchor()).ok_or_else(|| format!("unknown anchor {}", c.kind.anchor()))?;
+    if c.effect.sign != 1.0 && c.effect.sign != -1.0 {
+        return Err(format!("effect sign must be +1 or -1, got {}", c.effect.sign));
+    }
+    if !c.effect.reference.is_finite() {
+        return Err("effect reference must be a number".into());
+    }
+    match &c.kind {
+        ClaimKind::Equivalence { margin, .. } => {
+            if !matches!(anchor.value, AnchorValue::Point(_) | AnchorValue::Unrecorded) {
+                return Err(format!("equivalence needs a point anchor, {} is not one", anchor.id));
             }
+            match (margin, anchor.margin) {
+                (Some(_), Some(_)) => {
+                    return Err(format!(
+                        "anchor {} has a margin fixed in advance; the claim may not set one",
+                        anchor.id
+                    ))
+                }
+                (None, None) => return Err(format!("anchor {} has no margin: the claim must give one", anchor.id)),
+                (Some(m), None) if !(*m > 0.0 && m.is_finite()) => return Err(format!("margin {m} must be positive")),
+                _ => {}
+            }
+        }
+        ClaimKind::Direction { sign, .. } | ClaimKind::ArmContrast { sign, .. } => {
+            if *sign != c.effect.sign {
+                return Err(format!("kind sign {sign} differs from the effect's sign {}", c.effect.sign));
+            }
+        }
+        ClaimKind::Range { .. } | ClaimKind::CriticalMass { .. } => {
+            if !matches!(anchor.value, AnchorValue::Range { .. }) {
+                return Err(format!("anchor {} is not a range", anchor.id));
+            }
+        }
+        ClaimKind::Majority { .. } => {}
+        ClaimKind::Distance { max_distance, .. } => {
+            if !matches!(anchor.value, AnchorValue::Distribution { .. }) {
+                return Err(format!("anchor {} is not a distribution", anchor.id));
+            }
+            if !(*max_distance > 0.0 && *max_distance <= 1.0) {
+                return Err(format!("max_distance {max_distance} must lie in (0, 1]"));
+            }
+        }
+        ClaimKind::TypeShares { shares, margin, .. } => {
+            let AnchorValue::Distribution { labels, .. } = &anchor.value else {
+                return Err(format!("anchor {} is not a distribution", anchor.id));
+            };
+            if shares.is_empty() {
+                return Err("no type shares listed".into());
+            }
+            if let Some(s) = shares.iter().find(|s| !labels.contains(&s.label)) {
+                return Err(format!("anchor {} has no type `{}`", anchor.id, s.label));
+            }
+            if !(*margin > 0.0 && margin.is_finite()) {
+                return Err(format!("margin {margin} must be positive"));
+            }
+        }
+    }
+    Ok(())
+}
+
+impl ClaimTable {
+    /// Parses a table; every claim must name an anchor of the shipped anchor table that fits
+    /// its kind, carry a human effect of sign ±1, and have a unique id.
+    pub fn parse(text: &str) -> Result<ClaimTable, String> {
+        let opts = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
+        let t: ClaimTable = opts.from_str(text).map_err(|e| e.to_string())?;
+        let anchors = AnchorTable::shipped();
+        let mut ids = BTreeSet::new();
+        for c in &t.claims {
+            if !ids.insert(c.id.as_str()) {
+                return Err(format!("claim {}: duplicate id", c.id));
+            }
+            check(c, anchors).map_err(|e| format!("claim {}: {e}", c.id))?;
         }
         Ok(t)
     }
@@ -114,9 +267,78 @@ impl ClaimTable {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    fn shipped(id: &str) -> Claim {
+        ClaimTable::parse(CLAIMS_RON).expect("parses").claims.into_iter().find(|c| c.id == id).expect(id)
+    }
+
     #[test]
     fn shipped_claims_parse_and_name_known_anchors() {
-        let t = super::ClaimTable::parse(super::CLAIMS_RON).expect("parses");
-        assert!(t.claims.len() >= 10);
+        let t = ClaimTable::parse(CLAIMS_RON).expect("parses");
+        assert!(t.claims.len() >= 17);
+    }
+
+    #[test]
+    fn every_level_claim_carries_the_side_of_the_prediction_where_humans_lie() {
+        // (claim, effect metric, sign, reference)
+        for (id, metric, sign, reference) in [
+            ("ultimatum-offer", "offer", 1.0, 0.0),
+            ("dictator-giving", "giving", 1.0, 0.0),
+            ("trust-sent", "sent", 1.0, 0.0),
+            ("trust-returned", "returned", 1.0, 0.0),
+            ("money-request-distance", "request_below_top", 1.0, 0.0),
+            ("ultimatum-rejection", "rejection", 1.0, 0.0),
+            ("pgg-round1-human", "contribution_r1", 1.0, 0.0),
+            ("pgg-round10-human", "contribution_r10", 1.0, 0.0),
+            ("pgg-decline", "contribution_change", -1.0, 0.0),
+            ("pd-endgame", "defection_endgame_rise", 1.0, 0.0),
+            ("convention-forms", "convention", 1.0, 0.5),
+        ] {
+            let c = shipped(id);
+            assert_eq!((c.effect_metric(), c.effect.sign, c.effect.reference), (metric, sign, reference), "{id}");
+        }
+    }
+
+    #[test]
+    fn the_new_claims_have_their_kinds_and_agoras_margins() {
+        let a = AnchorTable::shipped();
+        let c = shipped("pgg-round10-human");
+        assert_eq!((c.metric.as_str(), c.kind.anchor(), c.margin(a)), ("contribution_r10", "pgg-round10", Some(0.10)));
+        let c = shipped("pd-endgame");
+        assert_eq!(c.kind, ClaimKind::Direction { sign: 1.0, margin: 0.10, anchor: "pd-decline".into() });
+        assert_eq!(c.metric, "defection_endgame_rise");
+        let c = shipped("cc-slope");
+        assert_eq!((c.metric.as_str(), c.margin(a)), ("cc_slope", Some(0.10)));
+        let c = shipped("ultimatum-rejection");
+        assert_eq!((c.metric.as_str(), c.margin(a)), ("rejection", Some(0.05)));
+        let c = shipped("money-request-distance");
+        assert!(matches!(c.kind, ClaimKind::Distance { max_distance, .. } if max_distance == 0.10));
+        let c = shipped("cc-types");
+        let ClaimKind::TypeShares { shares, margin, .. } = &c.kind else { panic!("type shares") };
+        assert_eq!(*margin, 0.10);
+        let metrics: Vec<&str> = shares.iter().map(|s| s.metric.as_str()).collect();
+        assert_eq!(metrics, ["cc_conditional_share", "cc_free_rider_share"]);
+        assert!(shares.iter().all(|s| s.label != "hump-shaped"), "not identifiable in play");
+    }
+
+    #[test]
+    fn a_claim_may_not_override_a_margin_fixed_in_advance_nor_omit_a_missing_one() {
+        let base = |kind: &str| {
+            format!(
+                "ClaimTable(version: 1, claims: [Claim(id: \"x\", text: \"t\", environment: \"bargaining\", \
+                 arm: \"ultimatum\", metric: \"offer\", effect: HumanEffect(sign: 1.0, reference: 0.0, against: \"a\"), \
+                 kind: {kind})])"
+            )
+        };
+        let e =
+            ClaimTable::parse(&base("Equivalence(anchor: \"ultimatum-offer\", margin: 0.2)")).expect_err("override");
+        assert!(e.contains("fixed in advance"), "{e}");
+        let e = ClaimTable::parse(&base("Equivalence(anchor: \"ultimatum-rejection\")")).expect_err("no margin");
+        assert!(e.contains("must give one"), "{e}");
+        assert!(ClaimTable::parse(&base("Equivalence(anchor: \"ultimatum-rejection\", margin: 0.05)")).is_ok());
+        let e = ClaimTable::parse(&base("Distance(anchor: \"ultimatum-offer\", histogram: \"c_\", max_distance: 0.1)"))
+            .expect_err("not a distribution");
+        assert!(e.contains("not a distribution"), "{e}");
     }
 }

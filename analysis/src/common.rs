@@ -17,6 +17,45 @@ pub const PRIMARY: [(&str, &str, &str); 7] = [
     ("naming-game", "baseline", "convention"),
 ];
 
+/// Family of the classical rosters. Classical rosters are graded in a family of their own, never
+/// counted as model families, and kept out of cross-model statistics unless asked for.
+pub const CLASSICAL: &str = "classical";
+
+/// Runs an entry needs to be reported as a value: every table entry resting on fewer is absent.
+pub const MIN_RUNS: usize = 3;
+
+/// Runs a cell needs for the sign of the human effect to be read from its mean. Sign stability
+/// is descriptive and works in the one-shot games' two-run cells; every reported value (cell
+/// means in Δmax included) still needs [`MIN_RUNS`].
+pub const SIGN_MIN_RUNS: usize = 2;
+
+/// The perturbation levels of the paper: S, Δmax, the perturbation family of tests and Tier 2
+/// range over these only (never over presentation or contamination cells).
+pub const LEVELS: [&str; 2] = ["representation", "design"];
+
+/// Level of seed 000's presentation checks: an opt-in family of its own, reported apart.
+pub const PRESENTATION: &str = "presentation";
+
+/// Level of the contamination probes (priming, recognition probe).
+pub const CONTAMINATION: &str = "contamination";
+
+/// The recognition probe's cell: its runs are not behavioural runs and enter no behavioural
+/// family, table or grade.
+pub const PROBE_CELL: &str = "recognition-probe";
+
+/// Options of the analysis.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Options {
+    /// Whether classical rosters enter the cross-model statistics (I², the between-model SD,
+    /// Spearman's ρ across models); off by default.
+    pub classical_in_cross_model: bool,
+}
+
+/// Whether a family is the classical rosters'.
+pub(crate) fn is_classical(family: &str) -> bool {
+    family == CLASSICAL
+}
+
 /// The finite values of `metric` over `runs`.
 pub(crate) fn values(runs: &[&RunOutcome], metric: &str) -> Vec<f64> {
     runs.iter().filter_map(|r| r.metrics.get(metric).copied()).filter(|v| v.is_finite()).collect()
@@ -69,6 +108,16 @@ impl<'a> Index<'a> {
             m.insert((r.roster.clone(), r.family.clone()));
         }
         m.into_iter().collect()
+    }
+
+    /// The (cell, level) pairs of one level run by the model in the arm under C0.
+    pub(crate) fn cells_at(&self, model: &str, env: &str, arm: &str, level: &str) -> Vec<String> {
+        self.cells(model, env, arm).into_iter().filter(|(_, l)| l == level).map(|(c, _)| c).collect()
+    }
+
+    /// Every run of the store (in run-key order).
+    pub(crate) fn all(&self) -> &[&'a RunOutcome] {
+        &self.runs
     }
 
     /// The (cell, level) pairs other than the baseline run by the model in the arm under C0.

@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::common::{mean, values, Index};
+use crate::common::{mean, values, Index, MIN_RUNS};
 
 /// The decision share consistent with the divergent (C3) payoffs, per environment arm.
 const DIVERGENT: [(&str, &str, &str, &str); 6] = [
@@ -53,9 +53,10 @@ pub struct DivergentRow {
     pub rule: String,
     /// C3 runs at the baseline cell with the metric.
     pub runs: usize,
-    /// Mean share v of decisions consistent with the altered payoffs.
-    pub v: f64,
-    /// `follows the payoffs` (v ≥ 0.70), `follows the script` (v ≤ 0.30) or `mixed`.
+    /// Mean share v of decisions consistent with the altered payoffs; absent below three runs.
+    pub v: Option<f64>,
+    /// `follows the payoffs` (v ≥ 0.70), `follows the script` (v ≤ 0.30), `mixed`, or
+    /// `absent (n < 3)`.
     pub classification: String,
 }
 
@@ -71,6 +72,7 @@ pub(crate) fn divergent(idx: &Index, models: &[(String, String)]) -> Vec<Diverge
                 values(&runs, metric)
             };
             let Some(m) = mean(&v) else { continue };
+            let m = (v.len() >= MIN_RUNS).then_some(m);
             divergent.push(DivergentRow {
                 model: model.clone(),
                 environment: env.into(),
@@ -78,7 +80,7 @@ pub(crate) fn divergent(idx: &Index, models: &[(String, String)]) -> Vec<Diverge
                 rule: rule.into(),
                 runs: v.len(),
                 v: m,
-                classification: classify(m).into(),
+                classification: m.map_or("absent (n < 3)", classify).into(),
             });
         }
     }
@@ -93,5 +95,24 @@ fn classify(v: f64) -> &'static str {
         "follows the script"
     } else {
         "mixed"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{runs, Place};
+
+    #[test]
+    fn fewer_than_three_c3_runs_are_absent() {
+        let mut out = Vec::new();
+        let c3 = |m| Place::new(m, "f", "prisoners-dilemma", "baseline", "baseline", "baseline", "C3");
+        runs(&mut out, c3("thin"), "cooperation", &[1.0, 1.0]);
+        runs(&mut out, c3("full"), "cooperation", &[1.0, 0.5, 0.75]);
+        let idx = Index::new(&out);
+        let rows = divergent(&idx, &idx.models());
+        let got: Vec<(&str, Option<f64>, &str)> =
+            rows.iter().map(|r| (r.model.as_str(), r.v, r.classification.as_str())).collect();
+        assert_eq!(got, [("full", Some(0.75), "follows the payoffs"), ("thin", None, "absent (n < 3)")]);
     }
 }

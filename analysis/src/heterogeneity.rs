@@ -1,8 +1,11 @@
-//! Between-model heterogeneity of the baseline means of each primary outcome.
+//! Between-model heterogeneity of the baseline means of each primary outcome: I² where the
+//! paper reports it (the primary outcomes), beside the between-model SD. Cross-model: the
+//! classical rosters are kept out unless asked for, and a model enters with at least three
+//! baseline runs.
 
 use serde::Serialize;
 
-use crate::common::{mean, values, Index, PRIMARY};
+use crate::common::{is_classical, mean, values, Index, Options, MIN_RUNS, PRIMARY};
 use crate::stats;
 
 /// Between-model heterogeneity of one primary outcome's baseline means.
@@ -14,7 +17,7 @@ pub struct HeterogeneityRow {
     pub arm: String,
     /// Metric of the primary outcome.
     pub metric: String,
-    /// Models with at least two baseline runs.
+    /// Models with at least three baseline runs.
     pub models: usize,
     /// (model, mean of its baseline runs).
     pub means: Vec<(String, f64)>,
@@ -26,16 +29,27 @@ pub struct HeterogeneityRow {
     pub note: String,
 }
 
-/// One row per primary outcome run at baseline by a model with at least two runs.
-pub(crate) fn heterogeneity(idx: &Index, models: &[(String, String)]) -> Vec<HeterogeneityRow> {
+/// One row per primary outcome run at baseline by some roster: the models with at least three
+/// runs (the classical rosters too when `options` asks for them).
+pub(crate) fn heterogeneity(idx: &Index, models: &[(String, String)], options: &Options) -> Vec<HeterogeneityRow> {
     let mut heterogeneity = Vec::new();
     for (env, arm, metric) in PRIMARY {
         let mut means = Vec::new();
         let mut vars = Vec::new();
         let mut zero = Vec::new();
-        for (model, _) in models {
+        let (mut ran, mut kept_out, mut thin) = (false, 0usize, 0usize);
+        for (model, family) in models {
             let v = values(&idx.select(model, env, arm, "baseline", "C0"), metric);
-            if v.len() < 2 {
+            if v.is_empty() {
+                continue;
+            }
+            ran = true;
+            if is_classical(family) && !options.classical_in_cross_model {
+                kept_out += 1;
+                continue;
+            }
+            if v.len() < MIN_RUNS {
+                thin += 1;
                 continue;
             }
             let m = mean(&v).unwrap_or(0.0);
@@ -47,7 +61,25 @@ pub(crate) fn heterogeneity(idx: &Index, models: &[(String, String)]) -> Vec<Het
                 zero.push(model.clone());
             }
         }
+        if !ran {
+            continue;
+        }
+        let mut aside = Vec::new();
+        if kept_out > 0 {
+            aside.push(format!("{kept_out} classical roster(s) kept out of cross-model statistics"));
+        }
+        if thin > 0 {
+            aside.push(format!("{thin} model(s) with fewer than {MIN_RUNS} runs absent"));
+        }
+        let aside = if aside.is_empty() { String::new() } else { format!(" ({})", aside.join("; ")) };
         if means.is_empty() {
+            heterogeneity.push(HeterogeneityRow {
+                environment: env.into(),
+                arm: arm.into(),
+                metric: metric.into(),
+                note: format!("no model to compare{aside}"),
+                ..HeterogeneityRow::default()
+            });
             continue;
         }
         let ms: Vec<f64> = means.iter().map(|m| m.1).collect();
@@ -62,7 +94,7 @@ pub(crate) fn heterogeneity(idx: &Index, models: &[(String, String)]) -> Vec<Het
             format!("I² undefined: constant runs in {}", zero.join(", "))
         } else {
             "I² saturates whenever model means differ and within-model variance is small; read the SD".into()
-        };
+        } + &aside;
         heterogeneity.push(HeterogeneityRow {
             environment: env.into(),
             arm: arm.into(),
@@ -75,4 +107,38 @@ pub(crate) fn heterogeneity(idx: &Index, models: &[(String, String)]) -> Vec<Het
         });
     }
     heterogeneity
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{runs, Place};
+
+    fn outcomes() -> Vec<crate::RunOutcome> {
+        let mut out = Vec::new();
+        let pd = |m, f| Place::base(m, f, "prisoners-dilemma", "baseline");
+        runs(&mut out, pd("a", "fa"), "cooperation", &[0.1, 0.2, 0.3]);
+        runs(&mut out, pd("b", "fb"), "cooperation", &[0.5, 0.6, 0.7]);
+        runs(&mut out, pd("thin", "fc"), "cooperation", &[0.9, 0.9]);
+        runs(&mut out, pd("tft", "classical"), "cooperation", &[0.9, 0.95, 1.0]);
+        out
+    }
+
+    #[test]
+    fn classical_rosters_and_thin_models_stay_out_unless_asked_for() {
+        let out = outcomes();
+        let idx = Index::new(&out);
+        let rows = heterogeneity(&idx, &idx.models(), &Options::default());
+        assert_eq!(rows.len(), 1);
+        let names: Vec<&str> = rows[0].means.iter().map(|m| m.0.as_str()).collect();
+        assert_eq!(names, ["a", "b"]);
+        assert!(rows[0].i2.is_some() && rows[0].sd_between.is_some());
+        assert!(rows[0].note.ends_with(
+            "(1 classical roster(s) kept out of cross-model statistics; 1 model(s) with fewer than 3 runs absent)"
+        ));
+        let with = Options { classical_in_cross_model: true };
+        let rows = heterogeneity(&idx, &idx.models(), &with);
+        let names: Vec<&str> = rows[0].means.iter().map(|m| m.0.as_str()).collect();
+        assert_eq!(names, ["a", "b", "tft"]);
+    }
 }

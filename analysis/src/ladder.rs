@@ -1,13 +1,22 @@
-//! The certification ladder: one verdict per claim.
+//! The certification ladder: one verdict per claim, as the paper defines it.
 //!
-//! - Tier 1 (exploratory): the claim holds at baseline in at least one model (for an arm
-//!   contrast, the punishment contrast is significant after Holm in the human direction; for a
-//!   critical mass, a tipping sweep's bracket overlaps the human range).
-//! - Tier 2 (robust): in at least three model families, a model where it holds keeps the human
-//!   sign (or keeps holding) in at least 80 % of the cells at both perturbation levels, and is
-//!   not reversed under the divergent payoffs (C3).
-//! - Tier 3 (transferable): equivalence with a point anchor and a transcript audit consistent
-//!   with the human mechanism; no audit exists yet, so no claim reaches it.
+//! - Tier 1 (exploratory): the claim holds at baseline in at least one model: its canonical
+//!   human effect lies on the human side at the canonical baseline (a direction claim: the
+//!   directional rule, the median run-level effect clearing the margin; a majority claim: more
+//!   than half the runs; an arm contrast: significant after Holm in the human direction; a
+//!   critical mass: inside the human bracket). Every baseline resting on fewer than three runs
+//!   is absent.
+//! - Tier 2 (robust): additionally, in at least three model families, a model where it holds
+//!   keeps the human effect's sign in at least 80 % of the baseline and the cells of BOTH
+//!   levels (representation and design; the sign read from cell means, in every cell with at
+//!   least two runs), and is not reversed under the divergent payoffs (C3). The same rule for
+//!   every claim kind: the anchor match is not re-tested per cell.
+//! - Tier 3 (transferable): additionally, equivalence with the anchor on the claim's outcome
+//!   in a robust model, and a transcript audit consistent with the human mechanism. Agora has
+//!   no transcript audit yet, so the verdict names it as missing.
+//!
+//! Classical rosters are not models: they are graded apart, in a family of their own (one
+//! family suffices there), and never counted towards the three model families.
 //!
 //! A verdict names the first condition of the next tier that is not met.
 
@@ -17,20 +26,49 @@ use serde::Serialize;
 
 use crate::anchors::{AnchorTable, AnchorValue};
 use crate::claims::{Claim, ClaimKind};
-use crate::common::{fmt, mean, median, values, Index};
+use crate::common::{fmt, is_classical, mean, median, values, Index, LEVELS, MIN_RUNS, SIGN_MIN_RUNS};
 use crate::contrasts::ContrastRow;
-use crate::outcomes::RunOutcome;
-use crate::perturbation::{sign_kept, LEVELS};
-use crate::stats;
-use crate::summary::TippingCurve;
+use crate::effect::{cell_effect, reversed};
+use crate::equivalence::{tost_match, Match};
+use crate::perturbation::level_summary;
+use crate::tipping::CriticalMassRow;
 
 /// The name of each tier, by number.
 pub const TIER_NAMES: [&str; 4] = ["not exploratory", "Tier 1 exploratory", "Tier 2 robust", "Tier 3 transferable"];
 
-/// Sign stability a level's cells need for Tier 2.
-const STABLE: f64 = 0.8;
+/// Sign stability each level needs for Tier 2.
+pub const STABLE: f64 = 0.8;
 /// Model families a claim must be robust in for Tier 2.
-const FAMILIES_NEEDED: usize = 3;
+pub const FAMILIES_NEEDED: usize = 3;
+
+/// The Tier 3 condition no claim meets while Agora has no transcript audit.
+pub const AUDIT_MISSING: &str =
+    "transcript audit consistent with the human mechanism: missing (Agora has no transcript audit yet)";
+
+/// A transcript audit's finding on a claim: whether the transcripts show the mechanism recorded
+/// in the human experiment. Agora runs no audit yet; the ladder takes findings as input.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AuditFinding {
+    /// Id of the claim audited.
+    pub claim: String,
+    /// Whether the transcripts are consistent with the human mechanism.
+    pub consistent: bool,
+    /// What the audit found, in words.
+    pub note: String,
+}
+
+/// One set of rosters graded on the ladder.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Grade {
+    /// 0: not even exploratory; 1 exploratory; 2 robust; 3 transferable.
+    pub tier: u8,
+    /// Name of the tier reached.
+    pub tier_name: String,
+    /// Lines of evidence gathered on the way up the ladder.
+    pub evidence: Vec<String>,
+    /// The first condition of the next tier that is not met.
+    pub first_unmet: Option<String>,
+}
 
 /// The ladder's verdict on one claim.
 #[derive(Clone, Debug, Serialize)]
@@ -39,7 +77,7 @@ pub struct Verdict {
     pub claim: String,
     /// The claim in words.
     pub text: String,
-    /// 0: not even exploratory; 1 exploratory; 2 robust; 3 transferable.
+    /// 0: not even exploratory; 1 exploratory; 2 robust; 3 transferable (the models' grade).
     pub tier: u8,
     /// Name of the tier reached.
     pub tier_name: String,
@@ -47,146 +85,187 @@ pub struct Verdict {
     pub evidence: Vec<String>,
     /// The first condition of the next tier that is not met.
     pub first_unmet: Option<String>,
+    /// The classical rosters, graded apart in a family of their own; absent when none ran the
+    /// claim's arm.
+    pub classical: Option<Grade>,
 }
 
-fn verdict(claim: &Claim, tier: u8, evidence: Vec<String>, unmet: Option<String>) -> Verdict {
-    Verdict {
-        claim: claim.id.clone(),
-        text: claim.text.clone(),
-        tier,
-        tier_name: TIER_NAMES[tier as usize].into(),
-        evidence,
-        first_unmet: unmet,
-    }
+/// What the ladder reads besides the runs.
+pub(crate) struct Inputs<'a> {
+    pub idx: &'a Index<'a>,
+    pub models: &'a [(String, String)],
+    pub contrasts: &'a [ContrastRow],
+    pub critical_mass: &'a [CriticalMassRow],
+    pub anchors: &'a AnchorTable,
+    pub audits: &'a [AuditFinding],
 }
 
-/// Does a claim hold for these runs? `None` when it cannot be evaluated (too few runs, no metric).
-fn holds(claim: &Claim, runs: &[&RunOutcome], anchors: &AnchorTable) -> Option<bool> {
-    let v = values(runs, &claim.metric);
-    if v.is_empty() {
-        return None;
-    }
-    let anchor = anchors.get(claim.kind.anchor())?;
-    match &claim.kind {
-        ClaimKind::Equivalence { .. } => {
-            let (AnchorValue::Point(theta), Some(margin)) = (&anchor.value, anchor.margin) else { return None };
-            stats::tost(&v, *theta, margin, 0.05).ok().map(|t| t.equivalent)
-        }
-        ClaimKind::Direction { sign, margin, .. } => median(&v).map(|m| m * sign >= *margin),
-        ClaimKind::Range { .. } => {
-            let AnchorValue::Range { low, high } = anchor.value else { return None };
-            mean(&v).map(|m| m >= low && m <= high)
-        }
-        ClaimKind::Majority { .. } => mean(&v).map(|m| m > 0.5),
-        ClaimKind::ArmContrast { .. } | ClaimKind::CriticalMass { .. } => None,
-    }
+/// The rosters graded together: the models (three families needed) or the classical rosters
+/// (their own family).
+struct Rosters<'a> {
+    list: Vec<&'a (String, String)>,
+    families_needed: usize,
+    /// `model` or `classical roster`, as the evidence names them.
+    noun: &'static str,
 }
 
-/// Whether the claim's direction is reversed in these runs (divergent payoffs).
-fn reversed(claim: &Claim, runs: &[&RunOutcome]) -> Option<bool> {
-    let v = values(runs, &claim.metric);
-    match &claim.kind {
-        ClaimKind::Direction { sign, margin, .. } => median(&v).map(|m| m * sign <= -margin),
-        ClaimKind::Majority { .. } => mean(&v).map(|m| m < 0.5),
-        _ => None,
-    }
+fn grade_of(tier: u8, evidence: Vec<String>, unmet: Option<String>) -> Grade {
+    Grade { tier, tier_name: TIER_NAMES[tier as usize].into(), evidence, first_unmet: unmet }
 }
 
 /// Grades one claim on the ladder.
-pub(crate) fn ladder(
-    claim: &Claim,
-    idx: &Index,
-    models: &[(String, String)],
-    contrasts: &[ContrastRow],
-    curves: &[TippingCurve],
-    anchors: &AnchorTable,
-) -> Verdict {
-    let mut evidence = Vec::new();
-    // Tier 1: holds at baseline in at least one model.
-    let holding = match &claim.kind {
-        ClaimKind::CriticalMass { anchor } => {
-            let Some(AnchorValue::Range { low, high }) = anchors.get(anchor).map(|a| a.value.clone()) else {
-                return verdict(claim, 0, evidence, Some("anchor has no range".into()));
-            };
-            bracket_overlaps(low, high, curves, &mut evidence)
-        }
-        ClaimKind::ArmContrast { sign, .. } => contrast_significant(*sign, models, contrasts, &mut evidence),
-        _ => holds_at_baseline(claim, idx, models, anchors, &mut evidence),
-    };
-    if evidence.is_empty() {
-        let unmet = format!("no runs of {} / {} in the store", claim.environment, claim.arm);
-        return verdict(claim, 0, evidence, Some(unmet));
+pub(crate) fn ladder(claim: &Claim, inputs: &Inputs) -> Verdict {
+    let (classical, models): (Vec<_>, Vec<_>) = inputs.models.iter().partition(|(_, f)| is_classical(f));
+    let g = grade(claim, inputs, &Rosters { list: models, families_needed: FAMILIES_NEEDED, noun: "model" });
+    let c = (!classical.is_empty())
+        .then(|| grade(claim, inputs, &Rosters { list: classical, families_needed: 1, noun: "classical roster" }))
+        .filter(|c| !c.evidence.is_empty());
+    Verdict {
+        claim: claim.id.clone(),
+        text: claim.text.clone(),
+        tier: g.tier,
+        tier_name: g.tier_name,
+        evidence: g.evidence,
+        first_unmet: g.first_unmet,
+        classical: c,
     }
-    if holding.is_empty() {
-        let unmet = match &claim.kind {
-            ClaimKind::CriticalMass { .. } => "the tipping bracket overlaps the human critical mass in no model",
-            ClaimKind::ArmContrast { .. } => {
-                "the contrast is significant in the human direction (after Holm) in no model"
-            }
-            _ => "holds at baseline in no model",
-        };
-        return verdict(claim, 0, evidence, Some(unmet.into()));
-    }
-    // Tier 2: sign stability >= 0.8 across cells at both levels in >= 3 families, not reversed
-    // under C3.
-    let (stable_families, first_gap) = robust_families(claim, idx, anchors, &holding, &mut evidence);
-    if stable_families.len() < FAMILIES_NEEDED {
-        let unmet = first_gap.unwrap_or_else(|| {
-            format!(
-                "robust in {} model famil{} ({}); three are needed",
-                stable_families.len(),
-                if stable_families.len() == 1 { "y" } else { "ies" },
-                stable_families.iter().cloned().collect::<Vec<_>>().join(", ")
-            )
-        });
-        return verdict(claim, 1, evidence, Some(unmet));
-    }
-    // Tier 3: equivalence with the anchor, and a transcript audit consistent with the human
-    // mechanism.
-    if !matches!(claim.kind, ClaimKind::Equivalence { .. }) {
-        let unmet = "equivalence with a point anchor: this claim's anchor is a direction or a range";
-        return verdict(claim, 2, evidence, Some(unmet.into()));
-    }
-    let unmet = "transcript audit consistent with the human mechanism: no audit has been run";
-    verdict(claim, 2, evidence, Some(unmet.into()))
 }
 
-/// Tier 1 of a critical-mass claim: the rosters whose tipping bracket (largest fraction held,
-/// smallest overturning) overlaps the human range `low`–`high`; one line of evidence per curve.
-fn bracket_overlaps(low: f64, high: f64, curves: &[TippingCurve], evidence: &mut Vec<String>) -> Vec<(String, String)> {
-    let mut holding = Vec::new();
-    for c in curves {
-        let line = match (c.largest_failure, c.critical) {
-            (Some(f), Some(s)) => {
-                let hit = s >= low && f <= high;
-                if hit {
-                    holding.push((c.roster.clone(), "classical".into()));
+/// Grades one set of rosters.
+fn grade(claim: &Claim, inputs: &Inputs, rosters: &Rosters) -> Grade {
+    let mut evidence = Vec::new();
+    // Tier 1: holds at baseline in at least one roster.
+    let holding = match &claim.kind {
+        ClaimKind::CriticalMass { .. } => inside_bracket(claim, rosters, inputs.critical_mass, &mut evidence),
+        ClaimKind::ArmContrast { sign, .. } => contrast_significant(claim, *sign, rosters, inputs, &mut evidence),
+        _ => holds_at_baseline(claim, inputs.idx, rosters, &mut evidence),
+    };
+    if holding.is_empty() {
+        let unmet = if evidence.is_empty() {
+            absent_reason(claim, inputs.idx, rosters)
+        } else {
+            match &claim.kind {
+                ClaimKind::CriticalMass { .. } => {
+                    format!("the critical mass falls inside the human bracket in no {}", rosters.noun)
                 }
+                ClaimKind::ArmContrast { .. } => {
+                    format!("the contrast is significant in the human direction (after Holm) in no {}", rosters.noun)
+                }
+                _ => format!("holds at baseline in no {}", rosters.noun),
+            }
+        };
+        return grade_of(0, evidence, Some(unmet));
+    }
+    // Tier 2: sign stability >= 0.8 at both levels and not reversed under C3, in enough families.
+    let (robust, first_gap) = robust(claim, inputs.idx, &holding, &mut evidence);
+    let families: BTreeSet<&str> = robust.iter().map(|(_, f)| f.as_str()).collect();
+    if families.len() < rosters.families_needed {
+        let unmet = match (&first_gap, families.is_empty()) {
+            (Some(gap), true) => gap.clone(),
+            _ => {
+                let list = families.iter().copied().collect::<Vec<_>>().join(", ");
+                let gap = first_gap.map(|g| format!("; first gap: {g}")).unwrap_or_default();
                 format!(
-                    "{}: held at {f:.3}, overturned from {s:.3} (human {low}-{high}){}",
-                    c.roster,
-                    if hit { ": overlaps" } else { "" }
+                    "robust in {} model famil{} ({list}); three are needed{gap}",
+                    families.len(),
+                    if families.len() == 1 { "y" } else { "ies" }
                 )
             }
-            (None, Some(s)) => format!("{}: overturned already at the smallest fraction tested, {s:.3}", c.roster),
-            _ => format!("{}: never overturned in the fractions tested", c.roster),
         };
-        evidence.push(line);
+        return grade_of(1, evidence, Some(unmet));
+    }
+    // Tier 3: equivalence with the anchor in a robust roster, and a consistent transcript audit.
+    if let Err(unmet) = matches_anchor(claim, inputs, &robust, rosters.noun, &mut evidence) {
+        return grade_of(2, evidence, Some(unmet));
+    }
+    match inputs.audits.iter().find(|a| a.claim == claim.id) {
+        None => grade_of(2, evidence, Some(AUDIT_MISSING.into())),
+        Some(a) if !a.consistent => grade_of(
+            2,
+            evidence,
+            Some(format!(
+                "transcript audit consistent with the human mechanism: the audit found it inconsistent ({})",
+                a.note
+            )),
+        ),
+        Some(a) => {
+            evidence.push(format!("transcript audit consistent with the human mechanism: {}", a.note));
+            grade_of(3, evidence, None)
+        }
+    }
+}
+
+/// Why no roster could be graded at Tier 1: no runs of the arm, or no run recording the metric.
+fn absent_reason(claim: &Claim, idx: &Index, rosters: &Rosters) -> String {
+    let ran = idx.all().iter().any(|r| {
+        r.environment == claim.environment && r.arm == claim.arm && rosters.list.iter().any(|(m, _)| *m == r.roster)
+    });
+    let whose = if rosters.noun == "model" { "model " } else { "classical " };
+    if !ran {
+        return format!("no {whose}runs of {} / {} in the store", claim.environment, claim.arm);
+    }
+    match &claim.kind {
+        ClaimKind::CriticalMass { .. } => "absent: no tipping sweep of this arm".into(),
+        _ => format!(
+            "absent: no {whose}run of {} / {} records `{}`",
+            claim.environment,
+            claim.arm,
+            claim.effect_metric()
+        ),
+    }
+}
+
+/// Tier 1 of a critical-mass claim: the rosters whose critical mass in the claim's arm falls
+/// inside the human bracket; one line of evidence per curve.
+fn inside_bracket(
+    claim: &Claim,
+    rosters: &Rosters,
+    rows: &[CriticalMassRow],
+    evidence: &mut Vec<String>,
+) -> Vec<(String, String)> {
+    let mut holding = Vec::new();
+    let mine: Vec<&CriticalMassRow> = rows
+        .iter()
+        .filter(|r| r.scope == "model" && r.arm == claim.arm && rosters.list.iter().any(|(m, _)| *m == r.name))
+        .collect();
+    for r in &mine {
+        // A roster swept in several blocks names the block.
+        let name = if mine.iter().filter(|o| o.name == r.name).count() > 1 {
+            format!("{} ({})", r.name, r.block)
+        } else {
+            r.name.clone()
+        };
+        let line = match (r.largest_failure, r.critical) {
+            (_, None) => format!("{name}: {}", r.status),
+            (Some(f), Some(c)) => format!("{name}: held at {f:.3}, overturned from {c:.3}"),
+            (None, Some(c)) => format!("{name}: overturned already at the smallest fraction tested, {c:.3}"),
+        };
+        let inside = r.inside == Some(true);
+        let bracket = format!(" (human {}-{}){}", r.human_low, r.human_high, if inside { ": inside" } else { "" });
+        evidence.push(if r.critical.is_some() { line + &bracket } else { line });
+        if inside {
+            holding.push((r.name.clone(), r.family.clone()));
+        }
     }
     holding
 }
 
-/// Tier 1 of an arm contrast: the models whose punishment contrast is significant after Holm
-/// with a difference of sign `sign`; one line of evidence per contrast.
+/// Tier 1 of an arm contrast: the rosters whose contrast (family `punishment`) is significant
+/// after Holm with a difference of sign `sign`; one line of evidence per contrast.
 fn contrast_significant(
+    claim: &Claim,
     sign: f64,
-    models: &[(String, String)],
-    contrasts: &[ContrastRow],
+    rosters: &Rosters,
+    inputs: &Inputs,
     evidence: &mut Vec<String>,
 ) -> Vec<(String, String)> {
     let mut holding = Vec::new();
-    for c in contrasts.iter().filter(|c| c.family_of_tests == "punishment") {
-        let ok = c.significant && c.delta.is_some_and(|d| d * sign > 0.0);
+    for c in inputs.contrasts.iter().filter(|c| {
+        c.family_of_tests == "punishment"
+            && c.arm == claim.arm
+            && c.metric == claim.metric
+            && rosters.list.iter().any(|(m, _)| *m == c.model)
+    }) {
         evidence.push(format!(
             "{}: Δ = {}, Cliff's δ = {}, Holm p = {}{}",
             c.model,
@@ -195,200 +274,291 @@ fn contrast_significant(
             fmt(c.p_holm),
             c.excluded.as_ref().map(|e| format!(" (excluded: {e})")).unwrap_or_default()
         ));
-        if ok {
-            let fam = models.iter().find(|m| m.0 == c.model).map(|m| m.1.clone()).unwrap_or_default();
-            holding.push((c.model.clone(), fam));
+        if c.significant && c.delta.is_some_and(|d| d * sign > 0.0) {
+            holding.push((c.model.clone(), c.model_family.clone()));
         }
     }
     holding
 }
 
-/// Tier 1 of every other claim: the models in which it holds at the canonical baseline; one
-/// line of evidence per model where it can be evaluated.
+/// Tier 1 of every other claim: the rosters in which the human effect holds at the canonical
+/// baseline; one line of evidence per roster whose baseline records the effect's metric.
 fn holds_at_baseline(
     claim: &Claim,
     idx: &Index,
-    models: &[(String, String)],
-    anchors: &AnchorTable,
+    rosters: &Rosters,
     evidence: &mut Vec<String>,
 ) -> Vec<(String, String)> {
     let mut holding = Vec::new();
-    for (model, family) in models {
-        let runs = idx.select(model, &claim.environment, &claim.arm, "baseline", "C0");
-        match holds(claim, &runs, anchors) {
-            Some(true) => {
-                holding.push((model.clone(), family.clone()));
-                evidence.push(format!("{model}: holds at baseline ({} runs)", runs.len()));
+    for (model, family) in &rosters.list {
+        let v = values(&idx.select(model, &claim.environment, &claim.arm, "baseline", "C0"), claim.effect_metric());
+        if v.is_empty() {
+            continue;
+        }
+        if v.len() < MIN_RUNS {
+            evidence.push(format!("{model}: absent at baseline ({} runs < {MIN_RUNS})", v.len()));
+            continue;
+        }
+        let (statistic, holds) = match &claim.kind {
+            ClaimKind::Direction { sign, margin, .. } => {
+                let m = median(&v).unwrap_or(0.0);
+                (format!("median {}", fmt(Some(m))), m * sign >= *margin)
             }
-            Some(false) => evidence.push(format!("{model}: does not hold at baseline ({} runs)", runs.len())),
-            None => {}
+            _ => {
+                let m = mean(&v).unwrap_or(0.0);
+                (format!("mean {}", fmt(Some(m))), crate::effect::kept(claim, m))
+            }
+        };
+        if holds {
+            holding.push((model.clone(), family.clone()));
+            evidence.push(format!("{model}: holds at baseline ({statistic}, {} runs)", v.len()));
+        } else {
+            evidence.push(format!("{model}: does not hold at baseline ({statistic}, {} runs)", v.len()));
         }
     }
     holding
 }
 
-/// Tier 2: the families of the `holding` models that keep the sign (or keep holding) in at
-/// least 80 % of the cells at each level and are not reversed under C3, and the first gap met.
-fn robust_families(
+/// Tier 2: the `holding` rosters that keep the sign in at least 80 % of the baseline and the
+/// cells of each level and are not reversed under C3, and the first gap met.
+fn robust(
     claim: &Claim,
     idx: &Index,
-    anchors: &AnchorTable,
     holding: &[(String, String)],
     evidence: &mut Vec<String>,
-) -> (BTreeSet<String>, Option<String>) {
-    let mut stable_families = BTreeSet::new();
+) -> (Vec<(String, String)>, Option<String>) {
+    let mut robust = Vec::new();
     let mut first_gap: Option<String> = None;
     for (model, family) in holding {
         let mut ok = true;
         for level in LEVELS {
-            let cells: Vec<String> = idx
-                .cells(model, &claim.environment, &claim.arm)
-                .into_iter()
-                .filter(|(_, l)| l == level)
-                .map(|(c, _)| c)
-                .collect();
-            let judged: Vec<bool> = cells
-                .iter()
-                .filter_map(|c| {
-                    let runs = idx.select(model, &claim.environment, &claim.arm, c, "C0");
-                    sign_kept(claim, &runs).or_else(|| holds(claim, &runs, anchors))
-                })
-                .collect();
-            if judged.is_empty() {
+            let l = level_summary(claim, idx, model, level);
+            let Some(s) = l.s else {
                 ok = false;
-                first_gap.get_or_insert(format!("sign stability across {level}-level cells: none run for {model}"));
-                break;
-            }
-            let s = judged.iter().filter(|k| **k).count() as f64 / judged.len() as f64;
-            evidence.push(format!("{model}: sign stability {s:.2} over {} {level}-level cells", judged.len()));
+                let short = if l.cells == 0 {
+                    format!("no {level}-level cell run")
+                } else {
+                    format!("no {level}-level cell with {SIGN_MIN_RUNS} runs")
+                };
+                evidence.push(format!("{model}: {short}"));
+                first_gap.get_or_insert(format!("sign stability at the {level} level: {short} for {model}"));
+                continue;
+            };
+            evidence
+                .push(format!("{model}: sign stability {s:.2} over the baseline and {} {level}-level cells", l.judged));
             if s < STABLE {
                 ok = false;
                 first_gap.get_or_insert(format!("sign stability {s:.2} < 0.8 at the {level} level for {model}"));
             }
         }
-        let c3 = idx.select(model, &claim.environment, &claim.arm, "baseline", "C3");
-        if reversed(claim, &c3) == Some(true) {
-            ok = false;
-            evidence.push(format!("{model}: reversed under divergent payoffs (C3)"));
-            first_gap.get_or_insert(format!("reversed under C3 for {model}"));
+        match cell_effect(claim, idx, model, "baseline", "C3").filter(|e| e.runs >= SIGN_MIN_RUNS) {
+            None => {
+                ok = false;
+                evidence.push(format!("{model}: not run under the divergent payoffs (C3)"));
+                first_gap.get_or_insert(format!("not reversed under C3: not tested for {model}"));
+            }
+            Some(e) if reversed(claim, e.value) => {
+                ok = false;
+                evidence.push(format!("{model}: reversed under divergent payoffs (C3): {}", fmt(Some(e.value))));
+                first_gap.get_or_insert(format!("reversed under C3 for {model}"));
+            }
+            Some(_) => {}
         }
         if ok {
-            stable_families.insert(family.clone());
+            robust.push((model.clone(), family.clone()));
         }
     }
-    (stable_families, first_gap)
+    (robust, first_gap)
+}
+
+/// Tier 3's first condition: a robust roster matches the anchor on the claim's outcome.
+fn matches_anchor(
+    claim: &Claim,
+    inputs: &Inputs,
+    robust: &[(String, String)],
+    noun: &str,
+    evidence: &mut Vec<String>,
+) -> Result<(), String> {
+    let anchor = claim.kind.anchor();
+    let value = inputs.anchors.get(anchor).map(|a| &a.value);
+    if matches!(value, Some(AnchorValue::Unrecorded)) {
+        return Err(format!("equivalence with the anchor: the anchor value is not on record ({anchor})"));
+    }
+    let mut reasons = Vec::new();
+    let mut any = false;
+    for (model, _) in robust {
+        let m = match &claim.kind {
+            ClaimKind::Direction { .. } | ClaimKind::Majority { .. } => {
+                return Err(format!("equivalence with the anchor: the anchor ({anchor}) is a direction, not a value"));
+            }
+            // The bracket was Tier 1's test: a robust roster is inside it.
+            ClaimKind::CriticalMass { .. } => Match::Yes("the critical mass falls inside the human bracket".into()),
+            ClaimKind::Distance { max_distance, .. } => {
+                match crate::wasserstein::claim_row(claim, inputs.anchors, inputs.idx, model) {
+                    Some(r) => {
+                        let text = format!(
+                            "distance {} (95 % CI [{}, {}]) against at most {}",
+                            fmt(r.distance),
+                            fmt(r.ci_low),
+                            fmt(r.ci_high),
+                            fmt(Some(*max_distance))
+                        );
+                        match r.verdict.as_str() {
+                            "matches" => Match::Yes(text),
+                            "does not match" => Match::No(text),
+                            other => Match::Absent(other.into()),
+                        }
+                    }
+                    None => Match::Absent("no baseline run holds choices".into()),
+                }
+            }
+            _ => tost_match(claim, inputs.anchors, inputs.idx, model)
+                .unwrap_or_else(|| Match::Absent("no value to test against".into())),
+        };
+        match m {
+            Match::Yes(t) => {
+                any = true;
+                evidence.push(format!("{model}: matches the anchor: {t}"));
+            }
+            Match::No(t) => {
+                evidence.push(format!("{model}: does not match the anchor: {t}"));
+                reasons.push(model.clone());
+            }
+            Match::Absent(t) => {
+                evidence.push(format!("{model}: no match with the anchor tested: {t}"));
+                reasons.push(model.clone());
+            }
+        }
+    }
+    if any {
+        Ok(())
+    } else {
+        Err(format!("equivalence with the anchor in a robust {noun}: none of {} matches", reasons.join(", ")))
+    }
 }
 
 #[cfg(test)]
 mod tests {
-    //! The ladder on hand-built outcomes: each tier's conditions, and the first unmet one the
-    //! verdict names.
-
-    use std::collections::BTreeMap;
+    //! The ladder on hand-built outcomes: every tier transition, and each reason for stopping.
 
     use super::*;
     use crate::claims::ClaimTable;
-
-    /// Where a run sits: (roster, family, environment, arm, cell, level, variant).
-    type Place<'a> = (&'a str, &'a str, &'a str, &'a str, &'a str, &'a str, &'a str);
-
-    /// One run per value of `metric` at `place`.
-    fn runs(out: &mut Vec<RunOutcome>, place: Place, metric: &str, vals: &[f64]) {
-        let (roster, family, environment, arm, cell, level, variant) = place;
-        for v in vals {
-            out.push(RunOutcome {
-                run_id: out.len() as i64 + 1,
-                run_key: format!("k{}", out.len() + 1),
-                study: "test".into(),
-                block: "main".into(),
-                environment: environment.into(),
-                arm: arm.into(),
-                variant: variant.into(),
-                cell: cell.into(),
-                level: level.into(),
-                roster: roster.into(),
-                family: family.into(),
-                sweep: None,
-                committed: 0,
-                population: 4,
-                metrics: BTreeMap::from([(metric.to_string(), *v)]),
-            });
-        }
-    }
-
-    /// Tipping runs of a roster: four per (fraction, how many of the four overturned).
-    fn sweep(out: &mut Vec<RunOutcome>, roster: &str, points: &[(f64, usize)]) {
-        for (fraction, overturned) in points {
-            for i in 0..4 {
-                runs(
-                    out,
-                    (roster, "classical", "naming-game", "tipping", "baseline", "baseline", "C0"),
-                    "overturned",
-                    &[if i < *overturned { 1.0 } else { 0.0 }],
-                );
-                let last = out.last_mut().expect("a run");
-                last.sweep = Some(*fraction);
-                last.committed = (fraction * 40.0).round() as i64;
-                last.population = 40;
-            }
-        }
-    }
+    use crate::outcomes::RunOutcome;
+    use crate::test_support::{run, runs, Place};
 
     fn claim(id: &str) -> Claim {
         ClaimTable::shipped().claims.iter().find(|c| c.id == id).expect("a shipped claim").clone()
     }
 
-    /// Grades the claim on the outcomes as `analyze` does.
-    fn grade(claim: &Claim, outcomes: &[RunOutcome]) -> Verdict {
+    /// Grades the claim on the outcomes as `analyze` does, with these audit findings.
+    fn grade_with(claim: &Claim, outcomes: &[RunOutcome], audits: &[AuditFinding]) -> Verdict {
         let idx = Index::new(outcomes);
         let models = idx.models();
         let contrasts = crate::contrasts::contrasts(&idx, &models);
         let curves = crate::tipping::tipping(outcomes);
-        ladder(claim, &idx, &models, &contrasts, &curves, AnchorTable::shipped())
+        let cm = crate::tipping::critical_mass(outcomes, &curves, AnchorTable::shipped(), "naming-critical-mass");
+        let inputs = Inputs {
+            idx: &idx,
+            models: &models,
+            contrasts: &contrasts,
+            critical_mass: &cm,
+            anchors: AnchorTable::shipped(),
+            audits,
+        };
+        ladder(claim, &inputs)
+    }
+
+    fn grade(claim: &Claim, outcomes: &[RunOutcome]) -> Verdict {
+        grade_with(claim, outcomes, &[])
     }
 
     fn unmet(v: &Verdict) -> &str {
         v.first_unmet.as_deref().expect("a verdict below Tier 3 names its first unmet condition")
     }
 
-    /// `pgg-decline` (median contribution change at most -0.10) for a model: declining at
-    /// baseline, and in each given (cell, level) with the given change.
-    fn decline(out: &mut Vec<RunOutcome>, model: &str, family: &str, cells: &[(&str, &str, f64)]) {
-        let pgg = |cell, level, variant| (model, family, "public-goods", "baseline", cell, level, variant);
+    const MODELS: [(&str, &str); 3] = [("m1", "fam-a"), ("m2", "fam-b"), ("m3", "fam-c")];
+
+    /// `pgg-decline` for a model: declining at baseline (and under C3 as given), and in each
+    /// (cell, level) with the given run-level changes.
+    fn decline(out: &mut Vec<RunOutcome>, model: &str, family: &str, cells: &[(&str, &str, &[f64])], c3: &[f64]) {
+        let pgg = |cell, level, variant| Place::new(model, family, "public-goods", "baseline", cell, level, variant);
         runs(out, pgg("baseline", "baseline", "C0"), "contribution_change", &[-0.30, -0.25, -0.20]);
-        for (cell, level, change) in cells {
-            runs(out, pgg(cell, level, "C0"), "contribution_change", &[*change]);
+        runs(out, pgg("baseline", "baseline", "C3"), "contribution_change", c3);
+        for (cell, level, changes) in cells {
+            runs(out, pgg(cell, level, "C0"), "contribution_change", changes);
         }
     }
 
-    /// Cells where the decline keeps its sign at both levels.
-    const STABLE_CELLS: [(&str, &str, f64); 3] =
-        [("rep-1", "representation", -0.2), ("rep-2", "representation", -0.1), ("des-1", "design", -0.15)];
+    /// Cells where the decline keeps its sign at both levels (two-run cells, as the one-shot
+    /// games hold).
+    const STABLE_CELLS: [(&str, &str, &[f64]); 3] = [
+        ("rep-1", "representation", &[-0.2, -0.1]),
+        ("rep-2", "representation", &[-0.1, -0.05]),
+        ("des-1", "design", &[-0.15, -0.1]),
+    ];
+    const C3_KEPT: [f64; 2] = [-0.1, -0.2];
+
+    /// A one-shot level claim (`ultimatum-offer`, offers above zero; TOST at 0.40 ± 0.05):
+    /// baseline offers, and two-run cells at both levels with these offers.
+    fn offers(out: &mut Vec<RunOutcome>, model: &str, family: &str, base: &[f64], cell: &[f64]) {
+        let ug = |cell, level, variant| Place::new(model, family, "bargaining", "ultimatum", cell, level, variant);
+        runs(out, ug("baseline", "baseline", "C0"), "offer", base);
+        runs(out, ug("baseline", "baseline", "C3"), "offer", &[0.4, 0.4]);
+        runs(out, ug("persona-table", "representation", "C0"), "offer", cell);
+        runs(out, ug("step-by-step", "design", "C0"), "offer", cell);
+    }
+
+    const NEAR: [f64; 6] = [0.39, 0.40, 0.41, 0.40, 0.39, 0.41];
+
+    // ---- Tier 0 and its reasons ----
 
     #[test]
     fn tier_0_without_runs_names_the_missing_arm() {
         let v = grade(&claim("pgg-decline"), &[]);
         assert_eq!((v.tier, v.tier_name.as_str()), (0, "not exploratory"));
-        assert_eq!(unmet(&v), "no runs of public-goods / baseline in the store");
-        assert!(v.evidence.is_empty());
+        assert_eq!(unmet(&v), "no model runs of public-goods / baseline in the store");
+        assert!(v.evidence.is_empty() && v.classical.is_none());
+    }
+
+    #[test]
+    fn tier_0_when_the_metric_has_no_runs_says_it_is_absent() {
+        // Runs of the arm exist, but none records the new metric.
+        let mut out = Vec::new();
+        runs(&mut out, Place::base("m", "f", "public-goods", "baseline"), "contribution_r1", &[0.5; 3]);
+        for id in ["pgg-round10-human", "cc-slope", "cc-types"] {
+            let v = grade(&claim(id), &out);
+            assert_eq!(v.tier, 0, "{id}");
+            let metric = claim(id).effect_metric().to_string();
+            assert_eq!(unmet(&v), format!("absent: no model run of public-goods / baseline records `{metric}`"));
+        }
+        let v = grade(&claim("money-request-distance"), &out);
+        assert_eq!(unmet(&v), "no model runs of money-request / baseline in the store");
     }
 
     #[test]
     fn tier_0_when_the_claim_holds_at_baseline_in_no_model() {
         let mut out = Vec::new();
-        let place = ("m", "fam-a", "public-goods", "baseline", "baseline", "baseline", "C0");
         // Median change -0.05: declining, but not by the margin of 0.10.
-        runs(&mut out, place, "contribution_change", &[0.0, -0.05, -0.08]);
+        runs(&mut out, Place::base("m", "f", "public-goods", "baseline"), "contribution_change", &[0.0, -0.05, -0.08]);
         let v = grade(&claim("pgg-decline"), &out);
         assert_eq!(v.tier, 0);
         assert_eq!(unmet(&v), "holds at baseline in no model");
-        assert_eq!(v.evidence, ["m: does not hold at baseline (3 runs)"]);
+        assert_eq!(v.evidence, ["m: does not hold at baseline (median -0.050, 3 runs)"]);
+    }
+
+    #[test]
+    fn tier_0_when_every_baseline_rests_on_fewer_than_three_runs() {
+        let mut out = Vec::new();
+        runs(&mut out, Place::base("m", "f", "bargaining", "ultimatum"), "offer", &[0.4, 0.4]);
+        let v = grade(&claim("ultimatum-offer"), &out);
+        assert_eq!((v.tier, unmet(&v)), (0, "holds at baseline in no model"));
+        assert_eq!(v.evidence, ["m: absent at baseline (2 runs < 3)"]);
     }
 
     #[test]
     fn tier_0_of_an_arm_contrast_significant_against_the_human_direction() {
         let mut out = Vec::new();
-        let pgg = |arm| ("m", "fam-a", "public-goods", arm, "baseline", "baseline", "C0");
+        let pgg = |arm| Place::base("m", "fam-a", "public-goods", arm);
         runs(&mut out, pgg("baseline"), "contribution_last", &[0.60, 0.62, 0.64, 0.66, 0.68]);
         runs(&mut out, pgg("punishment"), "contribution_last", &[0.30, 0.32, 0.34, 0.36, 0.38]);
         let v = grade(&claim("punishment-raises"), &out);
@@ -398,187 +568,318 @@ mod tests {
         assert_eq!(v.evidence, ["m: Δ = -0.300, Cliff's δ = -1.000, Holm p = 0.008"]);
     }
 
+    // ---- The critical mass ----
+
+    /// Tipping runs of a roster: four per (fraction, how many of the four overturned), the
+    /// realised fraction recorded as k/24.
+    fn sweep(out: &mut Vec<RunOutcome>, roster: &str, family: &str, points: &[(i64, usize)]) {
+        for (k, overturned) in points {
+            for i in 0..4 {
+                let at = Place::new(roster, family, "naming-game", "tipping", "baseline", "baseline", "C0");
+                let over = if i < *overturned { 1.0 } else { 0.0 };
+                let j =
+                    run(out, at, &[("convention", 1.0), ("committed_share", *k as f64 / 24.0), ("overturned", over)]);
+                out[j].sweep = Some(*k as f64 / 24.0 + 0.01);
+                out[j].committed = *k;
+                out[j].population = 24;
+            }
+        }
+    }
+
     #[test]
-    fn tier_0_of_a_critical_mass_bracketing_outside_the_human_range() {
+    fn tier_0_of_a_critical_mass_outside_the_human_bracket() {
         let mut out = Vec::new();
-        sweep(&mut out, "never", &[(0.10, 0), (0.30, 1)]);
-        sweep(&mut out, "early", &[(0.10, 3), (0.30, 4)]);
-        sweep(&mut out, "late", &[(0.10, 0), (0.30, 0), (0.40, 4)]);
+        sweep(&mut out, "never", "fa", &[(3, 0), (7, 1)]);
+        sweep(&mut out, "early", "fb", &[(3, 3), (7, 4)]);
+        sweep(&mut out, "late", "fc", &[(3, 0), (7, 0), (10, 4)]);
         let v = grade(&claim("critical-mass"), &out);
         assert_eq!(v.tier, 0);
-        assert_eq!(unmet(&v), "the tipping bracket overlaps the human critical mass in no model");
+        assert_eq!(unmet(&v), "the critical mass falls inside the human bracket in no model");
         assert_eq!(
             v.evidence,
             [
-                "early: overturned already at the smallest fraction tested, 0.100",
-                "late: held at 0.300, overturned from 0.400 (human 0.21-0.25)",
-                "never: never overturned in the fractions tested",
+                "early: overturned already at the smallest fraction tested, 0.125 (human 0.21-0.25)",
+                "late: held at 0.292, overturned from 0.417 (human 0.21-0.25)",
+                "never: never overturned at any fraction tested",
             ]
         );
     }
 
     #[test]
-    fn tier_0_of_a_critical_mass_claim_whose_anchor_has_no_range() {
+    fn a_critical_mass_inside_the_human_bracket_reaches_tier_1_only() {
         let mut out = Vec::new();
-        sweep(&mut out, "r", &[(0.20, 0), (0.25, 4)]);
-        let mut c = claim("critical-mass");
-        c.kind = ClaimKind::CriticalMass { anchor: "pgg-round1".into() };
-        let v = grade(&c, &out);
-        assert_eq!((v.tier, unmet(&v)), (0, "anchor has no range"));
-        assert!(v.evidence.is_empty());
+        sweep(&mut out, "r", "fa", &[(4, 0), (5, 1), (6, 3), (7, 4)]);
+        let v = grade(&claim("critical-mass"), &out);
+        assert_eq!(v.tier, 1);
+        assert_eq!(v.evidence[0], "r: held at 0.208, overturned from 0.250 (human 0.21-0.25): inside");
+        // Sweeps run no perturbation cells, so Tier 2 cannot be met.
+        assert_eq!(unmet(&v), "sign stability at the representation level: no representation-level cell run for r");
     }
+
+    // ---- 0 -> 1, and Tier 1's reasons for stopping ----
 
     #[test]
     fn tier_1_not_2_when_no_cell_of_a_level_was_run() {
         let mut out = Vec::new();
-        decline(&mut out, "m", "fam-a", &[]);
+        decline(&mut out, "m", "fam-a", &[], &C3_KEPT);
         let v = grade(&claim("pgg-decline"), &out);
         assert_eq!((v.tier, v.tier_name.as_str()), (1, "Tier 1 exploratory"));
-        assert_eq!(unmet(&v), "sign stability across representation-level cells: none run for m");
-        assert_eq!(v.evidence, ["m: holds at baseline (3 runs)"]);
+        assert_eq!(unmet(&v), "sign stability at the representation level: no representation-level cell run for m");
+        assert_eq!(v.evidence[0], "m: holds at baseline (median -0.250, 3 runs)");
+    }
+
+    #[test]
+    fn tier_1_not_2_when_a_levels_cells_hold_fewer_than_two_runs() {
+        let mut out = Vec::new();
+        let one_run: [(&str, &str, &[f64]); 2] = [("rep-1", "representation", &[-0.2]), ("des-1", "design", &[-0.2])];
+        decline(&mut out, "m", "fam-a", &one_run, &C3_KEPT);
+        let v = grade(&claim("pgg-decline"), &out);
+        assert_eq!(v.tier, 1);
+        assert_eq!(
+            unmet(&v),
+            "sign stability at the representation level: no representation-level cell with 2 runs for m"
+        );
     }
 
     #[test]
     fn tier_1_not_2_when_sign_stability_falls_below_four_fifths() {
         let mut out = Vec::new();
-        let cells = [("rep-1", "representation", -0.2), ("rep-2", "representation", 0.1), ("des-1", "design", -0.1)];
-        decline(&mut out, "m", "fam-a", &cells);
+        let cells: [(&str, &str, &[f64]); 4] = [
+            ("rep-1", "representation", &[-0.2, -0.2]),
+            ("rep-2", "representation", &[0.1, 0.2]),
+            ("rep-3", "representation", &[0.1, 0.0]),
+            ("des-1", "design", &[-0.1, -0.1]),
+        ];
+        decline(&mut out, "m", "fam-a", &cells, &C3_KEPT);
         let v = grade(&claim("pgg-decline"), &out);
         assert_eq!(v.tier, 1);
+        // S over the baseline and three cells: the baseline and rep-1 keep the sign.
         assert_eq!(unmet(&v), "sign stability 0.50 < 0.8 at the representation level for m");
         assert_eq!(
             v.evidence,
             [
-                "m: holds at baseline (3 runs)",
-                "m: sign stability 0.50 over 2 representation-level cells",
-                "m: sign stability 1.00 over 1 design-level cells",
+                "m: holds at baseline (median -0.250, 3 runs)",
+                "m: sign stability 0.50 over the baseline and 3 representation-level cells",
+                "m: sign stability 1.00 over the baseline and 1 design-level cells",
             ]
         );
     }
 
     #[test]
+    fn s_counts_the_baseline_so_four_of_five_is_stable() {
+        // The baseline and three of four cells keep the sign: 4/5 = 0.8, stable; without the
+        // baseline it would be 3/4.
+        let mut out = Vec::new();
+        let cells: [(&str, &str, &[f64]); 5] = [
+            ("rep-1", "representation", &[-0.2, -0.2]),
+            ("rep-2", "representation", &[-0.2, -0.2]),
+            ("rep-3", "representation", &[-0.2, -0.2]),
+            ("rep-4", "representation", &[0.2, 0.2]),
+            ("des-1", "design", &[-0.1, -0.1]),
+        ];
+        for (m, f) in MODELS {
+            decline(&mut out, m, f, &cells, &C3_KEPT);
+        }
+        let v = grade(&claim("pgg-decline"), &out);
+        assert_eq!(v.tier, 2, "{v:?}");
+        assert!(v
+            .evidence
+            .contains(&"m1: sign stability 0.80 over the baseline and 4 representation-level cells".into()));
+    }
+
+    #[test]
     fn tier_1_not_2_when_reversed_under_divergent_payoffs() {
         let mut out = Vec::new();
-        decline(&mut out, "m", "fam-a", &STABLE_CELLS);
-        let c3 = ("m", "fam-a", "public-goods", "baseline", "baseline", "baseline", "C3");
-        runs(&mut out, c3, "contribution_change", &[0.2, 0.3, 0.25]);
+        decline(&mut out, "m", "fam-a", &STABLE_CELLS, &[0.2, 0.3, 0.25]);
         let v = grade(&claim("pgg-decline"), &out);
         assert_eq!(v.tier, 1);
         assert_eq!(unmet(&v), "reversed under C3 for m");
-        assert_eq!(v.evidence.last().map(String::as_str), Some("m: reversed under divergent payoffs (C3)"));
+        assert_eq!(v.evidence.last().map(String::as_str), Some("m: reversed under divergent payoffs (C3): 0.250"));
+    }
+
+    #[test]
+    fn tier_1_not_2_when_never_run_under_divergent_payoffs() {
+        let mut out = Vec::new();
+        decline(&mut out, "m", "fam-a", &STABLE_CELLS, &[]);
+        let v = grade(&claim("pgg-decline"), &out);
+        assert_eq!((v.tier, unmet(&v)), (1, "not reversed under C3: not tested for m"));
     }
 
     #[test]
     fn tier_1_not_2_when_robust_in_fewer_than_three_families() {
         let mut out = Vec::new();
-        decline(&mut out, "m1", "fam-a", &STABLE_CELLS);
-        decline(&mut out, "m2", "fam-a", &STABLE_CELLS);
+        decline(&mut out, "m1", "fam-a", &STABLE_CELLS, &C3_KEPT);
+        decline(&mut out, "m2", "fam-a", &STABLE_CELLS, &C3_KEPT);
         let v = grade(&claim("pgg-decline"), &out);
         assert_eq!(v.tier, 1);
         assert_eq!(unmet(&v), "robust in 1 model family (fam-a); three are needed");
-        decline(&mut out, "m3", "fam-b", &STABLE_CELLS);
+        decline(&mut out, "m3", "fam-b", &STABLE_CELLS, &C3_KEPT);
+        decline(&mut out, "m4", "fam-c", &[("rep-1", "representation", &[0.2, 0.2])], &C3_KEPT);
+        let v = grade(&claim("pgg-decline"), &out);
+        assert_eq!(v.tier, 1);
+        assert_eq!(
+            unmet(&v),
+            "robust in 2 model families (fam-a, fam-b); three are needed; first gap: sign stability 0.50 < 0.8 at the representation level for m4"
+        );
+    }
+
+    #[test]
+    fn classical_rosters_are_graded_apart_and_never_count_as_a_model_family() {
+        let mut out = Vec::new();
+        decline(&mut out, "m1", "fam-a", &STABLE_CELLS, &C3_KEPT);
+        decline(&mut out, "m2", "fam-b", &STABLE_CELLS, &C3_KEPT);
+        decline(&mut out, "cc", "classical", &STABLE_CELLS, &C3_KEPT);
         let v = grade(&claim("pgg-decline"), &out);
         assert_eq!(v.tier, 1);
         assert_eq!(unmet(&v), "robust in 2 model families (fam-a, fam-b); three are needed");
-    }
-
-    #[test]
-    fn the_first_gap_of_any_model_is_named_before_the_family_count() {
-        let mut out = Vec::new();
-        decline(&mut out, "m1", "fam-a", &STABLE_CELLS);
-        decline(&mut out, "m2", "fam-b", &STABLE_CELLS);
-        decline(&mut out, "m3", "fam-c", &[("rep-1", "representation", 0.2), ("des-1", "design", -0.1)]);
-        decline(&mut out, "m4", "fam-d", &[]);
-        let v = grade(&claim("pgg-decline"), &out);
-        assert_eq!(v.tier, 1);
-        assert_eq!(unmet(&v), "sign stability 0.00 < 0.8 at the representation level for m3");
-    }
-
-    #[test]
-    fn tier_2_not_3_for_a_direction_claim() {
-        let mut out = Vec::new();
-        for (m, f) in [("m1", "fam-a"), ("m2", "fam-b"), ("m3", "fam-c")] {
-            decline(&mut out, m, f, &STABLE_CELLS);
-        }
-        let v = grade(&claim("pgg-decline"), &out);
-        assert_eq!((v.tier, v.tier_name.as_str()), (2, "Tier 2 robust"));
-        assert_eq!(unmet(&v), "equivalence with a point anchor: this claim's anchor is a direction or a range");
-        assert_eq!(v.evidence.len(), 3 + 3 * 2);
-        assert!(v.evidence.contains(&"m3: sign stability 1.00 over 2 representation-level cells".to_string()));
-    }
-
-    #[test]
-    fn tier_2_not_3_for_an_equivalence_claim_without_a_transcript_audit() {
-        // `pgg-round1-human`: round-1 contributions equivalent to 0.5 within 0.10 (TOST); in
-        // cells, where there is no sign to keep, the claim must keep holding.
-        let mut out = Vec::new();
-        let near = [0.48, 0.50, 0.52, 0.49, 0.51];
-        for (m, f) in [("m1", "fam-a"), ("m2", "fam-b"), ("m3", "fam-c")] {
-            for (cell, level) in [("baseline", "baseline"), ("rep-1", "representation"), ("des-1", "design")] {
-                runs(&mut out, (m, f, "public-goods", "baseline", cell, level, "C0"), "contribution_r1", &near);
-            }
-        }
-        let v = grade(&claim("pgg-round1-human"), &out);
-        assert_eq!(v.tier, 2);
-        assert_eq!(unmet(&v), "transcript audit consistent with the human mechanism: no audit has been run");
-        assert_eq!(v.evidence[0], "m1: holds at baseline (5 runs)");
-    }
-
-    #[test]
-    fn an_equivalence_claim_with_too_few_cell_runs_has_no_sign_stability() {
-        let mut out = Vec::new();
-        let near = [0.48, 0.50, 0.52, 0.49, 0.51];
-        runs(
-            &mut out,
-            ("m", "fam-a", "public-goods", "baseline", "baseline", "baseline", "C0"),
-            "contribution_r1",
-            &near,
-        );
-        // Two runs: TOST needs three, so the cell cannot be judged.
-        runs(
-            &mut out,
-            ("m", "fam-a", "public-goods", "baseline", "rep-1", "representation", "C0"),
-            "contribution_r1",
-            &[0.5, 0.5],
-        );
-        let v = grade(&claim("pgg-round1-human"), &out);
-        assert_eq!(v.tier, 1);
-        assert_eq!(unmet(&v), "sign stability across representation-level cells: none run for m");
-    }
-
-    #[test]
-    fn a_critical_mass_overlapping_the_human_range_reaches_tier_1_only() {
-        let mut out = Vec::new();
-        sweep(&mut out, "r", &[(0.15, 0), (0.20, 1), (0.25, 3), (0.30, 4)]);
-        let v = grade(&claim("critical-mass"), &out);
-        assert_eq!(v.tier, 1);
-        assert_eq!(v.evidence[0], "r: held at 0.200, overturned from 0.250 (human 0.21-0.25): overlaps");
-        // Sweeps run no perturbation cells, so Tier 2 cannot be met.
-        assert_eq!(unmet(&v), "sign stability across representation-level cells: none run for r");
+        assert!(v.evidence.iter().all(|e| !e.starts_with("cc:")), "{:?}", v.evidence);
+        // Graded in a family of its own, where one family suffices.
+        let c = v.classical.expect("the classical grade");
+        assert_eq!((c.tier, c.tier_name.as_str()), (2, "Tier 2 robust"));
+        assert!(c.evidence[0].starts_with("cc: holds at baseline"));
+        // A store of classical rosters alone: the models' grade says there are none.
+        let only: Vec<RunOutcome> = out.into_iter().filter(|r| r.family == "classical").collect();
+        let v = grade(&claim("pgg-decline"), &only);
+        assert_eq!((v.tier, unmet(&v)), (0, "no model runs of public-goods / baseline in the store"));
+        assert_eq!(v.classical.map(|c| c.tier), Some(2));
     }
 
     #[test]
     fn a_significant_arm_contrast_in_the_human_direction_reaches_tier_1_only() {
         let mut out = Vec::new();
-        let pgg = |arm| ("m", "fam-a", "public-goods", arm, "baseline", "baseline", "C0");
+        let pgg = |arm| Place::base("m", "fam-a", "public-goods", arm);
         runs(&mut out, pgg("baseline"), "contribution_last", &[0.30, 0.32, 0.34, 0.36, 0.38]);
         runs(&mut out, pgg("punishment"), "contribution_last", &[0.60, 0.62, 0.64, 0.66, 0.68]);
         let v = grade(&claim("punishment-raises"), &out);
         assert_eq!(v.tier, 1);
         assert_eq!(v.evidence[0], "m: Δ = 0.300, Cliff's δ = 1.000, Holm p = 0.008");
-        assert_eq!(unmet(&v), "sign stability across representation-level cells: none run for m");
+        assert_eq!(unmet(&v), "sign stability at the representation level: no representation-level cell run for m");
     }
 
     #[test]
     fn a_majority_claim_is_reversed_under_c3_when_most_runs_fail() {
         let mut out = Vec::new();
-        let ng = |cell, level, variant| ("m", "fam-a", "naming-game", "baseline", cell, level, variant);
+        let ng = |cell, level, variant| Place::new("m", "fam-a", "naming-game", "baseline", cell, level, variant);
         runs(&mut out, ng("baseline", "baseline", "C0"), "convention", &[1.0, 1.0, 0.0]);
         runs(&mut out, ng("rep-1", "representation", "C0"), "convention", &[1.0, 1.0]);
-        runs(&mut out, ng("des-1", "design", "C0"), "convention", &[1.0]);
+        runs(&mut out, ng("des-1", "design", "C0"), "convention", &[1.0, 1.0]);
         runs(&mut out, ng("baseline", "baseline", "C3"), "convention", &[0.0, 1.0, 0.0]);
         let v = grade(&claim("convention-forms"), &out);
         assert_eq!(v.tier, 1);
         assert_eq!(unmet(&v), "reversed under C3 for m");
+    }
+
+    #[test]
+    fn presentation_and_probe_cells_never_enter_tier_2() {
+        // Every representation-level cell keeps the sign; presentation and probe cells that
+        // reverse it are not part of the perturbation library.
+        let mut out = Vec::new();
+        for (m, f) in MODELS {
+            decline(&mut out, m, f, &STABLE_CELLS, &C3_KEPT);
+            let pgg = |cell, level| Place::new(m, f, "public-goods", "baseline", cell, level, "C0");
+            runs(&mut out, pgg("layout-inline", "presentation"), "contribution_change", &[0.3, 0.3, 0.3]);
+            runs(&mut out, pgg("recognition-probe", "contamination"), "contribution_change", &[0.3, 0.3, 0.3]);
+        }
+        let v = grade(&claim("pgg-decline"), &out);
+        assert_eq!(v.tier, 2, "{v:?}");
+    }
+
+    // ---- 1 -> 2, and Tier 2's reasons for stopping ----
+
+    #[test]
+    fn tier_2_not_3_for_a_direction_claim() {
+        let mut out = Vec::new();
+        for (m, f) in MODELS {
+            decline(&mut out, m, f, &STABLE_CELLS, &C3_KEPT);
+        }
+        let v = grade(&claim("pgg-decline"), &out);
+        assert_eq!((v.tier, v.tier_name.as_str()), (2, "Tier 2 robust"));
+        assert_eq!(unmet(&v), "equivalence with the anchor: the anchor (pgg-decline) is a direction, not a value");
+        assert!(v
+            .evidence
+            .contains(&"m3: sign stability 1.00 over the baseline and 2 representation-level cells".into()));
+    }
+
+    #[test]
+    fn an_equivalence_claim_reaches_tier_2_on_two_run_cells_by_sign_alone() {
+        // Two-run cells can never pass a TOST; the human effect (offers above zero) is read
+        // from their means, and the equivalence test waits for Tier 3.
+        let mut out = Vec::new();
+        for (m, f) in MODELS {
+            offers(&mut out, m, f, &NEAR, &[0.2, 0.3]);
+        }
+        let v = grade(&claim("ultimatum-offer"), &out);
+        assert_eq!(v.tier, 2, "{v:?}");
+        assert_eq!(v.evidence[0], "m1: holds at baseline (mean 0.400, 6 runs)");
+        assert_eq!(unmet(&v), AUDIT_MISSING);
+        assert!(v.evidence.iter().any(|e| e.starts_with("m1: matches the anchor: offer equivalent")));
+    }
+
+    #[test]
+    fn tier_2_not_3_when_no_robust_model_is_equivalent() {
+        let mut out = Vec::new();
+        for (m, f) in MODELS {
+            offers(&mut out, m, f, &[0.2, 0.21, 0.22, 0.2, 0.21, 0.22], &[0.2, 0.3]);
+        }
+        let v = grade(&claim("ultimatum-offer"), &out);
+        assert_eq!(v.tier, 2);
+        assert_eq!(unmet(&v), "equivalence with the anchor in a robust model: none of m1, m2, m3 matches");
+    }
+
+    #[test]
+    fn tier_2_not_3_when_the_anchor_value_is_not_on_record() {
+        let mut out = Vec::new();
+        for (m, f) in MODELS {
+            let pgg = |cell, level, variant| Place::new(m, f, "public-goods", "baseline", cell, level, variant);
+            runs(&mut out, pgg("baseline", "baseline", "C0"), "contribution_r10", &[0.3, 0.3, 0.3]);
+            runs(&mut out, pgg("baseline", "baseline", "C3"), "contribution_r10", &[0.9, 0.9, 0.9]);
+            runs(&mut out, pgg("rep-1", "representation", "C0"), "contribution_r10", &[0.2, 0.2]);
+            runs(&mut out, pgg("des-1", "design", "C0"), "contribution_r10", &[0.1, 0.2]);
+        }
+        let v = grade(&claim("pgg-round10-human"), &out);
+        assert_eq!(v.tier, 2, "{v:?}");
+        assert_eq!(unmet(&v), "equivalence with the anchor: the anchor value is not on record (pgg-round10)");
+    }
+
+    #[test]
+    fn a_distance_claim_matches_by_its_bootstrap_upper_end() {
+        let mut out = Vec::new();
+        let shares = [0.04, 0.00, 0.03, 0.06, 0.01, 0.06, 0.32, 0.30, 0.12, 0.06];
+        let names: Vec<String> = (11..=20).map(|k| format!("choice_{k}")).collect();
+        let mut human: Vec<(&str, f64)> = names.iter().map(String::as_str).zip(shares).collect();
+        human.push(("request_below_top", 0.94));
+        for (m, f) in MODELS {
+            let mr = |cell, level, variant| Place::new(m, f, "money-request", "baseline", cell, level, variant);
+            for _ in 0..3 {
+                run(&mut out, mr("baseline", "baseline", "C0"), &human);
+            }
+            runs(&mut out, mr("baseline", "baseline", "C3"), "request_below_top", &[0.1, 0.2]);
+            runs(&mut out, mr("rep-1", "representation", "C0"), "request_below_top", &[0.9, 0.8]);
+            runs(&mut out, mr("des-1", "design", "C0"), "request_below_top", &[0.5, 0.6]);
+        }
+        let v = grade(&claim("money-request-distance"), &out);
+        assert_eq!(v.tier, 2, "{v:?}");
+        assert_eq!(unmet(&v), AUDIT_MISSING);
+        assert!(v.evidence.iter().any(|e| e.starts_with("m1: matches the anchor: distance ")), "{:?}", v.evidence);
+    }
+
+    // ---- 2 -> 3, and Tier 3's reasons for stopping ----
+
+    #[test]
+    fn tier_3_only_with_a_consistent_transcript_audit() {
+        let mut out = Vec::new();
+        for (m, f) in MODELS {
+            offers(&mut out, m, f, &NEAR, &[0.2, 0.3]);
+        }
+        let c = claim("ultimatum-offer");
+        let finding = |consistent| AuditFinding { claim: c.id.clone(), consistent, note: "fairness reasons".into() };
+        let v = grade_with(&c, &out, &[finding(false)]);
+        assert_eq!(v.tier, 2);
+        assert_eq!(
+            unmet(&v),
+            "transcript audit consistent with the human mechanism: the audit found it inconsistent (fairness reasons)"
+        );
+        let v = grade_with(&c, &out, &[finding(true)]);
+        assert_eq!((v.tier, v.tier_name.as_str(), v.first_unmet.as_deref()), (3, "Tier 3 transferable", None));
     }
 }

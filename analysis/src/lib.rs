@@ -6,8 +6,9 @@
 //! [`analyze::analyze`] runs every analysis of `agora analyze`; each has its module, with its
 //! row type: [`equivalence`], [`directional`], [`contrasts`] (the audit grid), [`perturbation`],
 //! [`divergent`], [`acceptance`], [`heterogeneity`], [`baselines`], [`tipping`],
-//! [`wasserstein`], [`formation`] (convention formation), [`punishment`]; then [`ladder`]
-//! grades the claims and [`tables`] writes the tables.
+//! [`wasserstein`], [`formation`] (convention formation), [`punishment`], [`label_prior`]
+//! (the naming game's label-prior diagnostic), [`recognition`] (the recognition probe beside
+//! behaviour); then [`ladder`] grades the claims and [`tables`] writes the tables.
 
 pub mod acceptance;
 pub mod analyze;
@@ -19,21 +20,27 @@ mod common;
 pub mod contrasts;
 pub mod directional;
 pub mod divergent;
+mod effect;
 pub mod equivalence;
 pub mod error;
 pub mod formation;
 pub mod heterogeneity;
+pub mod label_prior;
 pub mod ladder;
 pub mod outcomes;
 pub mod perturbation;
 pub mod punishment;
+pub mod recognition;
 pub mod stats;
 pub mod summary;
 pub mod tables;
+#[cfg(test)]
+mod test_support;
 pub mod tipping;
 pub mod wasserstein;
 
-pub use analyze::{analyze_outcomes, Analysis, Table};
+pub use analyze::{analyze_outcomes, analyze_outcomes_with, Analysis, Table};
+pub use common::{Options, CLASSICAL, LEVELS, MIN_RUNS, SIGN_MIN_RUNS};
 pub use error::AnalysisError;
 pub use outcomes::{run_outcomes, RunOutcome};
 pub use summary::{summarize, summarize_outcomes, Condition, GroupSummary, Stat, TippingCurve};

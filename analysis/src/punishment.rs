@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::common::{mean, values, Index};
+use crate::common::{is_classical, mean, values, Index, Options, MIN_RUNS};
 use crate::contrasts::ContrastRow;
 use crate::outcomes::RunOutcome;
 use crate::stats;
@@ -77,17 +77,41 @@ fn arm<'a>(idx: &Index<'a>, model: &str, arm: &str) -> Vec<&'a RunOutcome> {
     idx.select(model, "public-goods", arm, "baseline", "C0")
 }
 
-/// At most one row: Spearman across the models that ran the punishment arm.
-pub(crate) fn punishment(idx: &Index, models: &[(String, String)]) -> Vec<PunishmentRow> {
+/// At most one row: Spearman across the models that ran the punishment arm with at least three
+/// runs (the classical rosters only when `options` asks for them).
+pub(crate) fn punishment(idx: &Index, models: &[(String, String)], options: &Options) -> Vec<PunishmentRow> {
     let mut punishment = Vec::new();
     let mut pts = Vec::new();
-    for (model, _) in models {
+    let (mut ran, mut kept_out, mut thin) = (false, 0usize, 0usize);
+    for (model, family) in models {
         let runs = arm(idx, model, "punishment");
-        if let (Some(p), Some(c)) =
-            (mean(&values(&runs, "punishment_points")), mean(&values(&runs, "contribution_change")))
-        {
+        let (p, c) = (values(&runs, "punishment_points"), values(&runs, "contribution_change"));
+        if p.is_empty() || c.is_empty() {
+            continue;
+        }
+        ran = true;
+        if is_classical(family) && !options.classical_in_cross_model {
+            kept_out += 1;
+        } else if p.len() < MIN_RUNS || c.len() < MIN_RUNS {
+            thin += 1;
+        } else if let (Some(p), Some(c)) = (mean(&p), mean(&c)) {
             pts.push((model.clone(), p, c));
         }
+    }
+    let mut aside = Vec::new();
+    if kept_out > 0 {
+        aside.push(format!("{kept_out} classical roster(s) kept out of cross-model statistics"));
+    }
+    if thin > 0 {
+        aside.push(format!("{thin} model(s) with fewer than {MIN_RUNS} runs absent"));
+    }
+    let aside = if aside.is_empty() { String::new() } else { format!(" ({})", aside.join("; ")) };
+    if pts.is_empty() && ran {
+        punishment.push(PunishmentRow {
+            models: 0,
+            note: format!("no model to correlate{aside}"),
+            ..PunishmentRow::default()
+        });
     }
     if !pts.is_empty() {
         let xs: Vec<f64> = pts.iter().map(|p| p.1).collect();
@@ -96,7 +120,7 @@ pub(crate) fn punishment(idx: &Index, models: &[(String, String)]) -> Vec<Punish
         let note = match &sp {
             Ok(_) => "Spearman's rho across models".to_string(),
             Err(e) => format!("not computed: {e} (one value per model)"),
-        };
+        } + &aside;
         punishment.push(PunishmentRow {
             models: pts.len(),
             rho: sp.as_ref().ok().map(|s| s.rho),
@@ -108,8 +132,8 @@ pub(crate) fn punishment(idx: &Index, models: &[(String, String)]) -> Vec<Punish
     punishment
 }
 
-/// One row per model with final-round contributions in both arms, with the arm contrast (after
-/// Holm) from `contrasts` beside them.
+/// One row per model with final-round contributions in at least three runs of both arms, with
+/// the arm contrast (after Holm) from `contrasts` beside them.
 pub(crate) fn punishment_effect(
     idx: &Index,
     models: &[(String, String)],
@@ -119,6 +143,9 @@ pub(crate) fn punishment_effect(
     for (model, family) in models {
         let b = values(&arm(idx, model, "baseline"), "contribution_last");
         let p = values(&arm(idx, model, "punishment"), "contribution_last");
+        if b.len() < MIN_RUNS || p.len() < MIN_RUNS {
+            continue;
+        }
         let (Some(without), Some(with)) = (MeanInterval::of(&b), MeanInterval::of(&p)) else { continue };
         let c = contrasts.iter().find(|c| c.family_of_tests == "punishment" && &c.model == model);
         punishment_effect.push(PunishmentEffectRow {
@@ -135,4 +162,55 @@ pub(crate) fn punishment_effect(
         });
     }
     punishment_effect
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::test_support::{run, Place};
+
+    #[test]
+    fn spearman_leaves_classical_rosters_and_thin_models_out_unless_asked_for() {
+        let mut out = Vec::new();
+        let at = |m, f| Place::base(m, f, "public-goods", "punishment");
+        for (m, f, p, c, n) in [
+            ("a", "fa", 1.0, -0.1, 3),
+            ("b", "fb", 2.0, -0.2, 3),
+            ("c", "fc", 3.0, -0.3, 3),
+            ("thin", "fd", 4.0, -0.4, 2),
+            ("cc", "classical", 0.5, 0.0, 3),
+        ] {
+            for _ in 0..n {
+                run(&mut out, at(m, f), &[("punishment_points", p), ("contribution_change", c)]);
+            }
+        }
+        let idx = Index::new(&out);
+        let rows = punishment(&idx, &idx.models(), &Options::default());
+        assert_eq!(rows[0].models, 3);
+        assert!((rows[0].rho.expect("rho") + 1.0).abs() < 1e-12);
+        assert!(
+            rows[0].note.contains("1 classical roster(s) kept out") && rows[0].note.contains("1 model(s) with fewer")
+        );
+        let rows = punishment(&idx, &idx.models(), &Options { classical_in_cross_model: true });
+        assert_eq!(rows[0].models, 4);
+    }
+
+    #[test]
+    fn the_effect_of_a_model_with_fewer_than_three_runs_in_an_arm_is_absent() {
+        let mut out = Vec::new();
+        let at = |m, arm| Place::base(m, "f", "public-goods", arm);
+        for (m, n) in [("full", 3), ("thin", 2)] {
+            for i in 0..n {
+                run(&mut out, at(m, "baseline"), &[("contribution_last", 0.1 * f64::from(i))]);
+            }
+            for i in 0..3 {
+                run(&mut out, at(m, "punishment"), &[("contribution_last", 0.5 + 0.1 * f64::from(i))]);
+            }
+        }
+        let idx = Index::new(&out);
+        let models = idx.models();
+        let contrasts = crate::contrasts::contrasts(&idx, &models);
+        let rows = punishment_effect(&idx, &models, &contrasts);
+        assert_eq!(rows.iter().map(|r| r.model.as_str()).collect::<Vec<_>>(), ["full"]);
+    }
 }

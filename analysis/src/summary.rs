@@ -1,10 +1,11 @@
-//! Per-condition summaries of run-level outcomes, and tipping curves.
+//! Per-condition summaries of run-level outcomes, and tipping curves (see [`crate::tipping`]).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use crate::error::AnalysisError;
 use crate::outcomes::{run_outcomes, RunOutcome};
+pub use crate::tipping::TippingCurve;
 
 /// Mean, median and count of one metric over the runs of a condition.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -89,24 +90,6 @@ pub struct GroupSummary {
     pub population: i64,
 }
 
-/// A tipping sweep for one roster: share of runs in which the alternative took over, per
-/// committed fraction, and the critical mass the sweep brackets.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct TippingCurve {
-    /// Block of the study holding the sweep.
-    pub block: String,
-    /// Roster swept.
-    pub roster: String,
-    /// (fraction asked, committed agents, population, runs, share overturned, median time).
-    pub points: Vec<(f64, i64, i64, usize, f64, Option<f64>)>,
-    /// Smallest fraction overturning the convention in the majority of runs.
-    pub critical: Option<f64>,
-    /// Largest fraction below `critical` that held the convention in the majority of runs.
-    pub largest_failure: Option<f64>,
-    /// Whether every fraction below the critical one held and every one above it tipped.
-    pub monotone: bool,
-}
-
 /// Summarises every condition of a study (or of the whole store).
 pub fn summarize(path: &Path, study: Option<&str>) -> Result<(Vec<GroupSummary>, Vec<TippingCurve>), AnalysisError> {
     Ok(summarize_outcomes(&run_outcomes(path, study)?))
@@ -143,40 +126,5 @@ pub fn summarize_outcomes(outcomes: &[RunOutcome]) -> (Vec<GroupSummary>, Vec<Ti
             metrics,
         });
     }
-    let curves = tipping_curves(&summaries);
-    (summaries, curves)
-}
-
-fn tipping_curves(summaries: &[GroupSummary]) -> Vec<TippingCurve> {
-    let mut by: BTreeMap<(String, String, String, String), Vec<&GroupSummary>> = BTreeMap::new();
-    for s in summaries.iter().filter(|s| s.metrics.contains_key("overturned") && s.condition.sweep().is_some()) {
-        let c = &s.condition;
-        by.entry((c.block.clone(), c.roster.clone(), c.variant.clone(), c.cell.clone())).or_default().push(s);
-    }
-    by.into_iter()
-        .map(|((block, roster, _, _), mut pts)| {
-            pts.sort_by(|a, b| a.condition.sweep_micros.cmp(&b.condition.sweep_micros));
-            let points: Vec<(f64, i64, i64, usize, f64, Option<f64>)> = pts
-                .iter()
-                .map(|s| {
-                    (
-                        s.condition.sweep().unwrap_or(0.0),
-                        s.committed,
-                        s.population,
-                        s.runs,
-                        s.metrics["overturned"].mean,
-                        s.metrics.get("overturn_time").map(|t| t.median),
-                    )
-                })
-                .collect();
-            let critical = points.iter().find(|p| p.4 > 0.5).map(|p| p.0);
-            let largest_failure =
-                critical.and_then(|c| points.iter().filter(|p| p.0 < c && p.4 <= 0.5).map(|p| p.0).last());
-            let monotone = match critical {
-                Some(c) => points.iter().all(|p| (p.0 < c) == (p.4 <= 0.5)),
-                None => true,
-            };
-            TippingCurve { block, roster, points, critical, largest_failure, monotone }
-        })
-        .collect()
+    (summaries, crate::tipping::tipping(outcomes))
 }

@@ -2,11 +2,11 @@
 //!
 //! Most tables are generated from their row type (`generated`): one column per serialised
 //! field in declaration order, under the field's name unless renamed, each cell written by
-//! `Cell::text` unless the table gives a custom cell. Four tables keep an explicit column
-//! spec, as their rows are not one struct's fields: tipping (one row per point of a curve),
-//! wasserstein (tuples), punishment-effect (fields reordered, the family left out, each interval
-//! split into a mean and a bracket column) and verdicts (fields reordered, the tier number left
-//! out).
+//! `Cell::text` unless the table gives a custom cell. Three tables keep an explicit column
+//! spec, as their rows are not one struct's fields: tipping (one row per fraction of a curve),
+//! punishment-effect (fields reordered, the family left out, each interval split into a mean
+//! and a bracket column) and verdicts (fields reordered, the tier number left out, the
+//! classical grade in a column of its own).
 
 use serde::Serialize;
 
@@ -71,7 +71,7 @@ impl Analysis {
                 "Equivalence with human anchors (TOST, 90 % CI, canonical baseline)",
                 &self.equivalence,
                 &[outcome],
-                &[],
+                &[("anchor", |r| if r.anchor.is_nan() { "not on record".into() } else { fmt(Some(r.anchor)) })],
             ),
             generated(
                 "directional",
@@ -88,8 +88,15 @@ impl Analysis {
                 &[("excluded", |r| r.excluded.clone().unwrap_or_default())],
             ),
             generated(
+                "presentation",
+                "Presentation checks (seed 000; opt-in, own Holm family, never in S, Δmax or Tier 2)",
+                &self.presentation,
+                &[("family_of_tests", "family"), outcome],
+                &[("excluded", |r| r.excluded.clone().unwrap_or_default())],
+            ),
+            generated(
                 "perturbation",
-                "Perturbation library per level: Δmax and sign stability S",
+                "Perturbation library per claim and level: Δmax and sign stability S over the baseline and the level's cells",
                 &self.perturbation,
                 &[outcome, ("sign_stability", "S")],
                 &[],
@@ -110,12 +117,16 @@ impl Analysis {
                     ("acceptance", |r| {
                         r.acceptance.iter().map(|(o, a)| format!("{o:.0}:{a:.2}")).collect::<Vec<_>>().join(" ")
                     }),
-                    ("threshold", |r| r.threshold.map_or("none".into(), |t| format!("{t:.0}"))),
+                    ("threshold", |r| match r.threshold {
+                        Some(t) => format!("{t:.0}"),
+                        None if r.runs < crate::common::MIN_RUNS => "-".into(),
+                        None => "none".into(),
+                    }),
                 ],
             ),
             generated(
                 "heterogeneity",
-                "Between-model heterogeneity of baseline means",
+                "Between-model heterogeneity of baseline means (I² beside the between-model SD)",
                 &self.heterogeneity,
                 &[outcome, ("i2", "I2")],
                 &[("means", |r| r.means.iter().map(|(m, v)| format!("{m}={v:.3}")).collect::<Vec<_>>().join(" "))],
@@ -128,13 +139,42 @@ impl Analysis {
                 &[],
             ),
             self.tipping_table(),
-            self.wasserstein_table(),
+            generated(
+                "critical-mass",
+                "Critical mass of a committed minority per model and per family, against the human bracket",
+                &self.critical_mass,
+                &[],
+                &[],
+            ),
+            generated(
+                "wasserstein",
+                "11–20 game: normalised Wasserstein distance to the published distribution (bootstrap 95 % CI)",
+                &self.wasserstein,
+                &[],
+                &[],
+            ),
             generated(
                 "convergence",
                 "Naming game: convention formation (Wilson 95 % CI) and time to convention",
                 &self.convergence,
                 &[("time_q1", "t_q1"), ("time_median", "t_median"), ("time_q3", "t_q3")],
                 &[],
+            ),
+            generated(
+                "label-prior",
+                "Naming game: the label prior, baseline against shuffled pool (modal name as pool index)",
+                &self.label_prior,
+                &[],
+                &[],
+            ),
+            generated(
+                "recognition",
+                "Recognition probe beside behaviour (probe runs are not behavioural runs)",
+                &self.recognition,
+                &[("points", "points (model: recognised, baseline mean)")],
+                &[("points", |r| {
+                    r.points.iter().map(|(m, x, y)| format!("{m}: {x:.3}, {y:.3}")).collect::<Vec<_>>().join("; ")
+                })],
             ),
             self.punishment_effect_table(),
             generated(
@@ -150,42 +190,58 @@ impl Analysis {
         ]
     }
 
-    /// Explicit spec: one row per point of each tipping curve.
+    /// Explicit spec: one row per fraction of each tipping curve, the runs with no convention
+    /// to overturn counted beside those with one.
     fn tipping_table(&self) -> Table {
+        let mut rows = Vec::new();
+        for c in &self.tipping {
+            let none_at = |asked: f64| c.no_convention.iter().find(|n| n.0 == asked).map_or(0, |n| n.2);
+            let head = |asked: f64, x: f64| {
+                vec![
+                    c.block.clone(),
+                    c.roster.clone(),
+                    c.family.clone(),
+                    c.arm.clone(),
+                    format!("{asked:.3}"),
+                    format!("{x:.3}"),
+                ]
+            };
+            for (p, asked) in c.points.iter().zip(&c.asked) {
+                let mut row = head(*asked, p.0);
+                row.extend([
+                    format!("{}/{}", p.1, p.2),
+                    p.3.to_string(),
+                    none_at(*asked).to_string(),
+                    format!("{:.2}", p.4),
+                    p.5.map_or("-".into(), |t| format!("{t:.0}")),
+                    c.status.clone(),
+                ]);
+                rows.push(row);
+            }
+            for (asked, x, n) in c.no_convention.iter().filter(|n| !c.asked.contains(&n.0)) {
+                let mut row = head(*asked, *x);
+                row.extend(["-".into(), "0".into(), n.to_string(), "-".into(), "-".into(), c.status.clone()]);
+                rows.push(row);
+            }
+        }
         Table {
             name: "tipping",
-            title: "Tipping sweeps: share of runs overturned per committed fraction",
-            columns: vec!["roster", "fraction", "committed", "runs", "overturned", "median t"],
-            rows: self
-                .tipping
-                .iter()
-                .flat_map(|c| {
-                    c.points.iter().map(move |p| {
-                        vec![
-                            c.roster.clone(),
-                            format!("{:.3}", p.0),
-                            format!("{}/{}", p.1, p.2),
-                            p.3.to_string(),
-                            format!("{:.2}", p.4),
-                            p.5.map_or("-".into(), |t| format!("{t:.0}")),
-                        ]
-                    })
-                })
-                .collect(),
-        }
-    }
-
-    /// Explicit spec: the rows are (model, distance, low, high) tuples.
-    fn wasserstein_table(&self) -> Table {
-        Table {
-            name: "wasserstein",
-            title: "11–20 game: normalised Wasserstein distance to the published distribution (bootstrap 95 % CI)",
-            columns: vec!["model", "distance", "ci_low", "ci_high"],
-            rows: self
-                .wasserstein
-                .iter()
-                .map(|(m, d, lo, hi)| vec![m.clone(), fmt(Some(*d)), fmt(Some(*lo)), fmt(Some(*hi))])
-                .collect(),
+            title: "Tipping sweeps: share of runs overturned per realised committed fraction (runs without a convention left out)",
+            columns: vec![
+                "block",
+                "roster",
+                "family",
+                "arm",
+                "asked",
+                "fraction",
+                "committed",
+                "runs",
+                "no convention",
+                "overturned",
+                "median t",
+                "status",
+            ],
+            rows,
         }
     }
 
@@ -238,7 +294,7 @@ impl Analysis {
         Table {
             name: "verdicts",
             title: "Certification ladder: verdict per claim",
-            columns: vec!["claim", "text", "tier", "first unmet condition", "evidence"],
+            columns: vec!["claim", "text", "tier", "first unmet condition", "evidence", "classical (graded apart)"],
             rows: self
                 .verdicts
                 .iter()
@@ -249,6 +305,10 @@ impl Analysis {
                         v.tier_name.clone(),
                         v.first_unmet.clone().unwrap_or_else(|| "-".into()),
                         v.evidence.join("; "),
+                        v.classical.as_ref().map_or("-".into(), |c| match &c.first_unmet {
+                            Some(u) => format!("{}: {u}", c.tier_name),
+                            None => c.tier_name.clone(),
+                        }),
                     ]
                 })
                 .collect(),

@@ -4,9 +4,11 @@
 //!
 //! The outcomes come from a seeded generator, chosen so that every analysis has rows (with
 //! absent values, NaN, constant samples and too-small arms among them) and the ladder grades
-//! claims at several tiers. The fixtures were captured from the analysis as it was before it
-//! was split into one module per analysis. To regenerate them (only when a change of output is
-//! intended), run `AGORA_WRITE_SNAPSHOT=1 cargo test -p agora-analysis --test snapshot`.
+//! claims at several tiers. Runs of what the instrument added later (presentation checks, the
+//! recognition probe, the re-skins, the shuffled pool, the LLM tipping arm) come after every
+//! earlier run, and metrics added later derive from earlier draws, so that the earlier runs
+//! keep their values. To regenerate the fixtures (only when a change of output is intended),
+//! run `AGORA_WRITE_SNAPSHOT=1 cargo test -p agora-analysis --test snapshot`.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -147,7 +149,10 @@ fn condition_runs(g: &mut Gen, p: &Profile, variant: &str, cell: &str, level: &s
     let slope = if flip { 0.3 } else { -0.35 * human };
     let coop = if c3 { g.share(p, p.c3_follows) } else { g.share(p, start + slope / 2.0) };
     let change = if p.constant { slope } else { slope + p.noise * (g.uniform() - 0.5) };
-    let pd = vec![m("cooperation", coop), m("cooperation_r1", start), m("cooperation_change", change)];
+    let mut pd = vec![m("cooperation", coop), m("cooperation_r1", start), m("cooperation_change", change)];
+    // Metrics added later derive from the draws above, so that the draws, and the values of
+    // every earlier metric, stay as they were.
+    pd.push(m("defection_endgame_rise", -0.6 * change));
     g.run(p, place("prisoners-dilemma", "baseline", variant, cell, level), pd);
     // Public goods: round-1 contribution near one half, declining.
     let r1 = g.share(p, 0.5 * human + 0.6 * (1.0 - human) + shift);
@@ -162,6 +167,10 @@ fn condition_runs(g: &mut Gen, p: &Profile, variant: &str, cell: &str, level: &s
     let full = if c3 { g.share(p, p.c3_follows) } else { g.share(p, 0.1) };
     let mut pgg = vec![m("contribution_r1", r1), m("contribution_last", last), m("contribution_change", last - r1)];
     pgg.push(m("full_contribution", full));
+    pgg.push(m("contribution_r10", last));
+    pgg.push(m("cc_slope", 0.43 * human + 0.2 * (r1 - 0.5)));
+    pgg.push(m("cc_conditional_share", ((0.5 * human + shift) * 4.0).round().clamp(0.0, 4.0) / 4.0));
+    pgg.push(m("cc_free_rider_share", ((0.3 * human) * 4.0).round() / 4.0));
     // One baseline run in three of the flipping roster has an undefined round-1 contribution.
     let position = g.out.len() % 3;
     if p.flip && cell == "baseline" && !c3 && position == 0 {
@@ -174,7 +183,7 @@ fn condition_runs(g: &mut Gen, p: &Profile, variant: &str, cell: &str, level: &s
     g.run(
         p,
         place("bargaining", "ultimatum", variant, cell, level),
-        vec![m("offer", offer), m("payoff_consistency", consistent)],
+        vec![m("offer", offer), m("payoff_consistency", consistent), m("rejection", 0.3 * (1.0 - consistent))],
     );
     if !c3 {
         let giving = g.share(p, 0.2835 * human + 0.05 + shift);
@@ -201,6 +210,7 @@ fn condition_runs(g: &mut Gen, p: &Profile, variant: &str, cell: &str, level: &s
         .map(|(i, c)| m(&format!("choice_{}", i + 11), *c))
         .collect();
     mr.push(m("mode_share", counts[6]));
+    mr.push(m("request_below_top", 1.0 - counts[9]));
     g.run(p, place("money-request", "baseline", variant, cell, level), mr);
     // Naming game: a convention forms, after a roster-dependent time.
     let formed = if c3 { g.bernoulli(p, 1.0 - p.c3_follows) } else { g.bernoulli(p, 0.5 + 0.5 * human) };
@@ -208,6 +218,8 @@ fn condition_runs(g: &mut Gen, p: &Profile, variant: &str, cell: &str, level: &s
     let mut ng = vec![m("convention", formed), m("match_share", matched)];
     if formed > 0.5 {
         ng.push(m("convention_time", (20.0 + 30.0 * (1.0 - human) + 10.0 * g.uniform()).round()));
+        ng.push(m("convention_name", 4.0));
+        ng.push(m("convention_position", 1.0));
     }
     g.run(p, place("naming-game", "baseline", variant, cell, level), ng);
 }
@@ -273,6 +285,77 @@ fn extra_runs(g: &mut Gen) {
     }
 }
 
+/// Runs of what the instrument added later, after every earlier run so that those keep their
+/// draws: seed 000's presentation checks, the recognition probe, the re-skins C1 and C2, the
+/// shuffled-pool arm, and the LLM tipping arm whose convention forms first.
+fn later_runs(g: &mut Gen) {
+    for p in [PROFILES[0], PROFILES[1], PROFILES[3]] {
+        for _ in 0..p.runs {
+            let coop = g.share(&p, 0.2);
+            g.run(
+                &p,
+                place("prisoners-dilemma", "baseline", "C0", "layout-inline", "presentation"),
+                vec![m("cooperation", coop)],
+            );
+        }
+        // The probe asks outside the behavioural session: its runs hold no behaviour, only
+        // whether the paradigm was recognised (a behavioural value here must stay unread).
+        for _ in 0..3 {
+            let recognised = g.share(&p, 0.3 + 0.5 * p.human);
+            g.run(
+                &p,
+                place("prisoners-dilemma", "baseline", "C0", "recognition-probe", "contamination"),
+                vec![m("recognised", recognised), m("cooperation", 0.0)],
+            );
+        }
+        for variant in ["C1", "C2"] {
+            for _ in 0..p.runs {
+                let coop = g.share(&p, 0.3 + 0.2 * p.human + if variant == "C1" { 0.2 } else { 0.0 });
+                g.run(
+                    &p,
+                    place("prisoners-dilemma", "baseline", variant, "baseline", "baseline"),
+                    vec![m("cooperation", coop)],
+                );
+            }
+        }
+    }
+    // The shuffled pool: alpha keeps the baseline's name, beta moves, sparse is too thin.
+    for (p, names) in [(PROFILES[0], [4.0, 4.0, 7.0]), (PROFILES[1], [2.0, 2.0, 2.0]), (PROFILES[4], [4.0, 4.0, 4.0])] {
+        for name in names.iter().take(p.runs.min(3)) {
+            let position = (1.0 + 9.0 * g.uniform()).round();
+            g.run(
+                &p,
+                place("naming-game", "shuffled-pool", "C0", "baseline", "baseline"),
+                vec![m("convention", 1.0), m("convention_name", *name), m("convention_position", position)],
+            );
+        }
+    }
+    // The LLM tipping arm on 24 agents: alpha forms a convention in most runs and tips at 6/24;
+    // beta never forms one, so it has no convention to overturn.
+    for (p, formation) in [(PROFILES[0], 0.8), (PROFILES[1], 0.0)] {
+        for (fraction, k) in [(0.20_f64, 5_i64), (0.225, 5), (0.25, 6), (0.30, 7)] {
+            for _ in 0..4 {
+                let formed = g.uniform() < formation;
+                let mut metrics =
+                    vec![m("convention", if formed { 1.0 } else { 0.0 }), m("committed_share", k as f64 / 24.0)];
+                if formed {
+                    let tips = k >= 6 || g.uniform() < 0.2;
+                    metrics.push(m("overturned", if tips { 1.0 } else { 0.0 }));
+                    if tips {
+                        metrics.push(m("overturn_time", (100.0 + 200.0 * g.uniform()).round()));
+                    }
+                }
+                let at =
+                    Place { block: "tipping-llm", ..place("naming-game", "tipping", "C0", "baseline", "baseline") };
+                let r = g.run(&p, at, metrics);
+                r.sweep = Some(fraction);
+                r.population = 24;
+                r.committed = k;
+            }
+        }
+    }
+}
+
 fn outcomes() -> Vec<RunOutcome> {
     let mut g = Gen { rng: Xoshiro256PlusPlus::seed_from_u64(20260815), out: Vec::new() };
     for p in &PROFILES {
@@ -287,6 +370,7 @@ fn outcomes() -> Vec<RunOutcome> {
         arm_runs(&mut g, p);
     }
     extra_runs(&mut g);
+    later_runs(&mut g);
     g.out
 }
 

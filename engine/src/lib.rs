@@ -8,6 +8,7 @@
 
 pub mod components;
 pub mod error;
+pub mod probe;
 pub mod records;
 pub mod run;
 pub mod runner;

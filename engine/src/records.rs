@@ -127,6 +127,25 @@ impl RunRecords {
             .map(|i| RecordedInteraction { t: i.t, matched: i.matched.then_some(i.name_a) })
             .collect();
         self.metrics = outcomes(&self.spec.environment, self.spec.variant, &decisions, &interactions);
+        if self.spec.is_probe() {
+            // A probe session plays no game: its one outcome is how many of its seats named
+            // the paradigm.
+            let graded: Vec<bool> = self
+                .transcripts
+                .iter()
+                .filter(|t| t.kind == "probe")
+                .filter_map(|t| match t.parse_status.as_str() {
+                    "recognised" => Some(true),
+                    "not-recognised" => Some(false),
+                    _ => None,
+                })
+                .collect();
+            self.metrics = if graded.is_empty() {
+                Vec::new()
+            } else {
+                vec![("recognised".into(), graded.iter().filter(|r| **r).count() as f64 / graded.len() as f64)]
+            };
+        }
     }
 
     /// SHA-256 over every record and the run's metrics, floats by their bit patterns, so that

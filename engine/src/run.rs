@@ -47,10 +47,13 @@ impl RunWorld {
         policies: Vec<Box<dyn Policy>>,
         transcripts: TranscriptSink,
     ) -> Result<RunWorld, EngineError> {
-        let env = spec
+        let mut env = spec
             .environment
             .build(spec.variant)
             .map_err(|source| EngineError::Environment { run: key.clone(), source })?;
+        if spec.is_probe() {
+            env = Box::new(crate::probe::ProbeSession::new(env));
+        }
         let (mut world, decide, resolve) = recycled();
         let mut log = RunRecords::new(spec, key.clone());
         let mut seats = Vec::with_capacity(spec.seats.len());

@@ -21,6 +21,10 @@ pub enum Level {
     Design,
     /// Probes whether the paradigm is recognised.
     Contamination,
+    /// Seed 000's presentation checks (answer-field name, layout, task identifier, opening):
+    /// an opt-in family of its own, reported apart and never part of the paper's
+    /// representation level (S, Δmax, the perturbation Holm family, Tier 2).
+    Presentation,
 }
 
 impl Level {
@@ -31,6 +35,7 @@ impl Level {
             Level::Representation => "representation",
             Level::Design => "design",
             Level::Contamination => "contamination",
+            Level::Presentation => "presentation",
         }
     }
 }
@@ -75,8 +80,9 @@ pub enum Factor {
 
 impl Factor {
     /// Whether `env`'s game has this factor to vary: framing where the game frames its
-    /// actions, action order where it offers labelled choices, group size where it has a group;
-    /// every other factor applies to every game.
+    /// actions, action order where it offers labelled choices, group size where it has a group,
+    /// history format and memory where its prompts show history (not in one-shot games); every
+    /// other factor applies to every game.
     pub fn applies_to(&self, env: &EnvSpec) -> bool {
         let game = env.game();
         match self {
@@ -86,6 +92,8 @@ impl Factor {
             }
             Factor::ReversedActionOrder => !game.wording(Variant::C0).labels.is_empty(),
             Factor::GroupSize(n) => env.clone().set_group_size(*n),
+            // One-shot games show no earlier game, so there is no history to render or window.
+            Factor::HistoryFormat(_) | Factor::Memory(_) => game.memory() > 0,
             _ => true,
         }
     }
@@ -115,14 +123,10 @@ impl Factor {
     /// The level this factor belongs to.
     pub fn level(&self) -> Level {
         match self {
-            Factor::PersonaFormat(_)
-            | Factor::HistoryFormat(_)
-            | Factor::ReversedActionOrder
-            | Factor::NamedAgents
-            | Factor::AnswerField(_)
-            | Factor::Layout(_)
-            | Factor::TaskId(_)
-            | Factor::Opening(_) => Level::Representation,
+            Factor::PersonaFormat(_) | Factor::HistoryFormat(_) | Factor::ReversedActionOrder | Factor::NamedAgents => {
+                Level::Representation
+            }
+            Factor::AnswerField(_) | Factor::Layout(_) | Factor::TaskId(_) | Factor::Opening(_) => Level::Presentation,
             Factor::PersonaContent(_)
             | Factor::Framing(_)
             | Factor::StepByStep
@@ -213,7 +217,16 @@ impl RunSpec {
     /// Decisions the run will ask for, and whether that count is an upper bound (runs that may
     /// stop early).
     pub fn expected_decisions(&self) -> (u64, bool) {
+        if self.is_probe() {
+            return (0, false);
+        }
         self.environment.expected_decisions()
+    }
+
+    /// Whether this run is a recognition probe's session: asked outside the behavioural
+    /// session, it plays no game and records no decision (see [`crate::probe`]).
+    pub fn is_probe(&self) -> bool {
+        self.factors.contains(&Factor::RecognitionProbe)
     }
 }
 

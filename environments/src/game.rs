@@ -78,13 +78,24 @@ pub enum SummaryKind {
     MeanDecision,
 }
 
-/// The evaluative framing a design-level cell adds to the rules.
+/// The evaluative framing of a design-level cell: the two actions relabelled in place.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Frame {
-    /// The actions described in moral terms.
+    /// The actions relabelled in moral terms (acting fairly, exploiting).
     Moral,
-    /// The actions described in terms of risk.
+    /// The actions relabelled in terms of risk (the riskier, the safer option).
     Risk,
+}
+
+/// How a framing cell relabels one role's two actions in place: the framed labels stand
+/// wherever the variant's labels would (the rules, the question, the answer schema, the
+/// history), and a reply is read against them. The choice index keeps its meaning.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Framed {
+    /// The role whose two actions are relabelled.
+    pub role: Role,
+    /// The labels in semantic order: `labels[i]` replaces the label of choice `i`.
+    pub labels: [&'static str; 2],
 }
 
 /// What a decision falls back to when a model gives no legal answer within its attempts.
@@ -265,8 +276,11 @@ pub trait Game: Send + Sync + std::fmt::Debug {
         Fallback::Random
     }
 
-    /// The sentence a framing cell adds to the rules, where the game has one.
-    fn framing(&self, _variant: Variant, _frame: Frame) -> Option<String> {
+    /// The labels a framing cell puts in place of the variant's two action labels. A game
+    /// declares framing only where both frames relabel the same role's same two actions
+    /// defensibly, and then answers for both frames and every variant; `None` (the default)
+    /// means the game has no framing and the framing cells do not run in it.
+    fn framing(&self, _variant: Variant, _frame: Frame) -> Option<Framed> {
         None
     }
 }

@@ -59,6 +59,16 @@ impl Cell {
         }
     }
 
+    /// Whether this cell runs in `env` as a study block configures it: a game it names, or,
+    /// without a list, a game that has every factor it changes (so a one-shot block that opts
+    /// into history also takes the history cells).
+    pub fn runs_in(&self, env: &EnvSpec) -> bool {
+        match &self.environments {
+            Some(e) => e.contains(&env.kind()),
+            None => self.factors.iter().all(|f| f.applies_to(env)),
+        }
+    }
+
     /// Parses and validates a cell file's text.
     pub fn parse(path: &Path, text: &str) -> Result<Cell, ScenarioError> {
         let cell: Cell = ron_options().from_str(text).map_err(|e| ScenarioError::parse(path, e))?;

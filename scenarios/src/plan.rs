@@ -47,6 +47,8 @@ pub struct Plan {
     pub runs: Vec<RunSpec>,
     /// The language models the plan's rosters use.
     pub models: Vec<ModelSpec>,
+    /// The published run count the study reproduces, if it names one.
+    pub reference: Option<crate::study::RunCountReference>,
 }
 
 /// Summary line of a plan: one per (block, cell, variant, roster, arm).
@@ -103,13 +105,25 @@ impl Plan {
             .filter(|(i, _)| i % shard.count == shard.index - 1)
             .map(|(_, r)| r.clone())
             .collect();
-        Plan { study: self.study.clone(), master_seed: self.master_seed, runs, models: self.models.clone() }
+        Plan {
+            study: self.study.clone(),
+            master_seed: self.master_seed,
+            runs,
+            models: self.models.clone(),
+            reference: self.reference.clone(),
+        }
     }
 
     /// Keeps at most `n` runs per condition (for quick looks and tests); seeds are unchanged.
     pub fn limit_runs(&self, n: u32) -> Plan {
         let runs = self.runs.iter().filter(|r| r.run_index < n).cloned().collect();
-        Plan { study: self.study.clone(), master_seed: self.master_seed, runs, models: self.models.clone() }
+        Plan {
+            study: self.study.clone(),
+            master_seed: self.master_seed,
+            runs,
+            models: self.models.clone(),
+            reference: self.reference.clone(),
+        }
     }
 
     /// Aggregated lines for `agora check` and `--dry-run`.
@@ -230,7 +244,7 @@ impl Plan {
             let sweep_values = sweep_values(block.sweep.as_ref(), kind).map_err(|m| err(at("sweep"), m))?;
             for (ci, cell_name) in block.cells.iter().enumerate() {
                 let cell = load_cell(path, cells_dir, cell_name, || at(&format!("cells[{ci}]")))?;
-                if !cell.games().contains(&kind) {
+                if !cell.runs_in(&block.environment) {
                     return Err(err(
                         at(&format!("cells[{ci}]")),
                         format!("cell `{}` does not run in {}", cell.name, kind.as_str()),
@@ -238,6 +252,10 @@ impl Plan {
                 }
                 let count = if cell.level == Level::Baseline {
                     block.runs.unwrap_or(study.runs)
+                } else if cell.factors.contains(&Factor::RecognitionProbe) {
+                    // The probe is asked outside the behavioural session: one session per
+                    // model, environment and variant, in which every seat is asked once.
+                    1
                 } else {
                     block.cell_runs.or(block.runs).unwrap_or(study.runs)
                 };
@@ -326,7 +344,13 @@ impl Plan {
                 }
             }
         }
-        Ok(Plan { study: study.name.clone(), master_seed: study.master_seed, runs, models: study.models.clone() })
+        Ok(Plan {
+            study: study.name.clone(),
+            master_seed: study.master_seed,
+            runs,
+            models: study.models.clone(),
+            reference: study.reference.clone(),
+        })
     }
 }
 

@@ -34,6 +34,25 @@ pub struct Study {
     pub include_models: Option<String>,
     /// The study's blocks, in order.
     pub blocks: Vec<Block>,
+    /// A published run count this study reproduces, printed beside the plan's own count by
+    /// `agora run --dry-run` and `agora check`.
+    #[serde(default)]
+    pub reference: Option<RunCountReference>,
+}
+
+/// A published count of runs, to compare a plan with.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RunCountReference {
+    /// Model runs in the publication (every model together).
+    pub model_runs: u64,
+    /// Models in the publication's roster.
+    pub models: u32,
+    /// Runs of classical agents in the publication.
+    #[serde(default)]
+    pub classical_runs: Option<u64>,
+    /// Where the figures come from, and what they include that a plan cannot (partial rosters).
+    pub source: String,
 }
 
 /// A file of model declarations, for `agora run --models FILE`.

@@ -167,11 +167,17 @@ fn cells_default_to_every_game_with_their_factor() {
     use agora_environments::EnvKind;
     let cells = cell::load_dir(&root().join("cells")).expect("cells parse");
     let games = |name: &str| cells.iter().find(|(_, c)| c.name == name).expect("shipped cell").1.games();
-    // Every game has a memory window and a prompt; a new game is in these without an edit.
-    assert_eq!(games("memory-3"), EnvKind::ALL.to_vec());
+    // Every game has a prompt; a new game is in these without an edit.
     assert_eq!(games("persona-bullets"), EnvKind::ALL.to_vec());
+    // One-shot games show no earlier game: no history to render and no memory window to vary.
+    for history_cell in ["memory-3", "history-narrative", "history-summary"] {
+        let g = games(history_cell);
+        assert!(!g.contains(&EnvKind::Bargaining) && !g.contains(&EnvKind::MoneyRequest), "{history_cell}: {g:?}");
+        assert!(g.contains(&EnvKind::PrisonersDilemma) && g.contains(&EnvKind::NamingGame), "{history_cell}: {g:?}");
+    }
     // Only games that frame their actions get the framing cells.
-    assert_eq!(games("framing-moral"), vec![EnvKind::PrisonersDilemma, EnvKind::Bargaining]);
+    assert_eq!(games("framing-moral"), vec![EnvKind::PrisonersDilemma]);
+    assert_eq!(games("framing-risk"), games("framing-moral"), "both framings relabel the same actions");
     // Action order needs labelled choices: not the amount-only games.
     let reversed = games("reversed-actions");
     assert!(!reversed.contains(&EnvKind::PublicGoods) && !reversed.contains(&EnvKind::MoneyRequest));
@@ -221,4 +227,85 @@ fn the_instrument_runs_the_papers_counts_in_the_fixed_offer_and_shuffled_pool_ar
         assert_eq!(games, 540, "one responder decision per game");
     }
     assert_eq!(runs("naming-shuffled", agora_environments::Variant::C0), 3);
+}
+
+/// The perturbation library of the paper's Table 1 (seed 004): six representation-level cells,
+/// the design-level cells (group size once per game that has one) and the two contamination
+/// probes.
+const TABLE_1: [&str; 17] = [
+    "persona-bullets",
+    "persona-table",
+    "history-narrative",
+    "history-summary",
+    "reversed-actions",
+    "named-agents",
+    "persona-self-interested",
+    "persona-prosocial",
+    "framing-moral",
+    "framing-risk",
+    "step-by-step",
+    "temperature-low",
+    "memory-3",
+    "group-size-8",
+    "population-48",
+    "priming",
+    "recognition-probe",
+];
+
+#[test]
+fn the_instrument_runs_table_1_in_every_game_where_a_cell_exists_and_nothing_else() {
+    let plan = Plan::load(&root().join("studies/instrument.ron"), None).expect("the instrument resolves");
+    let cells = cell::load_dir(&root().join("cells")).expect("cells parse");
+    let model = plan.models[0].name.clone();
+    let blocks: std::collections::BTreeSet<&str> = plan
+        .runs
+        .iter()
+        .filter(|r| r.environment.arm() != "baseline" || r.cell != "baseline")
+        .map(|r| r.block.as_str())
+        .collect();
+    assert!(blocks.contains("pd") && blocks.contains("ultimatum") && blocks.contains("naming"));
+    for block in ["pd", "pgg", "ultimatum", "dictator", "trust", "money-request", "naming"] {
+        let env = &plan.runs.iter().find(|r| r.block == block).expect("block runs").environment;
+        let run: std::collections::BTreeSet<&str> = plan
+            .runs
+            .iter()
+            .filter(|r| r.block == block && r.roster == model && r.cell != "baseline")
+            .map(|r| r.cell.as_str())
+            .collect();
+        let expected: std::collections::BTreeSet<&str> = TABLE_1
+            .iter()
+            .copied()
+            .filter(|name| cells.iter().find(|(_, c)| c.name == *name).expect("shipped").1.runs_in(env))
+            .collect();
+        assert_eq!(run, expected, "{block}");
+        for r in plan.runs.iter().filter(|r| r.block == block && r.roster == model) {
+            assert!(r.level != agora_scenarios::Level::Presentation, "{block}: {} is a presentation check", r.cell);
+        }
+    }
+    // The presentation checks are an opt-in study of their own, with no baseline of its own.
+    let checks = Plan::load(&root().join("studies/presentation-checks.ron"), None).expect("resolves");
+    assert!(checks.runs.iter().all(|r| r.level == agora_scenarios::Level::Presentation));
+    assert_eq!(checks.runs.iter().map(|r| r.cell.as_str()).collect::<std::collections::BTreeSet<_>>().len(), 5);
+}
+
+#[test]
+fn the_instrument_has_an_llm_tipping_arm_from_a_formed_convention_and_probes_outside_the_session() {
+    use agora_environments::EnvSpec;
+    let plan = Plan::load(&root().join("studies/instrument.ron"), None).expect("the instrument resolves");
+    let model = plan.models[0].name.clone();
+    let tipping: Vec<_> = plan.runs.iter().filter(|r| r.block == "tipping" && r.roster == model).collect();
+    let fractions: std::collections::BTreeSet<String> =
+        tipping.iter().map(|r| format!("{:.2}", r.sweep.as_ref().expect("swept").1)).collect();
+    assert_eq!(fractions.len(), 7, "10 % to 40 % in steps of 5: {fractions:?}");
+    assert_eq!(tipping.len(), 21);
+    for r in &tipping {
+        let EnvSpec::NamingGame(p) = &r.environment else { panic!("naming game") };
+        assert_eq!(p.tipping.as_ref().expect("tipping").onset, agora_environments::games::naming::Onset::Formed);
+        assert!(r.committed.is_empty(), "no seat is committed before the convention forms");
+        assert!(r.seats.iter().all(|s| s.model() == Some(model.as_str())), "the same agents form and contest it");
+    }
+    // One probe session per model, game and variant; no game is played in it.
+    let probes: Vec<_> = plan.runs.iter().filter(|r| r.cell == "recognition-probe" && r.roster == model).collect();
+    assert_eq!(probes.len(), 7, "one per behavioural block with the probe");
+    assert!(probes.iter().all(|r| r.expected_decisions() == (0, false) && r.is_probe()));
 }

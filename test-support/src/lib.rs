@@ -4,13 +4,14 @@
 //! dependency of the `agora-bench` binary; it never ships in `agora`.
 //!
 //! It answers `GET /v1/models` and `POST /v1/chat/completions` on 127.0.0.1 with a behaviour
-//! chosen per request: a legal answer read off the request's JSON schema, a given text, an
-//! HTTP status, a malformed or truncated body, a delay, a hang or a dropped connection. It
-//! counts requests and the most in flight at once.
+//! chosen per request: a legal answer read off the request's JSON schema, a given text, a
+//! given text cut at the token limit (`finish_reason: "length"`), an HTTP status, a malformed
+//! or truncated body, a delay, a hang or a dropped connection. It counts requests and the most
+//! in flight at once, and keeps the latest completion request's body as sent.
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -23,6 +24,8 @@ pub enum FakeReply {
     Legal,
     /// This message content.
     Content(String),
+    /// This message content, reported as cut at the token limit (`finish_reason: "length"`).
+    Cut(String),
     /// An HTTP error status with a short JSON body.
     Status(u16),
     /// A 200 whose body is not JSON.
@@ -48,6 +51,9 @@ pub struct FakeServer {
     pub requests: Arc<AtomicUsize>,
     /// Most completion requests in flight at once.
     pub peak_in_flight: Arc<AtomicUsize>,
+    /// The body of the latest completion request, byte for byte as the client sent it (only
+    /// the latest is kept, so long load tests hold one body).
+    last_body: Arc<Mutex<String>>,
     stop: Arc<AtomicBool>,
     task: tokio::task::JoinHandle<()>,
 }
@@ -66,25 +72,37 @@ impl FakeServer {
         let in_flight = Arc::new(AtomicUsize::new(0));
         let peak = Arc::new(AtomicUsize::new(0));
         let stop = Arc::new(AtomicBool::new(false));
-        let (r, f, p, s) = (requests.clone(), in_flight.clone(), peak.clone(), stop.clone());
+        let last_body = Arc::new(Mutex::new(String::new()));
+        let counters = Counters {
+            requests: requests.clone(),
+            in_flight,
+            peak: peak.clone(),
+            stop: stop.clone(),
+            last_body: last_body.clone(),
+        };
         let task = tokio::spawn(async move {
             loop {
                 let Ok((sock, _)) = listener.accept().await else { continue };
-                if s.load(Ordering::Relaxed) {
+                if counters.stop.load(Ordering::Relaxed) {
                     break;
                 }
-                let (b, r, f, p, s) = (behaviour.clone(), r.clone(), f.clone(), p.clone(), s.clone());
+                let (b, c) = (behaviour.clone(), counters.clone());
                 tokio::spawn(async move {
-                    let _ = serve(sock, b, r, f, p, s).await;
+                    let _ = serve(sock, b, c).await;
                 });
             }
         });
-        Ok(FakeServer { addr, requests, peak_in_flight: peak, stop, task })
+        Ok(FakeServer { addr, requests, peak_in_flight: peak, last_body, stop, task })
     }
 
     /// The base URL to put in a model's endpoints.
     pub fn endpoint(&self) -> String {
         format!("http://{}/v1", self.addr)
+    }
+
+    /// The body of the latest completion request, as sent.
+    pub fn last_body(&self) -> String {
+        self.last_body.lock().unwrap_or_else(std::sync::PoisonError::into_inner).clone()
     }
 
     /// Stops accepting connections and drops those open (a server that dies).
@@ -132,10 +150,20 @@ pub fn legal_answer(body: &serde_json::Value) -> String {
     serde_json::json!({ field: value, "reason": "fake server" }).to_string()
 }
 
-fn completion(content: &str) -> String {
+/// What one server shares with the connections it serves.
+#[derive(Clone)]
+struct Counters {
+    requests: Arc<AtomicUsize>,
+    in_flight: Arc<AtomicUsize>,
+    peak: Arc<AtomicUsize>,
+    stop: Arc<AtomicBool>,
+    last_body: Arc<Mutex<String>>,
+}
+
+fn completion(content: &str, finish_reason: &str) -> String {
     serde_json::json!({
         "id": "fake", "object": "chat.completion", "model": "fake",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+        "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish_reason}],
         "usage": {"prompt_tokens": 100, "completion_tokens": 10, "total_tokens": 110}
     })
     .to_string()
@@ -149,14 +177,8 @@ async fn write(sock: &mut TcpStream, status: u16, body: &str, claimed: Option<us
     sock.flush().await
 }
 
-async fn serve(
-    mut sock: TcpStream,
-    behaviour: Behaviour,
-    requests: Arc<AtomicUsize>,
-    in_flight: Arc<AtomicUsize>,
-    peak: Arc<AtomicUsize>,
-    stop: Arc<AtomicBool>,
-) -> std::io::Result<()> {
+async fn serve(mut sock: TcpStream, behaviour: Behaviour, counters: Counters) -> std::io::Result<()> {
+    let Counters { requests, in_flight, peak, stop, last_body } = counters;
     let mut buf: Vec<u8> = Vec::with_capacity(8192);
     loop {
         // Read one request: headers, then Content-Length bytes of body.
@@ -196,6 +218,8 @@ async fn serve(
         let n = requests.fetch_add(1, Ordering::Relaxed);
         let now = in_flight.fetch_add(1, Ordering::Relaxed) + 1;
         peak.fetch_max(now, Ordering::Relaxed);
+        *last_body.lock().unwrap_or_else(std::sync::PoisonError::into_inner) =
+            String::from_utf8_lossy(&body).into_owned();
         let json: serde_json::Value = serde_json::from_slice(&body).unwrap_or(serde_json::Value::Null);
         let mut reply = behaviour(n, &json);
         let result = loop {
@@ -204,14 +228,15 @@ async fn serve(
                     tokio::time::sleep(d).await;
                     reply = *inner;
                 }
-                FakeReply::Legal => break write(&mut sock, 200, &completion(&legal_answer(&json)), None).await,
-                FakeReply::Content(c) => break write(&mut sock, 200, &completion(&c), None).await,
+                FakeReply::Legal => break write(&mut sock, 200, &completion(&legal_answer(&json), "stop"), None).await,
+                FakeReply::Content(c) => break write(&mut sock, 200, &completion(&c, "stop"), None).await,
+                FakeReply::Cut(c) => break write(&mut sock, 200, &completion(&c, "length"), None).await,
                 FakeReply::Status(s) => {
                     break write(&mut sock, s, r#"{"error":{"message":"fake failure"}}"#, None).await
                 }
                 FakeReply::Malformed => break write(&mut sock, 200, "{\"choices\": [ this is not json", None).await,
                 FakeReply::Truncated => {
-                    let full = completion(&legal_answer(&json));
+                    let full = completion(&legal_answer(&json), "stop");
                     let half = &full[..full.len() / 2];
                     let _ = write(&mut sock, 200, half, Some(full.len())).await;
                     in_flight.fetch_sub(1, Ordering::Relaxed);

@@ -19,12 +19,12 @@ pub fn assert_every_slot_accounted(store: &Path) {
         "SELECT COUNT(*) FROM decisions d JOIN agents a ON a.run_id = d.run_id AND a.seat = d.seat WHERE a.policy = 'llm'",
     );
     let terminal =
-        count(&c, "SELECT COUNT(*) FROM transcripts WHERE kind = 'decision' AND parse_status IN ('ok', 'fallback')");
+        count(&c, "SELECT COUNT(*) FROM transcripts WHERE kind = 'decision' AND (parse_status IN ('ok', 'fallback') OR (parse_status = 'truncated' AND action IS NOT NULL))");
     assert!(llm_decisions > 0);
     assert_eq!(llm_decisions, terminal, "one terminal transcript per LLM decision");
     let dup = count(
         &c,
-        "SELECT COUNT(*) FROM (SELECT run_id, seat, slot FROM transcripts WHERE kind = 'decision' AND parse_status IN ('ok','fallback')
+        "SELECT COUNT(*) FROM (SELECT run_id, seat, slot FROM transcripts WHERE kind = 'decision' AND (parse_status IN ('ok','fallback') OR (parse_status = 'truncated' AND action IS NOT NULL))
          GROUP BY 1, 2, 3 HAVING COUNT(*) > 1)",
     );
     assert_eq!(dup, 0, "no slot decided twice");

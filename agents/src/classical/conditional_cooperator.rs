@@ -52,16 +52,16 @@ impl ConditionalCooperatorParams {
         if !(0.0..=1.0).contains(&self.initial) {
             return Err(bad("initial", format!("must lie in [0, 1], got {}", self.initial)));
         }
-        if !(self.initial_sd >= 0.0) {
+        if self.initial_sd.is_nan() || self.initial_sd < 0.0 {
             return Err(bad("initial_sd", format!("must be non-negative, got {}", self.initial_sd)));
         }
-        if !(self.slope >= 0.0) {
+        if self.slope.is_nan() || self.slope < 0.0 {
             return Err(bad("slope", format!("must be non-negative, got {}", self.slope)));
         }
         if !(0.0..=1.0).contains(&self.intercept) {
             return Err(bad("intercept", format!("must lie in [0, 1], got {}", self.intercept)));
         }
-        if !(self.punish_rate >= 0.0) {
+        if self.punish_rate.is_nan() || self.punish_rate < 0.0 {
             return Err(bad("punish_rate", format!("must be non-negative, got {}", self.punish_rate)));
         }
         Ok(())
@@ -70,6 +70,15 @@ impl ConditionalCooperatorParams {
 
 /// Contributes in proportion to what the others contributed last round (slope below one) and
 /// punishes members who contributed less than itself.
+///
+/// Every seat is the same *representative* agent: it applies the population's average slope
+/// (0.43) to the others' mean, so a group of four shrinks geometrically by that factor each
+/// round from its opening half endowment (10 → about 4 → 2 → 1 points) and, with amounts
+/// rounded to whole points, contributes nothing from about round 5 on. Free riders,
+/// hump-shaped contributors and the unclassified others of Fischbacher, Gächter & Fehr (2001)
+/// are drawn seat by seat instead by [`super::CooperationTypes`] (`cooperation-types`), the
+/// parameterisation of `scenarios/studies/replication.ron`; this policy is kept as it was so
+/// that the studies and stores that use it keep their runs.
 #[derive(Clone, Debug)]
 pub struct ConditionalCooperator {
     params: ConditionalCooperatorParams,
@@ -96,7 +105,7 @@ pub(crate) static CONDITIONAL_COOPERATOR: PolicyMeta = PolicyMeta {
 };
 
 /// A standard normal draw (Box–Muller), from the engine's stream.
-fn standard_normal(rng: &mut dyn RngCore) -> f64 {
+pub(crate) fn standard_normal(rng: &mut dyn RngCore) -> f64 {
     let u1: f64 = rng.random::<f64>().max(f64::MIN_POSITIVE);
     let u2: f64 = rng.random();
     (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()

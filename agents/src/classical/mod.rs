@@ -1,11 +1,13 @@
 //! Classical and scripted policies.
 
 mod conditional_cooperator;
+mod cooperation_types;
 mod naming;
 mod roth_erev;
 mod scripted;
 
 pub use conditional_cooperator::{ConditionalCooperator, ConditionalCooperatorParams};
+pub use cooperation_types::{ContributorType, CooperationTypes, CooperationTypesParams};
 pub use naming::{Committed, MemoryCoordination, MemoryCoordinationParams, MinimalNaming};
 pub use roth_erev::{RothErev, RothErevParams};
 pub use scripted::{AlwaysCooperate, AlwaysDefect, Sequence, TitForTat};
@@ -18,6 +20,7 @@ pub(crate) mod scripted_meta {
 /// Metadata statics of the classical policies.
 pub(crate) mod meta {
     pub(crate) use super::conditional_cooperator::CONDITIONAL_COOPERATOR;
+    pub(crate) use super::cooperation_types::COOPERATION_TYPES;
     pub(crate) use super::naming::{COMMITTED, MEMORY_COORDINATION, MINIMAL_NAMING};
     pub(crate) use super::roth_erev::ROTH_EREV;
 }

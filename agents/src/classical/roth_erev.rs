@@ -50,7 +50,7 @@ impl RothErevParams {
         if !(0.0..1.0).contains(&self.epsilon) {
             return Err(bad("epsilon", format!("must lie in [0, 1), got {}", self.epsilon)));
         }
-        if !(self.strength > 0.0) {
+        if self.strength.is_nan() || self.strength <= 0.0 {
             return Err(bad("strength", format!("must be positive, got {}", self.strength)));
         }
         if self.levels < 2 {

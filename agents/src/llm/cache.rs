@@ -20,6 +20,18 @@ pub struct CachedReply {
     pub endpoint: String,
     /// Milliseconds from sending the request to reading the reply.
     pub latency_ms: f64,
+    /// Why the server stopped generating, as it said (`stop`, `length` where the reply was cut
+    /// at the token limit); `None` where it did not say, and in replies cached before the field
+    /// existed (left out of the stored JSON when `None`, so older caches read and replay as before).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub finish_reason: Option<String>,
+}
+
+impl CachedReply {
+    /// Whether the server cut the reply at the token limit (`finish_reason: "length"`).
+    pub fn truncated(&self) -> bool {
+        self.finish_reason.as_deref() == Some("length")
+    }
 }
 
 /// Where replies are kept. Implemented by the engine's store; agents know nothing of storage.

@@ -48,6 +48,11 @@ pub struct ChatRequest {
     pub seed: Option<u64>,
     /// JSON schema of the answer, sent as `response_format` where the model asks for it.
     pub schema: Option<serde_json::Value>,
+    /// Keyword arguments for the server's chat template, sent as `chat_template_kwargs` where
+    /// the model declares any ([`ModelSpec::template_kwargs`]); left out of the serialisation
+    /// (and so of the cache key) when there are none, so other models' keys are unchanged.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub chat_template_kwargs: Option<serde_json::Value>,
 }
 
 /// Why a call failed for good.
@@ -116,6 +121,8 @@ struct Completion {
 #[derive(Deserialize)]
 struct Choice {
     message: ReplyMessage,
+    #[serde(default)]
+    finish_reason: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -209,6 +216,9 @@ impl LlmClient {
         if let Some(seed) = req.seed {
             body["seed"] = serde_json::json!(seed);
         }
+        if let Some(kwargs) = &req.chat_template_kwargs {
+            body["chat_template_kwargs"] = kwargs.clone();
+        }
         if let (true, Some(schema)) = (structured, &req.schema) {
             body["response_format"] = match self.spec.structured {
                 StructuredMode::JsonSchema => serde_json::json!({
@@ -262,7 +272,10 @@ impl LlmClient {
                 Err(e) => last = format!("{}: {}", endpoint.base, describe(&e)),
                 Ok((200, text)) => match serde_json::from_str::<Completion>(&text) {
                     Ok(c) => {
-                        let content = c.choices.into_iter().next().and_then(|ch| ch.message.content);
+                        let (content, finish_reason) = match c.choices.into_iter().next() {
+                            Some(ch) => (ch.message.content, ch.finish_reason),
+                            None => (None, None),
+                        };
                         match content {
                             Some(content) => {
                                 return Ok(CachedReply {
@@ -271,6 +284,7 @@ impl LlmClient {
                                     completion_tokens: c.usage.as_ref().and_then(|u| u.completion_tokens),
                                     endpoint: endpoint.base.clone(),
                                     latency_ms,
+                                    finish_reason,
                                 })
                             }
                             None => last = format!("{}: reply without message content", endpoint.base),

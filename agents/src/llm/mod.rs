@@ -3,9 +3,11 @@
 //! An [`LlmPolicy`] is one more [`Policy`](crate::Policy): it renders the observation into
 //! messages (static rules first, history and the question last, so that a serving engine's
 //! prefix cache is hit across agents and rounds), and answers with a deferred decision that
-//! calls the model through an [`LlmClient`], parses the reply against the environment's action
-//! space, retries unparsable or illegal replies as further attempts of the same decision slot,
-//! and falls back to a random legal action after the attempt limit. Every call is kept as a
+//! calls the model through an [`LlmClient`], parses the reply against the action space the
+//! prompt showed (a framing cell's labels in place of the variant's), retries unparsable or
+//! illegal replies, and replies cut at the token limit before their answer was complete, as
+//! further attempts of the same decision slot, and falls back to a random legal action after
+//! the attempt limit. Every call is kept as a
 //! [`Transcript`]; replies are kept in a content-addressed [`ReplyCache`], which lets a study
 //! be replayed offline with identical records.
 
@@ -29,9 +31,9 @@ pub mod transcript;
 pub use cache::{cache_key, CachedReply, MemoryCache, ReplyCache};
 #[cfg(feature = "llm")]
 pub use client::{raise_open_file_limit, CallError, ChatRequest, LlmClient, Message};
-pub use model::{ModelSpec, StructuredMode};
+pub use model::{Deliberation, ModelSpec, StructuredMode};
 pub use options::{Framing, HistoryFormat, Layout, PersonaContent, PersonaFormat, PromptOptions};
-pub use parse::{parse_reply, strip_deliberation, ParseOutcome};
+pub use parse::{parse_cut_reply, parse_reply, strip_deliberation, ParseOutcome};
 #[cfg(feature = "llm")]
 pub use policy::{DeriveSeed, LlmContext, LlmPolicy, LlmSeat};
 #[cfg(feature = "llm")]

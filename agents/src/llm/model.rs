@@ -14,6 +14,26 @@ pub enum StructuredMode {
     Instructions,
 }
 
+/// A server's deliberation ("thinking") mode, for chat templates that have one (Qwen3's
+/// `enable_thinking`). The paper disabled it throughout, so that the reasoning axis is carried
+/// by a reasoning-trained model rather than by a decoding switch.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+pub enum Deliberation {
+    /// Nothing is sent: the server's chat template decides (the default).
+    #[default]
+    Server,
+    /// Sent as `chat_template_kwargs: {"enable_thinking": false}` (vLLM, llama.cpp's server).
+    Off,
+    /// Sent as `chat_template_kwargs: {"enable_thinking": true}`.
+    On,
+}
+
+impl Deliberation {
+    fn is_server(&self) -> bool {
+        *self == Deliberation::Server
+    }
+}
+
 fn default_concurrency() -> usize {
     8
 }
@@ -32,6 +52,12 @@ fn default_temperature() -> f64 {
 fn default_max_tokens() -> u32 {
     256
 }
+fn default_reasoning_max_tokens() -> u32 {
+    1024
+}
+fn is_default_reasoning_max_tokens(n: &u32) -> bool {
+    *n == default_reasoning_max_tokens()
+}
 fn default_backoff() -> u64 {
     100
 }
@@ -41,6 +67,12 @@ fn yes() -> bool {
 
 /// A model: name, family, endpoints and the serving facts kept for the record. An API key is
 /// never written in a study: `api_key_env` names the environment variable that holds it.
+///
+/// Fields added after the first release (`reasoning_max_tokens`, `deliberation`,
+/// `chat_template_kwargs`) are left out of the serialisation at their defaults, so a
+/// declaration that does not set them reads and writes as before; a model that sets
+/// `deliberation` or `chat_template_kwargs` sends them in every request (and so in every cache
+/// key), a model that does not sends requests byte for byte as before.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[serde(rename = "Model")]
@@ -80,9 +112,26 @@ pub struct ModelSpec {
     /// Sampling temperature, unless a cell sets its own.
     #[serde(default = "default_temperature")]
     pub temperature: f64,
-    /// Most tokens a reply may have.
+    /// Most tokens a reply may have. A reply cut at this limit is recorded as `truncated`: its
+    /// decision stands where the answer was complete before the cut, and is asked again where not.
     #[serde(default = "default_max_tokens")]
     pub max_tokens: u32,
+    /// Most tokens a reply may have when the step-by-step cell asks for reasoning before the
+    /// answer (the larger of this and `max_tokens` is used there), so that the reasoning does
+    /// not use up the budget before the answer is written. Default 1024.
+    #[serde(default = "default_reasoning_max_tokens", skip_serializing_if = "is_default_reasoning_max_tokens")]
+    pub reasoning_max_tokens: u32,
+    /// The server's deliberation mode: `Off` (as the paper served Qwen3) or `On` is sent as
+    /// `chat_template_kwargs: {"enable_thinking": …}`; `Server`, the default, sends nothing.
+    /// Deliberation markers (`<think>…</think>`) are stripped before parsing either way.
+    #[serde(default, skip_serializing_if = "Deliberation::is_server")]
+    pub deliberation: Deliberation,
+    /// Further keyword arguments for the server's chat template, sent as
+    /// `chat_template_kwargs` (vLLM and llama.cpp's server accept it), e.g.
+    /// `Some({"enable_thinking": false})`; merged with `deliberation`, which must agree with any
+    /// `enable_thinking` given here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub chat_template_kwargs: Option<serde_json::Map<String, serde_json::Value>>,
     /// First backoff between transport retries, in milliseconds; it doubles up to 5 s.
     #[serde(default = "default_backoff")]
     pub backoff_ms: u64,
@@ -111,7 +160,7 @@ impl ModelSpec {
         if self.concurrency == 0 {
             return Err(format!("model `{}`: concurrency: must be at least 1", self.name));
         }
-        if !(self.timeout_s > 0.0) {
+        if self.timeout_s.is_nan() || self.timeout_s <= 0.0 {
             return Err(format!("model `{}`: timeout_s: must be positive", self.name));
         }
         if self.max_attempts == 0 {
@@ -120,6 +169,49 @@ impl ModelSpec {
         if !(0.0..=2.0).contains(&self.temperature) {
             return Err(format!("model `{}`: temperature: must lie in [0, 2]", self.name));
         }
+        if self.max_tokens == 0 || self.reasoning_max_tokens == 0 {
+            return Err(format!("model `{}`: max_tokens and reasoning_max_tokens: must be at least 1", self.name));
+        }
+        let wanted = match self.deliberation {
+            Deliberation::Server => None,
+            Deliberation::Off => Some(false),
+            Deliberation::On => Some(true),
+        };
+        let given = self.chat_template_kwargs.as_ref().and_then(|k| k.get("enable_thinking"));
+        if let (Some(w), Some(g)) = (wanted, given) {
+            if g.as_bool() != Some(w) {
+                return Err(format!(
+                    "model `{}`: chat_template_kwargs: enable_thinking {g} contradicts deliberation {:?}",
+                    self.name, self.deliberation
+                ));
+            }
+        }
         Ok(())
+    }
+
+    /// The `chat_template_kwargs` every request of this model carries: the declared ones, with
+    /// `enable_thinking` set by `deliberation`; `None` (nothing sent) where there are none.
+    pub fn template_kwargs(&self) -> Option<serde_json::Value> {
+        let mut kwargs = self.chat_template_kwargs.clone().unwrap_or_default();
+        match self.deliberation {
+            Deliberation::Server => {}
+            Deliberation::Off => {
+                kwargs.insert("enable_thinking".into(), serde_json::Value::Bool(false));
+            }
+            Deliberation::On => {
+                kwargs.insert("enable_thinking".into(), serde_json::Value::Bool(true));
+            }
+        }
+        (!kwargs.is_empty() || self.chat_template_kwargs.is_some()).then_some(serde_json::Value::Object(kwargs))
+    }
+
+    /// Most tokens a reply may have: `reasoning_max_tokens` (or `max_tokens` if larger) where
+    /// the model is asked to reason step by step before answering, `max_tokens` otherwise.
+    pub fn reply_budget(&self, step_by_step: bool) -> u32 {
+        if step_by_step {
+            self.reasoning_max_tokens.max(self.max_tokens)
+        } else {
+            self.max_tokens
+        }
     }
 }

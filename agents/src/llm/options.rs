@@ -147,7 +147,9 @@ pub struct PromptOptions {
     pub temperature: Option<f64>,
     /// Whether the system message names the paradigm (the priming cell).
     pub priming: bool,
-    /// Whether the seat is also asked once, outside the session, which experiment the rules describe.
+    /// Whether the seat is asked once, outside the behavioural session, which experiment the
+    /// rules describe: the probe cell's run is a probe session that plays no game, and the seat
+    /// makes no behavioural call in it.
     pub recognition_probe: bool,
 }
 

@@ -3,6 +3,9 @@
 //! Deliberation blocks (`<think>…</think>` and the like) are removed first; then the first JSON
 //! object in the reply is read and its answer field checked against the action space. Only
 //! legal actions are accepted: anything else is reported, never repaired.
+//!
+//! A reply the server cut at the token limit is read by [`parse_cut_reply`]: the fields that
+//! were complete before the cut count, and nothing after them is guessed.
 
 use agora_environments::{Action, ActionSpace};
 
@@ -20,6 +23,8 @@ pub enum ParseOutcome {
     Unparsable(String),
     /// An answer was read but is not a legal action.
     Illegal(String),
+    /// The reply was cut at the token limit before its answer was complete.
+    Truncated(String),
 }
 
 impl ParseOutcome {
@@ -29,6 +34,7 @@ impl ParseOutcome {
             ParseOutcome::Parsed { .. } => "ok",
             ParseOutcome::Unparsable(_) => "unparsable",
             ParseOutcome::Illegal(_) => "illegal",
+            ParseOutcome::Truncated(_) => "truncated",
         }
     }
 }
@@ -154,18 +160,22 @@ fn normalise(s: &str) -> String {
     s.trim().trim_matches(|c: char| c == '"' || c == '\'' || c == '.' || c == '*').trim().to_lowercase()
 }
 
+/// The keys an answer is read from, the requested field first.
+fn answer_keys(field: &str) -> [&str; 5] {
+    [field, "action", "answer", "choice", "decision"]
+}
+
+/// The keys a free-text reason is read from.
+const REASON_KEYS: [&str; 3] = ["reason", "reasoning", "explanation"];
+
 /// Reads `field` (or the usual synonyms) of the reply as an action of `space`.
 pub fn parse_reply(raw: &str, space: &ActionSpace, field: &str) -> ParseOutcome {
     let text = strip_deliberation(raw);
     let object = first_object(&text);
     let (value, reason) = match &object {
         Some(m) => {
-            let v = [field, "action", "answer", "choice", "decision"].iter().find_map(|k| m.get(*k)).cloned();
-            let reason = ["reason", "reasoning", "explanation"]
-                .iter()
-                .find_map(|k| m.get(*k))
-                .and_then(|r| r.as_str())
-                .map(str::to_string);
+            let v = answer_keys(field).iter().find_map(|k| m.get(*k)).cloned();
+            let reason = REASON_KEYS.iter().find_map(|k| m.get(*k)).and_then(|r| r.as_str()).map(str::to_string);
             match v {
                 Some(v) => (v, reason),
                 None => return ParseOutcome::Unparsable(format!("no `{field}` field in the JSON object")),
@@ -177,6 +187,108 @@ pub fn parse_reply(raw: &str, space: &ActionSpace, field: &str) -> ParseOutcome 
         }
         None => return ParseOutcome::Unparsable("no JSON object in the reply".into()),
     };
+    legal(&value, space, reason)
+}
+
+/// What a reason cut at the token limit is marked with, after the text that came through.
+pub const CUT_MARK: &str = " [cut at the token limit]";
+
+/// Reads a reply the server cut at the token limit (`finish_reason: "length"`). Where the
+/// answer field was complete before the cut (a JSON string closed, a number followed by a
+/// delimiter, an array closed), the answer stands: a legal one is `Parsed`, and a reason the cut
+/// fell in is kept with [`CUT_MARK`] after it. Where the answer itself was cut, or never came
+/// (a deliberation block or a `reasoning` field that ran out of tokens), the outcome is
+/// `Truncated`, to be asked again like an unparsable reply. A bare answer outside JSON is not
+/// accepted from a cut reply: it may be a cut label or number.
+pub fn parse_cut_reply(raw: &str, space: &ActionSpace, field: &str) -> ParseOutcome {
+    let text = strip_deliberation(raw);
+    if first_object(&text).is_some() {
+        if let out @ (ParseOutcome::Parsed { .. } | ParseOutcome::Illegal(_)) = parse_reply(&text, space, field) {
+            return out;
+        }
+    }
+    let Some(partial) = partial_object(&text) else {
+        return ParseOutcome::Truncated("cut at the token limit before any JSON object".into());
+    };
+    let keys = answer_keys(field);
+    let Some(value) = keys.iter().find_map(|k| partial.fields.iter().find(|(f, _)| f == k)).map(|(_, v)| v.clone())
+    else {
+        return ParseOutcome::Truncated(format!("cut at the token limit before the `{field}` field was complete"));
+    };
+    let complete = REASON_KEYS.iter().find_map(|k| partial.fields.iter().find(|(f, _)| f == k));
+    let reason = match (complete, &partial.cut) {
+        (Some((_, r)), _) => r.as_str().map(str::to_string),
+        (None, Some((key, rest))) if REASON_KEYS.contains(&key.as_str()) => {
+            Some(format!("{}{CUT_MARK}", cut_string(rest)))
+        }
+        _ => None,
+    };
+    legal(&value, space, reason)
+}
+
+/// A JSON object cut short: the key–value pairs complete before the cut, in order, and the key
+/// and raw remaining text of the value the cut fell in, if it fell in one.
+struct PartialObject {
+    fields: Vec<(String, serde_json::Value)>,
+    cut: Option<(String, String)>,
+}
+
+/// Reads the first `{` of `text` field by field until the text ends or stops being JSON.
+fn partial_object(text: &str) -> Option<PartialObject> {
+    /// One JSON value at the start of `s`, and the bytes it took.
+    fn next_value(s: &str) -> Option<(serde_json::Value, usize)> {
+        let mut values = serde_json::Deserializer::from_str(s).into_iter::<serde_json::Value>();
+        match values.next() {
+            Some(Ok(v)) => Some((v, values.byte_offset())),
+            _ => None,
+        }
+    }
+    let mut rest = &text[text.find('{')? + 1..];
+    let mut out = PartialObject { fields: Vec::new(), cut: None };
+    loop {
+        rest = rest.trim_start();
+        let Some((serde_json::Value::String(key), used)) = rest.starts_with('"').then(|| next_value(rest)).flatten()
+        else {
+            return Some(out);
+        };
+        rest = rest[used..].trim_start();
+        let Some(after_colon) = rest.strip_prefix(':') else { return Some(out) };
+        rest = after_colon.trim_start();
+        match next_value(rest) {
+            // A string, array or object is complete once closed; a number, `true`, `false` or
+            // `null` only once something follows it (the cut may have fallen inside `150`).
+            Some((v, used)) if v.is_string() || v.is_array() || v.is_object() || used < rest.len() => {
+                out.fields.push((key, v));
+                rest = &rest[used..];
+            }
+            _ => {
+                out.cut = Some((key, rest.to_string()));
+                return Some(out);
+            }
+        }
+        rest = rest.trim_start();
+        match rest.strip_prefix(',') {
+            Some(r) => rest = r,
+            None => return Some(out),
+        }
+    }
+}
+
+/// The text of a JSON string literal cut short (`"Because the other`), unescaped where possible.
+fn cut_string(raw: &str) -> String {
+    let body = raw.strip_prefix('"').unwrap_or(raw);
+    // Drop up to a few trailing characters of an escape sequence the cut fell in.
+    for drop in 0..=6.min(body.len()) {
+        let Some(head) = body.get(..body.len() - drop) else { continue };
+        if let Ok(s) = serde_json::from_str::<String>(&format!("\"{head}\"")) {
+            return s;
+        }
+    }
+    body.to_string()
+}
+
+/// Checks an answer value against the action space: a legal action with the reason, or why not.
+fn legal(value: &serde_json::Value, space: &ActionSpace, reason: Option<String>) -> ParseOutcome {
     let action = match space {
         ActionSpace::Choice { labels } => {
             let Some(s) = value.as_str() else {
@@ -188,7 +300,7 @@ pub fn parse_reply(raw: &str, space: &ActionSpace, field: &str) -> ParseOutcome 
                 None => return ParseOutcome::Illegal(format!("`{s}` is not one of: {}", labels.join(", "))),
             }
         }
-        ActionSpace::Amount { .. } => match as_integer(&value) {
+        ActionSpace::Amount { .. } => match as_integer(value) {
             Some(a) => Action::Amount(a),
             None => return ParseOutcome::Illegal(format!("expected a whole number, got {value}")),
         },
@@ -275,6 +387,76 @@ mod tests {
             ParseOutcome::Parsed { action: Action::Allocation(vec![0, 2, 10]), reason: None }
         );
         assert_eq!(parse_reply(r#"{"action": [0, 2]}"#, &s, "action").status(), "illegal");
+    }
+
+    #[test]
+    fn a_cut_reply_keeps_only_what_was_complete_before_the_cut() {
+        let amount = ActionSpace::Amount { min: 0, max: 200 };
+        // The answer complete, the reason cut: the decision stands, the reason is marked.
+        assert_eq!(
+            parse_cut_reply(r#"{"action": "Option F", "reason": "the other \"might"#, &choice(), "action"),
+            ParseOutcome::Parsed { action: Action::Choice(1), reason: Some(format!("the other \"might{CUT_MARK}")) }
+        );
+        assert_eq!(
+            parse_cut_reply(r#"{"action": 150, "reason": "x\u00"#, &amount, "action"),
+            ParseOutcome::Parsed { action: Action::Amount(150), reason: Some(format!("x{CUT_MARK}")) }
+        );
+        // A number is complete only once something follows it: `15` may have been `150`.
+        assert_eq!(parse_cut_reply(r#"{"action": 15"#, &amount, "action").status(), "truncated");
+        assert_eq!(
+            parse_cut_reply(r#"{"action": 15,"#, &amount, "action"),
+            ParseOutcome::Parsed { action: Action::Amount(15), reason: None }
+        );
+        // A label is complete once its string closes; a cut one is not read, nor a bare one.
+        assert_eq!(
+            parse_cut_reply(r#"{"action": "Option J""#, &choice(), "action"),
+            ParseOutcome::Parsed { action: Action::Choice(0), reason: None }
+        );
+        assert_eq!(parse_cut_reply(r#"{"action": "Option"#, &choice(), "action").status(), "truncated");
+        assert_eq!(parse_cut_reply("Option J", &choice(), "action").status(), "truncated");
+        // Reasoning first (step by step) that ran out of tokens, or a deliberation block.
+        assert_eq!(parse_cut_reply(r#"{"reasoning": "If I cooperate"#, &choice(), "action").status(), "truncated");
+        assert_eq!(
+            parse_cut_reply("<think>Let me see {\"action\": \"Option F\"", &choice(), "action").status(),
+            "truncated"
+        );
+        // Reasoning complete, then the answer: it stands, and the reasoning is not marked cut.
+        assert_eq!(
+            parse_cut_reply(
+                r#"{"reasoning": "safe", "action": "Option F", "reason": "ok", "extra"#,
+                &choice(),
+                "action"
+            ),
+            ParseOutcome::Parsed { action: Action::Choice(1), reason: Some("ok".into()) }
+        );
+        // A complete object read normally; a complete but illegal answer stays illegal.
+        assert_eq!(
+            parse_cut_reply(r#"{"action": "Option J", "reason": "fine"} and then some"#, &choice(), "action"),
+            ParseOutcome::Parsed { action: Action::Choice(0), reason: Some("fine".into()) }
+        );
+        assert_eq!(parse_cut_reply(r#"{"action": 250, "reason": "to"#, &amount, "action").status(), "illegal");
+        assert_eq!(parse_cut_reply("", &choice(), "action").status(), "truncated");
+    }
+
+    #[test]
+    fn a_reply_cut_anywhere_reads_its_own_answer_or_none() {
+        // Cut at every character: the answer read is the full reply's, or there is none.
+        let amount = ActionSpace::Amount { min: 0, max: 200 };
+        let alloc = ActionSpace::Allocation { targets: 3, max_each: 10 };
+        let cases = [
+            (r#"<think>ça dépend…</think>{"action": 150, "reason": "weil \"ß\" — ok"}"#, &amount, Action::Amount(150)),
+            (r#"{"reasoning": "İ think", "action": "Option F", "reason": "x"}"#, &choice(), Action::Choice(1)),
+            (r#"Sure: {"action": [10, 2, 0], "reason": "fair"}"#, &alloc, Action::Allocation(vec![10, 2, 0])),
+        ];
+        for (full, space, want) in cases {
+            for (end, _) in full.char_indices().chain([(full.len(), ' ')]) {
+                match parse_cut_reply(&full[..end], space, "action") {
+                    ParseOutcome::Parsed { action, .. } => assert_eq!(action, want, "cut at {end}: {}", &full[..end]),
+                    ParseOutcome::Truncated(_) => {}
+                    other => panic!("cut at {end}: {other:?} from {}", &full[..end]),
+                }
+            }
+        }
     }
 
     #[test]

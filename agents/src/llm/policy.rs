@@ -9,7 +9,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use super::cache::{cache_key, ReplyCache};
 use super::client::{ChatRequest, LlmClient};
-use super::parse::{parse_reply, ParseOutcome};
+use super::parse::{parse_cut_reply, parse_reply, ParseOutcome};
 use super::prompt::{paradigm, PromptOptions, PromptRenderer};
 use super::transcript::Transcript;
 use crate::error::AgentError;
@@ -150,8 +150,18 @@ impl Policy for LlmPolicy {
                         &["llm", &seat.seat.to_string(), &slot.to_string(), kind, &attempt.to_string()],
                     ) % (1 << 31)
                 });
+                // A decision asked to reason step by step first gets the larger reasoning budget.
+                let max_tokens =
+                    if kind == "decision" { spec.reply_budget(seat.options.step_by_step) } else { spec.max_tokens };
                 async move {
-                    let req = ChatRequest { messages, temperature, max_tokens: spec.max_tokens, seed, schema };
+                    let req = ChatRequest {
+                        messages,
+                        temperature,
+                        max_tokens,
+                        seed,
+                        schema,
+                        chat_template_kwargs: spec.template_kwargs(),
+                    };
                     let request_json = serde_json::to_string(&req).map_err(|e| AgentError::Failed(e.to_string()))?;
                     let key = cache_key(
                         &format!("{}|{}", spec.name, spec.served_id),
@@ -196,19 +206,42 @@ impl Policy for LlmPolicy {
                     ..base.clone()
                 });
             }
+            if seat.options.recognition_probe {
+                // The probe cell's run is a probe session (the engine's `ProbeSession`): asked
+                // outside the behavioural session, it plays no game, so no behavioural call is
+                // spent. The session ignores the action; a legal one, drawn from the run's seed,
+                // keeps the interface whole.
+                for t in records {
+                    sink.push(t);
+                }
+                let mut rng = Xoshiro256PlusPlus::seed_from_u64((seat.derive)(
+                    seat.run_seed,
+                    &["probe-session", &seat.seat.to_string(), &slot.to_string()],
+                ));
+                return Ok(obs.space.sample(&mut rng));
+            }
             let schema =
                 (spec.structured != super::model::StructuredMode::Instructions).then(|| rendered.schema.clone());
             let mut chosen = None;
             for attempt in 1..=spec.max_attempts {
                 let (request_json, reply) =
                     call(rendered.messages.clone(), schema.clone(), attempt, "decision").await?;
-                let outcome = parse_reply(&reply.content, &obs.space, &rendered.field);
+                // The reply is read against the labels the prompt showed (a framing cell's labels
+                // in place of the variant's); a choice's index keeps its meaning. A reply cut at
+                // the token limit is recorded as `truncated`: its decision stands where the answer
+                // was complete before the cut, and is asked again where not.
+                let cut = reply.truncated();
+                let outcome = if cut {
+                    parse_cut_reply(&reply.content, &rendered.space, &rendered.field)
+                } else {
+                    parse_reply(&reply.content, &rendered.space, &rendered.field)
+                };
                 let mut t = Transcript {
                     attempt,
                     endpoint: reply.endpoint.clone(),
                     messages_json: request_json,
                     raw_reply: reply.content.clone(),
-                    parse_status: outcome.status().into(),
+                    parse_status: if cut { "truncated".into() } else { outcome.status().into() },
                     latency_ms: reply.latency_ms,
                     prompt_tokens: reply.prompt_tokens,
                     completion_tokens: reply.completion_tokens,
@@ -216,13 +249,21 @@ impl Policy for LlmPolicy {
                 };
                 match outcome {
                     ParseOutcome::Parsed { action, reason } => {
+                        if cut {
+                            t.detail =
+                                "cut at the token limit after the answer was complete: the decision stands".into();
+                        }
                         t.action = Some(action.encode());
                         t.reason = reason;
                         records.push(t);
                         chosen = Some(action);
                         break;
                     }
-                    ParseOutcome::Unparsable(d) | ParseOutcome::Illegal(d) => {
+                    ParseOutcome::Illegal(d) if cut => {
+                        t.detail = format!("cut at the token limit; the answer was complete but illegal: {d}");
+                        records.push(t);
+                    }
+                    ParseOutcome::Unparsable(d) | ParseOutcome::Illegal(d) | ParseOutcome::Truncated(d) => {
                         t.detail = d;
                         records.push(t);
                     }

@@ -4,9 +4,13 @@
 //! payoffs, answer format) and is identical for every agent that sees the same pool order, so a
 //! serving engine's prefix cache is hit across agents, rounds and runs; the user message holds
 //! what changes (who the agent is, the history, the round, the question).
+//!
+//! A framing cell relabels the two actions in place: the game's framed labels stand wherever
+//! the variant's labels would (rules, question, answer schema, history, summary), and the reply
+//! is read against them ([`Rendered::space`]); the choice index keeps its meaning.
 
-use agora_environments::game::SummaryKind;
-use agora_environments::{ActionSpace, EnvSpec, Feedback, Frame, Observation};
+use agora_environments::game::{SummaryKind, Wording};
+use agora_environments::{Action, ActionSpace, EnvSpec, Feedback, Frame, Observation, Role};
 use minijinja::{context, Environment};
 
 use super::client::Message;
@@ -41,7 +45,8 @@ pub fn paradigm(env: &EnvSpec) -> (&'static str, &'static [&'static str]) {
     (w.paradigm, w.keywords)
 }
 
-/// A rendered prompt: the messages, the answer's JSON schema and its field.
+/// A rendered prompt: the messages, the answer's JSON schema and its field, and the action
+/// space the reply is read against.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Rendered {
     /// The system message, then the user message.
@@ -50,6 +55,75 @@ pub struct Rendered {
     pub schema: serde_json::Value,
     /// The field of the answer object that holds the action.
     pub field: String,
+    /// The decision's action space with the labels the prompt shows (a framing cell's labels
+    /// in place of the variant's); a reply is parsed against it, and a choice's index means
+    /// what it means in the observation.
+    pub space: ActionSpace,
+}
+
+/// One decision as a prompt shows it: the observation and the wording, with a framing cell's
+/// labels in place of the variant's.
+struct View {
+    /// The observation, its choice labels relabelled where the cell frames them.
+    obs: Observation,
+    /// The game's wording, its labels relabelled likewise.
+    wording: Wording,
+    /// The variant's labels and the framed labels (semantic order), where a cell relabels.
+    relabel: Option<(Vec<String>, Vec<String>)>,
+}
+
+impl View {
+    /// The decision as `opts` shows it. A framing cell in a game that declares no framing is an
+    /// error: the cell does not run there, and a prompt never silently drops its factor.
+    fn new(env: &EnvSpec, obs: &Observation, opts: &PromptOptions) -> Result<View, String> {
+        let game = env.game();
+        let mut wording = game.wording(obs.variant);
+        let mut obs = obs.clone();
+        let frame = match opts.framing {
+            Framing::Neutral => return Ok(View { obs, wording, relabel: None }),
+            Framing::Moral => Frame::Moral,
+            Framing::Risk => Frame::Risk,
+        };
+        let framed = game.framing(obs.variant, frame).ok_or_else(|| {
+            format!(
+                "the {} declares no {} framing; the framing cells do not run in it",
+                wording.paradigm,
+                opts.framing.as_str()
+            )
+        })?;
+        if wording.labels.len() != framed.labels.len() {
+            return Err(format!(
+                "the {}: a framing relabels {} actions, the game has {} labels",
+                wording.paradigm,
+                framed.labels.len(),
+                wording.labels.len()
+            ));
+        }
+        let from: Vec<String> = wording.labels.to_vec();
+        let to: Vec<String> = framed.labels.iter().map(|l| l.to_string()).collect();
+        if let ActionSpace::Choice { labels } = &obs.space {
+            if obs.role == framed.role && labels.as_ref() == wording.labels.as_ref() {
+                obs.space = ActionSpace::Choice { labels: to.clone().into() };
+            }
+        }
+        wording.labels = to.clone().into();
+        Ok(View { obs, wording, relabel: Some((from, to)) })
+    }
+}
+
+/// Puts the framed labels in place of the variant's in a game's rule values: every string
+/// value equal to one of the variant's labels (the rules templates read labels only as values).
+fn relabel(value: &mut serde_json::Value, from: &[String], to: &[String]) {
+    match value {
+        serde_json::Value::String(s) => {
+            if let Some(i) = from.iter().position(|f| f == s) {
+                *s = to[i].clone();
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(|v| relabel(v, from, to)),
+        serde_json::Value::Object(map) => map.values_mut().for_each(|v| relabel(v, from, to)),
+        _ => {}
+    }
 }
 
 /// The template set.
@@ -102,20 +176,13 @@ impl PromptRenderer {
     }
 
     /// The rules of the game as the agent reads them (static within a run): the game's
-    /// template and values, and the framing cell's sentence where the game has one.
-    fn rules(&self, env: &EnvSpec, obs: &Observation, opts: &PromptOptions) -> Result<String, String> {
-        let game = env.game();
-        let rules = game.rules(obs, opts.reversed_actions).map_err(|e| e.to_string())?;
-        let mut text = self.render_template(rules.template, minijinja::Value::from_serialize(&rules.values))?;
-        let frame = match opts.framing {
-            Framing::Neutral => None,
-            Framing::Moral => Some(Frame::Moral),
-            Framing::Risk => Some(Frame::Risk),
-        };
-        if let Some(sentence) = frame.and_then(|f| game.framing(obs.variant, f)) {
-            text.push_str(&sentence);
+    /// template and values, with a framing cell's labels in place of the variant's.
+    fn rules(&self, env: &EnvSpec, view: &View, opts: &PromptOptions) -> Result<String, String> {
+        let mut rules = env.game().rules(&view.obs, opts.reversed_actions).map_err(|e| e.to_string())?;
+        if let Some((from, to)) = &view.relabel {
+            relabel(&mut rules.values, from, to);
         }
-        Ok(text)
+        self.render_template(rules.template, minijinja::Value::from_serialize(&rules.values))
     }
 
     /// The answer's JSON schema and the example shown in the instructions.
@@ -189,6 +256,8 @@ impl PromptRenderer {
         seat: usize,
         opts: &PromptOptions,
     ) -> Result<Rendered, String> {
+        let view = View::new(env, obs, opts)?;
+        let obs = &view.obs;
         let labels_shown = obs.labels_shown(opts.reversed_actions);
         let (schema, example, help) = self.answer(obs, opts, &labels_shown);
         let (persona, persona_pairs) = Self::persona(opts);
@@ -200,23 +269,23 @@ impl PromptRenderer {
                 priming => opts.priming, paradigm => name,
                 persona_format => opts.persona_format.as_str(),
                 persona => persona, persona_pairs => persona_pairs,
-                rules => self.rules(env, obs, opts)?, reasoning => opts.step_by_step,
+                rules => self.rules(env, &view, opts)?, reasoning => opts.step_by_step,
                 answer_example => example, answer_help => help,
             },
         )?;
-        let user = self.user(env, obs, history, seat, opts)?;
+        let user = self.user(env, &view, history, seat, opts)?;
         let messages = vec![
             Message { role: "system".into(), content: apply_layout(&system, opts.layout) },
             Message { role: "user".into(), content: apply_layout(&user, opts.layout) },
         ];
-        Ok(Rendered { messages, schema, field: opts.answer_field.clone() })
+        Ok(Rendered { messages, schema, field: opts.answer_field.clone(), space: view.obs.space.clone() })
     }
 
     /// The recognition probe, asked outside the behavioural session: the same rules, and the
     /// question which experiment this is.
     pub fn render_probe(&self, env: &EnvSpec, obs: &Observation, opts: &PromptOptions) -> Result<Vec<Message>, String> {
         let plain = PromptOptions { priming: false, ..opts.clone() };
-        let rules = self.rules(env, obs, &plain)?;
+        let rules = self.rules(env, &View::new(env, obs, &plain)?, &plain)?;
         Ok(vec![
             Message { role: "system".into(), content: "You answer questions about descriptions of studies.".into() },
             Message {
@@ -231,14 +300,14 @@ impl PromptRenderer {
     fn user(
         &self,
         env: &EnvSpec,
-        obs: &Observation,
+        view: &View,
         history: &[Feedback],
         seat: usize,
         opts: &PromptOptions,
     ) -> Result<String, String> {
         let me = agent_label(seat, opts.named_agents);
         let game = env.game();
-        let w = game.wording(obs.variant);
+        let (obs, w) = (&view.obs, &view.wording);
         let partner = w.fixed_partner.then(|| agent_label(1 - seat.min(1), opts.named_agents));
         let unit = w.unit;
         let start = history.len().saturating_sub(obs.memory as usize);
@@ -247,7 +316,7 @@ impl PromptRenderer {
             .map(|h| {
                 let own: Vec<String> = h.own.iter().map(|(_, a)| w.format_action(a)).collect();
                 let others: Vec<String> = h.others.iter().map(|a| w.format_action(a)).collect();
-                let cells = game.history_cells(h, &w);
+                let cells = game.history_cells(h, w);
                 let narrative = format!(
                     "{} {}; the other{} {}; you earned {} points.",
                     w.narrative_verb.replace("{role}", h.own.first().map(|(r, _)| r.as_str()).unwrap_or("player")),
@@ -263,31 +332,77 @@ impl PromptRenderer {
                 context! { round => h.round, cells => cells, payoff => format!("{}", h.payoff), narrative => narrative }
             })
             .collect();
-        let summary = {
-            let shown = &history[start..];
-            let n = shown.len().max(1) as f64;
-            let mean_pay = shown.iter().map(|h| h.payoff).sum::<f64>() / n;
-            let own_mean = shown.iter().filter_map(|h| h.own.first()).map(|(_, a)| a.value()).sum::<f64>() / n;
-            match w.summary {
-                SummaryKind::Matches => {
-                    let matched = shown.iter().filter(|h| h.own.first().map(|(_, a)| a) == h.others.first()).count();
-                    format!("average points per {unit}: {mean_pay:.2}; {matched} of {} {unit}s with the same choice as the other", shown.len())
-                }
-                SummaryKind::MeanDecision => {
-                    format!("average points per {unit}: {mean_pay:.2}; your average decision: {own_mean:.2}")
-                }
-            }
-        };
+        let summary = summary(&history[start..], w);
         let question = game.question(obs);
-        let columns = w.history_columns;
+        let columns = w.history_columns.clone();
         self.render_template(
             "user.j2",
             context! {
                 me => me, partner => partner, history => rows, history_format => opts.history_format.as_str(),
                 history_columns => columns, summary => summary, unit => unit, round => obs.round, rounds => obs.rounds,
-                question => question,
+                question => question, one_shot => obs.memory == 0,
             },
         )
+    }
+}
+
+/// The history-summary cell's line: statistics the shown history already contains. Average
+/// points per stage, then either how often the agent's choice equalled the other's, or the
+/// agent's own decisions per role and kind of action (amounts averaged, choices counted by
+/// label, allocations' totals averaged): an amount is never averaged with a choice, nor one
+/// role's decisions with another's.
+fn summary(shown: &[Feedback], w: &Wording) -> String {
+    let unit = w.unit;
+    let stages = |k: usize| if k == 1 { unit.to_string() } else { format!("{unit}s") };
+    let n = shown.len().max(1) as f64;
+    let mean_pay = shown.iter().map(|h| h.payoff).sum::<f64>() / n;
+    let head = format!("average points per {unit}: {mean_pay:.2}");
+    match w.summary {
+        SummaryKind::Matches => {
+            let matched = shown.iter().filter(|h| h.own.first().map(|(_, a)| a) == h.others.first()).count();
+            format!("{head}; {matched} of {} {unit}s with the same choice as the other", shown.len())
+        }
+        SummaryKind::MeanDecision => {
+            // The agent's decisions grouped by role and kind, in order of first appearance.
+            let kind = |a: &Action| match a {
+                Action::Choice(_) => 0u8,
+                Action::Amount(_) => 1,
+                Action::Allocation(_) => 2,
+            };
+            let mut groups: Vec<(Role, u8, Vec<&Action>)> = Vec::new();
+            for (role, action) in shown.iter().flat_map(|h| h.own.iter()) {
+                match groups.iter_mut().find(|g| g.0 == *role && g.1 == kind(action)) {
+                    Some(g) => g.2.push(action),
+                    None => groups.push((*role, kind(action), vec![action])),
+                }
+            }
+            let mut parts = vec![head];
+            for (role, _, actions) in groups {
+                let (role, k) = (role.as_str(), actions.len());
+                let mean = actions.iter().map(|a| a.value()).sum::<f64>() / k as f64;
+                parts.push(match actions[0] {
+                    Action::Amount(_) => format!("as {role}, your average amount: {mean:.2} over {k} {}", stages(k)),
+                    Action::Allocation(_) => {
+                        format!("as {role}, your average total assigned: {mean:.2} over {k} {}", stages(k))
+                    }
+                    Action::Choice(_) => {
+                        let index = |a: &&Action| match a {
+                            Action::Choice(i) => Some(*i),
+                            _ => None,
+                        };
+                        let options = actions.iter().filter_map(index).max().map_or(0, |m| m as usize + 1);
+                        let counts: Vec<String> = (0..options.max(w.labels.len()))
+                            .map(|i| {
+                                let c = actions.iter().filter(|a| index(a) == Some(i as u32)).count();
+                                format!("{} in {c} of {k} {}", w.format_action(&Action::Choice(i as u32)), stages(k))
+                            })
+                            .collect();
+                        format!("as {role}, you chose {}", counts.join(", "))
+                    }
+                });
+            }
+            parts.join("; ")
+        }
     }
 }
 

@@ -31,9 +31,13 @@ pub struct Transcript {
     pub raw_reply: String,
     /// The parsed action (encoded), or the fallback action.
     pub action: Option<String>,
-    /// The reason the model gave with a parsed action, if any.
+    /// The reason the model gave with a parsed action, if any; a reason the token limit cut
+    /// ends with [`CUT_MARK`](super::parse::CUT_MARK).
     pub reason: Option<String>,
-    /// `ok`, `unparsable`, `illegal`, `fallback`, `recognised` or `not-recognised`.
+    /// `ok`, `unparsable`, `illegal`, `truncated`, `fallback`, `recognised` or
+    /// `not-recognised`. `truncated`: the server cut the reply at the token limit
+    /// (`finish_reason: "length"`); with an action, the answer was complete before the cut and
+    /// the decision stands; without one, the slot is asked again like an unparsable reply.
     pub parse_status: String,
     /// Why a reply was rejected, what the probe looked for, or why the fallback was taken.
     pub detail: String,

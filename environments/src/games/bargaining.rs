@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{at_least_one, invalid, EnvError};
 use crate::game::{
-    default_question, in_order, C3Rule, Direction, Frame, Game, MetricDef, Rules, RunView, SummaryKind, Wording,
+    default_question, in_order, C3Rule, Direction, Game, MetricDef, Rules, RunView, SummaryKind, Wording,
 };
 use crate::kind::{EnvKind, Role, Variant};
 use crate::observation::{Context, Feedback, Observation, PayoffBounds};
@@ -107,7 +107,9 @@ pub struct BargainParams {
     pub games: u32,
     /// Seats; each game draws two of them.
     pub population: usize,
-    /// Games of history shown to an agent.
+    /// Earlier games shown to an agent. 0 (the default, as the paper's one-shot games): each
+    /// game is a fresh encounter and the prompt shows no earlier game; a positive value is an
+    /// opt-in beyond the paper (classical learners learn from their own payoffs either way).
     pub memory: u32,
     /// The fixed-offer responder arm.
     pub fixed_offers: Option<FixedOffers>,
@@ -115,7 +117,7 @@ pub struct BargainParams {
 
 impl Default for BargainParams {
     fn default() -> Self {
-        BargainParams { game: BargainGame::Ultimatum, games: 50, population: 2, memory: 5, fixed_offers: None }
+        BargainParams { game: BargainGame::Ultimatum, games: 50, population: 2, memory: 0, fixed_offers: None }
     }
 }
 
@@ -129,7 +131,6 @@ impl Game for BargainParams {
             return Err(invalid("population", format!("must be at least 2, got {}", self.population)));
         }
         at_least_one("games", self.games)?;
-        at_least_one("memory", self.memory)?;
         if let Some(f) = &self.fixed_offers {
             if self.game != BargainGame::Ultimatum {
                 return Err(invalid("fixed_offers", "the fixed-offer arm exists only for the ultimatum game"));
@@ -176,7 +177,11 @@ impl Game for BargainParams {
         Wording {
             paradigm,
             keywords,
-            labels: variants().get(variant).labels.clone(),
+            // Only the ultimatum responder chooses between labelled actions.
+            labels: match self.game {
+                BargainGame::Ultimatum => variants().get(variant).labels.clone(),
+                BargainGame::Dictator | BargainGame::Trust => Vec::new().into(),
+            },
             unit: "game",
             history_columns: vec!["your role", "your decision", "the other's decision"],
             narrative_verb: "as the {role} you chose",
@@ -192,6 +197,7 @@ impl Game for BargainParams {
             template: "bargaining.j2",
             values: serde_json::json!({
                 "cover_story": d.cover_story, "game": self.game.as_str(), "games": obs.rounds.unwrap_or(self.games),
+                "population": self.population, "one_shot": self.memory == 0,
                 "pie": d.pie, "labels": labels, "accept": d.labels[0], "reject": d.labels[1],
                 "proposer_outside": num(d.proposer_outside), "responder_outside": num(d.responder_outside),
                 "trust_endowment": d.trust_endowment, "trust_multiplier": d.trust_multiplier,
@@ -202,9 +208,14 @@ impl Game for BargainParams {
     fn question(&self, obs: &Observation) -> String {
         match (obs.role, &obs.context) {
             (Role::Proposer, _) => "You are the proposer in this game. How many points do you offer the responder?".into(),
-            (Role::Responder, Context::Offer { offer, pie }) => format!(
-                "You are the responder in this game. The proposer offers you {offer} of the {pie} points. Do you accept or reject?"
-            ),
+            (Role::Responder, Context::Offer { offer, pie }) => {
+                // The variant's own words for the two actions (C1 and C2 re-skin them).
+                let labels = &variants().get(obs.variant).labels;
+                format!(
+                    "You are the responder in this game. The proposer offers you {offer} of the {pie} points. Do you {} or {}?",
+                    labels[0], labels[1]
+                )
+            }
             (Role::Dictator, _) => "You are the allocator in this game. How many points do you give the recipient?".into(),
             (Role::Investor, _) => "You are the investor in this game. How many points do you send?".into(),
             (Role::Trustee, Context::Received { amount }) => format!(
@@ -221,21 +232,9 @@ impl Game for BargainParams {
         vec![role.to_string(), own.join(", "), others.join(", ")]
     }
 
-    fn framing(&self, variant: Variant, frame: Frame) -> Option<String> {
-        if self.game != BargainGame::Ultimatum {
-            return None;
-        }
-        let l = &variants().get(variant).labels;
-        Some(match frame {
-            Frame::Moral => format!(
-                "As responder, choosing {} means acting fairly; choosing {} means punishing the proposer.\n",
-                l[0], l[1]
-            ),
-            Frame::Risk => {
-                "As proposer, a larger offer is the safer option; a smaller offer is the riskier option.\n".into()
-            }
-        })
-    }
+    // No framing (the default): the responder's accept/reject has no defensible risk reading
+    // (the offer is known, so neither is the riskier option) and neither is exploiting; the
+    // other roles choose amounts. The framing cells do not run in the battery.
 
     fn metrics(&self) -> &'static [MetricDef] {
         METRICS

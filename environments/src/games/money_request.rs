@@ -11,7 +11,7 @@ use crate::error::{at_least_one, invalid, EnvError};
 use crate::game::{Direction, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
 use crate::kind::{EnvKind, Role, Variant};
 use crate::observation::{Context, Feedback, Observation, PayoffBounds};
-use crate::{amount, check_actions, Action, ActionSpace, DecisionRow, Environment, Request, Step};
+use crate::{amount, check_actions, outcome, Action, ActionSpace, DecisionRow, Environment, Request, Step};
 
 /// One line for `agora list environments`.
 pub const DESCRIPTION: &str =
@@ -55,6 +55,7 @@ crate::shipped_variants!(variants, MrVariant, "money-request.ron", |v: &MrVarian
 pub const METRICS: &[MetricDef] = &[
     MetricDef::secondary("choice_{request}", "share of requests at this position of the range"),
     MetricDef::primary("mode_share", "share of requests at the human mode (17 in C0)", Direction::Higher),
+    MetricDef::secondary("request_below_top", "share of requests below the top of the range (20 in C0)"),
 ];
 
 /// Parameters of the money request game.
@@ -65,13 +66,15 @@ pub struct MrParams {
     pub games: u32,
     /// Seats; each game draws two of them.
     pub population: usize,
-    /// Games of history shown to an agent.
+    /// Earlier games shown to an agent. 0 (the default, as the paper's one-shot games): each
+    /// game is a fresh encounter and the prompt shows no earlier game; a positive value is an
+    /// opt-in beyond the paper (classical learners learn from their own payoffs either way).
     pub memory: u32,
 }
 
 impl Default for MrParams {
     fn default() -> Self {
-        MrParams { games: 50, population: 2, memory: 5 }
+        MrParams { games: 50, population: 2, memory: 0 }
     }
 }
 
@@ -85,7 +88,6 @@ impl Game for MrParams {
             return Err(invalid("population", format!("must be at least 2, got {}", self.population)));
         }
         at_least_one("games", self.games)?;
-        at_least_one("memory", self.memory)?;
         Ok(())
     }
 
@@ -124,6 +126,7 @@ impl Game for MrParams {
             template: "money-request.j2",
             values: serde_json::json!({
                 "cover_story": d.cover_story, "games": self.games, "min": d.min, "max": d.max, "bonus": d.bonus,
+                "population": self.population, "one_shot": self.memory == 0,
                 "rule": format!("{:?}", d.rule),
             }),
         })
@@ -152,6 +155,14 @@ impl Game for MrParams {
             counts.iter().map(|(idx, n)| (format!("choice_{:02}", idx + 11), n / total)).collect();
         // The human mode is 17 in the canonical range, the seventh value of ten.
         out.push(("mode_share".into(), counts.get(&6).copied().unwrap_or(0.0) / total));
+        // Level-0 play requests the top of the range; humans request less (Arad & Rubinstein
+        // 2012), the side of the prediction a sign-stability reading needs.
+        let top = run
+            .decisions
+            .iter()
+            .filter(|d| d.role == Role::Requester.as_str())
+            .map(|d| (d.value >= d.scale) as u8 as f64);
+        out.push(("request_below_top".into(), 1.0 - outcome::mean(top)));
         out
     }
 
@@ -266,6 +277,7 @@ impl Environment for MoneyRequest {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::RecordedDecision;
 
     #[test]
     fn canonical_bonus_for_exactly_one_below() {
@@ -295,5 +307,32 @@ mod tests {
         let mr = variants().get(Variant::C0);
         assert_eq!((mr.min, mr.max, mr.bonus, mr.rule), (11, 20, 20, BonusRule::Undercut));
         assert_eq!(variants().get(Variant::C3).rule, BonusRule::Exceed);
+    }
+
+    #[test]
+    fn requests_below_the_top_and_one_shot_rules() {
+        let d: Vec<RecordedDecision> = [20.0, 17.0, 19.0, 20.0]
+            .iter()
+            .enumerate()
+            .map(|(i, v)| RecordedDecision {
+                round: i as u32 + 1,
+                seat: 0,
+                role: "requester",
+                value: *v,
+                scale: 20.0,
+                context: Some(11.0),
+            })
+            .collect();
+        let out = MrParams::default().outcomes(&RunView { variant: Variant::C0, decisions: &d, interactions: &[] });
+        assert!(out.contains(&("request_below_top".to_string(), 0.5)));
+        // One-shot by default: no memory, and the rules say only what is true.
+        assert_eq!(MrParams::default().memory, 0);
+        use rand::SeedableRng;
+        let mut env = crate::EnvSpec::MoneyRequest(MrParams::default()).build(Variant::C0).expect("builds");
+        let obs = env.pending(&mut rand::rngs::StdRng::seed_from_u64(1)).remove(0).observation;
+        assert_eq!(obs.memory, 0);
+        let v = MrParams::default().rules(&obs, false).expect("rules").values;
+        assert_eq!(v["one_shot"], true);
+        assert_eq!(v["population"], 2);
     }
 }

@@ -4,8 +4,12 @@
 //! rewarded when the names match. A convention is recorded when at least 95 % of the last 50
 //! interactions match; a run is capped at 3,000 interactions.
 //!
-//! *Tipping arm*: a committed minority always proposes an alternative name against a
-//! convention that every other agent holds at the start (their memory is full of it).
+//! *Tipping arm*: a committed minority always proposes an alternative name against an
+//! established convention. The convention is either written into every other agent's memory
+//! at the start ([`Onset::Established`], the classical sweep) or formed first, by the same
+//! agents under the canonical rule, before the committed agents are introduced
+//! ([`Onset::Formed`], the arm for language models); a run in which no convention forms then
+//! has no convention to overturn and records only that.
 //! *Shuffled-pool arm*: every agent sees its own random permutation of the pool, so that a
 //! shared prior over list position cannot masquerade as coordination.
 
@@ -19,7 +23,7 @@ pub mod network;
 pub use convention::{first_convention, ConventionEvent, ConventionWindow};
 
 use crate::error::{at_least_one, invalid, EnvError};
-use crate::game::{Direction, Fallback, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
+use crate::game::{Direction, Fallback, Game, MetricDef, RecordedDecision, Rules, RunView, SummaryKind, Wording};
 use crate::kind::{EnvKind, Role, Variant};
 use crate::observation::{Context, Feedback, Observation, PayoffBounds};
 use crate::DecisionRow;
@@ -57,28 +61,67 @@ pub const METRICS: &[MetricDef] = &[
     MetricDef::primary("convention", "share of runs", Direction::Higher),
     MetricDef::secondary("convention_time", "interactions"),
     MetricDef::secondary("convention_name", "index of the name in the variant's pool"),
+    MetricDef::secondary("convention_position", "mean 1-based position of the convention's name in the agents' lists"),
+    MetricDef::secondary("convention_first_listed", "share of agents whose list shows the convention's name first"),
+    MetricDef::secondary("committed_share", "committed agents as a share of the population (k/N)"),
     MetricDef::primary("overturned", "share of runs", Direction::Higher),
     MetricDef::secondary("overturn_time", "interactions"),
     MetricDef::secondary("match_share", "share of interactions"),
     MetricDef::secondary("interactions", "interactions"),
 ];
 
+/// How the convention a committed minority contests comes about.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Onset {
+    /// Every uncommitted agent starts with a memory full of the `established` name, and the
+    /// committed agents propose the `alternative` from the first interaction.
+    #[default]
+    Established,
+    /// Every agent, the future committed ones included, plays the canonical naming game until
+    /// the convention rule holds (at most `cap` interactions); only then do the first
+    /// k = round(fraction × N) seats become committed to the `alternative` (or, when the
+    /// convention formed on the alternative, to the `established` index), for at most `cap`
+    /// more interactions. Without a convention the run ends: nothing to overturn.
+    Formed,
+}
+
+impl Onset {
+    fn is_established(&self) -> bool {
+        *self == Onset::Established
+    }
+}
+
 /// A committed minority contesting an established convention.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct Tipping {
     /// Share of the population that is committed, in [0, 1]; the committed count is the
-    /// nearest integer to `fraction × population`.
+    /// nearest integer to `fraction × population` (the realised share k/N is recorded).
     pub fraction: f64,
     /// Index of the name everyone holds at the start.
     pub established: u32,
     /// Index of the name the committed agents always propose.
     pub alternative: u32,
+    /// How the contested convention comes about (left out of the run specification when it is
+    /// the default, so run keys of existing studies do not change).
+    #[serde(skip_serializing_if = "Onset::is_established")]
+    pub onset: Onset,
 }
 
 impl Default for Tipping {
     fn default() -> Self {
-        Tipping { fraction: 0.25, established: 0, alternative: 1 }
+        Tipping { fraction: 0.25, established: 0, alternative: 1, onset: Onset::Established }
+    }
+}
+
+impl Tipping {
+    /// The name the committed agents propose against a convention formed on `formed`.
+    pub fn contesting(&self, formed: u32) -> u32 {
+        if formed == self.alternative {
+            self.established
+        } else {
+            self.alternative
+        }
     }
 }
 
@@ -132,6 +175,11 @@ impl NgParams {
     /// Number of committed agents.
     pub fn committed_count(&self) -> usize {
         self.tipping.as_ref().map_or(0, |t| (t.fraction * self.population as f64).round() as usize)
+    }
+
+    /// The tipping arm whose convention forms first, if this is one.
+    fn formed_first(&self) -> Option<&Tipping> {
+        self.tipping.as_ref().filter(|t| t.onset == Onset::Formed)
     }
 }
 
@@ -193,10 +241,15 @@ impl Game for NgParams {
 
     /// Seats of committed agents (the first seats; pairing is random, so position is immaterial)
     /// with the name they always propose.
+    /// With a convention formed first, the committed seats play as their roster says until
+    /// the onset, and the environment makes their choice after it: none is committed from the
+    /// start.
     fn committed_seats(&self) -> Vec<(usize, u32)> {
         match &self.tipping {
-            Some(t) => (0..self.committed_count()).map(|s| (s, t.alternative)).collect(),
-            None => Vec::new(),
+            Some(t) if t.onset == Onset::Established => {
+                (0..self.committed_count()).map(|s| (s, t.alternative)).collect()
+            }
+            _ => Vec::new(),
         }
     }
 
@@ -256,6 +309,28 @@ impl Game for NgParams {
             ("match_share".to_string(), matched / seq.len().max(1) as f64),
             ("interactions".to_string(), seq.len() as f64),
         ];
+        if self.tipping.is_some() {
+            out.push(("committed_share".into(), self.committed_count() as f64 / self.population as f64));
+        }
+        if let Some(t) = self.formed_first() {
+            // Formation first, under the canonical rule; then the contest, with a fresh window
+            // from the onset.
+            let Some(formed) = first_convention(seq.iter().copied(), self.window, self.threshold, |_| true) else {
+                out.push(("convention".into(), 0.0));
+                return out;
+            };
+            out.push(("convention".into(), 1.0));
+            out.push(("convention_time".into(), f64::from(formed.t)));
+            out.push(("convention_name".into(), f64::from(formed.name)));
+            let alternative = t.contesting(formed.name);
+            let after = seq.iter().copied().filter(|(i, _)| *i > formed.t);
+            let ev = first_convention(after, self.window, self.threshold, |n| n == alternative);
+            out.push(("overturned".into(), if ev.is_some() { 1.0 } else { 0.0 }));
+            if let Some(ev) = ev {
+                out.push(("overturn_time".into(), f64::from(ev.t - formed.t)));
+            }
+            return out;
+        }
         let (formed, time) = match &self.tipping {
             None => ("convention", "convention_time"),
             Some(_) => ("overturned", "overturn_time"),
@@ -270,13 +345,40 @@ impl Game for NgParams {
                 // shuffled-pool arm, it shows whether a prior over list position or over the
                 // label itself drives coordination.
                 out.push(("convention_name".into(), f64::from(ev.name)));
+                out.extend(self.convention_position(run.decisions, ev.name));
             }
         }
         out
     }
 
     fn expected_decisions(&self) -> (u64, bool) {
-        (u64::from(self.cap) * 2, true)
+        let phases = if self.formed_first().is_some() { 2 } else { 1 };
+        (u64::from(self.cap) * 2 * phases, true)
+    }
+}
+
+impl NgParams {
+    /// Where the convention's name stood in each agent's list: its mean 1-based position over
+    /// the agents whose position is known, and the share of them that saw it first. In the
+    /// shuffled-pool arm each decision records the position of the chosen name in the agent's
+    /// own list, so an agent's position is known once it has proposed the name; in the fixed
+    /// order every agent sees the name at its pool index.
+    fn convention_position(&self, decisions: &[RecordedDecision<'_>], name: u32) -> Vec<(String, f64)> {
+        let mut positions: std::collections::BTreeMap<u32, f64> = std::collections::BTreeMap::new();
+        for d in decisions.iter().filter(|d| d.value == f64::from(name)) {
+            let position = if self.shuffled_pool { d.context } else { Some(f64::from(name) + 1.0) };
+            if let Some(p) = position {
+                positions.insert(d.seat, p);
+            }
+        }
+        if positions.is_empty() {
+            return Vec::new();
+        }
+        let n = positions.len() as f64;
+        vec![
+            ("convention_position".into(), crate::outcome::mean(positions.values().copied())),
+            ("convention_first_listed".into(), positions.values().filter(|p| **p == 1.0).count() as f64 / n),
+        ]
     }
 }
 
@@ -293,6 +395,12 @@ pub struct NamingGame {
     rule: ConventionWindow,
     /// (interaction, name) at which the run's end condition was met.
     reached: Option<(u32, u32)>,
+    /// With a convention formed first: the interaction at which it formed and the name the
+    /// committed seats propose from then on.
+    onset: Option<(u32, u32)>,
+    /// The committed seats' choices in the current interaction (made by the environment after
+    /// the onset, not asked of their agents).
+    automatic: Vec<(usize, u32)>,
 }
 
 impl NamingGame {
@@ -311,7 +419,19 @@ impl NamingGame {
         }
         let rule = ConventionWindow::new(params.window, params.threshold);
         let labels = table.names[..params.pool].to_vec().into();
-        Ok(NamingGame { params, variant, table, labels, t: 0, pair: (0, 1), orders: None, rule, reached: None })
+        Ok(NamingGame {
+            params,
+            variant,
+            table,
+            labels,
+            t: 0,
+            pair: (0, 1),
+            orders: None,
+            rule,
+            reached: None,
+            onset: None,
+            automatic: Vec::new(),
+        })
     }
 
     /// The interaction and name at which the end condition was met, if it was.
@@ -362,8 +482,15 @@ impl Environment for NamingGame {
             mean_abs: (self.table.match_payoff.abs() + self.table.mismatch_payoff.abs()) / 2.0,
         };
         let labels = self.labels();
+        let committed = self.params.committed_count();
+        self.automatic = match self.onset {
+            Some((_, name)) => [a, b].into_iter().filter(|s| *s < committed).map(|s| (s, name)).collect(),
+            None => Vec::new(),
+        };
+        let automatic: Vec<usize> = self.automatic.iter().map(|(s, _)| *s).collect();
         [a, b]
             .into_iter()
+            .filter(|agent| !automatic.contains(agent))
             .map(|agent| Request {
                 agent,
                 observation: Observation {
@@ -384,6 +511,15 @@ impl Environment for NamingGame {
     fn resolve(&mut self, actions: &[(usize, Action)], _rng: &mut dyn RngCore) -> Result<Step, EnvError> {
         let space = ActionSpace::Choice { labels: self.labels() };
         let (a, b) = self.pair;
+        let merged: Vec<(usize, Action)>;
+        let actions = if self.automatic.is_empty() {
+            actions
+        } else {
+            let auto = |s: usize| self.automatic.iter().find(|(x, _)| *x == s).map(|(_, n)| Action::Choice(*n));
+            let asked = |s: usize| actions.iter().find(|(x, _)| *x == s).map(|(_, act)| act.clone());
+            merged = [a, b].into_iter().filter_map(|s| auto(s).or_else(|| asked(s)).map(|act| (s, act))).collect();
+            &merged[..]
+        };
         let names: Vec<u32> =
             check_actions(actions, &[(a, &space), (b, &space)])?.into_iter().map(choice_index).collect();
         self.t += 1;
@@ -392,15 +528,29 @@ impl Environment for NamingGame {
         self.rule.push(matched.then_some(names[0]));
         if self.reached.is_none() {
             if let Some(name) = self.rule.convention() {
-                let counts = match &self.params.tipping {
-                    Some(t) => name == t.alternative,
-                    None => true,
-                };
-                if counts {
-                    self.reached = Some((self.t, name));
+                match (&self.params.tipping, self.onset) {
+                    // Formation first: the convention is the onset, and the contest starts
+                    // with a fresh window.
+                    (Some(t), None) if t.onset == Onset::Formed => {
+                        self.onset = Some((self.t, t.contesting(name)));
+                        self.rule = ConventionWindow::new(self.params.window, self.params.threshold);
+                    }
+                    (Some(_), Some((_, alternative))) if name == alternative => self.reached = Some((self.t, name)),
+                    (Some(t), None) if name == t.alternative => self.reached = Some((self.t, name)),
+                    (Some(_), _) => {}
+                    (None, _) => self.reached = Some((self.t, name)),
                 }
             }
         }
+        // The position of each chosen name in its agent's own list (the shuffled-pool arm), so
+        // that the convention's position can be read from the records.
+        let positions: Vec<Option<f64>> = [a, b]
+            .iter()
+            .zip(&names)
+            .map(|(seat, name)| {
+                self.orders.as_ref().and_then(|o| o[*seat].iter().position(|n| n == name)).map(|p| p as f64 + 1.0)
+            })
+            .collect();
         let mut step = Step {
             round: self.t,
             interaction: Some(Interaction { a, b, name_a: names[0], name_b: names[1], matched }),
@@ -413,7 +563,7 @@ impl Environment for NamingGame {
                 action: Action::Choice(names[k]),
                 value: f64::from(names[k]),
                 scale: 1.0,
-                context: None,
+                context: positions[k],
             });
             step.payoffs.push((seat, pay));
             step.feedback.push((
@@ -431,11 +581,18 @@ impl Environment for NamingGame {
     }
 
     fn is_done(&self) -> bool {
-        self.t >= self.params.cap || (self.params.stop_at_convention && self.reached.is_some())
+        let stopped = self.params.stop_at_convention && self.reached.is_some();
+        match (self.params.formed_first(), self.onset) {
+            // No convention within the cap: nothing to overturn. After the onset the contest
+            // has a cap of its own.
+            (Some(_), None) => self.t >= self.params.cap,
+            (Some(_), Some((onset, _))) => self.t - onset >= self.params.cap || stopped,
+            (None, _) => self.t >= self.params.cap || stopped,
+        }
     }
 
     fn prehistory(&self, agent: usize) -> Vec<Feedback> {
-        let Some(t) = &self.params.tipping else {
+        let Some(t) = self.params.tipping.as_ref().filter(|t| t.onset == Onset::Established) else {
             return Vec::new();
         };
         if agent < self.params.committed_count() {
@@ -456,6 +613,7 @@ impl Environment for NamingGame {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::RecordedInteraction;
     use crate::EnvSpec;
     use rand::SeedableRng;
 
@@ -503,10 +661,7 @@ mod tests {
 
     #[test]
     fn tipping_arm_seats_and_prehistory() {
-        let p = NgParams {
-            tipping: Some(Tipping { fraction: 0.25, established: 0, alternative: 1 }),
-            ..NgParams::default()
-        };
+        let p = NgParams { tipping: Some(Tipping { fraction: 0.25, ..Tipping::default() }), ..NgParams::default() };
         assert_eq!(p.committed_count(), 6);
         assert_eq!(p.committed_seats()[5], (5, 1));
         let env = EnvSpec::NamingGame(p.clone()).build(Variant::C0).expect("builds");
@@ -593,5 +748,146 @@ mod tests {
         let tipping = NgParams { tipping: Some(Tipping::default()), ..NgParams::default() };
         let out = tipping.outcomes(&RunView { variant: Variant::C0, decisions: &[], interactions: &interactions });
         assert!(out.iter().all(|(k, _)| k != "convention_name"), "the tipping arm's name is its alternative");
+    }
+
+    /// Plays a run to its end with every asked agent choosing `choose(t, seat)`; returns each
+    /// step's (asked seats, chosen names).
+    fn play(
+        p: NgParams,
+        mut choose: impl FnMut(u32, usize) -> u32,
+    ) -> (Box<dyn Environment>, Vec<(Vec<usize>, Vec<u32>)>) {
+        let mut env = EnvSpec::NamingGame(p).build(Variant::C0).expect("builds");
+        let mut rng = rand::rngs::StdRng::seed_from_u64(9);
+        let mut steps = Vec::new();
+        let mut t = 0;
+        while !env.is_done() {
+            t += 1;
+            let req = env.pending(&mut rng);
+            let acts: Vec<(usize, Action)> =
+                req.iter().map(|r| (r.agent, Action::Choice(choose(t, r.agent)))).collect();
+            let step = env.resolve(&acts, &mut rng).expect("legal");
+            let names = step.decisions.iter().map(|d| choice_index(&d.action)).collect();
+            steps.push((req.iter().map(|r| r.agent).collect(), names));
+        }
+        (env, steps)
+    }
+
+    fn formed(fraction: f64) -> NgParams {
+        NgParams {
+            tipping: Some(Tipping { fraction, onset: Onset::Formed, ..Tipping::default() }),
+            cap: 400,
+            ..NgParams::default()
+        }
+    }
+
+    #[test]
+    fn a_formed_first_tipping_run_forms_its_convention_before_any_agent_is_committed() {
+        let p = formed(0.25);
+        assert!(p.committed_seats().is_empty(), "every seat plays its own policy until the onset");
+        let env = EnvSpec::NamingGame(p.clone()).build(Variant::C0).expect("builds");
+        assert!(env.prehistory(10).is_empty(), "no fabricated history");
+        // Everyone proposes name 3 (never the alternative 1): the convention forms on 3 at
+        // interaction 50; from then on seats 0..6 are the environment's and propose 1.
+        let (_, steps) = play(p.clone(), |_, _| 3);
+        for (t, (asked, names)) in steps.iter().enumerate() {
+            let t = t as u32 + 1;
+            if t <= 50 {
+                assert_eq!(asked.len(), 2, "interaction {t}: both asked before the onset");
+                assert!(names.iter().all(|n| *n == 3));
+            } else {
+                assert!(asked.iter().all(|s| *s >= 6), "interaction {t}: committed seats are not asked");
+                assert_eq!(names.len(), 2);
+            }
+        }
+        assert!(steps.iter().skip(50).any(|(_, n)| n.contains(&1)), "the committed minority proposes the alternative");
+        // The uncommitted never switch: the contest runs to its own cap of 400 interactions.
+        assert_eq!(steps.len(), 450);
+    }
+
+    #[test]
+    fn a_run_without_a_convention_has_none_to_overturn() {
+        let p = formed(0.25);
+        // Alternating names never match: no convention within the cap, and the run ends there.
+        let (_, steps) = play(p.clone(), |_, seat| (seat % 2) as u32);
+        assert_eq!(steps.len(), 400);
+        let interactions: Vec<RecordedInteraction> = steps
+            .iter()
+            .enumerate()
+            .map(|(i, (_, n))| RecordedInteraction { t: i as u32 + 1, matched: (n[0] == n[1]).then_some(n[0]) })
+            .collect();
+        let out = p.outcomes(&RunView { variant: Variant::C0, decisions: &[], interactions: &interactions });
+        let get = |n: &str| out.iter().find(|(k, _)| k == n).map(|x| x.1);
+        assert_eq!(get("convention"), Some(0.0));
+        assert_eq!(get("overturned"), None, "nothing to overturn is not a failure to overturn");
+        assert_eq!(get("committed_share"), Some(0.25));
+    }
+
+    #[test]
+    fn the_contest_reads_from_the_onset_and_reports_the_realised_fraction() {
+        // Formed on 0 at 50, then everyone matches on the alternative 1 from interaction 51.
+        let interactions: Vec<RecordedInteraction> =
+            (1..=120).map(|t| RecordedInteraction { t, matched: Some(if t <= 50 { 0 } else { 1 }) }).collect();
+        let p = formed(0.10);
+        let out = p.outcomes(&RunView { variant: Variant::C0, decisions: &[], interactions: &interactions });
+        let get = |n: &str| out.iter().find(|(k, _)| k == n).map(|x| x.1);
+        assert_eq!(get("convention"), Some(1.0));
+        assert_eq!(get("convention_time"), Some(50.0));
+        assert_eq!(get("overturned"), Some(1.0));
+        assert_eq!(get("overturn_time"), Some(50.0), "50 interactions after the onset");
+        assert_eq!(get("committed_share"), Some(2.0 / 24.0), "round(0.10 x 24) = 2 agents: 8.3 %, not 10 %");
+        // A convention formed on the alternative is contested with the established index.
+        assert_eq!(Tipping { onset: Onset::Formed, ..Tipping::default() }.contesting(1), 0);
+        // The onset is left out of the run specification by default (run keys unchanged).
+        let json = serde_json::to_string(&Tipping::default()).expect("serialises");
+        assert!(!json.contains("onset"), "{json}");
+    }
+
+    #[test]
+    fn the_shuffled_arm_records_where_each_agent_saw_the_convention() {
+        let p = NgParams { shuffled_pool: true, cap: 200, ..NgParams::default() };
+        let mut env = EnvSpec::NamingGame(p.clone()).build(Variant::C0).expect("builds");
+        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        let mut decisions = Vec::new();
+        let mut interactions = Vec::new();
+        let mut first_position = std::collections::BTreeMap::new();
+        while !env.is_done() {
+            let req = env.pending(&mut rng);
+            for r in &req {
+                let Context::Names { order } = &r.observation.context else { panic!("names context") };
+                let pos = order.iter().position(|n| *n == 7).expect("in the pool") as f64 + 1.0;
+                first_position.insert(r.agent as u32, pos);
+            }
+            let acts: Vec<(usize, Action)> = req.iter().map(|r| (r.agent, Action::Choice(7))).collect();
+            let step = env.resolve(&acts, &mut rng).expect("legal");
+            for d in &step.decisions {
+                assert_eq!(d.context, first_position.get(&(d.agent as u32)).copied(), "position in the agent's list");
+                decisions.push((step.round, d.agent as u32, d.value, d.context));
+            }
+            interactions.push(RecordedInteraction { t: step.round, matched: Some(7) });
+        }
+        let recorded: Vec<RecordedDecision> = decisions
+            .iter()
+            .map(|(round, seat, value, context)| RecordedDecision {
+                round: *round,
+                seat: *seat,
+                role: "namer",
+                value: *value,
+                scale: 1.0,
+                context: *context,
+            })
+            .collect();
+        let out = p.outcomes(&RunView { variant: Variant::C0, decisions: &recorded, interactions: &interactions });
+        let get = |n: &str| out.iter().find(|(k, _)| k == n).map(|x| x.1);
+        let expected = first_position.values().sum::<f64>() / first_position.len() as f64;
+        assert_eq!(get("convention_name"), Some(7.0));
+        assert!((get("convention_position").expect("recorded") - expected).abs() < 1e-12);
+        // In the fixed order every agent sees name 7 eighth.
+        let fixed = NgParams::default().outcomes(&RunView {
+            variant: Variant::C0,
+            decisions: &recorded,
+            interactions: &interactions,
+        });
+        assert!(fixed.contains(&("convention_position".to_string(), 8.0)));
+        assert!(fixed.contains(&("convention_first_listed".to_string(), 0.0)));
     }
 }

@@ -6,7 +6,7 @@ use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{at_least_one, EnvError};
-use crate::game::{in_order, Direction, Frame, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
+use crate::game::{in_order, Direction, Frame, Framed, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
 use crate::kind::{EnvKind, Role, Variant};
 use crate::observation::{Context, Feedback, Observation, PayoffBounds};
 use crate::variants::two_labels;
@@ -41,6 +41,7 @@ pub const METRICS: &[MetricDef] = &[
     MetricDef::secondary("cooperation_r1", "share of decisions"),
     MetricDef::secondary("cooperation_last", "share of decisions"),
     MetricDef::primary("cooperation_change", "modelled change, first to last round", Direction::Lower),
+    MetricDef::secondary("defection_endgame_rise", "share defecting in the last round minus the earlier rounds' mean"),
 ];
 
 /// Parameters of the repeated dilemma.
@@ -112,15 +113,16 @@ impl Game for PdParams {
         "Which option do you choose?".into()
     }
 
-    fn framing(&self, variant: Variant, frame: Frame) -> Option<String> {
-        let l = &variants().get(variant).labels;
-        let (good, bad) = (&l[0], &l[1]);
-        Some(match frame {
-            Frame::Moral => {
-                format!("Choosing {good} means acting fairly; choosing {bad} means exploiting the other participant.\n")
-            }
-            Frame::Risk => format!("{bad} is the safer option; {good} is the riskier option.\n"),
-        })
+    /// Both frames relabel the player's two actions in place, by semantic index (index 0
+    /// cooperates in every variant): cooperating is acting fairly and the riskier option (it
+    /// risks the sucker's payoff), defecting is exploiting and the safer option. The mapping is
+    /// the same in C1-C3; the cells run in C0, where it matches the payoffs.
+    fn framing(&self, _variant: Variant, frame: Frame) -> Option<Framed> {
+        let labels = match frame {
+            Frame::Moral => ["act fairly", "exploit"],
+            Frame::Risk => ["the riskier option", "the safer option"],
+        };
+        Some(Framed { role: Role::Player, labels })
     }
 
     fn metrics(&self) -> &'static [MetricDef] {
@@ -128,7 +130,14 @@ impl Game for PdParams {
     }
 
     fn outcomes(&self, run: &RunView<'_>) -> Vec<(String, f64)> {
-        outcome::choice_zero_share(run.decisions, Role::Player.as_str(), "cooperation")
+        let mut out = outcome::choice_zero_share(run.decisions, Role::Player.as_str(), "cooperation");
+        // The endgame effect: defection in the final round against the mean of the rounds
+        // before it (each round weighs the same); choice 1 is defection.
+        let rounds = outcome::per_round(run.decisions, Role::Player.as_str());
+        if let Some((last, earlier)) = rounds.split_last().filter(|(_, e)| !e.is_empty()) {
+            out.push(("defection_endgame_rise".into(), last.value - outcome::mean_over_rounds(earlier, |r| r.value)));
+        }
+        out
     }
 
     fn expected_decisions(&self) -> (u64, bool) {
@@ -238,6 +247,7 @@ impl Environment for PrisonersDilemma {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::game::RecordedDecision;
     use crate::EnvSpec;
     use rand::SeedableRng;
 
@@ -307,5 +317,32 @@ mod tests {
         assert_ne!(variants().get(Variant::C1).labels, c0.labels, "C1 changes the labels");
         let c3 = variants().get(Variant::C3);
         assert!(c3.r > c3.t && c3.s > c3.p, "cooperation strictly dominant under C3");
+    }
+
+    fn decisions(choices: &[(u32, u32, f64)]) -> Vec<RecordedDecision<'static>> {
+        choices
+            .iter()
+            .map(|(round, seat, value)| RecordedDecision {
+                round: *round,
+                seat: *seat,
+                role: "player",
+                value: *value,
+                scale: 1.0,
+                context: None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_endgame_rise_is_last_round_defection_over_the_earlier_rounds() {
+        // Rounds 1-3: one of two defects in round 1, none in round 2, both in round 3.
+        let d = decisions(&[(1, 0, 1.0), (1, 1, 0.0), (2, 0, 0.0), (2, 1, 0.0), (3, 0, 1.0), (3, 1, 1.0)]);
+        let out = PdParams::default().outcomes(&RunView { variant: Variant::C0, decisions: &d, interactions: &[] });
+        let rise = out.iter().find(|(k, _)| k == "defection_endgame_rise").map(|x| x.1);
+        assert_eq!(rise, Some(1.0 - 0.25), "1.0 in the last round against a mean of 0.25 before it");
+        let one_round = decisions(&[(1, 0, 1.0), (1, 1, 0.0)]);
+        let out =
+            PdParams::default().outcomes(&RunView { variant: Variant::C0, decisions: &one_round, interactions: &[] });
+        assert!(out.iter().all(|(k, _)| k != "defection_endgame_rise"), "no earlier round to compare with");
     }
 }

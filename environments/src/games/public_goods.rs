@@ -9,7 +9,9 @@ use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{at_least_one, invalid, EnvError};
-use crate::game::{default_question, C3Rule, Direction, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
+use crate::game::{
+    default_question, C3Rule, Direction, Game, MetricDef, RecordedDecision, Rules, RunView, SummaryKind, Wording,
+};
 use crate::kind::{EnvKind, Role, Variant};
 use crate::observation::{Context, Feedback, Observation, PayoffBounds};
 use crate::{amount, check_actions, num, outcome, Action, ActionSpace, DecisionRow, Environment, Request, Step};
@@ -43,9 +45,13 @@ pub const METRICS: &[MetricDef] = &[
     MetricDef::secondary("contribution", "share of endowment"),
     MetricDef::primary("contribution_r1", "share of endowment", Direction::Higher),
     MetricDef::secondary("contribution_last", "share of endowment"),
+    MetricDef::secondary("contribution_r10", "share of endowment"),
     MetricDef::primary("contribution_change", "share of endowment, round 1 to last", Direction::Lower),
     MetricDef::secondary("punishment_points", "points per punisher and round"),
     MetricDef::secondary("full_contribution", "share of decisions").with_c3(C3Rule::ShareConsistent),
+    MetricDef::secondary("cc_slope", "own contribution share on the others' previous-round mean share"),
+    MetricDef::secondary("cc_conditional_share", "share of contributors"),
+    MetricDef::secondary("cc_free_rider_share", "share of contributors"),
 ];
 
 /// Parameters of the public goods game.
@@ -175,6 +181,9 @@ impl Game for PgParams {
             out.push(("contribution_last".into(), last.share));
             out.push(("contribution_change".into(), last.share - first.share));
         }
+        if let Some(r10) = rounds.iter().find(|r| r.round == 10) {
+            out.push(("contribution_r10".into(), r10.share));
+        }
         let punished = outcome::per_round(run.decisions, Role::Punisher.as_str());
         if !punished.is_empty() {
             out.push(("punishment_points".into(), outcome::mean_over_rounds(&punished, |r| r.value)));
@@ -188,6 +197,7 @@ impl Game for PgParams {
         if !contributions.is_empty() {
             out.push(("full_contribution".into(), outcome::mean(contributions)));
         }
+        out.extend(conditional_cooperation(run.decisions));
         out
     }
 
@@ -195,6 +205,66 @@ impl Game for PgParams {
         let stages = if self.punishment { 2 } else { 1 };
         (u64::from(self.rounds) * self.group_size as u64 * stages, false)
     }
+}
+
+/// Correlation an agent's contributions need with the others' previous-round mean to count as
+/// a conditional cooperator in play.
+pub const CONDITIONAL_CORRELATION: f64 = 0.5;
+
+/// The conditional-cooperation pattern in play (Fischbacher, Gächter & Fehr 2001 measured it
+/// with the strategy method; a run only shows it in play): `cc_slope`, the least-squares slope
+/// of each contributor's share in round t on the mean share of the others of its group in
+/// round t − 1, pooled over contributors and rounds 2..R; and the types, as shares of
+/// contributors: free riders contribute nothing in any round; conditional cooperators are the
+/// others whose contributions correlate (Pearson) at least [`CONDITIONAL_CORRELATION`] with the
+/// others' previous-round mean. The hump-shaped type needs the strategy method's full schedule
+/// and is not identified in play.
+pub fn conditional_cooperation(decisions: &[RecordedDecision<'_>]) -> Vec<(String, f64)> {
+    use std::collections::BTreeMap;
+    let role = Role::Contributor.as_str();
+    // round -> seat -> share
+    let mut by_round: BTreeMap<u32, BTreeMap<u32, f64>> = BTreeMap::new();
+    for d in decisions.iter().filter(|d| d.role == role) {
+        by_round.entry(d.round).or_default().insert(d.seat, d.value / d.scale);
+    }
+    let seats: Vec<u32> = by_round
+        .values()
+        .flat_map(|m| m.keys().copied())
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    if by_round.len() < 2 || seats.len() < 2 {
+        return Vec::new();
+    }
+    let mut pooled = Vec::new();
+    let (mut conditional, mut free_riders) = (0usize, 0usize);
+    for &seat in &seats {
+        let mut pts = Vec::new();
+        let mut all_zero = true;
+        for (round, row) in &by_round {
+            let Some(own) = row.get(&seat) else { continue };
+            all_zero &= *own == 0.0;
+            let Some(prev) = round.checked_sub(1).and_then(|r| by_round.get(&r)) else { continue };
+            let others: Vec<f64> = prev.iter().filter(|(s, _)| **s != seat).map(|(_, v)| *v).collect();
+            if !others.is_empty() {
+                pts.push((outcome::mean(others.iter().copied()), *own));
+            }
+        }
+        if all_zero {
+            free_riders += 1;
+        } else if outcome::correlation(&pts).is_some_and(|r| r >= CONDITIONAL_CORRELATION) {
+            conditional += 1;
+        }
+        pooled.extend(pts);
+    }
+    let n = seats.len() as f64;
+    let mut out = Vec::new();
+    if let Some(b) = outcome::slope(&pooled) {
+        out.push(("cc_slope".into(), b));
+    }
+    out.push(("cc_conditional_share".into(), conditional as f64 / n));
+    out.push(("cc_free_rider_share".into(), free_riders as f64 / n));
+    out
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -471,5 +541,60 @@ mod tests {
             assert!(p.mpcr < 1.0 && 4.0 * p.mpcr > 1.0, "{v:?} is a social dilemma");
         }
         assert!(variants().get(Variant::C3).mpcr > 1.0, "full contribution pays under C3");
+    }
+
+    #[test]
+    fn conditional_cooperation_in_play_slope_and_types() {
+        // Seat 0 free-rides; seat 1 copies the others' previous mean; seat 2 moves against it;
+        // seat 3 contributes a varying amount that seat 1 follows.
+        let rows: [[f64; 4]; 4] = [
+            [0.0, 10.0, 20.0, 8.0],
+            [0.0, 28.0 / 3.0, 2.0, 16.0],
+            [0.0, 6.0, 16.0, 4.0],
+            [0.0, 20.0 / 3.0, 10.0, 12.0],
+        ];
+        let mut d = Vec::new();
+        for (r, row) in rows.iter().enumerate() {
+            for (seat, v) in row.iter().enumerate() {
+                d.push(RecordedDecision {
+                    round: r as u32 + 1,
+                    seat: seat as u32,
+                    role: "contributor",
+                    value: *v,
+                    scale: 20.0,
+                    context: None,
+                });
+            }
+        }
+        let out = conditional_cooperation(&d);
+        let get = |n: &str| out.iter().find(|(k, _)| k == n).map(|x| x.1);
+        assert_eq!(get("cc_free_rider_share"), Some(0.25));
+        // Seat 1's share in round t equals the others' mean share in t - 1 exactly (r = 1);
+        // seat 2 moves against it; seat 3 decides on its own schedule.
+        let own = |seat: usize| {
+            (1..4)
+                .map(|r| {
+                    (
+                        rows[r - 1].iter().enumerate().filter(|(s, _)| *s != seat).map(|(_, v)| v / 20.0).sum::<f64>()
+                            / 3.0,
+                        rows[r][seat] / 20.0,
+                    )
+                })
+                .collect::<Vec<_>>()
+        };
+        assert!((crate::outcome::correlation(&own(1)).expect("spread") - 1.0).abs() < 1e-9);
+        assert!(crate::outcome::correlation(&own(2)).expect("spread") < 0.5);
+        let expected = [0usize, 1, 2, 3]
+            .iter()
+            .filter(|s| **s != 0)
+            .filter(|s| crate::outcome::correlation(&own(**s)).is_some_and(|r| r >= CONDITIONAL_CORRELATION))
+            .count() as f64
+            / 4.0;
+        assert_eq!(get("cc_conditional_share"), Some(expected));
+        let pooled: Vec<(f64, f64)> = (0..4).flat_map(own).collect();
+        assert_eq!(get("cc_slope"), crate::outcome::slope(&pooled));
+        // The round-10 outcome exists only where a tenth round was played.
+        let out = PgParams::default().outcomes(&RunView { variant: Variant::C0, decisions: &d, interactions: &[] });
+        assert!(out.iter().all(|(k, _)| k != "contribution_r10"));
     }
 }
