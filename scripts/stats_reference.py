@@ -1,9 +1,14 @@
 #!/usr/bin/env python3
 """Generates analysis/tests/reference.json: reference values for Agora's statistics, computed
-with scipy and statsmodels. Each entry records the call that produced it.
+with scipy, statsmodels and scikit-learn. Each entry records the call that produced it, and the
+file records the versions used. On a clean machine:
 
-    pip install scipy statsmodels numpy
-    python3 scripts/stats_reference.py > analysis/tests/reference.json
+    python3 -m venv /tmp/statsref
+    /tmp/statsref/bin/pip install scipy==1.17.1 statsmodels==0.15.0 scikit-learn==1.9.1 numpy==2.4.6
+    /tmp/statsref/bin/python scripts/stats_reference.py > analysis/tests/reference.json
+
+Every input is fixed or drawn from a seeded generator, so the output is byte-for-byte the same
+with the same versions.
 """
 import json
 import math
@@ -12,15 +17,20 @@ from itertools import combinations
 
 import numpy as np
 import scipy
+import sklearn
 import statsmodels
+import statsmodels.api as sm
 from scipy import stats
+from sklearn.metrics import cohen_kappa_score, confusion_matrix, precision_score, recall_score
+from statsmodels.stats.inter_rater import cohens_kappa
 from statsmodels.stats.meta_analysis import combine_effects
 from statsmodels.stats.multitest import multipletests
 from statsmodels.stats.power import NormalIndPower
 from statsmodels.stats.proportion import confint_proportions_2indep, proportion_confint
 
 rng = np.random.default_rng(20260815)
-out = {"generator": "scripts/stats_reference.py", "scipy": scipy.__version__, "statsmodels": statsmodels.__version__}
+out = {"generator": "scripts/stats_reference.py", "scipy": scipy.__version__, "statsmodels": statsmodels.__version__,
+       "scikit-learn": sklearn.__version__, "numpy": np.__version__}
 
 
 def u_stat(x, y):
@@ -192,6 +202,246 @@ for xs in ([0.9, 0.8, 1.0, 0.7, 0.95], [0.1, 0.0, 0.35, 0.2], [0.5, 0.5, 0.5, 0.
     mi.append({"x": xs, "mean": float(a.mean()), "low": float(lo), "high": float(hi),
                "call": "scipy.stats.t.interval(0.95, n - 1, loc=mean, scale=scipy.stats.sem(x))"})
 out["mean_interval"] = mi
+
+# ---------------------------------------------------------------------------------------------
+# The transcript audit (seed 003, §240.4–240.7 and §240.12): Cohen's κ with per-code recall and
+# the confusion matrix, OLS with CR1 cluster-robust errors, fixed effects by within-group
+# demeaning, a logit with average marginal effects, and occurrence shares. Its own generator,
+# so the values above do not move when cases are added here.
+arng = np.random.default_rng(20260903)
+# Draws per cluster or group follow first appearance (dict.fromkeys), never a set's hash order,
+# which changes between processes for strings.
+
+
+def finite_or_none(v):
+    v = float(v)
+    return v if math.isfinite(v) else None
+
+
+# Cohen's κ: rows of the confusion matrix are y1 (the reference), columns y2.
+CODES = ["altruism", "competition", "fairness", "self_interest", "social_welfare", "understanding"]
+kappa_cases = []
+# Seed 003 §240.14 fixture (κ = 0.6098).
+kappa_cases.append(([0, 0, 1, 1, 2, 2, 0, 1], [0, 1, 1, 1, 2, 0, 0, 1], None))
+# Human gold against a lexicon-like coder: competition is never recognised (zero recall),
+# altruism partly falls to understanding, a self-interested sentence with "fair" goes to
+# fairness, social_welfare is used only by the coder (recall undefined) and the codebook's
+# ingroup code is used by neither.
+gold = list(arng.choice(["altruism", "competition", "fairness", "self_interest", "understanding"], size=57,
+                        p=[0.18, 0.07, 0.15, 0.2, 0.4]))
+coder = []
+for g in gold:
+    u = arng.uniform()
+    if g == "competition":
+        coder.append("understanding")
+    elif g == "altruism" and u < 0.35:
+        coder.append("understanding")
+    elif g == "self_interest" and u < 0.2:
+        coder.append("fairness")
+    elif g == "understanding" and u < 0.06:
+        coder.append("social_welfare")
+    else:
+        coder.append(str(g))
+gold = [str(g) for g in gold]
+kappa_cases.append((gold, coder, CODES + ["ingroup"]))
+# Tied marginals: four codes, each used exactly five times by both raters.
+t1 = ["a"] * 5 + ["b"] * 5 + ["c"] * 5 + ["d"] * 5
+t2 = ["a", "a", "a", "b", "c", "b", "b", "b", "a", "d", "c", "c", "c", "d", "b", "d", "d", "d", "a", "c"]
+kappa_cases.append((t1, t2, None))
+# Worse than chance (κ < 0).
+kappa_cases.append((["x", "x", "y", "y", "x", "y", "x", "y", "x"], ["y", "y", "x", "x", "x", "x", "y", "y", "y"], None))
+# Larger: 150 labels on five integer codes, about 80 % agreement.
+k1 = arng.integers(0, 5, 150)
+k2 = np.where(arng.uniform(size=150) < 0.8, k1, arng.integers(0, 5, 150))
+kappa_cases.append(([int(v) for v in k1], [int(v) for v in k2], None))
+kap = []
+for y1, y2, labels in kappa_cases:
+    labs = labels if labels is not None else sorted(set(y1) | set(y2))
+    cm = confusion_matrix(y1, y2, labels=labs)
+    r = cohens_kappa(cm)
+    n = cm.sum()
+    p_o = np.trace(cm) / n
+    p_e = float((cm.sum(1) / n) @ (cm.sum(0) / n))
+    kap.append({"y1": y1, "y2": y2, "labels": labels, "all_labels": labs,
+                "kappa": float(cohen_kappa_score(y1, y2, labels=labs)),
+                "p_o": float(p_o), "p_e": p_e,
+                "confusion": [[int(v) for v in row] for row in cm],
+                "recall": [finite_or_none(v) for v in recall_score(y1, y2, labels=labs, average=None, zero_division=np.nan)],
+                "precision": [finite_or_none(v) for v in precision_score(y1, y2, labels=labs, average=None, zero_division=np.nan)],
+                "se": float(r["std_kappa"]), "ci_low": float(r["kappa_low"]), "ci_high": float(r["kappa_upp"]),
+                "se0": float(r["std_kappa0"]), "z": float(r["z_value"]), "p": float(r["pvalue_two_sided"]),
+                "call": "sklearn.metrics.cohen_kappa_score(y1, y2, labels); confusion_matrix, recall_score, precision_score"
+                        "(y1, y2, labels, average=None, zero_division=nan); statsmodels.stats.inter_rater.cohens_kappa"
+                        "(confusion): std_kappa, kappa_low/upp (95 %), std_kappa0, z_value, pvalue_two_sided"})
+out["kappa"] = kap
+
+
+def codes_of(labels):
+    """Cluster labels as integer codes in order of first appearance (statsmodels wants integers)."""
+    index = {}
+    return np.array([index.setdefault(v, len(index)) for v in labels])
+
+
+def cluster_fit(X, y, clusters):
+    return sm.OLS(np.asarray(y, float), np.asarray(X, float)).fit(
+        cov_type="cluster", cov_kwds={"groups": codes_of(clusters)}, use_t=True)
+
+
+def fit_entry(res, k, alpha=0.05):
+    ci = res.conf_int(alpha=alpha)
+    return {"coef": [float(v) for v in res.params[:k]], "se": [float(v) for v in res.bse[:k]],
+            "t": [float(v) for v in res.tvalues[:k]], "p": [float(v) for v in res.pvalues[:k]],
+            "ci_low": [float(v) for v in ci[:k, 0]], "ci_high": [float(v) for v in ci[:k, 1]],
+            "df": float(res.df_resid_inference)}
+
+
+# OLS with CR1 standard errors: G/(G-1)·(N-1)/(N-K), t on G - 1 degrees of freedom.
+ols = []
+ols_cases = []
+# Seed 003 §240.14 fixture: coef (1.0417, 0.9167), CR1 se (0.2503, 0.0579).
+ols_cases.append(([[float(i)] for i in range(8)], [1.0, 2.5, 2.0, 4.5, 4.0, 6.5, 5.5, 8.0], [0, 0, 1, 1, 2, 2, 3, 3], True))
+# Unbalanced clusters (one singleton), a continuous, a binary and a motive-sign regressor.
+sizes = [1, 2, 3, 5, 8, 3, 6, 4, 9]
+cl = [f"config-{g}" for g, s in enumerate(sizes) for _ in range(s)]
+n = len(cl)
+x1 = np.round(arng.normal(0, 1, n), 4)
+x2 = arng.integers(0, 2, n).astype(float)
+x3 = arng.integers(-1, 2, n).astype(float)
+ce = {c: arng.normal(0, 0.7) for c in dict.fromkeys(cl)}
+y = np.round(0.3 + 0.8 * x1 - 0.5 * x2 + 0.25 * x3 + np.array([ce[c] for c in cl]) + arng.normal(0, 0.5, n), 4)
+ols_cases.append(([[float(a), float(b), float(c)] for a, b, c in zip(x1, x2, x3)], [float(v) for v in y], cl, True))
+# A linear probability model: a binary action on three stated-value indicators, 12 clusters.
+sizes = [3, 7, 4, 10, 5, 6, 3, 8, 4, 9, 5, 6]
+cl = [int(100 + g) for g, s in enumerate(sizes) for _ in range(s)]
+n = len(cl)
+W = (arng.uniform(size=(n, 3)) < [0.5, 0.3, 0.6]).astype(float)
+p = np.clip(0.2 + 0.4 * W[:, 0] + 0.2 * W[:, 1] - 0.1 * W[:, 2], 0, 1)
+act = (arng.uniform(size=n) < p).astype(float)
+ols_cases.append(([[float(v) for v in row] for row in W], [float(v) for v in act], cl, True))
+# No intercept, five clusters.
+cl = [g for g, s in enumerate([4, 2, 6, 3, 5]) for _ in range(s)]
+n = len(cl)
+X = np.round(arng.normal(1, 1, (n, 2)), 4)
+y = np.round(X @ [0.5, -0.2] + arng.normal(0, 0.3, n), 4)
+ols_cases.append(([[float(v) for v in row] for row in X], [float(v) for v in y], cl, False))
+for X, y, cl, intercept in ols_cases:
+    Xd = np.asarray(X, float)
+    if intercept:
+        Xd = sm.add_constant(Xd, has_constant="add")
+    res = cluster_fit(Xd, y, cl)
+    e = {"x": X, "y": y, "clusters": cl, "intercept": intercept, "n": len(y), "k": Xd.shape[1],
+         "g": len(set(cl)), **fit_entry(res, Xd.shape[1]),
+         "call": "statsmodels.api.OLS(y, x [with add_constant]).fit(cov_type='cluster', cov_kwds={'groups': clusters}, use_t=True)"}
+    ols.append(e)
+out["ols_cr1"] = ols
+
+# Fixed effects per group by within-group demeaning, CR1 by cluster. Two conventions for K in
+# (N-1)/(N-K), both statsmodels: `dummies` counts the absorbed group effects (OLS on x and a full
+# set of group dummies, as Stata's areg), `within` does not (OLS on the demeaned data, as when
+# the groups are nested in the clusters).
+fe = []
+fe_cases = []
+# Prompts with unequal replicate counts (one singleton), clustered by prompt (nested).
+reps = [2, 5, 3, 7, 4, 1, 6, 3, 5, 4]
+grp = [f"prompt-{g}" for g, r in enumerate(reps) for _ in range(r)]
+n = len(grp)
+base = {g: arng.uniform(0.1, 0.8) for g in dict.fromkeys(grp)}
+W = (arng.uniform(size=(n, 3)) < [0.5, 0.4, 0.55]).astype(float)
+p = np.clip(np.array([base[g] for g in grp]) + 0.3 * W[:, 0] - 0.2 * W[:, 1] + 0.05 * W[:, 2], 0, 1)
+act = (arng.uniform(size=n) < p).astype(float)
+fe_cases.append(([[float(v) for v in row] for row in W], [float(v) for v in act], grp, None, "within"))
+# Prompts crossed with runs: cluster by run, so the groups are not nested in the clusters.
+grp = [int(g) for g in arng.integers(0, 7, 48)]
+runs = [f"run-{i % 6}" for i in range(48)]
+X = np.round(arng.normal(0, 1, (48, 2)), 4)
+ge = {g: arng.normal(0, 1) for g in dict.fromkeys(grp)}
+y = np.round(X @ [0.7, 0.2] + np.array([ge[g] for g in grp]) + arng.normal(0, 0.4, 48), 4)
+fe_cases.append(([[float(v) for v in row] for row in X], [float(v) for v in y], grp, runs, "dummies"))
+# Prompts nested in coarser clusters (payoff configurations of three to four prompts).
+reps = [3, 2, 4, 3, 5, 2, 3, 4, 2, 3, 4, 3, 2, 5]
+grp = [g for g, r in enumerate(reps) for _ in range(r)]
+conf = [g // 4 for g in grp]
+n = len(grp)
+X = np.column_stack([np.round(arng.normal(0, 1, n), 4), arng.integers(0, 2, n).astype(float)])
+ge = {g: arng.normal(0, 1) for g in dict.fromkeys(grp)}
+y = np.round(X @ [-0.4, 0.9] + np.array([ge[g] for g in grp]) + arng.normal(0, 0.5, n), 4)
+fe_cases.append(([[float(v) for v in row] for row in X], [float(v) for v in y], grp, conf, "within"))
+for X, y, grp, clusters, auto in fe_cases:
+    Xa = np.asarray(X, float)
+    ya = np.asarray(y, float)
+    gc = codes_of(grp)
+    cl = grp if clusters is None else clusters
+    k = Xa.shape[1]
+    D = np.eye(gc.max() + 1)[gc]
+    dummies = cluster_fit(np.column_stack([Xa, D]), ya, cl)
+    gm_x = np.array([Xa[gc == g].mean(axis=0) for g in range(gc.max() + 1)])[gc]
+    gm_y = np.array([ya[gc == g].mean() for g in range(gc.max() + 1)])[gc]
+    within = cluster_fit(Xa - gm_x, ya - gm_y, cl)
+    fe.append({"x": X, "y": y, "groups": grp, "clusters": clusters, "n": len(y), "k": k,
+               "n_groups": int(gc.max() + 1), "g": len(set(cl)), "auto": auto,
+               "dummies": fit_entry(dummies, k), "within": fit_entry(within, k),
+               "call": "dummies: statsmodels.api.OLS(y, [x, one dummy per group]).fit(cov_type='cluster', "
+                       "cov_kwds={'groups': clusters}, use_t=True), first k terms; within: the same call on "
+                       "group-demeaned y and x without dummies; clusters default to the groups"})
+out["fe_cr1"] = fe
+
+# Logit with average marginal effects (statsmodels' default dy/dx for every regressor, dummies
+# included, as continuous), nonrobust and with CR1 clusters.
+logit = []
+n = 160
+x1 = np.round(arng.normal(0, 1, n), 4)
+x2 = arng.integers(0, 2, n).astype(float)
+x3 = arng.integers(0, 2, n).astype(float)
+eta = -0.3 + 0.9 * x1 + 0.8 * x2 - 0.6 * x3
+yl = (arng.uniform(size=n) < 1 / (1 + np.exp(-eta))).astype(float)
+cl = [f"prompt-{i % 23}" for i in range(n)]
+Xl = [[float(a), float(b), float(c)] for a, b, c in zip(x1, x2, x3)]
+logit_cases = [(Xl, [float(v) for v in yl], None, True), (Xl, [float(v) for v in yl], cl, True)]
+n = 70
+X = np.round(arng.normal(0.3, 1, (n, 2)), 4)
+y2 = (arng.uniform(size=n) < 1 / (1 + np.exp(-(X @ [1.1, -0.7])))).astype(float)
+logit_cases.append(([[float(v) for v in row] for row in X], [float(v) for v in y2], None, False))
+for X, y, clusters, intercept in logit_cases:
+    Xd = np.asarray(X, float)
+    if intercept:
+        Xd = sm.add_constant(Xd, has_constant="add")
+    model = sm.Logit(np.asarray(y), Xd)
+    if clusters is None:
+        res = model.fit(disp=0)
+        how = "fit(disp=0)"
+    else:
+        res = model.fit(disp=0, cov_type="cluster", cov_kwds={"groups": codes_of(clusters)})
+        how = "fit(disp=0, cov_type='cluster', cov_kwds={'groups': clusters})"
+    me = res.get_margeff(at="overall", method="dydx")
+    ci = res.conf_int()
+    mci = me.conf_int()
+    logit.append({"x": X, "y": y, "clusters": clusters, "intercept": intercept,
+                  "coef": [float(v) for v in res.params], "se": [float(v) for v in res.bse],
+                  "z": [float(v) for v in res.tvalues], "p": [float(v) for v in res.pvalues],
+                  "ci_low": [float(v) for v in ci[:, 0]], "ci_high": [float(v) for v in ci[:, 1]],
+                  "loglik": float(res.llf),
+                  "ame": [float(v) for v in me.margeff], "ame_se": [float(v) for v in me.margeff_se],
+                  "ame_z": [float(v) for v in me.tvalues], "ame_p": [float(v) for v in me.pvalues],
+                  "ame_ci_low": [float(v) for v in mci[:, 0]], "ame_ci_high": [float(v) for v in mci[:, 1]],
+                  "call": f"statsmodels.api.Logit(y, x [with add_constant]).{how}.get_margeff(at='overall', method='dydx')"})
+out["logit_ame"] = logit
+
+# Occurrence: the share of responses that state each code at least once, with Wilson intervals.
+occ = []
+resp = [list(arng.choice(CODES, size=int(arng.integers(0, 5)), p=[0.15, 0.05, 0.15, 0.2, 0.1, 0.35]))
+        for _ in range(41)]
+resp = [[str(c) for c in r] for r in resp]
+for codes, alpha in ((CODES + ["ingroup"], 0.05), (None, 0.10)):
+    labs = codes if codes is not None else sorted({c for r in resp for c in r})
+    ind = np.array([[c in r for c in labs] for r in resp], float)
+    counts = ind.sum(axis=0)
+    ci = [proportion_confint(int(k), len(resp), alpha=alpha, method="wilson") for k in counts]
+    occ.append({"responses": resp, "codes": codes, "alpha": alpha, "all_codes": labs,
+                "count": [int(v) for v in counts], "share": [float(v) for v in ind.mean(axis=0)],
+                "low": [float(lo) for lo, _ in ci], "high": [float(hi) for _, hi in ci],
+                "call": "numpy mean of the indicator 'code appears at least once'; statsmodels.stats.proportion."
+                        "proportion_confint(count, n, alpha, method='wilson')"})
+out["occurrence"] = occ
 
 json.dump(out, sys.stdout, indent=1)
 sys.stdout.write("\n")

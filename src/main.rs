@@ -4,6 +4,7 @@
 //! study or cell file, an unknown name, bad arguments, a store that is not an intact Agora
 //! store).
 
+mod audit;
 mod export;
 mod llm;
 mod network;
@@ -107,6 +108,10 @@ enum Command {
         /// Only this study.
         #[arg(long)]
         study: Option<String>,
+        /// Count classical rosters in the cross-model statistics (I², the between-model SD,
+        /// Spearman's ρ across models); by default they are kept out, as the paper does.
+        #[arg(long)]
+        classical_in_cross_model: bool,
     },
     /// The main job: run the classical and tipping studies into the store, analyse them and
     /// write the report.
@@ -139,6 +144,10 @@ enum Command {
     /// Run the paper's classical baselines (scenarios/studies/replication.ron) and print the
     /// paper-replication table: each figure the paper reports beside Agora's, with a 95 % CI.
     Replicate(replicate::ReplicateArgs),
+    /// Audit the store's LLM transcripts: split each reply into pre-action reasoning, action and
+    /// post-hoc rationale, code the reasoning's sentences against a codebook, write the audit's
+    /// tables into the store and audit.md, audit.json and CSV tables into --out.
+    Audit(audit::AuditArgs),
     /// One statistic on JSON from stdin, answered as JSON on stdout (fields in README).
     Stats { test: stats::Test },
     /// Export the store's tables for pandas or polars users.
@@ -231,6 +240,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Stats { test } => stats::main(test),
         Command::Network(args) => network::main(args),
         Command::Replicate(args) => replicate::main(args),
+        Command::Audit(args) => audit::main(args),
         Command::Demo { store, out } => {
             // The studies of this checkout: from the working directory when run there,
             // else from where the binary was built.
@@ -279,13 +289,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             println!("{}: {} runs", into.display(), out.run_count()?);
             Ok(())
         }
-        Command::Analyze { store, out, study } => {
+        Command::Analyze { store, out, study, classical_in_cross_model } => {
             if !store.exists() {
                 return Err(BadInput(format!("store {} does not exist", store.display())).into());
             }
             Store::open(&store)?;
             let started = std::time::Instant::now();
-            let analysis = agora_analysis::analyze::analyze(&store, study.as_deref())?;
+            let options = agora_analysis::Options { classical_in_cross_model };
+            let analysis = agora_analysis::analyze::analyze_with(&store, study.as_deref(), &options)?;
             std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
             std::fs::write(out.join("analysis.md"), analysis.to_markdown())?;
             std::fs::write(out.join("analysis.json"), serde_json::to_string_pretty(&analysis)?)?;
@@ -357,15 +368,22 @@ fn print_plan(plan: &Plan) {
 /// Model runs per model, and the published count the study reproduces beside them.
 fn print_reference(plan: &Plan) {
     let mut per_model: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    let mut probes: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
     let mut classical = 0usize;
     for r in &plan.runs {
-        match r.seats.iter().find_map(|s| s.model()) {
-            Some(m) => *per_model.entry(m).or_default() += 1,
-            None => classical += 1,
+        // A probe session plays no game: it is not a model run (the paper spends none on it).
+        match (r.seats.iter().find_map(|s| s.model()), r.is_probe()) {
+            (Some(m), true) => *probes.entry(m).or_default() += 1,
+            (Some(m), false) => *per_model.entry(m).or_default() += 1,
+            (None, _) => classical += 1,
         }
     }
     for (model, n) in &per_model {
-        println!("model runs for {model}: {n}");
+        let p = probes.get(model).copied().unwrap_or(0);
+        println!(
+            "model runs for {model}: {n}{}",
+            if p > 0 { format!(" (and {p} recognition-probe sessions)") } else { String::new() }
+        );
     }
     let Some(reference) = &plan.reference else { return };
     let per: std::collections::BTreeSet<usize> = per_model.values().copied().collect();
@@ -378,7 +396,7 @@ fn print_reference(plan: &Plan) {
         "model runs: {} for {} model(s) ({per}); {} model runs for {} models at this count; the paper: {} model runs for {} models ({:.1} per model){}; source: {}",
         per_model.values().sum::<usize>(),
         per_model.len(),
-        per_model.values().next().copied().unwrap_or(0) as u64 * u64::from(reference.models),
+        per_model.values().max().copied().unwrap_or(0) as u64 * u64::from(reference.models),
         reference.models,
         reference.model_runs,
         reference.models,

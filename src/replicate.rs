@@ -30,8 +30,9 @@ const SEED: u64 = 20_260_815;
 /// Arguments of `agora replicate`.
 #[derive(clap::Args, Debug)]
 pub struct ReplicateArgs {
-    /// Store file (the runs are resumed from it, and kept in it).
-    #[arg(long, default_value = crate::DEFAULT_STORE)]
+    /// Store file (the runs are resumed from it, and kept in it). A store of its own by
+    /// default, so that its runs are never pooled with a study's by `agora analyze`.
+    #[arg(long, default_value = "replication.sqlite")]
     store: PathBuf,
     /// Seeded runs per condition (default: the study's 30, the paper's count per baseline); the
     /// first runs keep their seeds whatever the count.

@@ -4,7 +4,7 @@ use std::io::Read;
 
 use agora_analysis::anchors::{AnchorTable, AnchorValue};
 use agora_analysis::stats;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use crate::BadInput;
@@ -21,6 +21,14 @@ pub enum Test {
     Wilson,
     Spearman,
     I2,
+    Kappa,
+    #[value(name = "ols-cr1")]
+    OlsCr1,
+    #[value(name = "fe-cr1")]
+    FeCr1,
+    #[value(name = "logit-ame")]
+    LogitAme,
+    Occurrence,
 }
 
 #[derive(Deserialize)]
@@ -89,6 +97,110 @@ struct I2In {
     variances: Vec<f64>,
 }
 
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct KappaIn {
+    y1: Vec<Value>,
+    y2: Vec<Value>,
+    #[serde(default)]
+    labels: Option<Vec<Value>>,
+    #[serde(default = "alpha05")]
+    alpha: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OlsIn {
+    x: Vec<Vec<f64>>,
+    y: Vec<f64>,
+    clusters: Vec<Value>,
+    #[serde(default = "yes")]
+    intercept: bool,
+    #[serde(default)]
+    names: Option<Vec<String>>,
+    #[serde(default = "alpha05")]
+    alpha: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FeIn {
+    x: Vec<Vec<f64>>,
+    y: Vec<f64>,
+    groups: Vec<Value>,
+    #[serde(default)]
+    clusters: Option<Vec<Value>>,
+    #[serde(default = "fe_auto")]
+    df: stats::FeDf,
+    #[serde(default)]
+    names: Option<Vec<String>>,
+    #[serde(default = "alpha05")]
+    alpha: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LogitIn {
+    x: Vec<Vec<f64>>,
+    y: Vec<f64>,
+    #[serde(default)]
+    clusters: Option<Vec<Value>>,
+    #[serde(default = "yes")]
+    intercept: bool,
+    #[serde(default)]
+    names: Option<Vec<String>>,
+    #[serde(default = "alpha05")]
+    alpha: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct OccurrenceIn {
+    responses: Vec<Vec<Value>>,
+    #[serde(default)]
+    codes: Option<Vec<Value>>,
+    #[serde(default = "alpha05")]
+    alpha: f64,
+}
+
+/// A code, cluster or group label: a JSON string or integer (integers sort before strings).
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(untagged)]
+enum Label {
+    Int(i64),
+    Text(String),
+}
+
+impl std::fmt::Debug for Label {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Label::Int(i) => write!(f, "{i}"),
+            Label::Text(s) => write!(f, "{s:?}"),
+        }
+    }
+}
+
+/// Reads the labels of `field`, refusing anything but strings and integers.
+fn labels(field: &str, values: Vec<Value>) -> Result<Vec<Label>, BadInput> {
+    values
+        .into_iter()
+        .enumerate()
+        .map(|(i, v)| match v {
+            Value::String(s) => Ok(Label::Text(s)),
+            Value::Number(n) if n.is_i64() || n.is_u64() => {
+                n.as_i64().map(Label::Int).ok_or_else(|| BadInput(format!("stdin: `{field}`[{i}]: {n} is too large")))
+            }
+            other => Err(BadInput(format!("stdin: `{field}`[{i}]: a label is a string or an integer, got {other}"))),
+        })
+        .collect()
+}
+
+fn yes() -> bool {
+    true
+}
+fn fe_auto() -> stats::FeDf {
+    stats::FeDf::Auto
+}
 fn alpha05() -> f64 {
     0.05
 }
@@ -100,7 +212,50 @@ fn resamples() -> usize {
 }
 
 fn parse<T: for<'de> Deserialize<'de>>(input: &str) -> Result<T, BadInput> {
-    serde_json::from_str(input).map_err(|e| BadInput(format!("stdin: {e}")))
+    serde_json::from_str(input).map_err(|e| {
+        let message = e.to_string();
+        // serde names a missing, unknown or duplicate field itself; for the rest (a number out
+        // of range, a wrong type, an unknown variant) name the top-level field it sits in.
+        match field_at(input, e.line(), e.column()) {
+            Some(field) if !message.contains("field `") => BadInput(format!("stdin: `{field}`: {message}")),
+            _ => BadInput(format!("stdin: {message}")),
+        }
+    })
+}
+
+/// The top-level key whose value holds the position (`line` from 1, `column` in bytes) of a
+/// JSON error, if any.
+fn field_at(input: &str, line: usize, column: usize) -> Option<String> {
+    let start: usize = input.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
+    let end = (start + column).min(input.len());
+    let bytes = input.as_bytes();
+    let (mut depth, mut key, mut last) = (0usize, None, None);
+    let mut i = 0;
+    while i < end {
+        match bytes[i] {
+            b'"' => {
+                let from = i + 1;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                if depth == 1 {
+                    last = input.get(from..i.min(input.len())).map(str::to_string);
+                }
+            }
+            b':' if depth == 1 => key = last.take(),
+            b'{' | b'[' => depth += 1,
+            b'}' | b']' => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    key = None;
+                }
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    key
 }
 
 fn bad(e: stats::StatsError) -> BadInput {
@@ -123,6 +278,12 @@ pub fn run(test: Test, input: &str) -> Result<Value, BadInput> {
             let constant = i.x.iter().chain(&i.y).all(|v| Some(*v) == first);
             answer["excluded"] =
                 if constant { json!("pooled values are constant: no test is possible") } else { Value::Null };
+            if constant {
+                // No p value: a number here would be read as a test's result.
+                for field in ["p_less", "p_greater", "p_two_sided", "p_abs"] {
+                    answer[field] = Value::Null;
+                }
+            }
             answer
         }
         Test::Holm => {
@@ -165,6 +326,41 @@ pub fn run(test: Test, input: &str) -> Result<Value, BadInput> {
         Test::I2 => {
             let i: I2In = parse(input)?;
             json!(stats::i_squared(&i.means, &i.variances).map_err(bad)?)
+        }
+        Test::Kappa => {
+            let i: KappaIn = parse(input)?;
+            let known = i.labels.map(|l| labels("labels", l)).transpose()?;
+            let (y1, y2) = (labels("y1", i.y1)?, labels("y2", i.y2)?);
+            json!(stats::cohen_kappa(&y1, &y2, known.as_deref(), i.alpha).map_err(bad)?)
+        }
+        Test::OlsCr1 => {
+            let i: OlsIn = parse(input)?;
+            let clusters = labels("clusters", i.clusters)?;
+            json!(stats::ols_cr1(&i.x, &i.y, &clusters, i.intercept, i.names.as_deref(), i.alpha).map_err(bad)?)
+        }
+        Test::FeCr1 => {
+            let i: FeIn = parse(input)?;
+            let groups = labels("groups", i.groups)?;
+            let clusters = i.clusters.map(|c| labels("clusters", c)).transpose()?;
+            json!(stats::fe_cr1(&i.x, &i.y, &groups, clusters.as_deref(), i.df, i.names.as_deref(), i.alpha)
+                .map_err(bad)?)
+        }
+        Test::LogitAme => {
+            let i: LogitIn = parse(input)?;
+            let clusters = i.clusters.map(|c| labels("clusters", c)).transpose()?;
+            json!(stats::logit_ame(&i.x, &i.y, clusters.as_deref(), i.intercept, i.names.as_deref(), i.alpha)
+                .map_err(bad)?)
+        }
+        Test::Occurrence => {
+            let i: OccurrenceIn = parse(input)?;
+            let codes = i.codes.map(|c| labels("codes", c)).transpose()?;
+            let responses = i
+                .responses
+                .into_iter()
+                .enumerate()
+                .map(|(k, r)| labels(&format!("responses[{k}]"), r))
+                .collect::<Result<Vec<_>, _>>()?;
+            json!(stats::occurrence(&responses, codes.as_deref(), i.alpha).map_err(bad)?)
         }
     })
 }

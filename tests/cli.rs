@@ -89,6 +89,29 @@ fn classical_study_reproduces_the_classical_baselines() {
         verdicts.len() >= 10 && verdicts.iter().all(|v| v["first_unmet"].is_string()),
         "every verdict names its first unmet condition"
     );
+    // Classical rosters stay out of the cross-model statistics unless asked for.
+    let means = |json: &serde_json::Value| -> usize {
+        json["heterogeneity"]
+            .as_array()
+            .expect("heterogeneity")
+            .iter()
+            .map(|r| r["means"].as_array().map_or(0, Vec::len))
+            .sum()
+    };
+    assert_eq!(means(&json), 0, "no model, no cross-model means");
+    let with_dir = dir.path().join("analysis-with-classical");
+    let a = agora(&[
+        "analyze",
+        "--store",
+        store.to_str().expect("utf8"),
+        "--out",
+        with_dir.to_str().expect("utf8"),
+        "--classical-in-cross-model",
+    ]);
+    assert!(a.status.success(), "{}", text(&a));
+    let with: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(with_dir.join("analysis.json")).expect("json")).expect("parses");
+    assert!(means(&with) > 0, "asked for, the classical rosters enter the cross-model statistics");
     // The conditional cooperator's first-round contributions are equivalent to the human 0.5.
     let eq = json["equivalence"].as_array().expect("equivalence");
     assert!(eq.iter().any(|r| r["model"] == "conditional-cooperator" && r["verdict"] == "equivalent"));
@@ -302,6 +325,7 @@ fn stats_command_answers_json_and_rejects_bad_input() {
     assert!(o.status.success(), "{}", text(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
     assert!(v["excluded"].as_str().is_some_and(|e| e.contains("constant")), "{v}");
+    assert_eq!(v["p_two_sided"], serde_json::Value::Null, "no p value where no test was possible");
     let o =
         agora_stdin(&["stats", "tost"], r#"{"values": [0.41, 0.39, 0.42, 0.40, 0.38], "theta": 0.4, "margin": 0.05}"#);
     assert!(o.status.success());

@@ -239,3 +239,33 @@ fn the_persona_table_carries_the_words_of_the_persona_sentence() {
         assert_eq!(words(&rows.join(" ")), words(sentence), "{content:?}: table {rows:?} against {sentence:?}");
     }
 }
+
+#[test]
+fn one_shot_and_fixed_offer_prompts_say_only_what_is_true() {
+    let r = PromptRenderer::new();
+    let text = |spec: &EnvSpec| -> Vec<String> {
+        observations(spec, Variant::C0)
+            .iter()
+            .map(|(seat, obs)| {
+                let p = r.render(spec, obs, &history(), *seat, &PromptOptions::default()).expect("renders");
+                p.messages.iter().map(|m| m.content.clone()).collect::<Vec<_>>().join("\n")
+            })
+            .collect()
+    };
+    // The battery: one-shot, no earlier game shown even when the agent has played one.
+    for t in text(&EnvSpec::Bargaining(BargainParams::default())) {
+        assert!(t.contains("your role is drawn at random") && t.contains("played on its own"), "{t}");
+        assert!(!t.contains("randomly matched") && !t.contains("Your last"), "{t}");
+    }
+    // The fixed-offer arm: only responders are asked, and the offers come from the study.
+    for t in
+        text(&EnvSpec::Bargaining(BargainParams { fixed_offers: Some(FixedOffers::default()), ..Default::default() }))
+    {
+        assert!(t.contains("set in advance by the study") && t.contains("You are offered"), "{t}");
+        assert!(!t.contains("your role is drawn at random") && !t.contains("The proposer offers you"), "{t}");
+    }
+    // A larger population is rematched at random, and the rules say so.
+    for t in text(&EnvSpec::MoneyRequest(MrParams { population: 6, ..Default::default() })) {
+        assert!(t.contains("6 participants play 50 separate games; each game draws two of them at random"), "{t}");
+    }
+}

@@ -388,8 +388,22 @@ fn matches_anchor(
     let mut any = false;
     for (model, _) in robust {
         let m = match &claim.kind {
-            ClaimKind::Direction { .. } | ClaimKind::Majority { .. } => {
+            ClaimKind::Direction { .. } => {
                 return Err(format!("equivalence with the anchor: the anchor ({anchor}) is a direction, not a value"));
+            }
+            // The anchor of a rate claim says what always happens in people (a convention
+            // always forms): matched when it happened in every baseline run.
+            ClaimKind::Majority { .. } => {
+                let v =
+                    values(&inputs.idx.select(model, &claim.environment, &claim.arm, "baseline", "C0"), &claim.metric);
+                let held = v.iter().filter(|x| **x >= 0.5).count();
+                if v.len() < MIN_RUNS {
+                    Match::Absent(format!("{} baseline runs < {MIN_RUNS}", v.len()))
+                } else if held == v.len() {
+                    Match::Yes(format!("in all {} baseline runs, as in the anchor (always)", v.len()))
+                } else {
+                    Match::No(format!("in {held} of {} baseline runs; the anchor: always", v.len()))
+                }
             }
             // The bracket was Tier 1's test: a robust roster is inside it.
             ClaimKind::CriticalMass { .. } => Match::Yes("the critical mass falls inside the human bracket".into()),
@@ -767,6 +781,39 @@ mod tests {
         let v = grade(&claim("convention-forms"), &out);
         assert_eq!(v.tier, 1);
         assert_eq!(unmet(&v), "reversed under C3 for m");
+    }
+
+    #[test]
+    fn a_convention_formed_in_every_run_matches_its_anchor_and_stops_at_the_audit() {
+        // The paper's one Tier 2 finding: robust in three families, and what it lacks for
+        // Tier 3 is the mechanism, not a value.
+        let mut out = Vec::new();
+        for (m, f) in MODELS {
+            let ng = |cell, level, variant| Place::new(m, f, "naming-game", "baseline", cell, level, variant);
+            runs(&mut out, ng("baseline", "baseline", "C0"), "convention", &[1.0, 1.0, 1.0]);
+            runs(&mut out, ng("rep-1", "representation", "C0"), "convention", &[1.0, 1.0]);
+            runs(&mut out, ng("des-1", "design", "C0"), "convention", &[1.0, 1.0]);
+            runs(&mut out, ng("baseline", "baseline", "C3"), "convention", &[1.0, 1.0, 1.0]);
+        }
+        let v = grade(&claim("convention-forms"), &out);
+        assert_eq!((v.tier, unmet(&v)), (2, AUDIT_MISSING));
+        // Formed in most but not all baseline runs: robust, but not the anchor's "always".
+        let mut out = Vec::new();
+        for (m, f) in MODELS {
+            let ng = |cell, level, variant| Place::new(m, f, "naming-game", "baseline", cell, level, variant);
+            runs(&mut out, ng("baseline", "baseline", "C0"), "convention", &[1.0, 1.0, 0.0]);
+            runs(&mut out, ng("rep-1", "representation", "C0"), "convention", &[1.0, 1.0]);
+            runs(&mut out, ng("des-1", "design", "C0"), "convention", &[1.0, 1.0]);
+            runs(&mut out, ng("baseline", "baseline", "C3"), "convention", &[1.0, 1.0, 1.0]);
+        }
+        let v = grade(&claim("convention-forms"), &out);
+        assert_eq!(v.tier, 2);
+        assert!(unmet(&v).starts_with("equivalence with the anchor in a robust model"), "{}", unmet(&v));
+        assert!(
+            v.evidence.iter().any(|e| e.contains("in 2 of 3 baseline runs; the anchor: always")),
+            "{:?}",
+            v.evidence
+        );
     }
 
     #[test]

@@ -13,6 +13,7 @@
 pub mod acceptance;
 pub mod analyze;
 pub mod anchors;
+pub mod audit;
 pub mod baselines;
 pub mod claims;
 mod columns;
@@ -29,6 +30,7 @@ pub mod label_prior;
 pub mod ladder;
 pub mod outcomes;
 pub mod perturbation;
+pub mod profile;
 pub mod punishment;
 pub mod recognition;
 pub mod stats;

@@ -108,7 +108,14 @@ fn curve(key: CurveKey, runs: &[&RunOutcome]) -> TippingCurve {
             _ => pooled.push((p.0, p.3 as f64, p.4 * p.3 as f64)),
         }
     }
-    let pooled: Vec<(f64, f64)> = pooled.into_iter().map(|(x, n, k)| (x, if n > 0.0 { k / n } else { 0.0 })).collect();
+    // A fraction at which fewer than three runs had a convention to overturn carries no
+    // evidence: it is left out of the bracket, like every entry resting on fewer than three runs.
+    let thin = pooled.iter().filter(|(_, n, _)| *n < crate::common::MIN_RUNS as f64).count();
+    let pooled: Vec<(f64, f64)> = pooled
+        .into_iter()
+        .filter(|(_, n, _)| *n >= crate::common::MIN_RUNS as f64)
+        .map(|(x, n, k)| (x, k / n))
+        .collect();
     let critical = pooled.iter().find(|p| p.1 > 0.5).map(|p| p.0);
     let largest_failure = critical.and_then(|c| pooled.iter().rev().find(|p| p.0 < c && p.1 <= 0.5).map(|p| p.0));
     let monotone = match critical {
@@ -117,6 +124,12 @@ fn curve(key: CurveKey, runs: &[&RunOutcome]) -> TippingCurve {
     };
     let status = match (points.is_empty(), critical, largest_failure) {
         (true, _, _) => NO_CONVENTION,
+        (false, _, _) if pooled.is_empty() && thin > 0 => {
+            "absent: fewer than 3 runs with a convention at every fraction"
+        }
+        (false, None, _) if thin > 0 => {
+            "not overturned at any fraction with 3 or more runs (fractions with fewer absent)"
+        }
         (false, Some(_), Some(_)) => "estimated",
         (false, Some(_), None) => "overturned at the smallest fraction tested",
         (false, None, _) => "never overturned at any fraction tested",
@@ -266,6 +279,13 @@ mod tests {
         assert_eq!(x, [(5.0 / 24.0, 3, 1.0 / 3.0), (0.25, 2, 1.0)]);
         assert_eq!(c.no_convention, [(0.225, 5.0 / 24.0, 1), (0.25, 0.25, 2)]);
         assert_eq!(c.asked, [0.225, 0.25]);
+        // Only two runs at 0.25 had a convention to overturn: that fraction carries no evidence
+        // and cannot set the critical mass.
+        assert_eq!((c.largest_failure, c.critical), (None, None));
+        assert!(c.status.starts_with("not overturned at any fraction with 3 or more runs"), "{}", c.status);
+        // With a third run that formed one, it does.
+        sweep(&mut out, "m", "f", 0.25, 6, &[Y]);
+        let c = &tipping(&out)[0];
         assert_eq!((c.largest_failure, c.critical, c.status.as_str()), (Some(5.0 / 24.0), Some(0.25), "estimated"));
     }
 

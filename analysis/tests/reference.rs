@@ -272,3 +272,315 @@ fn mean_interval_matches_scipy_t_interval() {
     let one = MeanInterval::of(&[0.4]).expect("one value");
     assert_eq!((one.mean, one.low, one.high), (0.4, None, None));
 }
+
+// The transcript audit's statistics (seed 003): κ, CR1 OLS, fixed effects, logit marginal
+// effects and occurrence, against statsmodels and scikit-learn.
+
+/// Labels of a reference case: integers when every label is one, otherwise strings.
+fn int_labels(v: &Value) -> Option<Vec<i64>> {
+    v.as_array()?.iter().map(Value::as_i64).collect()
+}
+
+fn str_labels(v: &Value) -> Vec<String> {
+    v.as_array().expect("labels").iter().map(|x| x.as_str().expect("string label").to_string()).collect()
+}
+
+fn opt_floats(v: &Value) -> Vec<Option<f64>> {
+    v.as_array().expect("array").iter().map(Value::as_f64).collect()
+}
+
+fn rows(v: &Value) -> Vec<Vec<f64>> {
+    v.as_array().expect("rows").iter().map(floats).collect()
+}
+
+/// Cluster or group labels as text (integers and strings never mix within a case).
+fn keys(v: &Value) -> Vec<String> {
+    v.as_array().expect("labels").iter().map(|x| x.as_str().map_or_else(|| x.to_string(), str::to_string)).collect()
+}
+
+fn close_all(got: &[f64], want: &[f64], rel: f64, abs: f64, call: &str) {
+    assert_eq!(got.len(), want.len(), "lengths differ for `{call}`");
+    for (g, w) in got.iter().zip(want) {
+        close(*g, *w, rel, abs, call);
+    }
+}
+
+fn check_kappa<L: Ord + Clone + std::fmt::Debug + serde::Serialize>(
+    y1: &[L],
+    y2: &[L],
+    labels: Option<&[L]>,
+    e: &Value,
+) {
+    let c = call(e);
+    let k = stats::cohen_kappa(y1, y2, labels, 0.05).expect("computes");
+    assert_eq!(serde_json::to_value(&k.labels).expect("labels"), e["all_labels"], "{c}");
+    let confusion: Vec<Vec<u64>> = e["confusion"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .map(|r| r.as_array().expect("row").iter().map(|v| v.as_u64().expect("count")).collect())
+        .collect();
+    assert_eq!(k.confusion, confusion, "{c}");
+    close(k.kappa, e["kappa"].as_f64().expect("kappa"), 1e-12, 1e-14, &c);
+    close(k.p_o, e["p_o"].as_f64().expect("p_o"), 1e-12, 1e-14, &c);
+    close(k.p_e, e["p_e"].as_f64().expect("p_e"), 1e-12, 1e-14, &c);
+    for (got, want) in [(&k.recall, opt_floats(&e["recall"])), (&k.precision, opt_floats(&e["precision"]))] {
+        assert_eq!(got.len(), want.len(), "{c}");
+        for (g, w) in got.iter().zip(&want) {
+            match (g, w) {
+                (Some(g), Some(w)) => close(*g, *w, 1e-12, 1e-15, &c),
+                (None, None) => {}
+                _ => panic!("recall/precision {got:?} against {want:?} from `{c}`"),
+            }
+        }
+    }
+    close(k.se, e["se"].as_f64().expect("se"), 1e-9, 1e-14, &c);
+    close(k.ci_low, e["ci_low"].as_f64().expect("lo"), 1e-9, 1e-12, &c);
+    close(k.ci_high, e["ci_high"].as_f64().expect("hi"), 1e-9, 1e-12, &c);
+    close(k.z.expect("z"), e["z"].as_f64().expect("z"), 1e-9, 1e-12, &c);
+    close(k.p.expect("p"), e["p"].as_f64().expect("p"), 1e-8, 1e-15, &c);
+}
+
+#[test]
+fn kappa_matches_sklearn_and_statsmodels() {
+    let cases = reference()["kappa"].as_array().expect("cases").clone();
+    assert!(cases.len() >= 5);
+    for e in &cases {
+        match (int_labels(&e["y1"]), int_labels(&e["y2"])) {
+            (Some(y1), Some(y2)) => {
+                let labels = int_labels(&e["labels"]);
+                check_kappa(&y1, &y2, labels.as_deref(), e)
+            }
+            _ => {
+                let labels = e["labels"].as_array().map(|_| str_labels(&e["labels"]));
+                check_kappa(&str_labels(&e["y1"]), &str_labels(&e["y2"]), labels.as_deref(), e)
+            }
+        }
+    }
+    // Seed 003 §240.14: κ = 0.6098.
+    let k = stats::cohen_kappa(&[0, 0, 1, 1, 2, 2, 0, 1], &[0, 1, 1, 1, 2, 0, 0, 1], None, 0.05).expect("computes");
+    assert!((k.kappa - 0.6098).abs() < 5e-5, "{}", k.kappa);
+    // The lexicon-like coder never finds `competition` (zero recall); `social_welfare` is used
+    // only by the coder (recall undefined) and `ingroup` by neither.
+    let e = &cases[1];
+    let labels = str_labels(&e["labels"]);
+    let k = stats::cohen_kappa(&str_labels(&e["y1"]), &str_labels(&e["y2"]), Some(&labels), 0.05).expect("computes");
+    let at = |code: &str| labels.iter().position(|l| l == code).expect("code");
+    assert_eq!(k.recall[at("competition")], Some(0.0));
+    assert!(k.support[at("competition")] > 0);
+    assert_eq!(k.recall[at("social_welfare")], None);
+    assert_eq!((k.recall[at("ingroup")], k.precision[at("ingroup")]), (None, None));
+}
+
+#[test]
+fn kappa_edge_cases() {
+    assert!(stats::cohen_kappa::<i64>(&[], &[], None, 0.05).is_err(), "empty");
+    let e = stats::cohen_kappa(&[1, 2, 3], &[1, 2], None, 0.05).expect_err("lengths differ");
+    assert!(e.to_string().contains("`y1` and `y2` differ in length"), "{e}");
+    let e = stats::cohen_kappa(&["a", "a"], &["a", "a"], None, 0.05).expect_err("p_e = 1");
+    assert!(e.to_string().contains("undefined"), "{e}");
+    let e = stats::cohen_kappa(&["a", "b"], &["a", "c"], Some(&["a", "b"][..]), 0.05).expect_err("unknown label");
+    assert!(e.to_string().contains("`y2`") && e.to_string().contains("\"c\""), "{e}");
+    assert!(stats::cohen_kappa(&["a", "b"], &["a", "b"], Some(&["a", "b", "a"][..]), 0.05).is_err(), "duplicate");
+    // Perfect agreement: κ = 1 with zero standard error; a constant coder: κ = 0, no z.
+    let k = stats::cohen_kappa(&[0, 1, 1, 2], &[0, 1, 1, 2], None, 0.05).expect("computes");
+    assert_eq!((k.kappa, k.se), (1.0, 0.0));
+    let k = stats::cohen_kappa(&[0, 1, 1, 2], &[1, 1, 1, 1], None, 0.05).expect("computes");
+    assert_eq!((k.kappa, k.z, k.p), (0.0, None, None));
+    // κ is symmetric in the raters; recall and precision swap.
+    let (a, b) = ([0, 0, 1, 2, 2, 1, 0, 2], [0, 1, 1, 2, 0, 1, 0, 2]);
+    let (ab, ba) =
+        (stats::cohen_kappa(&a, &b, None, 0.05).expect("ab"), stats::cohen_kappa(&b, &a, None, 0.05).expect("ba"));
+    assert!((ab.kappa - ba.kappa).abs() < 1e-15 && (ab.se - ba.se).abs() < 1e-15);
+    assert_eq!(ab.recall, ba.precision);
+}
+
+fn check_fit(fit: &stats::ClusterFit, e: &Value, c: &str) {
+    close_all(&fit.coef, &floats(&e["coef"]), 1e-9, 1e-12, c);
+    close_all(&fit.se, &floats(&e["se"]), 1e-9, 1e-14, c);
+    close_all(&fit.t, &floats(&e["t"]), 1e-9, 1e-12, c);
+    close_all(&fit.p, &floats(&e["p"]), 1e-8, 1e-15, c);
+    close_all(&fit.ci_low, &floats(&e["ci_low"]), 1e-9, 1e-12, c);
+    close_all(&fit.ci_high, &floats(&e["ci_high"]), 1e-9, 1e-12, c);
+    assert_eq!(fit.df, e["df"].as_f64().expect("df"), "{c}");
+}
+
+#[test]
+fn ols_cr1_matches_statsmodels() {
+    let cases = reference()["ols_cr1"].as_array().expect("cases").clone();
+    assert!(cases.len() >= 4);
+    for e in &cases {
+        let c = call(e);
+        let fit = stats::ols_cr1(
+            &rows(&e["x"]),
+            &floats(&e["y"]),
+            &keys(&e["clusters"]),
+            e["intercept"].as_bool().expect("intercept"),
+            None,
+            0.05,
+        )
+        .expect("computes");
+        check_fit(&fit, e, &c);
+        assert_eq!((fit.n as u64, fit.k as u64), (e["n"].as_u64().expect("n"), e["k"].as_u64().expect("k")));
+        assert_eq!(fit.clusters as u64, e["g"].as_u64().expect("g"));
+        let (n, k, g) = (fit.n as f64, fit.k as f64, fit.clusters as f64);
+        close(fit.correction, g / (g - 1.0) * (n - 1.0) / (n - k), 1e-15, 0.0, "G/(G-1)·(N-1)/(N-K)");
+    }
+    // Seed 003 §240.14: coef (1.0417, 0.9167), CR1 se (0.2503, 0.0579).
+    let fit = &cases[0];
+    let got = stats::ols_cr1(&rows(&fit["x"]), &floats(&fit["y"]), &keys(&fit["clusters"]), true, None, 0.05)
+        .expect("computes");
+    for (g, w) in got.coef.iter().chain(&got.se).zip([1.0417, 0.9167, 0.2503, 0.0579]) {
+        assert!((g - w).abs() < 5e-5, "{g} against the seed's {w}");
+    }
+}
+
+#[test]
+fn fixed_effects_match_statsmodels_under_both_conventions() {
+    let cases = reference()["fe_cr1"].as_array().expect("cases").clone();
+    assert!(cases.len() >= 3);
+    for e in &cases {
+        let c = call(e);
+        let (x, y, groups) = (rows(&e["x"]), floats(&e["y"]), keys(&e["groups"]));
+        let clusters = e["clusters"].as_array().map(|_| keys(&e["clusters"]));
+        for (df, key) in [(stats::FeDf::Dummies, "dummies"), (stats::FeDf::Within, "within")] {
+            let fit = stats::fe_cr1(&x, &y, &groups, clusters.as_deref(), df, None, 0.05).expect("computes");
+            check_fit(&fit.fit, &e[key], &format!("{key}: {c}"));
+            assert_eq!(fit.convention, df);
+            assert_eq!(fit.groups as u64, e["n_groups"].as_u64().expect("groups"));
+            assert_eq!(fit.fit.clusters as u64, e["g"].as_u64().expect("g"));
+            let absorbed = if key == "dummies" { fit.groups } else { 0 };
+            assert_eq!(fit.fit.k, x[0].len() + absorbed);
+        }
+        let auto = stats::fe_cr1(&x, &y, &groups, clusters.as_deref(), stats::FeDf::Auto, None, 0.05).expect("auto");
+        let want = if e["auto"] == "within" { stats::FeDf::Within } else { stats::FeDf::Dummies };
+        assert_eq!((auto.convention, auto.nested), (want, want == stats::FeDf::Within), "{c}");
+    }
+}
+
+#[test]
+fn fixed_effects_equal_the_dummy_regression() {
+    // Frisch–Waugh–Lovell: the slopes, and under `dummies` their CR1 errors, equal those of the
+    // regression on x and one dummy per group (seed 003 §240.7.4).
+    let e = &reference()["fe_cr1"][1];
+    let (x, y, groups) = (rows(&e["x"]), floats(&e["y"]), keys(&e["groups"]));
+    let clusters = keys(&e["clusters"]);
+    let mut levels = groups.clone();
+    levels.sort();
+    levels.dedup();
+    let with_dummies: Vec<Vec<f64>> = x
+        .iter()
+        .zip(&groups)
+        .map(|(row, g)| row.iter().copied().chain(levels.iter().map(|l| f64::from(u8::from(l == g)))).collect())
+        .collect();
+    let full = stats::ols_cr1(&with_dummies, &y, &clusters, false, None, 0.05).expect("dummy regression");
+    let fe = stats::fe_cr1(&x, &y, &groups, Some(&clusters), stats::FeDf::Dummies, None, 0.05).expect("fe");
+    for j in 0..x[0].len() {
+        close(fe.fit.coef[j], full.coef[j], 1e-10, 1e-13, "FWL slope");
+        close(fe.fit.se[j], full.se[j], 1e-10, 1e-13, "FWL CR1 se");
+    }
+}
+
+#[test]
+fn logit_average_marginal_effects_match_statsmodels() {
+    let cases = reference()["logit_ame"].as_array().expect("cases").clone();
+    assert!(cases.len() >= 3);
+    for e in &cases {
+        let c = call(e);
+        let clusters = e["clusters"].as_array().map(|_| keys(&e["clusters"]));
+        let fit = stats::logit_ame(
+            &rows(&e["x"]),
+            &floats(&e["y"]),
+            clusters.as_deref(),
+            e["intercept"].as_bool().expect("intercept"),
+            None,
+            0.05,
+        )
+        .expect("computes");
+        for (got, key, rel, abs) in [
+            (&fit.coef, "coef", 1e-9, 1e-12),
+            (&fit.se, "se", 1e-9, 1e-14),
+            (&fit.z, "z", 1e-9, 1e-12),
+            (&fit.p, "p", 1e-8, 1e-15),
+            (&fit.ci_low, "ci_low", 1e-9, 1e-12),
+            (&fit.ci_high, "ci_high", 1e-9, 1e-12),
+            (&fit.ame, "ame", 1e-9, 1e-12),
+            (&fit.ame_se, "ame_se", 1e-9, 1e-14),
+            (&fit.ame_z, "ame_z", 1e-9, 1e-12),
+            (&fit.ame_p, "ame_p", 1e-8, 1e-15),
+            (&fit.ame_ci_low, "ame_ci_low", 1e-9, 1e-12),
+            (&fit.ame_ci_high, "ame_ci_high", 1e-9, 1e-12),
+        ] {
+            close_all(got, &floats(&e[key]), rel, abs, &format!("{key}: {c}"));
+        }
+        close(fit.loglik, e["loglik"].as_f64().expect("loglik"), 1e-12, 1e-12, &c);
+        assert_eq!(fit.ame_names.len(), fit.names.len() - usize::from(e["intercept"] == true));
+    }
+}
+
+#[test]
+fn occurrence_matches_numpy_and_statsmodels() {
+    for e in reference()["occurrence"].as_array().expect("cases") {
+        let c = call(e);
+        let responses: Vec<Vec<String>> =
+            e["responses"].as_array().expect("responses").iter().map(str_labels).collect();
+        let codes = e["codes"].as_array().map(|_| str_labels(&e["codes"]));
+        let alpha = e["alpha"].as_f64().expect("alpha");
+        let o = stats::occurrence(&responses, codes.as_deref(), alpha).expect("computes");
+        assert_eq!(o.codes, str_labels(&e["all_codes"]), "{c}");
+        assert_eq!(
+            o.count,
+            e["count"].as_array().expect("count").iter().map(|v| v.as_u64().expect("n")).collect::<Vec<_>>()
+        );
+        close_all(&o.share, &floats(&e["share"]), 1e-15, 0.0, &c);
+        close_all(&o.low, &floats(&e["low"]), 1e-9, 1e-12, &c);
+        close_all(&o.high, &floats(&e["high"]), 1e-9, 1e-12, &c);
+    }
+}
+
+#[test]
+fn audit_statistics_refuse_bad_input() {
+    let x: Vec<Vec<f64>> = (0..8).map(|i| vec![f64::from(i)]).collect();
+    let y = [1.0, 2.5, 2.0, 4.5, 4.0, 6.5, 5.5, 8.0];
+    let msg = |e: stats::StatsError| e.to_string();
+    let one = [0; 8];
+    assert!(msg(stats::ols_cr1(&x, &y, &one, true, None, 0.05).expect_err("one cluster")).contains("`clusters`"));
+    let collinear: Vec<Vec<f64>> = (0..8).map(|i| vec![f64::from(i), 2.0 * f64::from(i) + 1.0]).collect();
+    let clusters = [0, 0, 1, 1, 2, 2, 3, 3];
+    let e = msg(stats::ols_cr1(&collinear, &y, &clusters, true, None, 0.05).expect_err("collinear"));
+    assert!(e.contains("`x`") && e.contains("`x2`") && e.contains("collinear"), "{e}");
+    assert!(msg(stats::ols_cr1(&x, &y[..7], &clusters, true, None, 0.05).expect_err("length")).contains("differ"));
+    assert!(msg(stats::ols_cr1(&x, &y, &clusters[..7], true, None, 0.05).expect_err("length")).contains("`clusters`"));
+    assert!(msg(stats::ols_cr1::<u8>(&[], &[], &[], true, None, 0.05).expect_err("empty")).contains("`y`"));
+    let mut nan = x.clone();
+    nan[3][0] = f64::NAN;
+    assert!(msg(stats::ols_cr1(&nan, &y, &clusters, true, None, 0.05).expect_err("nan")).contains("`x`"));
+    let mut inf = y;
+    inf[2] = f64::INFINITY;
+    assert!(msg(stats::ols_cr1(&x, &inf, &clusters, true, None, 0.05).expect_err("inf")).contains("`y`"));
+    let ragged = vec![vec![1.0], vec![1.0, 2.0]];
+    assert!(msg(stats::ols_cr1(&ragged, &[1.0, 2.0], &[0, 1], true, None, 0.05).expect_err("ragged")).contains("row 1"));
+    // Fixed effects: a regressor constant within every group is absorbed; one group and no
+    // clusters is a single cluster.
+    let groups = [0, 0, 1, 1, 2, 2, 3, 3];
+    let absorbed: Vec<Vec<f64>> = (0..8).map(|i| vec![f64::from(i), f64::from(i / 2)]).collect();
+    let e =
+        msg(stats::fe_cr1::<_, u8>(&absorbed, &y, &groups, None, stats::FeDf::Auto, None, 0.05).expect_err("absorbed"));
+    assert!(e.contains("`x2`") && e.contains("does not vary within any group"), "{e}");
+    let e = msg(stats::fe_cr1::<_, u8>(&x, &y, &[7; 8], None, stats::FeDf::Auto, None, 0.05).expect_err("one group"));
+    assert!(e.contains("`groups`") && e.contains("two clusters"), "{e}");
+    // Logit: outcomes other than 0/1, a constant outcome, perfect separation.
+    let binary = [0.0, 0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0];
+    assert!(stats::logit_ame::<u8>(&x, &binary, None, true, None, 0.05).is_ok());
+    assert!(msg(stats::logit_ame::<u8>(&x, &y, None, true, None, 0.05).expect_err("not binary")).contains("0 or 1"));
+    assert!(msg(stats::logit_ame::<u8>(&x, &[1.0; 8], None, true, None, 0.05).expect_err("constant")).contains("both"));
+    let separated = [0.0, 0.0, 0.0, 0.0, 1.0, 1.0, 1.0, 1.0];
+    let e = msg(stats::logit_ame::<u8>(&x, &separated, None, true, None, 0.05).expect_err("separated"));
+    assert!(e.contains("separated"), "{e}");
+    let e = msg(stats::logit_ame(&x, &binary, Some(&one[..]), true, None, 0.05).expect_err("one cluster"));
+    assert!(e.contains("`clusters`"), "{e}");
+    // Occurrence.
+    assert!(stats::occurrence::<String>(&[], None, 0.05).is_err());
+    let e = msg(stats::occurrence(&[vec!["a"], vec!["b"]], Some(&["a"][..]), 0.05).expect_err("unknown"));
+    assert!(e.contains("`responses`") && e.contains("\"b\""), "{e}");
+}

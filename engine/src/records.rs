@@ -126,7 +126,8 @@ impl RunRecords {
             .iter()
             .map(|i| RecordedInteraction { t: i.t, matched: i.matched.then_some(i.name_a) })
             .collect();
-        self.metrics = outcomes(&self.spec.environment, self.spec.variant, &decisions, &interactions);
+        let reversed = self.spec.prompt_options().reversed_actions;
+        self.metrics = outcomes(&self.spec.environment, self.spec.variant, reversed, &decisions, &interactions);
         if self.spec.is_probe() {
             // A probe session plays no game: its one outcome is how many of its seats named
             // the paradigm.
@@ -218,10 +219,11 @@ impl RunRecords {
 pub fn outcomes(
     env: &agora_environments::EnvSpec,
     variant: agora_environments::Variant,
+    reversed_labels: bool,
     decisions: &[RecordedDecision],
     interactions: &[RecordedInteraction],
 ) -> Vec<(String, f64)> {
-    let view = RunView { variant, decisions, interactions };
+    let view = RunView { variant, decisions, interactions, reversed_labels };
     env.game().outcomes(&view).into_iter().filter(|(_, v)| v.is_finite()).collect()
 }
 

@@ -479,7 +479,9 @@ fn upgrade_metrics(conn: &Connection) -> Result<(), Upgrade> {
                     Ok(RecordedInteraction { t, matched: matched.then_some(name) })
                 })?
                 .collect::<Result<_, _>>()?;
-            let metrics = crate::records::outcomes(&env, variant, &ds, &is);
+            let factors: Vec<crate::spec::Factor> = serde_json::from_value(spec["factors"].clone()).unwrap_or_default();
+            let reversed = factors.contains(&crate::spec::Factor::ReversedActionOrder);
+            let metrics = crate::records::outcomes(&env, variant, reversed, &ds, &is);
             for (name, value) in &metrics {
                 conn.execute(
                     "INSERT INTO metrics (run_id, name, value) VALUES (?1, ?2, ?3)",

@@ -171,6 +171,9 @@ pub struct RunView<'a> {
     pub decisions: &'a [RecordedDecision<'a>],
     /// Every pairwise meeting (naming and coordination games), in order.
     pub interactions: &'a [RecordedInteraction],
+    /// Whether the run's prompts listed the options in reverse order (the action-order cell),
+    /// for outcomes that depend on where an option stood in the list.
+    pub reversed_labels: bool,
 }
 
 /// One recorded decision, as the store holds it (borrowing its role's name, so that reading a
@@ -259,8 +262,14 @@ pub trait Game: Send + Sync + std::fmt::Debug {
         "baseline".into()
     }
 
-    /// Seats held by committed agents, with the choice they always make.
+    /// Seats held by committed agents from the start, with the choice they always make.
     fn committed_seats(&self) -> Vec<(usize, u32)> {
+        Vec::new()
+    }
+
+    /// Seats that play their own policy until the game commits them part-way (the naming
+    /// game's tipping arm from a formed convention); recorded as committed agents.
+    fn committed_later(&self) -> Vec<usize> {
         Vec::new()
     }
 

@@ -114,7 +114,10 @@ impl Cell {
             return Err(ScenarioError::invalid(path, "level", "a cell cannot be the baseline"));
         }
         for (i, f) in self.factors.iter().enumerate() {
-            if !self.compound && f.level() != self.level {
+            // A compound cell may mix levels of the paper's library, but never the opt-in
+            // presentation checks with it: those stay out of S, Δmax and Tier 2.
+            let mixes_presentation = (f.level() == Level::Presentation) != (self.level == Level::Presentation);
+            if (!self.compound || mixes_presentation) && f.level() != self.level {
                 return Err(ScenarioError::invalid(
                     path,
                     format!("factors[{i}]"),
@@ -182,6 +185,10 @@ mod tests {
         assert!(msg.contains("cells/test.ron") && msg.contains("compound"), "{msg}");
         let text = "Cell(version: 1, name: \"x\", level: Design, environments: [NamingGame], factors: [Memory(3), Temperature(0.2)], compound: true)";
         assert!(parse(text).is_ok());
+        // A compound cell cannot carry a presentation check into the paper's library.
+        let text = "Cell(version: 1, name: \"x\", level: Representation, factors: [NamedAgents, TaskId(\"T-1\")], compound: true)";
+        let msg = parse(text).expect_err("rejected").to_string();
+        assert!(msg.contains("presentation-level"), "{msg}");
     }
 
     #[test]

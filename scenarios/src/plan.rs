@@ -333,7 +333,11 @@ impl Plan {
                                     roster: roster.name.clone(),
                                     family: family.clone(),
                                     seats: seats.clone(),
-                                    committed: committed.iter().map(|(s, _)| *s).collect(),
+                                    committed: committed
+                                        .iter()
+                                        .map(|(s, _)| *s)
+                                        .chain(env.game().committed_later())
+                                        .collect(),
                                     sweep: sweep.map(|x| (block.sweep.as_ref().map_or("", Sweep::name).to_string(), x)),
                                     run_index,
                                     seed,

@@ -197,6 +197,15 @@ impl Study {
                 format!("expected {FORMAT_VERSION}, got {}", study.version),
             ));
         }
+        if let Some(r) = &study.reference {
+            if r.models == 0 || r.model_runs == 0 {
+                return Err(ScenarioError::invalid(
+                    path,
+                    "reference",
+                    "a published run count needs at least one model and one run",
+                ));
+            }
+        }
         Ok(study)
     }
 

@@ -301,11 +301,24 @@ fn the_instrument_has_an_llm_tipping_arm_from_a_formed_convention_and_probes_out
     for r in &tipping {
         let EnvSpec::NamingGame(p) = &r.environment else { panic!("naming game") };
         assert_eq!(p.tipping.as_ref().expect("tipping").onset, agora_environments::games::naming::Onset::Formed);
-        assert!(r.committed.is_empty(), "no seat is committed before the convention forms");
+        // The first k seats are recorded as committed agents, but every seat is the model's:
+        // the same agents form the convention, and k of them are committed only after it.
+        assert_eq!(r.committed, (0..p.committed_count()).collect::<Vec<usize>>());
         assert!(r.seats.iter().all(|s| s.model() == Some(model.as_str())), "the same agents form and contest it");
     }
     // One probe session per model, game and variant; no game is played in it.
     let probes: Vec<_> = plan.runs.iter().filter(|r| r.cell == "recognition-probe" && r.roster == model).collect();
     assert_eq!(probes.len(), 7, "one per behavioural block with the probe");
     assert!(probes.iter().all(|r| r.expected_decisions() == (0, false) && r.is_probe()));
+}
+
+#[test]
+fn a_published_run_count_without_models_is_refused() {
+    let text = MINIMAL.replace("ENV", "PrisonersDilemma()").replace("POLICY", "RothErev()").replacen(
+        "blocks:",
+        "reference: RunCountReference(model_runs: 10, models: 0, source: \"x\"),\n    blocks:",
+        1,
+    );
+    let e = resolve(&text).expect_err("refused").to_string();
+    assert!(e.contains("reference"), "{e}");
 }

@@ -276,21 +276,24 @@ pub fn tipping_run(conn: &Connection, fraction: f64) -> anyhow::Result<Option<Ti
         )
         .ok();
     let Some((run_id, population, committed)) = pick else { return Ok(None) };
-    // The name the committed minority always proposes, read off a committed seat's choices.
+    // The name the committed minority always proposes, read off a committed seat's last choice
+    // (where the convention formed first, a committed seat played its own policy until then).
     let alternative: Option<u32> = conn
         .query_row(
             "SELECT CAST(SUBSTR(d.action, 2) AS INTEGER) FROM decisions d
              JOIN agents a ON a.run_id = d.run_id AND a.seat = d.seat
-             WHERE d.run_id = ?1 AND a.committed = 1 LIMIT 1",
+             WHERE d.run_id = ?1 AND a.committed = 1 ORDER BY d.step DESC LIMIT 1",
             [run_id],
             |r| r.get(0),
         )
         .ok();
     let Some(alternative) = alternative else { return Ok(None) };
-    // When the minority's name took over: the naming game's own outcome, as the run recorded it.
+    // When the minority's name took over: the naming game's own outcome, as the run recorded it
+    // (counted from the onset where the convention formed first, so the onset is added back).
     let tipped_at: Option<u32> = conn
         .query_row(
-            "SELECT CAST(value AS INTEGER) FROM metrics WHERE run_id = ?1 AND name = 'overturn_time'",
+            "SELECT CAST(o.value + COALESCE((SELECT c.value FROM metrics c WHERE c.run_id = ?1 AND c.name = 'convention_time'), 0) AS INTEGER)
+             FROM metrics o WHERE o.run_id = ?1 AND o.name = 'overturn_time'",
             [run_id],
             |r| r.get(0),
         )

@@ -276,21 +276,21 @@ impl Policy for LlmPolicy {
                     // from the run seed and the slot, or (the naming game's baseline arm) the
                     // first option as this agent's list shows it.
                     let first = first_listed(&obs, seat.options.reversed_actions);
-                    let a: Action = match (seat.environment.game().fallback(), first) {
-                        (Fallback::FirstListed, Some(a)) => a,
+                    let (a, how): (Action, &str) = match (seat.environment.game().fallback(), first) {
+                        (Fallback::FirstListed, Some(a)) => (a, "the first-listed option"),
                         _ => {
                             let mut rng = Xoshiro256PlusPlus::seed_from_u64((seat.derive)(
                                 seat.run_seed,
                                 &["fallback", &seat.seat.to_string(), &slot.to_string()],
                             ));
-                            obs.space.sample(&mut rng)
+                            (obs.space.sample(&mut rng), "random legal action")
                         }
                     };
                     records.push(Transcript {
                         attempt: spec.max_attempts + 1,
                         action: Some(a.encode()),
                         parse_status: "fallback".into(),
-                        detail: format!("no legal answer in {} attempts; random legal action", spec.max_attempts),
+                        detail: format!("no legal answer in {} attempts; {how}", spec.max_attempts),
                         ..base.clone()
                     });
                     a

@@ -1,12 +1,20 @@
 //! Statistics, one per module, each with its formula and references. Argument names follow
 //! scipy where a counterpart exists; every function is tested against scipy/statsmodels values
-//! (`analysis/tests/reference.json`, made by `scripts/stats_reference.py`).
+//! (`analysis/tests/reference.json`, made by `scripts/stats_reference.py`); the transcript
+//! audit's statistics (κ, CR1 OLS, fixed effects, logit marginal effects) against statsmodels
+//! and scikit-learn values from the same script.
 
 pub mod cliffs_delta;
 pub mod dist;
+pub mod fe_cr1;
 pub mod heterogeneity;
 pub mod holm;
+pub mod kappa;
+mod linalg;
+pub mod logit_ame;
 pub mod mann_whitney;
+pub mod occurrence;
+pub mod ols_cr1;
 pub mod power;
 pub mod proportion;
 pub mod spearman;
@@ -15,9 +23,14 @@ pub mod wasserstein;
 
 pub use crate::summary::Stat;
 pub use cliffs_delta::cliffs_delta;
+pub use fe_cr1::{fe_cr1, FeDf, FixedEffects};
 pub use heterogeneity::{i_squared, Heterogeneity};
 pub use holm::holm;
+pub use kappa::{cohen_kappa, Kappa};
+pub use logit_ame::{logit_ame, LogitAme};
 pub use mann_whitney::{mann_whitney, MannWhitney};
+pub use occurrence::{occurrence, Occurrence};
+pub use ols_cr1::{ols_cr1, ClusterFit};
 pub use power::runs_per_arm;
 pub use proportion::{newcombe, wilson};
 pub use spearman::{spearman, Spearman};

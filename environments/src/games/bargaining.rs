@@ -197,7 +197,7 @@ impl Game for BargainParams {
             template: "bargaining.j2",
             values: serde_json::json!({
                 "cover_story": d.cover_story, "game": self.game.as_str(), "games": obs.rounds.unwrap_or(self.games),
-                "population": self.population, "one_shot": self.memory == 0,
+                "population": self.population, "one_shot": self.memory == 0, "fixed": self.fixed_offers.is_some(),
                 "pie": d.pie, "labels": labels, "accept": d.labels[0], "reject": d.labels[1],
                 "proposer_outside": num(d.proposer_outside), "responder_outside": num(d.responder_outside),
                 "trust_endowment": d.trust_endowment, "trust_multiplier": d.trust_multiplier,
@@ -211,8 +211,11 @@ impl Game for BargainParams {
             (Role::Responder, Context::Offer { offer, pie }) => {
                 // The variant's own words for the two actions (C1 and C2 re-skin them).
                 let labels = &variants().get(obs.variant).labels;
+                // In the fixed-offer arm the offer comes from the study's schedule, not from a
+                // proposer, and the prompt says so.
+                let from = if self.fixed_offers.is_some() { "You are offered" } else { "The proposer offers you" };
                 format!(
-                    "You are the responder in this game. The proposer offers you {offer} of the {pie} points. Do you {} or {}?",
+                    "You are the responder in this game. {from} {offer} of the {pie} points. Do you {} or {}?",
                     labels[0], labels[1]
                 )
             }

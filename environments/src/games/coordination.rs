@@ -186,8 +186,12 @@ mod tests {
                 decisions.push(RecordedDecision { round, seat, role: "player", value, scale: 1.0, context: None });
             }
         }
-        let out =
-            CgParams::default().outcomes(&RunView { variant: Variant::C0, decisions: &decisions, interactions: &[] });
+        let out = CgParams::default().outcomes(&RunView {
+            variant: Variant::C0,
+            decisions: &decisions,
+            interactions: &[],
+            reversed_labels: false,
+        });
         assert_eq!(out, vec![("coordination".into(), 8.0 / 12.0), ("coordination_late".into(), 2.0 / 5.0)]);
     }
 }

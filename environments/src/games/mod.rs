@@ -251,6 +251,7 @@ mod tests {
                 variant: Variant::C0,
                 decisions: &decisions,
                 interactions: &interactions,
+                reversed_labels: false,
             });
             assert!(!out.is_empty(), "{kind:?} reports no outcome");
             for (name, value) in &out {

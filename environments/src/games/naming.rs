@@ -23,7 +23,7 @@ pub mod network;
 pub use convention::{first_convention, ConventionEvent, ConventionWindow};
 
 use crate::error::{at_least_one, invalid, EnvError};
-use crate::game::{Direction, Fallback, Game, MetricDef, RecordedDecision, Rules, RunView, SummaryKind, Wording};
+use crate::game::{Direction, Fallback, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
 use crate::kind::{EnvKind, Role, Variant};
 use crate::observation::{Context, Feedback, Observation, PayoffBounds};
 use crate::DecisionRow;
@@ -253,6 +253,13 @@ impl Game for NgParams {
         }
     }
 
+    fn committed_later(&self) -> Vec<usize> {
+        match self.formed_first() {
+            Some(_) => (0..self.committed_count()).collect(),
+            None => Vec::new(),
+        }
+    }
+
     fn arm(&self) -> String {
         match (&self.tipping, self.shuffled_pool) {
             (Some(_), true) => "tipping-shuffled-pool".into(),
@@ -322,6 +329,7 @@ impl Game for NgParams {
             out.push(("convention".into(), 1.0));
             out.push(("convention_time".into(), f64::from(formed.t)));
             out.push(("convention_name".into(), f64::from(formed.name)));
+            out.extend(self.convention_position(run, formed.name));
             let alternative = t.contesting(formed.name);
             let after = seq.iter().copied().filter(|(i, _)| *i > formed.t);
             let ev = first_convention(after, self.window, self.threshold, |n| n == alternative);
@@ -345,7 +353,7 @@ impl Game for NgParams {
                 // shuffled-pool arm, it shows whether a prior over list position or over the
                 // label itself drives coordination.
                 out.push(("convention_name".into(), f64::from(ev.name)));
-                out.extend(self.convention_position(run.decisions, ev.name));
+                out.extend(self.convention_position(run, ev.name));
             }
         }
         out
@@ -362,11 +370,17 @@ impl NgParams {
     /// the agents whose position is known, and the share of them that saw it first. In the
     /// shuffled-pool arm each decision records the position of the chosen name in the agent's
     /// own list, so an agent's position is known once it has proposed the name; in the fixed
-    /// order every agent sees the name at its pool index.
-    fn convention_position(&self, decisions: &[RecordedDecision<'_>], name: u32) -> Vec<(String, f64)> {
+    /// order every agent sees the name at its pool index (counted from the end where the
+    /// action-order cell reversed the list).
+    fn convention_position(&self, run: &RunView<'_>, name: u32) -> Vec<(String, f64)> {
+        let fixed = if run.reversed_labels { self.pool as f64 - f64::from(name) } else { f64::from(name) + 1.0 };
         let mut positions: std::collections::BTreeMap<u32, f64> = std::collections::BTreeMap::new();
-        for d in decisions.iter().filter(|d| d.value == f64::from(name)) {
-            let position = if self.shuffled_pool { d.context } else { Some(f64::from(name) + 1.0) };
+        for d in run.decisions.iter().filter(|d| d.value == f64::from(name)) {
+            let position = match (self.shuffled_pool, d.context) {
+                (true, Some(p)) if run.reversed_labels => Some(self.pool as f64 + 1.0 - p),
+                (true, context) => context,
+                (false, _) => Some(fixed),
+            };
             if let Some(p) = position {
                 positions.insert(d.seat, p);
             }
@@ -613,7 +627,7 @@ impl Environment for NamingGame {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::game::RecordedInteraction;
+    use crate::game::{RecordedDecision, RecordedInteraction};
     use crate::EnvSpec;
     use rand::SeedableRng;
 
@@ -678,12 +692,16 @@ mod tests {
         let p = NgParams { tipping: Some(Tipping::default()), cap: 200, ..NgParams::default() };
         let mut env = EnvSpec::NamingGame(p).build(Variant::C0).expect("builds");
         let mut rng = rand::rngs::StdRng::seed_from_u64(5);
-        // Everyone keeps the established name: a convention on it is no tipping.
+        // Everyone keeps the established name: a convention on it is no tipping, so the run
+        // goes on to its cap without the end condition being met.
+        let mut steps = 0;
         while !env.is_done() {
             let req = env.pending(&mut rng);
             let acts: Vec<(usize, Action)> = req.iter().map(|r| (r.agent, Action::Choice(0))).collect();
             env.resolve(&acts, &mut rng).expect("legal");
+            steps += 1;
         }
+        assert_eq!(steps, 200);
     }
 
     #[test]
@@ -740,13 +758,19 @@ mod tests {
             variant: Variant::C0,
             decisions: &[],
             interactions: &interactions,
+            reversed_labels: false,
         });
         let get = |n: &str| out.iter().find(|(k, _)| k == n).map(|x| x.1);
         assert_eq!(get("convention"), Some(1.0));
         assert_eq!(get("convention_time"), Some(50.0));
         assert_eq!(get("convention_name"), Some(4.0), "the name most matched on in the window");
         let tipping = NgParams { tipping: Some(Tipping::default()), ..NgParams::default() };
-        let out = tipping.outcomes(&RunView { variant: Variant::C0, decisions: &[], interactions: &interactions });
+        let out = tipping.outcomes(&RunView {
+            variant: Variant::C0,
+            decisions: &[],
+            interactions: &interactions,
+            reversed_labels: false,
+        });
         assert!(out.iter().all(|(k, _)| k != "convention_name"), "the tipping arm's name is its alternative");
     }
 
@@ -784,6 +808,7 @@ mod tests {
     fn a_formed_first_tipping_run_forms_its_convention_before_any_agent_is_committed() {
         let p = formed(0.25);
         assert!(p.committed_seats().is_empty(), "every seat plays its own policy until the onset");
+        assert_eq!(p.committed_later(), (0..6).collect::<Vec<usize>>(), "recorded as committed agents");
         let env = EnvSpec::NamingGame(p.clone()).build(Variant::C0).expect("builds");
         assert!(env.prehistory(10).is_empty(), "no fabricated history");
         // Everyone proposes name 3 (never the alternative 1): the convention forms on 3 at
@@ -815,7 +840,12 @@ mod tests {
             .enumerate()
             .map(|(i, (_, n))| RecordedInteraction { t: i as u32 + 1, matched: (n[0] == n[1]).then_some(n[0]) })
             .collect();
-        let out = p.outcomes(&RunView { variant: Variant::C0, decisions: &[], interactions: &interactions });
+        let out = p.outcomes(&RunView {
+            variant: Variant::C0,
+            decisions: &[],
+            interactions: &interactions,
+            reversed_labels: false,
+        });
         let get = |n: &str| out.iter().find(|(k, _)| k == n).map(|x| x.1);
         assert_eq!(get("convention"), Some(0.0));
         assert_eq!(get("overturned"), None, "nothing to overturn is not a failure to overturn");
@@ -828,7 +858,12 @@ mod tests {
         let interactions: Vec<RecordedInteraction> =
             (1..=120).map(|t| RecordedInteraction { t, matched: Some(if t <= 50 { 0 } else { 1 }) }).collect();
         let p = formed(0.10);
-        let out = p.outcomes(&RunView { variant: Variant::C0, decisions: &[], interactions: &interactions });
+        let out = p.outcomes(&RunView {
+            variant: Variant::C0,
+            decisions: &[],
+            interactions: &interactions,
+            reversed_labels: false,
+        });
         let get = |n: &str| out.iter().find(|(k, _)| k == n).map(|x| x.1);
         assert_eq!(get("convention"), Some(1.0));
         assert_eq!(get("convention_time"), Some(50.0));
@@ -876,7 +911,12 @@ mod tests {
                 context: *context,
             })
             .collect();
-        let out = p.outcomes(&RunView { variant: Variant::C0, decisions: &recorded, interactions: &interactions });
+        let out = p.outcomes(&RunView {
+            variant: Variant::C0,
+            decisions: &recorded,
+            interactions: &interactions,
+            reversed_labels: false,
+        });
         let get = |n: &str| out.iter().find(|(k, _)| k == n).map(|x| x.1);
         let expected = first_position.values().sum::<f64>() / first_position.len() as f64;
         assert_eq!(get("convention_name"), Some(7.0));
@@ -886,8 +926,17 @@ mod tests {
             variant: Variant::C0,
             decisions: &recorded,
             interactions: &interactions,
+            reversed_labels: false,
         });
         assert!(fixed.contains(&("convention_position".to_string(), 8.0)));
         assert!(fixed.contains(&("convention_first_listed".to_string(), 0.0)));
+        // The action-order cell lists the pool backwards: name 7 of 10 is shown third.
+        let reversed = NgParams::default().outcomes(&RunView {
+            variant: Variant::C0,
+            decisions: &recorded,
+            interactions: &interactions,
+            reversed_labels: true,
+        });
+        assert!(reversed.contains(&("convention_position".to_string(), 3.0)), "{reversed:?}");
     }
 }

@@ -337,12 +337,21 @@ mod tests {
     fn the_endgame_rise_is_last_round_defection_over_the_earlier_rounds() {
         // Rounds 1-3: one of two defects in round 1, none in round 2, both in round 3.
         let d = decisions(&[(1, 0, 1.0), (1, 1, 0.0), (2, 0, 0.0), (2, 1, 0.0), (3, 0, 1.0), (3, 1, 1.0)]);
-        let out = PdParams::default().outcomes(&RunView { variant: Variant::C0, decisions: &d, interactions: &[] });
+        let out = PdParams::default().outcomes(&RunView {
+            variant: Variant::C0,
+            decisions: &d,
+            interactions: &[],
+            reversed_labels: false,
+        });
         let rise = out.iter().find(|(k, _)| k == "defection_endgame_rise").map(|x| x.1);
         assert_eq!(rise, Some(1.0 - 0.25), "1.0 in the last round against a mean of 0.25 before it");
         let one_round = decisions(&[(1, 0, 1.0), (1, 1, 0.0)]);
-        let out =
-            PdParams::default().outcomes(&RunView { variant: Variant::C0, decisions: &one_round, interactions: &[] });
+        let out = PdParams::default().outcomes(&RunView {
+            variant: Variant::C0,
+            decisions: &one_round,
+            interactions: &[],
+            reversed_labels: false,
+        });
         assert!(out.iter().all(|(k, _)| k != "defection_endgame_rise"), "no earlier round to compare with");
     }
 }

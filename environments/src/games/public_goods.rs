@@ -45,7 +45,7 @@ pub const METRICS: &[MetricDef] = &[
     MetricDef::secondary("contribution", "share of endowment"),
     MetricDef::primary("contribution_r1", "share of endowment", Direction::Higher),
     MetricDef::secondary("contribution_last", "share of endowment"),
-    MetricDef::secondary("contribution_r10", "share of endowment"),
+    MetricDef::primary("contribution_r10", "share of endowment", Direction::Higher),
     MetricDef::primary("contribution_change", "share of endowment, round 1 to last", Direction::Lower),
     MetricDef::secondary("punishment_points", "points per punisher and round"),
     MetricDef::secondary("full_contribution", "share of decisions").with_c3(C3Rule::ShareConsistent),
@@ -594,7 +594,12 @@ mod tests {
         let pooled: Vec<(f64, f64)> = (0..4).flat_map(own).collect();
         assert_eq!(get("cc_slope"), crate::outcome::slope(&pooled));
         // The round-10 outcome exists only where a tenth round was played.
-        let out = PgParams::default().outcomes(&RunView { variant: Variant::C0, decisions: &d, interactions: &[] });
+        let out = PgParams::default().outcomes(&RunView {
+            variant: Variant::C0,
+            decisions: &d,
+            interactions: &[],
+            reversed_labels: false,
+        });
         assert!(out.iter().all(|(k, _)| k != "contribution_r10"));
     }
 }

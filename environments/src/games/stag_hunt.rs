@@ -193,8 +193,12 @@ mod tests {
     fn outcomes_count_b_choices_and_coordination() {
         let d = |round, seat, value| RecordedDecision { round, seat, role: "player", value, scale: 1.0, context: None };
         let decisions = vec![d(1, 0, 1.0), d(1, 1, 1.0), d(2, 0, 1.0), d(2, 1, 0.0)];
-        let out =
-            ShParams::default().outcomes(&RunView { variant: Variant::C0, decisions: &decisions, interactions: &[] });
+        let out = ShParams::default().outcomes(&RunView {
+            variant: Variant::C0,
+            decisions: &decisions,
+            interactions: &[],
+            reversed_labels: false,
+        });
         let get = |n: &str| out.iter().find(|(k, _)| k == n).map(|x| x.1);
         assert_eq!(get("stag"), Some(0.75));
         assert_eq!(get("stag_r1"), Some(1.0));

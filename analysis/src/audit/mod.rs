@@ -1,0 +1,360 @@
+//! The transcript audit (`agora audit`): what models state before they act, coded sentence by
+//! sentence against a codebook (seed 003 §240.6–240.7.1, SUVA).
+//!
+//! For every terminal decision transcript of a store (status `ok`, or `truncated` with an
+//! action; fallbacks are counted and skipped) the audit
+//! 1. splits the reply into reasoning, action and post-hoc segments ([`segment`]): only text
+//!    written before the action is reasoning;
+//! 2. splits the reasoning into sentences ([`sentence`]) and has a [`Coder`] give each exactly
+//!    one code of the [`Codebook`], checked by [`validate_output`];
+//!    post-hoc sentences are kept, labelled `post_hoc`, and never coded; a response without
+//!    reasoning is counted, not coded;
+//! 3. records each response's value vector (which value codes appear at least once), writes
+//!    the `audit_*` tables into the store ([`tables`]) and summarises the occurrence of each
+//!    stated value per model, environment and cell ([`report`]).
+//!
+//! The audit reads only the store's tables (runs, transcripts) and writes its own, created
+//! here with `CREATE TABLE IF NOT EXISTS`; re-running it replaces the rows of the same coder and
+//! codebook (name, version and SHA-256) for the runs in scope, in one transaction.
+
+pub mod codebook;
+pub mod coder;
+pub mod report;
+pub mod segment;
+pub mod sentence;
+mod sha256;
+pub mod tables;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OpenFlags};
+use serde::Serialize;
+
+pub use codebook::{Codebook, CodebookError, LoadedCodebook};
+pub use coder::{validate_output, Coded, Coder, CoderError, LexiconCoder};
+pub use report::{Audit, OccurrenceRow, ReasoningRow};
+pub use segment::{segment_reply, ReplyForm, Segment, SegmentKind, Segmentation};
+pub use sentence::split_sentences;
+
+/// What stopped an audit.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum AuditError {
+    /// The codebook cannot be used.
+    #[error(transparent)]
+    Codebook(#[from] CodebookError),
+    /// The store could not be opened, read or written.
+    #[error("store {}: {source}", path.display())]
+    Store {
+        /// Path of the store.
+        path: PathBuf,
+        /// The SQLite error.
+        source: rusqlite::Error,
+    },
+    /// The store lacks a table the audit reads.
+    #[error("store {}: no `{table}` table; is it an Agora store?", path.display())]
+    MissingTable {
+        /// Path of the store.
+        path: PathBuf,
+        /// The table.
+        table: &'static str,
+    },
+    /// `--study` names a study the store does not hold.
+    #[error("store {}: no study `{study}`", path.display())]
+    UnknownStudy {
+        /// Path of the store.
+        path: PathBuf,
+        /// The study asked for.
+        study: String,
+    },
+}
+
+impl AuditError {
+    /// Whether the error is the user's input (a codebook, a study name, a store that is not an
+    /// Agora store) rather than a failure while auditing.
+    pub fn is_bad_input(&self) -> bool {
+        !matches!(self, AuditError::Store { .. })
+    }
+}
+
+/// One sentence of a response, coded (reasoning) or only kept (post hoc).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Sentence {
+    /// Index of its segment in the reply's segments.
+    pub segment_index: usize,
+    /// Index of the sentence in the response (reasoning and post-hoc sentences counted together).
+    pub sentence_index: usize,
+    /// The segment's kind: reasoning or post hoc.
+    pub kind: SegmentKind,
+    /// The segment's source (`think`, `field:reasoning`, …).
+    pub source: String,
+    /// The sentence.
+    pub text: String,
+    /// Its code; none for a post-hoc sentence, which is never coded.
+    pub code: Option<String>,
+    /// What gave the code (the lexicon rule and pattern).
+    pub evidence: Option<String>,
+}
+
+/// One audited decision: a terminal transcript, segmented and coded.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Response {
+    /// The run's row id.
+    pub run_id: i64,
+    /// The seat.
+    pub seat: i64,
+    /// The seat's decision slot.
+    pub slot: i64,
+    /// The attempt that decided the slot.
+    pub attempt: i64,
+    /// The model's name in the study.
+    pub model: String,
+    /// The run's study.
+    pub study: String,
+    /// The run's environment.
+    pub environment: String,
+    /// The run's arm.
+    pub arm: String,
+    /// The run's cell.
+    pub cell: String,
+    /// `ok` or `truncated`.
+    pub parse_status: String,
+    /// The parsed action (encoded).
+    pub action: String,
+    /// The answer field the request asked for.
+    pub answer_field: String,
+    /// Whether the located answer agrees with the parsed action (amounts and allocations only).
+    pub answer_agrees: Option<bool>,
+    /// The reply's segments.
+    pub segmentation: Segmentation,
+    /// Reasoning sentences (coded) and post-hoc sentences (kept), in reply order.
+    pub sentences: Vec<Sentence>,
+    /// A coder error for this response (its output failed validation): recorded, nothing coded.
+    pub coder_error: Option<String>,
+    /// Per value code of the codebook (every code but the residual, in the codebook's order):
+    /// stated at least once.
+    pub values: Vec<bool>,
+}
+
+impl Response {
+    /// Whether the response's reasoning was coded (it has reasoning and no coder error).
+    pub fn coded(&self) -> bool {
+        self.segmentation.has_reasoning() && self.coder_error.is_none()
+    }
+
+    /// Number of reasoning sentences.
+    pub fn reasoning_sentences(&self) -> usize {
+        self.sentences.iter().filter(|s| s.kind == SegmentKind::Reasoning).count()
+    }
+}
+
+/// A transcript row as read.
+struct Row {
+    run_id: i64,
+    seat: i64,
+    slot: i64,
+    attempt: i64,
+    model: String,
+    raw_reply: String,
+    action: Option<String>,
+    parse_status: String,
+    messages_json: String,
+    study: String,
+    environment: String,
+    arm: String,
+    cell: String,
+    spec_json: String,
+}
+
+/// Where fallbacks were skipped: (model, environment, cell) → count.
+pub type Skipped = BTreeMap<(String, String, String), usize>;
+
+/// Segments and codes one reply.
+pub fn code_reply(
+    raw: &str,
+    answer_field: &str,
+    cut: bool,
+    codebook: &Codebook,
+    coder: &dyn Coder,
+) -> (Segmentation, Vec<Sentence>, Option<String>, Vec<bool>) {
+    let segmentation = segment_reply(raw, answer_field, cut);
+    let mut sentences = Vec::new();
+    let mut reasoning = Vec::new();
+    for (si, seg) in segmentation.segments.iter().enumerate() {
+        if seg.kind == SegmentKind::Action {
+            continue;
+        }
+        for text in split_sentences(&seg.text) {
+            if seg.kind == SegmentKind::Reasoning {
+                reasoning.push((sentences.len(), text.clone()));
+            }
+            sentences.push(Sentence {
+                segment_index: si,
+                sentence_index: sentences.len(),
+                kind: seg.kind,
+                source: seg.source.clone(),
+                text,
+                code: None,
+                evidence: None,
+            });
+        }
+    }
+    let mut coder_error = None;
+    if !reasoning.is_empty() {
+        let texts: Vec<String> = reasoning.iter().map(|(_, t)| t.clone()).collect();
+        match coder.code(&texts).and_then(|coded| validate_output(codebook, texts.len(), &coded).map(|()| coded)) {
+            Ok(coded) => {
+                for ((i, _), c) in reasoning.iter().zip(coded) {
+                    sentences[*i].code = Some(c.code);
+                    sentences[*i].evidence = c.evidence;
+                }
+            }
+            Err(e) => coder_error = Some(e.0),
+        }
+    }
+    let values =
+        codebook.values().map(|v| sentences.iter().any(|s| s.code.as_deref() == Some(v.name.as_str()))).collect();
+    (segmentation, sentences, coder_error, values)
+}
+
+/// Audits the store at `path`: reads its decision transcripts (of `study` only, when given),
+/// segments and codes them with `coder` against `codebook`, writes the `audit_*` tables and
+/// returns the summary.
+pub fn audit(
+    path: &Path,
+    codebook: &LoadedCodebook,
+    coder: &dyn Coder,
+    study: Option<&str>,
+) -> Result<Audit, AuditError> {
+    let sql = |source| AuditError::Store { path: path.to_path_buf(), source };
+    let mut conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(sql)?;
+    conn.busy_timeout(std::time::Duration::from_secs(30)).map_err(sql)?;
+    for table in ["runs", "transcripts"] {
+        let n: i64 = conn
+            .query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1", [table], |r| r.get(0))
+            .map_err(sql)?;
+        if n == 0 {
+            return Err(AuditError::MissingTable { path: path.to_path_buf(), table });
+        }
+    }
+    if let Some(s) = study {
+        let n: i64 = conn.query_row("SELECT COUNT(*) FROM runs WHERE study = ?1", [s], |r| r.get(0)).map_err(sql)?;
+        if n == 0 {
+            return Err(AuditError::UnknownStudy { path: path.to_path_buf(), study: s.to_string() });
+        }
+    }
+    let rows = read_rows(&conn, study).map_err(sql)?;
+    let cb = &codebook.codebook;
+    let mut responses = Vec::new();
+    let mut skipped: Skipped = BTreeMap::new();
+    for r in rows {
+        if r.parse_status == "fallback" {
+            *skipped.entry((r.model, r.environment, r.cell)).or_default() += 1;
+            continue;
+        }
+        let terminal = r.parse_status == "ok" || (r.parse_status == "truncated" && r.action.is_some());
+        let Some(action) = r.action.filter(|_| terminal) else { continue };
+        let answer_field = segment::asked_answer_field(&r.messages_json, &r.spec_json);
+        let (segmentation, sentences, coder_error, values) =
+            code_reply(&r.raw_reply, &answer_field, r.parse_status == "truncated", cb, coder);
+        let answer_agrees = segmentation.answer.as_ref().and_then(|a| segment::answer_agrees(a, &action));
+        responses.push(Response {
+            run_id: r.run_id,
+            seat: r.seat,
+            slot: r.slot,
+            attempt: r.attempt,
+            model: r.model,
+            study: r.study,
+            environment: r.environment,
+            arm: r.arm,
+            cell: r.cell,
+            parse_status: r.parse_status,
+            action,
+            answer_field,
+            answer_agrees,
+            segmentation,
+            sentences,
+            coder_error,
+            values,
+        });
+    }
+    let earlier = tables::write(&mut conn, codebook, &coder.id(), study, &responses).map_err(sql)?;
+    Ok(Audit::new(path, study, codebook, &coder.id(), responses, &skipped, &earlier))
+}
+
+fn read_rows(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Vec<Row>> {
+    let mut st = conn.prepare(
+        "SELECT t.run_id, t.seat, t.slot, t.attempt, t.model, t.raw_reply, t.action, t.parse_status, t.messages_json,
+                r.study, r.environment, r.arm, r.cell, r.spec_json
+         FROM transcripts t JOIN runs r ON r.run_id = t.run_id
+         WHERE t.kind = 'decision' AND (?1 IS NULL OR r.study = ?1)
+         ORDER BY t.run_id, t.seat, t.slot, t.attempt",
+    )?;
+    let rows = st.query_map([study], |r| {
+        Ok(Row {
+            run_id: r.get(0)?,
+            seat: r.get(1)?,
+            slot: r.get(2)?,
+            attempt: r.get(3)?,
+            model: r.get(4)?,
+            raw_reply: r.get(5)?,
+            action: r.get(6)?,
+            parse_status: r.get(7)?,
+            messages_json: r.get(8)?,
+            study: r.get(9)?,
+            environment: r.get(10)?,
+            arm: r.get(11)?,
+            cell: r.get(12)?,
+            spec_json: r.get(13)?,
+        })
+    })?;
+    rows.collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_reply_is_coded_from_its_reasoning_only() {
+        let cb = LoadedCodebook::default_codebook();
+        let coder = LexiconCoder::new(&cb.codebook);
+        let raw = r#"{"reasoning": "I choose between Option J and Option F. Option J gives the largest total for the two of us.", "action": "Option J", "reason": "B1 gives me the most points. To be fair, it is equal."}"#;
+        let (seg, sentences, err, values) = code_reply(raw, "action", false, &cb.codebook, &coder);
+        assert!(err.is_none() && seg.has_reasoning());
+        let coded: Vec<(SegmentKind, Option<&str>)> = sentences.iter().map(|s| (s.kind, s.code.as_deref())).collect();
+        assert_eq!(
+            coded,
+            [
+                (SegmentKind::Reasoning, Some("understanding")),
+                (SegmentKind::Reasoning, Some("social_welfare")),
+                (SegmentKind::PostHoc, None),
+                (SegmentKind::PostHoc, None),
+            ]
+        );
+        let stated: Vec<&str> =
+            cb.codebook.values().zip(&values).filter(|(_, v)| **v).map(|(c, _)| c.name.as_str()).collect();
+        assert_eq!(stated, ["social_welfare"], "the post-hoc reason's self-interest and fairness are not coded");
+    }
+
+    struct Broken;
+    impl Coder for Broken {
+        fn id(&self) -> String {
+            "broken/0".into()
+        }
+        fn code(&self, _: &[String]) -> Result<Vec<Coded>, CoderError> {
+            Ok(vec![Coded { code: "greed".into(), evidence: None }])
+        }
+    }
+
+    #[test]
+    fn a_coder_output_that_fails_validation_is_recorded_not_repaired() {
+        let cb = LoadedCodebook::default_codebook();
+        let raw = r#"{"reasoning": "One. Two.", "action": 3}"#;
+        let (_, sentences, err, values) = code_reply(raw, "action", false, &cb.codebook, &Broken);
+        assert_eq!(err.as_deref(), Some("1 codes for 2 sentences"));
+        assert!(sentences.iter().all(|s| s.code.is_none()));
+        assert!(values.iter().all(|v| !v));
+    }
+}

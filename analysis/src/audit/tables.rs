@@ -1,0 +1,219 @@
+//! The audit's tables in the store. The analysis crate owns them: they are created here with
+//! `CREATE TABLE IF NOT EXISTS` in the store the audit was pointed at, beside the engine's
+//! tables, which the audit only reads.
+//!
+//! - `audit_codebooks`: each codebook used, by name, version and SHA-256, with its text.
+//! - `audit_segments`: each audited reply's segments (reasoning, action, post_hoc), coder-free.
+//! - `audit_responses`: one row per audited decision and (coder, codebook): whether it has
+//!   pre-action reasoning, its sentence counts and its value vector as a JSON object.
+//! - `audit_sentences`: one row per sentence of a response's reasoning (coded) and of its
+//!   post-hoc rationale (kept, `code` NULL).
+//!
+//! A write replaces, in one transaction, the segments of the runs in scope and the rows of the
+//! same coder and codebook (name, version, SHA-256) for those runs; rows of other coders and
+//! codebooks stay.
+
+use rusqlite::{params, Connection};
+
+use super::codebook::LoadedCodebook;
+use super::segment::SEGMENTER_VERSION;
+use super::Response;
+
+/// The audit's tables.
+pub const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS audit_codebooks (
+    name TEXT NOT NULL,
+    version INTEGER NOT NULL,
+    sha256 TEXT NOT NULL,
+    source TEXT NOT NULL,
+    PRIMARY KEY (name, version, sha256)
+);
+CREATE TABLE IF NOT EXISTS audit_segments (
+    run_id INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    slot INTEGER NOT NULL,
+    attempt INTEGER NOT NULL,
+    segment_index INTEGER NOT NULL,
+    segmenter_version INTEGER NOT NULL,
+    kind TEXT NOT NULL,
+    source TEXT NOT NULL,
+    text TEXT NOT NULL,
+    PRIMARY KEY (run_id, seat, slot, segment_index)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS audit_responses (
+    run_id INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    slot INTEGER NOT NULL,
+    attempt INTEGER NOT NULL,
+    coder TEXT NOT NULL,
+    codebook TEXT NOT NULL,
+    codebook_version INTEGER NOT NULL,
+    codebook_sha256 TEXT NOT NULL,
+    model TEXT NOT NULL,
+    study TEXT NOT NULL,
+    environment TEXT NOT NULL,
+    arm TEXT NOT NULL,
+    cell TEXT NOT NULL,
+    parse_status TEXT NOT NULL,
+    action TEXT NOT NULL,
+    answer_field TEXT NOT NULL,
+    answer_key TEXT,
+    answer_agrees INTEGER,
+    reply_form TEXT NOT NULL,
+    reasoning_present INTEGER NOT NULL,
+    reasoning_sources TEXT NOT NULL,
+    post_hoc_present INTEGER NOT NULL,
+    n_sentences INTEGER NOT NULL,
+    n_residual INTEGER NOT NULL,
+    n_post_hoc_sentences INTEGER NOT NULL,
+    coder_error TEXT,
+    values_json TEXT,
+    PRIMARY KEY (run_id, seat, slot, coder, codebook, codebook_version, codebook_sha256)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS audit_sentences (
+    run_id INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    slot INTEGER NOT NULL,
+    coder TEXT NOT NULL,
+    codebook TEXT NOT NULL,
+    codebook_version INTEGER NOT NULL,
+    codebook_sha256 TEXT NOT NULL,
+    sentence_index INTEGER NOT NULL,
+    segment_index INTEGER NOT NULL,
+    segment TEXT NOT NULL,
+    source TEXT NOT NULL,
+    text TEXT NOT NULL,
+    code TEXT,
+    evidence TEXT,
+    PRIMARY KEY (run_id, seat, slot, coder, codebook, codebook_version, codebook_sha256, sentence_index)
+) WITHOUT ROWID;
+";
+
+/// Writes the audit's rows (see the [module documentation](self)); returns the SHA-256 of
+/// other codebooks of the same name and version audited before in this store (a codebook
+/// edited without a new version).
+pub fn write(
+    conn: &mut Connection,
+    codebook: &LoadedCodebook,
+    coder: &str,
+    study: Option<&str>,
+    responses: &[Response],
+) -> rusqlite::Result<Vec<String>> {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    tx.execute_batch(SCHEMA)?;
+    let cb = &codebook.codebook;
+    let earlier: Vec<String> = {
+        let mut st = tx.prepare(
+            "SELECT sha256 FROM audit_codebooks WHERE name = ?1 AND version = ?2 AND sha256 <> ?3 ORDER BY sha256",
+        )?;
+        let rows = st.query_map(params![cb.name, cb.version, codebook.sha256], |r| r.get(0))?;
+        rows.collect::<rusqlite::Result<_>>()?
+    };
+    tx.execute(
+        "INSERT OR IGNORE INTO audit_codebooks (name, version, sha256, source) VALUES (?1, ?2, ?3, ?4)",
+        params![cb.name, cb.version, codebook.sha256, codebook.source],
+    )?;
+    let scope = "(?1 IS NULL OR run_id IN (SELECT run_id FROM runs WHERE study = ?1))";
+    tx.execute(&format!("DELETE FROM audit_segments WHERE {scope}"), params![study])?;
+    let same = "coder = ?2 AND codebook = ?3 AND codebook_version = ?4 AND codebook_sha256 = ?5";
+    for table in ["audit_responses", "audit_sentences"] {
+        tx.execute(
+            &format!("DELETE FROM {table} WHERE {scope} AND {same}"),
+            params![study, coder, cb.name, cb.version, codebook.sha256],
+        )?;
+    }
+    {
+        let mut seg = tx.prepare(
+            "INSERT INTO audit_segments (run_id, seat, slot, attempt, segment_index, segmenter_version, kind, source, text)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        )?;
+        let mut resp = tx.prepare(
+            "INSERT INTO audit_responses (run_id, seat, slot, attempt, coder, codebook, codebook_version, codebook_sha256,
+                model, study, environment, arm, cell, parse_status, action, answer_field, answer_key, answer_agrees,
+                reply_form, reasoning_present, reasoning_sources, post_hoc_present, n_sentences, n_residual,
+                n_post_hoc_sentences, coder_error, values_json)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
+                ?22, ?23, ?24, ?25, ?26, ?27)",
+        )?;
+        let mut sent = tx.prepare(
+            "INSERT INTO audit_sentences (run_id, seat, slot, coder, codebook, codebook_version, codebook_sha256,
+                sentence_index, segment_index, segment, source, text, code, evidence)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+        )?;
+        for r in responses {
+            let s = &r.segmentation;
+            for (i, g) in s.segments.iter().enumerate() {
+                seg.execute(params![
+                    r.run_id,
+                    r.seat,
+                    r.slot,
+                    r.attempt,
+                    i,
+                    SEGMENTER_VERSION,
+                    g.kind.as_str(),
+                    g.source,
+                    g.text
+                ])?;
+            }
+            let reasoning = r.reasoning_sentences();
+            let residual = r.sentences.iter().filter(|x| x.code.as_deref() == Some(cb.residual.as_str())).count();
+            let values_json = r.coded().then(|| {
+                let m: serde_json::Map<String, serde_json::Value> = cb
+                    .values()
+                    .zip(&r.values)
+                    .map(|(c, v)| (c.name.clone(), serde_json::json!(u8::from(*v))))
+                    .collect();
+                serde_json::Value::Object(m).to_string()
+            });
+            resp.execute(params![
+                r.run_id,
+                r.seat,
+                r.slot,
+                r.attempt,
+                coder,
+                cb.name,
+                cb.version,
+                codebook.sha256,
+                r.model,
+                r.study,
+                r.environment,
+                r.arm,
+                r.cell,
+                r.parse_status,
+                r.action,
+                r.answer_field,
+                s.answer_key,
+                r.answer_agrees,
+                s.form.as_str(),
+                s.has_reasoning(),
+                s.reasoning_sources(),
+                s.has_post_hoc(),
+                reasoning,
+                residual,
+                r.sentences.len() - reasoning,
+                r.coder_error,
+                values_json
+            ])?;
+            for x in &r.sentences {
+                sent.execute(params![
+                    r.run_id,
+                    r.seat,
+                    r.slot,
+                    coder,
+                    cb.name,
+                    cb.version,
+                    codebook.sha256,
+                    x.sentence_index,
+                    x.segment_index,
+                    x.kind.as_str(),
+                    x.source,
+                    x.text,
+                    x.code,
+                    x.evidence
+                ])?;
+            }
+        }
+    }
+    tx.commit()?;
+    Ok(earlier)
+}
