@@ -219,17 +219,27 @@ fn python(game: &str, runs: usize) -> anyhow::Result<(f64, f64)> {
     Ok((work, v["seconds"].as_f64().unwrap_or(f64::NAN)))
 }
 
-/// Plays `count` runs drawn in turn from `specs` through the engine on this thread; returns
-/// (interactions, decisions, seconds).
+/// Plays `count` runs drawn in turn from `specs` through the engine on this thread, each with a
+/// seed of its own (derived from its specification's seed and its index), so that no run is a
+/// repeat of another; returns (interactions, decisions, seconds).
 fn engine_runs(specs: &[RunSpec], count: usize) -> anyhow::Result<(u64, u64, f64)> {
+    let runs: Vec<RunSpec> = (0..count).map(|i| distinct(&specs[i % specs.len()], i)).collect();
     let start = Instant::now();
     let (mut interactions, mut decisions) = (0u64, 0u64);
-    for i in 0..count {
-        let rec = RunWorld::new(&specs[i % specs.len()])?.run_to_end()?;
+    for spec in &runs {
+        let rec = RunWorld::new(spec)?.run_to_end()?;
         interactions += rec.interactions.len() as u64;
         decisions += rec.decisions.len() as u64;
     }
     Ok((interactions, decisions, start.elapsed().as_secs_f64()))
+}
+
+/// The `i`-th benchmark run of `spec`: a seed of its own.
+fn distinct(spec: &RunSpec, i: usize) -> RunSpec {
+    let mut run = spec.clone();
+    run.seed = agora_engine::seed::derive(spec.seed, &["bench", &i.to_string()]);
+    run.run_index = i as u32;
+    run
 }
 
 fn classical(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
@@ -576,4 +586,21 @@ fn analysis(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
     ));
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_benchmark_run_has_a_seed_of_its_own() {
+        let plan = Plan::load(&repo_file("scenarios/studies/classical.ron").expect("repo"), None).expect("plan");
+        let naming: Vec<RunSpec> = plan.runs.iter().filter(|r| r.block == "naming-mng").take(10).cloned().collect();
+        let runs: Vec<RunSpec> = (0..300).map(|i| distinct(&naming[i % naming.len()], i)).collect();
+        let seeds: std::collections::BTreeSet<u64> = runs.iter().map(|r| r.seed).collect();
+        assert_eq!(seeds.len(), 300, "300 runs, 300 seeds (the 10 specifications were repeated before)");
+        let keys: std::collections::BTreeSet<String> = runs.iter().map(RunSpec::key).collect();
+        assert_eq!(keys.len(), 300);
+        assert_eq!(distinct(&naming[0], 7), distinct(&naming[0], 7), "deterministic");
+    }
 }

@@ -29,6 +29,12 @@ pub enum Test {
     #[value(name = "logit-ame")]
     LogitAme,
     Occurrence,
+    ProfileRange,
+    ProfileMeasure,
+    ProfileCombine,
+    GrOpen,
+    GrBinary,
+    SamplesPerArm,
 }
 
 #[derive(Deserialize)]
@@ -161,6 +167,174 @@ struct OccurrenceIn {
     codes: Option<Vec<Value>>,
     #[serde(default = "alpha05")]
     alpha: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProfileRangeIn {
+    reference: Vec<f64>,
+    checked: Vec<f64>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProfileMeasureIn {
+    measure: agora_analysis::profile::measure::Measure,
+    versions: Vec<Value>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ProfileCombineIn {
+    #[serde(default)]
+    measure: Option<agora_analysis::profile::combine::AMeasure>,
+    #[serde(default)]
+    weights: Option<Vec<f64>>,
+    tasks: Vec<agora_analysis::profile::combine::Ranges>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GrOpenIn {
+    reference: Vec<u32>,
+    check: Vec<u32>,
+    #[serde(default = "gr_resamples")]
+    resamples: usize,
+    #[serde(default = "level95")]
+    level: f64,
+    #[serde(default)]
+    seed: Option<u64>,
+    #[serde(default)]
+    model: Option<String>,
+    #[serde(default)]
+    condition: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct GrBinaryIn {
+    reference: agora_analysis::profile::gr_binary::BinaryCounts,
+    check: agora_analysis::profile::gr_binary::BinaryCounts,
+    #[serde(default = "alpha05")]
+    alpha: f64,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct SamplesPerArmIn {
+    p1: f64,
+    p0: f64,
+    #[serde(default = "alpha05")]
+    alpha: f64,
+    #[serde(default = "power80")]
+    power: f64,
+    #[serde(default)]
+    deff: Option<f64>,
+    #[serde(default)]
+    replicates: Option<f64>,
+    #[serde(default)]
+    icc: Option<f64>,
+    #[serde(default)]
+    arms: Option<Vec<Vec<Vec<f64>>>>,
+}
+
+fn gr_resamples() -> usize {
+    agora_analysis::profile::gr_open::RESAMPLES
+}
+fn power80() -> f64 {
+    0.8
+}
+
+fn profile_bad(e: agora_analysis::profile::ProfileError) -> BadInput {
+    BadInput(format!("stdin: {e}"))
+}
+
+/// `profile-combine`: the seed's weights for `measure`, or `weights` given.
+fn profile_combine(i: ProfileCombineIn) -> Result<Value, BadInput> {
+    use agora_analysis::profile::combine::combine;
+    let (weights, tasks) = match (i.measure, i.weights) {
+        (Some(_), Some(_)) => {
+            return Err(BadInput(
+                "stdin: `weights`: give `measure` (the seed's fixed weights) or `weights`, not both".into(),
+            ))
+        }
+        (None, None) => {
+            return Err(BadInput("stdin: `measure`: give `measure` (a1 … a5) or `weights`".into()));
+        }
+        (Some(m), None) => {
+            if i.tasks.len() != m.weights().len() {
+                return Err(BadInput(format!(
+                    "stdin: `tasks`: {m:?} combines {} task(s) ({}), got {}",
+                    m.weights().len(),
+                    m.tasks().join(", "),
+                    i.tasks.len()
+                )));
+            }
+            (m.weights(), json!(m.tasks()))
+        }
+        (None, Some(w)) => (w, Value::Null),
+    };
+    let c = combine(&weights, &i.tasks).map_err(profile_bad)?;
+    Ok(json!({ "measure": i.measure, "tasks": tasks, "weights": weights,
+               "centre": c.centre, "inner": c.inner, "outer": c.outer }))
+}
+
+/// `gr-open`: the seed given, or derived from the master seed, `model` and `condition`.
+fn gr_open(i: GrOpenIn) -> Result<Value, BadInput> {
+    use agora_analysis::profile::gr_open::{derive_seed, open_comparison};
+    let seed = match (i.seed, &i.model, &i.condition) {
+        (Some(s), None, None) => s,
+        (None, Some(m), Some(c)) => derive_seed(m, c),
+        (Some(_), _, _) => {
+            return Err(BadInput("stdin: `seed`: give `seed`, or `model` and `condition`, not both".into()));
+        }
+        (None, None, _) => {
+            return Err(BadInput(
+                "stdin: `model`: give `model` and `condition` (the seed is derived from the master seed \
+                 20260826, the model configuration and the condition) or `seed`"
+                    .into(),
+            ));
+        }
+        (None, Some(_), None) => return Err(BadInput("stdin: `condition`: needed with `model`".into())),
+    };
+    let c = open_comparison(&i.reference, &i.check, i.resamples, i.level, seed).map_err(profile_bad)?;
+    let mut answer = json!(c);
+    answer["model"] = json!(i.model);
+    answer["condition"] = json!(i.condition);
+    Ok(answer)
+}
+
+/// `samples-per-arm`: the design effect given, from `replicates` and `icc`, estimated from
+/// `arms`, or 1.
+fn samples_per_arm(i: SamplesPerArmIn) -> Result<Value, BadInput> {
+    use agora_analysis::profile::power::{design_effect, icc_by_arm, samples_per_arm};
+    let mut extra = json!({ "replicates": null, "icc": null, "icc_by_arm": null });
+    let deff = match (i.deff, i.replicates, i.icc, i.arms) {
+        (None, None, None, None) => 1.0,
+        (Some(d), None, None, None) => d,
+        (None, Some(m), Some(rho), None) => {
+            extra["replicates"] = json!(m);
+            extra["icc"] = json!(rho);
+            design_effect(m, rho).map_err(profile_bad)?
+        }
+        (None, None, None, Some(arms)) => {
+            let (per_arm, m, rho) = icc_by_arm(&arms).map_err(profile_bad)?;
+            extra = json!({ "replicates": m, "icc": rho, "icc_by_arm": per_arm });
+            design_effect(m, rho).map_err(profile_bad)?
+        }
+        (None, Some(_), None, None) => return Err(BadInput("stdin: `icc`: needed with `replicates`".into())),
+        (None, None, Some(_), None) => return Err(BadInput("stdin: `replicates`: needed with `icc`".into())),
+        _ => {
+            return Err(BadInput(
+                "stdin: `deff`: give one of `deff`, `replicates` with `icc`, or `arms`, not several".into(),
+            ))
+        }
+    };
+    let mut answer = json!(samples_per_arm(i.p1, i.p0, i.alpha, i.power, deff).map_err(profile_bad)?);
+    for (k, v) in extra.as_object().into_iter().flatten() {
+        answer[k] = v.clone();
+    }
+    Ok(answer)
 }
 
 /// A code, cluster or group label: a JSON string or integer (integers sort before strings).
@@ -362,6 +536,26 @@ pub fn run(test: Test, input: &str) -> Result<Value, BadInput> {
                 .collect::<Result<Vec<_>, _>>()?;
             json!(stats::occurrence(&responses, codes.as_deref(), i.alpha).map_err(bad)?)
         }
+        Test::ProfileRange => {
+            let i: ProfileRangeIn = parse(input)?;
+            json!(agora_analysis::profile::range::measure_range(&i.reference, &i.checked).map_err(profile_bad)?)
+        }
+        Test::ProfileMeasure => {
+            let i: ProfileMeasureIn = parse(input)?;
+            let versions =
+                agora_analysis::profile::measure::Versions::from_json(i.measure, i.versions).map_err(profile_bad)?;
+            let mut answer = json!(agora_analysis::profile::measure::profile_measure(&versions).map_err(profile_bad)?);
+            answer["measure"] = json!(i.measure);
+            answer
+        }
+        Test::ProfileCombine => profile_combine(parse(input)?)?,
+        Test::GrOpen => gr_open(parse(input)?)?,
+        Test::GrBinary => {
+            let i: GrBinaryIn = parse(input)?;
+            json!(agora_analysis::profile::gr_binary::binary_comparison(i.reference, i.check, i.alpha)
+                .map_err(profile_bad)?)
+        }
+        Test::SamplesPerArm => samples_per_arm(parse(input)?)?,
     })
 }
 
