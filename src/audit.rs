@@ -1,15 +1,26 @@
 //! `agora audit`: the transcript audit of a store (the work is in `agora_analysis::audit`).
 //!
-//! Reads the store's terminal decision transcripts, splits each reply into pre-action
-//! reasoning, action and post-hoc rationale, codes the reasoning's sentences with the lexicon
-//! coder against a codebook, writes the `audit_*` tables into the store and `audit.md`,
-//! `audit.json` and the CSV tables into the output directory. A codebook that does not parse or
-//! validate, an unknown study or a store that is not an Agora store is bad input (exit 2), and
-//! nothing is written.
+//! Without a subcommand it reads the store's terminal decision transcripts, splits each reply
+//! into pre-action reasoning, action and post-hoc rationale, codes the reasoning's sentences
+//! with the lexicon coder against a codebook, writes the `audit_*` tables into the store and
+//! `audit.md`, `audit.json` and the CSV tables into the output directory. Every number computed
+//! from the codes passes the coder-validation gate: a model's numbers are refused unless the
+//! coder's Cohen's κ against human labels on that model's text is at least `--min-kappa`
+//! (0.8), or `--allow-unvalidated` shows them labelled unvalidated.
+//!
+//! The subcommands collect the human labels the gate needs: `export` writes a seeded sample of
+//! coded sentences for labelling (JSONL, a JSON task list, or CSV), `import` reads one human
+//! coder's labels back into `audit_labels`, and `agreement` computes κ between the human coders
+//! and of each machine coder against them, into `audit_agreement` and `agreement.md`, `.json`
+//! and `.csv`.
+//!
+//! Bad input (a codebook that does not parse or validate, an unknown study, a store that is
+//! not an Agora store or holds no audit, a malformed label file, an option out of range) exits
+//! with 2 and writes nothing.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use agora_analysis::audit::{self, AuditError, LexiconCoder, LoadedCodebook};
+use agora_analysis::audit::{self, labels, AuditError, GateOptions, LabelsError, LexiconCoder, LoadedCodebook};
 use agora_engine::Store;
 use anyhow::Context as _;
 
@@ -17,7 +28,17 @@ use crate::BadInput;
 
 /// Arguments of `agora audit`.
 #[derive(clap::Args, Debug)]
+#[command(args_conflicts_with_subcommands = true)]
 pub struct AuditArgs {
+    #[command(subcommand)]
+    command: Option<AuditCommand>,
+    #[command(flatten)]
+    run: RunArgs,
+}
+
+/// The audit itself (no subcommand).
+#[derive(clap::Args, Debug)]
+struct RunArgs {
     /// Store file (read, and given the audit's tables).
     #[arg(long, default_value = crate::DEFAULT_STORE)]
     store: PathBuf,
@@ -30,28 +51,164 @@ pub struct AuditArgs {
     /// Only this study's runs.
     #[arg(long)]
     study: Option<String>,
+    /// The validation gate: a model's numbers from the codes count only where the coder's
+    /// Cohen's kappa against human labels on that model's text is at least this.
+    #[arg(long, default_value_t = audit::DEFAULT_MIN_KAPPA)]
+    min_kappa: f64,
+    /// Show numbers the gate refuses, labelled unvalidated, instead of refusing them.
+    #[arg(long)]
+    allow_unvalidated: bool,
 }
 
-/// Runs the audit.
-pub fn main(args: AuditArgs) -> anyhow::Result<()> {
-    let codebook = match &args.codebook {
-        Some(path) => LoadedCodebook::read(path).map_err(|e| BadInput(e.to_string()))?,
-        None => LoadedCodebook::default_codebook(),
-    };
-    if !args.store.exists() {
-        return Err(BadInput(format!("store {} does not exist", args.store.display())).into());
-    }
-    // Refuses a file that is not an intact Agora store (exit 2), and upgrades an old layout.
-    drop(Store::open(&args.store)?);
-    let coder = LexiconCoder::new(&codebook.codebook);
-    let started = std::time::Instant::now();
-    let result = audit::audit(&args.store, &codebook, &coder, args.study.as_deref()).map_err(|e: AuditError| {
-        if e.is_bad_input() {
-            BadInput(e.to_string()).into()
-        } else {
-            anyhow::Error::new(e)
+#[derive(clap::Subcommand, Debug)]
+enum AuditCommand {
+    /// Write a seeded random sample of coded responses, one record per reasoning sentence, for
+    /// human labelling (JSONL for Argilla, a JSON task list for Label Studio, or CSV for both).
+    Export(ExportArgs),
+    /// Read one human coder's labels (JSONL, JSON or CSV) into the store's audit_labels table.
+    Import(ImportArgs),
+    /// Cohen's kappa between the human coders, then of each machine coder against the human
+    /// reference, per audited model; into audit_agreement and agreement.md/json/csv.
+    Agreement(AgreementArgs),
+}
+
+/// Export formats.
+#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+enum FormatArg {
+    /// One JSON object per line (Argilla records).
+    Jsonl,
+    /// One JSON array of flat objects (Label Studio's task list).
+    Json,
+    /// CSV with a header row (Label Studio and Argilla).
+    Csv,
+}
+
+impl FormatArg {
+    fn format(self) -> labels::Format {
+        match self {
+            FormatArg::Jsonl => labels::Format::Jsonl,
+            FormatArg::Json => labels::Format::Json,
+            FormatArg::Csv => labels::Format::Csv,
         }
-    })?;
+    }
+}
+
+#[derive(clap::Args, Debug)]
+struct ExportArgs {
+    /// Store file (audited with `agora audit`).
+    #[arg(long, default_value = crate::DEFAULT_STORE)]
+    store: PathBuf,
+    /// Responses per audited model (all of a model's when it has fewer).
+    #[arg(long)]
+    sample: usize,
+    /// Sampling seed: responses are ranked by SHA-256 of `{seed}:{response_id}`.
+    #[arg(long)]
+    seed: u64,
+    /// File format.
+    #[arg(long, value_enum, default_value_t = FormatArg::Jsonl)]
+    format: FormatArg,
+    /// Output file.
+    #[arg(long)]
+    out: PathBuf,
+    /// The machine coder whose coded responses are sampled (its codes go in `coder_code`).
+    #[arg(long, default_value = "lexicon/1")]
+    coder: String,
+    /// Codebook the responses were coded with (default: the shipped one).
+    #[arg(long)]
+    codebook: Option<PathBuf>,
+    /// Only this model (repeatable).
+    #[arg(long)]
+    model: Vec<String>,
+    /// Leave the machine coder and its codes out of the records.
+    #[arg(long)]
+    blind: bool,
+}
+
+#[derive(clap::Args, Debug)]
+struct ImportArgs {
+    /// Store file (audited with `agora audit`).
+    #[arg(long, default_value = crate::DEFAULT_STORE)]
+    store: PathBuf,
+    /// Label file: JSONL, a JSON array of objects, or CSV with a header (by extension, else
+    /// by content).
+    #[arg(long)]
+    labels: PathBuf,
+    /// The human coder whose labels the file holds (letters, digits and . _ - @ +).
+    #[arg(long)]
+    coder_name: String,
+    /// Codebook the labels are checked against (default: the shipped one).
+    #[arg(long)]
+    codebook: Option<PathBuf>,
+    /// The field holding the code.
+    #[arg(long, default_value = "label")]
+    label_field: String,
+}
+
+#[derive(clap::Args, Debug)]
+struct AgreementArgs {
+    /// Store file (audited, with human labels imported).
+    #[arg(long, default_value = crate::DEFAULT_STORE)]
+    store: PathBuf,
+    /// Codebook whose labels and codes are compared (default: the shipped one).
+    #[arg(long)]
+    codebook: Option<PathBuf>,
+    /// Output directory for agreement.md, agreement.json and the CSV tables.
+    #[arg(long, default_value = "audit")]
+    out: PathBuf,
+    /// The gate's threshold, for the verdicts.
+    #[arg(long, default_value_t = audit::DEFAULT_MIN_KAPPA)]
+    min_kappa: f64,
+}
+
+/// Runs `agora audit` or one of its subcommands.
+pub fn main(args: AuditArgs) -> anyhow::Result<()> {
+    match args.command {
+        None => run(args.run),
+        Some(AuditCommand::Export(a)) => export(a),
+        Some(AuditCommand::Import(a)) => import(a),
+        Some(AuditCommand::Agreement(a)) => agreement(a),
+    }
+}
+
+fn load_codebook(path: Option<&Path>) -> anyhow::Result<LoadedCodebook> {
+    Ok(match path {
+        Some(p) => LoadedCodebook::read(p).map_err(|e| BadInput(e.to_string()))?,
+        None => LoadedCodebook::default_codebook(),
+    })
+}
+
+/// Refuses a missing store, or a file that is not an intact Agora store (exit 2).
+fn check_store(store: &Path) -> anyhow::Result<()> {
+    if !store.exists() {
+        return Err(BadInput(format!("store {} does not exist", store.display())).into());
+    }
+    drop(Store::open(store)?);
+    Ok(())
+}
+
+fn labels_error(e: LabelsError) -> anyhow::Error {
+    if e.is_bad_input() {
+        BadInput(e.to_string()).into()
+    } else {
+        anyhow::Error::new(e)
+    }
+}
+
+fn run(args: RunArgs) -> anyhow::Result<()> {
+    let codebook = load_codebook(args.codebook.as_deref())?;
+    audit::agreement::check_min_kappa(args.min_kappa).map_err(BadInput)?;
+    check_store(&args.store)?;
+    let coder = LexiconCoder::new(&codebook.codebook);
+    let gate = GateOptions { min_kappa: args.min_kappa, allow_unvalidated: args.allow_unvalidated };
+    let started = std::time::Instant::now();
+    let result =
+        audit::audit(&args.store, &codebook, &coder, args.study.as_deref(), gate).map_err(|e: AuditError| {
+            if e.is_bad_input() {
+                BadInput(e.to_string()).into()
+            } else {
+                anyhow::Error::new(e)
+            }
+        })?;
     std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
     std::fs::write(args.out.join("audit.md"), result.to_markdown())?;
     std::fs::write(args.out.join("audit.json"), serde_json::to_string_pretty(&result)?)?;
@@ -71,10 +228,96 @@ pub fn main(args: AuditArgs) -> anyhow::Result<()> {
         t.with_post_hoc,
         t.fallbacks_skipped
     );
+    for v in &result.validation {
+        println!("gate on {} for model {}: {}", v.coder, v.model, v.label());
+    }
     println!(
         "tables audit_responses, audit_sentences, audit_segments in {}; report in {}",
         args.store.display(),
         args.out.display()
     );
+    Ok(())
+}
+
+fn export(args: ExportArgs) -> anyhow::Result<()> {
+    let codebook = load_codebook(args.codebook.as_deref())?;
+    check_store(&args.store)?;
+    let options = labels::ExportOptions {
+        sample: args.sample,
+        seed: args.seed,
+        coder: args.coder.clone(),
+        models: args.model.clone(),
+        blind: args.blind,
+    };
+    let export = labels::export(&args.store, &codebook, &options).map_err(labels_error)?;
+    let text = export.render(args.format.format());
+    if let Some(dir) = args.out.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    std::fs::write(&args.out, text).with_context(|| format!("writing {}", args.out.display()))?;
+    let per_model: Vec<String> =
+        export.per_model.iter().map(|(m, (n, of))| format!("{m}: {n} of {of} responses")).collect();
+    println!(
+        "{} sentences of {} sampled responses (seed {}; {}) written to {} as {}{}",
+        export.records.len(),
+        export.per_model.values().map(|(n, _)| n).sum::<usize>(),
+        args.seed,
+        per_model.join(", "),
+        args.out.display(),
+        args.format.format().as_str(),
+        if args.blind { ", blind" } else { "" }
+    );
+    Ok(())
+}
+
+fn import(args: ImportArgs) -> anyhow::Result<()> {
+    let codebook = load_codebook(args.codebook.as_deref())?;
+    labels::check_coder_name(&args.coder_name).map_err(BadInput)?;
+    check_store(&args.store)?;
+    let done = labels::import(&args.store, &codebook, &args.labels, &args.coder_name, &args.label_field, None)
+        .map_err(labels_error)?;
+    println!(
+        "{} labels by {} imported from {} ({}): {} new, {} changed, {} unchanged; {} records without a label skipped; {} labels by {} with codebook {} v{} in {}",
+        done.labels,
+        done.coder,
+        args.labels.display(),
+        done.format.as_str(),
+        done.labels - done.changed - done.unchanged,
+        done.changed,
+        done.unchanged,
+        done.unlabelled,
+        done.total,
+        done.coder,
+        codebook.codebook.name,
+        codebook.codebook.version,
+        args.store.display()
+    );
+    Ok(())
+}
+
+fn agreement(args: AgreementArgs) -> anyhow::Result<()> {
+    let codebook = load_codebook(args.codebook.as_deref())?;
+    audit::agreement::check_min_kappa(args.min_kappa).map_err(BadInput)?;
+    check_store(&args.store)?;
+    let result = audit::agreement::agreement(&args.store, &codebook, args.min_kappa).map_err(labels_error)?;
+    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+    std::fs::write(args.out.join("agreement.md"), result.to_markdown())?;
+    std::fs::write(args.out.join("agreement.json"), serde_json::to_string_pretty(&result)?)?;
+    for t in result.tables() {
+        std::fs::write(args.out.join(format!("{}.csv", t.name)), agora_analysis::tables::to_csv(&t))?;
+    }
+    for r in &result.rows {
+        println!(
+            "{} {} vs {} on {}: n = {}, kappa = {}{}",
+            r.kind,
+            r.coder,
+            r.reference,
+            r.model,
+            r.n,
+            r.kappa.map_or_else(|| "-".to_string(), |k| format!("{k:.3}")),
+            r.verdict.as_ref().map(|v| format!(" ({v})")).unwrap_or_default()
+        );
+    }
+    println!("table audit_agreement in {}; report in {}", args.store.display(), args.out.display());
     Ok(())
 }

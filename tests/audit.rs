@@ -124,6 +124,45 @@ fn audit_codes_pre_action_reasoning_only_and_counts_the_rest() {
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("11 responses audited"), "{}", text(&out));
 
+    // No human labels: by default the validation gate refuses every number computed from the
+    // codes (shares with their counts and intervals, sentences per code, residual sentences);
+    // counts that do not read the codes stay.
+    assert!(text(&out).contains("gate on lexicon/1 for model fake: refused: no human labels"), "{}", text(&out));
+    let occ = csv(&report.join("audit_occurrence.csv"));
+    assert_eq!(occ.len(), 5 * 8, "model, environment and three cells, eight values each");
+    for r in &occ {
+        assert_eq!(r["validation"], "refused: no human labels", "{r:?}");
+        assert!(
+            r["stating"].is_empty() && r["share"].is_empty() && r["low"].is_empty() && r["high"].is_empty(),
+            "{r:?}"
+        );
+    }
+    assert!(occ.iter().any(|r| r["level"] == "model" && r["coded"] == "8"));
+    let codes = csv(&report.join("audit_sentence_codes.csv"));
+    assert!(
+        !codes.is_empty()
+            && codes.iter().all(|r| r["sentences"].is_empty() && r["validation"] == "refused: no human labels")
+    );
+    let reasoning = csv(&report.join("audit_reasoning.csv"));
+    assert!(reasoning.iter().all(|r| r["residual_sentences"].is_empty() && !r["reasoning_sentences"].is_empty()));
+    let md = std::fs::read_to_string(report.join("audit.md")).expect("md");
+    assert!(md.contains("## Coder validation") && md.contains("- `fake`: refused: no human labels"), "{md}");
+    assert!(md.contains("| fake | all | all | 8 | refused | refused |") && !md.contains("0.250 (2/8)"), "{md}");
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(report.join("audit.json")).expect("json")).expect("parse");
+    assert_eq!(json["validation"][0]["status"], "refused");
+    assert_eq!(json["min_kappa"], 0.8);
+    assert!(json["occurrence"]
+        .as_array()
+        .expect("rows")
+        .iter()
+        .all(|o| o["share"].is_null() && o["stating"].is_null()));
+
+    // --allow-unvalidated shows them, labelled unvalidated; the rest of this test reads them.
+    let out = agora(&["audit", "--store", s(&store), "--out", s(&report), "--allow-unvalidated"]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("gate on lexicon/1 for model fake: unvalidated: no human labels"), "{}", text(&out));
+
     // Stored rows. 12 decisions: one fallback skipped; baseline 3 without reasoning;
     // step-by-step 4 with a reasoning field (2 first-round R1, 2 second-round R2);
     // answer-field 4 with a think block.
@@ -235,12 +274,14 @@ fn audit_codes_pre_action_reasoning_only_and_counts_the_rest() {
     assert_eq!(json["total"]["without_reasoning"], 3);
     assert_eq!(json["codebook"]["values"].as_array().map(Vec::len), Some(8));
     let md = std::fs::read_to_string(report.join("audit.md")).expect("md");
-    assert!(md.contains("0.250 (2/8)") && md.contains("not validated"), "{md}");
+    assert!(md.contains("0.250 (2/8)") && md.contains("- `fake`: unvalidated: no human labels"), "{md}");
+    assert!(occ.iter().all(|r| r["validation"] == "unvalidated: no human labels"));
     assert!(report.join("audit_sentence_codes.csv").exists());
 
     // Idempotent: a second audit replaces its rows, and writes the same summary.
     let first = std::fs::read_to_string(report.join("audit.json")).expect("json");
-    let out = agora(&["audit", "--store", s(&store), "--out", s(&report), "--study", "audit-fake"]);
+    let out =
+        agora(&["audit", "--store", s(&store), "--out", s(&report), "--study", "audit-fake", "--allow-unvalidated"]);
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(q("SELECT COUNT(*) FROM audit_responses"), 11);
     assert_eq!(q("SELECT COUNT(*) FROM audit_sentences"), 25);
@@ -299,6 +340,11 @@ fn bad_input_is_refused_with_exit_2_and_nothing_written() {
     std::fs::write(&junk, "not a database at all").expect("write");
     let out = agora(&["audit", "--store", s(&junk), "--out", s(&out_dir)]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(!out_dir.exists(), "nothing written");
+    // A threshold outside (-1, 1].
+    let out = agora(&["audit", "--store", s(&store), "--out", s(&out_dir), "--min-kappa", "1.5"]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("--min-kappa 1.5"), "{}", text(&out));
     assert!(!out_dir.exists(), "nothing written");
     // An empty store audits to empty tables.
     let out = agora(&["audit", "--store", s(&store), "--out", s(&out_dir)]);

@@ -11,14 +11,21 @@
 //!    reasoning is counted, not coded;
 //! 3. records each response's value vector (which value codes appear at least once), writes
 //!    the `audit_*` tables into the store ([`tables`]) and summarises the occurrence of each
-//!    stated value per model, environment and cell ([`report`]).
+//!    stated value per model, environment and cell ([`report`]);
+//! 4. passes every number computed from the codes through the coder-validation gate
+//!    ([`agreement`]): a coder's codes count on a model's text only where its Cohen's κ against
+//!    human labels on that text is at least the threshold (0.8); the labels come from a seeded
+//!    sample exported for labelling and imported back ([`labels`]).
 //!
 //! The audit reads only the store's tables (runs, transcripts) and writes its own, created
 //! here with `CREATE TABLE IF NOT EXISTS`; re-running it replaces the rows of the same coder and
 //! codebook (name, version and SHA-256) for the runs in scope, in one transaction.
 
+pub mod agreement;
 pub mod codebook;
 pub mod coder;
+mod csv;
+pub mod labels;
 pub mod report;
 pub mod segment;
 pub mod sentence;
@@ -31,9 +38,11 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags};
 use serde::Serialize;
 
+pub use agreement::{Agreement, AgreementRow, Status, Validation, DEFAULT_MIN_KAPPA};
 pub use codebook::{Codebook, CodebookError, LoadedCodebook};
 pub use coder::{validate_output, Coded, Coder, CoderError, LexiconCoder};
-pub use report::{Audit, OccurrenceRow, ReasoningRow};
+pub use labels::{ExportOptions, Format, Imported, LabelsError};
+pub use report::{Audit, CoderGate, OccurrenceRow, ReasoningRow};
 pub use segment::{segment_reply, ReplyForm, Segment, SegmentKind, Segmentation};
 pub use sentence::split_sentences;
 
@@ -218,14 +227,31 @@ pub fn code_reply(
     (segmentation, sentences, coder_error, values)
 }
 
+/// The coder-validation gate's settings.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GateOptions {
+    /// Codes count on a model's text when the coder's κ there is at least this (0.8).
+    pub min_kappa: f64,
+    /// Show codes the gate refuses, labelled unvalidated, instead of refusing them.
+    pub allow_unvalidated: bool,
+}
+
+impl Default for GateOptions {
+    fn default() -> GateOptions {
+        GateOptions { min_kappa: DEFAULT_MIN_KAPPA, allow_unvalidated: false }
+    }
+}
+
 /// Audits the store at `path`: reads its decision transcripts (of `study` only, when given),
-/// segments and codes them with `coder` against `codebook`, writes the `audit_*` tables and
+/// segments and codes them with `coder` against `codebook`, writes the `audit_*` tables,
+/// passes the codes through the validation gate (`gate`) against the store's human labels and
 /// returns the summary.
 pub fn audit(
     path: &Path,
     codebook: &LoadedCodebook,
     coder: &dyn Coder,
     study: Option<&str>,
+    gate: GateOptions,
 ) -> Result<Audit, AuditError> {
     let sql = |source| AuditError::Store { path: path.to_path_buf(), source };
     let mut conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(sql)?;
@@ -280,7 +306,17 @@ pub fn audit(
         });
     }
     let earlier = tables::write(&mut conn, codebook, &coder.id(), study, &responses).map_err(sql)?;
-    Ok(Audit::new(path, study, codebook, &coder.id(), responses, &skipped, &earlier))
+    let models: Vec<String> =
+        responses.iter().map(|r| r.model.clone()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
+    let validation =
+        agreement::gate(&conn, codebook, &coder.id(), &models, gate.min_kappa, gate.allow_unvalidated).map_err(sql)?;
+    let gate = CoderGate {
+        coder: coder.id(),
+        min_kappa: gate.min_kappa,
+        allow_unvalidated: gate.allow_unvalidated,
+        validation,
+    };
+    Ok(Audit::new(path, study, codebook, responses, &skipped, &earlier, gate))
 }
 
 fn read_rows(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Vec<Row>> {

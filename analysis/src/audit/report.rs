@@ -5,7 +5,12 @@
 //!
 //! The occurrence share of a value is the number of coded responses (responses with pre-action
 //! reasoning whose coder output passed validation) that state it at least once, over the coded
-//! responses. Responses without pre-action reasoning are counted in the reasoning table, never
+//! responses. Every number computed from the codes (the shares with their counts and intervals,
+//! the sentences per code, the residual sentences) passes the coder-validation gate per model
+//! ([`agreement`](super::agreement)): where the coder's κ against human labels on the model's
+//! own text is below the threshold, or there are no human labels, the number is refused (left
+//! empty, with the reason in the `validation` field) unless unvalidated codes are allowed, in
+//! which case it is shown and labelled `unvalidated`. Responses without pre-action reasoning are counted in the reasoning table, never
 //! in a share's denominator. The 95 % Wilson interval beside each share treats responses as
 //! independent; the decisions of one run (its seats and rounds) are not, so the interval is
 //! narrower than a cluster-aware one would be.
@@ -15,6 +20,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
+use super::agreement::Validation;
 use super::codebook::LoadedCodebook;
 use super::segment::{ReplyForm, SegmentKind, SEGMENTER_VERSION};
 use super::{Response, Skipped};
@@ -74,8 +80,8 @@ pub struct ReasoningRow {
     pub coder_errors: usize,
     /// Reasoning sentences coded.
     pub reasoning_sentences: usize,
-    /// Of them, coded with the residual code.
-    pub residual_sentences: usize,
+    /// Of them, coded with the residual code (none where the gate refuses the codes).
+    pub residual_sentences: Option<usize>,
     /// Post-hoc sentences kept and never coded.
     pub post_hoc_sentences: usize,
     /// Responses per reasoning source, `source=count` separated by `; ` (`think=3; field:reasoning=4`).
@@ -97,14 +103,17 @@ pub struct OccurrenceRow {
     pub code: String,
     /// Coded responses (the denominator).
     pub coded: usize,
-    /// Coded responses stating the value at least once.
-    pub stating: usize,
-    /// stating / coded; none without coded responses.
+    /// Coded responses stating the value at least once (none where the gate refuses the codes).
+    pub stating: Option<usize>,
+    /// stating / coded; none without coded responses or where the gate refuses the codes.
     pub share: Option<f64>,
     /// Lower end of the 95 % Wilson interval (responses treated as independent).
     pub low: Option<f64>,
     /// Upper end of the 95 % Wilson interval.
     pub high: Option<f64>,
+    /// The gate's decision for the row's model: `validated: …`, `unvalidated: …` or
+    /// `refused: κ = 0.650 < 0.8 (40 sentences)`.
+    pub validation: String,
 }
 
 /// Sentences per code and model.
@@ -114,8 +123,10 @@ pub struct CodeCountRow {
     pub model: String,
     /// The code (the residual included).
     pub code: String,
-    /// Reasoning sentences given the code.
-    pub sentences: usize,
+    /// Reasoning sentences given the code (none where the gate refuses the codes).
+    pub sentences: Option<usize>,
+    /// The gate's decision for the model.
+    pub validation: String,
 }
 
 /// The summary of one audit.
@@ -131,6 +142,12 @@ pub struct Audit {
     pub codebook: CodebookRecord,
     /// Version of the segmentation rule.
     pub segmenter_version: u32,
+    /// The gate's threshold: codes count on a model's text when the coder's κ there is at least this.
+    pub min_kappa: f64,
+    /// Whether codes refused by the gate are shown anyway, labelled unvalidated.
+    pub allow_unvalidated: bool,
+    /// The gate's decision per model.
+    pub validation: Vec<Validation>,
     /// Every response together.
     pub total: ReasoningRow,
     /// Per model, per model and environment, per model, environment and cell.
@@ -146,22 +163,41 @@ pub struct Audit {
     pub responses: Vec<Response>,
 }
 
+/// The coder of an audit and the validation gate its codes pass.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CoderGate {
+    /// The coder's identity and version.
+    pub coder: String,
+    /// The gate's threshold.
+    pub min_kappa: f64,
+    /// Whether refused codes are shown anyway, labelled unvalidated.
+    pub allow_unvalidated: bool,
+    /// The gate's decision per model.
+    pub validation: Vec<Validation>,
+}
+
 type Key = (String, String, String);
 /// A level of the summary: its name, and the group key of a (model, environment, cell) key.
 type Level = (&'static str, fn(&Key) -> Key);
 
 impl Audit {
-    /// Summarises audited responses.
+    /// Summarises audited responses; `gate` names the coder and holds the gate's decision per
+    /// model (a model without one is refused).
     pub fn new(
         store: &Path,
         study: Option<&str>,
         codebook: &LoadedCodebook,
-        coder: &str,
         responses: Vec<Response>,
         skipped: &Skipped,
         earlier: &[String],
+        gate: CoderGate,
     ) -> Audit {
+        let CoderGate { coder, min_kappa, allow_unvalidated, validation } = gate;
+        let coder = coder.as_str();
         let cb = &codebook.codebook;
+        let gate = |model: &str| validation.iter().find(|v| v.model == model);
+        let shown = |model: &str| gate(model).is_some_and(Validation::shown);
+        let label = |model: &str| gate(model).map_or_else(|| "refused: no human labels".to_string(), Validation::label);
         let values: Vec<String> = cb.values().map(|c| c.name.clone()).collect();
         let levels: [Level; 3] = [
             ("model", |k| (k.0.clone(), ALL.into(), ALL.into())),
@@ -180,13 +216,17 @@ impl Audit {
                 groups.entry(key_of(k)).or_default().1 += n;
             }
             for ((model, environment, cell), (rs, skipped)) in groups {
-                let row = reasoning_row(level, &model, &environment, &cell, &rs, skipped, &cb.residual);
+                let show = shown(&model);
+                let mut row = reasoning_row(level, &model, &environment, &cell, &rs, skipped, &cb.residual);
+                if !show {
+                    row.residual_sentences = None;
+                }
                 for (i, code) in values.iter().enumerate() {
                     let coded: Vec<&&Response> = rs.iter().filter(|r| r.coded()).collect();
                     let stating = coded.iter().filter(|r| r.values[i]).count();
                     let (share, low, high) = match wilson(stating as u64, coded.len() as u64, 0.05) {
-                        Ok((l, h)) => (Some(stating as f64 / coded.len() as f64), Some(l), Some(h)),
-                        Err(_) => (None, None, None),
+                        Ok((l, h)) if show => (Some(stating as f64 / coded.len() as f64), Some(l), Some(h)),
+                        _ => (None, None, None),
                     };
                     occurrence.push(OccurrenceRow {
                         level: level.into(),
@@ -195,17 +235,21 @@ impl Audit {
                         cell: cell.clone(),
                         code: code.clone(),
                         coded: coded.len(),
-                        stating,
+                        stating: show.then_some(stating),
                         share,
                         low,
                         high,
+                        validation: label(&model),
                     });
                 }
                 reasoning.push(row);
             }
         }
         let all: Vec<&Response> = responses.iter().collect();
-        let total = reasoning_row("all", ALL, ALL, ALL, &all, skipped.values().sum(), &cb.residual);
+        let mut total = reasoning_row("all", ALL, ALL, ALL, &all, skipped.values().sum(), &cb.residual);
+        if !responses.iter().all(|r| shown(&r.model)) {
+            total.residual_sentences = None;
+        }
         let mut counts: BTreeMap<(String, usize), usize> = BTreeMap::new();
         for r in &responses {
             for s in r.sentences.iter().filter(|s| s.kind == SegmentKind::Reasoning) {
@@ -218,9 +262,10 @@ impl Audit {
         let code_counts = counts
             .into_iter()
             .map(|((model, pos), sentences)| CodeCountRow {
-                model,
                 code: cb.codes.get(pos).map_or_else(String::new, |c| c.name.clone()),
-                sentences,
+                sentences: shown(&model).then_some(sentences),
+                validation: label(&model),
+                model,
             })
             .collect();
         let mut notes = vec![
@@ -229,7 +274,8 @@ impl Audit {
             ),
             "A share is the coded responses stating the value at least once over the coded responses (those with pre-action reasoning); responses without pre-action reasoning are counted, not coded, and enter no share.".into(),
             format!(
-                "Coder `{coder}` is not validated against human labels on the audited models' text: these are readings of an unvalidated instrument, to be checked (Cohen's kappa at least 0.8) before any claim rests on them."
+                "The coder-validation gate: coder `{coder}`'s codes count for a model's statistics only where its Cohen's kappa against human labels on that model's own text is at least {min_kappa} (`agora audit export`, `import`, `agreement`). Elsewhere every number computed from the codes (shares, their counts and intervals, sentences per code, residual sentences) is refused{}.",
+                if allow_unvalidated { "; here unvalidated codes were allowed and are shown, labelled unvalidated" } else { "" }
             ),
             "The 95 % Wilson intervals treat responses as independent; the decisions of one run are not, so the intervals are too narrow.".into(),
             "Asking for reasoning is itself a design-level change (the step-by-step cell): stated values are conditional on the cell that asked for them.".into(),
@@ -261,6 +307,9 @@ impl Audit {
                 values,
             },
             segmenter_version: SEGMENTER_VERSION,
+            min_kappa,
+            allow_unvalidated,
+            validation,
             total,
             reasoning,
             occurrence,
@@ -315,7 +364,7 @@ impl Audit {
                         r.coded.to_string(),
                         r.coder_errors.to_string(),
                         r.reasoning_sentences.to_string(),
-                        r.residual_sentences.to_string(),
+                        r.residual_sentences.map_or_else(String::new, |n| n.to_string()),
                         r.post_hoc_sentences.to_string(),
                         r.sources.clone(),
                     ]
@@ -325,7 +374,19 @@ impl Audit {
         let occurrence = Table {
             name: "audit_occurrence",
             title: "Occurrence of each stated value",
-            columns: vec!["level", "model", "environment", "cell", "code", "coded", "stating", "share", "low", "high"],
+            columns: vec![
+                "level",
+                "model",
+                "environment",
+                "cell",
+                "code",
+                "coded",
+                "stating",
+                "share",
+                "low",
+                "high",
+                "validation",
+            ],
             rows: self
                 .occurrence
                 .iter()
@@ -337,10 +398,11 @@ impl Audit {
                         o.cell.clone(),
                         o.code.clone(),
                         o.coded.to_string(),
-                        o.stating.to_string(),
+                        o.stating.map_or_else(String::new, |n| n.to_string()),
                         f(o.share),
                         f(o.low),
                         f(o.high),
+                        o.validation.clone(),
                     ]
                 })
                 .collect(),
@@ -348,11 +410,18 @@ impl Audit {
         let codes = Table {
             name: "audit_sentence_codes",
             title: "Reasoning sentences per code",
-            columns: vec!["model", "code", "sentences"],
+            columns: vec!["model", "code", "sentences", "validation"],
             rows: self
                 .code_counts
                 .iter()
-                .map(|c| vec![c.model.clone(), c.code.clone(), c.sentences.to_string()])
+                .map(|c| {
+                    vec![
+                        c.model.clone(),
+                        c.code.clone(),
+                        c.sentences.map_or_else(String::new, |n| n.to_string()),
+                        c.validation.clone(),
+                    ]
+                })
                 .collect(),
         };
         vec![reasoning, occurrence, codes]
@@ -380,6 +449,16 @@ impl Audit {
         for n in &self.notes {
             s.push_str(&format!("- {n}\n"));
         }
+        s.push_str(&format!(
+            "\n## Coder validation\n\nThe gate on coder `{}`'s codes, per model (kappa against human labels on the model's own text, threshold {}):\n\n",
+            self.coder, self.min_kappa
+        ));
+        if self.validation.is_empty() {
+            s.push_str("No model.\n");
+        }
+        for v in &self.validation {
+            s.push_str(&format!("- `{}`: {}\n", v.model, v.label()));
+        }
         let tables = self.tables();
         s.push_str(&format!("\n## {}\n\n", tables[0].title));
         markdown_table(&mut s, &tables[0].columns, &tables[0].rows);
@@ -387,13 +466,15 @@ impl Audit {
             [("model", "Stated values per model"), ("cell", "Stated values per model, environment and cell")]
         {
             s.push_str(&format!(
-                "\n## {title}\n\nShare of coded responses stating each value at least once (stating/coded).\n\n"
+                "\n## {title}\n\nShare of coded responses stating each value at least once (stating/coded); `refused` where the coder-validation gate refuses the model's codes.\n\n"
             ));
             let mut columns = vec!["model", "environment", "cell", "coded"];
             columns.extend(self.codebook.values.iter().map(String::as_str));
+            columns.push("validation");
             let mut rows = Vec::new();
             for r in self.reasoning.iter().filter(|r| r.level == level) {
                 let mut row = vec![r.model.clone(), r.environment.clone(), r.cell.clone(), r.coded.to_string()];
+                let mut validation = String::new();
                 for code in &self.codebook.values {
                     let o = self.occurrence.iter().find(|o| {
                         o.level == level
@@ -402,11 +483,19 @@ impl Audit {
                             && o.cell == r.cell
                             && &o.code == code
                     });
-                    row.push(match o.and_then(|o| o.share.map(|sh| (sh, o))) {
-                        Some((sh, o)) => format!("{sh:.3} ({}/{})", o.stating, o.coded),
+                    if let Some(o) = o {
+                        validation.clone_from(&o.validation);
+                    }
+                    row.push(match o {
+                        Some(o) if o.stating.is_none() => "refused".into(),
+                        Some(o) => match (o.share, o.stating) {
+                            (Some(sh), Some(n)) => format!("{sh:.3} ({n}/{})", o.coded),
+                            _ => "-".into(),
+                        },
                         None => "-".into(),
                     });
                 }
+                row.push(validation);
                 rows.push(row);
             }
             markdown_table(&mut s, &columns, &rows);
@@ -466,11 +555,12 @@ fn reasoning_row(
         coded: rs.iter().filter(|r| r.coded()).count(),
         coder_errors: rs.iter().filter(|r| r.coder_error.is_some()).count(),
         reasoning_sentences: rs.iter().map(|r| r.reasoning_sentences()).sum(),
-        residual_sentences: rs
-            .iter()
-            .flat_map(|r| &r.sentences)
-            .filter(|s| s.kind == SegmentKind::Reasoning && s.code.as_deref() == Some(residual))
-            .count(),
+        residual_sentences: Some(
+            rs.iter()
+                .flat_map(|r| &r.sentences)
+                .filter(|s| s.kind == SegmentKind::Reasoning && s.code.as_deref() == Some(residual))
+                .count(),
+        ),
         post_hoc_sentences: rs.iter().flat_map(|r| &r.sentences).filter(|s| s.kind == SegmentKind::PostHoc).count(),
         sources: sources.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join("; "),
     }

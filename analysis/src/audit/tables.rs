@@ -8,6 +8,12 @@
 //!   pre-action reasoning, its sentence counts and its value vector as a JSON object.
 //! - `audit_sentences`: one row per sentence of a response's reasoning (coded) and of its
 //!   post-hoc rationale (kept, `code` NULL).
+//! - `audit_labels` ([`labels`](super::labels)): human coders' labels of reasoning sentences,
+//!   one row per sentence, human coder and codebook (name and version); written by
+//!   `agora audit import`.
+//! - `audit_agreement` ([`agreement`](super::agreement)): Cohen's κ between human coders and of
+//!   each machine coder against the human reference, per model, with the confusion matrix and
+//!   per-code recall; written by `agora audit agreement`.
 //!
 //! A write replaces, in one transaction, the segments of the runs in scope and the rows of the
 //! same coder and codebook (name, version, SHA-256) for those runs; rows of other coders and

@@ -1,0 +1,983 @@
+//! Agreement with human labels and the validation gate (seed 003 §240.6.2, §240.10.2).
+//!
+//! Cohen's κ ([`cohen_kappa`]) is computed, per audited model on that model's own text:
+//! 1. **between human coders first**: for every pair of human coders, on the sentences both
+//!    labelled (the first name in alphabetical order is the reference; κ is symmetric);
+//! 2. **then each machine coder against the human reference**: the reference code of a
+//!    sentence is the code a strict majority of the human coders who labelled it gave (one
+//!    human's label when only one labelled it; both when two did, so two humans must agree).
+//!    A sentence without a majority (humans disagree) has no reference and is left out of every
+//!    coder's κ, and counted. A machine code whose sentence text differs from the labelled text
+//!    (the reply was segmented differently since) is left out and counted.
+//!
+//! Each row carries n, p_o, p_e, κ with its asymptotic standard error and 95 % interval, the
+//! confusion matrix over the codebook's codes (rows: the reference, columns: the coder) and
+//! per-code recall and precision of the coder against the reference.
+//!
+//! **The gate.** A machine coder's codes on a model's text count for a statistic only when its
+//! κ against the human reference on that model's text is at least the threshold (0.8 by
+//! default). Otherwise they are refused: `refused: κ = x < 0.8 (n sentences)`, or `refused: no
+//! human labels` when the store holds none for the codebook, or with the reason κ could not be
+//! computed (no labelled sentence of the model, κ undefined). Allowing unvalidated codes shows
+//! them labelled `unvalidated: …` instead.
+//!
+//! Human labels are matched to machine codes by codebook name and version; machine coders are
+//! told apart by their identity and the SHA-256 of the codebook they coded with.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use rusqlite::{params, Connection, OpenFlags};
+use serde::Serialize;
+
+use super::codebook::LoadedCodebook;
+use super::labels::{has_table, LabelsError};
+use crate::stats::cohen_kappa;
+use crate::tables::Table;
+
+/// The default threshold: codes from a coder below κ 0.8 on a model's text are refused.
+pub const DEFAULT_MIN_KAPPA: f64 = 0.8;
+
+/// The rule for the human reference, as reports state it.
+pub const CONSENSUS_RULE: &str = "The human reference of a sentence is the code a strict majority of the human coders who labelled it gave (one human's label when only one labelled it; with two, both must agree). Sentences where the humans disagree have no reference and are left out of every machine coder's kappa, and counted.";
+
+/// The agreement table.
+pub const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS audit_agreement (
+    codebook TEXT NOT NULL,
+    codebook_version INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    reference TEXT NOT NULL,
+    coder TEXT NOT NULL,
+    coder_codebook_sha256 TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    p_o REAL,
+    p_e REAL,
+    kappa REAL,
+    se REAL,
+    ci_low REAL,
+    ci_high REAL,
+    min_kappa REAL,
+    verdict TEXT,
+    excluded_disagreements INTEGER NOT NULL,
+    excluded_text_changed INTEGER NOT NULL,
+    note TEXT,
+    labels_json TEXT NOT NULL,
+    confusion_json TEXT NOT NULL,
+    support_json TEXT NOT NULL,
+    recall_json TEXT NOT NULL,
+    precision_json TEXT NOT NULL,
+    PRIMARY KEY (codebook, codebook_version, model, kind, reference, coder, coder_codebook_sha256)
+) WITHOUT ROWID;
+";
+
+/// A sentence: run id, seat, slot, sentence index.
+pub type SentenceKey = (i64, i64, i64, i64);
+
+/// One human label, with the audited model of its sentence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct HumanLabel {
+    /// The sentence.
+    pub key: SentenceKey,
+    /// The model that wrote it.
+    pub model: String,
+    /// The human coder.
+    pub coder: String,
+    /// The code.
+    pub code: String,
+    /// The sentence's text when labelled.
+    pub text: String,
+}
+
+/// One machine code of a reasoning sentence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MachineCode {
+    /// The sentence.
+    pub key: SentenceKey,
+    /// The model that wrote it.
+    pub model: String,
+    /// The coder's identity (`lexicon/1`).
+    pub coder: String,
+    /// SHA-256 of the codebook it coded with.
+    pub codebook_sha256: String,
+    /// The code.
+    pub code: String,
+    /// The sentence's text.
+    pub text: String,
+}
+
+/// The human reference of one sentence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reference {
+    /// The majority code; none where the humans disagree.
+    pub code: Option<String>,
+    /// The labelled text.
+    pub text: String,
+    /// How many human coders labelled it.
+    pub humans: usize,
+    /// The model that wrote it.
+    pub model: String,
+}
+
+/// The human reference of every labelled sentence (see the [module documentation](self)).
+pub fn consensus(labels: &[HumanLabel]) -> BTreeMap<SentenceKey, Reference> {
+    let mut by_key: BTreeMap<SentenceKey, Vec<&HumanLabel>> = BTreeMap::new();
+    for l in labels {
+        by_key.entry(l.key).or_default().push(l);
+    }
+    by_key
+        .into_iter()
+        .map(|(k, ls)| {
+            let mut counts: BTreeMap<&str, usize> = BTreeMap::new();
+            for l in &ls {
+                *counts.entry(&l.code).or_default() += 1;
+            }
+            let code = counts.iter().find(|(_, c)| **c * 2 > ls.len()).map(|(code, _)| (*code).to_string());
+            (k, Reference { code, text: ls[0].text.clone(), humans: ls.len(), model: ls[0].model.clone() })
+        })
+        .collect()
+}
+
+/// κ of one coder against one reference.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct AgreementRow {
+    /// The audited model, or `all` (human pairs over every model).
+    pub model: String,
+    /// `humans` (two human coders) or `coder` (a machine coder against the human reference).
+    pub kind: String,
+    /// The reference: the first human of a pair, or `human reference`.
+    pub reference: String,
+    /// The second human of a pair, or the machine coder.
+    pub coder: String,
+    /// SHA-256 of the codebook the machine coder coded with (empty for human pairs).
+    pub coder_codebook_sha256: String,
+    /// Sentences compared.
+    pub n: usize,
+    /// Observed agreement.
+    pub p_o: Option<f64>,
+    /// Chance agreement from the two marginals.
+    pub p_e: Option<f64>,
+    /// Cohen's κ; none when it cannot be computed (see `note`).
+    pub kappa: Option<f64>,
+    /// Its asymptotic standard error.
+    pub se: Option<f64>,
+    /// Lower end of its 95 % interval.
+    pub ci_low: Option<f64>,
+    /// Upper end of its 95 % interval.
+    pub ci_high: Option<f64>,
+    /// The threshold (machine coders only).
+    pub min_kappa: Option<f64>,
+    /// `validated` or `refused` (machine coders only).
+    pub verdict: Option<String>,
+    /// Sentences of the model with human labels but no reference (the humans disagree).
+    pub excluded_disagreements: usize,
+    /// Sentences left out because their text changed since they were labelled.
+    pub excluded_text_changed: usize,
+    /// Why κ is missing, if it is.
+    pub note: Option<String>,
+    /// The codes, in the order of the confusion matrix.
+    pub labels: Vec<String>,
+    /// Counts: row i is the reference's code i, column j the coder's code j.
+    pub confusion: Vec<Vec<u64>>,
+    /// How often the reference uses each code.
+    pub support: Vec<u64>,
+    /// Per-code recall of the coder against the reference.
+    pub recall: Vec<Option<f64>>,
+    /// Per-code precision of the coder against the reference.
+    pub precision: Vec<Option<f64>>,
+}
+
+/// The human labels of one model.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+pub struct ConsensusRow {
+    /// The audited model.
+    pub model: String,
+    /// Sentences labelled by at least one human coder.
+    pub labelled: usize,
+    /// Of them, labelled by two or more.
+    pub multiply_labelled: usize,
+    /// Sentences with a reference.
+    pub with_reference: usize,
+    /// Sentences where the humans disagree (no reference).
+    pub disagreements: usize,
+}
+
+fn row(
+    model: &str,
+    kind: &str,
+    reference: &str,
+    coder: &str,
+    sha: &str,
+    codes: &[String],
+    pairs: &[(&str, &str)],
+) -> AgreementRow {
+    let mut labels: Vec<String> = codes.to_vec();
+    let extra: BTreeSet<&str> =
+        pairs.iter().flat_map(|(a, b)| [*a, *b]).filter(|c| !codes.iter().any(|x| x == c)).collect();
+    labels.extend(extra.into_iter().map(str::to_string));
+    let m = labels.len();
+    let mut out = AgreementRow {
+        model: model.into(),
+        kind: kind.into(),
+        reference: reference.into(),
+        coder: coder.into(),
+        coder_codebook_sha256: sha.into(),
+        n: pairs.len(),
+        p_o: None,
+        p_e: None,
+        kappa: None,
+        se: None,
+        ci_low: None,
+        ci_high: None,
+        min_kappa: None,
+        verdict: None,
+        excluded_disagreements: 0,
+        excluded_text_changed: 0,
+        note: None,
+        confusion: vec![vec![0; m]; m],
+        support: vec![0; m],
+        recall: vec![None; m],
+        precision: vec![None; m],
+        labels,
+    };
+    if pairs.is_empty() {
+        out.note = Some(if kind == "humans" {
+            "no sentence labelled by both".into()
+        } else {
+            "no sentence of this model's text with a human reference".into()
+        });
+        return out;
+    }
+    let y1: Vec<&str> = pairs.iter().map(|p| p.0).collect();
+    let y2: Vec<&str> = pairs.iter().map(|p| p.1).collect();
+    let ls: Vec<&str> = out.labels.iter().map(String::as_str).collect();
+    match cohen_kappa(&y1, &y2, Some(&ls), 0.05) {
+        Ok(k) => {
+            out.p_o = Some(k.p_o);
+            out.p_e = Some(k.p_e);
+            out.kappa = Some(k.kappa);
+            out.se = Some(k.se);
+            out.ci_low = Some(k.ci_low);
+            out.ci_high = Some(k.ci_high);
+            out.confusion = k.confusion;
+            out.support = k.support;
+            out.recall = k.recall;
+            out.precision = k.precision;
+        }
+        Err(e) => {
+            // Only a single shared label can fail here: the inputs are non-empty, of equal
+            // length, and every label is among `labels`.
+            let agree = pairs.iter().filter(|(a, b)| a == b).count();
+            out.p_o = Some(agree as f64 / pairs.len() as f64);
+            out.note = Some(format!("kappa undefined: {e}"));
+            for (a, b) in pairs {
+                let i = ls.iter().position(|l| l == a).unwrap_or(0);
+                let j = ls.iter().position(|l| l == b).unwrap_or(0);
+                out.confusion[i][j] += 1;
+                out.support[i] += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Every agreement row: human pairs per model (and over all models when there are several),
+/// then each machine coder against the human reference per model; with the consensus counts.
+pub fn compute(
+    codes: &[String],
+    labels: &[HumanLabel],
+    machine: &[MachineCode],
+) -> (Vec<ConsensusRow>, Vec<AgreementRow>) {
+    let reference = consensus(labels);
+    let mut models: BTreeSet<&str> = labels.iter().map(|l| l.model.as_str()).collect();
+    models.extend(machine.iter().map(|m| m.model.as_str()));
+    let label_models: BTreeSet<&str> = labels.iter().map(|l| l.model.as_str()).collect();
+    let mut consensus_rows = Vec::new();
+    let mut rows = Vec::new();
+    let human_pairs = |scope: Option<&str>, rows: &mut Vec<AgreementRow>| {
+        let in_scope: Vec<&HumanLabel> = labels.iter().filter(|l| scope.is_none_or(|m| l.model == m)).collect();
+        let coders: BTreeSet<&str> = in_scope.iter().map(|l| l.coder.as_str()).collect();
+        let coders: Vec<&str> = coders.into_iter().collect();
+        let by: BTreeMap<(&str, SentenceKey), &str> =
+            in_scope.iter().map(|l| ((l.coder.as_str(), l.key), l.code.as_str())).collect();
+        for (i, a) in coders.iter().enumerate() {
+            for b in &coders[i + 1..] {
+                let pairs: Vec<(&str, &str)> = in_scope
+                    .iter()
+                    .filter(|l| l.coder == *a)
+                    .filter_map(|l| by.get(&(*b, l.key)).map(|cb| (l.code.as_str(), *cb)))
+                    .collect();
+                rows.push(row(scope.unwrap_or("all"), "humans", a, b, "", codes, &pairs));
+            }
+        }
+    };
+    for model in &models {
+        let refs: Vec<&Reference> = reference.values().filter(|r| r.model == *model).collect();
+        if label_models.contains(model) {
+            consensus_rows.push(ConsensusRow {
+                model: (*model).to_string(),
+                labelled: refs.len(),
+                multiply_labelled: refs.iter().filter(|r| r.humans >= 2).count(),
+                with_reference: refs.iter().filter(|r| r.code.is_some()).count(),
+                disagreements: refs.iter().filter(|r| r.code.is_none()).count(),
+            });
+        }
+        human_pairs(Some(model), &mut rows);
+        let mut coders: BTreeMap<(&str, &str), Vec<&MachineCode>> = BTreeMap::new();
+        for m in machine.iter().filter(|m| m.model == *model) {
+            coders.entry((m.coder.as_str(), m.codebook_sha256.as_str())).or_default().push(m);
+        }
+        for ((coder, sha), codes_of) in coders {
+            let mut pairs = Vec::new();
+            let (mut disagreements, mut changed) = (0, 0);
+            for m in codes_of {
+                let Some(r) = reference.get(&m.key) else { continue };
+                match &r.code {
+                    None => disagreements += 1,
+                    Some(_) if r.text.trim() != m.text.trim() => changed += 1,
+                    Some(c) => pairs.push((c.as_str(), m.code.as_str())),
+                }
+            }
+            let mut r = row(model, "coder", "human reference", coder, sha, codes, &pairs);
+            r.excluded_disagreements = disagreements;
+            r.excluded_text_changed = changed;
+            if pairs.is_empty() && !label_models.contains(model) {
+                r.note = Some("no human labels on this model's text".into());
+            }
+            rows.push(r);
+        }
+    }
+    if label_models.len() > 1 {
+        human_pairs(None, &mut rows);
+    }
+    (consensus_rows, rows)
+}
+
+/// Whether a coder's codes on a model's text count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// κ at least the threshold: the codes count.
+    Validated,
+    /// Below the threshold or not validated, shown because unvalidated codes were allowed.
+    Unvalidated,
+    /// Below the threshold or not validated: the codes are refused for every statistic.
+    Refused,
+}
+
+impl Status {
+    /// `validated`, `unvalidated` or `refused`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Validated => "validated",
+            Status::Unvalidated => "unvalidated",
+            Status::Refused => "refused",
+        }
+    }
+}
+
+/// The gate's decision for one coder on one model's text.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Validation {
+    /// The audited model.
+    pub model: String,
+    /// The machine coder.
+    pub coder: String,
+    /// The decision.
+    pub status: Status,
+    /// κ against the human reference, if it could be computed.
+    pub kappa: Option<f64>,
+    /// Sentences it rests on.
+    pub n: usize,
+    /// The threshold.
+    pub min_kappa: f64,
+    /// Why: `κ = 0.650 < 0.8 (40 sentences)`, `no human labels`, ….
+    pub reason: String,
+}
+
+impl Validation {
+    /// Whether the codes may be shown (validated, or unvalidated codes allowed).
+    pub fn shown(&self) -> bool {
+        self.status != Status::Refused
+    }
+
+    /// The decision as reports print it: `refused: κ = 0.650 < 0.8 (40 sentences)`.
+    pub fn label(&self) -> String {
+        format!("{}: {}", self.status.as_str(), self.reason)
+    }
+}
+
+/// κ printed with enough decimals (three or more) that it does not read as the threshold when
+/// it falls on the other side of it.
+fn kappa_text(kappa: f64, min: f64) -> String {
+    for d in 3..=8 {
+        let s = format!("{kappa:.d$}");
+        let printed: f64 = s.parse().unwrap_or(kappa);
+        if (printed >= min) == (kappa >= min) {
+            return s;
+        }
+    }
+    format!("{kappa}")
+}
+
+/// The gate's decision for `coder` on `model`'s text from its agreement row (none when the
+/// coder has no row there), given whether the store holds any human label for the codebook.
+pub fn validate(
+    row: Option<&AgreementRow>,
+    any_labels: bool,
+    model: &str,
+    coder: &str,
+    min_kappa: f64,
+    allow_unvalidated: bool,
+) -> Validation {
+    let below = if allow_unvalidated { Status::Unvalidated } else { Status::Refused };
+    let (status, kappa, n, reason) = match row {
+        _ if !any_labels => (below, None, 0, "no human labels".to_string()),
+        None => (below, None, 0, "no human labels on this model's text".to_string()),
+        Some(r) => match r.kappa {
+            Some(k) if k >= min_kappa => (
+                Status::Validated,
+                Some(k),
+                r.n,
+                format!("κ = {} ≥ {min_kappa} ({} sentences)", kappa_text(k, min_kappa), r.n),
+            ),
+            Some(k) => {
+                (below, Some(k), r.n, format!("κ = {} < {min_kappa} ({} sentences)", kappa_text(k, min_kappa), r.n))
+            }
+            None if r.n == 0 => (below, None, 0, r.note.clone().unwrap_or_else(|| "no human labels".into())),
+            None => (below, None, r.n, format!("κ undefined, every sentence has the same code ({} sentences)", r.n)),
+        },
+    };
+    Validation { model: model.into(), coder: coder.into(), status, kappa, n, min_kappa, reason }
+}
+
+/// Checks a threshold: a finite number in (−1, 1].
+pub fn check_min_kappa(min_kappa: f64) -> Result<(), String> {
+    if min_kappa.is_finite() && min_kappa > -1.0 && min_kappa <= 1.0 {
+        Ok(())
+    } else {
+        Err(format!("--min-kappa {min_kappa}: expected a number in (-1, 1]"))
+    }
+}
+
+/// The human labels of a codebook (name and version) in the store, with their models.
+pub fn load_labels(conn: &Connection, codebook: &str, version: u32) -> rusqlite::Result<Vec<HumanLabel>> {
+    if !has_table(conn, "audit_labels")? {
+        return Ok(Vec::new());
+    }
+    let mut st = conn.prepare(
+        "SELECT l.run_id, l.seat, l.slot, l.sentence_index, l.coder, l.code, l.text,
+                COALESCE((SELECT a.model FROM audit_responses a
+                          WHERE a.run_id = l.run_id AND a.seat = l.seat AND a.slot = l.slot LIMIT 1), '')
+         FROM audit_labels l WHERE l.codebook = ?1 AND l.codebook_version = ?2
+         ORDER BY l.run_id, l.seat, l.slot, l.sentence_index, l.coder",
+    )?;
+    let rows = st.query_map(params![codebook, version], |r| {
+        Ok(HumanLabel {
+            key: (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?),
+            coder: r.get(4)?,
+            code: r.get(5)?,
+            text: r.get(6)?,
+            model: r.get(7)?,
+        })
+    })?;
+    rows.collect()
+}
+
+/// The machine codes of a codebook's reasoning sentences in the store (of one coder and
+/// codebook SHA-256 when given), with their models.
+pub fn load_machine(
+    conn: &Connection,
+    codebook: &str,
+    version: u32,
+    only: Option<(&str, &str)>,
+) -> rusqlite::Result<Vec<MachineCode>> {
+    if !has_table(conn, "audit_sentences")? || !has_table(conn, "audit_responses")? {
+        return Ok(Vec::new());
+    }
+    let (coder, sha) = only.map_or((None, None), |(c, s)| (Some(c), Some(s)));
+    let mut st = conn.prepare(
+        "SELECT s.run_id, s.seat, s.slot, s.sentence_index, a.model, s.coder, s.codebook_sha256, s.code, s.text
+         FROM audit_sentences s JOIN audit_responses a
+           ON a.run_id = s.run_id AND a.seat = s.seat AND a.slot = s.slot AND a.coder = s.coder
+          AND a.codebook = s.codebook AND a.codebook_version = s.codebook_version AND a.codebook_sha256 = s.codebook_sha256
+         WHERE s.codebook = ?1 AND s.codebook_version = ?2 AND s.segment = 'reasoning' AND s.code IS NOT NULL
+           AND (?3 IS NULL OR s.coder = ?3) AND (?4 IS NULL OR s.codebook_sha256 = ?4)
+         ORDER BY s.run_id, s.seat, s.slot, s.sentence_index, s.coder",
+    )?;
+    let rows = st.query_map(params![codebook, version, coder, sha], |r| {
+        Ok(MachineCode {
+            key: (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?),
+            model: r.get(4)?,
+            coder: r.get(5)?,
+            codebook_sha256: r.get(6)?,
+            code: r.get(7)?,
+            text: r.get(8)?,
+        })
+    })?;
+    rows.collect()
+}
+
+/// The gate's decisions for `coder`'s codes (with `codebook`, as the store holds them now) on
+/// each of `models`' text.
+pub fn gate(
+    conn: &Connection,
+    codebook: &LoadedCodebook,
+    coder: &str,
+    models: &[String],
+    min_kappa: f64,
+    allow_unvalidated: bool,
+) -> rusqlite::Result<Vec<Validation>> {
+    let cb = &codebook.codebook;
+    let labels = load_labels(conn, &cb.name, cb.version)?;
+    let machine = load_machine(conn, &cb.name, cb.version, Some((coder, &codebook.sha256)))?;
+    let codes: Vec<String> = cb.codes.iter().map(|c| c.name.clone()).collect();
+    let (_, rows) = compute(&codes, &labels, &machine);
+    Ok(models
+        .iter()
+        .map(|m| {
+            let r = rows.iter().find(|r| r.kind == "coder" && r.model == *m && r.coder == coder);
+            validate(r, !labels.is_empty(), m, coder, min_kappa, allow_unvalidated)
+        })
+        .collect())
+}
+
+/// How many labels one human coder gave.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct HumanCoder {
+    /// The name given on import.
+    pub coder: String,
+    /// Labels of the codebook.
+    pub labels: usize,
+}
+
+/// The agreement report of a store and codebook.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Agreement {
+    /// The store.
+    pub store: String,
+    /// The codebook's name.
+    pub codebook: String,
+    /// The codebook's version.
+    pub codebook_version: u32,
+    /// The gate's threshold.
+    pub min_kappa: f64,
+    /// How the human reference is formed.
+    pub consensus_rule: String,
+    /// The human coders.
+    pub humans: Vec<HumanCoder>,
+    /// Per model: labelled sentences, references, disagreements.
+    pub consensus: Vec<ConsensusRow>,
+    /// κ rows (see [`compute`]).
+    pub rows: Vec<AgreementRow>,
+    /// The gate's decision per machine coder (and codebook SHA-256) and model.
+    pub validation: Vec<Validation>,
+}
+
+/// Computes the agreement of every human pair and machine coder with codebook `codebook`
+/// (name and version) in the store at `path`, writes it to `audit_agreement` (replacing the
+/// codebook's earlier rows) and returns it. A store without human labels for the codebook is
+/// bad input.
+pub fn agreement(path: &Path, codebook: &LoadedCodebook, min_kappa: f64) -> Result<Agreement, LabelsError> {
+    check_min_kappa(min_kappa).map_err(LabelsError::Option)?;
+    let sql = |source| LabelsError::Store { path: path.to_path_buf(), source };
+    let mut conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(sql)?;
+    conn.busy_timeout(std::time::Duration::from_secs(30)).map_err(sql)?;
+    let cb = &codebook.codebook;
+    if !has_table(&conn, "audit_sentences").map_err(sql)? {
+        return Err(LabelsError::NotAudited {
+            path: path.to_path_buf(),
+            message: "no `audit_sentences` table: run `agora audit` on it first".into(),
+        });
+    }
+    let labels = load_labels(&conn, &cb.name, cb.version).map_err(sql)?;
+    if labels.is_empty() {
+        return Err(LabelsError::NotAudited {
+            path: path.to_path_buf(),
+            message: format!(
+                "no human labels for codebook {} v{}: export a sample with `agora audit export` and import labels with `agora audit import`",
+                cb.name, cb.version
+            ),
+        });
+    }
+    let machine = load_machine(&conn, &cb.name, cb.version, None).map_err(sql)?;
+    let codes: Vec<String> = cb.codes.iter().map(|c| c.name.clone()).collect();
+    let (consensus, mut rows) = compute(&codes, &labels, &machine);
+    let mut validation = Vec::new();
+    for r in rows.iter_mut().filter(|r| r.kind == "coder") {
+        let v = validate(Some(r), true, &r.model, &r.coder, min_kappa, false);
+        r.min_kappa = Some(min_kappa);
+        r.verdict = Some(v.status.as_str().to_string());
+        validation.push(v);
+    }
+    let mut humans: BTreeMap<&str, usize> = BTreeMap::new();
+    for l in &labels {
+        *humans.entry(&l.coder).or_default() += 1;
+    }
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(sql)?;
+    tx.execute_batch(SCHEMA).map_err(sql)?;
+    tx.execute(
+        "DELETE FROM audit_agreement WHERE codebook = ?1 AND codebook_version = ?2",
+        params![cb.name, cb.version],
+    )
+    .map_err(sql)?;
+    {
+        let mut put = tx
+            .prepare(
+                "INSERT INTO audit_agreement (codebook, codebook_version, model, kind, reference, coder, coder_codebook_sha256,
+                    n, p_o, p_e, kappa, se, ci_low, ci_high, min_kappa, verdict, excluded_disagreements, excluded_text_changed,
+                    note, labels_json, confusion_json, support_json, recall_json, precision_json)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
+                    ?22, ?23, ?24)",
+            )
+            .map_err(sql)?;
+        for r in &rows {
+            put.execute(params![
+                cb.name,
+                cb.version,
+                r.model,
+                r.kind,
+                r.reference,
+                r.coder,
+                r.coder_codebook_sha256,
+                r.n,
+                r.p_o,
+                r.p_e,
+                r.kappa,
+                r.se,
+                r.ci_low,
+                r.ci_high,
+                r.min_kappa,
+                r.verdict,
+                r.excluded_disagreements,
+                r.excluded_text_changed,
+                r.note,
+                json(&r.labels),
+                json(&r.confusion),
+                json(&r.support),
+                json(&r.recall),
+                json(&r.precision)
+            ])
+            .map_err(sql)?;
+        }
+    }
+    tx.commit().map_err(sql)?;
+    Ok(Agreement {
+        store: path.display().to_string(),
+        codebook: cb.name.clone(),
+        codebook_version: cb.version,
+        min_kappa,
+        consensus_rule: CONSENSUS_RULE.into(),
+        humans: humans.into_iter().map(|(c, n)| HumanCoder { coder: c.to_string(), labels: n }).collect(),
+        consensus,
+        rows,
+        validation,
+    })
+}
+
+/// A value as a JSON text column.
+fn json<T: Serialize + ?Sized>(v: &T) -> String {
+    serde_json::to_string(v).expect("invariant: plain data serialises")
+}
+
+fn num(x: Option<f64>) -> String {
+    x.map_or_else(String::new, |v| format!("{v:.6}"))
+}
+
+impl Agreement {
+    /// The tables written as CSV: `agreement` (one row per κ), `agreement_codes` (support,
+    /// recall and precision per row and code) and `agreement_confusion` (the non-zero cells of
+    /// each confusion matrix).
+    pub fn tables(&self) -> Vec<Table> {
+        let head = |r: &AgreementRow| vec![r.model.clone(), r.kind.clone(), r.reference.clone(), r.coder.clone()];
+        let summary = Table {
+            name: "agreement",
+            title: "Agreement with human labels (Cohen's kappa)",
+            columns: vec![
+                "model",
+                "kind",
+                "reference",
+                "coder",
+                "coder_codebook_sha256",
+                "n",
+                "p_o",
+                "p_e",
+                "kappa",
+                "se",
+                "ci_low",
+                "ci_high",
+                "min_kappa",
+                "verdict",
+                "excluded_disagreements",
+                "excluded_text_changed",
+                "note",
+            ],
+            rows: self
+                .rows
+                .iter()
+                .map(|r| {
+                    let mut row = head(r);
+                    row.extend([
+                        r.coder_codebook_sha256.clone(),
+                        r.n.to_string(),
+                        num(r.p_o),
+                        num(r.p_e),
+                        num(r.kappa),
+                        num(r.se),
+                        num(r.ci_low),
+                        num(r.ci_high),
+                        r.min_kappa.map_or_else(String::new, |m| m.to_string()),
+                        r.verdict.clone().unwrap_or_default(),
+                        r.excluded_disagreements.to_string(),
+                        r.excluded_text_changed.to_string(),
+                        r.note.clone().unwrap_or_default(),
+                    ]);
+                    row
+                })
+                .collect(),
+        };
+        let mut codes = Vec::new();
+        let mut confusion = Vec::new();
+        for r in &self.rows {
+            for (i, code) in r.labels.iter().enumerate() {
+                let mut row = head(r);
+                row.extend([code.clone(), r.support[i].to_string(), num(r.recall[i]), num(r.precision[i])]);
+                codes.push(row);
+                for (j, other) in r.labels.iter().enumerate() {
+                    if r.confusion[i][j] > 0 {
+                        let mut row = head(r);
+                        row.extend([code.clone(), other.clone(), r.confusion[i][j].to_string()]);
+                        confusion.push(row);
+                    }
+                }
+            }
+        }
+        vec![
+            summary,
+            Table {
+                name: "agreement_codes",
+                title: "Per-code support, recall and precision",
+                columns: vec!["model", "kind", "reference", "coder", "code", "support", "recall", "precision"],
+                rows: codes,
+            },
+            Table {
+                name: "agreement_confusion",
+                title: "Confusion matrices (non-zero cells)",
+                columns: vec!["model", "kind", "reference", "coder", "reference_code", "coder_code", "count"],
+                rows: confusion,
+            },
+        ]
+    }
+
+    /// The report as Markdown: per model, the human pairs and each machine coder's κ with its
+    /// verdict, then each machine coder's confusion matrix and per-code recall.
+    pub fn to_markdown(&self) -> String {
+        let f3 = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |v| format!("{v:.3}"));
+        let mut s = format!(
+            "# Coder validation: agreement with human labels\n\nStore `{}`; codebook `{}` v{}; a machine coder's codes count on a model's text when its kappa against the human reference there is at least {}.\n\n{}\n\nHuman coders: {}.\n",
+            self.store,
+            self.codebook,
+            self.codebook_version,
+            self.min_kappa,
+            self.consensus_rule,
+            self.humans.iter().map(|h| format!("`{}` ({} labels)", h.coder, h.labels)).collect::<Vec<_>>().join(", ")
+        );
+        let mut models: Vec<&str> = self.rows.iter().map(|r| r.model.as_str()).collect();
+        models.dedup();
+        for model in models {
+            if model == "all" {
+                s.push_str("\n## All models (human coders)\n\n");
+            } else {
+                s.push_str(&format!("\n## Model `{model}`\n\n"));
+            }
+            if let Some(c) = self.consensus.iter().find(|c| c.model == model) {
+                s.push_str(&format!(
+                    "{} sentences labelled, {} by two or more human coders; {} with a human reference, {} where the humans disagree (left out).\n\n",
+                    c.labelled, c.multiply_labelled, c.with_reference, c.disagreements
+                ));
+            }
+            s.push_str("| kind | reference | coder | n | p_o | kappa | 95 % interval | verdict | note |\n|---|---|---|---|---|---|---|---|---|\n");
+            let rows: Vec<&AgreementRow> = self.rows.iter().filter(|r| r.model == model).collect();
+            for r in &rows {
+                s.push_str(&format!(
+                    "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                    r.kind,
+                    r.reference,
+                    r.coder,
+                    r.n,
+                    f3(r.p_o),
+                    f3(r.kappa),
+                    match (r.ci_low, r.ci_high) {
+                        (Some(a), Some(b)) => format!("{a:.3} to {b:.3}"),
+                        _ => "-".into(),
+                    },
+                    r.verdict.as_deref().unwrap_or("-"),
+                    r.note.as_deref().unwrap_or("").replace('|', "\\|")
+                ));
+            }
+            let weak: Vec<String> = rows
+                .iter()
+                .filter(|r| r.kind == "humans" && r.kappa.is_some_and(|k| k < self.min_kappa))
+                .map(|r| format!("`{}` and `{}`", r.reference, r.coder))
+                .collect();
+            if !weak.is_empty() {
+                s.push_str(&format!(
+                    "\nThe human coders agree with each other below {} here ({}): the codebook's definitions, or the labelling, need attention before the reference can be trusted.\n",
+                    self.min_kappa,
+                    weak.join(", ")
+                ));
+            }
+            for r in rows.iter().filter(|r| r.kind == "coder" && r.n > 0) {
+                let used: Vec<usize> = (0..r.labels.len())
+                    .filter(|i| r.support[*i] > 0 || r.confusion.iter().any(|row| row[*i] > 0))
+                    .collect();
+                s.push_str(&format!(
+                    "\n### `{}` against the human reference\n\nRows: the human reference; columns: the coder (codes neither uses left out).\n\n| reference \\ coder | {} | recall |\n|---|{}---|\n",
+                    r.coder,
+                    used.iter().map(|i| r.labels[*i].as_str()).collect::<Vec<_>>().join(" | "),
+                    "---|".repeat(used.len())
+                ));
+                for i in &used {
+                    s.push_str(&format!(
+                        "| {} | {} | {} |\n",
+                        r.labels[*i],
+                        used.iter().map(|j| r.confusion[*i][*j].to_string()).collect::<Vec<_>>().join(" | "),
+                        f3(r.recall[*i])
+                    ));
+                }
+            }
+        }
+        s.push_str("\n## Gate\n\n");
+        for v in &self.validation {
+            s.push_str(&format!("- `{}` on `{}`: {}\n", v.coder, v.model, v.label()));
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn label(i: i64, model: &str, coder: &str, code: &str) -> HumanLabel {
+        HumanLabel {
+            key: (1, 0, i, 0),
+            model: model.into(),
+            coder: coder.into(),
+            code: code.into(),
+            text: format!("s{i}"),
+        }
+    }
+
+    fn machine(i: i64, model: &str, code: &str) -> MachineCode {
+        MachineCode {
+            key: (1, 0, i, 0),
+            model: model.into(),
+            coder: "lexicon/1".into(),
+            codebook_sha256: "abc".into(),
+            code: code.into(),
+            text: format!("s{i}"),
+        }
+    }
+
+    fn codes() -> Vec<String> {
+        ["a", "b", "c"].map(str::to_string).to_vec()
+    }
+
+    #[test]
+    fn the_reference_is_a_strict_majority() {
+        let labels = [
+            label(0, "m", "ana", "a"),
+            label(0, "m", "ben", "a"),
+            label(1, "m", "ana", "a"),
+            label(1, "m", "ben", "b"),
+            label(2, "m", "ana", "c"),
+            label(3, "m", "ana", "a"),
+            label(3, "m", "ben", "b"),
+            label(3, "m", "cy", "b"),
+        ];
+        let r = consensus(&labels);
+        let got: Vec<Option<&str>> = r.values().map(|x| x.code.as_deref()).collect();
+        assert_eq!(got, [Some("a"), None, Some("c"), Some("b")]);
+    }
+
+    #[test]
+    fn kappa_rows_match_a_hand_computation() {
+        // Humans: ana and ben agree on 0, 1, 2, 4 and disagree on 3.
+        let mut labels = Vec::new();
+        for (i, (a, b)) in [("a", "a"), ("b", "b"), ("c", "c"), ("a", "b"), ("b", "b")].iter().enumerate() {
+            labels.push(label(i as i64, "m", "ana", a));
+            labels.push(label(i as i64, "m", "ben", b));
+        }
+        let machine: Vec<MachineCode> = [("a"), ("b"), ("a"), ("c"), ("b"), ("c")]
+            .iter()
+            .enumerate()
+            .map(|(i, c)| machine(i as i64, "m", c))
+            .collect();
+        let (consensus, rows) = compute(&codes(), &labels, &machine);
+        assert_eq!(
+            consensus[0],
+            ConsensusRow { model: "m".into(), labelled: 5, multiply_labelled: 5, with_reference: 4, disagreements: 1 }
+        );
+        let humans = rows.iter().find(|r| r.kind == "humans").expect("pair");
+        // ana: a b c a b; ben: a b c b b. p_o = 4/5; ana margins a .4 b .4 c .2, ben a .2 b .6 c .2.
+        let p_e = 0.4 * 0.2 + 0.4 * 0.6 + 0.2 * 0.2;
+        assert!((humans.kappa.expect("kappa") - (0.8 - p_e) / (1.0 - p_e)).abs() < 1e-12);
+        let coder = rows.iter().find(|r| r.kind == "coder").expect("coder row");
+        // Reference on 0, 1, 2, 4: a b c b; coder a b a b. Sentence 3 left out (humans disagree),
+        // sentence 5 unlabelled.
+        assert_eq!((coder.n, coder.excluded_disagreements), (4, 1));
+        let p_e = 0.25 * 0.5 + 0.5 * 0.5 + 0.25 * 0.0;
+        assert!((coder.kappa.expect("kappa") - (0.75 - p_e) / (1.0 - p_e)).abs() < 1e-12);
+        assert_eq!(coder.confusion, [[1, 0, 0], [0, 2, 0], [1, 0, 0]]);
+        assert_eq!(coder.recall, [Some(1.0), Some(1.0), Some(0.0)]);
+    }
+
+    #[test]
+    fn the_gate_refuses_below_the_threshold_and_says_why() {
+        let mut labels = Vec::new();
+        let mut codes_m = Vec::new();
+        for i in 0..10 {
+            let truth = ["a", "b", "c"][i % 3];
+            labels.push(label(i as i64, "good", "ana", truth));
+            codes_m.push(machine(i as i64, "good", truth));
+            labels.push(label(100 + i as i64, "poor", "ana", truth));
+            codes_m.push(machine(100 + i as i64, "poor", if i < 5 { truth } else { "a" }));
+        }
+        codes_m.push(machine(1000, "unlabelled", "a"));
+        let (_, rows) = compute(&codes(), &labels, &codes_m);
+        let get = |m: &str| rows.iter().find(|r| r.kind == "coder" && r.model == m);
+        let good = validate(get("good"), true, "good", "lexicon/1", 0.8, false);
+        assert_eq!(
+            (good.status, good.label()),
+            (Status::Validated, "validated: κ = 1.000 ≥ 0.8 (10 sentences)".into())
+        );
+        let poor = validate(get("poor"), true, "poor", "lexicon/1", 0.8, false);
+        let k = get("poor").and_then(|r| r.kappa).expect("kappa");
+        assert!(k < 0.8);
+        assert_eq!(poor.label(), format!("refused: κ = {k:.3} < 0.8 (10 sentences)"));
+        assert!(!poor.shown());
+        let allowed = validate(get("poor"), true, "poor", "lexicon/1", 0.8, true);
+        assert_eq!(allowed.status, Status::Unvalidated);
+        assert!(allowed.shown());
+        let none = validate(get("unlabelled"), true, "unlabelled", "lexicon/1", 0.8, false);
+        assert_eq!(none.label(), "refused: no human labels on this model's text");
+        let nothing = validate(None, false, "x", "lexicon/1", 0.8, false);
+        assert_eq!(nothing.label(), "refused: no human labels");
+        // A threshold just above kappa is not printed as equal to it.
+        assert_eq!(kappa_text(0.79996, 0.8), "0.79996");
+        assert!(check_min_kappa(0.8).is_ok() && check_min_kappa(1.5).is_err() && check_min_kappa(f64::NAN).is_err());
+    }
+
+    #[test]
+    fn a_single_shared_code_leaves_kappa_undefined() {
+        let labels = [label(0, "m", "ana", "a"), label(1, "m", "ana", "a")];
+        let machine = [machine(0, "m", "a"), machine(1, "m", "a")];
+        let (_, rows) = compute(&codes(), &labels, &machine);
+        let r = rows.iter().find(|r| r.kind == "coder").expect("row");
+        assert_eq!((r.kappa, r.p_o, r.n), (None, Some(1.0), 2));
+        let v = validate(Some(r), true, "m", "lexicon/1", 0.8, false);
+        assert_eq!(v.label(), "refused: κ undefined, every sentence has the same code (2 sentences)");
+    }
+}
