@@ -2,11 +2,12 @@
 //!
 //! Without a subcommand it reads the store's terminal decision transcripts, splits each reply
 //! into pre-action reasoning, action and post-hoc rationale, codes the reasoning's sentences
-//! with the lexicon coder against a codebook, writes the `audit_*` tables into the store and
-//! `audit.md`, `audit.json` and the CSV tables into the output directory. Every number computed
-//! from the codes passes the coder-validation gate: a model's numbers are refused unless the
-//! coder's Cohen's κ against human labels on that model's text is at least `--min-kappa`
-//! (0.8), or `--allow-unvalidated` shows them labelled unvalidated.
+//! against a codebook with the lexicon coder or (`--coder llm:MODEL --models FILE`) an LLM
+//! coder outside the audited set ([`audit_llm`]), writes the `audit_*`
+//! tables into the store and `audit.md`, `audit.json` and the CSV tables into the output
+//! directory. Every number computed from the codes passes the coder-validation gate: a model's
+//! numbers are refused unless the coder's Cohen's κ against human labels on that model's text
+//! is at least `--min-kappa` (0.8), or `--allow-unvalidated` shows them labelled unvalidated.
 //!
 //! The subcommands collect the human labels the gate needs: `export` writes a seeded sample of
 //! coded sentences for labelling (JSONL, a JSON task list, or CSV), `import` reads one human
@@ -20,11 +21,15 @@
 
 use std::path::{Path, PathBuf};
 
-use agora_analysis::audit::{self, labels, AuditError, GateOptions, LabelsError, LexiconCoder, LoadedCodebook};
+use agora_analysis::audit::{self, labels, AuditError, Coder, GateOptions, LabelsError, LexiconCoder, LoadedCodebook};
 use agora_engine::Store;
 use anyhow::Context as _;
 
+use crate::audit_llm::{self, CoderChoice, LlmCoderOptions};
 use crate::BadInput;
+
+#[path = "audit_replicates.rs"]
+mod replicates;
 
 /// Arguments of `agora audit`.
 #[derive(clap::Args, Debug)]
@@ -58,6 +63,27 @@ struct RunArgs {
     /// Show numbers the gate refuses, labelled unvalidated, instead of refusing them.
     #[arg(long)]
     allow_unvalidated: bool,
+    /// The coder: `lexicon` (the codebook's lexicon rules) or `llm:MODEL`, a model declared in
+    /// the --models file; an LLM coder must not be an audited model (by name or served id).
+    #[arg(long, default_value = "lexicon")]
+    coder: CoderChoice,
+    /// Models file declaring the LLM coder (`Models(version: 1, models: [...])`, as
+    /// `agora run --models` takes).
+    #[arg(long)]
+    models: Option<PathBuf>,
+    /// LLM coder: sampling temperature (default 0).
+    #[arg(long)]
+    coder_temperature: Option<f64>,
+    /// LLM coder: most tokens a reply may have (default: the declaration's max_tokens).
+    #[arg(long)]
+    coder_max_tokens: Option<u32>,
+    /// LLM coder: the seed its requests' sampling seeds are derived from (default 0).
+    #[arg(long)]
+    coder_seed: Option<u64>,
+    /// LLM coder: answer from the store's reply cache only; a request not cached stops the
+    /// audit with nothing written.
+    #[arg(long)]
+    replay: bool,
 }
 
 #[derive(clap::Subcommand, Debug)]
@@ -70,6 +96,9 @@ enum AuditCommand {
     /// Cohen's kappa between the human coders, then of each machine coder against the human
     /// reference, per audited model; into audit_agreement and agreement.md/json/csv.
     Agreement(AgreementArgs),
+    /// Re-ask a seeded sample of stored decision prompts m times each with fresh sampling
+    /// seeds, advancing no game, into audit_replicates (the dependency estimate's data).
+    Replicates(replicates::ReplicatesArgs),
 }
 
 /// Export formats.
@@ -167,6 +196,7 @@ pub fn main(args: AuditArgs) -> anyhow::Result<()> {
         Some(AuditCommand::Export(a)) => export(a),
         Some(AuditCommand::Import(a)) => import(a),
         Some(AuditCommand::Agreement(a)) => agreement(a),
+        Some(AuditCommand::Replicates(a)) => replicates::main(a),
     }
 }
 
@@ -198,11 +228,46 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
     let codebook = load_codebook(args.codebook.as_deref())?;
     audit::agreement::check_min_kappa(args.min_kappa).map_err(BadInput)?;
     check_store(&args.store)?;
-    let coder = LexiconCoder::new(&codebook.codebook);
+    let llm = match &args.coder {
+        CoderChoice::Lexicon => {
+            let llm_only = [
+                ("--models", args.models.is_some()),
+                ("--coder-temperature", args.coder_temperature.is_some()),
+                ("--coder-max-tokens", args.coder_max_tokens.is_some()),
+                ("--coder-seed", args.coder_seed.is_some()),
+                ("--replay", args.replay),
+            ];
+            let given: Vec<&str> = llm_only.iter().filter(|(_, given)| *given).map(|(flag, _)| *flag).collect();
+            if !given.is_empty() {
+                return Err(BadInput(format!(
+                    "{} appl{} to an LLM coder only (--coder llm:MODEL)",
+                    given.join(", "),
+                    if given.len() == 1 { "ies" } else { "y" }
+                ))
+                .into());
+            }
+            None
+        }
+        CoderChoice::Llm(name) => {
+            let options = LlmCoderOptions {
+                temperature: args.coder_temperature.unwrap_or(0.0),
+                max_tokens: args.coder_max_tokens,
+                seed: args.coder_seed.unwrap_or(0),
+                replay: args.replay,
+            };
+            let models = args.models.as_deref();
+            Some(audit_llm::build(&args.store, args.study.as_deref(), models, name, &codebook.codebook, &options)?)
+        }
+    };
+    let lexicon = LexiconCoder::new(&codebook.codebook);
+    let coder: &dyn Coder = match &llm {
+        Some(c) => c,
+        None => &lexicon,
+    };
     let gate = GateOptions { min_kappa: args.min_kappa, allow_unvalidated: args.allow_unvalidated };
     let started = std::time::Instant::now();
     let result =
-        audit::audit(&args.store, &codebook, &coder, args.study.as_deref(), gate).map_err(|e: AuditError| {
+        audit::audit(&args.store, &codebook, coder, args.study.as_deref(), gate).map_err(|e: AuditError| {
             if e.is_bad_input() {
                 BadInput(e.to_string()).into()
             } else {
@@ -228,11 +293,23 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
         t.with_post_hoc,
         t.fallbacks_skipped
     );
+    if let Some(llm) = &llm {
+        let (cached, sent) = llm.calls();
+        println!(
+            "coder {}: {} replies from the reply cache, {} requests sent; identity {}; serving {}",
+            coder.id(),
+            cached,
+            sent,
+            coder.identity(),
+            coder.serving()
+        );
+    }
     for v in &result.validation {
         println!("gate on {} for model {}: {}", v.coder, v.model, v.label());
     }
+    replicates::dependency(&args.store, &codebook, coder, args.study.as_deref(), gate, &args.out)?;
     println!(
-        "tables audit_responses, audit_sentences, audit_segments in {}; report in {}",
+        "tables audit_responses, audit_sentences, audit_segments, audit_coders in {}; report in {}",
         args.store.display(),
         args.out.display()
     );

@@ -5,6 +5,7 @@
 //! store).
 
 mod audit;
+mod audit_llm;
 mod export;
 mod llm;
 mod network;

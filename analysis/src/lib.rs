@@ -28,6 +28,7 @@ pub mod formation;
 pub mod heterogeneity;
 pub mod label_prior;
 pub mod ladder;
+pub mod motives;
 pub mod outcomes;
 pub mod perturbation;
 pub mod profile;

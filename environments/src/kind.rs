@@ -67,6 +67,7 @@ kinds! {
     NamingGame = "naming-game",
     StagHunt = "stag-hunt",
     Coordination = "coordination",
+    BinaryAllocation = "binary-allocation",
 }
 
 /// The part an agent plays in one decision.

@@ -37,6 +37,11 @@ pub enum Context {
         /// Indices into the pool, in the order shown.
         order: Vec<u32>,
     },
+    /// Binary allocation: the state of this decision (its id in the treatment's enumeration).
+    State {
+        /// The state id, as the decision records it.
+        id: u32,
+    },
 }
 
 impl Observation {

@@ -168,6 +168,7 @@ templates![
     "naming-game.j2",
     "stag-hunt.j2",
     "coordination.j2",
+    "binary-allocation.j2",
 ];
 
 impl PromptRenderer {

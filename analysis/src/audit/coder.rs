@@ -1,7 +1,7 @@
 //! Coders: what assigns one code of the codebook to each sentence of a response's reasoning.
 //!
-//! [`Coder`] is the interface every coder implements (the lexicon coder here; a model-backed
-//! coder can implement it later), and [`validate_output`] is the strict check the audit applies
+//! [`Coder`] is the interface every coder implements (the lexicon coder here; the LLM coder
+//! lives in the `agora` binary, which holds the model client), and [`validate_output`] is the strict check the audit applies
 //! to any coder's output: one code per sentence, each a code of the codebook. A violation is
 //! an error, recorded as such, never repaired.
 //!
@@ -38,9 +38,37 @@ pub struct CoderError(pub String);
 /// A coder sees the reasoning's sentences only, never the action or a post-hoc rationale: a
 /// coder that reads the answer makes errors that depend on the action, and those have no
 /// guaranteed direction (seed 003 §240.6.2).
+///
+/// Its [`id`](Coder::id) names it in every row it codes, so two versions of a coder must have
+/// two ids: rows of different ids sit beside each other and the validation gate judges each
+/// id on its own. [`identity`](Coder::identity) is what the id stands for, frozen in the
+/// store's `audit_coders` table beside it.
 pub trait Coder {
     /// The coder's identity and version as recorded with every code, e.g. `lexicon/1`.
     fn id(&self) -> String;
+
+    /// What makes this coder this version, as a JSON object recorded in `audit_coders` with
+    /// the id (an LLM coder: its model, served id, sampling parameters and prompt template).
+    /// By default the id alone.
+    fn identity(&self) -> serde_json::Value {
+        serde_json::json!({ "coder": self.id() })
+    }
+
+    /// Facts of how the coder was reached that do not make another version (an LLM coder's
+    /// endpoints), recorded beside the identity; `null` by default.
+    fn serving(&self) -> serde_json::Value {
+        serde_json::Value::Null
+    }
+
+    /// Called by the audit once, before any response is coded, with the reasoning sentences
+    /// of every response it will code (in audit order; identical lists may repeat). A
+    /// model-backed coder sends its requests here, concurrently; an error stops the audit
+    /// before anything is written (a server that cannot be reached is no coder output to
+    /// record). Does nothing by default.
+    fn prepare(&self, responses: &[Vec<String>]) -> Result<(), CoderError> {
+        let _ = responses;
+        Ok(())
+    }
 
     /// Codes the sentences of one response, in order: one [`Coded`] per sentence.
     fn code(&self, sentences: &[String]) -> Result<Vec<Coded>, CoderError>;
@@ -174,6 +202,10 @@ impl LexiconCoder {
 impl Coder for LexiconCoder {
     fn id(&self) -> String {
         format!("lexicon/{}", Self::VERSION)
+    }
+
+    fn identity(&self) -> serde_json::Value {
+        serde_json::json!({ "kind": "lexicon", "version": Self::VERSION })
     }
 
     fn code(&self, sentences: &[String]) -> Result<Vec<Coded>, CoderError> {

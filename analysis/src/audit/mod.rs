@@ -6,7 +6,9 @@
 //! 1. splits the reply into reasoning, action and post-hoc segments ([`segment`]): only text
 //!    written before the action is reasoning;
 //! 2. splits the reasoning into sentences ([`sentence`]) and has a [`Coder`] give each exactly
-//!    one code of the [`Codebook`], checked by [`validate_output`];
+//!    one code of the [`Codebook`], checked by [`validate_output`] (a model-backed coder first
+//!    gets every response's sentences at once, [`Coder::prepare`]; an output that fails the
+//!    check is recorded as the response's coder error, nothing coded, never repaired);
 //!    post-hoc sentences are kept, labelled `post_hoc`, and never coded; a response without
 //!    reasoning is counted, not coded;
 //! 3. records each response's value vector (which value codes appear at least once), writes
@@ -25,6 +27,7 @@ pub mod agreement;
 pub mod codebook;
 pub mod coder;
 mod csv;
+pub mod dependency;
 pub mod labels;
 pub mod report;
 pub mod segment;
@@ -45,6 +48,7 @@ pub use labels::{ExportOptions, Format, Imported, LabelsError};
 pub use report::{Audit, CoderGate, OccurrenceRow, ReasoningRow};
 pub use segment::{segment_reply, ReplyForm, Segment, SegmentKind, Segmentation};
 pub use sentence::split_sentences;
+pub use sha256::hex_digest;
 
 /// What stopped an audit.
 #[derive(Debug, thiserror::Error)]
@@ -77,13 +81,21 @@ pub enum AuditError {
         /// The study asked for.
         study: String,
     },
+    /// The coder could not prepare its codes ([`Coder::prepare`]): nothing was written.
+    #[error("coder `{coder}`: {source}; nothing written")]
+    Coder {
+        /// The coder's id.
+        coder: String,
+        /// What failed.
+        source: CoderError,
+    },
 }
 
 impl AuditError {
     /// Whether the error is the user's input (a codebook, a study name, a store that is not an
     /// Agora store) rather than a failure while auditing.
     pub fn is_bad_input(&self) -> bool {
-        !matches!(self, AuditError::Store { .. })
+        !matches!(self, AuditError::Store { .. } | AuditError::Coder { .. })
     }
 }
 
@@ -179,25 +191,16 @@ struct Row {
 /// Where fallbacks were skipped: (model, environment, cell) → count.
 pub type Skipped = BTreeMap<(String, String, String), usize>;
 
-/// Segments and codes one reply.
-pub fn code_reply(
-    raw: &str,
-    answer_field: &str,
-    cut: bool,
-    codebook: &Codebook,
-    coder: &dyn Coder,
-) -> (Segmentation, Vec<Sentence>, Option<String>, Vec<bool>) {
+/// Segments one reply and splits its reasoning and post-hoc segments into sentences, none
+/// coded yet.
+pub fn split_reply(raw: &str, answer_field: &str, cut: bool) -> (Segmentation, Vec<Sentence>) {
     let segmentation = segment_reply(raw, answer_field, cut);
     let mut sentences = Vec::new();
-    let mut reasoning = Vec::new();
     for (si, seg) in segmentation.segments.iter().enumerate() {
         if seg.kind == SegmentKind::Action {
             continue;
         }
         for text in split_sentences(&seg.text) {
-            if seg.kind == SegmentKind::Reasoning {
-                reasoning.push((sentences.len(), text.clone()));
-            }
             sentences.push(Sentence {
                 segment_index: si,
                 sentence_index: sentences.len(),
@@ -209,14 +212,25 @@ pub fn code_reply(
             });
         }
     }
+    (segmentation, sentences)
+}
+
+/// The texts of a response's reasoning sentences, in order: what a coder sees.
+pub fn reasoning_texts(sentences: &[Sentence]) -> Vec<String> {
+    sentences.iter().filter(|s| s.kind == SegmentKind::Reasoning).map(|s| s.text.clone()).collect()
+}
+
+/// Codes the reasoning sentences of one response in place with `coder`, its output checked
+/// by [`validate_output`]; returns the coder error (nothing coded) and the value vector.
+fn code_sentences(sentences: &mut [Sentence], codebook: &Codebook, coder: &dyn Coder) -> (Option<String>, Vec<bool>) {
+    let texts = reasoning_texts(sentences);
     let mut coder_error = None;
-    if !reasoning.is_empty() {
-        let texts: Vec<String> = reasoning.iter().map(|(_, t)| t.clone()).collect();
+    if !texts.is_empty() {
         match coder.code(&texts).and_then(|coded| validate_output(codebook, texts.len(), &coded).map(|()| coded)) {
             Ok(coded) => {
-                for ((i, _), c) in reasoning.iter().zip(coded) {
-                    sentences[*i].code = Some(c.code);
-                    sentences[*i].evidence = c.evidence;
+                for (s, c) in sentences.iter_mut().filter(|s| s.kind == SegmentKind::Reasoning).zip(coded) {
+                    s.code = Some(c.code);
+                    s.evidence = c.evidence;
                 }
             }
             Err(e) => coder_error = Some(e.0),
@@ -224,6 +238,19 @@ pub fn code_reply(
     }
     let values =
         codebook.values().map(|v| sentences.iter().any(|s| s.code.as_deref() == Some(v.name.as_str()))).collect();
+    (coder_error, values)
+}
+
+/// Segments and codes one reply.
+pub fn code_reply(
+    raw: &str,
+    answer_field: &str,
+    cut: bool,
+    codebook: &Codebook,
+    coder: &dyn Coder,
+) -> (Segmentation, Vec<Sentence>, Option<String>, Vec<bool>) {
+    let (segmentation, mut sentences) = split_reply(raw, answer_field, cut);
+    let (coder_error, values) = code_sentences(&mut sentences, codebook, coder);
     (segmentation, sentences, coder_error, values)
 }
 
@@ -272,18 +299,25 @@ pub fn audit(
     }
     let rows = read_rows(&conn, study).map_err(sql)?;
     let cb = &codebook.codebook;
-    let mut responses = Vec::new();
     let mut skipped: Skipped = BTreeMap::new();
+    let mut split = Vec::new();
     for r in rows {
         if r.parse_status == "fallback" {
             *skipped.entry((r.model, r.environment, r.cell)).or_default() += 1;
             continue;
         }
         let terminal = r.parse_status == "ok" || (r.parse_status == "truncated" && r.action.is_some());
-        let Some(action) = r.action.filter(|_| terminal) else { continue };
+        let Some(action) = r.action.clone().filter(|_| terminal) else { continue };
         let answer_field = segment::asked_answer_field(&r.messages_json, &r.spec_json);
-        let (segmentation, sentences, coder_error, values) =
-            code_reply(&r.raw_reply, &answer_field, r.parse_status == "truncated", cb, coder);
+        let (segmentation, sentences) = split_reply(&r.raw_reply, &answer_field, r.parse_status == "truncated");
+        split.push((r, action, answer_field, segmentation, sentences));
+    }
+    let batches: Vec<Vec<String>> =
+        split.iter().map(|x| reasoning_texts(&x.4)).filter(|texts| !texts.is_empty()).collect();
+    coder.prepare(&batches).map_err(|source| AuditError::Coder { coder: coder.id(), source })?;
+    let mut responses = Vec::new();
+    for (r, action, answer_field, segmentation, mut sentences) in split {
+        let (coder_error, values) = code_sentences(&mut sentences, cb, coder);
         let answer_agrees = segmentation.answer.as_ref().and_then(|a| segment::answer_agrees(a, &action));
         responses.push(Response {
             run_id: r.run_id,
@@ -305,7 +339,7 @@ pub fn audit(
             values,
         });
     }
-    let earlier = tables::write(&mut conn, codebook, &coder.id(), study, &responses).map_err(sql)?;
+    let earlier = tables::write(&mut conn, codebook, coder, study, &responses).map_err(sql)?;
     let models: Vec<String> =
         responses.iter().map(|r| r.model.clone()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
     let validation =

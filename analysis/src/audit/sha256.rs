@@ -69,7 +69,7 @@ const K: [u32; 64] = [
 ];
 
 /// Lower-case hex SHA-256 digest of `data`.
-pub(crate) fn hex_digest(data: &[u8]) -> String {
+pub fn hex_digest(data: &[u8]) -> String {
     let mut h: [u32; 8] =
         [0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19];
     let mut msg = data.to_vec();

@@ -3,6 +3,11 @@
 //! tables, which the audit only reads.
 //!
 //! - `audit_codebooks`: each codebook used, by name, version and SHA-256, with its text.
+//! - `audit_coders`: each machine coder used, by the id its rows carry (`coder`), with its
+//!   frozen identity ([`Coder::identity`], JSON: the lexicon coder's version; an LLM coder's
+//!   model, served id, quantisation, sampling parameters and prompt-template hash) and how it
+//!   was served ([`Coder::serving`], JSON: an LLM coder's endpoints; `null` for the lexicon).
+//!   One row per distinct (id, identity, serving); rows are never removed.
 //! - `audit_segments`: each audited reply's segments (reasoning, action, post_hoc), coder-free.
 //! - `audit_responses`: one row per audited decision and (coder, codebook): whether it has
 //!   pre-action reasoning, its sentence counts and its value vector as a JSON object.
@@ -17,11 +22,14 @@
 //!
 //! A write replaces, in one transaction, the segments of the runs in scope and the rows of the
 //! same coder and codebook (name, version, SHA-256) for those runs; rows of other coders and
-//! codebooks stay.
+//! codebooks stay. A response whose coder output failed validation keeps its row in
+//! `audit_responses` with the error in `coder_error` and no value vector, and its sentences
+//! with no code: the error is recorded, never repaired.
 
 use rusqlite::{params, Connection};
 
 use super::codebook::LoadedCodebook;
+use super::coder::Coder;
 use super::segment::SEGMENTER_VERSION;
 use super::Response;
 
@@ -34,6 +42,12 @@ CREATE TABLE IF NOT EXISTS audit_codebooks (
     source TEXT NOT NULL,
     PRIMARY KEY (name, version, sha256)
 );
+CREATE TABLE IF NOT EXISTS audit_coders (
+    coder TEXT NOT NULL,
+    identity_json TEXT NOT NULL,
+    serving_json TEXT NOT NULL,
+    PRIMARY KEY (coder, identity_json, serving_json)
+) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS audit_segments (
     run_id INTEGER NOT NULL,
     seat INTEGER NOT NULL,
@@ -95,18 +109,24 @@ CREATE TABLE IF NOT EXISTS audit_sentences (
 ) WITHOUT ROWID;
 ";
 
-/// Writes the audit's rows (see the [module documentation](self)); returns the SHA-256 of
-/// other codebooks of the same name and version audited before in this store (a codebook
-/// edited without a new version).
+/// Writes the audit's rows of `coder` (see the [module documentation](self)); returns the
+/// SHA-256 of other codebooks of the same name and version audited before in this store (a
+/// codebook edited without a new version).
 pub fn write(
     conn: &mut Connection,
     codebook: &LoadedCodebook,
-    coder: &str,
+    coder: &dyn Coder,
     study: Option<&str>,
     responses: &[Response],
 ) -> rusqlite::Result<Vec<String>> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     tx.execute_batch(SCHEMA)?;
+    let id = coder.id();
+    tx.execute(
+        "INSERT OR IGNORE INTO audit_coders (coder, identity_json, serving_json) VALUES (?1, ?2, ?3)",
+        params![id, coder.identity().to_string(), coder.serving().to_string()],
+    )?;
+    let coder = id.as_str();
     let cb = &codebook.codebook;
     let earlier: Vec<String> = {
         let mut st = tx.prepare(

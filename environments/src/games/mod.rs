@@ -5,6 +5,7 @@
 //! is the one place that hands out the game behind it.
 
 pub mod bargaining;
+pub mod binary_allocation;
 pub mod coordination;
 pub mod money_request;
 pub mod naming;
@@ -72,6 +73,7 @@ games! {
     NamingGame(naming::NgParams, naming::DESCRIPTION),
     StagHunt(stag_hunt::ShParams, stag_hunt::DESCRIPTION),
     Coordination(coordination::CgParams, coordination::DESCRIPTION),
+    BinaryAllocation(binary_allocation::BaParams, binary_allocation::DESCRIPTION),
 }
 
 impl EnvSpec {

@@ -1,0 +1,1276 @@
+//! The dependency of the action on the stated values (seed 003 §240.7.4, Eq. 240.12), from
+//! replicated prompts.
+//!
+//! # Why replicates
+//! With a fixed effect per prompt, φ in P(A = a | W, S) ≈ φᵀW + η_S is identified only from
+//! variation within a prompt, across its stochastic replicates. In a society run almost every
+//! prompt is unique (its history differs), so the audit's own transcripts carry no such
+//! variation. `agora audit replicates` re-asks a seeded sample of stored decision prompts m
+//! times each, with fresh sampling seeds and nothing else changed, and keeps the replies in
+//! `audit_replicates` ([`REPLICATES_SCHEMA`]): a table of their own, never in `transcripts`,
+//! whose rows are hashed into every run's record hash. Replicates advance no game and change no
+//! run's records.
+//!
+//! # Coding
+//! `agora audit` codes every replicate with an action exactly as it codes a decision
+//! ([`code_reply`](super::code_reply): pre-action reasoning only, one code per sentence) into
+//! `audit_replicate_responses` and `audit_replicate_sentences` ([`SCHEMA`]), keyed by the
+//! original decision (run, seat, slot: the prompt), the sample seed and the replicate index, so
+//! a prompt's replicates are grouped with it. Re-running replaces the rows of the same coder and
+//! codebook (name, version, SHA-256) for the runs in scope.
+//!
+//! # The estimate
+//! Per audited model, environment and role, over the replicates that have an action, coded
+//! reasoning (a replicate without reasoning, or whose coder output failed validation, is
+//! counted and left out) and a defined action indicator ([`INDICATORS`]):
+//! - **LPM** (`lpm-fe`): y on the value vector W (one 0/1 column per value code of the codebook)
+//!   with a fixed effect per prompt, by within-prompt demeaning, CR1 clustered by prompt
+//!   ([`fe_cr1()`], df `auto`, which is `within` here since every prompt is its own cluster; t on
+//!   G − 1 degrees of freedom). The original decision is not among the observations: only the
+//!   replicates, drawn with the same request and a fresh seed.
+//! - **Logit** (`logit-ame`, binary indicators only; the robustness check of seed 003 §240.12):
+//!   a logit of y on W and one dummy per prompt (no intercept), over the prompts whose action
+//!   varies across their replicates (in the others the prompt's dummy separates the outcome
+//!   perfectly and they carry no information on φ), CR1 clustered by prompt, with the values'
+//!   average marginal effects and delta-method errors ([`logit_ame()`]; z inference). The
+//!   marginal effect is the average derivative dP/dw (statsmodels' `get_margeff` default, every
+//!   regressor treated as continuous), which for a 0/1 value is smaller than the average
+//!   discrete change (0.44 against 0.6 where stating a value moves P from 0.2 to 0.8); and with
+//!   few replicates per prompt the unconditional fixed-effects logit is biased away from zero
+//!   (the incidental-parameters problem: about twofold with two replicates). Compare it with
+//!   the LPM for sign and significance, not size.
+//!
+//! A value that does not vary within any prompt (never stated, always stated, or stated in all
+//! or none of every prompt's replicates) is **not identified**: reported with that status and
+//! no number, never dropped silently; so is a value whose within-prompt variation is a linear
+//! combination of the values before it (codebook order). A group whose fit cannot be computed
+//! (one prompt, fewer replicates than parameters, a separated logit) reports why.
+//!
+//! Every estimate passes the coder-validation gate ([`agreement::gate`]):
+//! a model's rows are computed only where the coder's κ against human labels on that model's text
+//! is at least the threshold, and otherwise read `refused: …` with no number (or, with
+//! unvalidated codes allowed, are computed and labelled `unvalidated: …`). The estimates go to
+//! `audit_dependency` in the store and to `dependency.md`, `.json` and `.csv`.
+//!
+//! # The action indicators
+//! One per environment and role where an action has a defensible prosocial or cooperative
+//! direction ([`INDICATORS`]): cooperating in the prisoner's dilemma, hunting the stag, accepting
+//! an ultimatum offer, the share offered, given, sent, returned or contributed in the amount
+//! games, and, in the binary-allocation game, choosing the option better for A (seed 003's
+//! prosocial option, Eq. 240.8). Left out ([`LEFT_OUT`]): the naming and coordination games
+//! (symmetric labels: no option is the prosocial one), the 11–20 money request (no prosocial
+//! direction) and the public-goods punishment stage (an allocation over several targets).
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+use serde::Serialize;
+
+use super::agreement::{self, Validation};
+use super::codebook::LoadedCodebook;
+use super::coder::Coder;
+use super::segment::SegmentKind;
+use super::{AuditError, GateOptions};
+use crate::stats::{fe_cr1, logit_ame, FeDf, StatsError};
+
+/// The replicates table, written by `agora audit replicates` (see the [module
+/// documentation](self)): one row per replicate of an original decision (run, seat, slot), per
+/// sample seed and replicate index, with the request as sent, its cache key and the original's,
+/// the action space the reply was read against, the reply and what was made of it.
+pub const REPLICATES_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS audit_replicates (
+    run_id INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    slot INTEGER NOT NULL,
+    response_id TEXT NOT NULL,
+    original_attempt INTEGER NOT NULL,
+    sample_seed TEXT NOT NULL,
+    replicate INTEGER NOT NULL,
+    model TEXT NOT NULL,
+    served_id TEXT NOT NULL,
+    endpoint TEXT NOT NULL,
+    round INTEGER NOT NULL,
+    role TEXT NOT NULL,
+    request_seed INTEGER,
+    messages_json TEXT NOT NULL,
+    cache_key TEXT NOT NULL,
+    original_cache_key TEXT NOT NULL,
+    answer_field TEXT NOT NULL,
+    space_json TEXT NOT NULL,
+    raw_reply TEXT NOT NULL,
+    finish_reason TEXT,
+    action TEXT,
+    reason TEXT,
+    parse_status TEXT NOT NULL,
+    detail TEXT NOT NULL,
+    latency_ms REAL NOT NULL,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    PRIMARY KEY (run_id, seat, slot, sample_seed, replicate)
+) WITHOUT ROWID;
+";
+
+/// The coded replicates and the estimates (see the [module documentation](self)).
+pub const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS audit_replicate_responses (
+    run_id INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    slot INTEGER NOT NULL,
+    sample_seed TEXT NOT NULL,
+    replicate INTEGER NOT NULL,
+    coder TEXT NOT NULL,
+    codebook TEXT NOT NULL,
+    codebook_version INTEGER NOT NULL,
+    codebook_sha256 TEXT NOT NULL,
+    model TEXT NOT NULL,
+    environment TEXT NOT NULL,
+    role TEXT NOT NULL,
+    parse_status TEXT NOT NULL,
+    action TEXT NOT NULL,
+    reasoning_present INTEGER NOT NULL,
+    reasoning_sources TEXT NOT NULL,
+    n_sentences INTEGER NOT NULL,
+    coder_error TEXT,
+    values_json TEXT,
+    PRIMARY KEY (run_id, seat, slot, sample_seed, replicate, coder, codebook, codebook_version, codebook_sha256)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS audit_replicate_sentences (
+    run_id INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    slot INTEGER NOT NULL,
+    sample_seed TEXT NOT NULL,
+    replicate INTEGER NOT NULL,
+    coder TEXT NOT NULL,
+    codebook TEXT NOT NULL,
+    codebook_version INTEGER NOT NULL,
+    codebook_sha256 TEXT NOT NULL,
+    sentence_index INTEGER NOT NULL,
+    segment TEXT NOT NULL,
+    source TEXT NOT NULL,
+    text TEXT NOT NULL,
+    code TEXT,
+    PRIMARY KEY (run_id, seat, slot, sample_seed, replicate, coder, codebook, codebook_version, codebook_sha256,
+                 sentence_index)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS audit_dependency (
+    scope TEXT NOT NULL,
+    coder TEXT NOT NULL,
+    codebook TEXT NOT NULL,
+    codebook_version INTEGER NOT NULL,
+    codebook_sha256 TEXT NOT NULL,
+    model TEXT NOT NULL,
+    environment TEXT NOT NULL,
+    role TEXT NOT NULL,
+    indicator TEXT NOT NULL,
+    estimator TEXT NOT NULL,
+    value TEXT NOT NULL,
+    status TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    coef REAL,
+    se REAL,
+    stat REAL,
+    p REAL,
+    ci_low REAL,
+    ci_high REAL,
+    n_prompts INTEGER NOT NULL,
+    n_replicates INTEGER NOT NULL,
+    prompts_varying INTEGER,
+    validation TEXT NOT NULL,
+    PRIMARY KEY (scope, coder, codebook, codebook_version, codebook_sha256, model, environment, role, estimator, value)
+) WITHOUT ROWID;
+";
+
+/// α of the intervals.
+pub const ALPHA: f64 = 0.05;
+
+/// The action indicator of one environment and role.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Indicator {
+    /// The environment's name in the store.
+    pub environment: &'static str,
+    /// The role's name in the store.
+    pub role: &'static str,
+    /// The indicator's name.
+    pub name: &'static str,
+    /// What it is, in words.
+    pub definition: &'static str,
+    /// Whether it is 0 or 1 (then the logit robustness check runs too).
+    pub binary: bool,
+    /// How it is read from the action.
+    #[serde(skip)]
+    rule: Rule,
+}
+
+/// How an indicator is read from an encoded action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Rule {
+    /// 1 when the choice has this index, else 0.
+    Choice(u32),
+    /// (amount − min) / (max − min) of the decision's action space.
+    Share,
+    /// 1 when the choice is the option better for A (binary-allocation states).
+    BetterForA,
+}
+
+/// The action indicators, per environment and role (see the [module documentation](self)).
+pub const INDICATORS: [Indicator; 9] = [
+    Indicator {
+        environment: "prisoners-dilemma",
+        role: "player",
+        name: "cooperate",
+        definition: "1 when the player cooperates (choice 0), 0 when it defects",
+        binary: true,
+        rule: Rule::Choice(0),
+    },
+    Indicator {
+        environment: "stag-hunt",
+        role: "player",
+        name: "stag",
+        definition: "1 when the player chooses B, the stag (choice 1), 0 for A, the safe action",
+        binary: true,
+        rule: Rule::Choice(1),
+    },
+    Indicator {
+        environment: "bargaining",
+        role: "responder",
+        name: "accept",
+        definition: "1 when the ultimatum responder accepts (choice 0), 0 when it rejects",
+        binary: true,
+        rule: Rule::Choice(0),
+    },
+    Indicator {
+        environment: "bargaining",
+        role: "proposer",
+        name: "offer_share",
+        definition: "the ultimatum offer as a share of the pie (amount / maximum)",
+        binary: false,
+        rule: Rule::Share,
+    },
+    Indicator {
+        environment: "bargaining",
+        role: "dictator",
+        name: "give_share",
+        definition: "the dictator's gift as a share of the pie (amount / maximum)",
+        binary: false,
+        rule: Rule::Share,
+    },
+    Indicator {
+        environment: "bargaining",
+        role: "investor",
+        name: "send_share",
+        definition: "the amount the investor sends as a share of the endowment (amount / maximum)",
+        binary: false,
+        rule: Rule::Share,
+    },
+    Indicator {
+        environment: "bargaining",
+        role: "trustee",
+        name: "return_share",
+        definition: "the amount the trustee returns as a share of what it holds (amount / maximum); a trustee who holds nothing is left out",
+        binary: false,
+        rule: Rule::Share,
+    },
+    Indicator {
+        environment: "public-goods",
+        role: "contributor",
+        name: "contribution_share",
+        definition: "the contribution as a share of the endowment (amount / maximum)",
+        binary: false,
+        rule: Rule::Share,
+    },
+    Indicator {
+        environment: "binary-allocation",
+        role: "dictator",
+        name: "prosocial",
+        definition: "1 when person B chooses the option better for A (seed 003's prosocial option, Eq. 240.8), 0 for the other; states in which both options give A the same are left out",
+        binary: true,
+        rule: Rule::BetterForA,
+    },
+];
+
+/// Environments and roles without an indicator, and why (`*`: every role).
+pub const LEFT_OUT: [(&str, &str, &str); 4] = [
+    ("naming-game", "*", "symmetric names: no option is the prosocial one"),
+    ("coordination", "*", "symmetric options: no option is the prosocial one"),
+    ("money-request", "*", "the 11-20 request has no prosocial direction"),
+    ("public-goods", "punisher", "punishment is an allocation over several targets, not one indicator"),
+];
+
+/// The indicator of an environment and role, if it has one.
+pub fn indicator_for(environment: &str, role: &str) -> Option<&'static Indicator> {
+    INDICATORS.iter().find(|i| i.environment == environment && i.role == role)
+}
+
+/// Why an environment and role have no indicator.
+pub fn left_out_reason(environment: &str, role: &str) -> String {
+    LEFT_OUT
+        .iter()
+        .find(|(e, r, _)| *e == environment && (*r == "*" || *r == role))
+        .map_or_else(|| "no action indicator is defined for it".to_string(), |(_, _, why)| (*why).to_string())
+}
+
+impl Indicator {
+    /// The indicator of an encoded action (`c1`, `a17`) of a decision whose action space is
+    /// `space_json` (as `agora audit replicates` stores it: `{"Amount": {"min": 0, "max": 20}}`),
+    /// with `better_for_a` the option better for A where the game has one; `None` where it is
+    /// undefined (an amount space without room, a state without a prosocial option, an action of
+    /// the wrong kind).
+    pub fn value(&self, action: &str, space_json: &str, better_for_a: Option<u32>) -> Option<f64> {
+        let choice = || action.strip_prefix('c').and_then(|c| c.parse::<u32>().ok());
+        match self.rule {
+            Rule::Choice(i) => choice().map(|c| f64::from(u8::from(c == i))),
+            Rule::BetterForA => {
+                let (c, pro) = (choice()?, better_for_a?);
+                Some(f64::from(u8::from(c == pro)))
+            }
+            Rule::Share => {
+                let a: f64 = action.strip_prefix('a')?.parse::<i64>().ok()? as f64;
+                let space: serde_json::Value = serde_json::from_str(space_json).ok()?;
+                let amount = &space["Amount"];
+                let (min, max) = (amount["min"].as_i64()? as f64, amount["max"].as_i64()? as f64);
+                (max > min).then(|| (a - min) / (max - min))
+            }
+        }
+    }
+}
+
+/// One observation of the dependency regression: a coded replicate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Observation {
+    /// The prompt (the original decision's response id): the fixed effect and the cluster.
+    pub prompt: String,
+    /// The action indicator.
+    pub y: f64,
+    /// The value vector, one entry per value code of the codebook.
+    pub w: Vec<bool>,
+}
+
+/// One estimate of one value, by one estimator, for one model, environment and role.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct DependencyRow {
+    /// The audited model.
+    pub model: String,
+    /// The environment.
+    pub environment: String,
+    /// The role.
+    pub role: String,
+    /// The action indicator's name.
+    pub indicator: String,
+    /// `lpm-fe` (the linear probability model with prompt fixed effects) or `logit-ame`.
+    pub estimator: String,
+    /// The value code.
+    pub value: String,
+    /// `estimated`, `not identified`, `not estimated` or `refused`.
+    pub status: String,
+    /// Why a row has no estimate (empty for an estimate).
+    pub reason: String,
+    /// φ̂ (the LPM slope, or the logit's average marginal effect).
+    pub coef: Option<f64>,
+    /// Its CR1 standard error.
+    pub se: Option<f64>,
+    /// t (LPM, on G − 1 df) or z (logit).
+    pub stat: Option<f64>,
+    /// Two-sided p.
+    pub p: Option<f64>,
+    /// Lower end of the 95 % interval.
+    pub ci_low: Option<f64>,
+    /// Upper end of the 95 % interval.
+    pub ci_high: Option<f64>,
+    /// Prompts (fixed effects and clusters) in the fit.
+    pub n_prompts: usize,
+    /// Replicates (observations) in the fit.
+    pub n_replicates: usize,
+    /// Prompts within which the value varies across replicates (none where refused).
+    pub prompts_varying: Option<usize>,
+    /// The validation gate's decision for the model (`validated: …`, `refused: …`).
+    pub validation: String,
+}
+
+/// One model, environment and role of the replicates, with what became of it.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct GroupRow {
+    /// The audited model.
+    pub model: String,
+    /// The environment.
+    pub environment: String,
+    /// The role.
+    pub role: String,
+    /// The indicator's name, or none where the game is left out.
+    pub indicator: Option<String>,
+    /// Replicates stored.
+    pub replicates: usize,
+    /// Replicates with an action.
+    pub with_action: usize,
+    /// Replicates with an action and coded reasoning.
+    pub coded: usize,
+    /// Coded replicates with a defined indicator: the observations.
+    pub observations: usize,
+    /// Prompts among the observations.
+    pub prompts: usize,
+    /// Prompts whose indicator varies across their replicates.
+    pub prompts_action_varies: usize,
+    /// Why the group is left out, if it is.
+    pub left_out: Option<String>,
+}
+
+/// The dependency report of a store (see the [module documentation](self)).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Dependency {
+    /// The store.
+    pub store: String,
+    /// The study in scope (all when none).
+    pub study: Option<String>,
+    /// The coder.
+    pub coder: String,
+    /// The codebook's name.
+    pub codebook: String,
+    /// The codebook's version.
+    pub codebook_version: u32,
+    /// The codebook's SHA-256.
+    pub codebook_sha256: String,
+    /// α of the intervals.
+    pub alpha: f64,
+    /// Replicates stored in scope.
+    pub replicates: usize,
+    /// Replicates with an action (parsed, or cut after a complete answer).
+    pub with_action: usize,
+    /// Replicates with an action and coded reasoning.
+    pub coded: usize,
+    /// Replicates with an action and no pre-action reasoning (counted, not coded).
+    pub without_reasoning: usize,
+    /// Replicates whose coder output failed validation.
+    pub coder_errors: usize,
+    /// The indicators, as defined.
+    pub indicators: Vec<Indicator>,
+    /// Per model, environment and role.
+    pub groups: Vec<GroupRow>,
+    /// The estimates.
+    pub rows: Vec<DependencyRow>,
+    /// The gate's decision per model.
+    pub validation: Vec<Validation>,
+}
+
+/// A replicate row as read.
+struct Replicate {
+    run_id: i64,
+    seat: i64,
+    slot: i64,
+    sample_seed: String,
+    replicate: i64,
+    response_id: String,
+    model: String,
+    role: String,
+    environment: String,
+    raw_reply: String,
+    action: Option<String>,
+    parse_status: String,
+    answer_field: String,
+    space_json: String,
+}
+
+/// A coded replicate.
+struct Coded {
+    rep: Replicate,
+    segmentation: super::Segmentation,
+    sentences: Vec<super::Sentence>,
+    coder_error: Option<String>,
+    values: Vec<bool>,
+}
+
+/// Codes the replicates of the store at `path` (of `study` only, when given) with `coder`
+/// against `codebook`, writes them and the dependency estimates into the store and returns the
+/// report; `None` when the store holds no replicates table (no `agora audit replicates` yet).
+pub fn dependency(
+    path: &Path,
+    codebook: &LoadedCodebook,
+    coder: &dyn Coder,
+    study: Option<&str>,
+    gate: GateOptions,
+) -> Result<Option<Dependency>, AuditError> {
+    let sql = |source| AuditError::Store { path: path.to_path_buf(), source };
+    let mut conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(sql)?;
+    conn.busy_timeout(std::time::Duration::from_secs(30)).map_err(sql)?;
+    if !super::labels::has_table(&conn, "audit_replicates").map_err(sql)? {
+        return Ok(None);
+    }
+    let cb = &codebook.codebook;
+    let coder_id = coder.id();
+    let replicates = read_replicates(&conn, study).map_err(sql)?;
+    let total = replicates.len();
+    let mut groups: BTreeMap<(String, String, String), GroupRow> = BTreeMap::new();
+    // A model-backed coder gets every replicate's reasoning at once, before any is coded.
+    let batches: Vec<Vec<String>> = replicates
+        .iter()
+        .filter(|r| r.action.is_some() && (r.parse_status == "ok" || r.parse_status == "truncated"))
+        .map(|r| {
+            super::reasoning_texts(&super::split_reply(&r.raw_reply, &r.answer_field, r.parse_status == "truncated").1)
+        })
+        .filter(|texts| !texts.is_empty())
+        .collect();
+    coder.prepare(&batches).map_err(|source| AuditError::Coder { coder: coder_id.clone(), source })?;
+    let mut coded = Vec::new();
+    for rep in replicates {
+        let g = groups.entry((rep.model.clone(), rep.environment.clone(), rep.role.clone())).or_insert_with(|| {
+            let ind = indicator_for(&rep.environment, &rep.role);
+            GroupRow {
+                model: rep.model.clone(),
+                environment: rep.environment.clone(),
+                role: rep.role.clone(),
+                indicator: ind.map(|i| i.name.to_string()),
+                replicates: 0,
+                with_action: 0,
+                coded: 0,
+                observations: 0,
+                prompts: 0,
+                prompts_action_varies: 0,
+                left_out: ind.is_none().then(|| left_out_reason(&rep.environment, &rep.role)),
+            }
+        });
+        g.replicates += 1;
+        let terminal = rep.parse_status == "ok" || (rep.parse_status == "truncated" && rep.action.is_some());
+        if !terminal || rep.action.is_none() {
+            continue;
+        }
+        g.with_action += 1;
+        let (segmentation, sentences, coder_error, values) =
+            super::code_reply(&rep.raw_reply, &rep.answer_field, rep.parse_status == "truncated", cb, coder);
+        if segmentation.has_reasoning() && coder_error.is_none() {
+            g.coded += 1;
+        }
+        coded.push(Coded { rep, segmentation, sentences, coder_error, values });
+    }
+    write_coded(&mut conn, codebook, &coder_id, study, &coded).map_err(sql)?;
+
+    let with_action = coded.len();
+    let without_reasoning = coded.iter().filter(|c| !c.segmentation.has_reasoning()).count();
+    let coder_errors = coded.iter().filter(|c| c.segmentation.has_reasoning() && c.coder_error.is_some()).count();
+    let models: Vec<String> = groups.keys().map(|(m, _, _)| m.clone()).collect::<BTreeSet<_>>().into_iter().collect();
+    let validation =
+        agreement::gate(&conn, codebook, &coder_id, &models, gate.min_kappa, gate.allow_unvalidated).map_err(sql)?;
+    let value_names: Vec<String> = cb.values().map(|c| c.name.clone()).collect();
+
+    // Observations per group.
+    let mut better_for_a: BTreeMap<(i64, i64, i64), Option<u32>> = BTreeMap::new();
+    let mut observations: BTreeMap<(String, String, String), Vec<Observation>> = BTreeMap::new();
+    for c in &coded {
+        let r = &c.rep;
+        let Some(ind) = indicator_for(&r.environment, &r.role) else { continue };
+        if !(c.segmentation.has_reasoning() && c.coder_error.is_none()) {
+            continue;
+        }
+        let pro = if ind.rule == Rule::BetterForA {
+            match better_for_a.get(&(r.run_id, r.seat, r.slot)) {
+                Some(p) => *p,
+                None => {
+                    let p = prosocial_option(&conn, r.run_id, r.seat, r.slot).map_err(sql)?;
+                    better_for_a.insert((r.run_id, r.seat, r.slot), p);
+                    p
+                }
+            }
+        } else {
+            None
+        };
+        let Some(y) = ind.value(r.action.as_deref().unwrap_or_default(), &r.space_json, pro) else { continue };
+        observations.entry((r.model.clone(), r.environment.clone(), r.role.clone())).or_default().push(Observation {
+            prompt: r.response_id.clone(),
+            y,
+            w: c.values.clone(),
+        });
+    }
+
+    let mut rows = Vec::new();
+    for (key, g) in &mut groups {
+        let Some(ind) = indicator_for(&g.environment, &g.role) else { continue };
+        let obs = observations.remove(key).unwrap_or_default();
+        g.observations = obs.len();
+        g.prompts = obs.iter().map(|o| o.prompt.as_str()).collect::<BTreeSet<_>>().len();
+        g.prompts_action_varies = varying_prompts(&obs, |o| o.y);
+        let v = validation.iter().find(|v| v.model == g.model);
+        let label = v.map_or_else(String::new, Validation::label);
+        let shown = v.is_some_and(Validation::shown);
+        let mut estimators = vec!["lpm-fe"];
+        if ind.binary {
+            estimators.push("logit-ame");
+        }
+        for estimator in estimators {
+            let base = DependencyRow {
+                model: g.model.clone(),
+                environment: g.environment.clone(),
+                role: g.role.clone(),
+                indicator: ind.name.to_string(),
+                estimator: estimator.to_string(),
+                value: String::new(),
+                status: String::new(),
+                reason: String::new(),
+                coef: None,
+                se: None,
+                stat: None,
+                p: None,
+                ci_low: None,
+                ci_high: None,
+                n_prompts: g.prompts,
+                n_replicates: g.observations,
+                prompts_varying: None,
+                validation: label.clone(),
+            };
+            if !shown {
+                rows.extend(value_names.iter().map(|name| DependencyRow {
+                    value: name.clone(),
+                    status: "refused".into(),
+                    reason: label.clone(),
+                    ..base.clone()
+                }));
+                continue;
+            }
+            let estimates = if estimator == "lpm-fe" { lpm(&obs, &value_names) } else { logit(&obs, &value_names) };
+            rows.extend(estimates.into_iter().map(|e| DependencyRow {
+                value: e.value,
+                status: e.status.into(),
+                reason: e.reason,
+                coef: e.coef,
+                se: e.se,
+                stat: e.stat,
+                p: e.p,
+                ci_low: e.ci_low,
+                ci_high: e.ci_high,
+                n_prompts: e.n_prompts,
+                n_replicates: e.n_replicates,
+                prompts_varying: Some(e.prompts_varying),
+                ..base.clone()
+            }));
+        }
+    }
+    let report = Dependency {
+        store: path.display().to_string(),
+        study: study.map(str::to_string),
+        coder: coder_id,
+        codebook: cb.name.clone(),
+        codebook_version: cb.version,
+        codebook_sha256: codebook.sha256.clone(),
+        alpha: ALPHA,
+        replicates: total,
+        with_action,
+        coded: with_action - without_reasoning - coder_errors,
+        without_reasoning,
+        coder_errors,
+        indicators: INDICATORS.to_vec(),
+        groups: groups.into_values().collect(),
+        rows,
+        validation,
+    };
+    write_estimates(&mut conn, &report).map_err(sql)?;
+    Ok(Some(report))
+}
+
+fn read_replicates(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Vec<Replicate>> {
+    let mut st = conn.prepare(
+        "SELECT q.run_id, q.seat, q.slot, q.sample_seed, q.replicate, q.response_id, q.model, q.role, r.environment,
+                q.raw_reply, q.action, q.parse_status, q.answer_field, q.space_json
+         FROM audit_replicates q JOIN runs r ON r.run_id = q.run_id
+         WHERE (?1 IS NULL OR r.study = ?1)
+         ORDER BY q.run_id, q.seat, q.slot, q.sample_seed, q.replicate",
+    )?;
+    let rows = st.query_map([study], |r| {
+        Ok(Replicate {
+            run_id: r.get(0)?,
+            seat: r.get(1)?,
+            slot: r.get(2)?,
+            sample_seed: r.get(3)?,
+            replicate: r.get(4)?,
+            response_id: r.get(5)?,
+            model: r.get(6)?,
+            role: r.get(7)?,
+            environment: r.get(8)?,
+            raw_reply: r.get(9)?,
+            action: r.get(10)?,
+            parse_status: r.get(11)?,
+            answer_field: r.get(12)?,
+            space_json: r.get(13)?,
+        })
+    })?;
+    rows.collect()
+}
+
+/// The option better for A in the binary-allocation state of a seat's `slot`-th decision (its
+/// id is the decision's context; see [`crate::motives`]).
+fn prosocial_option(conn: &Connection, run_id: i64, seat: i64, slot: i64) -> rusqlite::Result<Option<u32>> {
+    let context: Option<Option<f64>> = conn
+        .query_row(
+            "SELECT context FROM decisions WHERE run_id = ?1 AND seat = ?2 AND role = 'dictator'
+             ORDER BY step LIMIT 1 OFFSET ?3",
+            params![run_id, seat, slot],
+            |r| r.get(0),
+        )
+        .optional()?;
+    Ok(context
+        .flatten()
+        .filter(|c| c.fract() == 0.0 && *c >= 0.0 && *c < f64::from(u32::MAX))
+        .and_then(|c| crate::motives::state(c as u32))
+        .and_then(|s| s.prosocial_option()))
+}
+
+fn write_coded(
+    conn: &mut Connection,
+    codebook: &LoadedCodebook,
+    coder: &str,
+    study: Option<&str>,
+    coded: &[Coded],
+) -> rusqlite::Result<()> {
+    let cb = &codebook.codebook;
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    tx.execute_batch(SCHEMA)?;
+    let scope = "(?1 IS NULL OR run_id IN (SELECT run_id FROM runs WHERE study = ?1))";
+    let same = "coder = ?2 AND codebook = ?3 AND codebook_version = ?4 AND codebook_sha256 = ?5";
+    for table in ["audit_replicate_responses", "audit_replicate_sentences"] {
+        tx.execute(
+            &format!("DELETE FROM {table} WHERE {scope} AND {same}"),
+            params![study, coder, cb.name, cb.version, codebook.sha256],
+        )?;
+    }
+    {
+        let mut resp = tx.prepare(
+            "INSERT INTO audit_replicate_responses (run_id, seat, slot, sample_seed, replicate, coder, codebook,
+                codebook_version, codebook_sha256, model, environment, role, parse_status, action, reasoning_present,
+                reasoning_sources, n_sentences, coder_error, values_json)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+        )?;
+        let mut sent = tx.prepare(
+            "INSERT INTO audit_replicate_sentences (run_id, seat, slot, sample_seed, replicate, coder, codebook,
+                codebook_version, codebook_sha256, sentence_index, segment, source, text, code)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+        )?;
+        for c in coded {
+            let r = &c.rep;
+            let s = &c.segmentation;
+            let is_coded = s.has_reasoning() && c.coder_error.is_none();
+            let values_json = is_coded.then(|| {
+                let m: serde_json::Map<String, serde_json::Value> = cb
+                    .values()
+                    .zip(&c.values)
+                    .map(|(code, v)| (code.name.clone(), serde_json::json!(u8::from(*v))))
+                    .collect();
+                serde_json::Value::Object(m).to_string()
+            });
+            let reasoning = c.sentences.iter().filter(|x| x.kind == SegmentKind::Reasoning).count();
+            resp.execute(params![
+                r.run_id,
+                r.seat,
+                r.slot,
+                r.sample_seed,
+                r.replicate,
+                coder,
+                cb.name,
+                cb.version,
+                codebook.sha256,
+                r.model,
+                r.environment,
+                r.role,
+                r.parse_status,
+                r.action,
+                s.has_reasoning(),
+                s.reasoning_sources(),
+                reasoning,
+                c.coder_error,
+                values_json
+            ])?;
+            for x in &c.sentences {
+                sent.execute(params![
+                    r.run_id,
+                    r.seat,
+                    r.slot,
+                    r.sample_seed,
+                    r.replicate,
+                    coder,
+                    cb.name,
+                    cb.version,
+                    codebook.sha256,
+                    x.sentence_index,
+                    x.kind.as_str(),
+                    x.source,
+                    x.text,
+                    x.code
+                ])?;
+            }
+        }
+    }
+    tx.commit()
+}
+
+fn write_estimates(conn: &mut Connection, d: &Dependency) -> rusqlite::Result<()> {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    tx.execute_batch(SCHEMA)?;
+    let scope = d.study.clone().unwrap_or_default();
+    tx.execute(
+        "DELETE FROM audit_dependency WHERE scope = ?1 AND coder = ?2 AND codebook = ?3 AND codebook_version = ?4
+            AND codebook_sha256 = ?5",
+        params![scope, d.coder, d.codebook, d.codebook_version, d.codebook_sha256],
+    )?;
+    {
+        let mut st = tx.prepare(
+            "INSERT INTO audit_dependency (scope, coder, codebook, codebook_version, codebook_sha256, model, environment,
+                role, indicator, estimator, value, status, reason, coef, se, stat, p, ci_low, ci_high, n_prompts,
+                n_replicates, prompts_varying, validation)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
+                ?22, ?23)",
+        )?;
+        for r in &d.rows {
+            st.execute(params![
+                scope,
+                d.coder,
+                d.codebook,
+                d.codebook_version,
+                d.codebook_sha256,
+                r.model,
+                r.environment,
+                r.role,
+                r.indicator,
+                r.estimator,
+                r.value,
+                r.status,
+                r.reason,
+                r.coef.filter(|v| v.is_finite()),
+                r.se.filter(|v| v.is_finite()),
+                r.stat.filter(|v| v.is_finite()),
+                r.p.filter(|v| v.is_finite()),
+                r.ci_low.filter(|v| v.is_finite()),
+                r.ci_high.filter(|v| v.is_finite()),
+                r.n_prompts,
+                r.n_replicates,
+                r.prompts_varying,
+                r.validation
+            ])?;
+        }
+    }
+    tx.commit()
+}
+
+/// Number of prompts within which `f` takes more than one value.
+fn varying_prompts(obs: &[Observation], f: impl Fn(&Observation) -> f64) -> usize {
+    let mut seen: BTreeMap<&str, (f64, bool)> = BTreeMap::new();
+    for o in obs {
+        let v = f(o);
+        let e = seen.entry(o.prompt.as_str()).or_insert((v, false));
+        e.1 |= e.0 != v;
+    }
+    seen.values().filter(|(_, varies)| *varies).count()
+}
+
+/// One value's estimate by one estimator, before the group's labels are attached.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Estimate {
+    /// The value code.
+    pub value: String,
+    /// `estimated`, `not identified` or `not estimated`.
+    pub status: &'static str,
+    /// Why there is no estimate (empty for an estimate).
+    pub reason: String,
+    /// φ̂, or the average marginal effect.
+    pub coef: Option<f64>,
+    /// CR1 standard error.
+    pub se: Option<f64>,
+    /// t or z.
+    pub stat: Option<f64>,
+    /// Two-sided p.
+    pub p: Option<f64>,
+    /// Lower end of the interval.
+    pub ci_low: Option<f64>,
+    /// Upper end of the interval.
+    pub ci_high: Option<f64>,
+    /// Prompts in the fit.
+    pub n_prompts: usize,
+    /// Observations in the fit.
+    pub n_replicates: usize,
+    /// Prompts (of the fit's observations) within which the value varies.
+    pub prompts_varying: usize,
+}
+
+impl Estimate {
+    fn without(value: &str, status: &'static str, reason: String, n: (usize, usize), varying: usize) -> Estimate {
+        Estimate {
+            value: value.to_string(),
+            status,
+            reason,
+            coef: None,
+            se: None,
+            stat: None,
+            p: None,
+            ci_low: None,
+            ci_high: None,
+            n_prompts: n.0,
+            n_replicates: n.1,
+            prompts_varying: varying,
+        }
+    }
+}
+
+/// The column named in a collinearity refusal, if the error is one.
+fn collinear_column<'a>(e: &StatsError, names: &'a [String]) -> Option<&'a String> {
+    match e {
+        StatsError::OutOfRange("x", m) if m.contains("collinear") => {
+            names.iter().find(|n| m.contains(&format!("column `{n}`")))
+        }
+        _ => None,
+    }
+}
+
+/// The values that vary within some prompt of `obs`, and each value's count of such prompts.
+fn identified(obs: &[Observation], values: &[String]) -> Vec<usize> {
+    (0..values.len()).map(|k| varying_prompts(obs, |o| f64::from(u8::from(o.w[k])))).collect()
+}
+
+/// A fit's estimates, standard errors, t or z, p and interval ends, aligned with its values.
+type Fit = (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>);
+
+/// Fits `fit_with` over the identified values, dropping (and reporting) a value the fit names as
+/// collinear with the values before it, until a fit succeeds or fails for another reason.
+fn fit_values(
+    obs: &[Observation],
+    values: &[String],
+    not_identified_reason: &str,
+    fit_with: impl Fn(&[usize]) -> Result<Fit, StatsError>,
+) -> Vec<Estimate> {
+    let n = (obs.iter().map(|o| o.prompt.as_str()).collect::<BTreeSet<_>>().len(), obs.len());
+    let varying = identified(obs, values);
+    let mut status: Vec<Option<(&'static str, String)>> =
+        varying.iter().map(|v| (*v == 0).then(|| ("not identified", not_identified_reason.to_string()))).collect();
+    let fit = loop {
+        let used: Vec<usize> = (0..values.len()).filter(|k| status[*k].is_none()).collect();
+        if used.is_empty() {
+            break None;
+        }
+        match fit_with(&used) {
+            Ok(f) => break Some((used, f)),
+            Err(e) => {
+                let names: Vec<String> = used.iter().map(|k| values[*k].clone()).collect();
+                match collinear_column(&e, &names).and_then(|c| values.iter().position(|v| v == c)) {
+                    Some(k) => {
+                        status[k] = Some((
+                            "not identified",
+                            "its variation within prompts is a linear combination of the values before it".into(),
+                        ));
+                    }
+                    None => {
+                        for k in used {
+                            status[k] = Some(("not estimated", e.to_string()));
+                        }
+                        break None;
+                    }
+                }
+            }
+        }
+    };
+    let mut out: Vec<Estimate> = values
+        .iter()
+        .enumerate()
+        .map(|(k, v)| {
+            let (s, why) = status[k].clone().unwrap_or(("estimated", String::new()));
+            Estimate::without(v, s, why, n, varying[k])
+        })
+        .collect();
+    if let Some((used, (coef, se, stat, p, lo, hi))) = fit {
+        for (j, k) in used.into_iter().enumerate() {
+            let e = &mut out[k];
+            e.coef = Some(coef[j]);
+            e.se = Some(se[j]);
+            e.stat = Some(stat[j]);
+            e.p = Some(p[j]);
+            e.ci_low = Some(lo[j]);
+            e.ci_high = Some(hi[j]);
+        }
+    }
+    out
+}
+
+/// The linear probability model with prompt fixed effects (within-prompt demeaning), CR1
+/// clustered by prompt: one estimate per value (see the [module documentation](self)).
+pub fn lpm(obs: &[Observation], values: &[String]) -> Vec<Estimate> {
+    let y: Vec<f64> = obs.iter().map(|o| o.y).collect();
+    let groups: Vec<&str> = obs.iter().map(|o| o.prompt.as_str()).collect();
+    fit_values(obs, values, "it does not vary within any prompt: the prompt fixed effects absorb it", |used| {
+        let x: Vec<Vec<f64>> =
+            obs.iter().map(|o| used.iter().map(|k| f64::from(u8::from(o.w[*k]))).collect()).collect();
+        let names: Vec<String> = used.iter().map(|k| values[*k].clone()).collect();
+        let f = fe_cr1::<&str, &str>(&x, &y, &groups, None, FeDf::Auto, Some(&names), ALPHA)?.fit;
+        Ok((f.coef, f.se, f.t, f.p, f.ci_low, f.ci_high))
+    })
+}
+
+/// The logit robustness check: y on the values and a dummy per prompt whose action varies, CR1
+/// clustered by prompt, the values' average marginal effects (see the [module
+/// documentation](self)). Prompts whose action does not vary are left out of it.
+pub fn logit(obs: &[Observation], values: &[String]) -> Vec<Estimate> {
+    let mut by_prompt: BTreeMap<&str, BTreeSet<u64>> = BTreeMap::new();
+    for o in obs {
+        by_prompt.entry(o.prompt.as_str()).or_default().insert(o.y.to_bits());
+    }
+    let kept: Vec<Observation> = obs.iter().filter(|o| by_prompt[o.prompt.as_str()].len() > 1).cloned().collect();
+    let prompts: Vec<&str> = kept.iter().map(|o| o.prompt.as_str()).collect::<BTreeSet<_>>().into_iter().collect();
+    let y: Vec<f64> = kept.iter().map(|o| o.y).collect();
+    let clusters: Vec<&str> = kept.iter().map(|o| o.prompt.as_str()).collect();
+    let reason = "it does not vary within any prompt whose action varies: the prompt dummies absorb it";
+    if kept.is_empty() {
+        let n = (0, 0);
+        return values
+            .iter()
+            .map(|v| Estimate::without(v, "not estimated", "the action does not vary within any prompt".into(), n, 0))
+            .collect();
+    }
+    fit_values(&kept, values, reason, |used| {
+        // The dummies first: they are independent, so a collinearity refusal names a value.
+        let x: Vec<Vec<f64>> = kept
+            .iter()
+            .map(|o| {
+                prompts
+                    .iter()
+                    .map(|p| f64::from(u8::from(*p == o.prompt.as_str())))
+                    .chain(used.iter().map(|k| f64::from(u8::from(o.w[*k]))))
+                    .collect()
+            })
+            .collect();
+        let names: Vec<String> = prompts
+            .iter()
+            .enumerate()
+            .map(|(i, _)| format!("prompt {i}"))
+            .chain(used.iter().map(|k| values[*k].clone()))
+            .collect();
+        let f = logit_ame(&x, &y, Some(&clusters), false, Some(&names), ALPHA)?;
+        let pick = |v: &[f64]| -> Vec<f64> { v[prompts.len()..].to_vec() };
+        Ok((pick(&f.ame), pick(&f.ame_se), pick(&f.ame_z), pick(&f.ame_p), pick(&f.ame_ci_low), pick(&f.ame_ci_high)))
+    })
+}
+
+impl Dependency {
+    /// The report as Markdown.
+    pub fn to_markdown(&self) -> String {
+        let mut s = format!(
+            "# Dependency of the action on the stated values{}\n\nStore `{}`; coder `{}`; codebook `{}` v{} (SHA-256 `{}`). Seed 003 Eq. 240.12: a linear probability model of the action indicator on the value vector with a fixed effect per prompt (within-prompt demeaning), CR1 clustered by prompt, t on G − 1 df (`lpm-fe`); for binary indicators also a logit with prompt dummies over the prompts whose action varies, its average marginal effects (average derivatives, smaller than the discrete change of a 0/1 value) with CR1 errors and z inference (`logit-ame`, the robustness check for sign and significance; biased away from zero with few replicates per prompt). Observations are the replicates of `agora audit replicates` with an action and coded reasoning; the prompts' original decisions are not among them. 95 % intervals.\n\n",
+            self.study.as_ref().map(|s| format!(": {s}")).unwrap_or_default(),
+            self.store,
+            self.coder,
+            self.codebook,
+            self.codebook_version,
+            self.codebook_sha256
+        );
+        s.push_str(&format!(
+            "{} replicates: {} with an action, {} of them coded, {} without pre-action reasoning (counted, not coded), {} coder errors.\n\n",
+            self.replicates, self.with_action, self.coded, self.without_reasoning, self.coder_errors
+        ));
+        s.push_str("## Coder validation\n\n");
+        if self.validation.is_empty() {
+            s.push_str("No model.\n");
+        }
+        for v in &self.validation {
+            s.push_str(&format!("- `{}`: {}\n", v.model, v.label()));
+        }
+        s.push_str("\n## Action indicators\n\n");
+        for i in &self.indicators {
+            s.push_str(&format!("- {} / {}: `{}`, {}\n", i.environment, i.role, i.name, i.definition));
+        }
+        for (e, r, why) in LEFT_OUT {
+            s.push_str(&format!(
+                "- {e}{}: left out, {why}\n",
+                if r == "*" { String::new() } else { format!(" / {r}") }
+            ));
+        }
+        s.push_str("\n## Groups\n\n| model | environment | role | indicator | replicates | with action | coded | observations | prompts | prompts whose action varies | left out |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for g in &self.groups {
+            s.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                g.model,
+                g.environment,
+                g.role,
+                g.indicator.as_deref().unwrap_or("-"),
+                g.replicates,
+                g.with_action,
+                g.coded,
+                g.observations,
+                g.prompts,
+                g.prompts_action_varies,
+                g.left_out.as_deref().unwrap_or("")
+            ));
+        }
+        s.push_str("\n## Estimates\n\n");
+        if self.rows.is_empty() {
+            s.push_str("No group with an action indicator.\n");
+        } else {
+            s.push_str("| model | environment | role | indicator | estimator | value | estimate | se | t or z | p | 95 % interval | prompts | replicates | prompts varying | status |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+            let f = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |v| format!("{v:.3}"));
+            for r in &self.rows {
+                let status = match r.status.as_str() {
+                    "estimated" if r.validation.starts_with("unvalidated") => r.validation.clone(),
+                    "estimated" => "estimated".to_string(),
+                    _ => format!("{}: {}", r.status, r.reason),
+                };
+                s.push_str(&format!(
+                    "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                    r.model,
+                    r.environment,
+                    r.role,
+                    r.indicator,
+                    r.estimator,
+                    r.value,
+                    f(r.coef),
+                    f(r.se),
+                    f(r.stat),
+                    r.p.map_or_else(|| "-".to_string(), |p| format!("{p:.4}")),
+                    match (r.ci_low, r.ci_high) {
+                        (Some(l), Some(h)) => format!("[{l:.3}, {h:.3}]"),
+                        _ => "-".into(),
+                    },
+                    r.n_prompts,
+                    r.n_replicates,
+                    r.prompts_varying.map_or_else(|| "-".to_string(), |n| n.to_string()),
+                    status
+                ));
+            }
+        }
+        s
+    }
+
+    /// The estimates as a table (`dependency.csv`).
+    pub fn table(&self) -> crate::tables::Table {
+        let f = |x: Option<f64>| x.filter(|v| v.is_finite()).map_or_else(String::new, |v| format!("{v:.6}"));
+        crate::tables::Table {
+            name: "dependency",
+            title: "Dependency of the action on the stated values",
+            columns: vec![
+                "model",
+                "environment",
+                "role",
+                "indicator",
+                "estimator",
+                "value",
+                "status",
+                "reason",
+                "coef",
+                "se",
+                "stat",
+                "p",
+                "ci_low",
+                "ci_high",
+                "n_prompts",
+                "n_replicates",
+                "prompts_varying",
+                "validation",
+            ],
+            rows: self
+                .rows
+                .iter()
+                .map(|r| {
+                    vec![
+                        r.model.clone(),
+                        r.environment.clone(),
+                        r.role.clone(),
+                        r.indicator.clone(),
+                        r.estimator.clone(),
+                        r.value.clone(),
+                        r.status.clone(),
+                        r.reason.clone(),
+                        f(r.coef),
+                        f(r.se),
+                        f(r.stat),
+                        f(r.p),
+                        f(r.ci_low),
+                        f(r.ci_high),
+                        r.n_prompts.to_string(),
+                        r.n_replicates.to_string(),
+                        r.prompts_varying.map_or_else(String::new, |n| n.to_string()),
+                        r.validation.clone(),
+                    ]
+                })
+                .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand::{Rng, SeedableRng};
+    use rand_xoshiro::Xoshiro256PlusPlus;
+
+    fn names() -> Vec<String> {
+        ["fairness", "competition", "altruism", "fairness_again"].iter().map(|s| s.to_string()).collect()
+    }
+
+    /// Prompts with a base rate each; fairness (stated half the time) raises P(y) by 0.5,
+    /// competition (independent) does nothing, altruism is never stated, and `fairness_again`
+    /// duplicates fairness.
+    fn data(prompts: usize, reps: usize, seed: u64) -> Vec<Observation> {
+        let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
+        let mut out = Vec::new();
+        for p in 0..prompts {
+            let base = 0.1 + 0.3 * (p % 3) as f64 / 2.0;
+            for _ in 0..reps {
+                let fair = rng.random_bool(0.5);
+                let comp = rng.random_bool(0.5);
+                let y = rng.random_bool(base + if fair { 0.5 } else { 0.0 });
+                out.push(Observation {
+                    prompt: format!("p{p}"),
+                    y: f64::from(u8::from(y)),
+                    w: vec![fair, comp, false, fair],
+                });
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn the_lpm_recovers_the_dependency_and_reports_what_is_not_identified() {
+        let obs = data(60, 10, 7);
+        let est = lpm(&obs, &names());
+        assert_eq!(est[0].status, "estimated");
+        assert!((est[0].coef.unwrap() - 0.5).abs() < 0.12, "{:?}", est[0]);
+        assert!(est[0].ci_low.unwrap() > 0.0);
+        assert_eq!(est[1].status, "estimated");
+        assert!(est[1].coef.unwrap().abs() < 0.12, "{:?}", est[1]);
+        assert_eq!((est[2].status, est[2].prompts_varying), ("not identified", 0));
+        assert!(est[2].reason.contains("does not vary within any prompt"));
+        assert_eq!(est[3].status, "not identified");
+        assert!(est[3].reason.contains("linear combination"), "{:?}", est[3]);
+        assert_eq!((est[0].n_prompts, est[0].n_replicates), (60, 600));
+    }
+
+    #[test]
+    fn the_lpm_equals_the_within_fit_of_the_identified_values() {
+        let obs = data(20, 5, 3);
+        let est = lpm(&obs, &names());
+        let x: Vec<Vec<f64>> =
+            obs.iter().map(|o| vec![f64::from(u8::from(o.w[0])), f64::from(u8::from(o.w[1]))]).collect();
+        let y: Vec<f64> = obs.iter().map(|o| o.y).collect();
+        let g: Vec<&str> = obs.iter().map(|o| o.prompt.as_str()).collect();
+        let f = fe_cr1::<&str, &str>(&x, &y, &g, None, FeDf::Within, None, ALPHA).expect("fit").fit;
+        assert_eq!(est[0].coef, Some(f.coef[0]));
+        assert_eq!(est[1].se, Some(f.se[1]));
+        assert_eq!(est[1].p, Some(f.p[1]));
+    }
+
+    #[test]
+    fn the_logit_uses_the_prompts_whose_action_varies() {
+        let obs = data(60, 10, 11);
+        let est = logit(&obs, &names());
+        assert_eq!(est[0].status, "estimated");
+        assert!(est[0].coef.unwrap() > 0.2, "{:?}", est[0]);
+        assert!(est[0].n_prompts <= 60 && est[0].n_prompts > 30);
+        assert_eq!(est[2].status, "not identified");
+        let constant: Vec<Observation> = obs.iter().map(|o| Observation { y: 1.0, ..o.clone() }).collect();
+        assert!(logit(&constant, &names()).iter().all(|e| e.status == "not estimated"));
+    }
+
+    #[test]
+    fn indicators_read_actions() {
+        let pd = indicator_for("prisoners-dilemma", "player").expect("pd");
+        assert_eq!(pd.value("c0", "", None), Some(1.0));
+        assert_eq!(pd.value("c1", "", None), Some(0.0));
+        let pg = indicator_for("public-goods", "contributor").expect("pg");
+        assert_eq!(pg.value("a5", r#"{"Amount":{"min":0,"max":20}}"#, None), Some(0.25));
+        let tr = indicator_for("bargaining", "trustee").expect("trustee");
+        assert_eq!(tr.value("a0", r#"{"Amount":{"min":0,"max":0}}"#, None), None);
+        let ba = indicator_for("binary-allocation", "dictator").expect("ba");
+        assert_eq!(ba.value("c1", "", Some(1)), Some(1.0));
+        assert_eq!(ba.value("c1", "", None), None);
+        assert!(indicator_for("naming-game", "namer").is_none());
+        assert!(left_out_reason("naming-game", "namer").contains("symmetric"));
+    }
+}

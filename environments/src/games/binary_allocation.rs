@@ -1,0 +1,809 @@
+//! Binary allocation (seed 003 §240.3–240.5; Leng & Yuan 2024): person B, the agent, chooses
+//! between two allocations, B1 and B2, each giving some points to person A and some to B;
+//! person A makes no choice.
+//!
+//! # States
+//! A payoff configuration is `(a1, b1, a2, b2)`: what A and B receive under B1 and under B2,
+//! each one of L = 4 levels (0, 200, 400, 600 in C0). The treatments:
+//! - `Distributional`: every configuration whose two options differ, L⁴ − L² = 240 (Eq. 240.3);
+//! - `Group`: those 240 × four identity cues (a drawn color, a preferred painter, a shared
+//!   hometown, a shared school) × ingroup or outgroup = 1,920;
+//! - `DirectReciprocity`, `IndirectReciprocity`: the configurations in which one option is
+//!   better for A without being better for B (a1 > a2 and b1 ≤ b2, or the mirror image),
+//!   2·C(L,2)·(L + C(L,2)) = 120 (Eq. 240.4), × A having helped or harmed B (direct) or another
+//!   person (indirect) = 240 each.
+//!
+//! Every state has an id, `10_000 · treatment code + index` (codes 0–3 in the order above; the
+//! index counts the treatment's states in the order [`state`] documents), recorded as the
+//! decision's `context`, so that a stored row alone gives the state back: [`state`] maps an id
+//! to its configuration, cue and history. The payoffs in `points` are the variant's levels at
+//! the configuration's level indices. `analysis::motives` mirrors this enumeration (a test at
+//! the workspace root checks that both agree on every id).
+//!
+//! # A run
+//! One run plays every state of its treatment `replicates` times, in an order shuffled by the
+//! run's seed; each decision is one state, asked on its own (no history is shown). Seat 1 is
+//! person B, who decides; seat 0 is person A, who is paid and never asked. Choice index 0 is
+//! B1, index 1 is B2.
+//!
+//! # Variants
+//! C1 re-tells the situation with other labels and units; C2 shifts every level by 100. The
+//! levels of every variant are equally spaced, so the four motive signs of seed 003 (which
+//! depend on payoff differences only) are the same in every variant. C3 is C0 (marked
+//! `same_as_c0`): in a dictator choice the human result, giving up points for A, never pays
+//! B, so no payoffs make it "no longer the profitable one"; the selfish prediction and the human
+//! result already diverge in C0.
+
+use std::sync::{Arc, OnceLock};
+
+use rand::seq::SliceRandom;
+use rand::RngCore;
+use serde::{Deserialize, Serialize};
+
+use crate::error::{at_least_one, invalid, EnvError};
+use crate::game::{in_order, Direction, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
+use crate::kind::{EnvKind, Role, Variant};
+use crate::observation::{Context, Feedback, Observation, PayoffBounds};
+use crate::variants::two_labels;
+use crate::{check_actions, choice_index, outcome, Action, ActionSpace, DecisionRow, Environment, Request, Step};
+
+/// One line for `agora list environments`.
+pub const DESCRIPTION: &str = "binary allocation (seed 003): person B picks B1 or B2, each paying A and B one of \
+     0/200/400/600; 240 distributional states (or group-identity, direct or indirect reciprocity), 5 replicates each";
+
+/// Payoff levels per payoff (L).
+pub const LEVELS: usize = 4;
+/// Distributional configurations: L⁴ − L² (Eq. 240.3).
+pub const N_DISTRIBUTIONAL: u32 = 240;
+/// Reciprocity configurations: 2·C(L,2)·(L + C(L,2)) (Eq. 240.4).
+pub const N_RECIPROCITY: u32 = 120;
+/// A state id is `ID_STRIDE · treatment code + index`.
+pub const ID_STRIDE: u32 = 10_000;
+/// The most replicates a run may ask for (a run is one sequence of decisions; more samples
+/// are more runs).
+pub const MAX_REPLICATES: u32 = 1_000;
+/// The seat of person B, who decides.
+pub const CHOOSER: usize = 1;
+/// The seat of person A, who makes no choice.
+pub const PASSIVE: usize = 0;
+
+/// Which of seed 003's four experiments a run plays.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Treatment {
+    /// The 240 configurations, no cue and no history (code 0).
+    Distributional,
+    /// The 240 configurations × 4 identity cues × ingroup/outgroup (code 1).
+    Group,
+    /// The 120 reciprocity configurations × A helped/harmed B (code 2).
+    DirectReciprocity,
+    /// The 120 reciprocity configurations × A helped/harmed another person (code 3).
+    IndirectReciprocity,
+}
+
+impl Treatment {
+    /// Every treatment, by code.
+    pub const ALL: [Treatment; 4] =
+        [Treatment::Distributional, Treatment::Group, Treatment::DirectReciprocity, Treatment::IndirectReciprocity];
+
+    /// The treatment's code in a state id.
+    pub fn code(self) -> u32 {
+        self as u32
+    }
+
+    /// Number of states.
+    pub fn states(self) -> u32 {
+        match self {
+            Treatment::Distributional => N_DISTRIBUTIONAL,
+            Treatment::Group => N_DISTRIBUTIONAL * 8,
+            Treatment::DirectReciprocity | Treatment::IndirectReciprocity => N_RECIPROCITY * 2,
+        }
+    }
+
+    /// Name in the store (the run's arm).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Treatment::Distributional => "distributional",
+            Treatment::Group => "group",
+            Treatment::DirectReciprocity => "direct-reciprocity",
+            Treatment::IndirectReciprocity => "indirect-reciprocity",
+        }
+    }
+}
+
+/// The identity cue of a group state (seed 003: the first two follow the minimal group
+/// paradigm of Chen & Li 2009, the last two are affiliations).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum Cue {
+    /// A color assigned by a random draw.
+    Color,
+    /// The preferred one of two painters.
+    Painter,
+    /// The hometown.
+    Hometown,
+    /// The school.
+    School,
+}
+
+impl Cue {
+    /// The four cues, in enumeration order.
+    pub const ALL: [Cue; 4] = [Cue::Color, Cue::Painter, Cue::Hometown, Cue::School];
+
+    /// The sentence a participant reads: whether B and A share the cue.
+    pub fn sentence(self, ingroup: bool) -> &'static str {
+        match (self, ingroup) {
+            (Cue::Color, true) => "A random draw gave you and person A the same color.",
+            (Cue::Color, false) => "A random draw gave you and person A different colors.",
+            (Cue::Painter, true) => "Shown pictures by two painters, you and person A liked the same painter better.",
+            (Cue::Painter, false) => {
+                "Shown pictures by two painters, you and person A liked different painters better."
+            }
+            (Cue::Hometown, true) => "You and person A grew up in the same town.",
+            (Cue::Hometown, false) => "You and person A grew up in different towns.",
+            (Cue::School, true) => "You and person A went to the same school.",
+            (Cue::School, false) => "You and person A went to different schools.",
+        }
+    }
+}
+
+/// What person A did before a reciprocity state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+pub enum History {
+    /// A chose the option that gave the other more and A less.
+    Helped,
+    /// A chose the option that gave the other less and A more.
+    Harmed,
+}
+
+/// One state: a payoff configuration, with its cue or history.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct State {
+    /// The treatment it belongs to.
+    pub treatment: Treatment,
+    /// Its index among the treatment's states.
+    pub index: u32,
+    /// The configuration's index in the distributional grid (the cluster of seed 003's
+    /// regressions: one payoff configuration).
+    pub config: u32,
+    /// Level indices (0..L) of `(a1, b1, a2, b2)`.
+    pub levels: [u8; 4],
+    /// The identity cue and whether A shares it (group states).
+    pub cue: Option<(Cue, bool)>,
+    /// What A did before, and whether to B (`true`, direct) or to another person (indirect).
+    pub history: Option<History>,
+}
+
+impl State {
+    /// The state's id (the decision's `context`).
+    pub fn id(&self) -> u32 {
+        ID_STRIDE * self.treatment.code() + self.index
+    }
+
+    /// `(a1, b1, a2, b2)` at the given levels (L of them).
+    pub fn payoffs(&self, levels: &[i64]) -> [i64; 4] {
+        self.levels.map(|l| levels[l as usize])
+    }
+
+    /// The option (0 = B1, 1 = B2) better for A, where the two differ for A.
+    pub fn better_for_a(&self) -> Option<u32> {
+        let [a1, _, a2, _] = self.levels;
+        match a1.cmp(&a2) {
+            std::cmp::Ordering::Greater => Some(0),
+            std::cmp::Ordering::Less => Some(1),
+            std::cmp::Ordering::Equal => None,
+        }
+    }
+}
+
+/// The distributional grid: level indices `(a1, b1, a2, b2)` in lexicographic order, without
+/// the configurations whose two options are identical.
+pub fn payoff_grid() -> &'static [[u8; 4]] {
+    static GRID: OnceLock<Vec<[u8; 4]>> = OnceLock::new();
+    GRID.get_or_init(|| {
+        let l = LEVELS as u8;
+        let mut grid = Vec::new();
+        for a1 in 0..l {
+            for b1 in 0..l {
+                for a2 in 0..l {
+                    for b2 in 0..l {
+                        if (a1, b1) != (a2, b2) {
+                            grid.push([a1, b1, a2, b2]);
+                        }
+                    }
+                }
+            }
+        }
+        grid
+    })
+}
+
+/// Whether one option is better for A without being better for B (Eq. 240.4's condition).
+pub fn is_reciprocity_config(c: [u8; 4]) -> bool {
+    let [a1, b1, a2, b2] = c;
+    (a1 > a2 && b1 <= b2) || (a2 > a1 && b2 <= b1)
+}
+
+/// The reciprocity grid: the distributional grid's indices whose configuration meets
+/// [`is_reciprocity_config`], in grid order.
+pub fn reciprocity_grid() -> &'static [u32] {
+    static GRID: OnceLock<Vec<u32>> = OnceLock::new();
+    GRID.get_or_init(|| {
+        payoff_grid().iter().enumerate().filter(|(_, c)| is_reciprocity_config(**c)).map(|(i, _)| i as u32).collect()
+    })
+}
+
+/// The state with id `id`, or `None` for an id outside every treatment.
+///
+/// Within a treatment, index `i` is: distributional, grid configuration `i`; group,
+/// configuration `i / 8`, cue `(i % 8) / 2` (color, painter, hometown, school), ingroup when
+/// `i` is even; reciprocity, reciprocity configuration `i / 2`, A helped when `i` is even.
+pub fn state(id: u32) -> Option<State> {
+    let (code, index) = (id / ID_STRIDE, id % ID_STRIDE);
+    let treatment = *Treatment::ALL.get(code as usize)?;
+    if index >= treatment.states() {
+        return None;
+    }
+    let grid = payoff_grid();
+    let (config, cue, history) = match treatment {
+        Treatment::Distributional => (index, None, None),
+        Treatment::Group => (index / 8, Some((Cue::ALL[((index % 8) / 2) as usize], (index & 1) == 0)), None),
+        Treatment::DirectReciprocity | Treatment::IndirectReciprocity => {
+            let history = if (index & 1) == 0 { History::Helped } else { History::Harmed };
+            (reciprocity_grid()[(index / 2) as usize], None, Some(history))
+        }
+    };
+    Some(State { treatment, index, config, levels: grid[config as usize], cue, history })
+}
+
+/// The situation, labels, unit and payoff levels of one variant.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BaVariant {
+    /// The situation as a participant reads it, before the rules (may be empty).
+    pub cover_story: String,
+    /// The two options, B1 first.
+    pub labels: Arc<[String]>,
+    /// What the payoffs are counted in (`points`).
+    pub unit: String,
+    /// The L payoff levels, equally spaced and increasing.
+    pub levels: Vec<i64>,
+    /// Whether this variant repeats C0 because no version of its kind exists (C3).
+    pub same_as_c0: bool,
+}
+
+crate::shipped_variants!(variants, BaVariant, "binary-allocation.ron", |v: &BaVariant| {
+    two_labels(&v.labels)?;
+    if v.levels.len() != LEVELS {
+        return Err(format!("levels must hold {LEVELS} payoffs, got {}", v.levels.len()));
+    }
+    let step = v.levels[1] - v.levels[0];
+    if step <= 0 || v.levels.windows(2).any(|w| w[1] - w[0] != step) {
+        return Err(format!("levels must be equally spaced and increasing, got {:?}", v.levels));
+    }
+    Ok(())
+});
+
+/// The metrics of a run.
+pub const METRICS: &[MetricDef] = &[
+    MetricDef::primary(
+        "prosocial",
+        "share of decisions choosing the option better for A, where the options differ for A",
+        Direction::Higher,
+    ),
+    MetricDef::secondary("b1_share", "share of decisions choosing B1"),
+    MetricDef::secondary("reciprocity", "prosocial share after A helped minus after A harmed (Eq. 240.8)"),
+];
+
+/// Parameters of the binary-allocation game.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct BaParams {
+    /// Which experiment: its states are played.
+    pub treatment: Treatment,
+    /// Times each state is asked in a run (seed 003: 5, or 2 in the group treatment).
+    pub replicates: u32,
+}
+
+impl Default for BaParams {
+    fn default() -> Self {
+        BaParams { treatment: Treatment::Distributional, replicates: 5 }
+    }
+}
+
+impl BaParams {
+    fn decisions(&self) -> u32 {
+        self.treatment.states() * self.replicates
+    }
+}
+
+/// The state an observation of this game shows (its `Context::State`).
+pub fn observed_state(obs: &Observation) -> Option<State> {
+    match obs.context {
+        Context::State { id } => state(id),
+        _ => None,
+    }
+}
+
+/// The sentence that sets the scene of a state: its cue or A's earlier choice (none in the
+/// distributional treatment).
+fn scene(s: &State, unit: &str) -> Option<String> {
+    if let Some((cue, ingroup)) = s.cue {
+        return Some(cue.sentence(ingroup).to_string());
+    }
+    let whom = match s.treatment {
+        Treatment::DirectReciprocity => "you",
+        _ => "another person",
+    };
+    let (to_them, to_a) = match s.history? {
+        History::Helped => ("more", "fewer"),
+        History::Harmed => ("fewer", "more"),
+    };
+    Some(format!(
+        "In an earlier decision like this one, person A chose the option that gave {whom} {to_them} {unit} and \
+         person A {to_a}."
+    ))
+}
+
+impl Game for BaParams {
+    fn kind(&self) -> EnvKind {
+        EnvKind::BinaryAllocation
+    }
+
+    fn validate(&self) -> Result<(), EnvError> {
+        at_least_one("replicates", self.replicates)?;
+        if self.replicates > MAX_REPLICATES {
+            return Err(invalid("replicates", format!("must be at most {MAX_REPLICATES}, got {}", self.replicates)));
+        }
+        Ok(())
+    }
+
+    fn build_env(&self, variant: Variant) -> Result<Box<dyn Environment>, EnvError> {
+        Ok(Box::new(BinaryAllocation::new(self.clone(), variant, variants().get(variant).clone())))
+    }
+
+    fn memory(&self) -> u32 {
+        0
+    }
+
+    /// Each decision is a state of its own and shows no earlier one: there is no memory window
+    /// to set (the memory cells do not run here).
+    fn set_memory(&mut self, _memory: u32) {}
+
+    fn arm(&self) -> String {
+        self.treatment.as_str().into()
+    }
+
+    fn wording(&self, variant: Variant) -> Wording {
+        Wording {
+            paradigm: "binary dictator game",
+            keywords: &["dictator", "social value orientation", "decomposed game"],
+            labels: variants().get(variant).labels.clone(),
+            unit: "decision",
+            history_columns: vec!["you chose"],
+            narrative_verb: "you chose",
+            fixed_partner: true,
+            summary: SummaryKind::MeanDecision,
+        }
+    }
+
+    fn rules(&self, obs: &Observation, reversed: bool) -> Result<Rules, EnvError> {
+        let d = variants().get(obs.variant);
+        Ok(Rules {
+            template: "binary-allocation.j2",
+            values: serde_json::json!({
+                "cover_story": d.cover_story, "decisions": obs.rounds.unwrap_or_else(|| self.decisions()),
+                "labels": in_order(&d.labels, reversed), "unit": d.unit,
+            }),
+        })
+    }
+
+    fn question(&self, obs: &Observation) -> String {
+        let d = variants().get(obs.variant);
+        let Some(s) = observed_state(obs) else { return "Which option do you choose?".into() };
+        let [a1, b1, a2, b2] = s.payoffs(&d.levels);
+        let unit = &d.unit;
+        let offer = |label: &str, a: i64, b: i64| {
+            format!("Under {label}, person A receives {a} {unit} and you receive {b} {unit}.")
+        };
+        let mut parts: Vec<String> = scene(&s, unit).into_iter().collect();
+        parts.push(offer(&d.labels[0], a1, b1));
+        parts.push(offer(&d.labels[1], a2, b2));
+        parts.push("Which option do you choose?".into());
+        parts.join(" ")
+    }
+
+    fn history_cells(&self, fb: &Feedback, wording: &Wording) -> Vec<String> {
+        vec![fb.own.iter().map(|(_, a)| wording.format_action(a)).collect::<Vec<_>>().join(", ")]
+    }
+
+    fn metrics(&self) -> &'static [MetricDef] {
+        METRICS
+    }
+
+    fn outcomes(&self, run: &RunView<'_>) -> Vec<(String, f64)> {
+        // (state, choice) of every decision whose context names a state.
+        let choices: Vec<(State, u32)> = run
+            .decisions
+            .iter()
+            .filter(|d| d.role == Role::Dictator.as_str())
+            .filter_map(|d| Some((state(d.context? as u32)?, d.value as u32)))
+            .collect();
+        if choices.is_empty() {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        let prosocial: Vec<f64> =
+            choices.iter().filter_map(|(s, c)| s.better_for_a().map(|p| f64::from(u8::from(p == *c)))).collect();
+        if !prosocial.is_empty() {
+            out.push(("prosocial".into(), outcome::mean(prosocial)));
+        }
+        out.push(("b1_share".into(), outcome::mean(choices.iter().map(|(_, c)| f64::from(u8::from(*c == 0))))));
+        // Eq. 240.8: the mean over states of each state's prosocial rate, after A helped minus
+        // after A harmed.
+        let mut per_state: std::collections::BTreeMap<u32, (History, Vec<f64>)> = std::collections::BTreeMap::new();
+        for (s, c) in &choices {
+            if let (Some(h), Some(p)) = (s.history, s.better_for_a()) {
+                per_state.entry(s.id()).or_insert((h, Vec::new())).1.push(f64::from(u8::from(p == *c)));
+            }
+        }
+        let arm = |h: History| -> Vec<f64> {
+            per_state.values().filter(|(x, _)| *x == h).map(|(_, v)| outcome::mean(v.iter().copied())).collect()
+        };
+        let (helped, harmed) = (arm(History::Helped), arm(History::Harmed));
+        if !helped.is_empty() && !harmed.is_empty() {
+            out.push(("reciprocity".into(), outcome::mean(helped) - outcome::mean(harmed)));
+        }
+        out
+    }
+
+    fn expected_decisions(&self) -> (u64, bool) {
+        (u64::from(self.decisions()), false)
+    }
+}
+
+/// One run of the binary-allocation game.
+pub struct BinaryAllocation {
+    params: BaParams,
+    variant: Variant,
+    table: BaVariant,
+    /// State ids in play order, drawn at the first stage from the run's stream.
+    order: Vec<u32>,
+    /// Decisions taken so far.
+    taken: u32,
+}
+
+impl BinaryAllocation {
+    /// A run with the given parameters and variant table, before its first decision.
+    pub fn new(params: BaParams, variant: Variant, table: BaVariant) -> Self {
+        BinaryAllocation { params, variant, table, order: Vec::new(), taken: 0 }
+    }
+
+    fn current(&self) -> State {
+        state(self.order[self.taken as usize]).expect("invariant: the play order holds ids of the treatment")
+    }
+
+    fn space(&self) -> ActionSpace {
+        ActionSpace::Choice { labels: self.table.labels.clone() }
+    }
+}
+
+impl Environment for BinaryAllocation {
+    fn kind(&self) -> EnvKind {
+        EnvKind::BinaryAllocation
+    }
+
+    fn population(&self) -> usize {
+        2
+    }
+
+    fn pending(&mut self, rng: &mut dyn RngCore) -> Vec<Request> {
+        if self.is_done() {
+            return Vec::new();
+        }
+        if self.order.is_empty() {
+            let t = self.params.treatment;
+            let ids = (0..t.states()).map(|i| ID_STRIDE * t.code() + i);
+            self.order = ids.flat_map(|id| std::iter::repeat_n(id, self.params.replicates as usize)).collect();
+            self.order.shuffle(rng);
+        }
+        let levels = &self.table.levels;
+        let mean = levels.iter().sum::<i64>() as f64 / LEVELS as f64;
+        vec![Request {
+            agent: CHOOSER,
+            observation: Observation {
+                env: EnvKind::BinaryAllocation,
+                variant: self.variant,
+                role: Role::Dictator,
+                round: self.taken + 1,
+                rounds: Some(self.params.decisions()),
+                space: self.space(),
+                context: Context::State { id: self.current().id() },
+                payoffs: PayoffBounds { min: levels[0] as f64, mean_abs: mean.abs() },
+                memory: 0,
+            },
+        }]
+    }
+
+    fn resolve(&mut self, actions: &[(usize, Action)], _rng: &mut dyn RngCore) -> Result<Step, EnvError> {
+        let space = self.space();
+        let action = check_actions(actions, &[(CHOOSER, &space)])?[0].clone();
+        let s = self.current();
+        let [a1, b1, a2, b2] = s.payoffs(&self.table.levels);
+        let c = choice_index(&action);
+        let (a, b) = if c == 0 { (a1, b1) } else { (a2, b2) };
+        self.taken += 1;
+        Ok(Step {
+            round: self.taken,
+            decisions: vec![DecisionRow {
+                agent: CHOOSER,
+                role: Role::Dictator,
+                action: action.clone(),
+                value: f64::from(c),
+                scale: 1.0,
+                // The state id: with the run's variant it gives the state back exactly.
+                context: Some(f64::from(s.id())),
+            }],
+            payoffs: vec![(PASSIVE, a as f64), (CHOOSER, b as f64)],
+            feedback: vec![(
+                CHOOSER,
+                Feedback {
+                    round: self.taken,
+                    own: vec![(Role::Dictator, action)],
+                    others: Vec::new(),
+                    partner: Some(PASSIVE),
+                    payoff: b as f64,
+                },
+            )],
+            interaction: None,
+        })
+    }
+
+    fn is_done(&self) -> bool {
+        self.taken >= self.params.decisions()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::game::RecordedDecision;
+    use crate::EnvSpec;
+    use rand::SeedableRng;
+
+    fn binomial2(l: u32) -> u32 {
+        l * (l - 1) / 2
+    }
+
+    #[test]
+    fn the_grids_hold_seed_003s_counts() {
+        let l = LEVELS as u32;
+        assert_eq!(payoff_grid().len() as u32, l.pow(4) - l.pow(2));
+        assert_eq!(payoff_grid().len(), 240);
+        assert_eq!(reciprocity_grid().len() as u32, 2 * binomial2(l) * (l + binomial2(l)));
+        assert_eq!(reciprocity_grid().len(), 120);
+        assert!(payoff_grid().iter().all(|[a1, b1, a2, b2]| (a1, b1) != (a2, b2)), "no identical options");
+        let mut sorted = payoff_grid().to_vec();
+        sorted.sort();
+        sorted.dedup();
+        assert_eq!(sorted.len(), 240, "distinct configurations");
+        let counts: Vec<u32> = Treatment::ALL.iter().map(|t| t.states()).collect();
+        assert_eq!(counts, vec![240, 1920, 240, 240], "seed 003's four experiments");
+    }
+
+    #[test]
+    fn every_state_round_trips_through_its_id() {
+        for t in Treatment::ALL {
+            let mut seen = std::collections::BTreeSet::new();
+            for i in 0..t.states() {
+                let id = ID_STRIDE * t.code() + i;
+                let s = state(id).expect("a state");
+                assert_eq!((s.id(), s.treatment, s.index), (id, t, i));
+                assert_eq!(payoff_grid()[s.config as usize], s.levels);
+                assert_eq!(s.cue.is_some(), t == Treatment::Group);
+                assert_eq!(
+                    s.history.is_some(),
+                    matches!(t, Treatment::DirectReciprocity | Treatment::IndirectReciprocity)
+                );
+                if s.history.is_some() {
+                    assert!(is_reciprocity_config(s.levels), "{s:?}");
+                }
+                assert!(seen.insert((s.levels, s.cue, s.history)), "{t:?}: state {i} repeats");
+            }
+            assert!(state(ID_STRIDE * t.code() + t.states()).is_none());
+        }
+        assert!(state(4 * ID_STRIDE).is_none());
+        // Group states cross every configuration with every cue and both groups.
+        let s = state(ID_STRIDE + 8 * 7 + 2 * 2 + 1).expect("group state");
+        assert_eq!((s.config, s.cue), (7, Some((Cue::Hometown, false))));
+        let s = state(2 * ID_STRIDE + 2 * 5).expect("direct state");
+        assert_eq!((s.config, s.history), (reciprocity_grid()[5], Some(History::Helped)));
+    }
+
+    #[test]
+    fn the_reciprocity_grid_is_one_option_better_for_a_only() {
+        // Level indices (a1, b1, a2, b2); 1 = 200, 2 = 400, 3 = 600 in C0.
+        assert!(is_reciprocity_config([1, 2, 3, 1]), "B2 better for A, worse for B");
+        assert!(is_reciprocity_config([3, 0, 0, 3]), "B1 better for A, worse for B");
+        assert!(is_reciprocity_config([3, 2, 1, 2]), "B1 better for A, the same for B");
+        assert!(!is_reciprocity_config([3, 3, 0, 0]), "B1 better for both");
+        assert!(!is_reciprocity_config([0, 0, 0, 2]), "the same for A");
+        // Each reciprocity configuration has exactly one option better for A, and that option is
+        // never better for B; its prosocial option is that one.
+        for i in reciprocity_grid() {
+            let s = state(*i).expect("distributional state");
+            let pro = s.better_for_a().expect("the options differ for A") as usize;
+            let b = [s.levels[1], s.levels[3]];
+            assert!(b[pro] <= b[1 - pro], "{:?}", s.levels);
+        }
+    }
+
+    #[test]
+    fn payoffs_follow_the_choice_and_the_variants_levels() {
+        let params = BaParams { replicates: 1, ..BaParams::default() };
+        for (variant, levels) in [(Variant::C0, [0, 200, 400, 600]), (Variant::C2, [100, 300, 500, 700])] {
+            assert_eq!(variants().get(variant).levels, levels.to_vec());
+            for choice in [0, 1] {
+                let mut env = EnvSpec::BinaryAllocation(params.clone()).build(variant).expect("builds");
+                let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+                let req = env.pending(&mut rng);
+                assert_eq!(req.len(), 1);
+                assert_eq!(req[0].agent, CHOOSER);
+                let s = observed_state(&req[0].observation).expect("state");
+                let [a1, b1, a2, b2] = s.payoffs(&levels);
+                let step = env.resolve(&[(CHOOSER, Action::Choice(choice))], &mut rng).expect("legal");
+                let (a, b) = if choice == 0 { (a1, b1) } else { (a2, b2) };
+                assert_eq!(step.payoffs, vec![(PASSIVE, a as f64), (CHOOSER, b as f64)]);
+                assert_eq!(step.decisions[0].context, Some(f64::from(s.id())));
+                assert_eq!(step.decisions[0].value, f64::from(choice));
+                assert_eq!(step.feedback.len(), 1, "person A learns nothing and is never asked");
+            }
+        }
+    }
+
+    #[test]
+    fn replicates_must_be_between_one_and_the_cap() {
+        for (replicates, ok) in [(0, false), (1, true), (MAX_REPLICATES, true), (MAX_REPLICATES + 1, false)] {
+            let r = EnvSpec::BinaryAllocation(BaParams { replicates, ..BaParams::default() }).validate();
+            assert_eq!(r.is_ok(), ok, "{replicates}: {r:?}");
+            if let Err(e) = r {
+                assert!(e.to_string().contains("replicates"), "{e}");
+            }
+        }
+    }
+
+    #[test]
+    fn only_b1_or_b2_by_person_b_is_legal() {
+        let mut env = EnvSpec::BinaryAllocation(BaParams::default()).build(Variant::C0).expect("builds");
+        let mut rng = rand::rngs::StdRng::seed_from_u64(1);
+        let req = env.pending(&mut rng);
+        let ActionSpace::Choice { labels } = &req[0].observation.space else { panic!("a choice") };
+        assert_eq!(labels.as_ref(), ["B1".to_string(), "B2".to_string()]);
+        assert!(env.resolve(&[(CHOOSER, Action::Choice(2))], &mut rng).is_err());
+        assert!(env.resolve(&[(CHOOSER, Action::Amount(0))], &mut rng).is_err());
+        assert!(env.resolve(&[(PASSIVE, Action::Choice(0))], &mut rng).is_err(), "person A makes no choice");
+        assert!(env.resolve(&[(CHOOSER, Action::Choice(1))], &mut rng).is_ok());
+    }
+
+    #[test]
+    fn a_run_plays_every_state_replicates_times_in_a_seeded_order() {
+        let order = |treatment, seed| {
+            let p = BaParams { treatment, replicates: 2 };
+            let mut env = EnvSpec::BinaryAllocation(p.clone()).build(Variant::C0).expect("builds");
+            let mut rng = rand::rngs::StdRng::seed_from_u64(seed);
+            let mut ids = Vec::new();
+            while !env.is_done() {
+                let r = env.pending(&mut rng);
+                ids.push(observed_state(&r[0].observation).expect("state").id());
+                env.resolve(&[(CHOOSER, Action::Choice(0))], &mut rng).expect("legal");
+            }
+            assert_eq!(ids.len() as u64, p.expected_decisions().0);
+            ids
+        };
+        for t in Treatment::ALL {
+            let ids = order(t, 5);
+            let mut sorted = ids.clone();
+            sorted.sort();
+            let want: Vec<u32> = (0..t.states()).flat_map(|i| [ID_STRIDE * t.code() + i; 2]).collect();
+            assert_eq!(sorted, want, "{t:?}: every state twice");
+            assert_ne!(ids, want, "{t:?}: shuffled");
+        }
+        assert_eq!(order(Treatment::Distributional, 5), order(Treatment::Distributional, 5), "same seed, same order");
+        assert_ne!(order(Treatment::Distributional, 5), order(Treatment::Distributional, 6));
+    }
+
+    #[test]
+    fn the_question_states_the_cue_or_history_and_both_options() {
+        let p = BaParams::default();
+        let obs = |id: u32, variant| Observation {
+            env: EnvKind::BinaryAllocation,
+            variant,
+            role: Role::Dictator,
+            round: 1,
+            rounds: Some(10),
+            space: ActionSpace::Choice { labels: variants().get(variant).labels.clone() },
+            context: Context::State { id },
+            payoffs: PayoffBounds { min: 0.0, mean_abs: 300.0 },
+            memory: 0,
+        };
+        // (200, 400, 600, 200): level indices (1, 2, 3, 1), the seed's example prompt.
+        let config = payoff_grid().iter().position(|c| *c == [1, 2, 3, 1]).expect("in the grid") as u32;
+        let hometown = ID_STRIDE + config * 8 + 2 * 2;
+        assert_eq!(
+            p.question(&obs(hometown, Variant::C0)),
+            "You and person A grew up in the same town. Under B1, person A receives 200 points and you receive 400 \
+             points. Under B2, person A receives 600 points and you receive 200 points. Which option do you choose?"
+        );
+        let plain = p.question(&obs(config, Variant::C0));
+        assert!(plain.starts_with("Under B1, person A receives 200 points"), "{plain}");
+        let r = reciprocity_grid()[0];
+        let [a1, b1, a2, b2] = payoff_grid()[r as usize].map(|l| [0, 200, 400, 600][l as usize]);
+        let harmed = p.question(&obs(3 * ID_STRIDE + 1, Variant::C0));
+        assert!(harmed.contains("gave another person fewer points and person A more"), "{harmed}");
+        assert!(harmed.contains(&format!("Under B1, person A receives {a1} points and you receive {b1} points")));
+        assert!(harmed.contains(&format!("Under B2, person A receives {a2} points and you receive {b2} points")));
+        let helped = p.question(&obs(2 * ID_STRIDE, Variant::C0));
+        assert!(helped.contains("gave you more points and person A fewer"), "{helped}");
+        let c2 = p.question(&obs(config, Variant::C2));
+        assert!(c2.contains("receives 300 coins and you receive 500 coins"), "{c2}");
+        for cue in Cue::ALL {
+            assert_ne!(cue.sentence(true), cue.sentence(false));
+        }
+    }
+
+    #[test]
+    fn c3_is_c0_and_marked_so_and_every_variant_keeps_the_motive_signs() {
+        let (c0, c3) = (variants().get(Variant::C0), variants().get(Variant::C3));
+        assert_eq!(
+            (&c0.cover_story, &c0.labels, &c0.unit, &c0.levels),
+            (&c3.cover_story, &c3.labels, &c3.unit, &c3.levels)
+        );
+        assert!(c3.same_as_c0);
+        for v in [Variant::C0, Variant::C1, Variant::C2] {
+            assert!(!variants().get(v).same_as_c0, "{v:?}");
+        }
+        // Equally spaced levels: every payoff difference is a positive multiple of C0's.
+        for v in Variant::ALL {
+            let l = &variants().get(v).levels;
+            let k = (l[1] - l[0]) as f64 / 200.0;
+            for (i, x) in l.iter().enumerate() {
+                assert_eq!(*x as f64, l[0] as f64 + k * 200.0 * i as f64, "{v:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn outcomes_read_the_state_from_the_context() {
+        // Distributional: (a1 > a2) config and (a1 == a2) config.
+        let grid = payoff_grid();
+        let a_better_b1 = grid.iter().position(|[a1, _, a2, _]| a1 > a2).expect("one") as u32;
+        let a_tied = grid.iter().position(|[a1, _, a2, _]| a1 == a2).expect("one") as u32;
+        let d = |ctx: u32, value: f64| RecordedDecision {
+            round: 1,
+            seat: CHOOSER as u32,
+            role: "dictator",
+            value,
+            scale: 1.0,
+            context: Some(f64::from(ctx)),
+        };
+        let view = |ds: &[RecordedDecision<'static>]| {
+            BaParams::default().outcomes(&RunView {
+                variant: Variant::C0,
+                decisions: ds,
+                interactions: &[],
+                reversed_labels: false,
+            })
+        };
+        let out = view(&[d(a_better_b1, 0.0), d(a_better_b1, 1.0), d(a_tied, 0.0), d(a_tied, 0.0)]);
+        assert_eq!(out, vec![("prosocial".into(), 0.5), ("b1_share".into(), 0.75)]);
+        // Reciprocity: helped states choose the prosocial option, harmed states the other.
+        let mut ds = Vec::new();
+        for i in 0..N_RECIPROCITY * 2 {
+            let s = state(2 * ID_STRIDE + i).expect("state");
+            let pro = s.better_for_a().expect("differs for A");
+            let c = if s.history == Some(History::Helped) { pro } else { 1 - pro };
+            ds.push(d(s.id(), f64::from(c)));
+        }
+        let out = view(&ds);
+        assert_eq!(out.iter().find(|(n, _)| n == "reciprocity").map(|x| x.1), Some(1.0));
+        assert_eq!(out.iter().find(|(n, _)| n == "prosocial").map(|x| x.1), Some(0.5));
+    }
+}

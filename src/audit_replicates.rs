@@ -1,0 +1,772 @@
+//! `agora audit replicates`: the replicate side query (seed 003 §240.7.4; issue 12 item 6).
+//!
+//! Within-prompt dependency of the action on the stated values is identified only from
+//! repeated identical prompts, and in a society run almost every prompt is unique. This
+//! re-asks a seeded sample of stored decision prompts `--m` times each with fresh sampling
+//! seeds, advancing no game, and keeps the replies in the store's `audit_replicates` table
+//! ([`REPLICATES_SCHEMA`]), which `agora audit` codes and regresses
+//! ([`agora_analysis::audit::dependency`]).
+//!
+//! # The sample
+//! The population is every terminal decision transcript (status `ok`, or `truncated` with an
+//! action; fallbacks have no reply to repeat) of the runs in scope. For each model on its own,
+//! a decision's response id `{run_key}:{seat}:{slot}` is ranked by the hex SHA-256 of
+//! `{seed}:{response_id}` and the `--sample` smallest are taken (all when fewer): the rule of
+//! `agora audit export` ([`labels::sample_ids`]), so a sample does not depend on row order and
+//! a larger one extends a smaller.
+//!
+//! # The request
+//! A transcript's `messages_json` is the request as the policy serialised it (messages,
+//! temperature, token budget, seed, answer schema, template arguments), so the original request
+//! is read back, rebuilt as the client's request and checked to serialise to the stored text
+//! byte for byte; its cache key (model, request, slot `{run_key}/{seat}/{slot}/decision/{attempt}`)
+//! is recomputed and looked up in the reply cache. Replicate `j` (0-based) sends the same
+//! request with one change: the sampling seed becomes
+//! `derive(seed, ["replicate", response_id, j]) mod 2³¹` (the engine's seed derivation), where
+//! the original sent a seed at all (a model that does not send seeds sends none, and its
+//! replicates differ only by the server's own sampling). Same messages, schema, temperature
+//! and token budget: the model's declaration in `--models` supplies only where to send it, and
+//! must agree with the store on the served id and on whether a schema is sent.
+//!
+//! Each reply goes through the reply cache under the key of model, request and slot
+//! `{run_key}/{seat}/{slot}/replicate/{seed}/{j}`, so `--replay` answers from the cache only
+//! (a miss is an error, no server is called) and writes the same rows byte for byte. The reply
+//! is read by the agents' parser against the decision's action space, recovered from the
+//! request (its schema, or the answer format the system message shows) and the game's labels
+//! in semantic order; the original reply must read back as the stored action under the
+//! recovered space, or the prompt is refused. One call per replicate: an unparsable reply is
+//! kept as such (no second attempt), and only replicates with an action enter the estimate.
+//!
+//! # What is written
+//! One row per replicate in `audit_replicates` (replacing a row of the same decision, seed and
+//! index), all in one transaction after every call has answered: a failure writes nothing
+//! (replies already received stay in the cache). Nothing else changes: not `transcripts`,
+//! whose rows are hashed into each run's record hash, and no run's records.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use agora_agents::llm::{
+    cache_key, parse_cut_reply, parse_reply, CachedReply, ChatRequest, LlmClient, Message, ModelSpec, ParseOutcome,
+    ReplyCache, StructuredMode,
+};
+use agora_analysis::audit::dependency::REPLICATES_SCHEMA;
+use agora_analysis::audit::{labels, segment};
+use agora_engine::store::SqliteCache;
+use agora_engine::Store;
+use agora_environments::{ActionSpace, EnvSpec, Frame, Variant};
+use anyhow::Context as _;
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+use serde_json::Value;
+
+use crate::BadInput;
+
+/// Arguments of `agora audit replicates`.
+#[derive(clap::Args, Debug)]
+pub struct ReplicatesArgs {
+    /// Store file (its decision transcripts are sampled; the replicates are added to it).
+    #[arg(long, default_value = crate::DEFAULT_STORE)]
+    store: PathBuf,
+    /// Models file declaring the audited models (`Models(version: 1, models: [...])`): where
+    /// their servers are. Name and served id must match the store's transcripts.
+    #[arg(long)]
+    models: PathBuf,
+    /// Prompts per model (all of a model's when it has fewer).
+    #[arg(long)]
+    sample: usize,
+    /// Replicates per prompt (at least 2).
+    #[arg(long)]
+    m: usize,
+    /// Seed of the sample (decisions ranked by SHA-256 of `{seed}:{response_id}`) and of the
+    /// replicates' sampling seeds.
+    #[arg(long)]
+    seed: u64,
+    /// Only this study's runs.
+    #[arg(long)]
+    study: Option<String>,
+    /// Only this model (repeatable; default: every model with decisions in scope).
+    #[arg(long)]
+    model: Vec<String>,
+    /// Answer from the store's reply cache only; a replicate not cached stops the command with
+    /// nothing written.
+    #[arg(long)]
+    replay: bool,
+}
+
+/// The original request as the policy serialised it ([`ChatRequest`]'s fields, in order).
+#[derive(serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct StoredRequest {
+    messages: Vec<Message>,
+    temperature: f64,
+    max_tokens: u32,
+    seed: Option<u64>,
+    schema: Option<Value>,
+    #[serde(default)]
+    chat_template_kwargs: Option<Value>,
+}
+
+impl StoredRequest {
+    fn request(&self, seed: Option<u64>) -> ChatRequest {
+        ChatRequest {
+            messages: self.messages.clone(),
+            temperature: self.temperature,
+            max_tokens: self.max_tokens,
+            seed,
+            schema: self.schema.clone(),
+            chat_template_kwargs: self.chat_template_kwargs.clone(),
+        }
+    }
+}
+
+/// Reads a stored request back and rebuilds it as the client's request, checking that the
+/// rebuilt request serialises to the stored text byte for byte (so that it is the request that
+/// was sent, and hashes to the same cache key).
+fn rebuild(messages_json: &str) -> Result<(StoredRequest, ChatRequest), String> {
+    let stored: StoredRequest =
+        serde_json::from_str(messages_json).map_err(|e| format!("the stored request does not read back: {e}"))?;
+    let req = stored.request(stored.seed);
+    let again = serde_json::to_string(&req).map_err(|e| e.to_string())?;
+    if again != messages_json {
+        return Err("the rebuilt request does not serialise to the stored one byte for byte".into());
+    }
+    Ok((stored, req))
+}
+
+/// The cache key of a model's request in a slot, as the policy forms it.
+fn key(model: &str, served_id: &str, request_json: &str, slot: &str) -> String {
+    cache_key(&format!("{model}|{served_id}"), request_json, slot)
+}
+
+/// What the request showed of the decision's action space.
+#[derive(Debug, PartialEq)]
+enum Shown {
+    Labels(Vec<String>),
+    Amount(i64, i64),
+    Allocation(usize, i64),
+}
+
+/// The answer field's space from the request's schema, or else from the answer format the
+/// system message shows (`"action": "<one of: A, B>"`, `<a whole number from 0 to 20>`,
+/// `[<3 whole numbers from 0 to 10, …>]`).
+fn shown_space(stored: &StoredRequest, field: &str) -> Option<Shown> {
+    if let Some(prop) = stored.schema.as_ref().map(|s| &s["properties"][field]).filter(|p| !p.is_null()) {
+        if let Some(e) = prop["enum"].as_array() {
+            return e.iter().map(|v| v.as_str().map(str::to_string)).collect::<Option<Vec<_>>>().map(Shown::Labels);
+        }
+        return match prop["type"].as_str()? {
+            "integer" => Some(Shown::Amount(prop["minimum"].as_i64()?, prop["maximum"].as_i64()?)),
+            "array" => Some(Shown::Allocation(
+                usize::try_from(prop["minItems"].as_u64()?).ok()?,
+                prop["items"]["maximum"].as_i64()?,
+            )),
+            _ => None,
+        };
+    }
+    let system = &stored.messages.first()?.content;
+    let at = system.rfind(&format!("\"{field}\": "))? + field.len() + 4;
+    let rest = &system[at..];
+    if let Some(r) = rest.strip_prefix("\"<one of: ") {
+        let labels = &r[..r.find(">\"")?];
+        return Some(Shown::Labels(labels.split(", ").map(str::to_string).collect()));
+    }
+    if let Some(r) = rest.strip_prefix("<a whole number from ") {
+        let (min, r) = r.split_once(" to ")?;
+        return Some(Shown::Amount(min.parse().ok()?, r[..r.find('>')?].parse().ok()?));
+    }
+    let r = rest.strip_prefix("[<")?;
+    let (targets, r) = r.split_once(" whole numbers from 0 to ")?;
+    Some(Shown::Allocation(targets.parse().ok()?, r[..r.find(',')?].parse().ok()?))
+}
+
+/// The decision's action space in semantic order: amounts as shown; for a choice, the game's
+/// labels for the variant (or a framing's, where the shown labels are the framed ones), cut to
+/// as many as were shown, which must be the shown labels in some order.
+fn semantic_space(shown: Shown, env: &EnvSpec, variant: Variant) -> Option<ActionSpace> {
+    match shown {
+        Shown::Amount(min, max) => Some(ActionSpace::Amount { min, max }),
+        Shown::Allocation(targets, max_each) => Some(ActionSpace::Allocation { targets, max_each }),
+        Shown::Labels(labels) => {
+            let game = env.game();
+            let mut candidates: Vec<Vec<String>> = vec![game.wording(variant).labels.to_vec()];
+            for frame in [Frame::Moral, Frame::Risk] {
+                if let Some(f) = game.framing(variant, frame) {
+                    candidates.push(f.labels.iter().map(|l| l.to_string()).collect());
+                }
+            }
+            let wanted: BTreeSet<&String> = labels.iter().collect();
+            candidates.into_iter().find_map(|c| {
+                let head = c.get(..labels.len())?;
+                (head.iter().collect::<BTreeSet<_>>() == wanted && wanted.len() == labels.len())
+                    .then(|| ActionSpace::Choice { labels: head.to_vec().into() })
+            })
+        }
+    }
+}
+
+/// A reply read as the policy reads it: (status, action, reason, detail).
+fn read_reply(
+    reply: &CachedReply,
+    space: &ActionSpace,
+    field: &str,
+) -> (String, Option<String>, Option<String>, String) {
+    let cut = reply.truncated();
+    let outcome =
+        if cut { parse_cut_reply(&reply.content, space, field) } else { parse_reply(&reply.content, space, field) };
+    let status = if cut { "truncated".to_string() } else { outcome.status().to_string() };
+    match outcome {
+        ParseOutcome::Parsed { action, reason } => {
+            let detail = if cut {
+                "cut at the token limit after the answer was complete: the decision stands".to_string()
+            } else {
+                String::new()
+            };
+            (status, Some(action.encode()), reason, detail)
+        }
+        ParseOutcome::Illegal(d) if cut => {
+            (status, None, None, format!("cut at the token limit; the answer was complete but illegal: {d}"))
+        }
+        ParseOutcome::Unparsable(d) | ParseOutcome::Illegal(d) | ParseOutcome::Truncated(d) => (status, None, None, d),
+    }
+}
+
+/// A sampled decision, with what its replicates need.
+struct Prompt {
+    run_id: i64,
+    run_key: String,
+    seat: i64,
+    slot: i64,
+    attempt: i64,
+    response_id: String,
+    model: String,
+    served_id: String,
+    round: i64,
+    role: String,
+    stored: StoredRequest,
+    original_key: String,
+    answer_field: String,
+    space: ActionSpace,
+}
+
+/// A decision transcript as read.
+struct Row {
+    run_id: i64,
+    run_key: String,
+    seat: i64,
+    slot: i64,
+    attempt: i64,
+    model: String,
+    served_id: String,
+    round: i64,
+    role: String,
+    messages_json: String,
+    raw_reply: String,
+    action: String,
+    parse_status: String,
+    spec_json: String,
+    variant: String,
+}
+
+fn read_rows(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Vec<Row>> {
+    let mut st = conn.prepare(
+        "SELECT t.run_id, r.run_key, t.seat, t.slot, t.attempt, t.model, t.served_id, t.round, t.role, t.messages_json,
+                t.raw_reply, t.action, t.parse_status, r.spec_json, r.variant
+         FROM transcripts t JOIN runs r ON r.run_id = t.run_id
+         WHERE t.kind = 'decision' AND t.action IS NOT NULL
+           AND (t.parse_status = 'ok' OR t.parse_status = 'truncated') AND (?1 IS NULL OR r.study = ?1)
+         ORDER BY t.run_id, t.seat, t.slot, t.attempt",
+    )?;
+    let rows = st.query_map([study], |r| {
+        Ok(Row {
+            run_id: r.get(0)?,
+            run_key: r.get(1)?,
+            seat: r.get(2)?,
+            slot: r.get(3)?,
+            attempt: r.get(4)?,
+            model: r.get(5)?,
+            served_id: r.get(6)?,
+            round: r.get(7)?,
+            role: r.get(8)?,
+            messages_json: r.get(9)?,
+            raw_reply: r.get(10)?,
+            action: r.get(11)?,
+            parse_status: r.get(12)?,
+            spec_json: r.get(13)?,
+            variant: r.get(14)?,
+        })
+    })?;
+    rows.collect()
+}
+
+/// Everything a sampled decision's replicates need, checked: the request rebuilt byte for byte,
+/// the action space recovered and the original reply reading back as the stored action.
+fn prepare(row: Row) -> Result<Prompt, String> {
+    let response_id = labels::response_id(&row.run_key, row.seat, row.slot);
+    let fail = |m: String| format!("decision {response_id} (model `{}`): {m}", row.model);
+    let (stored, _) = rebuild(&row.messages_json).map_err(fail)?;
+    let spec: Value = serde_json::from_str(&row.spec_json).map_err(|e| fail(format!("run specification: {e}")))?;
+    let env: EnvSpec = serde_json::from_value(spec["environment"].clone())
+        .map_err(|e| fail(format!("run specification's environment: {e}")))?;
+    let variant = Variant::ALL
+        .into_iter()
+        .find(|v| v.as_str() == row.variant)
+        .ok_or_else(|| fail(format!("unknown variant `{}`", row.variant)))?;
+    let answer_field = segment::asked_answer_field(&row.messages_json, &row.spec_json);
+    let space =
+        shown_space(&stored, &answer_field).and_then(|s| semantic_space(s, &env, variant)).ok_or_else(|| {
+            fail(format!("cannot recover the action space of the `{answer_field}` field from the request"))
+        })?;
+    let original = CachedReply {
+        content: row.raw_reply.clone(),
+        prompt_tokens: None,
+        completion_tokens: None,
+        endpoint: String::new(),
+        latency_ms: 0.0,
+        finish_reason: (row.parse_status == "truncated").then(|| "length".to_string()),
+    };
+    let (_, action, _, _) = read_reply(&original, &space, &answer_field);
+    if action.as_deref() != Some(row.action.as_str()) {
+        return Err(fail(format!(
+            "the original reply reads as {} under the recovered action space, the store holds {}",
+            action.as_deref().unwrap_or("no action"),
+            row.action
+        )));
+    }
+    let original_key = key(
+        &row.model,
+        &row.served_id,
+        &row.messages_json,
+        &format!("{}/{}/{}/decision/{}", row.run_key, row.seat, row.slot, row.attempt),
+    );
+    Ok(Prompt {
+        run_id: row.run_id,
+        run_key: row.run_key,
+        seat: row.seat,
+        slot: row.slot,
+        attempt: row.attempt,
+        response_id,
+        model: row.model,
+        served_id: row.served_id,
+        round: row.round,
+        role: row.role,
+        stored,
+        original_key,
+        answer_field,
+        space,
+    })
+}
+
+/// One replicate as asked and answered.
+struct Asked {
+    prompt: usize,
+    replicate: usize,
+    seed: Option<u64>,
+    request_json: String,
+    key: String,
+    reply: CachedReply,
+    cached: bool,
+}
+
+/// Runs `agora audit replicates`.
+pub fn main(args: ReplicatesArgs) -> anyhow::Result<()> {
+    if args.sample == 0 {
+        return Err(BadInput("--sample must be at least 1".into()).into());
+    }
+    if args.m < 2 {
+        return Err(BadInput(format!(
+            "--m must be at least 2 (got {}): within-prompt dependency needs repeated replies to one prompt",
+            args.m
+        ))
+        .into());
+    }
+    if !args.store.exists() {
+        return Err(BadInput(format!("store {} does not exist", args.store.display())).into());
+    }
+    drop(Store::open(&args.store)?);
+    let declared = agora_scenarios::ModelsFile::load(&args.models)
+        .map_err(|e| BadInput(format!("--models {}: {e}", args.models.display())))?;
+    let conn = Connection::open_with_flags(&args.store, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    if let Some(s) = &args.study {
+        let n: i64 = conn.query_row("SELECT COUNT(*) FROM runs WHERE study = ?1", [s], |r| r.get(0))?;
+        if n == 0 {
+            return Err(BadInput(format!("--study: store {} holds no study `{s}`", args.store.display())).into());
+        }
+    }
+    let rows = read_rows(&conn, args.study.as_deref())?;
+    let mut by_model: BTreeMap<String, Vec<Row>> = BTreeMap::new();
+    for r in rows {
+        by_model.entry(r.model.clone()).or_default().push(r);
+    }
+    let in_store: Vec<String> = by_model.keys().cloned().collect();
+    for m in &args.model {
+        if !by_model.contains_key(m) {
+            return Err(BadInput(format!(
+                "--model `{m}`: the store holds no decision transcript of it in scope (models: {})",
+                if in_store.is_empty() { "none".to_string() } else { in_store.join(", ") }
+            ))
+            .into());
+        }
+    }
+    if !args.model.is_empty() {
+        by_model.retain(|m, _| args.model.contains(m));
+    }
+    if by_model.is_empty() {
+        return Err(BadInput(format!(
+            "store {}: no decision transcript with an action{} to replicate",
+            args.store.display(),
+            args.study.as_ref().map(|s| format!(" in study `{s}`")).unwrap_or_default()
+        ))
+        .into());
+    }
+    let mut specs: BTreeMap<String, ModelSpec> = BTreeMap::new();
+    for m in by_model.keys() {
+        let spec = declared.models.iter().find(|s| s.name == *m).ok_or_else(|| {
+            BadInput(format!(
+                "--models {}: no model `{m}` is declared, and the store's decisions to replicate are by it (declared: {})",
+                args.models.display(),
+                declared.models.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
+            ))
+        })?;
+        specs.insert(m.clone(), spec.clone());
+    }
+
+    // The sample, each prompt checked before any call.
+    let mut prompts = Vec::new();
+    for (model, rows) in by_model {
+        let spec = &specs[&model];
+        let ids: Vec<String> = rows.iter().map(|r| labels::response_id(&r.run_key, r.seat, r.slot)).collect();
+        let chosen: BTreeSet<String> = labels::sample_ids(ids.iter().map(String::as_str), args.seed, args.sample)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        let mut picked: Vec<(String, Row)> = ids.into_iter().zip(rows).filter(|(id, _)| chosen.contains(id)).collect();
+        picked.sort_by_cached_key(|(id, _)| labels::rank_key(args.seed, id));
+        for (_, row) in picked {
+            if row.served_id != spec.served_id {
+                return Err(BadInput(format!(
+                    "--models {}: model `{model}` is served as `{}`, but the store's decisions were asked of `{}`",
+                    args.models.display(),
+                    spec.served_id,
+                    row.served_id
+                ))
+                .into());
+            }
+            let p = prepare(row).map_err(anyhow::Error::msg)?;
+            if p.stored.schema.is_some() != (spec.structured != StructuredMode::Instructions) {
+                return Err(BadInput(format!(
+                    "--models {}: model `{model}` is declared with structured: {:?}, but its stored requests {} a schema",
+                    args.models.display(),
+                    spec.structured,
+                    if p.stored.schema.is_some() { "carry" } else { "carry no" }
+                ))
+                .into());
+            }
+            prompts.push(p);
+        }
+    }
+
+    // Clients and the cache.
+    let mut clients: BTreeMap<String, Arc<LlmClient>> = BTreeMap::new();
+    for (name, spec) in &specs {
+        let key = match &spec.api_key_env {
+            Some(var) => match std::env::var(var) {
+                Ok(k) if !k.is_empty() => Some(k),
+                _ if args.replay => None,
+                _ => {
+                    return Err(BadInput(format!(
+                        "--models {}: model `{name}`: environment variable {var} (its API key) is not set",
+                        args.models.display()
+                    ))
+                    .into())
+                }
+            },
+            None => None,
+        };
+        let client = LlmClient::new(spec.clone(), key).map_err(|e| BadInput(format!("--models: {e}")))?;
+        clients.insert(name.clone(), Arc::new(client));
+    }
+    let originals_cached = prompts
+        .iter()
+        .map(|p| {
+            conn.query_row("SELECT 1 FROM llm_cache WHERE key = ?1", [&p.original_key], |_| Ok(()))
+                .optional()
+                .map(|x| x.is_some())
+        })
+        .collect::<rusqlite::Result<Vec<bool>>>()?;
+    drop(conn);
+    let cache: Arc<dyn ReplyCache> = Arc::new(SqliteCache::open(&args.store)?);
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("starting the runtime")?;
+    if !args.replay {
+        for c in clients.values() {
+            rt.block_on(c.check_reachable())?;
+        }
+    }
+    let started = std::time::Instant::now();
+    let asked = rt.block_on(ask(&prompts, &clients, &cache, args.seed, args.m, args.replay))?;
+    drop(rt);
+
+    // Everything answered: write the rows in one transaction.
+    let mut conn = Connection::open_with_flags(&args.store, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
+    conn.busy_timeout(std::time::Duration::from_secs(60))?;
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    tx.execute_batch(REPLICATES_SCHEMA)?;
+    let mut statuses: BTreeMap<String, usize> = BTreeMap::new();
+    {
+        let mut st = tx.prepare(
+            "INSERT OR REPLACE INTO audit_replicates (run_id, seat, slot, response_id, original_attempt, sample_seed,
+                replicate, model, served_id, endpoint, round, role, request_seed, messages_json, cache_key,
+                original_cache_key, answer_field, space_json, raw_reply, finish_reason, action, reason, parse_status,
+                detail, latency_ms, prompt_tokens, completion_tokens)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
+                ?22, ?23, ?24, ?25, ?26, ?27)",
+        )?;
+        for a in &asked {
+            let p = &prompts[a.prompt];
+            let (status, action, reason, detail) = read_reply(&a.reply, &p.space, &p.answer_field);
+            *statuses.entry(status.clone()).or_default() += 1;
+            st.execute(params![
+                p.run_id,
+                p.seat,
+                p.slot,
+                p.response_id,
+                p.attempt,
+                args.seed.to_string(),
+                a.replicate as i64,
+                p.model,
+                p.served_id,
+                a.reply.endpoint,
+                p.round,
+                p.role,
+                a.seed.map(|s| s as i64),
+                a.request_json,
+                a.key,
+                p.original_key,
+                p.answer_field,
+                serde_json::to_string(&p.space)?,
+                a.reply.content,
+                a.reply.finish_reason,
+                action,
+                reason,
+                status,
+                detail,
+                a.reply.latency_ms,
+                a.reply.prompt_tokens.map(|n| n as i64),
+                a.reply.completion_tokens.map(|n| n as i64)
+            ])?;
+        }
+    }
+    tx.commit()?;
+    let cached = asked.iter().filter(|a| a.cached).count();
+    let per_model: BTreeMap<&str, usize> = prompts.iter().fold(BTreeMap::new(), |mut m, p| {
+        *m.entry(p.model.as_str()).or_default() += 1;
+        m
+    });
+    println!(
+        "{} replicates of {} prompts ({}; seed {}, m = {}) in {:.2} s: {} from the reply cache, {} requests sent; {}",
+        asked.len(),
+        prompts.len(),
+        per_model.iter().map(|(m, n)| format!("{m}: {n}")).collect::<Vec<_>>().join(", "),
+        args.seed,
+        args.m,
+        started.elapsed().as_secs_f64(),
+        cached,
+        asked.len() - cached,
+        statuses.iter().map(|(s, n)| format!("{n} {s}")).collect::<Vec<_>>().join(", ")
+    );
+    println!(
+        "original requests rebuilt byte for byte: {} of {}; their cache keys found in the reply cache: {} of {}",
+        prompts.len(),
+        prompts.len(),
+        originals_cached.iter().filter(|c| **c).count(),
+        prompts.len()
+    );
+    println!("table audit_replicates in {}; code and estimate with `agora audit`", args.store.display());
+    Ok(())
+}
+
+/// The dependency step of `agora audit`: codes the store's replicates with the audit's coder,
+/// estimates the dependency of the action on the stated values and writes `dependency.md`,
+/// `.json` and `.csv` into `out` ([`agora_analysis::audit::dependency`]); says so and does
+/// nothing where the store holds no replicates.
+pub fn dependency(
+    store: &Path,
+    codebook: &agora_analysis::audit::LoadedCodebook,
+    coder: &dyn agora_analysis::audit::Coder,
+    study: Option<&str>,
+    gate: agora_analysis::audit::GateOptions,
+    out: &Path,
+) -> anyhow::Result<()> {
+    let report = agora_analysis::audit::dependency::dependency(store, codebook, coder, study, gate).map_err(|e| {
+        if e.is_bad_input() {
+            BadInput(e.to_string()).into()
+        } else {
+            anyhow::Error::new(e)
+        }
+    })?;
+    let Some(d) = report else {
+        println!("dependency: no replicates in the store (`agora audit replicates` asks them)");
+        return Ok(());
+    };
+    std::fs::write(out.join("dependency.md"), d.to_markdown())?;
+    std::fs::write(out.join("dependency.json"), serde_json::to_string_pretty(&d)?)?;
+    std::fs::write(out.join("dependency.csv"), agora_analysis::tables::to_csv(&d.table()))?;
+    let estimated = d.rows.iter().filter(|r| r.status == "estimated").count();
+    let refused = d.rows.iter().filter(|r| r.status == "refused").count();
+    println!(
+        "dependency: {} replicates, {} coded; {} estimates, {} not identified or not estimated, {} refused by the gate; tables audit_replicate_responses, audit_dependency; dependency.md/json/csv",
+        d.replicates,
+        d.coded,
+        estimated,
+        d.rows.len() - estimated - refused,
+        refused
+    );
+    Ok(())
+}
+
+/// Asks every replicate of every prompt, concurrently (each endpoint's limit holds), through
+/// the reply cache; the first failure stops it.
+async fn ask(
+    prompts: &[Prompt],
+    clients: &BTreeMap<String, Arc<LlmClient>>,
+    cache: &Arc<dyn ReplyCache>,
+    seed: u64,
+    m: usize,
+    replay: bool,
+) -> anyhow::Result<Vec<Asked>> {
+    let mut tasks = tokio::task::JoinSet::new();
+    for (i, p) in prompts.iter().enumerate() {
+        for j in 0..m {
+            let request_seed = p
+                .stored
+                .seed
+                .map(|_| agora_engine::seed::derive(seed, &["replicate", &p.response_id, &j.to_string()]) % (1 << 31));
+            let req = p.stored.request(request_seed);
+            let request_json = serde_json::to_string(&req)?;
+            let slot = format!("{}/{}/{}/replicate/{seed}/{j}", p.run_key, p.seat, p.slot);
+            let key = key(&p.model, &p.served_id, &request_json, &slot);
+            let client = clients[&p.model].clone();
+            let cache = cache.clone();
+            let (model, response_id) = (p.model.clone(), p.response_id.clone());
+            tasks.spawn(async move {
+                let (reply, cached) = match cache.get(&key) {
+                    Some(r) => (r, true),
+                    None if replay => {
+                        anyhow::bail!(
+                            "replay: no cached reply for model `{model}`, decision {response_id}, replicate {j} of seed {seed}; run without --replay to call the server"
+                        )
+                    }
+                    None => {
+                        let r = client.chat(&req).await?;
+                        cache.put(&key, &model, &r);
+                        (r, false)
+                    }
+                };
+                Ok::<Asked, anyhow::Error>(Asked { prompt: i, replicate: j, seed: request_seed, request_json, key, reply, cached })
+            });
+        }
+    }
+    let mut asked = Vec::new();
+    while let Some(done) = tasks.join_next().await {
+        match done.context("a replicate's task failed")? {
+            Ok(a) => asked.push(a),
+            Err(e) => {
+                tasks.abort_all();
+                return Err(e);
+            }
+        }
+    }
+    asked.sort_by_key(|a| (a.prompt, a.replicate));
+    Ok(asked)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn stored(schema: Option<Value>, system: &str) -> StoredRequest {
+        StoredRequest {
+            messages: vec![
+                Message { role: "system".into(), content: system.into() },
+                Message { role: "user".into(), content: "Round 1.".into() },
+            ],
+            temperature: 0.7,
+            max_tokens: 256,
+            seed: Some(5),
+            schema,
+            chat_template_kwargs: None,
+        }
+    }
+
+    #[test]
+    fn a_stored_request_rebuilds_byte_for_byte() {
+        let req = stored(Some(serde_json::json!({"type": "object"})), "S").request(Some(5));
+        let json = serde_json::to_string(&req).expect("json");
+        let (back, again) = rebuild(&json).expect("rebuilds");
+        assert_eq!(serde_json::to_string(&again).expect("json"), json);
+        assert_eq!(back.seed, Some(5));
+        assert!(rebuild(&json.replace("\"temperature\":0.7", "\"temperature\":0.70")).is_err());
+    }
+
+    #[test]
+    fn the_space_is_read_from_the_schema_or_the_answer_format() {
+        let schema = serde_json::json!({"type": "object", "properties": {
+            "action": {"type": "string", "enum": ["B", "A"]},
+            "amount": {"type": "integer", "minimum": 0, "maximum": 20},
+            "alloc": {"type": "array", "items": {"type": "integer", "minimum": 0, "maximum": 10}, "minItems": 3, "maxItems": 3}}});
+        let s = stored(Some(schema), "");
+        assert_eq!(shown_space(&s, "action"), Some(Shown::Labels(vec!["B".into(), "A".into()])));
+        assert_eq!(shown_space(&s, "amount"), Some(Shown::Amount(0, 20)));
+        assert_eq!(shown_space(&s, "alloc"), Some(Shown::Allocation(3, 10)));
+        let text = |example: &str| {
+            stored(None, &format!("Rules.\nAnswer with a JSON object only, of the form {example}. Write it."))
+        };
+        assert_eq!(
+            shown_space(
+                &text(r#"{"action": "<one of: Option F, Option J>", "reason": "<one short sentence, optional>"}"#),
+                "action"
+            ),
+            Some(Shown::Labels(vec!["Option F".into(), "Option J".into()]))
+        );
+        assert_eq!(
+            shown_space(&text(r#"{"selection": <a whole number from 11 to 20>, "reason": "<…>"}"#), "selection"),
+            Some(Shown::Amount(11, 20))
+        );
+        assert_eq!(
+            shown_space(
+                &text(r#"{"action": [<3 whole numbers from 0 to 10, one per other member in the order given>]}"#),
+                "action"
+            ),
+            Some(Shown::Allocation(3, 10))
+        );
+    }
+
+    #[test]
+    fn shown_labels_map_to_the_semantic_order() {
+        let env: EnvSpec = serde_json::from_value(serde_json::json!({"PrisonersDilemma": {"rounds": 2}})).expect("env");
+        let labels = env.game().wording(Variant::C0).labels.to_vec();
+        let reversed: Vec<String> = labels.iter().rev().cloned().collect();
+        assert_eq!(
+            semantic_space(Shown::Labels(reversed), &env, Variant::C0),
+            Some(ActionSpace::Choice { labels: labels.clone().into() })
+        );
+        assert_eq!(semantic_space(Shown::Labels(vec!["nope".into(), labels[0].clone()]), &env, Variant::C0), None);
+        if let Some(f) = env.game().framing(Variant::C0, Frame::Moral) {
+            let framed: Vec<String> = f.labels.iter().rev().map(|l| l.to_string()).collect();
+            let space = semantic_space(Shown::Labels(framed), &env, Variant::C0).expect("framed");
+            let reply = CachedReply {
+                content: format!("{{\"action\": \"{}\"}}", f.labels[0]),
+                prompt_tokens: None,
+                completion_tokens: None,
+                endpoint: String::new(),
+                latency_ms: 0.0,
+                finish_reason: None,
+            };
+            assert_eq!(read_reply(&reply, &space, "action").1.as_deref(), Some("c0"));
+        }
+    }
+}
