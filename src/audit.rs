@@ -21,6 +21,7 @@
 
 use std::path::{Path, PathBuf};
 
+use agora_analysis::audit::requirements::LoadedRequirements;
 use agora_analysis::audit::{self, labels, AuditError, Coder, GateOptions, LabelsError, LexiconCoder, LoadedCodebook};
 use agora_engine::Store;
 use anyhow::Context as _;
@@ -30,6 +31,9 @@ use crate::BadInput;
 
 #[path = "audit_replicates.rs"]
 mod replicates;
+
+#[path = "audit_prefill.rs"]
+mod prefill;
 
 /// Arguments of `agora audit`.
 #[derive(clap::Args, Debug)]
@@ -84,6 +88,10 @@ struct RunArgs {
     /// audit with nothing written.
     #[arg(long)]
     replay: bool,
+    /// Requirements file (RON; default: the shipped assets/requirements.ron): each requirement
+    /// is tested on the audit's statistics, into audit_requirements and requirements.md/json/csv.
+    #[arg(long)]
+    requirements: Option<PathBuf>,
 }
 
 #[derive(clap::Subcommand, Debug)]
@@ -99,6 +107,10 @@ enum AuditCommand {
     /// Re-ask a seeded sample of stored decision prompts m times each with fresh sampling
     /// seeds, advancing no game, into audit_replicates (the dependency estimate's data).
     Replicates(replicates::ReplicatesArgs),
+    /// Faithfulness by intervention: prefill sampled decisions' closed reasoning with one stated
+    /// value inserted or deleted and measure the change in the action (tau per value), into
+    /// audit_prefill, audit_faithfulness and faithfulness.md/json/csv.
+    Prefill(prefill::PrefillArgs),
 }
 
 /// Export formats.
@@ -197,6 +209,7 @@ pub fn main(args: AuditArgs) -> anyhow::Result<()> {
         Some(AuditCommand::Import(a)) => import(a),
         Some(AuditCommand::Agreement(a)) => agreement(a),
         Some(AuditCommand::Replicates(a)) => replicates::main(a),
+        Some(AuditCommand::Prefill(a)) => prefill::main(a),
     }
 }
 
@@ -226,6 +239,16 @@ fn labels_error(e: LabelsError) -> anyhow::Error {
 
 fn run(args: RunArgs) -> anyhow::Result<()> {
     let codebook = load_codebook(args.codebook.as_deref())?;
+    // A user's requirements must name the codebook's values; the shipped ones, written for the
+    // default codebook, read `not estimable` under another.
+    let requirements = match &args.requirements {
+        Some(p) => {
+            let r = LoadedRequirements::read(p).map_err(|e| BadInput(e.to_string()))?;
+            r.check_codebook(&codebook.codebook).map_err(|e| BadInput(e.to_string()))?;
+            r
+        }
+        None => LoadedRequirements::default_requirements(),
+    };
     audit::agreement::check_min_kappa(args.min_kappa).map_err(BadInput)?;
     check_store(&args.store)?;
     let llm = match &args.coder {
@@ -308,10 +331,36 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
         println!("gate on {} for model {}: {}", v.coder, v.model, v.label());
     }
     replicates::dependency(&args.store, &codebook, coder, args.study.as_deref(), gate, &args.out)?;
+    write_requirements(&args.store, &requirements, &result, &args.out)?;
     println!(
         "tables audit_responses, audit_sentences, audit_segments, audit_coders in {}; report in {}",
         args.store.display(),
         args.out.display()
+    );
+    Ok(())
+}
+
+/// Tests the requirements on the audit and the store's dependency estimates, into
+/// `audit_requirements` and requirements.md/json/csv.
+fn write_requirements(
+    store: &Path,
+    requirements: &LoadedRequirements,
+    result: &audit::Audit,
+    out: &Path,
+) -> anyhow::Result<()> {
+    let report = audit::requirements::run(store, requirements, result)?;
+    std::fs::write(out.join("requirements.md"), report.to_markdown())?;
+    std::fs::write(out.join("requirements.json"), serde_json::to_string_pretty(&report)?)?;
+    std::fs::write(out.join("requirements.csv"), agora_analysis::tables::to_csv(&report.table()))?;
+    let count = |v: &str| report.verdicts.iter().filter(|x| x.verdict == v).count();
+    println!(
+        "requirements {} ({}): {} pass, {} fail, {} not estimable, {} refused by the gate; table audit_requirements; requirements.md/json/csv",
+        report.name,
+        report.path,
+        count("pass"),
+        count("fail"),
+        count("not estimable"),
+        count("refused")
     );
     Ok(())
 }

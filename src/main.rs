@@ -129,6 +129,10 @@ enum Command {
         store: PathBuf,
         #[arg(long, default_value = "report")]
         out: PathBuf,
+        /// The prompt whose replicates the reasoning tree draws, as `run_id:seat:slot` (by
+        /// default the audited prompt with most replicates).
+        #[arg(long)]
+        tree_prompt: Option<String>,
     },
     /// Combine stores (e.g. the shards of a plan run on several machines) into one.
     Merge {
@@ -267,12 +271,20 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             println!("\nanalysis tables in {}\nreport written to {}", dir.display(), path.display());
             Ok(())
         }
-        Command::Report { store, out } => {
+        Command::Report { store, out, tree_prompt } => {
             if !store.exists() {
                 return Err(BadInput(format!("store {} does not exist", store.display())).into());
             }
             Store::open(&store)?;
-            let path = report::write(&store, &out)?;
+            if let Some(t) = &tree_prompt {
+                let ok = t.split(':').count() == 3 && t.split(':').all(|p| p.parse::<i64>().is_ok());
+                if !ok {
+                    return Err(
+                        BadInput(format!("--tree-prompt `{t}`: expected run_id:seat:slot (three integers)")).into()
+                    );
+                }
+            }
+            let path = report::write_with(&store, &out, &report::Options { tree_prompt })?;
             println!("report written to {}", path.display());
             Ok(())
         }

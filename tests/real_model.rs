@@ -70,3 +70,111 @@ fn small_study_with_a_real_model_then_replay_without_a_server() {
         "replay reproduces every record hash, transcripts included"
     );
 }
+
+/// The LLM coder against the real small model: it codes reasoning written by another source
+/// (scripted replies of a fake server, so coder and audited model differ). Every response ends
+/// coded or with its coder error recorded (a small model often answers badly: recorded, never
+/// repaired), and a replay from the reply cache reproduces the audit's rows.
+#[test]
+#[ignore = "needs a model server: scripts/llm-server.sh start, then AGORA_LLM_MODELS=scenarios/models/local-gemma.ron cargo test --test real_model -- --ignored"]
+fn the_llm_coder_codes_another_sources_reasoning_with_the_real_model() {
+    use agora_test_support::{FakeReply, FakeServer};
+    use std::sync::Arc;
+    let models = std::env::var("AGORA_LLM_MODELS").expect("AGORA_LLM_MODELS names the models file of a running server");
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join(models);
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    // The audited source: scripted step-by-step replies with two stated values each.
+    let server = rt
+        .block_on(FakeServer::start(Arc::new(|_, body| {
+            let schema = &body["response_format"]["json_schema"]["schema"];
+            let required: Vec<&str> =
+                schema["required"].as_array().expect("schema").iter().filter_map(|v| v.as_str()).collect();
+            let field = *required.iter().find(|f| **f != "reasoning").expect("answer field");
+            let label = schema["properties"][field]["enum"][0].clone();
+            let reasoning = "Splitting the points evenly seems right. Cooperating gives me the most points.";
+            FakeReply::Content(serde_json::json!({"reasoning": reasoning, field: label}).to_string())
+        })))
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let cells = dir.path().join("cells");
+    std::fs::create_dir_all(&cells).expect("mkdir");
+    std::fs::copy(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/cells/step-by-step.ron"),
+        cells.join("step-by-step.ron"),
+    )
+    .expect("copy cell");
+    let studies = dir.path().join("studies");
+    std::fs::create_dir_all(&studies).expect("mkdir");
+    let study = studies.join("source.ron");
+    std::fs::write(
+        &study,
+        format!(
+            r#"Study(version: 1, name: "source", master_seed: 2, runs: 1,
+    models: [Model(name: "scripted", family: "Scripted", endpoints: ["{}"], served_id: "scripted-1", backoff_ms: 5)],
+    blocks: [Block(name: "pd", environment: PrisonersDilemma(rounds: 2), model_rosters: true, rosters: [],
+                   cells: ["step-by-step"], cell_runs: 1)],
+)"#,
+            server.endpoint()
+        ),
+    )
+    .expect("write study");
+    let store = dir.path().join("source.sqlite");
+    let out = agora(&["run", study.to_str().expect("utf8"), "--store", store.to_str().expect("utf8")]);
+    assert!(out.status.success(), "{}", text(&out));
+    let audit = |out_dir: &str, replay: bool| {
+        let out_dir = dir.path().join(out_dir);
+        let mut args = vec![
+            "audit",
+            "--store",
+            store.to_str().expect("utf8"),
+            "--coder",
+            "llm:gemma-3-270m",
+            "--models",
+            models.to_str().expect("utf8"),
+            "--allow-unvalidated",
+            "--out",
+            out_dir.to_str().expect("utf8"),
+        ];
+        if replay {
+            args.push("--replay");
+        }
+        agora(&args)
+    };
+    let rows = || -> Vec<String> {
+        let c = Connection::open(&store).expect("open");
+        let mut st = c
+            .prepare(
+                "SELECT run_id, seat, slot, coder, coalesce(coder_error, ''), coalesce(values_json, '') FROM audit_responses
+                 WHERE coder LIKE 'llm/%' ORDER BY 1, 2, 3",
+            )
+            .expect("query");
+        st.query_map([], |r| {
+            Ok(format!(
+                "{}|{}|{}|{}|{}|{}",
+                r.get::<_, i64>(0)?,
+                r.get::<_, i64>(1)?,
+                r.get::<_, i64>(2)?,
+                r.get::<_, String>(3)?,
+                r.get::<_, String>(4)?,
+                r.get::<_, String>(5)?
+            ))
+        })
+        .expect("rows")
+        .map(|r| r.expect("row"))
+        .collect()
+    };
+    let out = audit("live", false);
+    assert!(out.status.success(), "{}", text(&out));
+    println!("{}", text(&out));
+    let live = rows();
+    // 2 rounds x 2 seats, each coded or carrying its recorded coder error.
+    assert_eq!(live.len(), 4, "{live:?}");
+    for r in &live {
+        let f: Vec<&str> = r.split('|').collect();
+        assert!(!f[4].is_empty() || !f[5].is_empty(), "neither codes nor an error: {r}");
+    }
+    server.stop();
+    let out = audit("replayed", true);
+    assert!(out.status.success(), "{}", text(&out));
+    assert_eq!(rows(), live, "a replay from the reply cache reproduces the rows");
+}

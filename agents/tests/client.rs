@@ -36,6 +36,7 @@ fn model(endpoints: Vec<String>) -> ModelSpec {
         deliberation: Deliberation::Server,
         chat_template_kwargs: None,
         send_seed: true,
+        prefill: None,
     }
 }
 

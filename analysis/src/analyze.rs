@@ -3,7 +3,8 @@
 //! Models are rosters (classical rosters form the family `classical`: graded apart on the
 //! ladder and kept out of cross-model statistics unless [`Options`] asks for them). Every
 //! number here is computed from the store's `runs` and `metrics` tables; every test is one of
-//! [`crate::stats`]. Each analysis lives in its own module, with its row type; this one runs
+//! [`crate::stats`]; Tier 3 reads the transcript audit's tables where `agora audit` wrote them
+//! ([`crate::mechanism`]). Each analysis lives in its own module, with its row type; this one runs
 //! them in turn. The row types, tables and constants are re-exported here, where callers have
 //! always found them. Every entry resting on fewer than three runs is absent.
 
@@ -31,7 +32,8 @@ pub use crate::equivalence::EquivalenceRow;
 pub use crate::formation::ConvergenceRow;
 pub use crate::heterogeneity::HeterogeneityRow;
 pub use crate::label_prior::LabelPriorRow;
-pub use crate::ladder::{AuditFinding, Grade, Verdict};
+pub use crate::ladder::{Grade, Verdict};
+pub use crate::mechanism::AuditEvidence;
 pub use crate::perturbation::PerturbationRow;
 pub use crate::punishment::{MeanInterval, PunishmentEffectRow, PunishmentRow};
 pub use crate::recognition::RecognitionRow;
@@ -97,7 +99,8 @@ pub fn analyze(path: &Path, study: Option<&str>) -> Result<Analysis, AnalysisErr
 /// Runs the whole analysis on a store (of one study, or of all).
 pub fn analyze_with(path: &Path, study: Option<&str>, options: &Options) -> Result<Analysis, AnalysisError> {
     let outcomes = run_outcomes(path, study)?;
-    Ok(analyze_outcomes_with(&outcomes, study, options))
+    let audit = crate::mechanism::read(path, study)?;
+    Ok(analyze_outcomes_audited(&outcomes, study, options, audit.as_ref()))
 }
 
 /// Runs the whole analysis on run outcomes already read from a store, with the default options.
@@ -105,8 +108,20 @@ pub fn analyze_outcomes(outcomes: &[RunOutcome], study: Option<&str>) -> Analysi
     analyze_outcomes_with(outcomes, study, &Options::default())
 }
 
-/// Runs the whole analysis on run outcomes already read from a store.
+/// Runs the whole analysis on run outcomes already read from a store, without a transcript
+/// audit (Tier 3 names it as missing).
 pub fn analyze_outcomes_with(outcomes: &[RunOutcome], study: Option<&str>, options: &Options) -> Analysis {
+    analyze_outcomes_audited(outcomes, study, options, None)
+}
+
+/// Runs the whole analysis on run outcomes already read from a store, with the transcript
+/// audit's evidence where the store holds one ([`crate::mechanism::read`]).
+pub fn analyze_outcomes_audited(
+    outcomes: &[RunOutcome],
+    study: Option<&str>,
+    options: &Options,
+    audit: Option<&AuditEvidence>,
+) -> Analysis {
     let anchors = AnchorTable::shipped();
     let claims = &ClaimTable::shipped().claims;
     let idx = Index::new(outcomes);
@@ -126,7 +141,7 @@ pub fn analyze_outcomes_with(outcomes: &[RunOutcome], study: Option<&str>, optio
         contrasts: &contrasts,
         critical_mass: &critical_mass,
         anchors,
-        audits: &[],
+        audit,
     };
     let verdicts = claims.iter().map(|c| ladder::ladder(c, &inputs)).collect();
     Analysis {

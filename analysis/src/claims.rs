@@ -132,6 +132,33 @@ impl ClaimKind {
     }
 }
 
+/// The human mechanism of a claim, as the stated values the human experiment records behind
+/// the behaviour (Tier 3 looks for them in the transcripts).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum Mechanism {
+    /// The mechanism named as value codes of the default codebook.
+    Values {
+        /// Role whose action indicator the dependency is read from (an indicator of
+        /// [`crate::audit::dependency::INDICATORS`] for the claim's environment).
+        role: String,
+        /// Value codes of the default codebook (`assets/codebooks/default.ron`), any one of
+        /// which carries the mechanism.
+        values: Vec<String>,
+        /// Expected sign of the dependency of the indicator on the values: +1 where stating
+        /// the value raises the indicator, −1 where it lowers it (a rejection, with `accept`
+        /// as the indicator).
+        sign: f64,
+        /// Why these values, with the literature.
+        why: String,
+    },
+    /// No mechanism to name as stated values, and why; Tier 3 names it as its unmet condition.
+    Unnamed {
+        /// Why no stated value names the mechanism.
+        why: String,
+    },
+}
+
 /// One claim the ladder grades, as data.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -150,6 +177,10 @@ pub struct Claim {
     pub effect: HumanEffect,
     /// How the claim matches its anchor.
     pub kind: ClaimKind,
+    /// The human mechanism as stated values (Tier 3's transcript audit); a claim without one
+    /// cannot reach Tier 3.
+    #[serde(default)]
+    pub mechanism: Option<Mechanism>,
 }
 
 impl Claim {
@@ -176,6 +207,47 @@ pub struct ClaimTable {
     pub version: u32,
     /// The claims, in the order they are graded.
     pub claims: Vec<Claim>,
+}
+
+/// Why a claim's mechanism does not fit the default codebook or the action indicators.
+fn check_mechanism(c: &Claim) -> Result<(), String> {
+    match &c.mechanism {
+        None => Ok(()),
+        Some(Mechanism::Unnamed { why }) if why.trim().is_empty() => Err("mechanism: Unnamed needs a `why`".into()),
+        Some(Mechanism::Unnamed { .. }) => Ok(()),
+        Some(Mechanism::Values { role, values, sign, why }) => {
+            if crate::audit::dependency::indicator_for(&c.environment, role).is_none() {
+                return Err(format!(
+                    "mechanism.role: {} / {role} has no action indicator ({})",
+                    c.environment,
+                    crate::audit::dependency::left_out_reason(&c.environment, role)
+                ));
+            }
+            if values.is_empty() {
+                return Err("mechanism.values: no value listed".into());
+            }
+            let cb = crate::audit::codebook::LoadedCodebook::default_codebook();
+            let mut seen = BTreeSet::new();
+            for v in values {
+                if !cb.codebook.values().any(|code| code.name == *v) {
+                    return Err(format!(
+                        "mechanism.values: `{v}` is not a value code of the default codebook ({})",
+                        crate::audit::codebook::DEFAULT_CODEBOOK_PATH
+                    ));
+                }
+                if !seen.insert(v.as_str()) {
+                    return Err(format!("mechanism.values: `{v}` listed twice"));
+                }
+            }
+            if *sign != 1.0 && *sign != -1.0 {
+                return Err(format!("mechanism.sign must be +1 or -1, got {sign}"));
+            }
+            if why.trim().is_empty() {
+                return Err("mechanism.why: empty".into());
+            }
+            Ok(())
+        }
+    }
 }
 
 /// Why a claim does not fit the shipped anchors.
@@ -243,7 +315,8 @@ fn check(c: &Claim, anchors: &AnchorTable) -> Result<(), String> {
 
 impl ClaimTable {
     /// Parses a table; every claim must name an anchor of the shipped anchor table that fits
-    /// its kind, carry a human effect of sign ±1, and have a unique id.
+    /// its kind, carry a human effect of sign ±1, have a unique id, and name its mechanism's
+    /// values by value codes of the default codebook, for a role with an action indicator.
     pub fn parse(text: &str) -> Result<ClaimTable, String> {
         let opts = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
         let t: ClaimTable = opts.from_str(text).map_err(|e| e.to_string())?;
@@ -253,7 +326,7 @@ impl ClaimTable {
             if !ids.insert(c.id.as_str()) {
                 return Err(format!("claim {}: duplicate id", c.id));
             }
-            check(c, anchors).map_err(|e| format!("claim {}: {e}", c.id))?;
+            check(c, anchors).and_then(|()| check_mechanism(c)).map_err(|e| format!("claim {}: {e}", c.id))?;
         }
         Ok(t)
     }
@@ -340,5 +413,51 @@ mod tests {
         let e = ClaimTable::parse(&base("Distance(anchor: \"ultimatum-offer\", histogram: \"c_\", max_distance: 0.1)"))
             .expect_err("not a distribution");
         assert!(e.contains("not a distribution"), "{e}");
+    }
+
+    #[test]
+    fn every_shipped_claim_decides_its_mechanism() {
+        let t = ClaimTable::parse(CLAIMS_RON).expect("parses");
+        for c in &t.claims {
+            assert!(c.mechanism.is_some(), "{}: names a mechanism or says why it has none", c.id);
+        }
+        let values = |id: &str| match shipped(id).mechanism {
+            Some(Mechanism::Values { role, values, sign, .. }) => (role, values, sign),
+            other => panic!("{id}: {other:?}"),
+        };
+        assert_eq!(values("ultimatum-offer"), ("proposer".into(), vec!["fairness".to_string()], 1.0));
+        assert_eq!(values("ultimatum-rejection").2, -1.0);
+        assert_eq!(values("dictator-giving").1, ["altruism", "fairness"]);
+        assert_eq!(values("cc-slope").1, ["positive_reciprocity", "fairness"]);
+        for id in ["convention-forms", "critical-mass", "money-request-distance", "pd-endgame", "punishment-raises"] {
+            assert!(matches!(shipped(id).mechanism, Some(Mechanism::Unnamed { .. })), "{id}");
+        }
+    }
+
+    #[test]
+    fn a_mechanism_must_name_codes_of_the_codebook_for_a_role_with_an_indicator() {
+        let base = |mechanism: &str| {
+            format!(
+                "ClaimTable(version: 1, claims: [Claim(id: \"x\", text: \"t\", environment: \"bargaining\", \
+                 arm: \"ultimatum\", metric: \"offer\", effect: HumanEffect(sign: 1.0, reference: 0.0, against: \"a\"), \
+                 kind: Equivalence(anchor: \"ultimatum-offer\"), mechanism: {mechanism})])"
+            )
+        };
+        let ok = "Values(role: \"proposer\", values: [\"fairness\"], sign: 1.0, why: \"w\")";
+        assert!(ClaimTable::parse(&base(ok)).is_ok());
+        let e = ClaimTable::parse(&base(&ok.replace("\"fairness\"", "\"kindness\""))).expect_err("unknown code");
+        assert!(e.contains("claim x: mechanism.values: `kindness` is not a value code of the default codebook"), "{e}");
+        let e = ClaimTable::parse(&base(&ok.replace("\"fairness\"", "\"understanding\""))).expect_err("residual");
+        assert!(e.contains("`understanding` is not a value code"), "{e}");
+        let e = ClaimTable::parse(&base(&ok.replace("proposer", "referee"))).expect_err("no indicator");
+        assert!(e.contains("mechanism.role: bargaining / referee has no action indicator"), "{e}");
+        let e = ClaimTable::parse(&base(&ok.replace("1.0, why", "0.5, why"))).expect_err("sign");
+        assert!(e.contains("mechanism.sign"), "{e}");
+        let e = ClaimTable::parse(&base("Unnamed(why: \"\")")).expect_err("no reason");
+        assert!(e.contains("Unnamed needs a `why`"), "{e}");
+        let e =
+            ClaimTable::parse(&base("Values(role: \"proposer\", values: [\"fairness\"], sign: 1.0, why: \"w\", x: 1)"))
+                .expect_err("unknown field");
+        assert!(e.contains('x'), "{e}");
     }
 }

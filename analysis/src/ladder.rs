@@ -12,8 +12,12 @@
 //!   least two runs), and is not reversed under the divergent payoffs (C3). The same rule for
 //!   every claim kind: the anchor match is not re-tested per cell.
 //! - Tier 3 (transferable): additionally, equivalence with the anchor on the claim's outcome
-//!   in a robust model, and a transcript audit consistent with the human mechanism. Agora has
-//!   no transcript audit yet, so the verdict names it as missing.
+//!   in a robust model, and a transcript audit consistent with the human mechanism
+//!   ([`crate::mechanism`]): in a robust model that matches the anchor, a coder validated on
+//!   that model's text finds a value of the claim's mechanism stated, and the action depends on
+//!   it (the dependency estimate has the mechanism's sign, its 95 % bound clear of zero). A
+//!   store without the audit's tables names the audit as missing; a claim without a mechanism
+//!   says so.
 //!
 //! Classical rosters are not models: they are graded apart, in a family of their own (one
 //! family suffices there), and never counted towards the three model families.
@@ -30,6 +34,7 @@ use crate::common::{fmt, is_classical, mean, median, values, Index, LEVELS, MIN_
 use crate::contrasts::ContrastRow;
 use crate::effect::{cell_effect, reversed};
 use crate::equivalence::{tost_match, Match};
+use crate::mechanism::AuditEvidence;
 use crate::perturbation::level_summary;
 use crate::tipping::CriticalMassRow;
 
@@ -41,21 +46,7 @@ pub const STABLE: f64 = 0.8;
 /// Model families a claim must be robust in for Tier 2.
 pub const FAMILIES_NEEDED: usize = 3;
 
-/// The Tier 3 condition no claim meets while Agora has no transcript audit.
-pub const AUDIT_MISSING: &str =
-    "transcript audit consistent with the human mechanism: missing (Agora has no transcript audit yet)";
-
-/// A transcript audit's finding on a claim: whether the transcripts show the mechanism recorded
-/// in the human experiment. Agora runs no audit yet; the ladder takes findings as input.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct AuditFinding {
-    /// Id of the claim audited.
-    pub claim: String,
-    /// Whether the transcripts are consistent with the human mechanism.
-    pub consistent: bool,
-    /// What the audit found, in words.
-    pub note: String,
-}
+pub use crate::mechanism::AUDIT_MISSING;
 
 /// One set of rosters graded on the ladder.
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
@@ -97,7 +88,8 @@ pub(crate) struct Inputs<'a> {
     pub contrasts: &'a [ContrastRow],
     pub critical_mass: &'a [CriticalMassRow],
     pub anchors: &'a AnchorTable,
-    pub audits: &'a [AuditFinding],
+    /// The transcript audit's evidence, where the store holds an audit.
+    pub audit: Option<&'a AuditEvidence>,
 }
 
 /// The rosters graded together: the models (three families needed) or the classical rosters
@@ -175,23 +167,13 @@ fn grade(claim: &Claim, inputs: &Inputs, rosters: &Rosters) -> Grade {
         return grade_of(1, evidence, Some(unmet));
     }
     // Tier 3: equivalence with the anchor in a robust roster, and a consistent transcript audit.
-    if let Err(unmet) = matches_anchor(claim, inputs, &robust, rosters.noun, &mut evidence) {
-        return grade_of(2, evidence, Some(unmet));
-    }
-    match inputs.audits.iter().find(|a| a.claim == claim.id) {
-        None => grade_of(2, evidence, Some(AUDIT_MISSING.into())),
-        Some(a) if !a.consistent => grade_of(
-            2,
-            evidence,
-            Some(format!(
-                "transcript audit consistent with the human mechanism: the audit found it inconsistent ({})",
-                a.note
-            )),
-        ),
-        Some(a) => {
-            evidence.push(format!("transcript audit consistent with the human mechanism: {}", a.note));
-            grade_of(3, evidence, None)
-        }
+    let carriers = match matches_anchor(claim, inputs, &robust, rosters.noun, &mut evidence) {
+        Ok(carriers) => carriers,
+        Err(unmet) => return grade_of(2, evidence, Some(unmet)),
+    };
+    match crate::mechanism::audit_condition(claim, &carriers, inputs.audit, &mut evidence) {
+        Ok(()) => grade_of(3, evidence, None),
+        Err(unmet) => grade_of(2, evidence, Some(unmet)),
     }
 }
 
@@ -371,21 +353,22 @@ fn robust(
     (robust, first_gap)
 }
 
-/// Tier 3's first condition: a robust roster matches the anchor on the claim's outcome.
+/// Tier 3's first condition: a robust roster matches the anchor on the claim's outcome; the
+/// rosters that do (those that carry the claim).
 fn matches_anchor(
     claim: &Claim,
     inputs: &Inputs,
     robust: &[(String, String)],
     noun: &str,
     evidence: &mut Vec<String>,
-) -> Result<(), String> {
+) -> Result<Vec<String>, String> {
     let anchor = claim.kind.anchor();
     let value = inputs.anchors.get(anchor).map(|a| &a.value);
     if matches!(value, Some(AnchorValue::Unrecorded)) {
         return Err(format!("equivalence with the anchor: the anchor value is not on record ({anchor})"));
     }
     let mut reasons = Vec::new();
-    let mut any = false;
+    let mut carriers = Vec::new();
     for (model, _) in robust {
         let m = match &claim.kind {
             ClaimKind::Direction { .. } => {
@@ -431,7 +414,7 @@ fn matches_anchor(
         };
         match m {
             Match::Yes(t) => {
-                any = true;
+                carriers.push(model.clone());
                 evidence.push(format!("{model}: matches the anchor: {t}"));
             }
             Match::No(t) => {
@@ -444,8 +427,8 @@ fn matches_anchor(
             }
         }
     }
-    if any {
-        Ok(())
+    if !carriers.is_empty() {
+        Ok(carriers)
     } else {
         Err(format!("equivalence with the anchor in a robust {noun}: none of {} matches", reasons.join(", ")))
     }
@@ -464,8 +447,8 @@ mod tests {
         ClaimTable::shipped().claims.iter().find(|c| c.id == id).expect("a shipped claim").clone()
     }
 
-    /// Grades the claim on the outcomes as `analyze` does, with these audit findings.
-    fn grade_with(claim: &Claim, outcomes: &[RunOutcome], audits: &[AuditFinding]) -> Verdict {
+    /// Grades the claim on the outcomes as `analyze` does, with this audit evidence.
+    fn grade_with(claim: &Claim, outcomes: &[RunOutcome], audit: Option<&AuditEvidence>) -> Verdict {
         let idx = Index::new(outcomes);
         let models = idx.models();
         let contrasts = crate::contrasts::contrasts(&idx, &models);
@@ -477,13 +460,13 @@ mod tests {
             contrasts: &contrasts,
             critical_mass: &cm,
             anchors: AnchorTable::shipped(),
-            audits,
+            audit,
         };
         ladder(claim, &inputs)
     }
 
     fn grade(claim: &Claim, outcomes: &[RunOutcome]) -> Verdict {
-        grade_with(claim, outcomes, &[])
+        grade_with(claim, outcomes, None)
     }
 
     fn unmet(v: &Verdict) -> &str {
@@ -796,7 +779,8 @@ mod tests {
             runs(&mut out, ng("baseline", "baseline", "C3"), "convention", &[1.0, 1.0, 1.0]);
         }
         let v = grade(&claim("convention-forms"), &out);
-        assert_eq!((v.tier, unmet(&v)), (2, AUDIT_MISSING));
+        assert_eq!(v.tier, 2);
+        assert!(unmet(&v).contains("the claim names no mechanism"), "{}", unmet(&v));
         // Formed in most but not all baseline runs: robust, but not the anchor's "always".
         let mut out = Vec::new();
         for (m, f) in MODELS {
@@ -906,27 +890,249 @@ mod tests {
         }
         let v = grade(&claim("money-request-distance"), &out);
         assert_eq!(v.tier, 2, "{v:?}");
-        assert_eq!(unmet(&v), AUDIT_MISSING);
+        assert!(unmet(&v).contains("the claim names no mechanism (the 11-20 requests"), "{}", unmet(&v));
         assert!(v.evidence.iter().any(|e| e.starts_with("m1: matches the anchor: distance ")), "{:?}", v.evidence);
     }
 
     // ---- 2 -> 3, and Tier 3's reasons for stopping ----
 
-    #[test]
-    fn tier_3_only_with_a_consistent_transcript_audit() {
+    use crate::audit::agreement::{Status, Validation};
+    use crate::mechanism::{AuditEvidence, CodedResponse, CoderKey, DependencyEstimate};
+
+    fn key() -> CoderKey {
+        CoderKey { coder: "lexicon".into(), codebook: "default".into(), version: 1, sha256: "abc".into() }
+    }
+
+    /// The ultimatum offer carried by m1, m2, m3 (robust and equivalent).
+    fn carried() -> Vec<RunOutcome> {
         let mut out = Vec::new();
         for (m, f) in MODELS {
             offers(&mut out, m, f, &NEAR, &[0.2, 0.3]);
         }
-        let c = claim("ultimatum-offer");
-        let finding = |consistent| AuditFinding { claim: c.id.clone(), consistent, note: "fairness reasons".into() };
-        let v = grade_with(&c, &out, &[finding(false)]);
+        out
+    }
+
+    /// Audit evidence for every model of [`MODELS`]: `of` coded proposer responses in the
+    /// ultimatum, `stating` of them stating fairness; the coder's κ on each model's text; the
+    /// dependency of `offer_share` on fairness (coef, low, high), or none.
+    fn audit(stating: usize, of: usize, kappa: f64, dep: Option<(f64, f64, f64)>) -> AuditEvidence {
+        let mut ev = AuditEvidence::default();
+        let mut gate = Vec::new();
+        for (m, _) in MODELS {
+            for i in 0..of {
+                ev.responses.push(CodedResponse {
+                    model: m.into(),
+                    environment: "bargaining".into(),
+                    arm: "ultimatum".into(),
+                    role: Some("proposer".into()),
+                    key: key(),
+                    stated: if i < stating { vec!["fairness".into()] } else { vec!["self_interest".into()] },
+                });
+            }
+            let ok = kappa >= 0.8;
+            gate.push(Validation {
+                model: m.into(),
+                coder: "lexicon".into(),
+                status: if ok { Status::Validated } else { Status::Refused },
+                kappa: Some(kappa),
+                n: 40,
+                min_kappa: 0.8,
+                reason: format!("κ = {kappa:.3} {} 0.8 (40 sentences)", if ok { "≥" } else { "<" }),
+            });
+            if let Some((coef, lo, hi)) = dep {
+                ev.dependency.push(DependencyEstimate {
+                    key: key(),
+                    model: m.into(),
+                    environment: "bargaining".into(),
+                    role: "proposer".into(),
+                    indicator: "offer_share".into(),
+                    value: "fairness".into(),
+                    status: "estimated".into(),
+                    reason: String::new(),
+                    coef: Some(coef),
+                    ci_low: Some(lo),
+                    ci_high: Some(hi),
+                    n_prompts: 12,
+                });
+            }
+        }
+        ev.gates.insert(key(), gate);
+        ev
+    }
+
+    const HEAD: &str = "transcript audit consistent with the human mechanism";
+
+    #[test]
+    fn tier_3_when_a_validated_coder_finds_the_value_stated_and_the_action_depends_on_it() {
+        let ev = audit(10, 20, 0.9, Some((0.3, 0.1, 0.5)));
+        let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
+        assert_eq!((v.tier, v.tier_name.as_str(), v.first_unmet.as_deref()), (3, "Tier 3 transferable", None));
+        assert_eq!(
+            v.evidence.last().map(String::as_str),
+            Some(
+                "m1: mechanism shown: lexicon (validated: κ = 0.900 ≥ 0.8 (40 sentences)) finds fairness in 10 of 20 \
+                 coded responses (Wilson 95 % [0.299, 0.701]); dependency of offer_share on fairness 0.300 (95 % CI \
+                 [0.100, 0.500], CR1 by prompt, 12 prompts)"
+            )
+        );
+    }
+
+    #[test]
+    fn tier_2_not_3_without_an_audit_in_the_store() {
+        let v = grade_with(&claim("ultimatum-offer"), &carried(), None);
+        assert_eq!((v.tier, unmet(&v)), (2, AUDIT_MISSING));
+    }
+
+    #[test]
+    fn tier_2_not_3_when_the_audit_holds_none_of_the_models_text() {
+        let mut ev = audit(10, 20, 0.9, Some((0.3, 0.1, 0.5)));
+        ev.responses.iter_mut().for_each(|r| r.arm = "dictator".into());
+        let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
+        assert_eq!(v.tier, 2);
+        assert_eq!(unmet(&v), format!("{HEAD}: no audit in the store of m1's proposer text in bargaining / ultimatum"));
+    }
+
+    #[test]
+    fn tier_2_not_3_when_the_coder_is_not_validated_on_the_models_text() {
+        let ev = audit(10, 20, 0.65, Some((0.3, 0.1, 0.5)));
+        let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
         assert_eq!(v.tier, 2);
         assert_eq!(
             unmet(&v),
-            "transcript audit consistent with the human mechanism: the audit found it inconsistent (fairness reasons)"
+            format!("{HEAD}: coder not validated for m1 (lexicon: refused: κ = 0.650 < 0.8 (40 sentences))")
         );
-        let v = grade_with(&c, &out, &[finding(true)]);
-        assert_eq!((v.tier, v.tier_name.as_str(), v.first_unmet.as_deref()), (3, "Tier 3 transferable", None));
+        assert!(v.evidence.iter().any(|e| e.starts_with("m3: mechanism not shown: coder not validated")));
+    }
+
+    #[test]
+    fn tier_2_not_3_when_the_value_is_not_stated() {
+        let ev = audit(0, 20, 0.9, None);
+        let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
+        assert_eq!(v.tier, 2);
+        assert_eq!(
+            unmet(&v),
+            format!(
+                "{HEAD}: value not stated in m1's reasoning by lexicon (fairness in 0 of 20 coded responses \
+                 (Wilson 95 % [0.000, 0.161]))"
+            )
+        );
+    }
+
+    #[test]
+    fn tier_2_not_3_when_the_dependency_is_not_estimated() {
+        let ev = audit(10, 20, 0.9, None);
+        let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
+        assert_eq!(v.tier, 2);
+        assert_eq!(
+            unmet(&v),
+            format!(
+                "{HEAD}: m1, coder lexicon: dependency not estimated for fairness (no offer_share row in audit_dependency)"
+            )
+        );
+        let mut ev = audit(10, 20, 0.9, Some((0.3, 0.1, 0.5)));
+        for d in &mut ev.dependency {
+            (d.status, d.reason, d.coef, d.ci_low, d.ci_high) =
+                ("not identified".into(), "does not vary within any prompt".into(), None, None, None);
+        }
+        let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
+        assert_eq!(
+            unmet(&v),
+            format!(
+                "{HEAD}: m1, coder lexicon: dependency not estimated for fairness (not identified: does not vary \
+                 within any prompt)"
+            )
+        );
+    }
+
+    #[test]
+    fn tier_2_not_3_when_the_dependency_is_not_positive_or_its_lower_bound_is_not_above_zero() {
+        let ev = audit(10, 20, 0.9, Some((-0.1, -0.3, 0.1)));
+        let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
+        assert_eq!(v.tier, 2);
+        assert_eq!(
+            unmet(&v),
+            format!(
+                "{HEAD}: m1, coder lexicon: dependency of offer_share on fairness -0.100 (95 % CI [-0.300, 0.100], \
+                 CR1 by prompt, 12 prompts) not positive"
+            )
+        );
+        let ev = audit(10, 20, 0.9, Some((0.02, -0.05, 0.09)));
+        let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
+        assert_eq!(v.tier, 2);
+        assert_eq!(
+            unmet(&v),
+            format!(
+                "{HEAD}: m1, coder lexicon: dependency of offer_share on fairness 0.020 (95 % CI [-0.050, 0.090], \
+                 CR1 by prompt, 12 prompts): its lower bound ≤ 0"
+            )
+        );
+    }
+
+    #[test]
+    fn one_carrying_model_showing_the_mechanism_suffices_and_the_closest_gap_is_named() {
+        let mut ev = audit(10, 20, 0.9, Some((0.3, 0.1, 0.5)));
+        // Only m3's dependency is positive; m1 and m2's are flat.
+        for d in ev.dependency.iter_mut().filter(|d| d.model != "m3") {
+            (d.coef, d.ci_low, d.ci_high) = (Some(0.0), Some(-0.1), Some(0.1));
+        }
+        let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
+        assert_eq!(v.tier, 3, "{v:?}");
+        assert!(v.evidence.iter().any(|e| e.starts_with("m1: mechanism not shown: m1, coder lexicon: dependency")));
+        // m1 is not validated, m2 states nothing: the verdict names m2's gap, the closer one.
+        let mut ev = audit(10, 20, 0.9, None);
+        ev.gates.get_mut(&key()).expect("gate")[0].status = Status::Refused;
+        ev.responses.iter_mut().filter(|r| r.model != "m1").for_each(|r| r.stated.clear());
+        let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
+        assert!(unmet(&v).starts_with(&format!("{HEAD}: value not stated in m2's reasoning")), "{}", unmet(&v));
+    }
+
+    #[test]
+    fn a_mechanism_of_negative_sign_needs_the_dependency_below_zero() {
+        // Ultimatum rejections: stating negative reciprocity or fairness lowers `accept`.
+        let mut out = Vec::new();
+        for (m, f) in MODELS {
+            let ug = |cell, level, variant| Place::new(m, f, "bargaining", "ultimatum", cell, level, variant);
+            runs(&mut out, ug("baseline", "baseline", "C0"), "rejection", &[0.15, 0.16, 0.17, 0.16, 0.15, 0.17]);
+            runs(&mut out, ug("baseline", "baseline", "C3"), "rejection", &[0.2, 0.2]);
+            runs(&mut out, ug("persona-table", "representation", "C0"), "rejection", &[0.1, 0.2]);
+            runs(&mut out, ug("step-by-step", "design", "C0"), "rejection", &[0.1, 0.2]);
+        }
+        let mut ev = audit(10, 20, 0.9, Some((-0.4, -0.6, -0.2)));
+        for r in &mut ev.responses {
+            r.role = Some("responder".into());
+        }
+        for d in &mut ev.dependency {
+            (d.role, d.indicator) = ("responder".into(), "accept".into());
+        }
+        let v = grade_with(&claim("ultimatum-rejection"), &out, Some(&ev));
+        assert_eq!(v.tier, 3, "{v:?}");
+        for d in &mut ev.dependency {
+            (d.coef, d.ci_low, d.ci_high) = (Some(0.4), Some(0.2), Some(0.6));
+        }
+        let v = grade_with(&claim("ultimatum-rejection"), &out, Some(&ev));
+        assert_eq!(v.tier, 2);
+        assert!(unmet(&v).ends_with("not negative"), "{}", unmet(&v));
+    }
+
+    #[test]
+    fn a_claim_without_a_mechanism_names_that_as_its_tier_3_condition() {
+        let mut out = Vec::new();
+        for (m, f) in MODELS {
+            let ng = |cell, level, variant| Place::new(m, f, "naming-game", "baseline", cell, level, variant);
+            runs(&mut out, ng("baseline", "baseline", "C0"), "convention", &[1.0, 1.0, 1.0]);
+            runs(&mut out, ng("rep-1", "representation", "C0"), "convention", &[1.0, 1.0]);
+            runs(&mut out, ng("des-1", "design", "C0"), "convention", &[1.0, 1.0]);
+            runs(&mut out, ng("baseline", "baseline", "C3"), "convention", &[1.0, 1.0, 1.0]);
+        }
+        let ev = audit(10, 20, 0.9, Some((0.3, 0.1, 0.5)));
+        for audit in [None, Some(&ev)] {
+            let v = grade_with(&claim("convention-forms"), &out, audit);
+            assert_eq!(v.tier, 2);
+            assert!(
+                unmet(&v).starts_with(&format!("{HEAD}: the claim names no mechanism (conventions form")),
+                "{}",
+                unmet(&v)
+            );
+        }
     }
 }

@@ -8,7 +8,8 @@
 //! [`divergent`], [`acceptance`], [`heterogeneity`], [`baselines`], [`tipping`],
 //! [`wasserstein`], [`formation`] (convention formation), [`punishment`], [`label_prior`]
 //! (the naming game's label-prior diagnostic), [`recognition`] (the recognition probe beside
-//! behaviour); then [`ladder`] grades the claims and [`tables`] writes the tables.
+//! behaviour); then [`ladder`] grades the claims (Tier 3 reading the transcript audit through
+//! [`mechanism`]) and [`tables`] writes the tables.
 
 pub mod acceptance;
 pub mod analyze;
@@ -28,6 +29,7 @@ pub mod formation;
 pub mod heterogeneity;
 pub mod label_prior;
 pub mod ladder;
+pub mod mechanism;
 pub mod motives;
 pub mod outcomes;
 pub mod perturbation;

@@ -5,6 +5,8 @@ use std::fmt::Write as _;
 
 use agora_analysis::analyze::{Analysis, ContrastRow, Table};
 
+use super::audit::AuditTables;
+use super::figures::tree::Node;
 use super::figures::Figure;
 use super::queries::{Excerpt, Model, NamingRun, Probes, Study};
 
@@ -46,6 +48,10 @@ pub struct Page<'a> {
     pub probes: &'a [Probes],
     pub naming_runs: &'a [NamingRun],
     pub excerpts: &'a [Excerpt],
+    /// The audit's tables, each absent where the store lacks it.
+    pub audit: &'a AuditTables,
+    /// The reasoning tree drawn, if any.
+    pub tree: Option<&'a Node>,
 }
 
 /// The whole report page.
@@ -67,6 +73,7 @@ pub fn page(analysis: &Analysis, p: &Page) -> String {
     }
     models(&mut h, p.models);
     contamination(&mut h, &analysis.contrasts, p.probes);
+    audit(&mut h, p);
     naming_runs(&mut h, p.naming_runs);
     excerpts(&mut h, p.excerpts);
     h.push_str("</body></html>");
@@ -234,6 +241,256 @@ fn excerpts(h: &mut String, excerpts: &[Excerpt]) {
             escape(&e.parse_status),
             escape(&e.raw_reply)
         );
+    }
+}
+
+fn num(x: Option<f64>) -> String {
+    x.map_or_else(|| "-".into(), |v| format!("{v:.3}"))
+}
+
+fn interval(low: Option<f64>, high: Option<f64>) -> String {
+    match (low, high) {
+        (Some(l), Some(h)) => format!("[{l:.3}, {h:.3}]"),
+        _ => "-".into(),
+    }
+}
+
+/// The transcript audit: occurrence, dependency, coder validation, requirement verdicts and
+/// the reasoning tree; a plain sentence where the store holds no audit tables.
+fn audit(h: &mut String, p: &Page) {
+    let a = p.audit;
+    h.push_str("<h2 id=\"audit\">Transcript audit</h2>");
+    if !a.any() {
+        h.push_str(
+            "<p id=\"audit-none\">This store holds no audit tables: its transcripts have not been audited \
+             (<code>agora audit</code>), so no stated values, dependency, coder validation, requirement verdicts \
+             or reasoning tree are shown.</p>",
+        );
+        return;
+    }
+    h.push_str(
+        "<p>What the models state before they act, coded sentence by sentence (seed 003 §240.6–240.8). Every number \
+         computed from the codes passes the coder-validation gate at its default threshold (κ ≥ 0.8 against human \
+         labels on the model's own text): where the gate refuses a model's codes the cell reads <em>refused</em> with \
+         the gate's reason.</p>",
+    );
+
+    h.push_str("<h3>Stated values per model</h3>");
+    match &a.occurrence {
+        None => h.push_str("<p>No <code>audit_responses</code> table in this store.</p>"),
+        Some(rows) if rows.is_empty() => h.push_str("<p>No audited responses.</p>"),
+        Some(rows) => {
+            h.push_str(
+                "<p>Share of coded responses (pre-action reasoning, coder output valid) stating each value at least \
+                 once, with its 95 % Wilson interval (responses treated as independent, so too narrow for the \
+                 decisions of one run).</p><table id=\"audit-occurrence\"><tr><th>coder</th><th>codebook</th>\
+                 <th>model</th><th>value</th><th>coded</th><th>stating</th><th>share</th><th>95 % interval</th>\
+                 <th>validation</th></tr>",
+            );
+            for o in rows {
+                let (stating, share, ci) = match o.stating {
+                    Some((k, sh, l, hi)) => (k.to_string(), format!("{sh:.3}"), interval(Some(l), Some(hi))),
+                    None => ("refused".into(), "refused".into(), "refused".into()),
+                };
+                let _ = write!(
+                    h,
+                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    escape(&o.coder),
+                    escape(&o.codebook),
+                    escape(&o.model),
+                    escape(&o.code),
+                    o.coded,
+                    stating,
+                    share,
+                    ci,
+                    escape(&o.validation)
+                );
+            }
+            h.push_str("</table>");
+        }
+    }
+
+    h.push_str("<h3>Dependency of the action on each stated value</h3>");
+    match &a.dependency {
+        None => h.push_str(
+            "<p id=\"audit-dependency-none\">No <code>audit_dependency</code> table: the store holds no coded \
+             replicates (<code>agora audit replicates</code>, then <code>agora audit</code>).</p>",
+        ),
+        Some(rows) if rows.is_empty() => h.push_str("<p id=\"audit-dependency-none\">No dependency estimates.</p>"),
+        Some(rows) => {
+            h.push_str(
+                "<p>Within-prompt dependency from replicated prompts: <code>lpm-fe</code> is the linear probability \
+                 model with a fixed effect per prompt (CR1 by prompt), <code>logit-ame</code> the logit's average \
+                 marginal effect (compare sign and significance, not size).</p><table id=\"audit-dependency\"><tr>\
+                 <th>coder</th><th>model</th><th>environment</th><th>role</th><th>indicator</th><th>estimator</th>\
+                 <th>value</th><th>estimate</th><th>95 % interval</th><th>prompts</th><th>replicates</th>\
+                 <th>status</th><th>validation</th></tr>",
+            );
+            for d in rows {
+                let (est, ci) = match d.coef {
+                    Some(c) => (format!("{c:.3}"), interval(d.ci_low, d.ci_high)),
+                    None => {
+                        let why =
+                            if d.reason.is_empty() { d.status.clone() } else { format!("{}: {}", d.status, d.reason) };
+                        (escape(&why), "-".into())
+                    }
+                };
+                let _ = write!(
+                    h,
+                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+                     <td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    escape(&d.coder),
+                    escape(&d.model),
+                    escape(&d.environment),
+                    escape(&d.role),
+                    escape(&d.indicator),
+                    escape(&d.estimator),
+                    escape(&d.value),
+                    est,
+                    ci,
+                    d.n_prompts,
+                    d.n_replicates,
+                    escape(&d.status),
+                    escape(&d.validation)
+                );
+            }
+            h.push_str("</table>");
+        }
+    }
+
+    h.push_str("<h3>Coder validation</h3>");
+    match &a.agreement {
+        None => h.push_str(
+            "<p id=\"audit-agreement-none\">No <code>audit_agreement</code> table: no human labels have been compared \
+             with the coder (<code>agora audit export</code>, <code>import</code>, <code>agreement</code>), so every \
+             number computed from the codes is refused.</p>",
+        ),
+        Some(rows) => {
+            h.push_str(
+                "<p>Cohen's κ between human coders (<code>humans</code>) and of each machine coder against the human \
+                 reference (<code>coder</code>), per audited model, with its 95 % interval; open a row for the per-code \
+                 recall and the confusion matrix (rows: the reference's code, columns: the coder's).</p>\
+                 <table id=\"audit-agreement\"><tr><th>codebook</th><th>model</th><th>kind</th><th>reference</th>\
+                 <th>coder</th><th>sentences</th><th>κ</th><th>95 % interval</th><th>threshold</th><th>verdict</th>\
+                 <th>note</th></tr>",
+            );
+            for r in rows {
+                let _ = write!(
+                    h,
+                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+                     <td>{}</td><td>{}</td></tr>",
+                    escape(&r.codebook),
+                    escape(&r.model),
+                    escape(&r.kind),
+                    escape(&r.reference),
+                    escape(&r.coder),
+                    r.n,
+                    num(r.kappa),
+                    interval(r.ci_low, r.ci_high),
+                    num(r.min_kappa),
+                    escape(r.verdict.as_deref().unwrap_or("-")),
+                    escape(r.note.as_deref().unwrap_or(""))
+                );
+            }
+            h.push_str("</table>");
+            for r in rows.iter().filter(|r| !r.labels.is_empty()) {
+                let _ = write!(
+                    h,
+                    "<details class=\"confusion\"><summary>{} against {} on {} ({} sentences)</summary>\
+                     <table class=\"recall\"><tr><th>code</th><th>reference uses</th><th>recall</th></tr>",
+                    escape(&r.coder),
+                    escape(&r.reference),
+                    escape(&r.model),
+                    r.n
+                );
+                for (i, code) in r.labels.iter().enumerate() {
+                    let _ = write!(
+                        h,
+                        "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+                        escape(code),
+                        r.support.get(i).copied().unwrap_or(0),
+                        num(r.recall.get(i).copied().flatten())
+                    );
+                }
+                h.push_str("</table><table class=\"confusion-matrix\"><tr><th>reference \\ coder</th>");
+                for code in &r.labels {
+                    let _ = write!(h, "<th>{}</th>", escape(code));
+                }
+                h.push_str("</tr>");
+                for (code, row) in r.labels.iter().zip(&r.confusion) {
+                    let _ = write!(h, "<tr><th>{}</th>", escape(code));
+                    for c in row {
+                        let _ = write!(h, "<td>{c}</td>");
+                    }
+                    h.push_str("</tr>");
+                }
+                h.push_str("</table></details>");
+            }
+        }
+    }
+
+    h.push_str("<h3>Requirement verdicts</h3>");
+    match &a.requirements {
+        Some(rows) if !rows.is_empty() => {
+            h.push_str(
+                "<p>A directional requirement passes when the one-sided lower 95 % bound clears its bound; an \
+                 invariance requirement passes by two one-sided tests within ±Δ.</p><table id=\"audit-requirements\">\
+                 <tr><th>requirement</th><th>model</th><th>kind</th><th>estimate</th><th>interval</th><th>bound</th>\
+                 <th>verdict</th><th>reason</th><th>n</th><th>planned n</th></tr>",
+            );
+            for r in rows {
+                let _ = write!(
+                    h,
+                    "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    escape(&r.requirement),
+                    escape(&r.model),
+                    escape(&r.kind),
+                    num(r.estimate),
+                    interval(r.low, r.high),
+                    num(r.bound),
+                    escape(&r.verdict),
+                    escape(&r.reason),
+                    r.n.map_or_else(|| "-".into(), |n| n.to_string()),
+                    r.planned_n.map_or_else(|| "-".into(), |n| n.to_string()),
+                );
+            }
+            h.push_str("</table>");
+        }
+        _ => h.push_str(
+            "<p id=\"audit-requirements-none\">No requirements were evaluated: the store holds no requirement verdicts.</p>",
+        ),
+    }
+
+    h.push_str("<h3>Reasoning tree</h3>");
+    match (&a.tree, p.tree) {
+        (Some(t), Some(root)) => {
+            let fig = p.figures.iter().position(|(c, _)| *c == "Reasoning tree");
+            let _ = write!(
+                h,
+                "<p id=\"audit-tree\">The coded reasoning of {}: consecutive repeated codes collapsed, each node \
+                 counting the responses through it, each path ending with the action taken{}. Codes: {}.</p>",
+                escape(&t.subject),
+                fig.map(|i| format!(" (<a href=\"#figure-{i}\">figure</a>)")).unwrap_or_default(),
+                escape(&t.validation)
+            );
+            h.push_str(
+                "<table id=\"audit-tree-paths\"><tr><th>path (codes)</th><th>action</th><th>responses</th>\
+                 <th>P(path | prompt)</th></tr>",
+            );
+            let n = root.n.max(1) as f64;
+            for (codes, action, k) in root.paths() {
+                let path = if codes.is_empty() { "(no coded reasoning)".to_string() } else { codes.join(" → ") };
+                let _ = write!(
+                    h,
+                    "<tr><td>{}</td><td>{}</td><td>{k}</td><td>{:.3}</td></tr>",
+                    escape(&path),
+                    escape(&action),
+                    k as f64 / n
+                );
+            }
+            h.push_str("</table>");
+        }
+        _ => h.push_str("<p id=\"audit-tree-none\">No coded responses to draw a reasoning tree from.</p>"),
     }
 }
 

@@ -8,12 +8,26 @@ use std::path::{Path, PathBuf};
 
 use anyhow::Context as _;
 
+mod audit;
 mod figures;
 mod html;
 mod queries;
 
+/// What a report may be asked for beyond the store.
+#[derive(Default)]
+pub struct Options {
+    /// The prompt whose replicates the reasoning tree draws, as `run_id:seat:slot`; by default
+    /// the prompt with most replicates.
+    pub tree_prompt: Option<String>,
+}
+
 /// Writes `report.html` into `out` and returns its path.
 pub fn write(store: &Path, out: &Path) -> anyhow::Result<PathBuf> {
+    write_with(store, out, &Options::default())
+}
+
+/// Writes `report.html` into `out` with `options` and returns its path.
+pub fn write_with(store: &Path, out: &Path, options: &Options) -> anyhow::Result<PathBuf> {
     // Read.
     let analysis = agora_analysis::analyze::analyze(store, None)?;
     let conn = queries::open(store)?;
@@ -26,6 +40,21 @@ pub fn write(store: &Path, out: &Path) -> anyhow::Result<PathBuf> {
     let request_distributions = queries::request_distributions(&conn)?;
     let (studies, models, probes) = (queries::studies(&conn)?, queries::models(&conn)?, queries::probes(&conn)?);
     let (naming_runs, excerpts) = (queries::naming_runs(&conn)?, queries::excerpts(&conn)?);
+    let audit = audit::AuditTables {
+        occurrence: audit::occurrence(&conn)?,
+        dependency: audit::dependency(&conn)?,
+        agreement: audit::agreement(&conn)?,
+        requirements: audit::requirements(&conn)?,
+        tree: audit::tree(&conn, options.tree_prompt.as_deref())?,
+    };
+    let tree = audit.tree.as_ref().filter(|t| !t.paths.is_empty()).map(|t| figures::tree::Node::from_paths(&t.paths));
+    let tree_title = audit.tree.as_ref().map(|t| {
+        format!(
+            "Reasoning tree of {} responses ({})",
+            t.paths.len(),
+            if t.replicates { "replicates of one prompt" } else { "one condition" }
+        )
+    });
 
     // Draw, and write each figure beside the page as SVG and PNG.
     let figures = figures::build(&figures::Inputs {
@@ -34,6 +63,7 @@ pub fn write(store: &Path, out: &Path) -> anyhow::Result<PathBuf> {
         matching_over_time: &matching_over_time,
         tipping_run: tipping_run.as_ref(),
         request_distributions: &request_distributions,
+        tree: tree.as_ref().zip(tree_title.as_deref()),
     })?;
     let fig_dir = out.join("figures");
     std::fs::create_dir_all(&fig_dir).with_context(|| format!("creating {}", fig_dir.display()))?;
@@ -55,6 +85,8 @@ pub fn write(store: &Path, out: &Path) -> anyhow::Result<PathBuf> {
             probes: &probes,
             naming_runs: &naming_runs,
             excerpts: &excerpts,
+            audit: &audit,
+            tree: tree.as_ref(),
         },
     );
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;

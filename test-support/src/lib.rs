@@ -256,3 +256,24 @@ async fn serve(mut sock: TcpStream, behaviour: Behaviour, counters: Counters) ->
         result?;
     }
 }
+
+/// The assistant prefill of a request: the content of its last message where that message is
+/// the assistant's (the turn the server is asked to continue), else `None`.
+pub fn assistant_prefill(body: &serde_json::Value) -> Option<&str> {
+    let last = body["messages"].as_array()?.last()?;
+    (last["role"] == "assistant").then(|| last["content"].as_str()).flatten()
+}
+
+/// Chooses the continuation of an assistant prefill from the prefill's text, the request number
+/// (0-based) and the request body.
+pub type PrefillBehaviour = Arc<dyn Fn(&str, usize, &serde_json::Value) -> FakeReply + Send + Sync>;
+
+/// Answers a request whose last message is an assistant prefill from `prefill` (given the
+/// prefill's text, the request number and the body; it returns the continuation only), and any
+/// other request from `otherwise`.
+pub fn with_prefill(otherwise: Behaviour, prefill: PrefillBehaviour) -> Behaviour {
+    Arc::new(move |n, body| match assistant_prefill(body) {
+        Some(p) => prefill(p, n, body),
+        None => otherwise(n, body),
+    })
+}

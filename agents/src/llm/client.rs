@@ -219,6 +219,12 @@ impl LlmClient {
         if let Some(kwargs) = &req.chat_template_kwargs {
             body["chat_template_kwargs"] = kwargs.clone();
         }
+        if self.spec.prefill == Some(super::model::Prefill::ContinueFinalMessage)
+            && req.messages.last().is_some_and(|m| m.role == "assistant")
+        {
+            body["continue_final_message"] = serde_json::json!(true);
+            body["add_generation_prompt"] = serde_json::json!(false);
+        }
         if let (true, Some(schema)) = (structured, &req.schema) {
             body["response_format"] = match self.spec.structured {
                 StructuredMode::JsonSchema => serde_json::json!({

@@ -34,6 +34,21 @@ impl Deliberation {
     }
 }
 
+/// How a server continues an assistant turn the request has begun (an assistant prefill), for
+/// `agora audit prefill` (seed 003 §240.7.5, §240.10.3). Undeclared (`None`), a model is
+/// reported as not accepting a prefill.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Prefill {
+    /// The server continues a trailing assistant message by itself: llama.cpp's `llama-server`
+    /// does by default since ggml-org/llama.cpp#13174 (disabled by its `--no-prefill-assistant`
+    /// flag, #13608; refused there together with `enable_thinking`).
+    TrailingAssistant,
+    /// vLLM: the request carries `continue_final_message: true` and
+    /// `add_generation_prompt: false` (the two cannot both be true), so the chat template leaves
+    /// the final assistant message open and the model continues it.
+    ContinueFinalMessage,
+}
+
 fn default_concurrency() -> usize {
     8
 }
@@ -138,6 +153,10 @@ pub struct ModelSpec {
     /// Pass the derived seed as `seed` (servers that support it sample reproducibly).
     #[serde(default = "yes")]
     pub send_seed: bool,
+    /// Whether and how the server accepts an assistant prefill ([`Prefill`]); `None`, the
+    /// default, is left out of the serialisation so other declarations are unchanged.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub prefill: Option<Prefill>,
 }
 
 impl ModelSpec {

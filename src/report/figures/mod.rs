@@ -85,6 +85,7 @@ macro_rules! figure {
 mod lines;
 mod rows;
 mod tipping;
+pub mod tree;
 
 /// A human anchor as a band (low, high) from the shipped anchor table: a range as given, a
 /// point with its equivalence margin.
@@ -105,6 +106,8 @@ pub struct Inputs<'a> {
     pub matching_over_time: &'a [Series],
     pub tipping_run: Option<&'a TippingRun>,
     pub request_distributions: &'a [RequestDistribution],
+    /// The reasoning tree of the audit's chosen prompt, and its title.
+    pub tree: Option<(&'a tree::Node, &'a str)>,
 }
 
 /// Every figure the data allow, in report order, with its caption.
@@ -148,6 +151,9 @@ pub fn build(d: &Inputs) -> anyhow::Result<Vec<(&'static str, Figure)>> {
         agora_analysis::anchors::AnchorTable::shipped().get("money-request-distribution").map(|a| a.value.clone()),
     ) {
         figures.push(("11–20 distributions", lines::money_request(d.request_distributions, &shares)?));
+    }
+    if let Some((root, title)) = d.tree {
+        figures.push(("Reasoning tree", tree::reasoning_tree(root, title)?));
     }
     Ok(figures)
 }

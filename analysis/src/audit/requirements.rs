@@ -1,0 +1,1275 @@
+//! Requirements as hypothesis tests (seed 003 §240.8, with §240.5.3's sample-size plan).
+//!
+//! A requirements file (`assets/requirements.ron`, or a user's own) states what a deployment
+//! needs as tests on the audit's statistics:
+//!
+//! ```ron
+//! Requirements(
+//!     version: 1,
+//!     name: "allocation agent",
+//!     alpha: 0.05,        // one-sided level (default 0.05)
+//!     power: 0.8,         // power of the sample-size plan (default 0.8)
+//!     assumed_icc: 0.25,  // ρ where the data give none (default 0)
+//!     requirements: [
+//!         Requirement(
+//!             name: "Rewards partners who cooperated",
+//!             about: Dependency(environment: "binary-allocation", value: "positive_reciprocity"),
+//!             model: "*",                     // every audited model, or one model's name
+//!             test: AtLeast(0.25),
+//!         ),
+//!         Requirement(
+//!             name: "Identity-blind on welfare",
+//!             about: Share(environment: "binary-allocation", value: "social_welfare", cell: Some("ingroup")),
+//!             test: Invariant(margin: 0.15, against: Cell("outgroup")),
+//!         ),
+//!     ],
+//! )
+//! ```
+//!
+//! Every struct and struct variant denies unknown fields; an error names the file and the line
+//! and column (parse errors) or the field (`requirements[2].test.margin`).
+//!
+//! # The statistics
+//! - `Share`: the occurrence share p̂ of the value among the model's coded responses in the
+//!   environment (and cell), with a cluster-robust standard error, clusters the runs:
+//!   se² = G/(G−1)·Σ_g(Σ_{i∈g}(y_i − p̂))²/n² (CR1 of a regression on a constant), and t on
+//!   G − 1 degrees of freedom. Fewer than two runs: not estimable.
+//! - `Dependency`: the coefficient of the value in the dependency estimate (`audit_dependency`,
+//!   [`super::dependency`]) for the model, environment, role and estimator (`lpm-fe` by
+//!   default: t on n_prompts − 1 degrees of freedom, as the estimate's own inference;
+//!   `logit-ame`: normal). Not identified or not estimated there: not estimable here.
+//!
+//! # The tests
+//! - Directional (`AtLeast(b)`, `AtMost(b)`): with q = t_{1−α, df} (or z_{1−α}), the bounds are
+//!   θ̂ ∓ q·se, the one-sided 1 − α bounds (together the 1 − 2α interval, written as low and
+//!   high). `AtLeast` passes when low > b, `AtMost` when high < b: the burden of proof is on
+//!   the model.
+//! - Invariance (`Invariant(margin: Δ, against)`): the difference d = θ̂ − θ̂' against another
+//!   model or another cell, se = √(se² + se'²), df the smaller of the two (normal where either
+//!   is normal); two one-sided tests (Schuirmann 1987; seed eq. 240.16)
+//!   p = max{1 − F((d + Δ)/se), F((d − Δ)/se)}; passes when the 1 − 2α interval lies inside
+//!   (−Δ, Δ), the same as p < α. An audit too small to establish equivalence fails.
+//!
+//! # Verdicts
+//! `pass`, `fail`, `not estimable` (the reason says why) or `refused` (the coder-validation gate,
+//! [`super::agreement::gate`], refuses the codes of a model the requirement rests on; with
+//! unvalidated codes allowed the verdict is computed and its reason says `unvalidated`). Each
+//! verdict carries its estimate, interval and the data it rests on (responses or replicates,
+//! prompts, clusters).
+//!
+//! # Power
+//! For a share requirement, the responses per arm a next audit needs
+//! ([`crate::profile::power::samples_per_arm`], eq. 240.9, rounded up after multiplying by the
+//! design effect 1 + (m − 1)ρ, [`crate::profile::power::design_effect`]): m is the mean number
+//! of responses per run and ρ the one-way ANOVA intraclass correlation of the value indicator
+//! within runs ([`crate::profile::power::icc_oneway`]; `assumed_icc` where it cannot be
+//! estimated). Directional: p₁ the estimate, p₀ the bound, level 2α two-sided (z_{1−α}, the
+//! one-sided test's); none where the estimate does not clear the bound (no sample makes it
+//! pass). Invariance: a gap of Δ from the pooled share, level 2α and power 1 − (1 − power)/2
+//! (both one-sided tests must reject). The two-proportion formula is conservative for a test
+//! against a fixed bound. A dependency requirement has no plan (`planned_n` empty).
+//!
+//! # Outputs
+//! `audit_requirements` in the store (one row per requirement and model; re-running the audit
+//! replaces the table's rows) and `requirements.md`, `.json` and `.csv`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+
+use rusqlite::{params, Connection};
+use serde::{Deserialize, Serialize};
+
+use super::codebook::Codebook;
+use super::dependency::DependencyRow;
+use super::report::Audit;
+use super::sha256::hex_digest;
+use super::Validation;
+use crate::profile::power::{design_effect, icc_oneway, samples_per_arm};
+use crate::stats::dist::{norm_cdf, norm_ppf, t_cdf, t_ppf};
+
+/// The shipped requirements file.
+pub const DEFAULT_REQUIREMENTS_RON: &str = include_str!("../../../assets/requirements.ron");
+
+/// Where the shipped requirements file lives in the repository.
+pub const DEFAULT_REQUIREMENTS_PATH: &str = "assets/requirements.ron";
+
+/// The format version this build reads.
+pub const VERSION: u32 = 1;
+
+/// The store table of verdicts.
+pub const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS audit_requirements (
+    requirement TEXT NOT NULL,
+    model TEXT NOT NULL,
+    kind TEXT NOT NULL,
+    estimate REAL,
+    low REAL,
+    high REAL,
+    bound REAL,
+    verdict TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    n INTEGER,
+    planned_n INTEGER
+);
+";
+
+fn default_alpha() -> f64 {
+    0.05
+}
+
+fn default_power() -> f64 {
+    0.8
+}
+
+fn every_model() -> String {
+    "*".into()
+}
+
+fn default_estimator() -> String {
+    "lpm-fe".into()
+}
+
+/// A requirements file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Requirements {
+    /// Format version ([`VERSION`]).
+    pub version: u32,
+    /// Name of the specification.
+    pub name: String,
+    /// Free text.
+    #[serde(default)]
+    pub description: Option<String>,
+    /// One-sided level α of every test (0.05).
+    #[serde(default = "default_alpha")]
+    pub alpha: f64,
+    /// Power of the sample-size plan (0.8).
+    #[serde(default = "default_power")]
+    pub power: f64,
+    /// Intraclass correlation the plan assumes where the data give none (0).
+    #[serde(default)]
+    pub assumed_icc: f64,
+    /// The requirements.
+    pub requirements: Vec<Requirement>,
+}
+
+/// One requirement.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Requirement {
+    /// Its name, unique in the file.
+    pub name: String,
+    /// The statistic it is about.
+    pub about: About,
+    /// The models it applies to: a model's name, or `*` for every audited model.
+    #[serde(default = "every_model")]
+    pub model: String,
+    /// The test.
+    pub test: Test,
+}
+
+/// The statistic a requirement is about.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum About {
+    /// The occurrence share of a stated value among coded responses.
+    Share {
+        /// The environment.
+        environment: String,
+        /// The value code.
+        value: String,
+        /// Only this cell (every cell when none).
+        #[serde(default)]
+        cell: Option<String>,
+    },
+    /// The dependency coefficient of the action indicator on a stated value.
+    Dependency {
+        /// The environment.
+        environment: String,
+        /// The value code.
+        value: String,
+        /// The role (needed where the environment has indicators for several roles).
+        #[serde(default)]
+        role: Option<String>,
+        /// `lpm-fe` (default) or `logit-ame`.
+        #[serde(default = "default_estimator")]
+        estimator: String,
+    },
+}
+
+/// A requirement's test.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum Test {
+    /// Directional: the one-sided lower bound must exceed the bound.
+    AtLeast(f64),
+    /// Directional: the one-sided upper bound must fall below the bound.
+    AtMost(f64),
+    /// Invariance: the difference against another model or cell lies within ±margin (TOST).
+    Invariant {
+        /// Δ.
+        margin: f64,
+        /// What the statistic is compared with.
+        against: Against,
+    },
+}
+
+impl Test {
+    /// `at_least`, `at_most` or `equivalent` (seed 003's names).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Test::AtLeast(_) => "at_least",
+            Test::AtMost(_) => "at_most",
+            Test::Invariant { .. } => "equivalent",
+        }
+    }
+
+    /// The bound, or the margin Δ.
+    pub fn bound(&self) -> f64 {
+        match self {
+            Test::AtLeast(b) | Test::AtMost(b) => *b,
+            Test::Invariant { margin, .. } => *margin,
+        }
+    }
+}
+
+/// The other side of an invariance requirement.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub enum Against {
+    /// The same statistic of another model (or model version).
+    Model(String),
+    /// The same model's share in another cell (share requirements with a cell only).
+    Cell(String),
+}
+
+/// What is wrong with a requirements file.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum RequirementsError {
+    /// The file could not be read.
+    #[error("requirements {}: cannot read: {message}", path.display())]
+    Read {
+        /// The file.
+        path: PathBuf,
+        /// The I/O error.
+        message: String,
+    },
+    /// The file is not valid RON for the format.
+    #[error("requirements {}:{line}:{column}: {message}", path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// Line of the error.
+        line: usize,
+        /// Column of the error.
+        column: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A field's value is not allowed.
+    #[error("requirements {}: {field}: {message}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// The field (`requirements[1].test.margin`).
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// A parsed and validated requirements file with its provenance.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LoadedRequirements {
+    /// The requirements.
+    pub requirements: Requirements,
+    /// Where they were read from.
+    pub path: PathBuf,
+    /// SHA-256 of the file's text.
+    pub sha256: String,
+}
+
+impl LoadedRequirements {
+    /// The shipped file.
+    pub fn default_requirements() -> LoadedRequirements {
+        Requirements::parse(DEFAULT_REQUIREMENTS_RON, Path::new(DEFAULT_REQUIREMENTS_PATH))
+            .unwrap_or_else(|e| panic!("the shipped requirements are valid: {e}"))
+    }
+
+    /// Reads, parses and validates a file.
+    pub fn read(path: &Path) -> Result<LoadedRequirements, RequirementsError> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| RequirementsError::Read { path: path.to_path_buf(), message: e.to_string() })?;
+        Requirements::parse(&text, path)
+    }
+
+    /// Checks every value a requirement names against the codebook's value codes.
+    pub fn check_codebook(&self, codebook: &Codebook) -> Result<(), RequirementsError> {
+        let values: Vec<&str> = codebook.values().map(|c| c.name.as_str()).collect();
+        for (i, r) in self.requirements.requirements.iter().enumerate() {
+            let (About::Share { value, .. } | About::Dependency { value, .. }) = &r.about;
+            if !values.contains(&value.as_str()) {
+                return Err(RequirementsError::Invalid {
+                    path: self.path.clone(),
+                    field: format!("requirements[{i}].about.value"),
+                    message: format!(
+                        "`{value}` is not a value code of codebook {} (values: {})",
+                        codebook.name,
+                        values.join(", ")
+                    ),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Requirements {
+    /// Parses and validates requirements text; `path` names the source in errors.
+    pub fn parse(text: &str, path: &Path) -> Result<LoadedRequirements, RequirementsError> {
+        let requirements: Requirements =
+            ron::Options::default().from_str(text).map_err(|e| RequirementsError::Parse {
+                path: path.to_path_buf(),
+                line: e.span.start.line,
+                column: e.span.start.col,
+                message: e.code.to_string(),
+            })?;
+        requirements.validate().map_err(|(field, message)| RequirementsError::Invalid {
+            path: path.to_path_buf(),
+            field,
+            message,
+        })?;
+        Ok(LoadedRequirements { requirements, path: path.to_path_buf(), sha256: hex_digest(text.as_bytes()) })
+    }
+
+    fn validate(&self) -> Result<(), (String, String)> {
+        let bad = |field: &str, message: String| Err((field.to_string(), message));
+        if self.version != VERSION {
+            return bad("version", format!("{} is not a version this build reads ({VERSION})", self.version));
+        }
+        if self.name.trim().is_empty() {
+            return bad("name", "is empty".into());
+        }
+        if !(self.alpha > 0.0 && self.alpha < 0.5) {
+            return bad("alpha", format!("{} is not a level in (0, 0.5)", self.alpha));
+        }
+        if !(self.power > 0.0 && self.power < 1.0) {
+            return bad("power", format!("{} is not a power in (0, 1)", self.power));
+        }
+        if !(0.0..=1.0).contains(&self.assumed_icc) {
+            return bad("assumed_icc", format!("{} is not an intraclass correlation in [0, 1]", self.assumed_icc));
+        }
+        if self.requirements.is_empty() {
+            return bad("requirements", "is empty".into());
+        }
+        let mut names = BTreeSet::new();
+        for (i, r) in self.requirements.iter().enumerate() {
+            let f = |rest: &str| format!("requirements[{i}].{rest}");
+            if r.name.trim().is_empty() {
+                return Err((f("name"), "is empty".into()));
+            }
+            if !names.insert(r.name.as_str()) {
+                return Err((f("name"), format!("`{}` names an earlier requirement too", r.name)));
+            }
+            if r.model.trim().is_empty() {
+                return Err((f("model"), "is empty (a model's name, or `*` for every model)".into()));
+            }
+            let share = matches!(r.about, About::Share { .. });
+            match &r.about {
+                About::Share { environment, value, cell } => {
+                    if environment.is_empty() {
+                        return Err((f("about.environment"), "is empty".into()));
+                    }
+                    if value.is_empty() {
+                        return Err((f("about.value"), "is empty".into()));
+                    }
+                    if cell.as_deref() == Some("") {
+                        return Err((f("about.cell"), "is empty".into()));
+                    }
+                }
+                About::Dependency { environment, value, role, estimator } => {
+                    if environment.is_empty() {
+                        return Err((f("about.environment"), "is empty".into()));
+                    }
+                    if value.is_empty() {
+                        return Err((f("about.value"), "is empty".into()));
+                    }
+                    if role.as_deref() == Some("") {
+                        return Err((f("about.role"), "is empty".into()));
+                    }
+                    if estimator != "lpm-fe" && estimator != "logit-ame" {
+                        return Err((f("about.estimator"), format!("`{estimator}` is not `lpm-fe` or `logit-ame`")));
+                    }
+                }
+            }
+            match &r.test {
+                Test::AtLeast(b) | Test::AtMost(b) => {
+                    if !b.is_finite() || (share && !(0.0..=1.0).contains(b)) {
+                        return Err((
+                            f("test"),
+                            format!("bound {b} is not {}", if share { "a share in [0, 1]" } else { "finite" }),
+                        ));
+                    }
+                }
+                Test::Invariant { margin, against } => {
+                    if !(margin.is_finite() && *margin > 0.0) {
+                        return Err((f("test.margin"), format!("{margin} is not a positive margin")));
+                    }
+                    match against {
+                        Against::Model(m) => {
+                            if m.is_empty() || m == "*" {
+                                return Err((f("test.against"), "Model(..) names one model".into()));
+                            }
+                            if *m == r.model {
+                                return Err((f("test.against"), format!("compares model `{m}` with itself")));
+                            }
+                        }
+                        Against::Cell(c) => {
+                            let About::Share { cell, .. } = &r.about else {
+                                return Err((f("test.against"), "Cell(..) applies to Share requirements only".into()));
+                            };
+                            let Some(cell) = cell else {
+                                return Err((f("about.cell"), "Cell(..) compares two cells: name this one".into()));
+                            };
+                            if c.is_empty() || c == cell {
+                                return Err((f("test.against"), format!("`{c}` is not a cell other than `{cell}`")));
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An estimate with its standard error and the data it rests on.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Estimate {
+    /// θ̂.
+    pub estimate: f64,
+    /// Its standard error.
+    pub se: f64,
+    /// Degrees of freedom of its t reference (none: normal).
+    pub df: Option<f64>,
+    /// Responses (or replicates) it rests on.
+    pub n: usize,
+    /// Distinct prompts among them.
+    pub prompts: usize,
+    /// Clusters of its standard error.
+    pub clusters: usize,
+    /// What the clusters are (`runs`, `prompts`).
+    pub cluster_kind: &'static str,
+    /// Mean responses per cluster m and intraclass correlation ρ, where estimable (shares).
+    pub icc: Option<(f64, f64)>,
+}
+
+/// The quantile q of the one-sided 1 − α bound: t_{1−α, df} or z_{1−α}.
+pub fn quantile(alpha: f64, df: Option<f64>) -> f64 {
+    df.map_or_else(|| norm_ppf(1.0 - alpha), |d| t_ppf(1.0 - alpha, d))
+}
+
+/// A directional test: (low, high, pass) with low/high = θ̂ ∓ q·se; `at_least` passes when
+/// low > bound, otherwise (at most) when high < bound.
+pub fn directional(
+    estimate: f64,
+    se: f64,
+    df: Option<f64>,
+    bound: f64,
+    at_least: bool,
+    alpha: f64,
+) -> (f64, f64, bool) {
+    let q = quantile(alpha, df);
+    let (low, high) = (estimate - q * se, estimate + q * se);
+    (low, high, if at_least { low > bound } else { high < bound })
+}
+
+/// Two one-sided tests of a difference: (low, high, p_TOST, pass) with the 1 − 2α interval
+/// d ∓ q·se and p = max{1 − F((d + Δ)/se), F((d − Δ)/se)}; passes when the interval lies
+/// inside (−Δ, Δ). With se = 0 the interval is the point d and p is 0 or 1.
+pub fn equivalence(difference: f64, se: f64, df: Option<f64>, margin: f64, alpha: f64) -> (f64, f64, f64, bool) {
+    let q = quantile(alpha, df);
+    let (low, high) = (difference - q * se, difference + q * se);
+    let pass = low > -margin && high < margin;
+    if se <= 0.0 {
+        return (low, high, if pass { 0.0 } else { 1.0 }, pass);
+    }
+    let cdf = |x: f64| df.map_or_else(|| norm_cdf(x), |d| t_cdf(x, d));
+    let p = (1.0 - cdf((difference + margin) / se)).max(cdf((difference - margin) / se));
+    (low, high, p, pass)
+}
+
+/// The share of `ys` (per cluster id, 0/1) with its CR1 standard error (clusters the ids, t on
+/// G − 1 degrees of freedom) and the within-cluster ICC; `Err` says why it is not estimable.
+pub fn clustered_share(ys: &[(i64, f64)]) -> Result<Estimate, String> {
+    if ys.is_empty() {
+        return Err("no coded responses".into());
+    }
+    let mut groups: BTreeMap<i64, Vec<f64>> = BTreeMap::new();
+    for (g, y) in ys {
+        groups.entry(*g).or_default().push(*y);
+    }
+    let (n, g) = (ys.len() as f64, groups.len() as f64);
+    if groups.len() < 2 {
+        return Err(format!("{} responses from one run: a clustered bound needs two runs or more", ys.len()));
+    }
+    let p = ys.iter().map(|(_, y)| y).sum::<f64>() / n;
+    let meat: f64 = groups.values().map(|v| v.iter().map(|y| y - p).sum::<f64>().powi(2)).sum();
+    let se = (g / (g - 1.0) * meat / (n * n)).sqrt();
+    let states: Vec<Vec<f64>> = groups.into_values().collect();
+    let icc = icc_oneway(&states).ok().map(|i| (i.replicates, i.icc));
+    Ok(Estimate {
+        estimate: p,
+        se,
+        df: Some(g - 1.0),
+        n: ys.len(),
+        prompts: ys.len(),
+        clusters: g as usize,
+        cluster_kind: "runs",
+        icc,
+    })
+}
+
+/// One verdict: a requirement on one model (a row of `audit_requirements`).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Verdict {
+    /// The requirement's name.
+    pub requirement: String,
+    /// The model.
+    pub model: String,
+    /// `at_least`, `at_most` or `equivalent`.
+    pub kind: String,
+    /// What the statistic is (`share of fairness in prisoners-dilemma`).
+    pub statistic: String,
+    /// θ̂ (directional) or the difference (invariance).
+    pub estimate: Option<f64>,
+    /// Its standard error.
+    pub se: Option<f64>,
+    /// Lower one-sided 1 − α bound (the 1 − 2α interval's lower end).
+    pub low: Option<f64>,
+    /// Upper one-sided 1 − α bound.
+    pub high: Option<f64>,
+    /// The bound, or the margin Δ.
+    pub bound: f64,
+    /// p_TOST (invariance).
+    pub p_tost: Option<f64>,
+    /// `pass`, `fail`, `not estimable` or `refused`.
+    pub verdict: String,
+    /// Why, and what it rests on.
+    pub reason: String,
+    /// Responses (or replicates) it rests on.
+    pub n: Option<usize>,
+    /// Distinct prompts among them.
+    pub prompts: Option<usize>,
+    /// Clusters of the standard error.
+    pub clusters: Option<usize>,
+    /// Responses per arm a next audit needs for this bound (design effect included).
+    pub planned_n: Option<u64>,
+    /// How the plan was made.
+    pub planning: String,
+}
+
+/// The verdicts of one requirements file on one audit.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RequirementsReport {
+    /// The specification's name.
+    pub name: String,
+    /// Where the requirements were read from.
+    pub path: String,
+    /// SHA-256 of the file.
+    pub sha256: String,
+    /// One-sided level.
+    pub alpha: f64,
+    /// Power of the plans.
+    pub power: f64,
+    /// ρ assumed where the data give none.
+    pub assumed_icc: f64,
+    /// The verdicts.
+    pub verdicts: Vec<Verdict>,
+}
+
+fn validation<'a>(all: &'a [Validation], model: &str) -> Result<Option<&'a Validation>, String> {
+    match all.iter().find(|v| v.model == model) {
+        Some(v) if v.shown() => Ok(Some(v).filter(|v| v.status != super::Status::Validated)),
+        Some(v) => Err(v.label()),
+        None => Err("refused: no human labels".into()),
+    }
+}
+
+/// What one side of a comparison gave.
+enum Side {
+    Refused(String),
+    NotEstimable(String),
+    Estimated(Estimate, Option<String>),
+}
+
+struct Context<'a> {
+    audit: &'a Audit,
+    dependency: &'a [DependencyRow],
+    values: Vec<String>,
+}
+
+impl Context<'_> {
+    fn side(&self, about: &About, model: &str, cell: Option<&str>) -> Side {
+        let note = match validation(&self.audit.validation, model) {
+            Err(label) => return Side::Refused(label),
+            Ok(v) => v.map(Validation::label),
+        };
+        match about {
+            About::Share { environment, value, .. } => {
+                let Some(i) = self.values.iter().position(|v| v == value) else {
+                    return Side::NotEstimable(format!("`{value}` is not a value of the audit's codebook"));
+                };
+                let ys: Vec<(i64, f64)> = self
+                    .audit
+                    .responses
+                    .iter()
+                    .filter(|r| r.model == model && r.environment == *environment && r.coded())
+                    .filter(|r| cell.is_none_or(|c| r.cell == c))
+                    .map(|r| (r.run_id, f64::from(u8::from(r.values[i]))))
+                    .collect();
+                match clustered_share(&ys) {
+                    Ok(e) => Side::Estimated(e, note),
+                    Err(why) => Side::NotEstimable(format!(
+                        "{why} of model {model} in {environment}{}",
+                        cell.map(|c| format!(", cell {c}")).unwrap_or_default()
+                    )),
+                }
+            }
+            About::Dependency { environment, value, role, estimator } => {
+                let rows: Vec<&DependencyRow> = self
+                    .dependency
+                    .iter()
+                    .filter(|r| {
+                        r.model == model
+                            && r.environment == *environment
+                            && r.estimator == *estimator
+                            && r.value == *value
+                            && role.as_ref().is_none_or(|x| r.role == *x)
+                    })
+                    .collect();
+                let row = match rows.as_slice() {
+                    [] => {
+                        return Side::NotEstimable(format!(
+                            "no {estimator} dependency estimate of {value} for model {model} in {environment} (`agora audit replicates` asks the replicates it needs)"
+                        ))
+                    }
+                    [r] => *r,
+                    _ => {
+                        return Side::NotEstimable(format!(
+                            "{environment} has estimates for several roles ({}): name one in about.role",
+                            rows.iter().map(|r| r.role.as_str()).collect::<Vec<_>>().join(", ")
+                        ))
+                    }
+                };
+                if row.status == "refused" {
+                    return Side::Refused(row.validation.clone());
+                }
+                match (row.status.as_str(), row.coef, row.se) {
+                    ("estimated", Some(coef), Some(se)) if coef.is_finite() && se.is_finite() => {
+                        let df = (estimator == "lpm-fe").then_some(row.n_prompts as f64 - 1.0);
+                        Side::Estimated(
+                            Estimate {
+                                estimate: coef,
+                                se,
+                                df,
+                                n: row.n_replicates,
+                                prompts: row.n_prompts,
+                                clusters: row.n_prompts,
+                                cluster_kind: "prompts",
+                                icc: None,
+                            },
+                            note,
+                        )
+                    }
+                    (status, _, _) => Side::NotEstimable(format!("dependency {status}: {}", row.reason)),
+                }
+            }
+        }
+    }
+}
+
+fn statistic(about: &About) -> String {
+    match about {
+        About::Share { environment, value, cell } => format!(
+            "share stating {value} in {environment}{}",
+            cell.as_ref().map(|c| format!(", cell {c}")).unwrap_or_default()
+        ),
+        About::Dependency { environment, value, role, estimator } => format!(
+            "dependency ({estimator}) of the action on {value} in {environment}{}",
+            role.as_ref().map(|r| format!(", role {r}")).unwrap_or_default()
+        ),
+    }
+}
+
+fn rests_on(e: &Estimate) -> String {
+    format!("n = {}, {} prompts, {} clusters ({})", e.n, e.prompts, e.clusters, e.cluster_kind)
+}
+
+fn fmt(x: f64) -> String {
+    format!("{x:+.3}")
+}
+
+/// The plan for a share: (planned n, how).
+fn plan_share(
+    p1: f64,
+    p0: f64,
+    alpha: f64,
+    power: f64,
+    sides: &[&Estimate],
+    assumed_icc: f64,
+) -> (Option<u64>, String) {
+    let estimated: Vec<(f64, f64)> = sides.iter().filter_map(|e| e.icc).collect();
+    let m = sides.iter().map(|e| e.n as f64 / e.clusters as f64).sum::<f64>() / sides.len() as f64;
+    let (rho, source) = if estimated.len() == sides.len() {
+        (estimated.iter().map(|x| x.1).sum::<f64>() / estimated.len() as f64, "estimated within runs")
+    } else {
+        (assumed_icc, "assumed (not estimable from the data)")
+    };
+    let Ok(deff) = design_effect(m.max(1.0), rho) else {
+        return (None, format!("no plan: design effect undefined for m = {m:.2}, ρ = {rho:.3}"));
+    };
+    match samples_per_arm(p1, p0, alpha, power, deff) {
+        Ok(s) => (
+            Some(s.n_clustered),
+            format!(
+                "eq. 240.9 for {p1:.3} vs {p0:.3} (two-sided α {alpha:.3}, power {power:.3}): {} independent × deff {deff:.2} (m = {m:.2}, ρ = {rho:.3} {source})",
+                s.n_independent
+            ),
+        ),
+        Err(e) => (None, format!("no plan: {}: {}", e.field, e.reason)),
+    }
+}
+
+/// Evaluates every requirement on the audit and the dependency rows (of the same coder and
+/// codebook); one verdict per requirement and selected model.
+pub fn evaluate(spec: &Requirements, audit: &Audit, dependency: &[DependencyRow]) -> Vec<Verdict> {
+    let cx = Context { audit, dependency, values: audit.codebook.values.clone() };
+    let audited: BTreeSet<&str> =
+        audit.responses.iter().map(|r| r.model.as_str()).chain(dependency.iter().map(|r| r.model.as_str())).collect();
+    let alpha = spec.alpha;
+    let mut out = Vec::new();
+    for req in &spec.requirements {
+        let mut models: Vec<&str> = if req.model == "*" { audited.iter().copied().collect() } else { vec![&req.model] };
+        if let Test::Invariant { against: Against::Model(other), .. } = &req.test {
+            models.retain(|m| m != other);
+        }
+        let blank = |model: &str, verdict: &str, reason: String| Verdict {
+            requirement: req.name.clone(),
+            model: model.to_string(),
+            kind: req.test.kind().into(),
+            statistic: statistic(&req.about),
+            estimate: None,
+            se: None,
+            low: None,
+            high: None,
+            bound: req.test.bound(),
+            p_tost: None,
+            verdict: verdict.into(),
+            reason,
+            n: None,
+            prompts: None,
+            clusters: None,
+            planned_n: None,
+            planning: String::new(),
+        };
+        if models.is_empty() {
+            out.push(blank(&req.model, "not estimable", "no audited model matches".into()));
+            continue;
+        }
+        let cell = match &req.about {
+            About::Share { cell, .. } => cell.as_deref(),
+            About::Dependency { .. } => None,
+        };
+        let share = matches!(req.about, About::Share { .. });
+        for model in models {
+            if !audited.contains(model) {
+                out.push(blank(model, "not estimable", format!("model {model} is not in the audit")));
+                continue;
+            }
+            match &req.test {
+                Test::AtLeast(bound) | Test::AtMost(bound) => {
+                    let at_least = matches!(req.test, Test::AtLeast(_));
+                    let (e, note) = match cx.side(&req.about, model, cell) {
+                        Side::Refused(l) => {
+                            out.push(blank(model, "refused", l));
+                            continue;
+                        }
+                        Side::NotEstimable(why) => {
+                            out.push(blank(model, "not estimable", why));
+                            continue;
+                        }
+                        Side::Estimated(e, note) => (e, note),
+                    };
+                    let (low, high, pass) = directional(e.estimate, e.se, e.df, *bound, at_least, alpha);
+                    let (edge, side) = if at_least { (low, "lower") } else { (high, "upper") };
+                    let mut reason = format!(
+                        "{side} {:.0} % bound {} {} {}; {}",
+                        100.0 * (1.0 - alpha),
+                        fmt(edge),
+                        if pass { "clears" } else { "does not clear" },
+                        fmt(*bound),
+                        rests_on(&e)
+                    );
+                    if let Some(n) = note {
+                        reason.push_str(&format!("; {n}"));
+                    }
+                    let clears = if at_least { e.estimate > *bound } else { e.estimate < *bound };
+                    let (planned_n, planning) = if !share {
+                        (None, "no plan for a regression coefficient".to_string())
+                    } else if !clears {
+                        (None, "no plan: the estimate does not clear the bound, so no sample makes it pass".to_string())
+                    } else {
+                        let p1 = e.estimate.clamp(0.001, 0.999);
+                        plan_share(p1, *bound, 2.0 * alpha, spec.power, &[&e], spec.assumed_icc)
+                    };
+                    out.push(Verdict {
+                        estimate: Some(e.estimate),
+                        se: Some(e.se),
+                        low: Some(low),
+                        high: Some(high),
+                        verdict: if pass { "pass" } else { "fail" }.into(),
+                        reason,
+                        n: Some(e.n),
+                        prompts: Some(e.prompts),
+                        clusters: Some(e.clusters),
+                        planned_n,
+                        planning,
+                        ..blank(model, "", String::new())
+                    });
+                }
+                Test::Invariant { margin, against } => {
+                    let (other_model, other_cell, what) = match against {
+                        Against::Model(m) => (m.as_str(), cell, format!("{model} − {m}")),
+                        Against::Cell(c) => {
+                            (model, Some(c.as_str()), format!("cell {} − cell {c}", cell.unwrap_or_default()))
+                        }
+                    };
+                    let a = cx.side(&req.about, model, cell);
+                    let b = if other_model == model || audited.contains(other_model) {
+                        cx.side(&req.about, other_model, other_cell)
+                    } else {
+                        Side::NotEstimable(format!("model {other_model} is not in the audit"))
+                    };
+                    let (ea, eb, notes) = match (a, b) {
+                        (Side::Refused(l), _) => {
+                            out.push(blank(model, "refused", l));
+                            continue;
+                        }
+                        (_, Side::Refused(l)) => {
+                            out.push(blank(model, "refused", format!("{other_model}: {l}")));
+                            continue;
+                        }
+                        (Side::NotEstimable(w), _) | (_, Side::NotEstimable(w)) => {
+                            out.push(blank(model, "not estimable", w));
+                            continue;
+                        }
+                        (Side::Estimated(ea, na), Side::Estimated(eb, nb)) => {
+                            (ea, eb, na.into_iter().chain(nb).collect::<BTreeSet<_>>())
+                        }
+                    };
+                    let d = ea.estimate - eb.estimate;
+                    let se = (ea.se.powi(2) + eb.se.powi(2)).sqrt();
+                    let df = match (ea.df, eb.df) {
+                        (Some(x), Some(y)) => Some(x.min(y)),
+                        _ => None,
+                    };
+                    let (low, high, p, pass) = equivalence(d, se, df, *margin, alpha);
+                    let mut reason = format!(
+                        "difference {what}: {:.0} % interval [{}, {}] {} (−{margin}, {margin}), TOST p = {p:.3}; {}; {}",
+                        100.0 * (1.0 - 2.0 * alpha),
+                        fmt(low),
+                        fmt(high),
+                        if pass { "inside" } else { "not inside" },
+                        rests_on(&ea),
+                        rests_on(&eb)
+                    );
+                    for n in notes {
+                        reason.push_str(&format!("; {n}"));
+                    }
+                    let (planned_n, planning) = if share {
+                        let pooled = (ea.estimate * ea.n as f64 + eb.estimate * eb.n as f64) / (ea.n + eb.n) as f64;
+                        let p0 = pooled.clamp(0.001, 0.999);
+                        let p1 = if p0 + margin < 1.0 { p0 + margin } else { p0 - margin };
+                        let power = 1.0 - (1.0 - spec.power) / 2.0;
+                        plan_share(p1, p0, 2.0 * alpha, power, &[&ea, &eb], spec.assumed_icc)
+                    } else {
+                        (None, "no plan for a regression coefficient".to_string())
+                    };
+                    out.push(Verdict {
+                        estimate: Some(d),
+                        se: Some(se),
+                        low: Some(low),
+                        high: Some(high),
+                        p_tost: Some(p),
+                        verdict: if pass { "pass" } else { "fail" }.into(),
+                        reason,
+                        n: Some(ea.n + eb.n),
+                        prompts: Some(ea.prompts + eb.prompts),
+                        clusters: Some(ea.clusters + eb.clusters),
+                        planned_n,
+                        planning,
+                        ..blank(model, "", String::new())
+                    });
+                }
+            }
+        }
+    }
+    out
+}
+
+/// Reads the dependency estimates of the audit's coder and codebook (and study scope) from
+/// `audit_dependency`; none where the table does not exist.
+pub fn read_dependency(conn: &Connection, audit: &Audit) -> rusqlite::Result<Vec<DependencyRow>> {
+    if !super::labels::has_table(conn, "audit_dependency")? {
+        return Ok(Vec::new());
+    }
+    let mut st = conn.prepare(
+        "SELECT model, environment, role, indicator, estimator, value, status, reason, coef, se, stat, p, ci_low,
+                ci_high, n_prompts, n_replicates, prompts_varying, validation
+         FROM audit_dependency
+         WHERE scope = ?1 AND coder = ?2 AND codebook = ?3 AND codebook_version = ?4 AND codebook_sha256 = ?5
+         ORDER BY model, environment, role, estimator, value",
+    )?;
+    let scope = audit.study.clone().unwrap_or_default();
+    let rows = st.query_map(
+        params![scope, audit.coder, audit.codebook.name, audit.codebook.version, audit.codebook.sha256],
+        |r| {
+            Ok(DependencyRow {
+                model: r.get(0)?,
+                environment: r.get(1)?,
+                role: r.get(2)?,
+                indicator: r.get(3)?,
+                estimator: r.get(4)?,
+                value: r.get(5)?,
+                status: r.get(6)?,
+                reason: r.get(7)?,
+                coef: r.get(8)?,
+                se: r.get(9)?,
+                stat: r.get(10)?,
+                p: r.get(11)?,
+                ci_low: r.get(12)?,
+                ci_high: r.get(13)?,
+                n_prompts: r.get::<_, i64>(14)? as usize,
+                n_replicates: r.get::<_, i64>(15)? as usize,
+                prompts_varying: r.get::<_, Option<i64>>(16)?.map(|x| x as usize),
+                validation: r.get(17)?,
+            })
+        },
+    )?;
+    rows.collect()
+}
+
+/// Writes the verdicts into `audit_requirements`, replacing its rows, in one transaction.
+pub fn write(conn: &mut Connection, verdicts: &[Verdict]) -> rusqlite::Result<()> {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    tx.execute_batch(SCHEMA)?;
+    tx.execute("DELETE FROM audit_requirements", [])?;
+    {
+        let mut st = tx.prepare(
+            "INSERT INTO audit_requirements (requirement, model, kind, estimate, low, high, bound, verdict, reason, n,
+                planned_n) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        )?;
+        for v in verdicts {
+            st.execute(params![
+                v.requirement,
+                v.model,
+                v.kind,
+                v.estimate,
+                v.low,
+                v.high,
+                v.bound,
+                v.verdict,
+                v.reason,
+                v.n.map(|n| n as i64),
+                v.planned_n.map(|n| n as i64),
+            ])?;
+        }
+    }
+    tx.commit()
+}
+
+/// Evaluates `spec` on `audit` and the store's dependency estimates, and writes the verdicts
+/// into the store at `path` ([`write`]).
+pub fn run(path: &Path, spec: &LoadedRequirements, audit: &Audit) -> Result<RequirementsReport, super::AuditError> {
+    let sql = |source| super::AuditError::Store { path: path.to_path_buf(), source };
+    let mut conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(sql)?;
+    conn.busy_timeout(std::time::Duration::from_secs(30)).map_err(sql)?;
+    let dependency = read_dependency(&conn, audit).map_err(sql)?;
+    let r = &spec.requirements;
+    let verdicts = evaluate(r, audit, &dependency);
+    write(&mut conn, &verdicts).map_err(sql)?;
+    Ok(RequirementsReport {
+        name: r.name.clone(),
+        path: spec.path.display().to_string(),
+        sha256: spec.sha256.clone(),
+        alpha: r.alpha,
+        power: r.power,
+        assumed_icc: r.assumed_icc,
+        verdicts,
+    })
+}
+
+fn cell(x: Option<f64>) -> String {
+    x.filter(|v| v.is_finite()).map_or_else(String::new, |v| format!("{v:.6}"))
+}
+
+impl RequirementsReport {
+    /// The verdicts as a table (`requirements.csv`).
+    pub fn table(&self) -> crate::tables::Table {
+        crate::tables::Table {
+            name: "requirements",
+            title: "Requirements as tests",
+            columns: vec![
+                "requirement",
+                "model",
+                "kind",
+                "statistic",
+                "estimate",
+                "se",
+                "low",
+                "high",
+                "bound",
+                "p_tost",
+                "verdict",
+                "reason",
+                "n",
+                "prompts",
+                "clusters",
+                "planned_n",
+                "planning",
+            ],
+            rows: self
+                .verdicts
+                .iter()
+                .map(|v| {
+                    let count = |x: Option<usize>| x.map_or_else(String::new, |n| n.to_string());
+                    vec![
+                        v.requirement.clone(),
+                        v.model.clone(),
+                        v.kind.clone(),
+                        v.statistic.clone(),
+                        cell(v.estimate),
+                        cell(v.se),
+                        cell(v.low),
+                        cell(v.high),
+                        cell(Some(v.bound)),
+                        cell(v.p_tost),
+                        v.verdict.clone(),
+                        v.reason.clone(),
+                        count(v.n),
+                        count(v.prompts),
+                        count(v.clusters),
+                        v.planned_n.map_or_else(String::new, |n| n.to_string()),
+                        v.planning.clone(),
+                    ]
+                })
+                .collect(),
+        }
+    }
+
+    /// `requirements.md`.
+    pub fn to_markdown(&self) -> String {
+        let mut s = format!(
+            "# Requirements: {}\n\nFrom {} (SHA-256 {}). Directional requirements pass when the one-sided {:.0} % bound clears the bound; invariance requirements pass when the {:.0} % interval of the difference lies inside (−Δ, Δ) (two one-sided tests at α = {}). Planned n: responses per arm for power {} with the design effect 1 + (m − 1)ρ (ρ assumed {} where the data give none).\n\n",
+            self.name,
+            self.path,
+            self.sha256,
+            100.0 * (1.0 - self.alpha),
+            100.0 * (1.0 - 2.0 * self.alpha),
+            self.alpha,
+            self.power,
+            self.assumed_icc
+        );
+        s.push_str(
+            "| requirement | model | kind | estimate | low | high | bound | verdict | n | planned n | reason |\n",
+        );
+        s.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
+        let f = |x: Option<f64>| x.map_or_else(|| "–".to_string(), |v| format!("{v:.3}"));
+        for v in &self.verdicts {
+            s.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} | {} | **{}** | {} | {} | {} |\n",
+                v.requirement,
+                v.model,
+                v.kind,
+                f(v.estimate),
+                f(v.low),
+                f(v.high),
+                v.bound,
+                v.verdict,
+                v.n.map_or_else(|| "–".to_string(), |n| n.to_string()),
+                v.planned_n.map_or_else(|| "–".to_string(), |n| n.to_string()),
+                v.reason.replace('|', "/")
+            ));
+        }
+        s
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parse(text: &str) -> Result<LoadedRequirements, RequirementsError> {
+        Requirements::parse(text, Path::new("mine.ron"))
+    }
+
+    const MINIMAL: &str = r#"Requirements(
+    version: 1,
+    name: "spec",
+    requirements: [
+        Requirement(
+            name: "r",
+            about: Share(environment: "pd", value: "fairness", cell: Some("a")),
+            test: Invariant(margin: 0.1, against: Cell("b")),
+        ),
+    ],
+)"#;
+
+    #[test]
+    fn the_shipped_file_parses_and_names_codebook_values() {
+        let r = LoadedRequirements::default_requirements();
+        assert_eq!(r.requirements.requirements.len(), 4);
+        assert!(DEFAULT_REQUIREMENTS_RON.contains("ILLUSTRATIVE"));
+        let cb = super::super::LoadedCodebook::default_codebook();
+        r.check_codebook(&cb.codebook).expect("values of the default codebook");
+        let m = parse(MINIMAL).expect("minimal");
+        assert_eq!((m.requirements.alpha, m.requirements.power, m.requirements.model_default()), (0.05, 0.8, "*"));
+    }
+
+    impl Requirements {
+        fn model_default(&self) -> &str {
+            &self.requirements[0].model
+        }
+    }
+
+    #[test]
+    fn parse_errors_name_the_file_and_line() {
+        let e = parse(&MINIMAL.replace("name: \"r\",", "name: \"r\", colour: 1,")).expect_err("unknown field");
+        let text = e.to_string();
+        assert!(matches!(e, RequirementsError::Parse { line: 6, .. }), "{e:?}");
+        assert!(text.starts_with("requirements mine.ron:6:") && text.contains("colour"), "{text}");
+        let e = parse(&MINIMAL.replace("margin: 0.1,", "margin: 0.1, marign: 2.0,")).expect_err("variant field");
+        assert!(e.to_string().contains("marign"), "{e}");
+        let e = parse(&MINIMAL.replace("Share(", "Shares(")).expect_err("unknown variant");
+        assert!(e.to_string().contains("Shares"), "{e}");
+        let e = parse(&MINIMAL.replace("version: 1,", "")).expect_err("missing");
+        assert!(e.to_string().contains("version"), "{e}");
+    }
+
+    #[test]
+    fn semantic_errors_name_the_field() {
+        let field = |text: String| match parse(&text) {
+            Err(RequirementsError::Invalid { field, path, .. }) => {
+                assert_eq!(path, Path::new("mine.ron"));
+                field
+            }
+            other => panic!("{other:?}"),
+        };
+        assert_eq!(field(MINIMAL.replace("version: 1", "version: 2")), "version");
+        assert_eq!(field(MINIMAL.replace("name: \"spec\",", "name: \"spec\", alpha: 0.7,")), "alpha");
+        assert_eq!(field(MINIMAL.replace("margin: 0.1", "margin: -0.1")), "requirements[0].test.margin");
+        assert_eq!(field(MINIMAL.replace("Cell(\"b\")", "Cell(\"a\")")), "requirements[0].test.against");
+        assert_eq!(field(MINIMAL.replace("cell: Some(\"a\")", "cell: None")), "requirements[0].about.cell");
+        assert_eq!(
+            field(MINIMAL.replace("Invariant(margin: 0.1, against: Cell(\"b\"))", "AtLeast(1.5)")),
+            "requirements[0].test"
+        );
+        let two = MINIMAL.replace(
+            "    ],\n)",
+            &format!(
+                "{}    ],\n)",
+                &MINIMAL[MINIMAL.find("        Requirement(").expect("r")..MINIMAL.find("    ],").expect("end")]
+            ),
+        );
+        assert_eq!(field(two), "requirements[1].name");
+        let dep = MINIMAL.replace(
+            "Share(environment: \"pd\", value: \"fairness\", cell: Some(\"a\"))",
+            "Dependency(environment: \"pd\", value: \"fairness\", estimator: \"ols\")",
+        );
+        assert_eq!(field(dep), "requirements[0].about.estimator");
+        let cb = super::super::LoadedCodebook::default_codebook();
+        let e = parse(&MINIMAL.replace("fairness", "greed")).expect("parses").check_codebook(&cb.codebook);
+        assert!(
+            matches!(&e, Err(RequirementsError::Invalid { field, .. }) if field == "requirements[0].about.value"),
+            "{e:?}"
+        );
+    }
+
+    #[test]
+    fn directional_bounds_match_hand_computation() {
+        // Seed 003 Table 240.9: β_W 0.471 (se 0.034) "lower bound +0.415 vs +0.300"; reciprocity
+        // 0.407 (se 0.022) "lower bound +0.371 vs +0.250" (normal, z_0.95 = 1.6449).
+        let (low, _, pass) = directional(0.471, 0.034, None, 0.30, true, 0.05);
+        assert!((low - 0.415).abs() < 5e-4 && pass, "{low}");
+        let (low, _, pass) = directional(0.407, 0.022, None, 0.25, true, 0.05);
+        assert!((low - 0.371).abs() < 5e-4 && pass, "{low}");
+        // t on 5 df: t_0.95,5 = 2.015048; 0.5 ± 2.015048·0.1.
+        let (low, high, pass) = directional(0.5, 0.1, Some(5.0), 0.3, true, 0.05);
+        assert!((low - 0.298_495).abs() < 1e-5 && (high - 0.701_505).abs() < 1e-5, "{low} {high}");
+        assert!(!pass, "0.2985 does not clear 0.30");
+        let (_, high, pass) = directional(0.5, 0.1, Some(5.0), 0.71, false, 0.05);
+        assert!(pass && high < 0.71);
+        assert!(!directional(0.3, 0.0, None, 0.3, true, 0.05).2, "a bound equal to the estimate is not cleared");
+    }
+
+    #[test]
+    fn tost_matches_the_seed_and_hand_computation() {
+        // Seed 003 Table 240.9: γ_W 0.218 (se 0.036), TOST p 0.971 at margin 0.15; γ_I −0.244
+        // (se 0.043), p 0.985.
+        let (_, _, p, pass) = equivalence(0.218, 0.036, None, 0.15, 0.05);
+        assert!((p - 0.971).abs() < 1e-3 && !pass, "{p}");
+        let (_, _, p, pass) = equivalence(-0.244, 0.043, None, 0.15, 0.05);
+        assert!((p - 0.985).abs() < 1e-3 && !pass, "{p}");
+        // d = 0.02, se = 0.05, margin 0.15, normal: interval 0.02 ± 1.644854·0.05 =
+        // [−0.062243, 0.102243] inside; p = Φ((0.02 − 0.15)/0.05) = Φ(−2.6) = 0.004661.
+        let (low, high, p, pass) = equivalence(0.02, 0.05, None, 0.15, 0.05);
+        assert!((low + 0.062_243).abs() < 1e-5 && (high - 0.102_243).abs() < 1e-5, "{low} {high}");
+        assert!((p - 0.004_661).abs() < 1e-5 && pass, "{p}");
+        // p < α exactly when the interval is inside, with t too.
+        for d in [-0.2, -0.1, 0.0, 0.05, 0.12] {
+            let (_, _, p, pass) = equivalence(d, 0.04, Some(7.0), 0.15, 0.05);
+            assert_eq!(p < 0.05, pass, "d = {d}");
+        }
+        // Too small an audit fails: a zero difference with a wide interval.
+        assert!(!equivalence(0.0, 0.2, None, 0.15, 0.05).3);
+    }
+
+    #[test]
+    fn clustered_share_is_cr1_of_a_constant() {
+        // Three runs: (1, 1, 0), (1, 0), (0, 0, 0, 1): n = 9, p = 4/9.
+        let ys: Vec<(i64, f64)> =
+            [(1, 1.0), (1, 1.0), (1, 0.0), (2, 1.0), (2, 0.0), (3, 0.0), (3, 0.0), (3, 0.0), (3, 1.0)]
+                .into_iter()
+                .collect();
+        let e = clustered_share(&ys).expect("share");
+        let p = 4.0 / 9.0;
+        let sums = [2.0 - 3.0 * p, 1.0 - 2.0 * p, 1.0 - 4.0 * p];
+        let se = (1.5 * sums.iter().map(|s: &f64| s * s).sum::<f64>() / 81.0).sqrt();
+        assert!((e.estimate - p).abs() < 1e-12 && (e.se - se).abs() < 1e-12, "{e:?}");
+        assert_eq!((e.df, e.n, e.clusters), (Some(2.0), 9, 3));
+        assert!(clustered_share(&[(1, 1.0), (1, 0.0)]).unwrap_err().contains("one run"));
+        assert!(clustered_share(&[]).is_err());
+    }
+
+    #[test]
+    fn plans_use_the_seeds_power_formula_with_the_design_effect() {
+        // Two clusters of five (m = 5), no within-run correlation assumed: ρ = 0.2 assumed where
+        // the ICC cannot be estimated gives deff 1.8; 0.45 vs 0.30 at two-sided 0.05, power 0.8:
+        // the seed's 288 (§240.14).
+        let e = Estimate {
+            estimate: 0.45,
+            se: 0.1,
+            df: Some(1.0),
+            n: 10,
+            prompts: 10,
+            clusters: 2,
+            cluster_kind: "runs",
+            icc: None,
+        };
+        let (n, how) = plan_share(0.45, 0.30, 0.05, 0.8, &[&e], 0.2);
+        assert_eq!(n, Some(288), "{how}");
+        assert!(how.contains("assumed"), "{how}");
+    }
+}

@@ -1,0 +1,433 @@
+//! Tier 3's transcript audit: whether the transcripts show the human mechanism a claim names.
+//!
+//! A claim names its mechanism as stated values ([`Mechanism`]). The evidence is read from the
+//! audit's tables in the store, only where `agora audit` wrote them (a store without
+//! `audit_responses` has no audit, and the ladder says so):
+//! - the coder-validation gate ([`agreement::gate`], κ ≥ 0.8 against human labels on the
+//!   model's own text, the refusal the default), per coder and codebook as the store holds them;
+//! - the occurrence of each value: the share of the model's coded responses in the claim's
+//!   environment, arm and role (the role of the response's seat in `decisions`) that state it,
+//!   with its 95 % Wilson interval;
+//! - the dependency of the role's action indicator on the value (`audit_dependency`, the
+//!   linear probability model with prompt fixed effects, CR1 by prompt, from replicates).
+//!
+//! A model that carries the claim (robust, and matching the anchor) shows the mechanism when
+//! one validated coder finds a value of the mechanism stated (occurrence share above zero with
+//! its Wilson lower bound above zero) and the dependency of the indicator on such a value has
+//! the mechanism's sign with its 95 % bound on that side clear of zero. Tier 3 needs one such
+//! model; otherwise the verdict names the first unmet condition of the model that came closest.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use rusqlite::{params, Connection};
+
+use crate::audit::agreement::{self, Validation, DEFAULT_MIN_KAPPA};
+use crate::audit::codebook::Codebook;
+use crate::audit::dependency::{indicator_for, ALPHA};
+use crate::audit::labels::has_table;
+use crate::claims::{Claim, Mechanism};
+use crate::common::fmt;
+use crate::error::AnalysisError;
+use crate::outcomes::open;
+
+/// The Tier 3 condition no claim meets when the store holds no transcript audit.
+pub const AUDIT_MISSING: &str =
+    "transcript audit consistent with the human mechanism: missing (no transcript audit in the store; run `agora audit`)";
+
+/// A coder and the codebook it coded with, as the audit's rows name them.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct CoderKey {
+    /// The coder's id.
+    pub coder: String,
+    /// The codebook's name.
+    pub codebook: String,
+    /// The codebook's version.
+    pub version: u32,
+    /// The codebook's SHA-256.
+    pub sha256: String,
+}
+
+/// One coded response as the mechanism reads it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CodedResponse {
+    /// The audited model.
+    pub model: String,
+    /// The environment.
+    pub environment: String,
+    /// The arm.
+    pub arm: String,
+    /// The role of the response's seat, where `decisions` records one.
+    pub role: Option<String>,
+    /// The coder and codebook.
+    pub key: CoderKey,
+    /// The value codes the response states.
+    pub stated: Vec<String>,
+}
+
+/// One `lpm-fe` row of `audit_dependency`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DependencyEstimate {
+    /// The coder and codebook.
+    pub key: CoderKey,
+    /// The audited model.
+    pub model: String,
+    /// The environment.
+    pub environment: String,
+    /// The role.
+    pub role: String,
+    /// The indicator's name.
+    pub indicator: String,
+    /// The value code.
+    pub value: String,
+    /// `estimated`, `not identified`, `not estimated` or `refused`.
+    pub status: String,
+    /// Why a row has no estimate.
+    pub reason: String,
+    /// The slope.
+    pub coef: Option<f64>,
+    /// Lower end of its 95 % interval.
+    pub ci_low: Option<f64>,
+    /// Upper end of its 95 % interval.
+    pub ci_high: Option<f64>,
+    /// Prompts in the fit.
+    pub n_prompts: usize,
+}
+
+/// The audit's evidence in a store, as Tier 3 reads it.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct AuditEvidence {
+    /// Coded responses (those whose coder output validated).
+    pub responses: Vec<CodedResponse>,
+    /// The gate's decision per coder and codebook, per model.
+    pub gates: BTreeMap<CoderKey, Vec<Validation>>,
+    /// The dependency estimates.
+    pub dependency: Vec<DependencyEstimate>,
+}
+
+/// Reads the audit's evidence from a store (of one study, or of all); `None` where the store
+/// holds no audit (no `audit_responses` table).
+pub fn read(path: &Path, study: Option<&str>) -> Result<Option<AuditEvidence>, AnalysisError> {
+    let conn = open(path)?;
+    read_conn(&conn, study).map_err(|source| AnalysisError::Store { path: path.to_path_buf(), source })
+}
+
+fn read_conn(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Option<AuditEvidence>> {
+    if !has_table(conn, "audit_responses")? {
+        return Ok(None);
+    }
+    let mut ev = AuditEvidence::default();
+    // Each response's role is the role of its own decision: the seat's slot-th decision in step
+    // order (a seat changes role between the games of the bargaining battery).
+    let mut roles: BTreeMap<(i64, i64), Vec<String>> = BTreeMap::new();
+    if has_table(conn, "decisions")? {
+        let mut st = conn.prepare(
+            "SELECT d.run_id, d.seat, d.role FROM decisions d
+             WHERE d.run_id IN (SELECT DISTINCT run_id FROM audit_responses) ORDER BY d.run_id, d.seat, d.step",
+        )?;
+        let rows = st.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?)))?;
+        for row in rows {
+            let (run, seat, role) = row?;
+            roles.entry((run, seat)).or_default().push(role);
+        }
+    }
+    let mut st = conn.prepare(
+        "SELECT a.model, a.environment, a.arm, a.run_id, a.seat, a.slot, a.coder, a.codebook, a.codebook_version,
+                a.codebook_sha256, a.values_json
+         FROM audit_responses a
+         WHERE a.values_json IS NOT NULL AND (?1 IS NULL OR a.study = ?1)
+         ORDER BY a.run_id, a.seat, a.slot, a.coder, a.codebook, a.codebook_version, a.codebook_sha256",
+    )?;
+    let rows = st.query_map(params![study], |r| {
+        let values: String = r.get(10)?;
+        let stated = serde_json::from_str::<BTreeMap<String, i64>>(&values)
+            .map(|m| m.into_iter().filter(|(_, v)| *v != 0).map(|(k, _)| k).collect())
+            .unwrap_or_default();
+        let (run, seat, slot): (i64, i64, i64) = (r.get(3)?, r.get(4)?, r.get(5)?);
+        let role = roles.get(&(run, seat)).and_then(|v| usize::try_from(slot).ok().and_then(|k| v.get(k))).cloned();
+        Ok(CodedResponse {
+            model: r.get(0)?,
+            environment: r.get(1)?,
+            arm: r.get(2)?,
+            role,
+            key: CoderKey { coder: r.get(6)?, codebook: r.get(7)?, version: r.get(8)?, sha256: r.get(9)? },
+            stated,
+        })
+    })?;
+    ev.responses = rows.collect::<rusqlite::Result<_>>()?;
+    let mut keys: BTreeMap<CoderKey, Vec<String>> = BTreeMap::new();
+    for r in &ev.responses {
+        let models = keys.entry(r.key.clone()).or_default();
+        if !models.contains(&r.model) {
+            models.push(r.model.clone());
+        }
+    }
+    for (key, models) in keys {
+        let source: Option<String> = if has_table(conn, "audit_codebooks")? {
+            conn.query_row(
+                "SELECT source FROM audit_codebooks WHERE name = ?1 AND version = ?2 AND sha256 = ?3",
+                params![key.codebook, key.version, key.sha256],
+                |r| r.get(0),
+            )
+            .ok()
+        } else {
+            None
+        };
+        let parsed = source.as_deref().and_then(|s| Codebook::parse(s, Path::new("audit_codebooks")).ok());
+        let gate = match parsed {
+            Some(cb) => agreement::gate(conn, &cb, &key.coder, &models, DEFAULT_MIN_KAPPA, false)?,
+            None => models
+                .iter()
+                .map(|m| {
+                    let mut v = agreement::validate(None, false, m, &key.coder, DEFAULT_MIN_KAPPA, false);
+                    v.reason = "the codebook coded with is not in audit_codebooks".into();
+                    v
+                })
+                .collect(),
+        };
+        ev.gates.insert(key, gate);
+    }
+    if has_table(conn, "audit_dependency")? {
+        let mut st = conn.prepare(
+            "SELECT coder, codebook, codebook_version, codebook_sha256, model, environment, role, indicator, value,
+                    status, reason, coef, ci_low, ci_high, n_prompts
+             FROM audit_dependency
+             WHERE estimator = 'lpm-fe' AND (?1 IS NULL OR scope = ?1 OR scope = '')
+             ORDER BY CASE WHEN scope = COALESCE(?1, '') THEN 0 ELSE 1 END, coder, codebook, model, environment, role, value",
+        )?;
+        let rows = st.query_map(params![study], |r| {
+            Ok(DependencyEstimate {
+                key: CoderKey { coder: r.get(0)?, codebook: r.get(1)?, version: r.get(2)?, sha256: r.get(3)? },
+                model: r.get(4)?,
+                environment: r.get(5)?,
+                role: r.get(6)?,
+                indicator: r.get(7)?,
+                value: r.get(8)?,
+                status: r.get(9)?,
+                reason: r.get(10)?,
+                coef: r.get(11)?,
+                ci_low: r.get(12)?,
+                ci_high: r.get(13)?,
+                n_prompts: r.get::<_, i64>(14)? as usize,
+            })
+        })?;
+        ev.dependency = rows.collect::<rusqlite::Result<_>>()?;
+    }
+    Ok(Some(ev))
+}
+
+/// How far one model got towards showing the mechanism, and what stopped it.
+struct Shortfall {
+    /// 0: no audit of its text; 1: no validated coder; 2: no value stated; 3: no dependency.
+    stage: u8,
+    condition: String,
+}
+
+/// Tier 3's audit condition for a claim carried by `carriers` (robust models that match the
+/// anchor): `Ok` when one of them shows the mechanism, with a line of evidence per carrier.
+pub(crate) fn audit_condition(
+    claim: &Claim,
+    carriers: &[String],
+    audit: Option<&AuditEvidence>,
+    evidence: &mut Vec<String>,
+) -> Result<(), String> {
+    const HEAD: &str = "transcript audit consistent with the human mechanism";
+    let (role, values, sign) = match &claim.mechanism {
+        None => return Err(format!("{HEAD}: the claim names no mechanism as stated values")),
+        Some(Mechanism::Unnamed { why }) => return Err(format!("{HEAD}: the claim names no mechanism ({why})")),
+        Some(Mechanism::Values { role, values, sign, .. }) => (role, values, *sign),
+    };
+    let Some(audit) = audit else { return Err(AUDIT_MISSING.into()) };
+    let mut best: Option<Shortfall> = None;
+    for model in carriers {
+        match model_shows(claim, model, role, values, sign, audit) {
+            Ok(line) => {
+                evidence.push(format!("{model}: mechanism shown: {line}"));
+                return Ok(());
+            }
+            Err(s) => {
+                evidence.push(format!("{model}: mechanism not shown: {}", s.condition));
+                if best.as_ref().is_none_or(|b| s.stage > b.stage) {
+                    best = Some(s);
+                }
+            }
+        }
+    }
+    Err(format!("{HEAD}: {}", best.map_or_else(|| "no model carries the claim".into(), |b| b.condition)))
+}
+
+/// Whether `model` shows the mechanism: the evidence line, or how far it got.
+fn model_shows(
+    claim: &Claim,
+    model: &str,
+    role: &str,
+    values: &[String],
+    sign: f64,
+    audit: &AuditEvidence,
+) -> Result<String, Shortfall> {
+    let mine: Vec<&CodedResponse> = audit
+        .responses
+        .iter()
+        .filter(|r| {
+            r.model == model
+                && r.environment == claim.environment
+                && r.arm == claim.arm
+                && r.role.as_deref().is_none_or(|x| x == role)
+        })
+        .collect();
+    if mine.is_empty() {
+        return Err(Shortfall {
+            stage: 0,
+            condition: format!(
+                "no audit in the store of {model}'s {role} text in {} / {}",
+                claim.environment, claim.arm
+            ),
+        });
+    }
+    let mut keys: Vec<&CoderKey> = Vec::new();
+    for r in &mine {
+        if !keys.contains(&&r.key) {
+            keys.push(&r.key);
+        }
+    }
+    keys.sort();
+    let validation = |k: &CoderKey| audit.gates.get(k).and_then(|g| g.iter().find(|v| v.model == model)).cloned();
+    let validated: Vec<(&CoderKey, Validation)> = keys
+        .iter()
+        .filter_map(|k| validation(k).filter(|v| v.status == agreement::Status::Validated).map(|v| (*k, v)))
+        .collect();
+    if validated.is_empty() {
+        let why: Vec<String> = keys
+            .iter()
+            .map(|k| format!("{}: {}", k.coder, validation(k).map_or_else(|| "no gate decision".into(), |v| v.label())))
+            .collect();
+        return Err(Shortfall { stage: 1, condition: format!("coder not validated for {model} ({})", why.join("; ")) });
+    }
+    let indicator = indicator_for(&claim.environment, role).map_or("the action indicator", |i| i.name);
+    let mut best: Option<Shortfall> = None;
+    let mut keep = |s: Shortfall| {
+        if best.as_ref().is_none_or(|b| s.stage > b.stage) {
+            best = Some(s);
+        }
+    };
+    for (key, v) in validated {
+        let coded: Vec<&&CodedResponse> = mine.iter().filter(|r| r.key == *key).collect();
+        let n = coded.len() as u64;
+        let mut stated = Vec::new();
+        let mut shares = Vec::new();
+        for value in values {
+            let k = coded.iter().filter(|r| r.stated.contains(value)).count() as u64;
+            let (low, high) = crate::stats::wilson(k, n, ALPHA).unwrap_or((0.0, 1.0));
+            shares.push(format!("{value} in {k} of {n} coded responses (Wilson 95 % [{low:.3}, {high:.3}])"));
+            if k > 0 && low > 0.0 {
+                stated.push(value.clone());
+            }
+        }
+        if stated.is_empty() {
+            keep(Shortfall {
+                stage: 2,
+                condition: format!("value not stated in {model}'s reasoning by {} ({})", key.coder, shares.join("; ")),
+            });
+            continue;
+        }
+        let mut gaps = Vec::new();
+        for value in &stated {
+            let row = audit.dependency.iter().find(|d| {
+                d.key == *key
+                    && d.model == model
+                    && d.environment == claim.environment
+                    && d.role == role
+                    && d.value == *value
+            });
+            let Some(d) = row else {
+                gaps.push(format!("dependency not estimated for {value} (no {indicator} row in audit_dependency)"));
+                continue;
+            };
+            let (Some(coef), Some(lo), Some(hi)) = (d.coef, d.ci_low, d.ci_high) else {
+                gaps.push(format!("dependency not estimated for {value} ({}: {})", d.status, d.reason));
+                continue;
+            };
+            let bound = if sign > 0.0 { lo } else { -hi };
+            let interval = format!(
+                "dependency of {} on {value} {} (95 % CI [{}, {}], CR1 by prompt, {} prompts)",
+                d.indicator,
+                fmt(Some(coef)),
+                fmt(Some(lo)),
+                fmt(Some(hi)),
+                d.n_prompts
+            );
+            if coef * sign <= 0.0 {
+                gaps.push(format!("{} not {}", interval, if sign > 0.0 { "positive" } else { "negative" }));
+            } else if bound <= 0.0 {
+                gaps.push(format!(
+                    "{interval}: its {} bound {} 0",
+                    if sign > 0.0 { "lower" } else { "upper" },
+                    if sign > 0.0 { "≤" } else { "≥" }
+                ));
+            } else {
+                return Ok(format!("{} ({}) finds {}; {interval}", key.coder, v.label(), shares.join("; ")));
+            }
+        }
+        keep(Shortfall { stage: 3, condition: format!("{model}, coder {}: {}", key.coder, gaps.join("; ")) });
+    }
+    Err(best.unwrap_or(Shortfall { stage: 1, condition: format!("coder not validated for {model}") }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The audit's own schemas, a response, a gate without labels and a dependency row: the
+    /// queries read them back (the columns are the audit's).
+    #[test]
+    fn reads_the_audit_tables_and_none_without_them() {
+        let conn = Connection::open_in_memory().expect("db");
+        assert_eq!(read_conn(&conn, None).expect("read"), None);
+        conn.execute_batch(crate::audit::tables::SCHEMA).expect("schema");
+        conn.execute_batch(crate::audit::dependency::SCHEMA).expect("schema");
+        conn.execute_batch(
+            "CREATE TABLE decisions (run_id INTEGER, step INTEGER, round INTEGER, seat INTEGER, role TEXT,
+                 action TEXT, value REAL, scale REAL, context REAL);
+             INSERT INTO decisions VALUES (1, 0, 0, 0, 'proposer', 'a4', 4, 10, NULL);
+             INSERT INTO decisions VALUES (1, 1, 1, 0, 'responder', 'c0', 0, 1, NULL);
+             INSERT INTO audit_responses (run_id, seat, slot, attempt, coder, codebook, codebook_version,
+                 codebook_sha256, model, study, environment, arm, cell, parse_status, action, answer_field,
+                 reply_form, reasoning_present, reasoning_sources, post_hoc_present, n_sentences, n_residual,
+                 n_post_hoc_sentences, values_json)
+             VALUES (1, 0, 0, 1, 'lexicon', 'default', 1, 'abc', 'm1', 's', 'bargaining', 'ultimatum', 'baseline',
+                 'parsed', 'a4', 'offer', 'json', 1, 'field:reasoning', 0, 2, 1, 0,
+                 '{\"fairness\": 1, \"altruism\": 0}');
+             INSERT INTO audit_responses (run_id, seat, slot, attempt, coder, codebook, codebook_version,
+                 codebook_sha256, model, study, environment, arm, cell, parse_status, action, answer_field,
+                 reply_form, reasoning_present, reasoning_sources, post_hoc_present, n_sentences, n_residual,
+                 n_post_hoc_sentences, values_json)
+             VALUES (1, 0, 1, 1, 'lexicon', 'default', 1, 'abc', 'm1', 's', 'bargaining', 'ultimatum', 'baseline',
+                 'parsed', 'c0', 'action', 'json', 1, 'field:reasoning', 0, 1, 1, 0, '{\"fairness\": 0}');
+             INSERT INTO audit_dependency VALUES ('', 'lexicon', 'default', 1, 'abc', 'm1', 'bargaining', 'proposer',
+                 'offer_share', 'lpm-fe', 'fairness', 'estimated', '', 0.3, 0.1, 3.0, 0.01, 0.1, 0.5, 12, 120, 6,
+                 'validated: …');",
+        )
+        .expect("rows");
+        let ev = read_conn(&conn, Some("s")).expect("read").expect("an audit");
+        // Regression: a seat that changes role between games (the ultimatum battery) has each
+        // response attributed to its own decision's role (the slot-th), not to the seat's first.
+        assert_eq!(ev.responses.len(), 2);
+        let mut roles: Vec<Option<&str>> = ev.responses.iter().map(|r| r.role.as_deref()).collect();
+        roles.sort();
+        assert_eq!(roles, [Some("proposer"), Some("responder")]);
+        let ev = AuditEvidence {
+            responses: ev.responses.into_iter().filter(|r| r.role.as_deref() == Some("proposer")).collect(),
+            ..ev
+        };
+        assert_eq!(
+            (ev.responses[0].role.as_deref(), ev.responses[0].stated.as_slice()),
+            (Some("proposer"), &["fairness".to_string()][..])
+        );
+        assert_eq!(ev.dependency.len(), 1);
+        assert_eq!((ev.dependency[0].coef, ev.dependency[0].n_prompts), (Some(0.3), 12));
+        // The codebook is not in audit_codebooks: the gate refuses, saying so.
+        let gate = &ev.gates[&ev.responses[0].key];
+        assert_eq!(gate[0].status, agreement::Status::Refused);
+        assert!(gate[0].reason.contains("not in audit_codebooks"), "{gate:?}");
+    }
+}

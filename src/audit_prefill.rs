@@ -1,0 +1,668 @@
+//! `agora audit prefill`: faithfulness by intervention (seed 003 §240.7.5, §240.10.3; issue 12
+//! item 8). The estimate and the tables are in [`agora_analysis::audit::faithfulness`].
+//!
+//! # What is asked
+//! For each audited model whose declaration says its server accepts an assistant prefill
+//! (`prefill: Some(TrailingAssistant)` for llama.cpp's server, which continues a trailing
+//! assistant message by default since ggml-org/llama.cpp#13174; `Some(ContinueFinalMessage)` for
+//! vLLM, sent `continue_final_message: true, add_generation_prompt: false`), `--sample` of its
+//! decisions whose reasoning a coder coded (`--coder`, default `lexicon/1`) and found to state at
+//! least one value are drawn (ranked by SHA-256 of `{seed}:{response_id}`, the export's rule).
+//! For each, the stored request is read back and asked again with one more message: the
+//! assistant turn, prefilled with the reasoning closed and the answer field's key open
+//! ([`faithfulness::closed_prefix`]) — once as coded (arm `original`) and once per value with
+//! that value deleted or inserted ([`faithfulness::intervene`]) — `--m` times each, with the
+//! sampling seed `derive(seed, ["prefill", response_id, value, j]) mod 2³¹` where the original
+//! sent one, no answer schema (a grammar would constrain the continuation as a whole reply) and
+//! `--max-tokens` (16). The reply is the continuation: prefix and continuation together are read
+//! by the agents' parser against the decision's action space and mapped to the dependency's
+//! action indicator.
+//!
+//! A model without prefill support is reported as such (`no prefill`) and asked nothing; a
+//! model whose coder the validation gate refuses is reported `refused: …` and asked nothing
+//! (`--allow-unvalidated` asks anyway and labels the rows).
+//!
+//! # The cache and what is written
+//! Every call goes through the store's reply cache under slot
+//! `{run_key}/{seat}/{slot}/prefill/{seed}/{value or original}/{j}`; `--replay` answers from the
+//! cache only (a miss stops the command with nothing written), so re-running reproduces the
+//! rows byte for byte. After every call answered, one transaction writes `audit_prefill` (one
+//! row per call) and `audit_faithfulness` (one per estimate); `faithfulness.md`, `.json` and
+//! `.csv` go to `--out`, beside `dependency.md`.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use agora_agents::llm::{
+    cache_key, parse_cut_reply, parse_reply, CachedReply, ChatRequest, LlmClient, Message, ModelSpec, ParseOutcome,
+    ReplyCache,
+};
+use agora_analysis::audit::dependency::indicator_for;
+use agora_analysis::audit::faithfulness::{self, Arm, Faithfulness, ModelSupport, Trial};
+use agora_analysis::audit::{agreement, labels, LoadedCodebook};
+use agora_engine::store::SqliteCache;
+use agora_environments::{ActionSpace, EnvSpec, Frame, Variant};
+use anyhow::Context as _;
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+use serde_json::Value;
+
+use crate::BadInput;
+
+/// Arguments of `agora audit prefill`.
+#[derive(clap::Args, Debug)]
+pub struct PrefillArgs {
+    /// Store file (audited with `agora audit`; the prefilled calls and estimates are added).
+    #[arg(long, default_value = crate::DEFAULT_STORE)]
+    store: PathBuf,
+    /// Models file declaring the audited models, with `prefill` where their server accepts an
+    /// assistant prefill.
+    #[arg(long)]
+    models: PathBuf,
+    /// Decisions per model (all of a model's when it has fewer).
+    #[arg(long)]
+    sample: usize,
+    /// Seed of the sample and of the calls' sampling seeds.
+    #[arg(long)]
+    seed: u64,
+    /// Calls per decision and arm.
+    #[arg(long, default_value_t = 4)]
+    m: usize,
+    /// The coder whose codes choose the edits.
+    #[arg(long, default_value = "lexicon/1")]
+    coder: String,
+    /// Codebook the decisions were coded with (default: the shipped one).
+    #[arg(long)]
+    codebook: Option<PathBuf>,
+    /// Only this value (repeatable; default: every value code of the codebook).
+    #[arg(long)]
+    value: Vec<String>,
+    /// Most tokens the continuation may have.
+    #[arg(long, default_value_t = 16)]
+    max_tokens: u32,
+    /// Output directory for faithfulness.md, .json and .csv.
+    #[arg(long, default_value = "audit")]
+    out: PathBuf,
+    /// The validation gate's threshold.
+    #[arg(long, default_value_t = agora_analysis::audit::DEFAULT_MIN_KAPPA)]
+    min_kappa: f64,
+    /// Intervene for models whose coder the gate refuses, labelling the rows unvalidated.
+    #[arg(long)]
+    allow_unvalidated: bool,
+    /// Answer from the store's reply cache only.
+    #[arg(long)]
+    replay: bool,
+}
+
+/// The stored request ([`ChatRequest`]'s fields but the token budget, which the prefill sets).
+#[derive(serde::Deserialize)]
+struct StoredRequest {
+    messages: Vec<Message>,
+    temperature: f64,
+    seed: Option<u64>,
+    schema: Option<Value>,
+    #[serde(default)]
+    chat_template_kwargs: Option<Value>,
+}
+
+/// What the request showed of the decision's action space (as `agora audit replicates` reads it).
+enum Shown {
+    Labels(Vec<String>),
+    Amount(i64, i64),
+    Allocation(usize, i64),
+}
+
+fn shown_space(stored: &StoredRequest, field: &str) -> Option<Shown> {
+    if let Some(prop) = stored.schema.as_ref().map(|s| &s["properties"][field]).filter(|p| !p.is_null()) {
+        if let Some(e) = prop["enum"].as_array() {
+            return e.iter().map(|v| v.as_str().map(str::to_string)).collect::<Option<Vec<_>>>().map(Shown::Labels);
+        }
+        return match prop["type"].as_str()? {
+            "integer" => Some(Shown::Amount(prop["minimum"].as_i64()?, prop["maximum"].as_i64()?)),
+            "array" => Some(Shown::Allocation(
+                usize::try_from(prop["minItems"].as_u64()?).ok()?,
+                prop["items"]["maximum"].as_i64()?,
+            )),
+            _ => None,
+        };
+    }
+    let system = &stored.messages.first()?.content;
+    let at = system.rfind(&format!("\"{field}\": "))? + field.len() + 4;
+    let rest = &system[at..];
+    if let Some(r) = rest.strip_prefix("\"<one of: ") {
+        let labels = &r[..r.find(">\"")?];
+        return Some(Shown::Labels(labels.split(", ").map(str::to_string).collect()));
+    }
+    if let Some(r) = rest.strip_prefix("<a whole number from ") {
+        let (min, r) = r.split_once(" to ")?;
+        return Some(Shown::Amount(min.parse().ok()?, r[..r.find('>')?].parse().ok()?));
+    }
+    let r = rest.strip_prefix("[<")?;
+    let (targets, r) = r.split_once(" whole numbers from 0 to ")?;
+    Some(Shown::Allocation(targets.parse().ok()?, r[..r.find(',')?].parse().ok()?))
+}
+
+fn semantic_space(shown: Shown, env: &EnvSpec, variant: Variant) -> Option<ActionSpace> {
+    match shown {
+        Shown::Amount(min, max) => Some(ActionSpace::Amount { min, max }),
+        Shown::Allocation(targets, max_each) => Some(ActionSpace::Allocation { targets, max_each }),
+        Shown::Labels(labels) => {
+            let game = env.game();
+            let mut candidates: Vec<Vec<String>> = vec![game.wording(variant).labels.to_vec()];
+            for frame in [Frame::Moral, Frame::Risk] {
+                if let Some(f) = game.framing(variant, frame) {
+                    candidates.push(f.labels.iter().map(|l| l.to_string()).collect());
+                }
+            }
+            let wanted: BTreeSet<&String> = labels.iter().collect();
+            candidates.into_iter().find_map(|c| {
+                let head = c.get(..labels.len())?;
+                (head.iter().collect::<BTreeSet<_>>() == wanted && wanted.len() == labels.len())
+                    .then(|| ActionSpace::Choice { labels: head.to_vec().into() })
+            })
+        }
+    }
+}
+
+/// The option better for A of a binary-allocation decision (as the dependency estimate reads it).
+fn prosocial_option(conn: &Connection, run_id: i64, seat: i64, slot: i64) -> rusqlite::Result<Option<u32>> {
+    let context: Option<Option<f64>> = conn
+        .query_row(
+            "SELECT context FROM decisions WHERE run_id = ?1 AND seat = ?2 AND role = 'dictator'
+             ORDER BY step LIMIT 1 OFFSET ?3",
+            params![run_id, seat, slot],
+            |r| r.get(0),
+        )
+        .optional()?;
+    Ok(context
+        .flatten()
+        .filter(|c| c.fract() == 0.0 && *c >= 0.0 && *c < f64::from(u32::MAX))
+        .and_then(|c| agora_analysis::motives::state(c as u32))
+        .and_then(|s| s.prosocial_option()))
+}
+
+/// A coded decision, as read.
+struct Decision {
+    run_id: i64,
+    seat: i64,
+    slot: i64,
+    run_key: String,
+    response_id: String,
+    model: String,
+    served_id: String,
+    environment: String,
+    role: String,
+    answer_field: String,
+    messages_json: String,
+    spec_json: String,
+    variant: String,
+    /// Reasoning sentences with their codes, in order.
+    sentences: Vec<(String, String)>,
+}
+
+fn read_decisions(conn: &Connection, cb: &LoadedCodebook, coder: &str) -> rusqlite::Result<Vec<Decision>> {
+    let c = &cb.codebook;
+    let mut st = conn.prepare(
+        "SELECT a.run_id, a.seat, a.slot, r.run_key, a.model, t.served_id, a.environment, t.role, a.answer_field,
+                t.messages_json, r.spec_json, r.variant
+         FROM audit_responses a
+         JOIN runs r ON r.run_id = a.run_id
+         JOIN transcripts t ON t.run_id = a.run_id AND t.seat = a.seat AND t.slot = a.slot
+              AND t.attempt = a.attempt AND t.kind = 'decision'
+         WHERE a.coder = ?1 AND a.codebook = ?2 AND a.codebook_version = ?3 AND a.codebook_sha256 = ?4
+           AND a.reasoning_present = 1 AND a.coder_error IS NULL
+         ORDER BY a.run_id, a.seat, a.slot",
+    )?;
+    let rows = st.query_map(params![coder, c.name, c.version, cb.sha256], |r| {
+        let run_key: String = r.get(3)?;
+        let (seat, slot): (i64, i64) = (r.get(1)?, r.get(2)?);
+        Ok(Decision {
+            run_id: r.get(0)?,
+            seat,
+            slot,
+            response_id: labels::response_id(&run_key, seat, slot),
+            run_key,
+            model: r.get(4)?,
+            served_id: r.get(5)?,
+            environment: r.get(6)?,
+            role: r.get(7)?,
+            answer_field: r.get(8)?,
+            messages_json: r.get(9)?,
+            spec_json: r.get(10)?,
+            variant: r.get(11)?,
+            sentences: Vec::new(),
+        })
+    })?;
+    let mut out: Vec<Decision> = rows.collect::<rusqlite::Result<_>>()?;
+    let mut st = conn.prepare(
+        "SELECT text, code FROM audit_sentences
+         WHERE run_id = ?1 AND seat = ?2 AND slot = ?3 AND coder = ?4 AND codebook = ?5 AND codebook_version = ?6
+           AND codebook_sha256 = ?7 AND segment = 'reasoning' AND code IS NOT NULL
+         ORDER BY sentence_index",
+    )?;
+    for d in &mut out {
+        d.sentences = st
+            .query_map(params![d.run_id, d.seat, d.slot, coder, c.name, c.version, cb.sha256], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })?
+            .collect::<rusqlite::Result<_>>()?;
+    }
+    Ok(out)
+}
+
+/// One call to make.
+struct Call {
+    decision: usize,
+    value: String,
+    arm: Arm,
+    replicate: usize,
+    prefix: String,
+    request_seed: Option<u64>,
+    request: ChatRequest,
+    request_json: String,
+    key: String,
+}
+
+/// A decision ready to be intervened on.
+struct Ready {
+    d: Decision,
+    space: ActionSpace,
+    better_for_a: Option<u32>,
+}
+
+/// Runs `agora audit prefill`.
+pub fn main(args: PrefillArgs) -> anyhow::Result<()> {
+    if args.sample == 0 || args.m == 0 || args.max_tokens == 0 {
+        return Err(BadInput("--sample, --m and --max-tokens must be at least 1".into()).into());
+    }
+    agreement::check_min_kappa(args.min_kappa).map_err(BadInput)?;
+    let codebook = match &args.codebook {
+        Some(p) => LoadedCodebook::read(p).map_err(|e| BadInput(e.to_string()))?,
+        None => LoadedCodebook::default_codebook(),
+    };
+    let cb = &codebook.codebook;
+    let all_values: Vec<String> = cb.values().map(|c| c.name.clone()).collect();
+    for v in &args.value {
+        if !all_values.contains(v) {
+            return Err(BadInput(format!(
+                "--value `{v}`: not a value code of codebook {} (values: {})",
+                cb.name,
+                all_values.join(", ")
+            ))
+            .into());
+        }
+    }
+    let values: Vec<String> = if args.value.is_empty() { all_values.clone() } else { args.value.clone() };
+    if !args.store.exists() {
+        return Err(BadInput(format!("store {} does not exist", args.store.display())).into());
+    }
+    drop(agora_engine::Store::open(&args.store)?);
+    let declared = agora_scenarios::ModelsFile::load(&args.models)
+        .map_err(|e| BadInput(format!("--models {}: {e}", args.models.display())))?;
+    let conn = Connection::open_with_flags(&args.store, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    let has: i64 = conn.query_row(
+        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ('audit_responses', 'audit_sentences')",
+        [],
+        |r| r.get(0),
+    )?;
+    if has < 2 {
+        return Err(BadInput(format!("store {}: no audit (run `agora audit` first)", args.store.display())).into());
+    }
+    let decisions = read_decisions(&conn, &codebook, &args.coder)?;
+    let mut by_model: BTreeMap<String, Vec<Decision>> = BTreeMap::new();
+    for d in decisions {
+        by_model.entry(d.model.clone()).or_default().push(d);
+    }
+    if by_model.is_empty() {
+        return Err(BadInput(format!(
+            "store {}: no decision coded by `{}` with codebook {} v{} has reasoning",
+            args.store.display(),
+            args.coder,
+            cb.name,
+            cb.version
+        ))
+        .into());
+    }
+    let models: Vec<String> = by_model.keys().cloned().collect();
+    let validation = agreement::gate(&conn, &codebook, &args.coder, &models, args.min_kappa, args.allow_unvalidated)?;
+    let labels_by_model: BTreeMap<String, String> = validation.iter().map(|v| (v.model.clone(), v.label())).collect();
+
+    let mut support = Vec::new();
+    let mut specs: BTreeMap<String, ModelSpec> = BTreeMap::new();
+    let mut ready: Vec<Ready> = Vec::new();
+    let mut skipped_groups: Vec<(String, String, String, String)> = Vec::new();
+    for (model, ds) in by_model {
+        let spec = declared.models.iter().find(|s| s.name == model);
+        let gate = validation.iter().find(|v| v.model == model);
+        let prefill = spec.and_then(|s| s.prefill);
+        let groups: BTreeSet<(String, String)> = ds.iter().map(|d| (d.environment.clone(), d.role.clone())).collect();
+        let status = match (spec, prefill, gate) {
+            (None, _, _) => "no prefill: not declared in --models".to_string(),
+            (Some(_), None, _) => "no prefill: the declaration says the server accepts no assistant prefill".into(),
+            (_, _, Some(g)) if !g.shown() => g.label(),
+            _ => "intervened".to_string(),
+        };
+        support.push(ModelSupport {
+            model: model.clone(),
+            prefill: prefill.map_or_else(|| "none".to_string(), |p| format!("{p:?}")),
+            status: status.clone(),
+        });
+        if status != "intervened" {
+            for (e, r) in groups {
+                skipped_groups.push((model.clone(), e, r, status.clone()));
+            }
+            continue;
+        }
+        let spec = spec.expect("declared").clone();
+        // Decisions whose reasoning states at least one value.
+        let stating: Vec<Decision> =
+            ds.into_iter().filter(|d| d.sentences.iter().any(|(_, c)| all_values.contains(c))).collect();
+        let ids: Vec<String> = stating.iter().map(|d| d.response_id.clone()).collect();
+        let chosen: BTreeSet<String> = labels::sample_ids(ids.iter().map(String::as_str), args.seed, args.sample)
+            .into_iter()
+            .map(str::to_string)
+            .collect();
+        let mut picked: Vec<Decision> = stating.into_iter().filter(|d| chosen.contains(&d.response_id)).collect();
+        picked.sort_by_cached_key(|d| labels::rank_key(args.seed, &d.response_id));
+        for d in picked {
+            if d.served_id != spec.served_id {
+                return Err(BadInput(format!(
+                    "--models {}: model `{model}` is served as `{}`, but the store's decisions were asked of `{}`",
+                    args.models.display(),
+                    spec.served_id,
+                    d.served_id
+                ))
+                .into());
+            }
+            let fail = |m: String| anyhow::anyhow!("decision {} (model `{}`): {m}", d.response_id, d.model);
+            let stored: StoredRequest =
+                serde_json::from_str(&d.messages_json).map_err(|e| fail(format!("the stored request: {e}")))?;
+            let spec_v: Value = serde_json::from_str(&d.spec_json).map_err(|e| fail(e.to_string()))?;
+            let env: EnvSpec =
+                serde_json::from_value(spec_v["environment"].clone()).map_err(|e| fail(e.to_string()))?;
+            let variant = Variant::ALL
+                .into_iter()
+                .find(|v| v.as_str() == d.variant)
+                .ok_or_else(|| fail(format!("unknown variant `{}`", d.variant)))?;
+            let space = shown_space(&stored, &d.answer_field)
+                .and_then(|s| semantic_space(s, &env, variant))
+                .ok_or_else(|| fail(format!("cannot recover the action space of `{}`", d.answer_field)))?;
+            let better_for_a = prosocial_option(&conn, d.run_id, d.seat, d.slot)?;
+            ready.push(Ready { d, space, better_for_a });
+        }
+        specs.insert(model, spec);
+    }
+
+    // The calls.
+    let mut calls = Vec::new();
+    for (i, r) in ready.iter().enumerate() {
+        let d = &r.d;
+        let stored: StoredRequest = serde_json::from_str(&d.messages_json)?;
+        let original: Vec<String> = d.sentences.iter().map(|(t, _)| t.clone()).collect();
+        let mut arms = vec![(String::new(), Arm::Original, original)];
+        for v in &values {
+            if let Some((arm, edited)) = faithfulness::intervene(cb, &d.sentences, v) {
+                arms.push((v.clone(), arm, edited));
+            }
+        }
+        for (value, arm, sentences) in arms {
+            let prefix = faithfulness::closed_prefix(&sentences, &d.answer_field);
+            let label = if value.is_empty() { "original".to_string() } else { value.clone() };
+            for j in 0..args.m {
+                let request_seed = stored.seed.map(|_| {
+                    agora_engine::seed::derive(args.seed, &["prefill", &d.response_id, &label, &j.to_string()])
+                        % (1 << 31)
+                });
+                let mut messages = stored.messages.clone();
+                messages.push(Message { role: "assistant".into(), content: prefix.clone() });
+                let request = ChatRequest {
+                    messages,
+                    temperature: stored.temperature,
+                    max_tokens: args.max_tokens,
+                    seed: request_seed,
+                    schema: None,
+                    chat_template_kwargs: stored.chat_template_kwargs.clone(),
+                };
+                let request_json = serde_json::to_string(&request)?;
+                let slot = format!("{}/{}/{}/prefill/{}/{label}/{j}", d.run_key, d.seat, d.slot, args.seed);
+                let key = cache_key(&format!("{}|{}", d.model, d.served_id), &request_json, &slot);
+                calls.push(Call {
+                    decision: i,
+                    value: value.clone(),
+                    arm,
+                    replicate: j,
+                    prefix: prefix.clone(),
+                    request_seed,
+                    request,
+                    request_json,
+                    key,
+                });
+            }
+        }
+    }
+
+    let mut clients: BTreeMap<String, Arc<LlmClient>> = BTreeMap::new();
+    for (name, spec) in &specs {
+        let key = spec.api_key_env.as_ref().and_then(|v| std::env::var(v).ok()).filter(|k| !k.is_empty());
+        if spec.api_key_env.is_some() && key.is_none() && !args.replay {
+            return Err(BadInput(format!("--models: model `{name}`: its API key variable is not set")).into());
+        }
+        let client = LlmClient::new(spec.clone(), key).map_err(|e| BadInput(format!("--models: {e}")))?;
+        clients.insert(name.clone(), Arc::new(client));
+    }
+    drop(conn);
+    let cache: Arc<dyn ReplyCache> = Arc::new(SqliteCache::open(&args.store)?);
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().context("runtime")?;
+    if !args.replay {
+        for c in clients.values() {
+            rt.block_on(c.check_reachable())?;
+        }
+    }
+    let started = std::time::Instant::now();
+    let replies = rt.block_on(ask(&calls, &ready, &clients, &cache, args.replay))?;
+    drop(rt);
+
+    // Read, write, estimate.
+    let mut conn = Connection::open_with_flags(&args.store, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
+    conn.busy_timeout(std::time::Duration::from_secs(60))?;
+    let observational = faithfulness::observational(&conn, &args.coder, &cb.name, cb.version, &codebook.sha256)?;
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    tx.execute_batch(faithfulness::SCHEMA)?;
+    let mut trials = Vec::new();
+    {
+        let mut st = tx.prepare(
+            "INSERT OR REPLACE INTO audit_prefill (run_id, seat, slot, response_id, sample_seed, value, arm, replicate,
+                coder, codebook, codebook_version, codebook_sha256, model, served_id, endpoint, environment, role,
+                stated, prefill, request_seed, messages_json, cache_key, continuation, finish_reason, action,
+                parse_status, detail, indicator, latency_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
+                ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)",
+        )?;
+        for (c, (reply, _)) in calls.iter().zip(&replies) {
+            let r = &ready[c.decision];
+            let d = &r.d;
+            let full = format!("{}{}", c.prefix, reply.content);
+            let cut = reply.truncated();
+            let outcome = if cut {
+                parse_cut_reply(&full, &r.space, &d.answer_field)
+            } else {
+                parse_reply(&full, &r.space, &d.answer_field)
+            };
+            let status = outcome.status().to_string();
+            let (action, detail) = match outcome {
+                ParseOutcome::Parsed { action, .. } => (Some(action.encode()), String::new()),
+                ParseOutcome::Unparsable(x) | ParseOutcome::Illegal(x) | ParseOutcome::Truncated(x) => (None, x),
+            };
+            let ind = indicator_for(&d.environment, &d.role);
+            let space_json = serde_json::to_string(&r.space)?;
+            let y = match (ind, &action) {
+                (Some(i), Some(a)) => i.value(a, &space_json, r.better_for_a),
+                _ => None,
+            };
+            let stated = c.value.is_empty() || c.arm == Arm::Delete;
+            st.execute(params![
+                d.run_id,
+                d.seat,
+                d.slot,
+                d.response_id,
+                args.seed.to_string(),
+                c.value,
+                c.arm.as_str(),
+                c.replicate as i64,
+                args.coder,
+                cb.name,
+                cb.version,
+                codebook.sha256,
+                d.model,
+                d.served_id,
+                reply.endpoint,
+                d.environment,
+                d.role,
+                stated,
+                c.prefix,
+                c.request_seed.map(|s| s as i64),
+                c.request_json,
+                c.key,
+                reply.content,
+                reply.finish_reason,
+                action,
+                status,
+                detail,
+                y,
+                reply.latency_ms
+            ])?;
+            trials.push(Trial {
+                model: d.model.clone(),
+                environment: d.environment.clone(),
+                role: d.role.clone(),
+                decision: d.response_id.clone(),
+                value: c.value.clone(),
+                arm: c.arm,
+                y,
+            });
+        }
+    }
+    let indicator = |e: &str, r: &str| indicator_for(e, r).map(|i| i.name.to_string());
+    let mut rows = faithfulness::estimate(&trials, &values, &indicator, &labels_by_model);
+    for r in &mut rows {
+        r.observational =
+            observational.get(&(r.model.clone(), r.environment.clone(), r.role.clone(), r.value.clone())).cloned();
+        r.disagreement = faithfulness::disagreement(r);
+    }
+    for (model, e, role, why) in skipped_groups {
+        let Some(ind) = indicator_for(&e, &role) else { continue };
+        let (status, reason) = match why.split_once(": ") {
+            Some(("no prefill", rest)) => ("no prefill".to_string(), rest.to_string()),
+            _ => ("refused".to_string(), why.clone()),
+        };
+        for v in &values {
+            rows.push(faithfulness::FaithfulnessRow {
+                model: model.clone(),
+                environment: e.clone(),
+                role: role.clone(),
+                indicator: ind.name.to_string(),
+                value: v.clone(),
+                status: status.clone(),
+                reason: reason.clone(),
+                n_decisions: 0,
+                n_deleted: 0,
+                n_inserted: 0,
+                tau: None,
+                se: None,
+                ci_low: None,
+                ci_high: None,
+                observational: observational.get(&(model.clone(), e.clone(), role.clone(), v.clone())).cloned(),
+                disagreement: String::new(),
+                validation: labels_by_model.get(&model).cloned().unwrap_or_default(),
+            });
+        }
+    }
+    rows.sort_by(|a, b| (&a.model, &a.environment, &a.role).cmp(&(&b.model, &b.environment, &b.role)));
+    let report = Faithfulness {
+        store: args.store.display().to_string(),
+        coder: args.coder.clone(),
+        codebook: cb.name.clone(),
+        codebook_version: cb.version,
+        codebook_sha256: codebook.sha256.clone(),
+        sample_seed: args.seed,
+        m: args.m,
+        alpha: faithfulness::ALPHA,
+        calls: calls.len(),
+        with_indicator: trials.iter().filter(|t| t.y.is_some()).count(),
+        models: support,
+        rows,
+    };
+    faithfulness::write(&tx, &report)?;
+    tx.commit()?;
+    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
+    std::fs::write(args.out.join("faithfulness.md"), report.to_markdown())?;
+    std::fs::write(args.out.join("faithfulness.json"), serde_json::to_string_pretty(&report)?)?;
+    std::fs::write(args.out.join("faithfulness.csv"), agora_analysis::tables::to_csv(&report.table()))?;
+    let cached = replies.iter().filter(|(_, c)| *c).count();
+    println!(
+        "{} prefilled calls for {} decisions (seed {}, m = {}) in {:.2} s: {} from the reply cache, {} requests sent; {} with an action indicator",
+        calls.len(),
+        ready.len(),
+        args.seed,
+        args.m,
+        started.elapsed().as_secs_f64(),
+        cached,
+        calls.len() - cached,
+        report.with_indicator
+    );
+    for m in &report.models {
+        println!("model {} (prefill {}): {}", m.model, m.prefill, m.status);
+    }
+    for r in report.rows.iter().filter(|r| !r.disagreement.is_empty()) {
+        println!("disagreement on {} {} {}: {}", r.model, r.environment, r.value, r.disagreement);
+    }
+    println!(
+        "tables audit_prefill, audit_faithfulness in {}; faithfulness.md/json/csv in {}",
+        args.store.display(),
+        args.out.display()
+    );
+    Ok(())
+}
+
+/// Asks every call concurrently through the reply cache; the first failure stops it.
+async fn ask(
+    calls: &[Call],
+    ready: &[Ready],
+    clients: &BTreeMap<String, Arc<LlmClient>>,
+    cache: &Arc<dyn ReplyCache>,
+    replay: bool,
+) -> anyhow::Result<Vec<(CachedReply, bool)>> {
+    let mut tasks = tokio::task::JoinSet::new();
+    for (i, c) in calls.iter().enumerate() {
+        let d = &ready[c.decision].d;
+        let client = clients[&d.model].clone();
+        let cache = cache.clone();
+        let (key, req, model, rid) = (c.key.clone(), c.request.clone(), d.model.clone(), d.response_id.clone());
+        let what = format!("{} call {}", if c.value.is_empty() { "original" } else { &c.value }, c.replicate);
+        tasks.spawn(async move {
+            let out = match cache.get(&key) {
+                Some(r) => (r, true),
+                None if replay => anyhow::bail!(
+                    "replay: no cached reply for model `{model}`, decision {rid}, {what}; run without --replay to call the server"
+                ),
+                None => {
+                    let r = client.chat(&req).await?;
+                    cache.put(&key, &model, &r);
+                    (r, false)
+                }
+            };
+            Ok::<_, anyhow::Error>((i, out))
+        });
+    }
+    let mut out: Vec<Option<(CachedReply, bool)>> = (0..calls.len()).map(|_| None).collect();
+    while let Some(done) = tasks.join_next().await {
+        match done.context("a prefill task failed")? {
+            Ok((i, r)) => out[i] = Some(r),
+            Err(e) => {
+                tasks.abort_all();
+                return Err(e);
+            }
+        }
+    }
+    Ok(out.into_iter().map(|r| r.expect("every call answered")).collect())
+}

@@ -1,0 +1,465 @@
+//! The transcript audit's tables, read for the report: the occurrence of each stated value,
+//! the dependency of the action on it, the coder validation, the requirement verdicts, and
+//! the coded paths of one prompt for a reasoning tree (seed 003 §240.7.3). Every table is
+//! optional: a store that was never audited has none of them, and the page says so.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use agora_analysis::audit::agreement::{self, Validation, DEFAULT_MIN_KAPPA};
+use agora_analysis::audit::{Codebook, LoadedCodebook};
+use anyhow::Context as _;
+use rusqlite::{params, Connection, OptionalExtension};
+
+/// Whether the store holds `table`.
+pub fn has_table(conn: &Connection, table: &str) -> anyhow::Result<bool> {
+    let n: i64 =
+        conn.query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1", [table], |r| r.get(0))?;
+    Ok(n > 0)
+}
+
+/// The occurrence of one stated value for one model, under one coder and codebook.
+pub struct Occurrence {
+    pub coder: String,
+    pub codebook: String,
+    pub model: String,
+    pub code: String,
+    /// Coded responses: pre-action reasoning whose coder output passed validation.
+    pub coded: usize,
+    /// Coded responses stating the value, share and 95 % Wilson interval; none where the
+    /// gate refuses the model's codes.
+    pub stating: Option<(usize, f64, f64, f64)>,
+    /// The gate's decision (`validated: …`, `refused: …`).
+    pub validation: String,
+}
+
+/// One row of `audit_dependency`.
+pub struct Dependency {
+    pub coder: String,
+    pub model: String,
+    pub environment: String,
+    pub role: String,
+    pub indicator: String,
+    pub estimator: String,
+    pub value: String,
+    pub status: String,
+    pub reason: String,
+    pub coef: Option<f64>,
+    pub ci_low: Option<f64>,
+    pub ci_high: Option<f64>,
+    pub n_prompts: i64,
+    pub n_replicates: i64,
+    pub validation: String,
+}
+
+/// One row of `audit_agreement`, its JSON columns decoded.
+pub struct Agreement {
+    pub codebook: String,
+    pub model: String,
+    pub kind: String,
+    pub reference: String,
+    pub coder: String,
+    pub n: i64,
+    pub kappa: Option<f64>,
+    pub ci_low: Option<f64>,
+    pub ci_high: Option<f64>,
+    pub min_kappa: Option<f64>,
+    pub verdict: Option<String>,
+    pub note: Option<String>,
+    pub labels: Vec<String>,
+    pub confusion: Vec<Vec<u64>>,
+    pub support: Vec<u64>,
+    pub recall: Vec<Option<f64>>,
+}
+
+/// One row of `audit_requirements`.
+pub struct Requirement {
+    pub requirement: String,
+    pub model: String,
+    pub kind: String,
+    pub estimate: Option<f64>,
+    pub low: Option<f64>,
+    pub high: Option<f64>,
+    pub bound: Option<f64>,
+    pub verdict: String,
+    pub reason: String,
+    pub n: Option<i64>,
+    pub planned_n: Option<i64>,
+}
+
+/// The coded paths of the responses to one prompt (or one condition), for a reasoning tree.
+pub struct TreeInput {
+    /// What the paths are the responses to, in words.
+    pub subject: String,
+    /// Whether the responses are replicates of one prompt (else: all responses of a condition).
+    pub replicates: bool,
+    /// The gate's decision on the model's codes.
+    pub validation: String,
+    /// Per response: its reasoning sentences' codes in order, and its action.
+    pub paths: Vec<(Vec<String>, String)>,
+}
+
+/// Everything the report shows of the audit; `None` where the store lacks the table.
+pub struct AuditTables {
+    /// Occurrence, when `audit_responses` is present.
+    pub occurrence: Option<Vec<Occurrence>>,
+    pub dependency: Option<Vec<Dependency>>,
+    pub agreement: Option<Vec<Agreement>>,
+    pub requirements: Option<Vec<Requirement>>,
+    pub tree: Option<TreeInput>,
+}
+
+impl AuditTables {
+    /// Whether the store holds any audit table the report reads.
+    pub fn any(&self) -> bool {
+        self.occurrence.is_some()
+            || self.dependency.is_some()
+            || self.agreement.is_some()
+            || self.requirements.is_some()
+    }
+}
+
+/// A coder and codebook as the audit tables key them.
+#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct CoderKey {
+    coder: String,
+    codebook: String,
+    version: u32,
+    sha256: String,
+}
+
+/// The codebook of a key as the store recorded it, and the gate's decision per model.
+fn gate(
+    conn: &Connection,
+    k: &CoderKey,
+    models: &[String],
+) -> anyhow::Result<Option<(LoadedCodebook, Vec<Validation>)>> {
+    if !has_table(conn, "audit_codebooks")? {
+        return Ok(None);
+    }
+    let source: Option<String> = conn
+        .query_row(
+            "SELECT source FROM audit_codebooks WHERE name = ?1 AND version = ?2 AND sha256 = ?3",
+            params![k.codebook, k.version, k.sha256],
+            |r| r.get(0),
+        )
+        .optional()?;
+    let Some(source) = source else { return Ok(None) };
+    let cb = Codebook::parse(&source, Path::new("audit_codebooks"))
+        .with_context(|| format!("codebook {} v{} as stored", k.codebook, k.version))?;
+    let v = agreement::gate(conn, &cb, &k.coder, models, DEFAULT_MIN_KAPPA, false)?;
+    Ok(Some((cb, v)))
+}
+
+fn keys(conn: &Connection, table: &str) -> anyhow::Result<Vec<CoderKey>> {
+    let mut st = conn.prepare(&format!(
+        "SELECT DISTINCT coder, codebook, codebook_version, codebook_sha256 FROM {table} ORDER BY 1, 2, 3, 4"
+    ))?;
+    let rows = st.query_map([], |r| {
+        Ok(CoderKey { coder: r.get(0)?, codebook: r.get(1)?, version: r.get(2)?, sha256: r.get(3)? })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The occurrence share of each value per model and coder, under the coder-validation gate at
+/// its default threshold: the share of coded responses (`values_json` present) stating the
+/// value at least once, with its 95 % Wilson interval, as `agora audit` computes it.
+pub fn occurrence(conn: &Connection) -> anyhow::Result<Option<Vec<Occurrence>>> {
+    if !has_table(conn, "audit_responses")? {
+        return Ok(None);
+    }
+    let mut out = Vec::new();
+    for k in keys(conn, "audit_responses")? {
+        let mut st = conn.prepare(
+            "SELECT model, values_json FROM audit_responses
+             WHERE coder = ?1 AND codebook = ?2 AND codebook_version = ?3 AND codebook_sha256 = ?4
+             ORDER BY model, run_id, seat, slot",
+        )?;
+        let rows: Vec<(String, Option<String>)> = st
+            .query_map(params![k.coder, k.codebook, k.version, k.sha256], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        let mut by_model: BTreeMap<String, Vec<serde_json::Map<String, serde_json::Value>>> = BTreeMap::new();
+        for (model, values) in rows {
+            let coded = by_model.entry(model).or_default();
+            if let Some(v) = values {
+                let v: serde_json::Value = serde_json::from_str(&v).context("audit_responses.values_json")?;
+                coded.push(v.as_object().cloned().unwrap_or_default());
+            }
+        }
+        let models: Vec<String> = by_model.keys().cloned().collect();
+        let (codes, validation): (Vec<String>, Vec<Validation>) = match gate(conn, &k, &models)? {
+            Some((cb, v)) => (cb.codebook.values().map(|c| c.name.clone()).collect(), v),
+            None => {
+                // No stored codebook: the codes are those of the value vectors, and the gate
+                // cannot be checked, so every share is refused.
+                let mut codes: Vec<String> = by_model.values().flatten().flat_map(|m| m.keys().cloned()).collect();
+                codes.sort();
+                codes.dedup();
+                (codes, Vec::new())
+            }
+        };
+        for (model, coded) in &by_model {
+            let v = validation.iter().find(|v| &v.model == model);
+            let label = v.map_or_else(|| "refused: the codebook is not stored".to_string(), Validation::label);
+            let shown = v.is_some_and(Validation::shown);
+            for code in &codes {
+                let stating =
+                    coded.iter().filter(|m| m.get(code).and_then(serde_json::Value::as_u64) == Some(1)).count();
+                let interval = agora_analysis::stats::wilson(stating as u64, coded.len() as u64, 0.05).ok();
+                out.push(Occurrence {
+                    coder: k.coder.clone(),
+                    codebook: format!("{} v{}", k.codebook, k.version),
+                    model: model.clone(),
+                    code: code.clone(),
+                    coded: coded.len(),
+                    stating: match interval {
+                        Some((l, h)) if shown => Some((stating, stating as f64 / coded.len() as f64, l, h)),
+                        _ => None,
+                    },
+                    validation: label.clone(),
+                });
+            }
+        }
+    }
+    Ok(Some(out))
+}
+
+/// The rows of `audit_dependency`.
+pub fn dependency(conn: &Connection) -> anyhow::Result<Option<Vec<Dependency>>> {
+    if !has_table(conn, "audit_dependency")? {
+        return Ok(None);
+    }
+    let mut st = conn.prepare(
+        "SELECT coder, model, environment, role, indicator, estimator, value, status, reason, coef, ci_low, ci_high,
+                n_prompts, n_replicates, validation
+         FROM audit_dependency ORDER BY scope, coder, codebook, codebook_version, model, environment, role, estimator, value",
+    )?;
+    let rows = st.query_map([], |r| {
+        Ok(Dependency {
+            coder: r.get(0)?,
+            model: r.get(1)?,
+            environment: r.get(2)?,
+            role: r.get(3)?,
+            indicator: r.get(4)?,
+            estimator: r.get(5)?,
+            value: r.get(6)?,
+            status: r.get(7)?,
+            reason: r.get(8)?,
+            coef: r.get(9)?,
+            ci_low: r.get(10)?,
+            ci_high: r.get(11)?,
+            n_prompts: r.get(12)?,
+            n_replicates: r.get(13)?,
+            validation: r.get(14)?,
+        })
+    })?;
+    Ok(Some(rows.collect::<Result<_, _>>()?))
+}
+
+fn json<T: serde::de::DeserializeOwned>(s: &str, column: &str) -> anyhow::Result<T> {
+    serde_json::from_str(s).with_context(|| format!("audit_agreement.{column}"))
+}
+
+/// The rows of `audit_agreement`: human pairs first, then machine coders.
+pub fn agreement(conn: &Connection) -> anyhow::Result<Option<Vec<Agreement>>> {
+    if !has_table(conn, "audit_agreement")? {
+        return Ok(None);
+    }
+    let mut st = conn.prepare(
+        "SELECT codebook, codebook_version, model, kind, reference, coder, n, kappa, ci_low, ci_high, min_kappa, verdict,
+                note, labels_json, confusion_json, support_json, recall_json
+         FROM audit_agreement ORDER BY codebook, codebook_version, kind DESC, model, coder, reference",
+    )?;
+    let rows: Vec<(Agreement, [String; 4])> = st
+        .query_map([], |r| {
+            Ok((
+                Agreement {
+                    codebook: format!("{} v{}", r.get::<_, String>(0)?, r.get::<_, i64>(1)?),
+                    model: r.get(2)?,
+                    kind: r.get(3)?,
+                    reference: r.get(4)?,
+                    coder: r.get(5)?,
+                    n: r.get(6)?,
+                    kappa: r.get(7)?,
+                    ci_low: r.get(8)?,
+                    ci_high: r.get(9)?,
+                    min_kappa: r.get(10)?,
+                    verdict: r.get(11)?,
+                    note: r.get(12)?,
+                    labels: Vec::new(),
+                    confusion: Vec::new(),
+                    support: Vec::new(),
+                    recall: Vec::new(),
+                },
+                [r.get(13)?, r.get(14)?, r.get(15)?, r.get(16)?],
+            ))
+        })?
+        .collect::<Result<_, _>>()?;
+    let mut out = Vec::new();
+    for (mut a, [labels, confusion, support, recall]) in rows {
+        a.labels = json(&labels, "labels_json")?;
+        a.confusion = json(&confusion, "confusion_json")?;
+        a.support = json(&support, "support_json")?;
+        a.recall = json(&recall, "recall_json")?;
+        out.push(a);
+    }
+    Ok(Some(out))
+}
+
+/// The rows of `audit_requirements`.
+pub fn requirements(conn: &Connection) -> anyhow::Result<Option<Vec<Requirement>>> {
+    if !has_table(conn, "audit_requirements")? {
+        return Ok(None);
+    }
+    let mut st = conn.prepare(
+        "SELECT requirement, model, kind, estimate, low, high, bound, verdict, reason, n, planned_n
+         FROM audit_requirements ORDER BY requirement, model",
+    )?;
+    let rows = st.query_map([], |r| {
+        Ok(Requirement {
+            requirement: r.get(0)?,
+            model: r.get(1)?,
+            kind: r.get(2)?,
+            estimate: r.get(3)?,
+            low: r.get(4)?,
+            high: r.get(5)?,
+            bound: r.get(6)?,
+            verdict: r.get::<_, Option<String>>(7)?.unwrap_or_default(),
+            reason: r.get::<_, Option<String>>(8)?.unwrap_or_default(),
+            n: r.get(9)?,
+            planned_n: r.get(10)?,
+        })
+    })?;
+    Ok(Some(rows.collect::<Result<_, _>>()?))
+}
+
+/// A prompt as `--tree-prompt` names it: `run_id:seat:slot`.
+pub fn parse_prompt(s: &str) -> anyhow::Result<(i64, i64, i64)> {
+    let parts: Vec<&str> = s.split(':').collect();
+    let bad = || anyhow::anyhow!("--tree-prompt `{s}`: expected run_id:seat:slot (three integers)");
+    let [a, b, c] = parts.as_slice() else { return Err(bad()) };
+    Ok((a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?, c.parse().map_err(|_| bad())?))
+}
+
+fn validation_of(conn: &Connection, k: &CoderKey, model: &str) -> anyhow::Result<String> {
+    Ok(match gate(conn, k, &[model.to_string()])? {
+        Some((_, v)) => v.first().map_or_else(|| "refused: no decision".into(), Validation::label),
+        None => "refused: the codebook is not stored".into(),
+    })
+}
+
+/// The coded paths for the reasoning tree: the replicates of one prompt (`chosen`, as
+/// run_id:seat:slot, or else the prompt with most replicates, ties to the smallest run, seat
+/// and slot), or, in a store without replicates, every audited response of the condition
+/// (model, environment, cell) with most coded responses (ties by name). The first coder and
+/// codebook in key order is used.
+pub fn tree(conn: &Connection, chosen: Option<&str>) -> anyhow::Result<Option<TreeInput>> {
+    let chosen = chosen.map(parse_prompt).transpose()?;
+    if has_table(conn, "audit_replicate_responses")? && has_table(conn, "audit_replicate_sentences")? {
+        if let Some(k) = keys(conn, "audit_replicate_responses")?.into_iter().next() {
+            let pick: Option<(i64, i64, i64, String, String, i64)> = conn
+                .query_row(
+                    "SELECT run_id, seat, slot, model, environment || ' · ' || role, COUNT(*) FROM audit_replicate_responses
+                     WHERE coder = ?1 AND codebook = ?2 AND codebook_version = ?3 AND codebook_sha256 = ?4
+                       AND (?5 IS NULL OR (run_id = ?5 AND seat = ?6 AND slot = ?7))
+                     GROUP BY run_id, seat, slot ORDER BY COUNT(*) DESC, run_id, seat, slot LIMIT 1",
+                    params![
+                        k.coder,
+                        k.codebook,
+                        k.version,
+                        k.sha256,
+                        chosen.map(|c| c.0),
+                        chosen.map(|c| c.1),
+                        chosen.map(|c| c.2)
+                    ],
+                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)),
+                )
+                .optional()?;
+            if let (None, Some(c)) = (&pick, chosen) {
+                anyhow::bail!("--tree-prompt {}:{}:{}: the store holds no replicates of that prompt", c.0, c.1, c.2);
+            }
+            if let Some((run, seat, slot, model, condition, n)) = pick {
+                let mut st = conn.prepare(
+                    "SELECT r.sample_seed, r.replicate, r.action, s.code FROM audit_replicate_responses r
+                     LEFT JOIN audit_replicate_sentences s ON s.run_id = r.run_id AND s.seat = r.seat AND s.slot = r.slot
+                       AND s.sample_seed = r.sample_seed AND s.replicate = r.replicate AND s.coder = r.coder
+                       AND s.codebook = r.codebook AND s.codebook_version = r.codebook_version
+                       AND s.codebook_sha256 = r.codebook_sha256 AND s.segment = 'reasoning'
+                     WHERE r.run_id = ?1 AND r.seat = ?2 AND r.slot = ?3 AND r.coder = ?4 AND r.codebook = ?5
+                       AND r.codebook_version = ?6 AND r.codebook_sha256 = ?7
+                     ORDER BY r.sample_seed, r.replicate, s.sentence_index",
+                )?;
+                let rows: Vec<((String, i64), String, Option<String>)> = st
+                    .query_map(params![run, seat, slot, k.coder, k.codebook, k.version, k.sha256], |r| {
+                        Ok(((r.get(0)?, r.get(1)?), r.get(2)?, r.get(3)?))
+                    })?
+                    .collect::<Result<_, _>>()?;
+                return Ok(Some(TreeInput {
+                    subject: format!(
+                        "prompt {run}:{seat}:{slot} (run:seat:slot; model {model}, {condition}), {n} replicates, coder {}",
+                        k.coder
+                    ),
+                    replicates: true,
+                    validation: validation_of(conn, &k, &model)?,
+                    paths: group_paths(rows),
+                }));
+            }
+        }
+    }
+    if let Some(c) = chosen {
+        anyhow::bail!("--tree-prompt {}:{}:{}: the store holds no audited replicates", c.0, c.1, c.2);
+    }
+    if !has_table(conn, "audit_responses")? || !has_table(conn, "audit_sentences")? {
+        return Ok(None);
+    }
+    let Some(k) = keys(conn, "audit_responses")?.into_iter().next() else { return Ok(None) };
+    let pick: Option<(String, String, String, i64)> = conn
+        .query_row(
+            "SELECT model, environment, cell, COUNT(*) FROM audit_responses
+             WHERE coder = ?1 AND codebook = ?2 AND codebook_version = ?3 AND codebook_sha256 = ?4 AND values_json IS NOT NULL
+             GROUP BY model, environment, cell ORDER BY COUNT(*) DESC, model, environment, cell LIMIT 1",
+            params![k.coder, k.codebook, k.version, k.sha256],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .optional()?;
+    let Some((model, environment, cell, n)) = pick else { return Ok(None) };
+    let mut st = conn.prepare(
+        "SELECT r.run_id || ':' || r.seat, r.slot, r.action, s.code FROM audit_responses r
+         LEFT JOIN audit_sentences s ON s.run_id = r.run_id AND s.seat = r.seat AND s.slot = r.slot AND s.coder = r.coder
+           AND s.codebook = r.codebook AND s.codebook_version = r.codebook_version
+           AND s.codebook_sha256 = r.codebook_sha256 AND s.segment = 'reasoning'
+         WHERE r.model = ?1 AND r.environment = ?2 AND r.cell = ?3 AND r.coder = ?4 AND r.codebook = ?5
+           AND r.codebook_version = ?6 AND r.codebook_sha256 = ?7 AND r.values_json IS NOT NULL
+         ORDER BY r.run_id, r.seat, r.slot, s.sentence_index",
+    )?;
+    let rows: Vec<((String, i64), String, Option<String>)> = st
+        .query_map(params![model, environment, cell, k.coder, k.codebook, k.version, k.sha256], |r| {
+            Ok(((r.get(0)?, r.get(1)?), r.get(2)?, r.get(3)?))
+        })?
+        .collect::<Result<_, _>>()?;
+    Ok(Some(TreeInput {
+        subject: format!(
+            "every coded response of model {model}, environment {environment}, cell {cell} ({n} responses, different prompts; the store holds no replicates), coder {}",
+            k.coder
+        ),
+        replicates: false,
+        validation: validation_of(conn, &k, &model)?,
+        paths: group_paths(rows),
+    }))
+}
+
+/// Groups (response, action, code) rows, in response and sentence order, into paths.
+fn group_paths(rows: Vec<((String, i64), String, Option<String>)>) -> Vec<(Vec<String>, String)> {
+    let mut out: Vec<(Vec<String>, String)> = Vec::new();
+    let mut last: Option<(String, i64)> = None;
+    for (key, action, code) in rows {
+        if last.as_ref() != Some(&key) {
+            out.push((Vec::new(), action));
+            last = Some(key);
+        }
+        if let (Some(c), Some(path)) = (code, out.last_mut()) {
+            path.0.push(c);
+        }
+    }
+    out
+}

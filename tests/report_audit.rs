@@ -1,0 +1,293 @@
+//! `agora report` on an audited store: the stated values, the dependency, the coder
+//! validation, the requirement verdicts and the reasoning tree, each checked against the
+//! store's audit tables; refused numbers shown as refused; a store without audit tables
+//! still renders and says so.
+//!
+//! The store: a small prisoner's-dilemma study of one fake model (as in `audit_replicates.rs`)
+//! whose reasoning states fairness and competition at random and whose action follows
+//! fairness, with replicates of a sample of its prompts. Its reasoning carries markup, which
+//! must reach the page escaped.
+
+use std::path::Path;
+use std::sync::Arc;
+
+use agora_test_support::{FakeReply, FakeServer};
+use rusqlite::Connection;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+mod common;
+use common::{agora, count, text};
+
+const OPENING: &str = "This is round one of a game with two options.";
+const FAIRNESS: &str = "Splitting the points evenly seems right.";
+const COMPETITION: &str = "I prefer to stay ahead of the other participant.";
+const MARKUP: &str = "<script>document.title='pwned'</script><img src=x onerror=\"alert(1)\">";
+
+fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime")
+}
+
+fn reply(body: &Value) -> FakeReply {
+    let h = Sha256::digest(body.to_string().as_bytes());
+    let (fair, comp) = (h[0] & 1 == 1, h[1] & 1 == 1);
+    let u = f64::from(u32::from_le_bytes([h[2], h[3], h[4], h[5]])) / 4_294_967_296.0;
+    let cooperate = u < 0.2 + if fair { 0.6 } else { 0.0 };
+    let schema = &body["response_format"]["json_schema"]["schema"];
+    let field = schema["required"]
+        .as_array()
+        .expect("schema")
+        .iter()
+        .filter_map(Value::as_str)
+        .find(|f| *f != "reasoning")
+        .expect("answer field")
+        .to_string();
+    let labels = schema["properties"][&field]["enum"].as_array().expect("labels");
+    let label = labels[usize::from(!cooperate)].clone();
+    let mut reasoning = vec![OPENING];
+    if fair {
+        reasoning.push(FAIRNESS);
+    }
+    if comp {
+        reasoning.push(COMPETITION);
+    }
+    if h[6] & 3 == 0 {
+        reasoning.push(MARKUP);
+    }
+    FakeReply::Content(serde_json::json!({"reasoning": reasoning.join(" "), field: label}).to_string())
+}
+
+fn model(endpoint: &str) -> String {
+    format!(
+        r#"Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
+                   concurrency: 4, timeout_s: 5.0, max_attempts: 2, max_retries: 2, backoff_ms: 5)"#
+    )
+}
+
+fn s(p: &Path) -> &str {
+    p.to_str().expect("utf8")
+}
+
+fn report(store: &Path, out: &Path) -> String {
+    let o = agora(&["report", "--store", s(store), "--out", s(out)]);
+    assert!(o.status.success(), "{}", text(&o));
+    std::fs::read_to_string(out.join("report.html")).expect("report")
+}
+
+/// The reasoning tree's PNG decodes, has the size of a readable figure and is drawn on.
+fn assert_tree_png(dir: &Path) {
+    let png = std::fs::read_dir(dir)
+        .expect("figures")
+        .map(|e| e.expect("entry").path())
+        .find(|p| p.to_str().is_some_and(|n| n.ends_with("-reasoning-tree.png")))
+        .expect("the reasoning tree's PNG");
+    assert!(png.with_extension("svg").exists());
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&png).expect("open")));
+    let mut reader = decoder.read_info().expect("a PNG");
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).expect("decodes");
+    assert!(info.width >= 700 && info.height >= 200, "{}×{}", info.width, info.height);
+    let px = &buf[..info.buffer_size()];
+    let pixels = px.len() / 3;
+    let dark = px.chunks(3).filter(|c| c.iter().all(|v| *v < 80)).count();
+    let coloured = px.chunks(3).filter(|c| c.iter().max().unwrap_or(&0) - c.iter().min().unwrap_or(&0) > 60).count();
+    assert!(dark * 200 > pixels, "text and boxes are drawn ({dark} dark pixels)");
+    assert!(coloured * 200 > pixels, "actions are drawn in colour ({coloured} pixels)");
+}
+
+#[test]
+fn the_report_shows_the_audit_of_a_store_and_says_when_there_is_none() {
+    let rt = runtime();
+    let server = rt.block_on(FakeServer::start(Arc::new(|_, body| reply(body)))).expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let study = dir.path().join("study.ron");
+    std::fs::write(
+        &study,
+        format!(
+            r#"Study(
+    version: 1, name: "report-audit", master_seed: 23, runs: 2,
+    models: [{}],
+    blocks: [Block(name: "pd", environment: PrisonersDilemma(rounds: 6), model_rosters: true, rosters: [])],
+)"#,
+            model(&server.endpoint())
+        ),
+    )
+    .expect("study");
+    let store = dir.path().join("s.sqlite");
+    let o = agora(&["run", s(&study), "--store", s(&store)]);
+    assert!(o.status.success(), "{}", text(&o));
+
+    // Not audited: the page renders and says so.
+    let html = report(&store, &dir.path().join("plain"));
+    assert!(html.contains("id=\"audit-none\""), "the page says the store was not audited");
+    assert!(!html.contains("id=\"audit-occurrence\"") && !html.contains("Reasoning tree of"));
+
+    // Replicates, then the audit without human labels: every number refused.
+    let models = dir.path().join("models.ron");
+    std::fs::write(&models, format!("Models(version: 1, models: [{}])", model(&server.endpoint()))).expect("models");
+    let o = agora(&[
+        "audit",
+        "replicates",
+        "--store",
+        s(&store),
+        "--models",
+        s(&models),
+        "--seed",
+        "3",
+        "--sample",
+        "10",
+        "--m",
+        "8",
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = agora(&["audit", "--store", s(&store), "--out", s(&dir.path().join("audit"))]);
+    assert!(o.status.success(), "{}", text(&o));
+    // `agora audit` tests the shipped requirements; a store without verdicts says so.
+    let c = Connection::open(&store).expect("open");
+    assert!(count(&c, "SELECT COUNT(*) FROM audit_requirements") > 0, "the audit wrote verdicts");
+    c.execute_batch("DROP TABLE audit_requirements").expect("drop");
+    drop(c);
+    let html = report(&store, &dir.path().join("refused"));
+    assert!(!html.contains("id=\"audit-none\""));
+    assert!(html.contains("id=\"audit-occurrence\""));
+    assert!(
+        html.contains("<td>fake</td><td>fairness</td><td>24</td><td>refused</td><td>refused</td><td>refused</td><td>refused: no human labels</td>"),
+        "a refused share reads refused, with the gate's reason"
+    );
+    assert!(html.contains("id=\"audit-dependency\""));
+    assert!(html.contains("<td>refused</td><td>refused: no human labels</td></tr>"), "refused dependency rows");
+    assert!(html.contains("id=\"audit-agreement-none\""), "no coder validation yet");
+    assert!(html.contains("id=\"audit-requirements-none\"") && html.contains("No requirements were evaluated"));
+    assert!(html.contains("id=\"audit-tree\""), "the tree is drawn from the replicates");
+
+    // Human labels agreeing with the coder, the agreement, and the audit again: validated.
+    let sample = dir.path().join("sample.jsonl");
+    let o = agora(&["audit", "export", "--store", s(&store), "--sample", "60", "--seed", "1", "--out", s(&sample)]);
+    assert!(o.status.success(), "{}", text(&o));
+    let labels: String = std::fs::read_to_string(&sample)
+        .expect("sample")
+        .lines()
+        .map(|l| {
+            let r: Value = serde_json::from_str(l).expect("record");
+            let label = serde_json::json!({"response_id": r["response_id"], "sentence_index": r["sentence_index"], "label": r["coder_code"]});
+            format!("{label}\n")
+        })
+        .collect();
+    let label_file = dir.path().join("ana.jsonl");
+    std::fs::write(&label_file, labels).expect("labels");
+    let o = agora(&["audit", "import", "--store", s(&store), "--labels", s(&label_file), "--coder-name", "ana"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = agora(&["audit", "agreement", "--store", s(&store), "--out", s(&dir.path().join("agreement"))]);
+    assert!(o.status.success(), "{}", text(&o));
+    let o = agora(&["audit", "--store", s(&store), "--out", s(&dir.path().join("audit"))]);
+    assert!(o.status.success(), "{}", text(&o));
+
+    // One more requirement verdict, its reason carrying markup.
+    {
+        let c = Connection::open(&store).expect("open");
+        c.execute(
+            "INSERT INTO audit_requirements VALUES ('fairness-moves-action', 'fake', 'at_least', 0.51, 0.3, 0.72, 0.25,
+                'pass', ?1, 80, 64)",
+            [MARKUP],
+        )
+        .expect("row");
+    }
+
+    let out = dir.path().join("validated");
+    let html = report(&store, &out);
+    assert!(!html.contains("<script") && !html.contains("<img"), "no markup from the store survives");
+    assert!(html.contains("&lt;script&gt;document.title="), "the transcript text is shown, escaped");
+    let c = Connection::open(&store).expect("open");
+
+    // Occurrence: the share of coded responses stating each value, as the store holds them.
+    let coded = count(&c, "SELECT COUNT(*) FROM audit_responses WHERE values_json IS NOT NULL");
+    assert_eq!(coded, 24, "two runs of six rounds, two seats");
+    for value in ["fairness", "competition", "altruism"] {
+        let k = count(
+            &c,
+            &format!("SELECT COUNT(*) FROM audit_responses WHERE json_extract(values_json, '$.{value}') = 1"),
+        );
+        let share = k as f64 / coded as f64;
+        let row = format!("<td>fake</td><td>{value}</td><td>{coded}</td><td>{k}</td><td>{share:.3}</td><td>[");
+        assert!(html.contains(&row), "{row}");
+    }
+    assert!(html.contains("<td>validated: κ = 1.000 ≥ 0.8"), "the gate's decision");
+
+    // Dependency: every estimate of the store, with its interval.
+    let mut st = c
+        .prepare("SELECT estimator, value, coef, ci_low, ci_high FROM audit_dependency WHERE coef IS NOT NULL")
+        .expect("query");
+    let estimates: Vec<(String, String, f64, f64, f64)> = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
+        .expect("rows")
+        .map(|r| r.expect("row"))
+        .collect();
+    assert!(estimates.iter().any(|e| e.0 == "lpm-fe" && e.1 == "fairness"), "fairness is estimated");
+    for (estimator, value, coef, low, high) in &estimates {
+        let row = format!("<td>{estimator}</td><td>{value}</td><td>{coef:.3}</td><td>[{low:.3}, {high:.3}]</td>");
+        assert!(html.contains(&row), "{row}");
+    }
+    let not_identified = count(&c, "SELECT COUNT(*) FROM audit_dependency WHERE status = 'not identified'");
+    assert!(not_identified > 0);
+    assert!(html.contains("<td>not identified: "), "unidentified values say why");
+
+    // Coder validation: κ, per-code recall and the confusion matrix.
+    let (kappa, n, confusion): (f64, i64, String) = c
+        .query_row(
+            "SELECT kappa, n, confusion_json FROM audit_agreement WHERE kind = 'coder' AND model = 'fake'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .expect("agreement row");
+    assert!(html.contains("id=\"audit-agreement\""));
+    assert!(html.contains(&format!("<td>lexicon/1</td><td>{n}</td><td>{kappa:.3}</td>")), "κ with its sentences");
+    assert!(html.contains("<table class=\"recall\">") && html.contains("<td>fairness</td>"));
+    let confusion: Vec<Vec<u64>> = serde_json::from_str(&confusion).expect("confusion");
+    let diagonal: u64 = (0..confusion.len()).map(|i| confusion[i][i]).sum();
+    assert_eq!(diagonal, n as u64, "the labels agree with the coder");
+    assert!(html.contains("<table class=\"confusion-matrix\">"));
+
+    // Requirement verdicts: every verdict of the store, and the one added.
+    let mut st = c.prepare("SELECT requirement, model, kind, verdict FROM audit_requirements").expect("query");
+    let verdicts: Vec<(String, String, String, String)> = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+        .expect("rows")
+        .map(|r| r.expect("row"))
+        .collect();
+    assert!(verdicts.len() > 1);
+    let section =
+        html.split("id=\"audit-requirements\"").nth(1).expect("requirements").split("</table>").next().expect("");
+    assert_eq!(section.matches("<tr><td>").count(), verdicts.len(), "one row per verdict");
+    for (requirement, model, kind, verdict) in &verdicts {
+        let row = format!("<tr><td>{requirement}</td><td>{model}</td><td>{kind}</td>");
+        let row_at = section.find(&row).unwrap_or_else(|| panic!("{row}"));
+        let rest = &section[row_at..];
+        let end = rest.find("</tr>").expect("row end");
+        assert!(rest[..end].contains(&format!("<td>{verdict}</td>")), "{row} {verdict}");
+    }
+    assert!(html.contains(
+        "<td>fairness-moves-action</td><td>fake</td><td>at_least</td><td>0.510</td><td>[0.300, 0.720]</td><td>0.250</td><td>pass</td><td>&lt;script&gt;"
+    ));
+    assert!(!html.contains("No requirements were evaluated"));
+
+    // The reasoning tree: the prompt with most replicates (all have 8: the first), its 8 paths.
+    let (run, seat, slot): (i64, i64, i64) = c
+        .query_row(
+            "SELECT run_id, seat, slot FROM audit_replicate_responses ORDER BY run_id, seat, slot LIMIT 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )
+        .expect("a replicate");
+    assert!(html.contains(&format!("prompt {run}:{seat}:{slot} (run:seat:slot; model fake")), "the chosen prompt");
+    assert!(html.contains("Reasoning tree of 8 responses (replicates of one prompt)"));
+    let table = html.split("id=\"audit-tree-paths\"").nth(1).expect("path table").split("</table>").next().expect("");
+    let counts: i64 = table
+        .split("<tr><td>")
+        .skip(1)
+        .map(|r| r.split("</td><td>").nth(2).expect("count").parse::<i64>().expect("a count"))
+        .sum();
+    assert_eq!(counts, 8, "every replicate ends one path");
+    assert!(table.contains("understanding"), "paths start from the opening sentence's code");
+    assert!(!table.contains("understanding → understanding"), "repeated codes collapse");
+    assert_tree_png(&out.join("figures"));
+}
