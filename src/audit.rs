@@ -332,11 +332,51 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
     }
     replicates::dependency(&args.store, &codebook, coder, args.study.as_deref(), gate, &args.out)?;
     write_requirements(&args.store, &requirements, &result, &args.out)?;
+    write_motives(&args.store, &args.out)?;
     println!(
         "tables audit_responses, audit_sentences, audit_segments, audit_coders in {}; report in {}",
         args.store.display(),
         args.out.display()
     );
+    Ok(())
+}
+
+/// The motive regression of seed 003 (Eq. 240.5, with the group and reciprocity extensions;
+/// CR1 clustered by payoff configuration) for every binary-allocation condition of the store,
+/// into motives.json and motives.md; nothing is written when the store has none.
+fn write_motives(store: &std::path::Path, out: &std::path::Path) -> anyhow::Result<()> {
+    let conn = rusqlite::Connection::open_with_flags(store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    let samples = agora_analysis::motives::read_store(&conn)?;
+    if samples.is_empty() {
+        return Ok(());
+    }
+    let mut json = Vec::new();
+    let mut md =
+        String::from("# Motive regressions (binary allocation, seed 003 Eq. 240.5, CR1 by payoff configuration)\n\n");
+    for s in &samples {
+        let fit = agora_analysis::motives::motive_report(&s.decisions, 0.05);
+        md.push_str(&format!("## {} · {} · {} · {}\n\n", s.roster, s.arm, s.variant, s.cell));
+        match &fit {
+            Ok(r) => {
+                md.push_str(&format!("{} decisions ({} without a choice)\n\n| term | coefficient | CR1 SE | 95 % CI |\n|---|---|---|---|\n", r.decisions, r.no_choice));
+                for (i, name) in r.motives.names.iter().enumerate() {
+                    md.push_str(&format!(
+                        "| {name} | {:.4} | {:.4} | [{:.4}, {:.4}] |\n",
+                        r.motives.coef[i], r.motives.se[i], r.motives.ci_low[i], r.motives.ci_high[i]
+                    ));
+                }
+                md.push('\n');
+            }
+            Err(e) => md.push_str(&format!("not estimated: {e}\n\n")),
+        }
+        json.push(serde_json::json!({
+            "roster": s.roster, "arm": s.arm, "variant": s.variant, "cell": s.cell,
+            "report": fit.as_ref().ok(), "error": fit.as_ref().err().map(ToString::to_string),
+        }));
+    }
+    std::fs::write(out.join("motives.json"), serde_json::to_string_pretty(&json)?)?;
+    std::fs::write(out.join("motives.md"), md)?;
+    println!("motive regressions: {} binary-allocation condition(s); motives.md/json", samples.len());
     Ok(())
 }
 

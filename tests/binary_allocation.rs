@@ -174,6 +174,18 @@ fn the_motive_regression_recovers_a_selfish_model_from_the_stored_rows() {
     {
         assert!((coef - want).abs() < 1e-9, "{name}: {coef}, want {want}");
     }
+    // `agora audit` writes the same fit for every binary-allocation condition of the store.
+    let audit_dir = dir.path().join("audit");
+    let out = agora(&["audit", "--store", store.to_str().expect("utf8"), "--out", audit_dir.to_str().expect("utf8")]);
+    assert!(out.status.success(), "{}", text(&out));
+    let fits: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(audit_dir.join("motives.json")).expect("motives.json"))
+            .expect("json");
+    let fit = &fits[0]["report"]["motives"];
+    assert_eq!(fits[0]["roster"], "selfish");
+    assert_eq!(fit["coef"].as_array().expect("coef").len(), 5);
+    assert!((fit["coef"][1].as_f64().expect("beta_I") - 1.0).abs() < 1e-9, "{fit}");
+    assert_eq!(fit["clusters"], 240);
 
     // Each decision's state, read back from its context, is the state its prompt showed and
     // the payoffs the store records for person A (seat 0) and person B (seat 1).

@@ -991,7 +991,7 @@ pub fn write(conn: &mut Connection, verdicts: &[Verdict]) -> rusqlite::Result<()
 }
 
 /// Evaluates `spec` on `audit` and the store's dependency estimates, and writes the verdicts
-/// into the store at `path` ([`write`]).
+/// into the store at `path` ([`write`](fn@write)).
 pub fn run(path: &Path, spec: &LoadedRequirements, audit: &Audit) -> Result<RequirementsReport, super::AuditError> {
     let sql = |source| super::AuditError::Store { path: path.to_path_buf(), source };
     let mut conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(sql)?;
