@@ -251,6 +251,16 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
     };
     audit::agreement::check_min_kappa(args.min_kappa).map_err(BadInput)?;
     check_store(&args.store)?;
+    // An `--out` that cannot become a directory is refused before anything is written to the
+    // store, so that it leaves the store as it was.
+    if let Some(blocker) = args.out.ancestors().find(|a| a.exists() && !a.is_dir()) {
+        return Err(BadInput(format!(
+            "--out {}: cannot be a directory ({} is a file)",
+            args.out.display(),
+            blocker.display()
+        ))
+        .into());
+    }
     let llm = match &args.coder {
         CoderChoice::Lexicon => {
             let llm_only = [

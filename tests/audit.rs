@@ -346,6 +346,18 @@ fn bad_input_is_refused_with_exit_2_and_nothing_written() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("--min-kappa 1.5"), "{}", text(&out));
     assert!(!out_dir.exists(), "nothing written");
+    // An `--out` under a file: refused before the store is written (review: it exited 1 with
+    // the audit tables already committed).
+    let file = dir.path().join("a-file");
+    std::fs::write(&file, "x").expect("write");
+    let out = agora(&["audit", "--store", s(&store), "--out", s(&file.join("out"))]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let c = rusqlite::Connection::open(&store).expect("open");
+    let tables: i64 = c
+        .query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name LIKE 'audit_%'", [], |r| r.get(0))
+        .expect("count");
+    assert_eq!(tables, 0, "the store is as it was");
+    drop(c);
     // An empty store audits to empty tables.
     let out = agora(&["audit", "--store", s(&store), "--out", s(&out_dir)]);
     assert!(out.status.success(), "{}", text(&out));

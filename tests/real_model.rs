@@ -91,7 +91,16 @@ fn the_llm_coder_codes_another_sources_reasoning_with_the_real_model() {
                 schema["required"].as_array().expect("schema").iter().filter_map(|v| v.as_str()).collect();
             let field = *required.iter().find(|f| **f != "reasoning").expect("answer field");
             let label = schema["properties"][field]["enum"][0].clone();
-            let reasoning = "Splitting the points evenly seems right. Cooperating gives me the most points.";
+            // Different reasoning per decision (round and seat), so the coder is asked once per
+            // response rather than once for identical text.
+            let user = body["messages"][1]["content"].as_str().unwrap_or_default();
+            let i = user.len() % 4;
+            let reasoning = [
+                "Splitting the points evenly seems right. Cooperating gives me the most points.",
+                "I prefer to stay ahead of the other participant.",
+                "The other participant would be better off if we both cooperate. This is the first round.",
+                "They defected last round, so they do not deserve my help.",
+            ][i];
             FakeReply::Content(serde_json::json!({"reasoning": reasoning, field: label}).to_string())
         })))
         .expect("server");
@@ -169,6 +178,12 @@ fn the_llm_coder_codes_another_sources_reasoning_with_the_real_model() {
     let live = rows();
     // 2 rounds x 2 seats, each coded or carrying its recorded coder error.
     assert_eq!(live.len(), 4, "{live:?}");
+    let distinct: std::collections::BTreeSet<String> = {
+        let c = Connection::open(&store).expect("open");
+        let mut st = c.prepare("SELECT messages_json FROM transcripts WHERE kind = 'decision'").expect("query");
+        st.query_map([], |r| r.get::<_, String>(0)).expect("rows").map(|r| r.expect("row")).collect()
+    };
+    assert!(distinct.len() >= 2, "the source's decisions differ");
     for r in &live {
         let f: Vec<&str> = r.split('|').collect();
         assert!(!f[4].is_empty() || !f[5].is_empty(), "neither codes nor an error: {r}");

@@ -171,6 +171,11 @@ fn bad_input_is_refused_naming_the_field() {
         ("ols-cr1", r#"{"x": [], "y": [], "clusters": []}"#, &["`y`"]),
         (
             "ols-cr1",
+            r#"{"x": [[], [], []], "y": [1, 2, 4], "clusters": [1, 2, 2], "intercept": false}"#,
+            &["`x`", "no regressor"],
+        ),
+        (
+            "ols-cr1",
             r#"{"x": [[1], [2], [3], [4]], "y": [1, 1e999, 3, 4], "clusters": [1, 1, 2, 2]}"#,
             &["`y`", "out of range"],
         ),

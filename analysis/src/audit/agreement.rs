@@ -485,8 +485,15 @@ pub fn load_labels(conn: &Connection, codebook: &str, version: u32) -> rusqlite:
     rows.collect()
 }
 
+/// What a reasoning sentence counts as when its coder's reply for the response failed
+/// validation (the wrong number of codes, an unknown code): a label of its own, so that a
+/// human-labelled sentence the coder could not code is a disagreement in κ, not left out —
+/// a coder cannot pass the gate by failing on the hard sentences.
+pub const CODER_ERROR: &str = "(coder error)";
+
 /// The machine codes of a codebook's reasoning sentences in the store (of one coder and
-/// codebook SHA-256 when given), with their models.
+/// codebook SHA-256 when given), with their models; a sentence of a response whose coder
+/// output failed validation reads [`CODER_ERROR`].
 pub fn load_machine(
     conn: &Connection,
     codebook: &str,
@@ -498,15 +505,16 @@ pub fn load_machine(
     }
     let (coder, sha) = only.map_or((None, None), |(c, s)| (Some(c), Some(s)));
     let mut st = conn.prepare(
-        "SELECT s.run_id, s.seat, s.slot, s.sentence_index, a.model, s.coder, s.codebook_sha256, s.code, s.text
+        "SELECT s.run_id, s.seat, s.slot, s.sentence_index, a.model, s.coder, s.codebook_sha256,
+                COALESCE(s.code, ?5), s.text
          FROM audit_sentences s JOIN audit_responses a
            ON a.run_id = s.run_id AND a.seat = s.seat AND a.slot = s.slot AND a.coder = s.coder
           AND a.codebook = s.codebook AND a.codebook_version = s.codebook_version AND a.codebook_sha256 = s.codebook_sha256
-         WHERE s.codebook = ?1 AND s.codebook_version = ?2 AND s.segment = 'reasoning' AND s.code IS NOT NULL
+         WHERE s.codebook = ?1 AND s.codebook_version = ?2 AND s.segment = 'reasoning'
            AND (?3 IS NULL OR s.coder = ?3) AND (?4 IS NULL OR s.codebook_sha256 = ?4)
          ORDER BY s.run_id, s.seat, s.slot, s.sentence_index, s.coder",
     )?;
-    let rows = st.query_map(params![codebook, version, coder, sha], |r| {
+    let rows = st.query_map(params![codebook, version, coder, sha, CODER_ERROR], |r| {
         Ok(MachineCode {
             key: (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?),
             model: r.get(4)?,
@@ -883,6 +891,22 @@ mod tests {
 
     fn codes() -> Vec<String> {
         ["a", "b", "c"].map(str::to_string).to_vec()
+    }
+
+    #[test]
+    fn a_sentence_the_coder_could_not_code_is_a_disagreement_not_left_out() {
+        // Regression (review): sentences of responses whose coder output failed validation had
+        // no code and dropped out of κ, so a coder failing on hard sentences could pass.
+        let labels: Vec<HumanLabel> =
+            ["a", "b", "c", "a"].iter().enumerate().map(|(i, c)| label(i as i64, "m", "ana", c)).collect();
+        let machine: Vec<MachineCode> =
+            ["a", "b", CODER_ERROR, CODER_ERROR].iter().enumerate().map(|(i, c)| machine(i as i64, "m", c)).collect();
+        let (_, rows) = compute(&codes(), &labels, &machine);
+        let coder = rows.iter().find(|r| r.kind == "coder").expect("coder row");
+        assert_eq!(coder.n, 4, "every labelled sentence counts");
+        // p_o = 2/4; reference a .5 b .25 c .25; coder a .25 b .25 error .5.
+        let p_e = 0.5 * 0.25 + 0.25 * 0.25;
+        assert!((coder.kappa.expect("kappa") - (0.5 - p_e) / (1.0 - p_e)).abs() < 1e-12);
     }
 
     #[test]

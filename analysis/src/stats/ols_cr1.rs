@@ -73,6 +73,9 @@ pub fn ols_cr1<C: Ord>(
         cols.insert(0, vec![1.0; y.len()]);
         labels.insert(0, "intercept".to_string());
     }
+    if cols.is_empty() {
+        return Err(StatsError::OutOfRange("x", "no regressor: give `x` a column or keep the intercept".into()));
+    }
     let (idx, g) = cluster_index(clusters, y.len())?;
     check_alpha(alpha)?;
     let k = cols.len();
