@@ -187,7 +187,23 @@ impl std::fmt::Display for BadInput {
 
 impl std::error::Error for BadInput {}
 
+/// Restores the default action for SIGPIPE (Rust ignores it, so a closed pipe turns every
+/// `println!` into a panic): `agora list cells | head` then ends quietly, as command-line tools do.
+#[cfg(unix)]
+#[expect(unsafe_code, reason = "setting a signal disposition has no safe wrapper in libc")]
+fn default_sigpipe() {
+    // SAFETY: called once at the start of main, before any thread is spawned; SIG_DFL is a valid
+    // disposition for SIGPIPE.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn default_sigpipe() {}
+
 fn main() -> ExitCode {
+    default_sigpipe();
     agora_agents::llm::raise_open_file_limit();
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,

@@ -498,3 +498,23 @@ fn bench_harness_runs_every_section_and_writes_its_table() {
         assert!(md.contains(needle), "{needle} missing from\n{md}");
     }
 }
+
+/// Regression: `agora list cells | head` panicked when the pipe closed ("failed printing to
+/// stdout: Broken pipe"). The instrument's dry run prints far more than a pipe buffer holds.
+#[test]
+fn a_closed_pipe_ends_a_listing_quietly() {
+    use std::io::Read;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agora"))
+        .args(["run", "scenarios/studies/instrument.ron", "--dry-run"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    let mut first = [0u8; 1];
+    child.stdout.take().expect("stdout").read_exact(&mut first).expect("one byte");
+    // The read end is dropped here: every later write meets a closed pipe.
+    let out = child.wait_with_output().expect("waits");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
