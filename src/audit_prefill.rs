@@ -34,6 +34,9 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use super::replicates::{semantic_space, shown_space, StoredRequest};
+use agora_analysis::audit::dependency::prosocial_option;
+
 use agora_agents::llm::{
     cache_key, parse_cut_reply, parse_reply, CachedReply, ChatRequest, LlmClient, Message, ModelSpec, ParseOutcome,
     ReplyCache,
@@ -42,9 +45,9 @@ use agora_analysis::audit::dependency::indicator_for;
 use agora_analysis::audit::faithfulness::{self, Arm, Faithfulness, ModelSupport, Trial};
 use agora_analysis::audit::{agreement, labels, LoadedCodebook};
 use agora_engine::store::SqliteCache;
-use agora_environments::{ActionSpace, EnvSpec, Frame, Variant};
+use agora_environments::{ActionSpace, EnvSpec, Variant};
 use anyhow::Context as _;
-use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+use rusqlite::{params, Connection, OpenFlags};
 use serde_json::Value;
 
 use crate::BadInput;
@@ -92,93 +95,6 @@ pub struct PrefillArgs {
     /// Answer from the store's reply cache only.
     #[arg(long)]
     replay: bool,
-}
-
-/// The stored request ([`ChatRequest`]'s fields but the token budget, which the prefill sets).
-#[derive(serde::Deserialize)]
-struct StoredRequest {
-    messages: Vec<Message>,
-    temperature: f64,
-    seed: Option<u64>,
-    schema: Option<Value>,
-    #[serde(default)]
-    chat_template_kwargs: Option<Value>,
-}
-
-/// What the request showed of the decision's action space (as `agora audit replicates` reads it).
-enum Shown {
-    Labels(Vec<String>),
-    Amount(i64, i64),
-    Allocation(usize, i64),
-}
-
-fn shown_space(stored: &StoredRequest, field: &str) -> Option<Shown> {
-    if let Some(prop) = stored.schema.as_ref().map(|s| &s["properties"][field]).filter(|p| !p.is_null()) {
-        if let Some(e) = prop["enum"].as_array() {
-            return e.iter().map(|v| v.as_str().map(str::to_string)).collect::<Option<Vec<_>>>().map(Shown::Labels);
-        }
-        return match prop["type"].as_str()? {
-            "integer" => Some(Shown::Amount(prop["minimum"].as_i64()?, prop["maximum"].as_i64()?)),
-            "array" => Some(Shown::Allocation(
-                usize::try_from(prop["minItems"].as_u64()?).ok()?,
-                prop["items"]["maximum"].as_i64()?,
-            )),
-            _ => None,
-        };
-    }
-    let system = &stored.messages.first()?.content;
-    let at = system.rfind(&format!("\"{field}\": "))? + field.len() + 4;
-    let rest = &system[at..];
-    if let Some(r) = rest.strip_prefix("\"<one of: ") {
-        let labels = &r[..r.find(">\"")?];
-        return Some(Shown::Labels(labels.split(", ").map(str::to_string).collect()));
-    }
-    if let Some(r) = rest.strip_prefix("<a whole number from ") {
-        let (min, r) = r.split_once(" to ")?;
-        return Some(Shown::Amount(min.parse().ok()?, r[..r.find('>')?].parse().ok()?));
-    }
-    let r = rest.strip_prefix("[<")?;
-    let (targets, r) = r.split_once(" whole numbers from 0 to ")?;
-    Some(Shown::Allocation(targets.parse().ok()?, r[..r.find(',')?].parse().ok()?))
-}
-
-fn semantic_space(shown: Shown, env: &EnvSpec, variant: Variant) -> Option<ActionSpace> {
-    match shown {
-        Shown::Amount(min, max) => Some(ActionSpace::Amount { min, max }),
-        Shown::Allocation(targets, max_each) => Some(ActionSpace::Allocation { targets, max_each }),
-        Shown::Labels(labels) => {
-            let game = env.game();
-            let mut candidates: Vec<Vec<String>> = vec![game.wording(variant).labels.to_vec()];
-            for frame in [Frame::Moral, Frame::Risk] {
-                if let Some(f) = game.framing(variant, frame) {
-                    candidates.push(f.labels.iter().map(|l| l.to_string()).collect());
-                }
-            }
-            let wanted: BTreeSet<&String> = labels.iter().collect();
-            candidates.into_iter().find_map(|c| {
-                let head = c.get(..labels.len())?;
-                (head.iter().collect::<BTreeSet<_>>() == wanted && wanted.len() == labels.len())
-                    .then(|| ActionSpace::Choice { labels: head.to_vec().into() })
-            })
-        }
-    }
-}
-
-/// The option better for A of a binary-allocation decision (as the dependency estimate reads it).
-fn prosocial_option(conn: &Connection, run_id: i64, seat: i64, slot: i64) -> rusqlite::Result<Option<u32>> {
-    let context: Option<Option<f64>> = conn
-        .query_row(
-            "SELECT context FROM decisions WHERE run_id = ?1 AND seat = ?2 AND role = 'dictator'
-             ORDER BY step LIMIT 1 OFFSET ?3",
-            params![run_id, seat, slot],
-            |r| r.get(0),
-        )
-        .optional()?;
-    Ok(context
-        .flatten()
-        .filter(|c| c.fract() == 0.0 && *c >= 0.0 && *c < f64::from(u32::MAX))
-        .and_then(|c| agora_analysis::motives::state(c as u32))
-        .and_then(|s| s.prosocial_option()))
 }
 
 /// A coded decision, as read.

@@ -97,14 +97,14 @@ pub struct ReplicatesArgs {
 /// The original request as the policy serialised it ([`ChatRequest`]'s fields, in order).
 #[derive(serde::Deserialize)]
 #[serde(deny_unknown_fields)]
-struct StoredRequest {
-    messages: Vec<Message>,
-    temperature: f64,
-    max_tokens: u32,
-    seed: Option<u64>,
-    schema: Option<Value>,
+pub(super) struct StoredRequest {
+    pub(super) messages: Vec<Message>,
+    pub(super) temperature: f64,
+    pub(super) max_tokens: u32,
+    pub(super) seed: Option<u64>,
+    pub(super) schema: Option<Value>,
     #[serde(default)]
-    chat_template_kwargs: Option<Value>,
+    pub(super) chat_template_kwargs: Option<Value>,
 }
 
 impl StoredRequest {
@@ -141,7 +141,7 @@ fn key(model: &str, served_id: &str, request_json: &str, slot: &str) -> String {
 
 /// What the request showed of the decision's action space.
 #[derive(Debug, PartialEq)]
-enum Shown {
+pub(super) enum Shown {
     Labels(Vec<String>),
     Amount(i64, i64),
     Allocation(usize, i64),
@@ -150,7 +150,7 @@ enum Shown {
 /// The answer field's space from the request's schema, or else from the answer format the
 /// system message shows (`"action": "<one of: A, B>"`, `<a whole number from 0 to 20>`,
 /// `[<3 whole numbers from 0 to 10, …>]`).
-fn shown_space(stored: &StoredRequest, field: &str) -> Option<Shown> {
+pub(super) fn shown_space(stored: &StoredRequest, field: &str) -> Option<Shown> {
     if let Some(prop) = stored.schema.as_ref().map(|s| &s["properties"][field]).filter(|p| !p.is_null()) {
         if let Some(e) = prop["enum"].as_array() {
             return e.iter().map(|v| v.as_str().map(str::to_string)).collect::<Option<Vec<_>>>().map(Shown::Labels);
@@ -183,7 +183,7 @@ fn shown_space(stored: &StoredRequest, field: &str) -> Option<Shown> {
 /// The decision's action space in semantic order: amounts as shown; for a choice, the game's
 /// labels for the variant (or a framing's, where the shown labels are the framed ones), cut to
 /// as many as were shown, which must be the shown labels in some order.
-fn semantic_space(shown: Shown, env: &EnvSpec, variant: Variant) -> Option<ActionSpace> {
+pub(super) fn semantic_space(shown: Shown, env: &EnvSpec, variant: Variant) -> Option<ActionSpace> {
     match shown {
         Shown::Amount(min, max) => Some(ActionSpace::Amount { min, max }),
         Shown::Allocation(targets, max_each) => Some(ActionSpace::Allocation { targets, max_each }),

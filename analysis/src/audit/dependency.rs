@@ -694,7 +694,7 @@ fn read_replicates(conn: &Connection, study: Option<&str>) -> rusqlite::Result<V
 
 /// The option better for A in the binary-allocation state of a seat's `slot`-th decision (its
 /// id is the decision's context; see [`crate::motives`]).
-fn prosocial_option(conn: &Connection, run_id: i64, seat: i64, slot: i64) -> rusqlite::Result<Option<u32>> {
+pub fn prosocial_option(conn: &Connection, run_id: i64, seat: i64, slot: i64) -> rusqlite::Result<Option<u32>> {
     let context: Option<Option<f64>> = conn
         .query_row(
             "SELECT context FROM decisions WHERE run_id = ?1 AND seat = ?2 AND role = 'dictator'
