@@ -5,166 +5,27 @@
 //! the labels, framing only the two labels, named-agents only the agent labels,
 //! history-summary only adds the summary line, step-by-step only adds the reasoning
 //! instruction and the schema's `reasoning` property, and so on. A cell file whose factor has
-//! no check here fails the test.
+//! no check here fails the test. It reads the cells and their factors through the scenarios and
+//! engine crates, so the rules of where a cell runs are the ones a study uses.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use agora_agents::llm::prompt::{agent_label, paradigm, Rendered};
-use agora_agents::llm::{Framing, HistoryFormat, Layout, PersonaContent, PersonaFormat, PromptOptions, PromptRenderer};
+use agora_agents::llm::{Framing, HistoryFormat, PersonaFormat, PromptOptions, PromptRenderer};
+use agora_engine::spec::prompt_options;
+use agora_engine::Factor;
 use agora_environments::bargaining::{BargainGame, BargainParams};
 use agora_environments::naming::NgParams;
 use agora_environments::public_goods::PgParams;
 use agora_environments::{Action, EnvKind, EnvSpec, Feedback, Frame, Observation, Variant};
+use agora_scenarios::cell::{self, Cell};
 use rand::SeedableRng;
 
-/// A cell's factor as its file writes it: a mirror of the engine's `Factor` (the engine sits
-/// above this crate), read from the file's text.
-#[derive(Clone, Debug, PartialEq)]
-enum Factor {
-    PersonaFormat(PersonaFormat),
-    HistoryFormat(HistoryFormat),
-    ReversedActionOrder,
-    NamedAgents,
-    AnswerField(String),
-    Layout(Layout),
-    TaskId(String),
-    Opening(String),
-    PersonaContent(PersonaContent),
-    Framing(Framing),
-    StepByStep,
-    Temperature(f64),
-    Memory(u32),
-    GroupSize(usize),
-    Priming,
-    RecognitionProbe,
-}
-
-impl Factor {
-    fn parse(item: &str) -> Factor {
-        let item = item.trim();
-        let (name, arg) = match item.find('(') {
-            Some(i) => (&item[..i], item[i + 1..item.len() - 1].trim()),
-            None => (item, ""),
-        };
-        let text = || arg.trim_matches('"').to_string();
-        match name {
-            "PersonaFormat" => Factor::PersonaFormat(text().parse().expect("persona format")),
-            "HistoryFormat" => Factor::HistoryFormat(text().parse().expect("history format")),
-            "ReversedActionOrder" => Factor::ReversedActionOrder,
-            "NamedAgents" => Factor::NamedAgents,
-            "AnswerField" => Factor::AnswerField(text()),
-            "Layout" => Factor::Layout(text().parse().expect("layout")),
-            "TaskId" => Factor::TaskId(text()),
-            "Opening" => Factor::Opening(text()),
-            "PersonaContent" => Factor::PersonaContent(text().parse().expect("persona content")),
-            "Framing" => Factor::Framing(text().parse().expect("framing")),
-            "StepByStep" => Factor::StepByStep,
-            "Temperature" => Factor::Temperature(arg.parse().expect("temperature")),
-            "Memory" => Factor::Memory(arg.parse().expect("memory")),
-            "GroupSize" => Factor::GroupSize(arg.parse().expect("group size")),
-            "Priming" => Factor::Priming,
-            "RecognitionProbe" => Factor::RecognitionProbe,
-            other => panic!("factor `{other}` has no check in agents/tests/cells.rs: add one"),
-        }
-    }
-
-    /// The prompt options of a cell changing this factor alone (the engine's `prompt_options`).
-    fn options(&self) -> PromptOptions {
-        let mut o = PromptOptions::default();
-        match self {
-            Factor::PersonaFormat(v) => o.persona_format = *v,
-            Factor::HistoryFormat(v) => o.history_format = *v,
-            Factor::ReversedActionOrder => o.reversed_actions = true,
-            Factor::NamedAgents => o.named_agents = true,
-            Factor::AnswerField(v) => o.answer_field = v.clone(),
-            Factor::Layout(v) => o.layout = *v,
-            Factor::TaskId(v) => o.task_id = Some(v.clone()),
-            Factor::Opening(v) => o.opening = Some(v.clone()),
-            Factor::PersonaContent(v) => o.persona_content = *v,
-            Factor::Framing(v) => o.framing = *v,
-            Factor::StepByStep => o.step_by_step = true,
-            Factor::Temperature(t) => o.temperature = Some(*t),
-            Factor::Priming => o.priming = true,
-            Factor::RecognitionProbe => o.recognition_probe = true,
-            Factor::Memory(_) | Factor::GroupSize(_) => {}
-        }
-        o
-    }
-
-    /// Whether `env` has this factor to vary (a mirror of the engine's `Factor::applies_to`).
-    fn applies_to(&self, env: &EnvSpec) -> bool {
-        let game = env.game();
-        match self {
-            Factor::Framing(f) => {
-                let frame = if *f == Framing::Risk { Frame::Risk } else { Frame::Moral };
-                game.framing(Variant::C0, frame).is_some()
-            }
-            Factor::ReversedActionOrder => !game.wording(Variant::C0).labels.is_empty(),
-            Factor::GroupSize(n) => env.clone().set_group_size(*n),
-            Factor::HistoryFormat(_) | Factor::Memory(_) => game.memory() > 0,
-            _ => true,
-        }
-    }
-}
-
-/// A cell file: its name, the games it names (if it names any) and its factors.
-struct CellFile {
-    name: String,
-    environments: Option<Vec<EnvKind>>,
-    factors: Vec<Factor>,
-}
-
-/// The items of the first `key: [ ... ]` list of a RON text, split at top-level commas.
-fn ron_list(text: &str, key: &str) -> Option<Vec<String>> {
-    let start = text.find(&format!("{key}: ["))? + key.len() + 3;
-    let (mut items, mut item, mut depth, mut quoted) = (Vec::new(), String::new(), 0, false);
-    for c in text[start..].chars() {
-        match c {
-            '"' => quoted = !quoted,
-            '(' | '[' if !quoted => depth += 1,
-            ')' if !quoted => depth -= 1,
-            ']' if !quoted && depth == 0 => break,
-            ']' if !quoted => depth -= 1,
-            ',' if !quoted && depth == 0 => {
-                items.push(std::mem::take(&mut item));
-                continue;
-            }
-            _ => {}
-        }
-        item.push(c);
-    }
-    items.push(item);
-    Some(items.into_iter().map(|i| i.trim().to_string()).filter(|i| !i.is_empty()).collect())
-}
-
-fn cells_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/cells")
-}
-
-fn cell_files() -> Vec<CellFile> {
-    let mut paths: Vec<PathBuf> = std::fs::read_dir(cells_dir())
-        .expect("scenarios/cells")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "ron"))
-        .collect();
-    paths.sort();
-    paths
-        .into_iter()
-        .map(|p| {
-            let text = std::fs::read_to_string(&p).expect("readable");
-            let environments = ron_list(&text, "environments").map(|names| {
-                names
-                    .iter()
-                    .map(|n| {
-                        *EnvKind::ALL.iter().find(|k| format!("{k:?}") == *n).unwrap_or_else(|| panic!("game {n}"))
-                    })
-                    .collect()
-            });
-            let factors = ron_list(&text, "factors").expect("factors").iter().map(|f| Factor::parse(f)).collect();
-            CellFile { name: p.file_stem().expect("stem").to_string_lossy().into_owned(), environments, factors }
-        })
-        .collect()
+/// Every shipped cell file, parsed and validated as a study resolves it.
+fn cell_files() -> Vec<Cell> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/cells");
+    cell::load_dir(&dir).expect("the shipped cells parse").into_iter().map(|(_, c)| c).collect()
 }
 
 /// Every game in its canonical form, and the supplementary arms the instrument runs cells in.
@@ -499,14 +360,11 @@ fn every_cell_changes_exactly_its_one_factor_in_every_game_it_runs_in() {
         assert_eq!(cell.factors.len(), 1, "{}: a compound cell needs its own check here", cell.name);
         let factor = &cell.factors[0];
         for spec in specs() {
-            let runs = match &cell.environments {
-                Some(kinds) => kinds.contains(&spec.kind()),
-                None => factor.applies_to(&spec),
-            };
+            let runs = cell.runs_in(&spec);
             if !runs {
                 continue;
             }
-            let opts = factor.options();
+            let opts = prompt_options(std::slice::from_ref(factor));
             let mut changed = false;
             match factor {
                 Factor::GroupSize(n) => {
