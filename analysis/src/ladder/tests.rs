@@ -1,0 +1,687 @@
+//! The ladder on hand-built outcomes: every tier transition, and each reason for stopping.
+
+use super::*;
+use crate::claims::ClaimTable;
+use crate::outcomes::RunOutcome;
+use crate::test_support::{run, runs, Place};
+
+fn claim(id: &str) -> Claim {
+    ClaimTable::shipped().claims.iter().find(|c| c.id == id).expect("a shipped claim").clone()
+}
+
+/// Grades the claim on the outcomes as `analyze` does, with this audit evidence.
+fn grade_with(claim: &Claim, outcomes: &[RunOutcome], audit: Option<&AuditEvidence>) -> Verdict {
+    let idx = Index::new(outcomes);
+    let models = idx.models();
+    let contrasts = crate::contrasts::contrasts(&idx, &models);
+    let curves = crate::tipping::tipping(outcomes);
+    let cm = crate::tipping::critical_mass(outcomes, &curves, AnchorTable::shipped(), "naming-critical-mass");
+    let inputs = Inputs {
+        idx: &idx,
+        models: &models,
+        contrasts: &contrasts,
+        critical_mass: &cm,
+        anchors: AnchorTable::shipped(),
+        audit,
+    };
+    ladder(claim, &inputs)
+}
+
+fn grade(claim: &Claim, outcomes: &[RunOutcome]) -> Verdict {
+    grade_with(claim, outcomes, None)
+}
+
+fn unmet(v: &Verdict) -> &str {
+    v.first_unmet.as_deref().expect("a verdict below Tier 3 names its first unmet condition")
+}
+
+const MODELS: [(&str, &str); 3] = [("m1", "fam-a"), ("m2", "fam-b"), ("m3", "fam-c")];
+
+/// `pgg-decline` for a model: declining at baseline (and under C3 as given), and in each
+/// (cell, level) with the given run-level changes.
+fn decline(out: &mut Vec<RunOutcome>, model: &str, family: &str, cells: &[(&str, &str, &[f64])], c3: &[f64]) {
+    let pgg = |cell, level, variant| Place::new(model, family, "public-goods", "baseline", cell, level, variant);
+    runs(out, pgg("baseline", "baseline", "C0"), "contribution_change", &[-0.30, -0.25, -0.20]);
+    runs(out, pgg("baseline", "baseline", "C3"), "contribution_change", c3);
+    for (cell, level, changes) in cells {
+        runs(out, pgg(cell, level, "C0"), "contribution_change", changes);
+    }
+}
+
+/// Cells where the decline keeps its sign at both levels (two-run cells, as the one-shot
+/// games hold).
+const STABLE_CELLS: [(&str, &str, &[f64]); 3] = [
+    ("rep-1", "representation", &[-0.2, -0.1]),
+    ("rep-2", "representation", &[-0.1, -0.05]),
+    ("des-1", "design", &[-0.15, -0.1]),
+];
+const C3_KEPT: [f64; 2] = [-0.1, -0.2];
+
+/// A one-shot level claim (`ultimatum-offer`, offers above zero; TOST at 0.40 ± 0.05):
+/// baseline offers, and two-run cells at both levels with these offers.
+fn offers(out: &mut Vec<RunOutcome>, model: &str, family: &str, base: &[f64], cell: &[f64]) {
+    let ug = |cell, level, variant| Place::new(model, family, "bargaining", "ultimatum", cell, level, variant);
+    runs(out, ug("baseline", "baseline", "C0"), "offer", base);
+    runs(out, ug("baseline", "baseline", "C3"), "offer", &[0.4, 0.4]);
+    runs(out, ug("persona-table", "representation", "C0"), "offer", cell);
+    runs(out, ug("step-by-step", "design", "C0"), "offer", cell);
+}
+
+const NEAR: [f64; 6] = [0.39, 0.40, 0.41, 0.40, 0.39, 0.41];
+
+// ---- Tier 0 and its reasons ----
+
+#[test]
+fn tier_0_without_runs_names_the_missing_arm() {
+    let v = grade(&claim("pgg-decline"), &[]);
+    assert_eq!((v.tier, v.tier_name.as_str()), (0, "not exploratory"));
+    assert_eq!(unmet(&v), "no model runs of public-goods / baseline in the store");
+    assert!(v.evidence.is_empty() && v.classical.is_none());
+}
+
+#[test]
+fn tier_0_when_the_metric_has_no_runs_says_it_is_absent() {
+    // Runs of the arm exist, but none records the new metric.
+    let mut out = Vec::new();
+    runs(&mut out, Place::base("m", "f", "public-goods", "baseline"), "contribution_r1", &[0.5; 3]);
+    for id in ["pgg-round10-human", "cc-slope", "cc-types"] {
+        let v = grade(&claim(id), &out);
+        assert_eq!(v.tier, 0, "{id}");
+        let metric = claim(id).effect_metric().to_string();
+        assert_eq!(unmet(&v), format!("absent: no model run of public-goods / baseline records `{metric}`"));
+    }
+    let v = grade(&claim("money-request-distance"), &out);
+    assert_eq!(unmet(&v), "no model runs of money-request / baseline in the store");
+}
+
+#[test]
+fn tier_0_when_the_claim_holds_at_baseline_in_no_model() {
+    let mut out = Vec::new();
+    // Median change -0.05: declining, but not by the margin of 0.10.
+    runs(&mut out, Place::base("m", "f", "public-goods", "baseline"), "contribution_change", &[0.0, -0.05, -0.08]);
+    let v = grade(&claim("pgg-decline"), &out);
+    assert_eq!(v.tier, 0);
+    assert_eq!(unmet(&v), "holds at baseline in no model");
+    assert_eq!(v.evidence, ["m: does not hold at baseline (median -0.050, 3 runs)"]);
+}
+
+#[test]
+fn tier_0_when_every_baseline_rests_on_fewer_than_three_runs() {
+    let mut out = Vec::new();
+    runs(&mut out, Place::base("m", "f", "bargaining", "ultimatum"), "offer", &[0.4, 0.4]);
+    let v = grade(&claim("ultimatum-offer"), &out);
+    assert_eq!((v.tier, unmet(&v)), (0, "holds at baseline in no model"));
+    assert_eq!(v.evidence, ["m: absent at baseline (2 runs < 3)"]);
+}
+
+#[test]
+fn tier_0_of_an_arm_contrast_significant_against_the_human_direction() {
+    let mut out = Vec::new();
+    let pgg = |arm| Place::base("m", "fam-a", "public-goods", arm);
+    runs(&mut out, pgg("baseline"), "contribution_last", &[0.60, 0.62, 0.64, 0.66, 0.68]);
+    runs(&mut out, pgg("punishment"), "contribution_last", &[0.30, 0.32, 0.34, 0.36, 0.38]);
+    let v = grade(&claim("punishment-raises"), &out);
+    assert_eq!(v.tier, 0);
+    assert_eq!(unmet(&v), "the contrast is significant in the human direction (after Holm) in no model");
+    // Complete separation of 5 against 5: exact p = 2 / C(10, 5) = 0.0079, one test in the family.
+    assert_eq!(v.evidence, ["m: Δ = -0.300, Cliff's δ = -1.000, Holm p = 0.008"]);
+}
+
+// ---- The critical mass ----
+
+/// Tipping runs of a roster: four per (fraction, how many of the four overturned), the
+/// realised fraction recorded as k/24.
+fn sweep(out: &mut Vec<RunOutcome>, roster: &str, family: &str, points: &[(i64, usize)]) {
+    for (k, overturned) in points {
+        for i in 0..4 {
+            let at = Place::new(roster, family, "naming-game", "tipping", "baseline", "baseline", "C0");
+            let over = if i < *overturned { 1.0 } else { 0.0 };
+            let j = run(out, at, &[("convention", 1.0), ("committed_share", *k as f64 / 24.0), ("overturned", over)]);
+            out[j].sweep = Some(*k as f64 / 24.0 + 0.01);
+            out[j].committed = *k;
+            out[j].population = 24;
+        }
+    }
+}
+
+#[test]
+fn tier_0_of_a_critical_mass_outside_the_human_bracket() {
+    let mut out = Vec::new();
+    sweep(&mut out, "never", "fa", &[(3, 0), (7, 1)]);
+    sweep(&mut out, "early", "fb", &[(3, 3), (7, 4)]);
+    sweep(&mut out, "late", "fc", &[(3, 0), (7, 0), (10, 4)]);
+    let v = grade(&claim("critical-mass"), &out);
+    assert_eq!(v.tier, 0);
+    assert_eq!(unmet(&v), "the critical mass falls inside the human bracket in no model");
+    assert_eq!(
+        v.evidence,
+        [
+            "early: overturned already at the smallest fraction tested, 0.125 (human 0.21-0.25)",
+            "late: held at 0.292, overturned from 0.417 (human 0.21-0.25)",
+            "never: never overturned at any fraction tested",
+        ]
+    );
+}
+
+#[test]
+fn a_critical_mass_inside_the_human_bracket_reaches_tier_1_only() {
+    let mut out = Vec::new();
+    sweep(&mut out, "r", "fa", &[(4, 0), (5, 1), (6, 3), (7, 4)]);
+    let v = grade(&claim("critical-mass"), &out);
+    assert_eq!(v.tier, 1);
+    assert_eq!(v.evidence[0], "r: held at 0.208, overturned from 0.250 (human 0.21-0.25): inside");
+    // Sweeps run no perturbation cells, so Tier 2 cannot be met.
+    assert_eq!(unmet(&v), "sign stability at the representation level: no representation-level cell run for r");
+}
+
+// ---- 0 -> 1, and Tier 1's reasons for stopping ----
+
+#[test]
+fn tier_1_not_2_when_no_cell_of_a_level_was_run() {
+    let mut out = Vec::new();
+    decline(&mut out, "m", "fam-a", &[], &C3_KEPT);
+    let v = grade(&claim("pgg-decline"), &out);
+    assert_eq!((v.tier, v.tier_name.as_str()), (1, "Tier 1 exploratory"));
+    assert_eq!(unmet(&v), "sign stability at the representation level: no representation-level cell run for m");
+    assert_eq!(v.evidence[0], "m: holds at baseline (median -0.250, 3 runs)");
+}
+
+#[test]
+fn tier_1_not_2_when_a_levels_cells_hold_fewer_than_two_runs() {
+    let mut out = Vec::new();
+    let one_run: [(&str, &str, &[f64]); 2] = [("rep-1", "representation", &[-0.2]), ("des-1", "design", &[-0.2])];
+    decline(&mut out, "m", "fam-a", &one_run, &C3_KEPT);
+    let v = grade(&claim("pgg-decline"), &out);
+    assert_eq!(v.tier, 1);
+    assert_eq!(unmet(&v), "sign stability at the representation level: no representation-level cell with 2 runs for m");
+}
+
+#[test]
+fn tier_1_not_2_when_sign_stability_falls_below_four_fifths() {
+    let mut out = Vec::new();
+    let cells: [(&str, &str, &[f64]); 4] = [
+        ("rep-1", "representation", &[-0.2, -0.2]),
+        ("rep-2", "representation", &[0.1, 0.2]),
+        ("rep-3", "representation", &[0.1, 0.0]),
+        ("des-1", "design", &[-0.1, -0.1]),
+    ];
+    decline(&mut out, "m", "fam-a", &cells, &C3_KEPT);
+    let v = grade(&claim("pgg-decline"), &out);
+    assert_eq!(v.tier, 1);
+    // S over the baseline and three cells: the baseline and rep-1 keep the sign.
+    assert_eq!(unmet(&v), "sign stability 0.50 < 0.8 at the representation level for m");
+    assert_eq!(
+        v.evidence,
+        [
+            "m: holds at baseline (median -0.250, 3 runs)",
+            "m: sign stability 0.50 over the baseline and 3 representation-level cells",
+            "m: sign stability 1.00 over the baseline and 1 design-level cells",
+        ]
+    );
+}
+
+#[test]
+fn s_counts_the_baseline_so_four_of_five_is_stable() {
+    // The baseline and three of four cells keep the sign: 4/5 = 0.8, stable; without the
+    // baseline it would be 3/4.
+    let mut out = Vec::new();
+    let cells: [(&str, &str, &[f64]); 5] = [
+        ("rep-1", "representation", &[-0.2, -0.2]),
+        ("rep-2", "representation", &[-0.2, -0.2]),
+        ("rep-3", "representation", &[-0.2, -0.2]),
+        ("rep-4", "representation", &[0.2, 0.2]),
+        ("des-1", "design", &[-0.1, -0.1]),
+    ];
+    for (m, f) in MODELS {
+        decline(&mut out, m, f, &cells, &C3_KEPT);
+    }
+    let v = grade(&claim("pgg-decline"), &out);
+    assert_eq!(v.tier, 2, "{v:?}");
+    assert!(v.evidence.contains(&"m1: sign stability 0.80 over the baseline and 4 representation-level cells".into()));
+}
+
+#[test]
+fn tier_1_not_2_when_reversed_under_divergent_payoffs() {
+    let mut out = Vec::new();
+    decline(&mut out, "m", "fam-a", &STABLE_CELLS, &[0.2, 0.3, 0.25]);
+    let v = grade(&claim("pgg-decline"), &out);
+    assert_eq!(v.tier, 1);
+    assert_eq!(unmet(&v), "reversed under C3 for m");
+    assert_eq!(v.evidence.last().map(String::as_str), Some("m: reversed under divergent payoffs (C3): 0.250"));
+}
+
+#[test]
+fn tier_1_not_2_when_never_run_under_divergent_payoffs() {
+    let mut out = Vec::new();
+    decline(&mut out, "m", "fam-a", &STABLE_CELLS, &[]);
+    let v = grade(&claim("pgg-decline"), &out);
+    assert_eq!((v.tier, unmet(&v)), (1, "not reversed under C3: not tested for m"));
+}
+
+#[test]
+fn tier_1_not_2_when_robust_in_fewer_than_three_families() {
+    let mut out = Vec::new();
+    decline(&mut out, "m1", "fam-a", &STABLE_CELLS, &C3_KEPT);
+    decline(&mut out, "m2", "fam-a", &STABLE_CELLS, &C3_KEPT);
+    let v = grade(&claim("pgg-decline"), &out);
+    assert_eq!(v.tier, 1);
+    assert_eq!(unmet(&v), "robust in 1 model family (fam-a); three are needed");
+    decline(&mut out, "m3", "fam-b", &STABLE_CELLS, &C3_KEPT);
+    decline(&mut out, "m4", "fam-c", &[("rep-1", "representation", &[0.2, 0.2])], &C3_KEPT);
+    let v = grade(&claim("pgg-decline"), &out);
+    assert_eq!(v.tier, 1);
+    assert_eq!(
+        unmet(&v),
+        "robust in 2 model families (fam-a, fam-b); three are needed; first gap: sign stability 0.50 < 0.8 at the representation level for m4"
+    );
+}
+
+#[test]
+fn classical_rosters_are_graded_apart_and_never_count_as_a_model_family() {
+    let mut out = Vec::new();
+    decline(&mut out, "m1", "fam-a", &STABLE_CELLS, &C3_KEPT);
+    decline(&mut out, "m2", "fam-b", &STABLE_CELLS, &C3_KEPT);
+    decline(&mut out, "cc", "classical", &STABLE_CELLS, &C3_KEPT);
+    let v = grade(&claim("pgg-decline"), &out);
+    assert_eq!(v.tier, 1);
+    assert_eq!(unmet(&v), "robust in 2 model families (fam-a, fam-b); three are needed");
+    assert!(v.evidence.iter().all(|e| !e.starts_with("cc:")), "{:?}", v.evidence);
+    // Graded in a family of its own, where one family suffices.
+    let c = v.classical.expect("the classical grade");
+    assert_eq!((c.tier, c.tier_name.as_str()), (2, "Tier 2 robust"));
+    assert!(c.evidence[0].starts_with("cc: holds at baseline"));
+    // A store of classical rosters alone: the models' grade says there are none.
+    let only: Vec<RunOutcome> = out.into_iter().filter(|r| r.family == "classical").collect();
+    let v = grade(&claim("pgg-decline"), &only);
+    assert_eq!((v.tier, unmet(&v)), (0, "no model runs of public-goods / baseline in the store"));
+    assert_eq!(v.classical.map(|c| c.tier), Some(2));
+}
+
+#[test]
+fn a_significant_arm_contrast_in_the_human_direction_reaches_tier_1_only() {
+    let mut out = Vec::new();
+    let pgg = |arm| Place::base("m", "fam-a", "public-goods", arm);
+    runs(&mut out, pgg("baseline"), "contribution_last", &[0.30, 0.32, 0.34, 0.36, 0.38]);
+    runs(&mut out, pgg("punishment"), "contribution_last", &[0.60, 0.62, 0.64, 0.66, 0.68]);
+    let v = grade(&claim("punishment-raises"), &out);
+    assert_eq!(v.tier, 1);
+    assert_eq!(v.evidence[0], "m: Δ = 0.300, Cliff's δ = 1.000, Holm p = 0.008");
+    assert_eq!(unmet(&v), "sign stability at the representation level: no representation-level cell run for m");
+}
+
+#[test]
+fn a_majority_claim_is_reversed_under_c3_when_most_runs_fail() {
+    let mut out = Vec::new();
+    let ng = |cell, level, variant| Place::new("m", "fam-a", "naming-game", "baseline", cell, level, variant);
+    runs(&mut out, ng("baseline", "baseline", "C0"), "convention", &[1.0, 1.0, 0.0]);
+    runs(&mut out, ng("rep-1", "representation", "C0"), "convention", &[1.0, 1.0]);
+    runs(&mut out, ng("des-1", "design", "C0"), "convention", &[1.0, 1.0]);
+    runs(&mut out, ng("baseline", "baseline", "C3"), "convention", &[0.0, 1.0, 0.0]);
+    let v = grade(&claim("convention-forms"), &out);
+    assert_eq!(v.tier, 1);
+    assert_eq!(unmet(&v), "reversed under C3 for m");
+}
+
+#[test]
+fn a_convention_formed_in_every_run_matches_its_anchor_and_stops_at_the_audit() {
+    // The paper's one Tier 2 finding: robust in three families, and what it lacks for
+    // Tier 3 is the mechanism, not a value.
+    let mut out = Vec::new();
+    for (m, f) in MODELS {
+        let ng = |cell, level, variant| Place::new(m, f, "naming-game", "baseline", cell, level, variant);
+        runs(&mut out, ng("baseline", "baseline", "C0"), "convention", &[1.0, 1.0, 1.0]);
+        runs(&mut out, ng("rep-1", "representation", "C0"), "convention", &[1.0, 1.0]);
+        runs(&mut out, ng("des-1", "design", "C0"), "convention", &[1.0, 1.0]);
+        runs(&mut out, ng("baseline", "baseline", "C3"), "convention", &[1.0, 1.0, 1.0]);
+    }
+    let v = grade(&claim("convention-forms"), &out);
+    assert_eq!(v.tier, 2);
+    assert!(unmet(&v).contains("the claim names no mechanism"), "{}", unmet(&v));
+    // Formed in most but not all baseline runs: robust, but not the anchor's "always".
+    let mut out = Vec::new();
+    for (m, f) in MODELS {
+        let ng = |cell, level, variant| Place::new(m, f, "naming-game", "baseline", cell, level, variant);
+        runs(&mut out, ng("baseline", "baseline", "C0"), "convention", &[1.0, 1.0, 0.0]);
+        runs(&mut out, ng("rep-1", "representation", "C0"), "convention", &[1.0, 1.0]);
+        runs(&mut out, ng("des-1", "design", "C0"), "convention", &[1.0, 1.0]);
+        runs(&mut out, ng("baseline", "baseline", "C3"), "convention", &[1.0, 1.0, 1.0]);
+    }
+    let v = grade(&claim("convention-forms"), &out);
+    assert_eq!(v.tier, 2);
+    assert!(unmet(&v).starts_with("equivalence with the anchor in a robust model"), "{}", unmet(&v));
+    assert!(v.evidence.iter().any(|e| e.contains("in 2 of 3 baseline runs; the anchor: always")), "{:?}", v.evidence);
+}
+
+#[test]
+fn presentation_and_probe_cells_never_enter_tier_2() {
+    // Every representation-level cell keeps the sign; presentation and probe cells that
+    // reverse it are not part of the perturbation library.
+    let mut out = Vec::new();
+    for (m, f) in MODELS {
+        decline(&mut out, m, f, &STABLE_CELLS, &C3_KEPT);
+        let pgg = |cell, level| Place::new(m, f, "public-goods", "baseline", cell, level, "C0");
+        runs(&mut out, pgg("layout-inline", "presentation"), "contribution_change", &[0.3, 0.3, 0.3]);
+        runs(&mut out, pgg("recognition-probe", "contamination"), "contribution_change", &[0.3, 0.3, 0.3]);
+    }
+    let v = grade(&claim("pgg-decline"), &out);
+    assert_eq!(v.tier, 2, "{v:?}");
+}
+
+// ---- 1 -> 2, and Tier 2's reasons for stopping ----
+
+#[test]
+fn tier_2_not_3_for_a_direction_claim() {
+    let mut out = Vec::new();
+    for (m, f) in MODELS {
+        decline(&mut out, m, f, &STABLE_CELLS, &C3_KEPT);
+    }
+    let v = grade(&claim("pgg-decline"), &out);
+    assert_eq!((v.tier, v.tier_name.as_str()), (2, "Tier 2 robust"));
+    assert_eq!(unmet(&v), "equivalence with the anchor: the anchor (pgg-decline) is a direction, not a value");
+    assert!(v.evidence.contains(&"m3: sign stability 1.00 over the baseline and 2 representation-level cells".into()));
+}
+
+#[test]
+fn an_equivalence_claim_reaches_tier_2_on_two_run_cells_by_sign_alone() {
+    // Two-run cells can never pass a TOST; the human effect (offers above zero) is read
+    // from their means, and the equivalence test waits for Tier 3.
+    let mut out = Vec::new();
+    for (m, f) in MODELS {
+        offers(&mut out, m, f, &NEAR, &[0.2, 0.3]);
+    }
+    let v = grade(&claim("ultimatum-offer"), &out);
+    assert_eq!(v.tier, 2, "{v:?}");
+    assert_eq!(v.evidence[0], "m1: holds at baseline (mean 0.400, 6 runs)");
+    assert_eq!(unmet(&v), AUDIT_MISSING);
+    assert!(v.evidence.iter().any(|e| e.starts_with("m1: matches the anchor: offer equivalent")));
+}
+
+#[test]
+fn tier_2_not_3_when_no_robust_model_is_equivalent() {
+    let mut out = Vec::new();
+    for (m, f) in MODELS {
+        offers(&mut out, m, f, &[0.2, 0.21, 0.22, 0.2, 0.21, 0.22], &[0.2, 0.3]);
+    }
+    let v = grade(&claim("ultimatum-offer"), &out);
+    assert_eq!(v.tier, 2);
+    assert_eq!(unmet(&v), "equivalence with the anchor in a robust model: none of m1, m2, m3 matches");
+}
+
+#[test]
+fn tier_2_not_3_when_the_anchor_value_is_not_on_record() {
+    let mut out = Vec::new();
+    for (m, f) in MODELS {
+        let pgg = |cell, level, variant| Place::new(m, f, "public-goods", "baseline", cell, level, variant);
+        runs(&mut out, pgg("baseline", "baseline", "C0"), "contribution_r10", &[0.3, 0.3, 0.3]);
+        runs(&mut out, pgg("baseline", "baseline", "C3"), "contribution_r10", &[0.9, 0.9, 0.9]);
+        runs(&mut out, pgg("rep-1", "representation", "C0"), "contribution_r10", &[0.2, 0.2]);
+        runs(&mut out, pgg("des-1", "design", "C0"), "contribution_r10", &[0.1, 0.2]);
+    }
+    let v = grade(&claim("pgg-round10-human"), &out);
+    assert_eq!(v.tier, 2, "{v:?}");
+    assert_eq!(unmet(&v), "equivalence with the anchor: the anchor value is not on record (pgg-round10)");
+}
+
+#[test]
+fn a_distance_claim_matches_by_its_bootstrap_upper_end() {
+    let mut out = Vec::new();
+    let shares = [0.04, 0.00, 0.03, 0.06, 0.01, 0.06, 0.32, 0.30, 0.12, 0.06];
+    let names: Vec<String> = (11..=20).map(|k| format!("choice_{k}")).collect();
+    let mut human: Vec<(&str, f64)> = names.iter().map(String::as_str).zip(shares).collect();
+    human.push(("request_below_top", 0.94));
+    for (m, f) in MODELS {
+        let mr = |cell, level, variant| Place::new(m, f, "money-request", "baseline", cell, level, variant);
+        for _ in 0..3 {
+            run(&mut out, mr("baseline", "baseline", "C0"), &human);
+        }
+        runs(&mut out, mr("baseline", "baseline", "C3"), "request_below_top", &[0.1, 0.2]);
+        runs(&mut out, mr("rep-1", "representation", "C0"), "request_below_top", &[0.9, 0.8]);
+        runs(&mut out, mr("des-1", "design", "C0"), "request_below_top", &[0.5, 0.6]);
+    }
+    let v = grade(&claim("money-request-distance"), &out);
+    assert_eq!(v.tier, 2, "{v:?}");
+    assert!(unmet(&v).contains("the claim names no mechanism (the 11-20 requests"), "{}", unmet(&v));
+    assert!(v.evidence.iter().any(|e| e.starts_with("m1: matches the anchor: distance ")), "{:?}", v.evidence);
+}
+
+// ---- 2 -> 3, and Tier 3's reasons for stopping ----
+
+use crate::audit::agreement::{Status, Validation};
+use crate::mechanism::{AuditEvidence, CodedResponse, CoderKey, DependencyEstimate};
+
+fn key() -> CoderKey {
+    CoderKey { coder: "lexicon".into(), codebook: "default".into(), version: 1, sha256: "abc".into() }
+}
+
+/// The ultimatum offer carried by m1, m2, m3 (robust and equivalent).
+fn carried() -> Vec<RunOutcome> {
+    let mut out = Vec::new();
+    for (m, f) in MODELS {
+        offers(&mut out, m, f, &NEAR, &[0.2, 0.3]);
+    }
+    out
+}
+
+/// Audit evidence for every model of [`MODELS`]: `of` coded proposer responses in the
+/// ultimatum, `stating` of them stating fairness; the coder's κ on each model's text; the
+/// dependency of `offer_share` on fairness (coef, low, high), or none.
+fn audit(stating: usize, of: usize, kappa: f64, dep: Option<(f64, f64, f64)>) -> AuditEvidence {
+    let mut ev = AuditEvidence::default();
+    let mut gate = Vec::new();
+    for (m, _) in MODELS {
+        for i in 0..of {
+            ev.responses.push(CodedResponse {
+                model: m.into(),
+                environment: "bargaining".into(),
+                arm: "ultimatum".into(),
+                role: Some("proposer".into()),
+                key: key(),
+                stated: if i < stating { vec!["fairness".into()] } else { vec!["self_interest".into()] },
+            });
+        }
+        let ok = kappa >= 0.8;
+        gate.push(Validation {
+            model: m.into(),
+            coder: "lexicon".into(),
+            status: if ok { Status::Validated } else { Status::Refused },
+            kappa: Some(kappa),
+            n: 40,
+            min_kappa: 0.8,
+            reason: format!("κ = {kappa:.3} {} 0.8 (40 sentences)", if ok { "≥" } else { "<" }),
+        });
+        if let Some((coef, lo, hi)) = dep {
+            ev.dependency.push(DependencyEstimate {
+                key: key(),
+                model: m.into(),
+                environment: "bargaining".into(),
+                role: "proposer".into(),
+                indicator: "offer_share".into(),
+                value: "fairness".into(),
+                status: "estimated".into(),
+                reason: String::new(),
+                coef: Some(coef),
+                ci_low: Some(lo),
+                ci_high: Some(hi),
+                n_prompts: 12,
+            });
+        }
+    }
+    ev.gates.insert(key(), gate);
+    ev
+}
+
+const HEAD: &str = "transcript audit consistent with the human mechanism";
+
+#[test]
+fn tier_3_when_a_validated_coder_finds_the_value_stated_and_the_action_depends_on_it() {
+    let ev = audit(10, 20, 0.9, Some((0.3, 0.1, 0.5)));
+    let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
+    assert_eq!((v.tier, v.tier_name.as_str(), v.first_unmet.as_deref()), (3, "Tier 3 transferable", None));
+    assert_eq!(
+        v.evidence.last().map(String::as_str),
+        Some(
+            "m1: mechanism shown: lexicon (validated: κ = 0.900 ≥ 0.8 (40 sentences)) finds fairness in 10 of 20 \
+             coded responses (Wilson 95 % [0.299, 0.701]); dependency of offer_share on fairness 0.300 (95 % CI \
+             [0.100, 0.500], CR1 by prompt, 12 prompts)"
+        )
+    );
+}
+
+#[test]
+fn tier_2_not_3_without_an_audit_in_the_store() {
+    let v = grade_with(&claim("ultimatum-offer"), &carried(), None);
+    assert_eq!((v.tier, unmet(&v)), (2, AUDIT_MISSING));
+}
+
+#[test]
+fn tier_2_not_3_when_the_audit_holds_none_of_the_models_text() {
+    let mut ev = audit(10, 20, 0.9, Some((0.3, 0.1, 0.5)));
+    ev.responses.iter_mut().for_each(|r| r.arm = "dictator".into());
+    let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
+    assert_eq!(v.tier, 2);
+    assert_eq!(unmet(&v), format!("{HEAD}: no audit in the store of m1's proposer text in bargaining / ultimatum"));
+}
+
+#[test]
+fn tier_2_not_3_when_the_coder_is_not_validated_on_the_models_text() {
+    let ev = audit(10, 20, 0.65, Some((0.3, 0.1, 0.5)));
+    let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
+    assert_eq!(v.tier, 2);
+    assert_eq!(
+        unmet(&v),
+        format!("{HEAD}: coder not validated for m1 (lexicon: refused: κ = 0.650 < 0.8 (40 sentences))")
+    );
+    assert!(v.evidence.iter().any(|e| e.starts_with("m3: mechanism not shown: coder not validated")));
+}
+
+#[test]
+fn tier_2_not_3_when_the_value_is_not_stated() {
+    let ev = audit(0, 20, 0.9, None);
+    let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
+    assert_eq!(v.tier, 2);
+    assert_eq!(
+        unmet(&v),
+        format!(
+            "{HEAD}: value not stated in m1's reasoning by lexicon (fairness in 0 of 20 coded responses \
+             (Wilson 95 % [0.000, 0.161]))"
+        )
+    );
+}
+
+#[test]
+fn tier_2_not_3_when_the_dependency_is_not_estimated() {
+    let ev = audit(10, 20, 0.9, None);
+    let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
+    assert_eq!(v.tier, 2);
+    assert_eq!(
+        unmet(&v),
+        format!(
+            "{HEAD}: m1, coder lexicon: dependency not estimated for fairness (no offer_share row in audit_dependency)"
+        )
+    );
+    let mut ev = audit(10, 20, 0.9, Some((0.3, 0.1, 0.5)));
+    for d in &mut ev.dependency {
+        (d.status, d.reason, d.coef, d.ci_low, d.ci_high) =
+            ("not identified".into(), "does not vary within any prompt".into(), None, None, None);
+    }
+    let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
+    assert_eq!(
+        unmet(&v),
+        format!(
+            "{HEAD}: m1, coder lexicon: dependency not estimated for fairness (not identified: does not vary \
+             within any prompt)"
+        )
+    );
+}
+
+#[test]
+fn tier_2_not_3_when_the_dependency_is_not_positive_or_its_lower_bound_is_not_above_zero() {
+    let ev = audit(10, 20, 0.9, Some((-0.1, -0.3, 0.1)));
+    let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
+    assert_eq!(v.tier, 2);
+    assert_eq!(
+        unmet(&v),
+        format!(
+            "{HEAD}: m1, coder lexicon: dependency of offer_share on fairness -0.100 (95 % CI [-0.300, 0.100], \
+             CR1 by prompt, 12 prompts) not positive"
+        )
+    );
+    let ev = audit(10, 20, 0.9, Some((0.02, -0.05, 0.09)));
+    let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
+    assert_eq!(v.tier, 2);
+    assert_eq!(
+        unmet(&v),
+        format!(
+            "{HEAD}: m1, coder lexicon: dependency of offer_share on fairness 0.020 (95 % CI [-0.050, 0.090], \
+             CR1 by prompt, 12 prompts): its lower bound ≤ 0"
+        )
+    );
+}
+
+#[test]
+fn one_carrying_model_showing_the_mechanism_suffices_and_the_closest_gap_is_named() {
+    let mut ev = audit(10, 20, 0.9, Some((0.3, 0.1, 0.5)));
+    // Only m3's dependency is positive; m1 and m2's are flat.
+    for d in ev.dependency.iter_mut().filter(|d| d.model != "m3") {
+        (d.coef, d.ci_low, d.ci_high) = (Some(0.0), Some(-0.1), Some(0.1));
+    }
+    let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
+    assert_eq!(v.tier, 3, "{v:?}");
+    assert!(v.evidence.iter().any(|e| e.starts_with("m1: mechanism not shown: m1, coder lexicon: dependency")));
+    // m1 is not validated, m2 states nothing: the verdict names m2's gap, the closer one.
+    let mut ev = audit(10, 20, 0.9, None);
+    ev.gates.get_mut(&key()).expect("gate")[0].status = Status::Refused;
+    ev.responses.iter_mut().filter(|r| r.model != "m1").for_each(|r| r.stated.clear());
+    let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
+    assert!(unmet(&v).starts_with(&format!("{HEAD}: value not stated in m2's reasoning")), "{}", unmet(&v));
+}
+
+#[test]
+fn a_mechanism_of_negative_sign_needs_the_dependency_below_zero() {
+    // Ultimatum rejections: stating negative reciprocity or fairness lowers `accept`.
+    let mut out = Vec::new();
+    for (m, f) in MODELS {
+        let ug = |cell, level, variant| Place::new(m, f, "bargaining", "ultimatum", cell, level, variant);
+        runs(&mut out, ug("baseline", "baseline", "C0"), "rejection", &[0.15, 0.16, 0.17, 0.16, 0.15, 0.17]);
+        runs(&mut out, ug("baseline", "baseline", "C3"), "rejection", &[0.2, 0.2]);
+        runs(&mut out, ug("persona-table", "representation", "C0"), "rejection", &[0.1, 0.2]);
+        runs(&mut out, ug("step-by-step", "design", "C0"), "rejection", &[0.1, 0.2]);
+    }
+    let mut ev = audit(10, 20, 0.9, Some((-0.4, -0.6, -0.2)));
+    for r in &mut ev.responses {
+        r.role = Some("responder".into());
+    }
+    for d in &mut ev.dependency {
+        (d.role, d.indicator) = ("responder".into(), "accept".into());
+    }
+    let v = grade_with(&claim("ultimatum-rejection"), &out, Some(&ev));
+    assert_eq!(v.tier, 3, "{v:?}");
+    for d in &mut ev.dependency {
+        (d.coef, d.ci_low, d.ci_high) = (Some(0.4), Some(0.2), Some(0.6));
+    }
+    let v = grade_with(&claim("ultimatum-rejection"), &out, Some(&ev));
+    assert_eq!(v.tier, 2);
+    assert!(unmet(&v).ends_with("not negative"), "{}", unmet(&v));
+}
+
+#[test]
+fn a_claim_without_a_mechanism_names_that_as_its_tier_3_condition() {
+    let mut out = Vec::new();
+    for (m, f) in MODELS {
+        let ng = |cell, level, variant| Place::new(m, f, "naming-game", "baseline", cell, level, variant);
+        runs(&mut out, ng("baseline", "baseline", "C0"), "convention", &[1.0, 1.0, 1.0]);
+        runs(&mut out, ng("rep-1", "representation", "C0"), "convention", &[1.0, 1.0]);
+        runs(&mut out, ng("des-1", "design", "C0"), "convention", &[1.0, 1.0]);
+        runs(&mut out, ng("baseline", "baseline", "C3"), "convention", &[1.0, 1.0, 1.0]);
+    }
+    let ev = audit(10, 20, 0.9, Some((0.3, 0.1, 0.5)));
+    for audit in [None, Some(&ev)] {
+        let v = grade_with(&claim("convention-forms"), &out, audit);
+        assert_eq!(v.tier, 2);
+        assert!(
+            unmet(&v).starts_with(&format!("{HEAD}: the claim names no mechanism (conventions form")),
+            "{}",
+            unmet(&v)
+        );
+    }
+}
