@@ -141,7 +141,7 @@ pub(super) fn fit_values(
 }
 
 /// The linear probability model with prompt fixed effects (within-prompt demeaning), CR1
-/// clustered by prompt: one estimate per value (see the [module documentation](self)).
+/// clustered by prompt: one estimate per value (see the [module documentation](super)).
 pub fn lpm(obs: &[Observation], values: &[String]) -> Vec<Estimate> {
     let y: Vec<f64> = obs.iter().map(|o| o.y).collect();
     let groups: Vec<&str> = obs.iter().map(|o| o.prompt.as_str()).collect();
