@@ -156,7 +156,7 @@ pub fn lpm(obs: &[Observation], values: &[String]) -> Vec<Estimate> {
 
 /// The logit robustness check: y on the values and a dummy per prompt whose action varies, CR1
 /// clustered by prompt, the values' average marginal effects (see the [module
-/// documentation](self)). Prompts whose action does not vary are left out of it.
+/// documentation](super)). Prompts whose action does not vary are left out of it.
 pub fn logit(obs: &[Observation], values: &[String]) -> Vec<Estimate> {
     let mut by_prompt: BTreeMap<&str, BTreeSet<u64>> = BTreeMap::new();
     for o in obs {

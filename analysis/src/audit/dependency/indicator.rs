@@ -31,7 +31,7 @@ pub(super) enum Rule {
     BetterForA,
 }
 
-/// The action indicators, per environment and role (see the [module documentation](self)).
+/// The action indicators, per environment and role (see the [module documentation](super)).
 pub const INDICATORS: [Indicator; 9] = [
     Indicator {
         environment: "prisoners-dilemma",
