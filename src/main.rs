@@ -11,6 +11,7 @@ mod llm;
 mod network;
 mod replicate;
 mod report;
+mod shard_auto;
 mod stats;
 mod summary;
 
@@ -43,7 +44,9 @@ enum Command {
         /// Store file.
         #[arg(long, default_value = DEFAULT_STORE)]
         store: PathBuf,
-        /// Run only part i of N of the plan (for several machines).
+        /// Run only part i of N of the plan (for several machines): `i/N`, or `auto` to read
+        /// the task's index and count from a Slurm job array (SLURM_ARRAY_TASK_ID, _COUNT, _MIN,
+        /// _MAX) or a Kubernetes Indexed Job (JOB_COMPLETION_INDEX, with AGORA_SHARD_COUNT).
         #[arg(long)]
         shard: Option<String>,
         /// Print the resolved plan without running it.
@@ -242,7 +245,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 plan = plan.limit_runs(n);
             }
             if let Some(s) = &shard {
-                let shard: Shard = s.parse()?;
+                let shard: Shard = if s.trim() == "auto" {
+                    let auto = shard_auto::from_env(|k| std::env::var_os(k).map(|v| v.to_string_lossy().into_owned()))
+                        .map_err(BadInput)?;
+                    eprintln!("--shard auto: shard {}/{} ({})", auto.shard.index, auto.shard.count, auto.scheduler);
+                    auto.shard
+                } else {
+                    s.parse()?
+                };
                 plan = plan.shard(shard);
             }
             if dry_run {
