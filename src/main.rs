@@ -9,6 +9,7 @@ mod audit_llm;
 mod export;
 mod llm;
 mod network;
+mod profile;
 mod replicate;
 mod report;
 mod shard_auto;
@@ -156,6 +157,9 @@ enum Command {
     /// post-hoc rationale, code the reasoning's sentences against a codebook, write the audit's
     /// tables into the store and audit.md, audit.json and CSV tables into --out.
     Audit(audit::AuditArgs),
+    /// Profile each model alone (seed 000): categories A–D under eleven question versions and
+    /// their presentation checks, and General Robustness; writes the ranges into --out.
+    Profile(profile::ProfileArgs),
     /// One statistic on JSON from stdin, answered as JSON on stdout (fields in README).
     Stats { test: stats::Test },
     /// Export the store's tables for pandas or polars users.
@@ -272,6 +276,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Network(args) => network::main(args),
         Command::Replicate(args) => replicate::main(args),
         Command::Audit(args) => audit::main(args),
+        Command::Profile(args) => profile::main(args),
         Command::Demo { store, out } => {
             // The studies of this checkout: from the working directory when run there,
             // else from where the binary was built.

@@ -15,6 +15,7 @@ pub mod games;
 pub mod kind;
 pub mod observation;
 pub mod outcome;
+pub mod profile;
 pub mod variants;
 
 pub use action::{Action, ActionSpace};

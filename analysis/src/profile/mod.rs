@@ -29,6 +29,7 @@ pub mod measure;
 pub mod power;
 pub mod range;
 pub mod replace;
+pub mod rows;
 
 use serde::{Deserialize, Serialize};
 

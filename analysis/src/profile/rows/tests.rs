@@ -1,0 +1,112 @@
+use super::*;
+
+fn row(
+    task: &str,
+    version: usize,
+    presentation: &str,
+    level: &str,
+    point: &str,
+    branch: &str,
+    slot: u32,
+    score: Option<f64>,
+) -> ResponseRow {
+    ResponseRow {
+        task: task.into(),
+        version: format!("Q{version:02}"),
+        presentation: presentation.into(),
+        level: level.into(),
+        point: point.into(),
+        branch: branch.into(),
+        direction: String::new(),
+        round: 0,
+        slot,
+        scored: true,
+        value: score.map(|s| s.to_string()),
+        score,
+    }
+}
+
+/// Dictator rows: version q scores 10·level + q at every slot; Q00 checked at middle with
+/// score 40.
+fn dictator() -> Vec<ResponseRow> {
+    let mut rows = Vec::new();
+    for q in 0..11 {
+        for (l, level) in LEVELS.iter().enumerate() {
+            for slot in 0..2 {
+                rows.push(row("dictator", q, REFERENCE, level, "", "", slot, Some(10.0 * l as f64 + q as f64)));
+            }
+        }
+    }
+    for slot in 0..2 {
+        rows.push(row("dictator", 0, "answer-field", "middle", "", "", slot, Some(40.0)));
+    }
+    rows
+}
+
+#[test]
+fn an_a_task_range_from_its_rows() {
+    let table = profile_table(&dictator());
+    let l = table.iter().find(|l| l.measure == "a:dictator").expect("the dictator line");
+    // u_q = (q + 10 + q + 20 + q)/3 = q + 10: M = 15, I = [10, 20]; the check replaces Q00's
+    // middle mean 10 by 40: z = 10 + (40 − 10)/3 = 20.
+    assert!((l.centre.unwrap() - 15.0).abs() < 1e-12);
+    assert_eq!(l.inner, Some([10.0, 20.0]));
+    assert_eq!(l.outer, Some([10.0, 20.0]));
+    assert_eq!(l.checks, 1);
+    assert_eq!(l.coverage, Coverage { reference_valid: 66, reference_slots: 66, check_valid: 2, check_slots: 2 });
+    assert!(table.iter().all(|l| l.measure != "a1"), "A1 needs the ultimatum proposal too");
+}
+
+#[test]
+fn a_missing_slot_makes_the_result_or_the_outer_range_unavailable() {
+    let mut rows = dictator();
+    let check = rows.iter_mut().rev().find(|r| r.presentation != REFERENCE).unwrap();
+    check.score = None;
+    check.value = None;
+    let l = profile_table(&rows).into_iter().find(|l| l.measure == "a:dictator").unwrap();
+    assert_eq!(l.inner, Some([10.0, 20.0]), "the centre and inner range stay");
+    assert_eq!(l.outer, None);
+    assert!(l.status.starts_with("outer unavailable: 1 of 2"), "{}", l.status);
+
+    let mut rows = dictator();
+    rows[5].score = None;
+    rows[5].value = None;
+    let l = profile_table(&rows).into_iter().find(|l| l.measure == "a:dictator").unwrap();
+    assert_eq!((l.centre, l.inner, l.outer), (None, None, None), "never replaced by a zero");
+    assert!(l.status.contains("65 of 66 reference slots"), "{}", l.status);
+}
+
+#[test]
+fn a1_combines_its_two_tasks_with_half_weights() {
+    let mut rows = dictator();
+    rows.extend(dictator().into_iter().map(|mut r| {
+        r.task = "ultimatum-proposer".into();
+        r.score = r.score.map(|s| s + 30.0);
+        r
+    }));
+    let table = profile_table(&rows);
+    let a1 = table.iter().find(|l| l.measure == "a1").expect("A1");
+    // Dictator I = [10, 20], proposal I = [40, 50] → [25, 35]; M = (15 + 45)/2.
+    assert_eq!(a1.inner, Some([25.0, 35.0]));
+    assert!((a1.centre.unwrap() - 30.0).abs() < 1e-12);
+    assert_eq!(table[0].measure, "a1", "combined measures first");
+}
+
+#[test]
+fn b2_uses_the_difference_between_its_histories() {
+    let mut rows = Vec::new();
+    for q in 0..11 {
+        for level in LEVELS {
+            rows.push(row("b2", q, REFERENCE, level, "", "after", 0, Some(100.0)));
+            rows.push(row("b2", q, REFERENCE, level, "", "comparison", 0, Some(if q == 0 { 100.0 } else { 0.0 })));
+        }
+        rows.push(row("b2", q, "history-table", "low", "", "after", 0, Some(0.0)));
+        rows.push(row("b2", q, "history-table", "low", "", "comparison", 0, Some(0.0)));
+    }
+    let l = profile_table(&rows).into_iter().find(|l| l.measure == "b2").unwrap();
+    // u_0 = 0, u_q = 100 otherwise; Q00's check: δ_low 0 → 0, z = 0; Q01's: 100 → 0, z = 66.7.
+    let [lo, hi] = l.inner.unwrap();
+    assert!(lo.abs() < 1e-9 && (hi - 100.0).abs() < 1e-9, "{lo} {hi}");
+    assert!((l.centre.unwrap() - 1000.0 / 11.0).abs() < 1e-9);
+    assert_eq!(l.checks, 11);
+}

@@ -1,0 +1,175 @@
+//! Asking one isolated decision (seed 000 §M03, §M05): one user message in a fresh context —
+//! no system prompt, persona, goal sentence, request for reasons or history from other
+//! decisions — with the answer asked in one JSON field. A retry is another attempt at the same
+//! slot; the first valid answer is kept; a slot without one stays missing (no fallback).
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use agora_agents::llm::{
+    cache_key, parse_cut_reply, parse_reply, ChatRequest, LlmClient, Message, ModelSpec, ParseOutcome, ReplyCache,
+    StructuredMode,
+};
+use agora_environments::{Action, ActionSpace};
+use serde_json::{json, Value};
+
+/// What a model is asked to answer.
+#[derive(Clone, Debug)]
+pub enum Ask {
+    /// A whole number from 0 to `max`.
+    Amount {
+        /// The largest legal answer.
+        max: i64,
+    },
+    /// One of these labels, in display order.
+    Choice {
+        /// The labels.
+        labels: Vec<String>,
+    },
+}
+
+impl Ask {
+    fn space(&self) -> ActionSpace {
+        match self {
+            Ask::Amount { max } => ActionSpace::Amount { min: 0, max: *max },
+            Ask::Choice { labels } => ActionSpace::Choice { labels: labels.clone().into() },
+        }
+    }
+
+    fn schema(&self, field: &str) -> Value {
+        let prop = match self {
+            Ask::Amount { max } => json!({"type": "integer", "minimum": 0, "maximum": max}),
+            Ask::Choice { labels } => json!({"type": "string", "enum": labels}),
+        };
+        json!({"type": "object", "properties": {field: prop}, "required": [field], "additionalProperties": false})
+    }
+
+    /// Whether `content` is exactly the requested format: a JSON object whose only key is the
+    /// field, holding a legal value (GR3's strict compliance).
+    pub fn strict(&self, content: &str, field: &str) -> bool {
+        let Ok(Value::Object(m)) = serde_json::from_str::<Value>(content.trim()) else { return false };
+        if m.len() != 1 {
+            return false;
+        }
+        match (self, m.get(field)) {
+            (Ask::Amount { max }, Some(Value::Number(n))) => n.as_i64().is_some_and(|x| (0..=*max).contains(&x)),
+            (Ask::Choice { labels }, Some(Value::String(s))) => labels.contains(s),
+            _ => false,
+        }
+    }
+}
+
+/// The answer read from a reply: an index into the labels, or the amount stated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Answer {
+    /// The label at this display index.
+    Label(usize),
+    /// The amount stated.
+    Amount(i64),
+}
+
+/// One attempt's record.
+#[derive(Clone, Debug)]
+pub struct Attempt {
+    /// 1-based.
+    pub attempt: u32,
+    /// `ok`, `unparsable`, `illegal`, `truncated` or `error`.
+    pub status: String,
+    /// The reply text (or the failure).
+    pub reply: String,
+    /// The reply cache key.
+    pub cache_key: String,
+}
+
+/// A slot's outcome.
+#[derive(Clone, Debug)]
+pub struct Asked {
+    /// The first valid answer, if any.
+    pub answer: Option<Answer>,
+    /// Every attempt made.
+    pub attempts: Vec<Attempt>,
+}
+
+/// What the concurrent questions of one model share.
+pub struct Asker {
+    /// The declaration.
+    pub spec: ModelSpec,
+    /// The client (absent when replaying).
+    pub client: Option<LlmClient>,
+    /// The store's reply cache.
+    pub cache: Arc<dyn ReplyCache>,
+    /// The master seed the sampling seeds derive from.
+    pub master_seed: u64,
+    /// Replies read from the cache.
+    pub from_cache: AtomicUsize,
+    /// Requests sent.
+    pub sent: AtomicUsize,
+}
+
+impl Asker {
+    fn model_id(&self) -> String {
+        format!("{}|{}", self.spec.name, self.spec.served_id)
+    }
+
+    /// Asks `text` at `slot_key` until a valid answer or the declared attempts run out. An error
+    /// is returned only in replay when a reply is not cached (the study cannot be reproduced).
+    pub async fn ask(&self, text: &str, field: &str, ask: &Ask, slot_key: &str) -> Result<Asked, String> {
+        let space = ask.space();
+        let mut attempts = Vec::new();
+        for attempt in 1..=self.spec.max_attempts.max(1) {
+            let req = ChatRequest {
+                messages: vec![Message { role: "user".into(), content: text.to_string() }],
+                temperature: self.spec.temperature,
+                max_tokens: self.spec.max_tokens,
+                seed: self.spec.send_seed.then(|| {
+                    agora_engine::seed::derive(self.master_seed, &["profile", slot_key, &attempt.to_string()])
+                        % (1 << 31)
+                }),
+                schema: (self.spec.structured != StructuredMode::Instructions).then(|| ask.schema(field)),
+                chat_template_kwargs: self.spec.template_kwargs(),
+            };
+            let request_json = serde_json::to_string(&req).map_err(|e| e.to_string())?;
+            let key = cache_key(&self.model_id(), &request_json, &format!("{slot_key}/{attempt}"));
+            let reply = match self.cache.get(&key) {
+                Some(r) => {
+                    self.from_cache.fetch_add(1, Ordering::Relaxed);
+                    r
+                }
+                None => match &self.client {
+                    None => {
+                        return Err(format!(
+                            "replay: no cached reply for {slot_key} attempt {attempt}; run without --replay to call the server"
+                        ))
+                    }
+                    Some(client) => match client.chat(&req).await {
+                        Ok(r) => {
+                            self.sent.fetch_add(1, Ordering::Relaxed);
+                            self.cache.put(&key, &self.spec.name, &r);
+                            r
+                        }
+                        Err(e) => {
+                            attempts.push(Attempt { attempt, status: "error".into(), reply: e.to_string(), cache_key: key });
+                            continue;
+                        }
+                    },
+                },
+            };
+            let outcome = if reply.truncated() {
+                parse_cut_reply(&reply.content, &space, field)
+            } else {
+                parse_reply(&reply.content, &space, field)
+            };
+            let status = outcome.status().to_string();
+            attempts.push(Attempt { attempt, status, reply: reply.content.clone(), cache_key: key });
+            if let ParseOutcome::Parsed { action, .. } = outcome {
+                let answer = match action {
+                    Action::Choice(i) => Answer::Label(i as usize),
+                    Action::Amount(x) => Answer::Amount(x),
+                    Action::Allocation(_) => continue,
+                };
+                return Ok(Asked { answer: Some(answer), attempts });
+            }
+        }
+        Ok(Asked { answer: None, attempts })
+    }
+}

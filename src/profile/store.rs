@@ -1,0 +1,273 @@
+//! The profile's tables in the store file: one row per scheduled slot with its adopted answer
+//! (or its missing status), every attempt with its raw reply and cache key, each distinct
+//! question text once under its SHA-256, and the version files' hashes a study ran with.
+
+use std::collections::HashSet;
+
+use agora_agents::llm::ModelSpec;
+use agora_analysis::profile::rows::ResponseRow;
+use agora_environments::profile::versions::{sha256_hex, Loaded};
+use rusqlite::{params, Connection};
+
+use super::{GrRecorded, Recorded};
+
+const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS profile_studies (
+    study TEXT PRIMARY KEY, master_seed INTEGER NOT NULL, responses INTEGER NOT NULL, gr_responses INTEGER NOT NULL
+);
+CREATE TABLE IF NOT EXISTS profile_versions (
+    study TEXT NOT NULL, task TEXT NOT NULL, sha256 TEXT NOT NULL, PRIMARY KEY (study, task)
+);
+CREATE TABLE IF NOT EXISTS profile_prompts (sha256 TEXT PRIMARY KEY, text TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS profile_responses (
+    study TEXT NOT NULL, model TEXT NOT NULL, served_id TEXT NOT NULL, task TEXT NOT NULL,
+    version TEXT NOT NULL, presentation TEXT NOT NULL, level TEXT NOT NULL, point TEXT NOT NULL,
+    branch TEXT NOT NULL, direction TEXT NOT NULL, round INTEGER NOT NULL, slot INTEGER NOT NULL,
+    scored INTEGER NOT NULL, status TEXT NOT NULL, attempts INTEGER NOT NULL, value TEXT, score REAL,
+    prompt_sha256 TEXT NOT NULL, slot_key TEXT NOT NULL,
+    PRIMARY KEY (study, model, task, version, presentation, level, point, branch, direction, round, slot)
+);
+CREATE TABLE IF NOT EXISTS profile_attempts (
+    study TEXT NOT NULL, model TEXT NOT NULL, slot_key TEXT NOT NULL, attempt INTEGER NOT NULL,
+    status TEXT NOT NULL, reply TEXT NOT NULL, cache_key TEXT NOT NULL, PRIMARY KEY (study, model, slot_key, attempt)
+);
+CREATE TABLE IF NOT EXISTS profile_gr (
+    study TEXT NOT NULL, model TEXT NOT NULL, served_id TEXT NOT NULL, condition TEXT NOT NULL,
+    format TEXT NOT NULL, class TEXT NOT NULL, slot INTEGER NOT NULL, status TEXT NOT NULL,
+    attempts INTEGER NOT NULL, value TEXT, strict INTEGER NOT NULL, prompt_sha256 TEXT NOT NULL,
+    slot_key TEXT NOT NULL, PRIMARY KEY (study, model, condition, slot)
+);
+";
+
+/// Creates the tables if absent.
+pub fn create(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute_batch(SCHEMA)
+}
+
+/// Records the study and its version hashes; a study resumed with other settings or other
+/// version files is refused (its records would mix two instruments).
+pub fn record_study(
+    conn: &Connection,
+    study: &str,
+    seed: u64,
+    responses: u32,
+    gr: u32,
+    loaded: &[Loaded],
+) -> Result<(), String> {
+    let existing: Option<(i64, i64, i64)> = conn
+        .query_row("SELECT master_seed, responses, gr_responses FROM profile_studies WHERE study = ?1", [study], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        })
+        .ok();
+    if let Some((s, r, g)) = existing {
+        if (s as u64, r as u32, g as u32) != (seed, responses, gr) {
+            return Err(format!(
+                "profile study `{study}` was recorded with master_seed {s}, responses {r}, gr_responses {g}; the study file now says {seed}, {responses}, {gr}: use another name or store"
+            ));
+        }
+    } else {
+        conn.execute(
+            "INSERT INTO profile_studies (study, master_seed, responses, gr_responses) VALUES (?1, ?2, ?3, ?4)",
+            params![study, seed as i64, responses, gr],
+        )
+        .map_err(|e| e.to_string())?;
+    }
+    for l in loaded {
+        let old: Option<String> = conn
+            .query_row(
+                "SELECT sha256 FROM profile_versions WHERE study = ?1 AND task = ?2",
+                params![study, l.task.name()],
+                |r| r.get(0),
+            )
+            .ok();
+        match old {
+            Some(o) if o != l.sha256 => {
+                return Err(format!(
+                    "profile study `{study}` ran task `{}` with version file {o}; the frozen file is now {}: use another name or store",
+                    l.task.name(),
+                    l.sha256
+                ))
+            }
+            Some(_) => {}
+            None => {
+                conn.execute(
+                    "INSERT INTO profile_versions (study, task, sha256) VALUES (?1, ?2, ?3)",
+                    params![study, l.task.name(), l.sha256],
+                )
+                .map_err(|e| e.to_string())?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The slot keys already recorded for a task.
+pub fn done_keys(conn: &Connection, study: &str, model: &str, task: &str) -> rusqlite::Result<HashSet<String>> {
+    let mut st =
+        conn.prepare("SELECT slot_key FROM profile_responses WHERE study = ?1 AND model = ?2 AND task = ?3")?;
+    let keys = st.query_map(params![study, model, task], |r| r.get(0))?.collect();
+    keys
+}
+
+/// The GR slot keys already recorded.
+pub fn done_gr(conn: &Connection, study: &str, model: &str) -> rusqlite::Result<HashSet<String>> {
+    let mut st = conn.prepare("SELECT slot_key FROM profile_gr WHERE study = ?1 AND model = ?2")?;
+    let keys = st.query_map(params![study, model], |r| r.get(0))?.collect();
+    keys
+}
+
+fn status(value_present: bool, attempts: usize) -> &'static str {
+    match (value_present, attempts) {
+        (true, _) => "valid",
+        (false, 0) => "episode-ended",
+        (false, _) => "missing",
+    }
+}
+
+/// Writes a task's records in one transaction.
+pub fn write_rows(conn: &mut Connection, study: &str, spec: &ModelSpec, rows: &[Recorded]) -> rusqlite::Result<()> {
+    let tx = conn.transaction()?;
+    {
+        let mut prompt = tx.prepare_cached("INSERT OR IGNORE INTO profile_prompts (sha256, text) VALUES (?1, ?2)")?;
+        let mut resp = tx.prepare_cached(
+            "INSERT OR REPLACE INTO profile_responses (study, model, served_id, task, version, presentation, level, point, branch,
+             direction, round, slot, scored, status, attempts, value, score, prompt_sha256, slot_key)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+        )?;
+        let mut att = tx.prepare_cached(
+            "INSERT OR REPLACE INTO profile_attempts (study, model, slot_key, attempt, status, reply, cache_key)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?;
+        for r in rows {
+            let sha = sha256_hex(r.prompt.as_bytes());
+            prompt.execute(params![sha, r.prompt])?;
+            let w = &r.row;
+            let key = format!(
+                "profile/{study}/{}/{}/{}/{}/{}/{}/{}/{}/{}",
+                w.task, w.version, w.presentation, w.level, w.point, w.branch, w.direction, w.round, w.slot
+            );
+            resp.execute(params![
+                study,
+                spec.name,
+                spec.served_id,
+                w.task,
+                w.version,
+                w.presentation,
+                w.level,
+                w.point,
+                w.branch,
+                w.direction,
+                w.round,
+                w.slot,
+                w.scored,
+                status(w.value.is_some(), r.asked.attempts.len()),
+                r.asked.attempts.len() as i64,
+                w.value,
+                w.score,
+                sha,
+                key,
+            ])?;
+            for a in &r.asked.attempts {
+                att.execute(params![study, spec.name, key, a.attempt, a.status, a.reply, a.cache_key])?;
+            }
+        }
+    }
+    tx.commit()
+}
+
+/// Writes GR's records in one transaction.
+pub fn write_gr(conn: &mut Connection, study: &str, spec: &ModelSpec, rows: &[GrRecorded]) -> rusqlite::Result<()> {
+    let tx = conn.transaction()?;
+    {
+        let mut prompt = tx.prepare_cached("INSERT OR IGNORE INTO profile_prompts (sha256, text) VALUES (?1, ?2)")?;
+        let mut gr = tx.prepare_cached(
+            "INSERT OR REPLACE INTO profile_gr (study, model, served_id, condition, format, class, slot, status, attempts,
+             value, strict, prompt_sha256, slot_key) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+        )?;
+        let mut att = tx.prepare_cached(
+            "INSERT OR REPLACE INTO profile_attempts (study, model, slot_key, attempt, status, reply, cache_key)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?;
+        for r in rows {
+            let sha = sha256_hex(r.prompt.as_bytes());
+            prompt.execute(params![sha, r.prompt])?;
+            let key = format!("profile/{study}/gr/{}/{}", r.condition, r.slot);
+            gr.execute(params![
+                study,
+                spec.name,
+                spec.served_id,
+                r.condition,
+                r.format,
+                r.class,
+                r.slot,
+                status(r.value.is_some(), r.asked.attempts.len()),
+                r.asked.attempts.len() as i64,
+                r.value,
+                r.strict,
+                sha,
+                key
+            ])?;
+            for a in &r.asked.attempts {
+                att.execute(params![study, spec.name, key, a.attempt, a.status, a.reply, a.cache_key])?;
+            }
+        }
+    }
+    tx.commit()
+}
+
+/// A model's response rows, in a fixed order.
+pub fn read_rows(conn: &Connection, study: &str, model: &str) -> rusqlite::Result<Vec<ResponseRow>> {
+    let mut st = conn.prepare(
+        "SELECT task, version, presentation, level, point, branch, direction, round, slot, scored, value, score
+         FROM profile_responses WHERE study = ?1 AND model = ?2
+         ORDER BY task, version, presentation, level, point, branch, direction, round, slot",
+    )?;
+    let rows = st
+        .query_map(params![study, model], |r| {
+            Ok(ResponseRow {
+                task: r.get(0)?,
+                version: r.get(1)?,
+                presentation: r.get(2)?,
+                level: r.get(3)?,
+                point: r.get(4)?,
+                branch: r.get(5)?,
+                direction: r.get(6)?,
+                round: r.get(7)?,
+                slot: r.get(8)?,
+                scored: r.get(9)?,
+                value: r.get(10)?,
+                score: r.get(11)?,
+            })
+        })?
+        .collect();
+    rows
+}
+
+/// A model's GR rows: (condition, format, class, value, strict).
+pub type GrRow = (String, String, String, Option<String>, bool);
+
+/// A model's GR rows.
+pub fn read_gr(conn: &Connection, study: &str, model: &str) -> rusqlite::Result<Vec<GrRow>> {
+    let mut st = conn.prepare(
+        "SELECT condition, format, class, value, strict FROM profile_gr WHERE study = ?1 AND model = ?2 ORDER BY condition, slot",
+    )?;
+    let rows =
+        st.query_map(params![study, model], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?.collect();
+    rows
+}
+
+/// (study, model, served id) of every profiled model.
+pub fn profiled_models(conn: &Connection) -> rusqlite::Result<Vec<(String, String, String)>> {
+    let exists: bool = conn
+        .query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'profile_responses'", [], |r| {
+            r.get::<_, i64>(0)
+        })
+        .map(|n| n > 0)?;
+    if !exists {
+        return Ok(Vec::new());
+    }
+    let mut st =
+        conn.prepare("SELECT DISTINCT study, model, served_id FROM profile_responses ORDER BY study, model")?;
+    let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect();
+    rows
+}
