@@ -128,6 +128,16 @@ fn a_reduced_profile_of_every_task_runs_end_to_end_and_writes_the_ranges() {
         11 * 3 * 2 * 12
     );
     assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_responses WHERE task = 'b4' AND presentation <> 'reference' AND round NOT IN (8, 12)"), 0);
+    // A B4 choice scores 100 exactly when it matches the opponent's script: L in rounds 1–6
+    // then R (l-to-r), or the reverse, never disclosed to the model.
+    assert_eq!(
+        count(
+            &c,
+            "SELECT COUNT(*) FROM profile_responses WHERE task = 'b4' AND score <>
+             (CASE WHEN value = (CASE WHEN (direction = 'l-to-r') = (round <= 6) THEN 'l' ELSE 'r' END) THEN 100 ELSE 0 END)"
+        ),
+        0
+    );
     // Decoded to the economic meaning whatever the labels and order shown.
     assert_eq!(
         count(&c, "SELECT COUNT(*) FROM profile_responses WHERE task IN ('prisoners-dilemma', 'b2', 'b3') AND value NOT IN ('cooperate', 'defect')"),

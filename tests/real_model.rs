@@ -193,3 +193,85 @@ fn the_llm_coder_codes_another_sources_reasoning_with_the_real_model() {
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(rows(), live, "a replay from the reply cache reproduces the rows");
 }
+
+/// The behavioural profile (seed 000) of the real small model on a reduced protocol (one
+/// response per input, opted in): the dictator task under its eleven versions and their
+/// scheduled checks, and General Robustness's 23 conditions once each. Every slot ends with a
+/// final status — a valid answer decoded to the amount given, or missing after the declared
+/// attempts, never filled in — the table is written with its coverage, and a replay from the
+/// reply cache without a server reproduces every record.
+#[test]
+#[ignore = "needs a model server: scripts/llm-server.sh start, then AGORA_LLM_MODELS=scenarios/models/local-gemma.ron cargo test --test real_model -- --ignored"]
+fn a_small_profile_of_the_real_model_then_replay_without_a_server() {
+    let models = std::env::var("AGORA_LLM_MODELS").expect("AGORA_LLM_MODELS names the models file of a running server");
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join(models);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let study = dir.path().join("profile.ron");
+    std::fs::write(
+        &study,
+        r#"ProfileStudy(version: 1, name: "real-profile", master_seed: 5, tasks: ["dictator"],
+            responses: 1, gr_responses: 1, reduced_protocol: true)"#,
+    )
+    .expect("study");
+    let store = dir.path().join("real.sqlite");
+    let out_dir = dir.path().join("out");
+    let run = |store: &Path, models: &Path, out: &Path, extra: &[&str]| {
+        let mut args = vec![
+            "profile",
+            study.to_str().expect("utf8"),
+            "--models",
+            models.to_str().expect("utf8"),
+            "--store",
+            store.to_str().expect("utf8"),
+            "--out",
+            out.to_str().expect("utf8"),
+        ];
+        args.extend_from_slice(extra);
+        agora(&args)
+    };
+    let o = run(&store, &models, &out_dir, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    println!("{}", text(&o));
+    let c = Connection::open(&store).expect("open");
+    // 3 conditions × 11 versions + A-S1's 25 checks, one response each; 23 GR conditions.
+    assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_responses"), 33 + 25);
+    assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_gr"), 23);
+    assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_responses WHERE status NOT IN ('valid', 'missing')"), 0);
+    assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_responses WHERE status = 'missing' AND value IS NOT NULL"), 0);
+    assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_responses WHERE status = 'valid' AND (score < 0 OR score > 100)"), 0);
+    assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_attempts WHERE reply = ''"), 0, "raw replies kept");
+    let valid = count(&c, "SELECT COUNT(*) FROM profile_responses WHERE status = 'valid'");
+    println!("real model: {valid} of 58 dictator slots valid");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("profile.json")).expect("json")).expect("parse");
+    let line = json["models"][0]["measures"].as_array().expect("measures").iter().find(|l| l["measure"] == "a:dictator").cloned().expect("line");
+    assert_eq!(line["coverage"]["reference_slots"], 33);
+    assert_eq!(line["coverage"]["reference_valid"].as_i64(), Some(count(&c, "SELECT COUNT(*) FROM profile_responses WHERE status = 'valid' AND presentation = 'reference'")));
+    let status = line["status"].as_str().expect("status");
+    assert!(status == "available" || status.starts_with("outer unavailable") || status.starts_with("unavailable"), "{line}");
+    assert_eq!(line["centre"].is_number(), line["coverage"]["reference_valid"] == 33, "{line}");
+    drop(c);
+
+    // Replay into a fresh copy of the cache with the endpoint pointing nowhere.
+    let replayed = dir.path().join("replayed.sqlite");
+    std::fs::copy(&store, &replayed).expect("copy");
+    Connection::open(&replayed)
+        .expect("open")
+        .execute_batch("DELETE FROM profile_responses; DELETE FROM profile_gr; DELETE FROM profile_attempts;")
+        .expect("clear");
+    let o = run(&replayed, &models, &dir.path().join("out2"), &["--replay"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let rows = |p: &Path| -> Vec<String> {
+        let c = Connection::open(p).expect("open");
+        let mut st = c
+            .prepare("SELECT task||version||presentation||level||slot||status||IFNULL(value,'-') FROM profile_responses ORDER BY 1")
+            .expect("q");
+        let v = st.query_map([], |r| r.get(0)).expect("rows").map(|r| r.expect("row")).collect();
+        v
+    };
+    assert_eq!(rows(&store), rows(&replayed));
+    assert_eq!(
+        std::fs::read_to_string(out_dir.join("profile.csv")).expect("csv"),
+        std::fs::read_to_string(dir.path().join("out2/profile.csv")).expect("csv")
+    );
+}

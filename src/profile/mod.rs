@@ -35,7 +35,7 @@ use serde_json::json;
 
 use crate::BadInput;
 use ask::{Answer, Ask, Asked, Asker};
-use plan::{presentation, presentation_name, task_plan, Episode, Slot, TaskPlan, B4_CHECK_ROUNDS, B4_ROUNDS};
+use plan::{presentation, presentation_name, task_plan, Cells, Episode, Slot, TaskPlan, B4_CHECK_ROUNDS, B4_ROUNDS};
 
 pub use plan::REFERENCE;
 
@@ -119,6 +119,16 @@ fn assets_dir(arg: Option<&Path>) -> PathBuf {
         here.to_path_buf()
     } else {
         Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/profile")
+    }
+}
+
+/// The society prompts' cell files (`scenarios/cells`) whose presentation checks the profile reuses.
+fn cells_dir() -> PathBuf {
+    let here = Path::new("scenarios/cells");
+    if here.join("task-id.ron").exists() {
+        here.to_path_buf()
+    } else {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/cells")
     }
 }
 
@@ -227,10 +237,11 @@ pub fn main(args: ProfileArgs) -> anyhow::Result<()> {
     let schedules = Schedules::load(&assets.join("schedules.ron")).map_err(bad)?;
     let loaded = versions::load(&versions_dir, &lock, &tasks).map_err(bad)?;
     let wording = Wording::load(&assets.join("gr.ron")).map_err(bad)?;
+    let cells = Cells::load(&cells_dir())?;
     let models = load_models(study_path, &study, args.models.as_deref())?;
     let plans: Vec<(Task, TaskPlan)> = tasks.iter().map(|t| (*t, task_plan(*t, &schedules, study.responses))).collect();
     if args.dry_run {
-        print_dry_run(&study, &models, &plans, &loaded);
+        print_dry_run(&study, &models, &plans, &loaded, &cells);
         return Ok(());
     }
     drop(Store::open(&args.store)?);
@@ -257,7 +268,12 @@ pub fn main(args: ProfileArgs) -> anyhow::Result<()> {
             from_cache: Default::default(),
             sent: Default::default(),
         });
-        let ctx = Ctx { study: study.name.clone(), asker: asker.clone(), loaded: Arc::new(loaded.clone()) };
+        let ctx = Ctx {
+            study: study.name.clone(),
+            asker: asker.clone(),
+            loaded: Arc::new(loaded.clone()),
+            cells: cells.clone(),
+        };
         for (task, plan) in &plans {
             let done = store::done_keys(&conn, &study.name, &spec.name, task.name())?;
             let rows = rt.block_on(run_task(&ctx, plan, &done))?;
@@ -284,7 +300,13 @@ pub fn main(args: ProfileArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn print_dry_run(study: &ProfileStudy, models: &[ModelSpec], plans: &[(Task, TaskPlan)], loaded: &[Loaded]) {
+fn print_dry_run(
+    study: &ProfileStudy,
+    models: &[ModelSpec],
+    plans: &[(Task, TaskPlan)],
+    loaded: &[Loaded],
+    cells: &Cells,
+) {
     println!(
         "profile study `{}`: {} tasks, {} responses per input{}",
         study.name,
@@ -301,6 +323,7 @@ fn print_dry_run(study: &ProfileStudy, models: &[ModelSpec], plans: &[(Task, Tas
     }
     let gr = if study.general_robustness { 23 * study.gr_responses as usize } else { 0 };
     let total: usize = per_category.values().sum::<usize>() + gr;
+    let texts = distinct_texts(plans, loaded, cells);
     for m in models {
         println!("model {} ({}): calls at the first attempt", m.name, m.served_id);
         for (c, n) in &per_category {
@@ -308,18 +331,48 @@ fn print_dry_run(study: &ProfileStudy, models: &[ModelSpec], plans: &[(Task, Tas
         }
         println!("  general robustness: {gr}");
         println!("  total: {total} (up to {} with every retry)", total * m.max_attempts.max(1) as usize);
-        // A response row is about 200 bytes and an attempt row about as many again; prompts are
-        // stored once per distinct text.
-        println!("  expected store size: about {:.1} MB", total as f64 * 420.0 / 1e6);
+        println!(
+            "  store: {total} response rows and at least as many attempt rows (raw replies); {} distinct question texts, {:.1} MB, stored once each (B4's later rounds, which depend on the episode, not counted)",
+            texts.0, texts.1 as f64 / 1e6
+        );
     }
     for (task, plan) in plans {
         println!("  {}: {} calls", task.name(), plan.calls());
     }
 }
 
+/// The distinct question texts a plan asks (rendered once per input and presentation) and
+/// their bytes; B4 counts its first round only.
+fn distinct_texts(plans: &[(Task, TaskPlan)], loaded: &[Loaded], cells: &Cells) -> (usize, usize) {
+    let mut seen = std::collections::HashSet::new();
+    let mut bytes = 0;
+    for (task, plan) in plans {
+        let Some(l) = loaded.iter().find(|l| l.task == *task) else { continue };
+        let mut add = |text: String| {
+            if seen.insert(agora_environments::profile::versions::sha256_hex(text.as_bytes())) {
+                bytes += text.len();
+            }
+        };
+        for s in plan.slots.iter().filter(|s| s.slot == 0) {
+            let v = &l.versions[s.version];
+            if let Ok(r) = render(&s.input, v, &presentation(s.presentation, cells)) {
+                add(r.text);
+            }
+        }
+        for e in plan.episodes.iter().filter(|e| e.episode == 0) {
+            let v = &l.versions[e.version];
+            if let Ok(r) = render(&b4_input(e.level, 1, &[]), v, &presentation(None, cells)) {
+                add(r.text);
+            }
+        }
+    }
+    (seen.len(), bytes)
+}
+
 /// What every question of one model shares.
 struct Ctx {
     study: String,
+    cells: Cells,
     asker: Arc<Asker>,
     loaded: Arc<Vec<Loaded>>,
 }
@@ -372,7 +425,7 @@ async fn ask_one(
     key: &str,
 ) -> Result<(ResponseRow, String, Asked, Option<Decoded>), String> {
     let v = ctx.version(task, version);
-    let p = presentation(op, task, v, version);
+    let p = presentation(op, &ctx.cells);
     let r = render(input, v, &p).map_err(|e| format!("{key}: {e}"))?;
     let ask = match r.max {
         Some(max) => Ask::Amount { max },
@@ -472,7 +525,12 @@ async fn run_task(
     plan: &TaskPlan,
     done: &std::collections::HashSet<String>,
 ) -> anyhow::Result<Vec<Recorded>> {
-    let ctx = Arc::new(Ctx { study: ctx.study.clone(), asker: ctx.asker.clone(), loaded: ctx.loaded.clone() });
+    let ctx = Arc::new(Ctx {
+        study: ctx.study.clone(),
+        asker: ctx.asker.clone(),
+        loaded: ctx.loaded.clone(),
+        cells: ctx.cells.clone(),
+    });
     let limit =
         Arc::new(tokio::sync::Semaphore::new((ctx.asker.spec.concurrency * ctx.asker.spec.endpoints.len()).max(1) * 2));
     let mut set = tokio::task::JoinSet::new();

@@ -10,7 +10,6 @@
 use agora_environments::profile::render::{Presentation, TextLayout};
 use agora_environments::profile::schedule::Schedules;
 use agora_environments::profile::tasks::{inputs, Input, B4_DIRECTIONS};
-use agora_environments::profile::versions::Version;
 use agora_environments::profile::{Level, Operation, Task, VERSION_IDS};
 
 /// The reference presentation's name in the records.
@@ -90,28 +89,57 @@ pub fn retested(input: &Input, level: Level) -> bool {
     }
 }
 
-/// The presentation an operation makes of `version` (the reference presentation for `None`).
-pub fn presentation(op: Option<Operation>, task: Task, version: &Version, version_index: usize) -> Presentation {
+/// The society prompts' presentation cells the profile's checks reuse: the answer-field name,
+/// the two layouts, the task identifier, the alternative opening and the reversed order are
+/// read from `scenarios/cells/` (the same files `agora run` applies), not copied.
+#[derive(Clone, Debug)]
+pub struct Cells {
+    answer_field: String,
+    task_id: String,
+    opening: String,
+    inline: TextLayout,
+    per_line: TextLayout,
+    reversed: bool,
+}
+
+impl Cells {
+    /// Loads the six cells from `dir`.
+    pub fn load(dir: &std::path::Path) -> anyhow::Result<Cells> {
+        let options = |name: &str| -> anyhow::Result<agora_agents::llm::PromptOptions> {
+            let cell = agora_scenarios::cell::Cell::load(&dir.join(format!("{name}.ron")))?;
+            Ok(agora_engine::spec::prompt_options(&cell.factors))
+        };
+        let layout = |l: agora_agents::llm::Layout| match l {
+            agora_agents::llm::Layout::Default => TextLayout::AsWritten,
+            agora_agents::llm::Layout::Inline => TextLayout::Inline,
+            agora_agents::llm::Layout::SentencePerLine => TextLayout::SentencePerLine,
+        };
+        let missing = |name: &str, what: &str| {
+            crate::BadInput(format!("{}: the cell sets no {what}", dir.join(format!("{name}.ron")).display()))
+        };
+        Ok(Cells {
+            answer_field: options("answer-field")?.answer_field,
+            task_id: options("task-id")?.task_id.ok_or_else(|| missing("task-id", "task identifier"))?,
+            opening: options("alt-opening")?.opening.ok_or_else(|| missing("alt-opening", "opening sentence"))?,
+            inline: layout(options("layout-inline")?.layout),
+            per_line: layout(options("layout-sentence-per-line")?.layout),
+            reversed: options("reversed-actions")?.reversed_actions,
+        })
+    }
+}
+
+/// The presentation an operation makes of a version (the reference presentation for `None`).
+pub fn presentation(op: Option<Operation>, cells: &Cells) -> Presentation {
     let mut p = Presentation::reference();
     let Some(op) = op else { return p };
     match op {
-        Operation::AnswerField => {
-            let alt = if version.answer.field() == "response" { "answer" } else { "response" };
-            p.answer_field = Some(alt.to_string());
-        }
-        Operation::InlineLayout => p.layout = TextLayout::Inline,
-        Operation::SentenceLineBreaks => p.layout = TextLayout::SentencePerLine,
-        Operation::TaskIdentifier => {
-            let index = Task::ALL.iter().position(|t| *t == task).unwrap_or(0);
-            p.task_id = Some(format!("P{:02}-{}", index + 1, VERSION_IDS[version_index]));
-        }
-        Operation::AlternativeOpening => {
-            let alt = "The following describes a decision.";
-            let other = "Below is a decision to make.";
-            p.opening = Some(if version.opening == alt { other } else { alt }.to_string());
-        }
+        Operation::AnswerField => p.answer_field = Some(cells.answer_field.clone()),
+        Operation::InlineLayout => p.layout = cells.inline,
+        Operation::SentenceLineBreaks => p.layout = cells.per_line,
+        Operation::TaskIdentifier => p.task_id = Some(cells.task_id.clone()),
+        Operation::AlternativeOpening => p.opening = Some(cells.opening.clone()),
         Operation::ActionLabels | Operation::ReversibleLabels => p.alt_labels = true,
-        Operation::ActionOrder | Operation::ResponseOrder | Operation::OptionOrder => p.reversed = true,
+        Operation::ActionOrder | Operation::ResponseOrder | Operation::OptionOrder => p.reversed = cells.reversed,
         Operation::HistoryTable => p.history_table = true,
         Operation::TableLayout => p.table_layout = true,
     }

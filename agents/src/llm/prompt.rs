@@ -407,14 +407,14 @@ fn summary(shown: &[Feedback], w: &Wording) -> String {
     }
 }
 
-/// Applies the layout presentation check to rendered text.
+/// Applies the layout presentation check to rendered text: the one text function the
+/// profile's layout checks use too (`agora_environments::profile::render::apply_layout`).
 fn apply_layout(text: &str, layout: Layout) -> String {
-    match layout {
-        Layout::Default => text.trim_end().to_string(),
-        Layout::Inline => text.split_whitespace().collect::<Vec<_>>().join(" "),
-        Layout::SentencePerLine => {
-            let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-            flat.replace(". ", ".\n").replace("? ", "?\n").replace(": |", ":\n|")
-        }
-    }
+    use agora_environments::profile::render::{apply_layout, TextLayout};
+    let layout = match layout {
+        Layout::Default => TextLayout::AsWritten,
+        Layout::Inline => TextLayout::Inline,
+        Layout::SentencePerLine => TextLayout::SentencePerLine,
+    };
+    apply_layout(text, layout)
 }

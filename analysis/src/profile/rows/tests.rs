@@ -110,3 +110,45 @@ fn b2_uses_the_difference_between_its_histories() {
     assert!((l.centre.unwrap() - 1000.0 / 11.0).abs() < 1e-9);
     assert_eq!(l.checks, 11);
 }
+
+#[test]
+fn an_always_l_player_scores_50_on_b4() {
+    // §B4: the opponent plays L in rounds 1–6 then R, or the reverse; a model that always
+    // answers L matches in half of the scored positions (rounds 8–12): 100·225/450 = 50.
+    let mut rows = Vec::new();
+    for q in 0..11 {
+        for level in LEVELS {
+            for direction in ["l-to-r", "r-to-l"] {
+                for episode in 0..15 {
+                    for round in 1..=12u32 {
+                        let opponent = if (direction == "l-to-r") == (round <= 6) { "l" } else { "r" };
+                        let mut r = row("b4", q, REFERENCE, level, &format!("round-{round}"), "", episode, None);
+                        r.direction = direction.into();
+                        r.round = round;
+                        r.value = Some("l".into());
+                        r.score = Some(if opponent == "l" { 100.0 } else { 0.0 });
+                        rows.push(r);
+                    }
+                }
+            }
+        }
+        // One check per version at the low payoff: the side queries at rounds 8 and 12.
+        for direction in ["l-to-r", "r-to-l"] {
+            for episode in 0..15 {
+                for round in [8u32, 12] {
+                    let opponent = if (direction == "l-to-r") == (round <= 6) { "l" } else { "r" };
+                    let mut r = row("b4", q, "history-table", "low", &format!("round-{round}"), "", episode, None);
+                    r.direction = direction.into();
+                    r.round = round;
+                    r.value = Some("l".into());
+                    r.score = Some(if opponent == "l" { 100.0 } else { 0.0 });
+                    rows.push(r);
+                }
+            }
+        }
+    }
+    let l = profile_table(&rows).into_iter().find(|l| l.measure == "b4").expect("b4");
+    assert_eq!(l.status, "available", "{l:?}");
+    assert!((l.centre.unwrap() - 50.0).abs() < 1e-12, "{l:?}");
+    assert_eq!(l.outer, Some([50.0, 50.0]), "the same choices under the check change nothing");
+}
