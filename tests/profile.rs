@@ -122,12 +122,12 @@ fn a_reduced_profile_of_every_task_runs_end_to_end_and_writes_the_ranges() {
         1
     );
     // B4: 11 versions × 3 payoffs × 2 directions × 1 episode × 12 rounds, and the side queries
-    // at rounds 8 and 12 only.
+    // at rounds 1, 8 and 12 only.
     assert_eq!(
         count(&c, "SELECT COUNT(*) FROM profile_responses WHERE task = 'b4' AND presentation = 'reference'"),
         11 * 3 * 2 * 12
     );
-    assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_responses WHERE task = 'b4' AND presentation <> 'reference' AND round NOT IN (8, 12)"), 0);
+    assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_responses WHERE task = 'b4' AND presentation <> 'reference' AND round NOT IN (1, 8, 12)"), 0);
     // A B4 choice scores 100 exactly when it matches the opponent's script: L in rounds 1–6
     // then R (l-to-r), or the reverse, never disclosed to the model.
     assert_eq!(
@@ -217,7 +217,7 @@ fn a_reduced_profile_of_every_task_runs_end_to_end_and_writes_the_ranges() {
 }
 
 #[test]
-fn invalid_answers_stay_missing_and_make_the_outer_range_unavailable() {
+fn invalid_answers_stay_missing_and_make_the_result_unavailable() {
     let dir = tempfile::tempdir().expect("tempdir");
     let rt = runtime();
     // The model never answers a question that starts with a task identifier (a check of the
@@ -268,9 +268,11 @@ fn invalid_answers_stay_missing_and_make_the_outer_range_unavailable() {
         .find(|l| l["measure"] == "a:dictator")
         .cloned()
         .expect("line");
-    assert!(line["centre"].is_number() && line["inner"].is_array(), "{line}");
-    assert!(line["outer"].is_null(), "{line}");
-    assert!(line["status"].as_str().unwrap().starts_with("outer unavailable"), "{line}");
+    // §M05: A–D require every scheduled observation, checks included; nothing is filled in.
+    assert!(line["centre"].is_null() && line["inner"].is_null() && line["outer"].is_null(), "{line}");
+    assert!(line["status"].as_str().unwrap().contains("20 of 25 check slots valid"), "{line}");
+    assert_eq!(line["coverage"]["check_slots"], 25);
+    assert_eq!(line["coverage"]["check_valid"], 20);
 }
 
 fn copy_assets(dir: &Path) -> PathBuf {

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 mod common;
-use common::{agora, text};
+use common::{agora, assert_figure_files, text};
 
 #[test]
 fn report_is_self_contained_escapes_replies_and_renders_in_a_browser() {
@@ -83,33 +83,6 @@ fn report_is_self_contained_escapes_replies_and_renders_in_a_browser() {
         .expect("chromium runs");
     let png = std::fs::read(&shot).unwrap_or_else(|_| panic!("screenshot: {}", text(&o)));
     assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "a non-trivial screenshot");
-}
-
-/// Every figure is written as SVG and as a PNG that decodes, has the size of a readable
-/// figure and is drawn on (not blank: coloured marks and dark text).
-fn assert_figure_files(dir: &Path, figures: usize) {
-    let mut pngs: Vec<_> = std::fs::read_dir(dir)
-        .expect("figures directory")
-        .map(|e| e.expect("entry").path())
-        .filter(|p| p.extension().is_some_and(|e| e == "png"))
-        .collect();
-    pngs.sort();
-    assert_eq!(pngs.len(), figures, "one PNG per figure");
-    for p in &pngs {
-        assert!(p.with_extension("svg").exists(), "{} has its SVG", p.display());
-        let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(p).expect("open")));
-        let mut reader = decoder.read_info().expect("a PNG");
-        let mut buf = vec![0; reader.output_buffer_size()];
-        let info = reader.next_frame(&mut buf).expect("decodes");
-        assert!(info.width >= 700 && info.height >= 200, "{} is {}×{}", p.display(), info.width, info.height);
-        let px = &buf[..info.buffer_size()];
-        let pixels = px.len() / 3;
-        let dark = px.chunks(3).filter(|c| c.iter().all(|v| *v < 80)).count();
-        let coloured =
-            px.chunks(3).filter(|c| c.iter().max().unwrap_or(&0) - c.iter().min().unwrap_or(&0) > 60).count();
-        assert!(dark * 200 > pixels, "{}: text and axes are drawn ({dark} dark pixels)", p.display());
-        assert!(coloured * 200 > pixels, "{}: data are drawn in colour ({coloured} pixels)", p.display());
-    }
 }
 
 #[test]

@@ -462,7 +462,7 @@ async fn run_slot(ctx: Arc<Ctx>, s: Slot) -> Result<Recorded, String> {
 }
 
 /// One live B4 episode: twelve rounds against the scripted opponent, with the check side
-/// queries at rounds 8 and 12 (they see the same history and do not advance the episode). A
+/// queries at rounds 1, 8 and 12 (they see the same history and do not advance the episode). A
 /// round without a valid answer ends the episode: its later rounds are recorded missing.
 async fn run_episode(ctx: Arc<Ctx>, e: Episode) -> Result<Vec<Recorded>, String> {
     let mut out = Vec::new();

@@ -5,7 +5,7 @@
 //! the responder's unscored full curve on the original version only (§A5), and fifteen slots
 //! per retested input of each scheduled check at its version's condition. B4: fifteen live
 //! episodes per payoff, switch direction and version (twelve rounds each), with each scheduled
-//! check asked as a side query at rounds 8 and 12 of the episodes at its condition.
+//! check asked as a side query at rounds 1, 8 and 12 of the episodes at its condition.
 
 use agora_environments::profile::render::{Presentation, TextLayout};
 use agora_environments::profile::schedule::Schedules;
@@ -15,8 +15,9 @@ use agora_environments::profile::{Level, Operation, Task, VERSION_IDS};
 /// The reference presentation's name in the records.
 pub const REFERENCE: &str = "reference";
 
-/// The B4 rounds at which a check's side queries are asked (§B4: "rounds 8 and 12").
-pub const B4_CHECK_ROUNDS: [u32; 2] = [8, 12];
+/// The B4 rounds at which a check's side queries are asked (§B4: "rounds 1, 8 and 12"; round 1,
+/// before any history, is recorded but only rounds 8 and 12 enter the score replacement).
+pub const B4_CHECK_ROUNDS: [u32; 3] = [1, 8, 12];
 
 /// B4's rounds per episode (§B4).
 pub const B4_ROUNDS: u32 = 12;

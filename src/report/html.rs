@@ -8,6 +8,7 @@ use agora_analysis::analyze::{Analysis, ContrastRow, Table};
 use super::audit::AuditTables;
 use super::figures::tree::Node;
 use super::figures::Figure;
+use super::profile::{measure_name, signed, Joined, StoredProfile};
 use super::queries::{Excerpt, Model, NamingRun, Probes, Study};
 
 /// Escapes text for HTML element content and attribute values.
@@ -52,6 +53,10 @@ pub struct Page<'a> {
     pub audit: &'a AuditTables,
     /// The reasoning tree drawn, if any.
     pub tree: Option<&'a Node>,
+    /// The behavioural profiles in the store, one per model.
+    pub profiles: &'a [StoredProfile],
+    /// The profiled models joined to their society decisions.
+    pub joined: &'a [Joined<'a>],
 }
 
 /// The whole report page.
@@ -72,6 +77,7 @@ pub fn page(analysis: &Analysis, p: &Page) -> String {
         }
     }
     models(&mut h, p.models);
+    behavioural_profile(&mut h, p);
     contamination(&mut h, &analysis.contrasts, p.probes);
     audit(&mut h, p);
     naming_runs(&mut h, p.naming_runs);
@@ -155,6 +161,118 @@ fn models(h: &mut String, models: &[Model]) {
             m.max_tokens,
             m.calls,
         );
+    }
+    h.push_str("</table>");
+}
+
+fn one_decimal(x: Option<f64>) -> String {
+    x.filter(|v| v.is_finite()).map_or_else(|| "–".into(), |v| format!("{v:.1}"))
+}
+
+fn range(r: Option<[f64; 2]>) -> String {
+    r.map_or_else(|| "–".into(), |[a, b]| format!("[{a:.1}, {b:.1}]"))
+}
+
+/// A profile line's centre with its inner range, or its status where the centre is unavailable.
+fn centre_and_inner(l: Option<&agora_analysis::profile::rows::ProfileLine>, what: &str) -> String {
+    match l {
+        None => format!("{} not in this profile", escape(what)),
+        Some(l) if l.centre.is_some() => format!("{} {}", one_decimal(l.centre), range(l.inner)),
+        Some(l) => escape(&l.status),
+    }
+}
+
+/// The behavioural profile (seed 000, `agora profile`): each model's table, and the models
+/// joined to their own decisions in the store's society runs.
+fn behavioural_profile(h: &mut String, p: &Page) {
+    h.push_str("<h2 id=\"profile\">Behavioural profile</h2>");
+    if p.profiles.is_empty() {
+        h.push_str("<p id=\"profile-none\">This store holds no behavioural profile (<code>agora profile</code>).</p>");
+        return;
+    }
+    let fig = p.figures.iter().position(|(c, _)| *c == super::figures::profile::CAPTION);
+    let _ = write!(
+        h,
+        "<p>Seed 000's profile (<code>agora profile</code>): per measure, the centre M (the mean of the eleven \
+         question versions' reference results), the inner range I (their minimum to maximum) and the outer range O \
+         (I widened by the results recomputed under the presentation checks){}. The ranges describe variation \
+         across the questions and checks; they are not confidence intervals. A1–A5 combine their tasks' lines \
+         (<code>a:</code> rows) with the seed's fixed weights. A1–A5, B4, C1–C3 and D1–D3 are on a 0–100 scale, \
+         B1–B3 and C4 on −100 to 100. An unavailable value is not drawn; its status says why. Coverage counts the \
+         valid answers of the scheduled reference and check slots.</p>",
+        fig.map(|i| format!(" (<a href=\"#figure-{i}\">figure</a>)")).unwrap_or_default()
+    );
+    for (i, (model, served, lines)) in p.profiles.iter().enumerate() {
+        let _ = write!(
+            h,
+            "<h3>{} ({})</h3><table id=\"profile-{i}\" class=\"profile\"><tr><th>measure</th><th>name</th>\
+             <th>scale</th><th>centre</th><th>inner</th><th>outer</th><th>checks</th><th>coverage</th>\
+             <th>status</th></tr>",
+            escape(model),
+            escape(served)
+        );
+        for l in lines {
+            let c = l.coverage;
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+                 <td>{}/{} ref, {}/{} checks</td><td>{}</td></tr>",
+                escape(&l.measure),
+                escape(&measure_name(&l.measure)),
+                if signed(&l.measure) { "−100..100" } else { "0–100" },
+                one_decimal(l.centre),
+                range(l.inner),
+                range(l.outer),
+                l.checks,
+                c.reference_valid,
+                c.reference_slots,
+                c.check_valid,
+                c.check_slots,
+                escape(&l.status)
+            );
+        }
+        h.push_str("</table>");
+    }
+
+    h.push_str(
+        "<h3 id=\"profile-society-title\">Joined to the same models' society results</h3><p>Each profiled model \
+         (joined on model name and served id) beside its own decisions in this store's society runs: the baseline \
+         cell with C0 payoffs, every round pooled, each decision weighing the same; decisions whose slot ended in \
+         a fallback (no legal answer, a random action recorded) are left out and counted. The society figure and \
+         the profile task measure the same quantity on the same 0–100 scale, but with different instruments (a \
+         repeated game against other agents; isolated one-shot questions), so the two sit side by side and nothing \
+         is tested.</p><table id=\"profile-society\"><tr><th>model</th><th>served id</th><th>society outcome</th>\
+         <th>society (0–100)</th><th>decisions</th><th>fallbacks left out</th><th>runs</th><th>profile task</th>\
+         <th>task centre [inner]</th><th>measure</th><th>measure centre [inner]</th></tr>",
+    );
+    for j in p.joined {
+        if let Some(note) = &j.note {
+            let _ = write!(
+                h,
+                "<tr class=\"no-society\"><td>{}</td><td>{}</td><td colspan=\"9\">{}</td></tr>",
+                escape(&j.model),
+                escape(&j.served_id),
+                escape(note)
+            );
+        }
+        for r in &j.rows {
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
+                 <td>{}</td><td>{}</td><td>{}</td></tr>",
+                escape(&j.model),
+                escape(&j.served_id),
+                escape(r.outcome),
+                one_decimal(r.society),
+                r.decisions,
+                r.fallbacks,
+                r.runs,
+                escape(&r.task),
+                centre_and_inner(r.task_line, &r.task),
+                escape(r.measure),
+                centre_and_inner(r.measure_line, r.measure),
+            );
+        }
     }
     h.push_str("</table>");
 }

@@ -11,6 +11,7 @@ use anyhow::Context as _;
 mod audit;
 mod figures;
 mod html;
+mod profile;
 mod queries;
 
 /// What a report may be asked for beyond the store.
@@ -47,6 +48,10 @@ pub fn write_with(store: &Path, out: &Path, options: &Options) -> anyhow::Result
         requirements: audit::requirements(&conn)?,
         tree: audit::tree(&conn, options.tree_prompt.as_deref())?,
     };
+    // The behavioural profiles (`agora profile`), joined to the same models' society decisions.
+    let profiles = crate::profile::stored_profiles(&conn)?;
+    let society = if profiles.is_empty() { Vec::new() } else { queries::society_outcomes(&conn)? };
+    let joined = profile::join(&profiles, &society);
     let tree = audit.tree.as_ref().filter(|t| !t.paths.is_empty()).map(|t| figures::tree::Node::from_paths(&t.paths));
     let tree_title = audit.tree.as_ref().map(|t| {
         format!(
@@ -64,6 +69,7 @@ pub fn write_with(store: &Path, out: &Path, options: &Options) -> anyhow::Result
         tipping_run: tipping_run.as_ref(),
         request_distributions: &request_distributions,
         tree: tree.as_ref().zip(tree_title.as_deref()),
+        profiles: &profiles,
     })?;
     let fig_dir = out.join("figures");
     std::fs::create_dir_all(&fig_dir).with_context(|| format!("creating {}", fig_dir.display()))?;
@@ -87,6 +93,8 @@ pub fn write_with(store: &Path, out: &Path, options: &Options) -> anyhow::Result
             excerpts: &excerpts,
             audit: &audit,
             tree: tree.as_ref(),
+            profiles: &profiles,
+            joined: &joined,
         },
     );
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;

@@ -307,3 +307,85 @@ pub fn tipping_run(conn: &Connection, fraction: f64) -> anyhow::Result<Option<Ti
         tipped_at,
     }))
 }
+
+/// One model's own decisions in one society game and role (baseline cell, C0 payoffs): the
+/// model is the one its seat's transcripts name, and a decision whose slot ended in a fallback
+/// (no legal answer; the recorded action is a random draw) is counted apart, not averaged.
+pub struct SocietyOutcome {
+    pub model: String,
+    pub served_id: String,
+    pub environment: String,
+    pub role: String,
+    /// Decisions averaged (fallbacks excluded).
+    pub decisions: usize,
+    /// Decisions left out as fallbacks.
+    pub fallbacks: usize,
+    /// Runs the averaged decisions come from.
+    pub runs: usize,
+    /// Mean of value / scale over the averaged decisions.
+    pub mean_share: f64,
+    /// Mean of value over the averaged decisions.
+    pub mean_value: f64,
+}
+
+/// Every model's own decisions in the society runs (baseline cell, C0 payoffs), per game and
+/// role. The k-th decision of a seat in a run (in step order) is its transcript slot k; a seat
+/// without decision transcripts is not a model's.
+pub fn society_outcomes(conn: &Connection) -> anyhow::Result<Vec<SocietyOutcome>> {
+    use std::collections::{BTreeMap, BTreeSet};
+    let mut slots: BTreeMap<(i64, i64, i64), (String, String, bool)> = BTreeMap::new();
+    let mut st = conn.prepare(
+        "SELECT t.run_id, t.seat, t.slot, t.model, t.served_id, t.parse_status = 'fallback' FROM transcripts t
+         JOIN runs r USING (run_id)
+         WHERE t.kind = 'decision' AND r.cell = 'baseline' AND r.variant = 'C0'
+           AND (t.parse_status IN ('ok', 'fallback') OR (t.parse_status = 'truncated' AND t.action IS NOT NULL))",
+    )?;
+    for row in st.query_map([], |r| Ok(((r.get(0)?, r.get(1)?, r.get(2)?), (r.get(3)?, r.get(4)?, r.get(5)?))))? {
+        let (k, v) = row?;
+        slots.insert(k, v);
+    }
+    if slots.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut st = conn.prepare(
+        "SELECT d.run_id, d.seat, r.environment, d.role, d.value, d.scale FROM decisions d JOIN runs r USING (run_id)
+         WHERE r.cell = 'baseline' AND r.variant = 'C0' ORDER BY d.run_id, d.seat, d.step",
+    )?;
+    type Row = (i64, i64, String, String, f64, f64);
+    let rows =
+        st.query_map([], |r| Ok::<Row, _>((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))?;
+    // (model, served id, environment, role) → (share sum, value sum, decisions, fallbacks, runs).
+    type Acc = (f64, f64, usize, usize, BTreeSet<i64>);
+    let mut acc: BTreeMap<(String, String, String, String), Acc> = BTreeMap::new();
+    let mut next: BTreeMap<(i64, i64), i64> = BTreeMap::new();
+    for row in rows {
+        let (run, seat, environment, role, value, scale) = row?;
+        let k = next.entry((run, seat)).or_insert(0);
+        let slot = *k;
+        *k += 1;
+        let Some((model, served, fallback)) = slots.get(&(run, seat, slot)) else { continue };
+        let a = acc.entry((model.clone(), served.clone(), environment, role)).or_default();
+        if *fallback {
+            a.3 += 1;
+        } else {
+            a.0 += if scale != 0.0 { value / scale } else { f64::NAN };
+            a.1 += value;
+            a.2 += 1;
+            a.4.insert(run);
+        }
+    }
+    Ok(acc
+        .into_iter()
+        .map(|((model, served_id, environment, role), (share, value, n, fallbacks, runs))| SocietyOutcome {
+            model,
+            served_id,
+            environment,
+            role,
+            decisions: n,
+            fallbacks,
+            runs: runs.len(),
+            mean_share: if n > 0 { share / n as f64 } else { f64::NAN },
+            mean_value: if n > 0 { value / n as f64 } else { f64::NAN },
+        })
+        .collect())
+}

@@ -59,3 +59,35 @@ pub fn record_hashes(store: &Path) -> Vec<(String, String)> {
     let mut st = c.prepare("SELECT run_key, record_hash FROM runs ORDER BY run_key").expect("query");
     st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).expect("rows").map(|r| r.expect("row")).collect()
 }
+
+/// Every figure is written as SVG and as a PNG that decodes, has the size of a readable
+/// figure and is drawn on (not blank: coloured marks and dark text).
+pub fn assert_figure_files(dir: &Path, figures: usize) {
+    let mut pngs: Vec<_> = std::fs::read_dir(dir)
+        .expect("figures directory")
+        .map(|e| e.expect("entry").path())
+        .filter(|p| p.extension().is_some_and(|e| e == "png"))
+        .collect();
+    pngs.sort();
+    assert_eq!(pngs.len(), figures, "one PNG per figure");
+    for p in &pngs {
+        assert_figure_file(p);
+    }
+}
+
+/// One figure's PNG (with its SVG beside it): it decodes, has the size of a readable figure
+/// and is drawn on (not blank: coloured marks and dark text).
+pub fn assert_figure_file(p: &Path) {
+    assert!(p.with_extension("svg").exists(), "{} has its SVG", p.display());
+    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(p).expect("open")));
+    let mut reader = decoder.read_info().expect("a PNG");
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).expect("decodes");
+    assert!(info.width >= 700 && info.height >= 200, "{} is {}×{}", p.display(), info.width, info.height);
+    let px = &buf[..info.buffer_size()];
+    let pixels = px.len() / 3;
+    let dark = px.chunks(3).filter(|c| c.iter().all(|v| *v < 80)).count();
+    let coloured = px.chunks(3).filter(|c| c.iter().max().unwrap_or(&0) - c.iter().min().unwrap_or(&0) > 60).count();
+    assert!(dark * 200 > pixels, "{}: text and axes are drawn ({dark} dark pixels)", p.display());
+    assert!(coloured * 200 > pixels, "{}: data are drawn in colour ({coloured} pixels)", p.display());
+}

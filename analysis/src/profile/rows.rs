@@ -22,10 +22,12 @@
 //! | D2 | 9 points, stake then G1–G3 | G2 at c |
 //! | D3 | six menus (XY, XYDX, XYDY) | P1's menus at c |
 //!
-//! # Coverage (§M05 "A–D require all scheduled valid observations"; §E0's rule for checks)
-//! A measure's centre and inner range need every reference slot of its tasks valid; if only a
-//! check slot is missing, the outer range is marked unavailable and the centre and inner range
-//! stay. Missing answers are never replaced.
+//! # Coverage (§M05: "A–D require all scheduled valid observations")
+//! A measure's result needs every scheduled slot of its tasks valid, reference and checks
+//! alike; otherwise it is unavailable, with its coverage given. (§E0's softer rule — an
+//! unavailable check withholding only the outer range — is the seed's for E and F, not A–D.)
+//! Missing answers are never replaced. The responder's unscored curve is outside the score and
+//! outside coverage.
 
 use std::collections::BTreeMap;
 
@@ -445,57 +447,24 @@ fn line(measure: &str, kind: Kind, rows: &[&ResponseRow]) -> ProfileLine {
         coverage,
         status,
     };
-    if !coverage.reference_complete() {
+    if !coverage.checks_complete() {
         return unavailable(format!(
-            "unavailable: {} of {} reference slots valid (A–D need all)",
-            coverage.reference_valid, coverage.reference_slots
+            "unavailable: {} of {} reference and {} of {} check slots valid (A–D need every scheduled observation)",
+            coverage.reference_valid, coverage.reference_slots, coverage.check_valid, coverage.check_slots
         ));
     }
     let scored: Vec<&ResponseRow> =
         rows.iter().copied().filter(|r| r.scored || matches!(kind, Kind::D1 | Kind::D3)).collect();
-    // With a check slot missing, the ranges are computed from the reference rows alone and the
-    // outer range withheld.
-    let complete = coverage.checks_complete();
-    let used: Vec<&ResponseRow> =
-        if complete { scored } else { scored.into_iter().filter(|r| r.presentation == REFERENCE).collect() };
-    let profile = versions(kind, &used).and_then(|v| {
-        if complete {
-            profile_measure(&v)
-        } else {
-            let reference = match &v {
-                Versions::Linear(l, vs) => {
-                    vs.iter().map(|x| l.version_result(&x.points)).collect::<Result<Vec<_>, _>>()?
-                }
-                Versions::B4(vs) => {
-                    vs.iter().map(|x| super::replace::b4_result(x.matches)).collect::<Result<_, _>>()?
-                }
-                Versions::D1(vs) => {
-                    vs.iter().map(|x| super::consistency::d1_result(&x.points)).collect::<Result<_, _>>()?
-                }
-                Versions::D3(vs) => {
-                    vs.iter().map(|x| super::consistency::d3_result(&x.points)).collect::<Result<_, _>>()?
-                }
-            };
-            // Any checked value stands in for the missing checks: O is not reported.
-            let first = reference[0];
-            let range = super::range::measure_range(&reference, &[first])?;
-            Ok(super::measure::MeasureProfile { reference, checked: Vec::new(), range })
-        }
-    });
-    match profile {
+    match versions(kind, &scored).and_then(|v| profile_measure(&v)) {
         Err(e) => unavailable(format!("unavailable: {e}")),
         Ok(p) => ProfileLine {
             measure: measure.to_string(),
             centre: Some(p.range.centre),
             inner: Some(p.range.inner),
-            outer: complete.then_some(p.range.outer),
-            checks: if complete { p.range.checks } else { 0 },
+            outer: Some(p.range.outer),
+            checks: p.range.checks,
             coverage,
-            status: if complete {
-                "available".into()
-            } else {
-                format!("outer unavailable: {} of {} check slots valid", coverage.check_valid, coverage.check_slots)
-            },
+            status: "available".into(),
         },
     }
 }
@@ -569,25 +538,16 @@ fn combine_line(name: &str, measure: AMeasure, parts: &[&ProfileLine]) -> Profil
     if let Some(missing) = parts.iter().find(|p| p.centre.is_none()) {
         return ProfileLine { status: format!("unavailable: {} is unavailable", missing.measure), checks: 0, ..base };
     }
-    let outer_ok = parts.iter().all(|p| p.outer.is_some());
     let ranges: Vec<Ranges> = parts
         .iter()
-        .map(|p| {
-            let inner = p.inner.unwrap_or([0.0; 2]);
-            Ranges { centre: p.centre.unwrap_or(0.0), inner, outer: p.outer.unwrap_or(inner) }
-        })
+        .filter_map(|p| Some(Ranges { centre: p.centre?, inner: p.inner?, outer: p.outer? }))
         .collect();
     match combine(&measure.weights(), &ranges) {
         Ok(r) => ProfileLine {
             centre: Some(r.centre),
             inner: Some(r.inner),
-            outer: outer_ok.then_some(r.outer),
-            status: if outer_ok {
-                "available".into()
-            } else {
-                "outer unavailable: a task's checks are incomplete".into()
-            },
-            checks: if outer_ok { base.checks } else { 0 },
+            outer: Some(r.outer),
+            status: "available".into(),
             ..base
         },
         Err(e) => ProfileLine { status: format!("unavailable: {e}"), checks: 0, ..base },

@@ -83,6 +83,7 @@ macro_rules! figure {
 
 // After the macro, so that they can use it.
 mod lines;
+pub mod profile;
 mod rows;
 mod tipping;
 pub mod tree;
@@ -108,6 +109,8 @@ pub struct Inputs<'a> {
     pub request_distributions: &'a [RequestDistribution],
     /// The reasoning tree of the audit's chosen prompt, and its title.
     pub tree: Option<(&'a tree::Node, &'a str)>,
+    /// The behavioural profiles in the store (`agora profile`), one per model.
+    pub profiles: &'a [crate::report::profile::StoredProfile],
 }
 
 /// Every figure the data allow, in report order, with its caption.
@@ -154,6 +157,9 @@ pub fn build(d: &Inputs) -> anyhow::Result<Vec<(&'static str, Figure)>> {
     }
     if let Some((root, title)) = d.tree {
         figures.push(("Reasoning tree", tree::reasoning_tree(root, title)?));
+    }
+    if !profile::drawn_measures(d.profiles).is_empty() {
+        figures.push((profile::CAPTION, profile::profile(d.profiles)?));
     }
     Ok(figures)
 }

@@ -58,22 +58,22 @@ fn an_a_task_range_from_its_rows() {
 }
 
 #[test]
-fn a_missing_slot_makes_the_result_or_the_outer_range_unavailable() {
+fn a_missing_slot_makes_the_result_unavailable() {
     let mut rows = dictator();
     let check = rows.iter_mut().rev().find(|r| r.presentation != REFERENCE).unwrap();
     check.score = None;
     check.value = None;
     let l = profile_table(&rows).into_iter().find(|l| l.measure == "a:dictator").unwrap();
-    assert_eq!(l.inner, Some([10.0, 20.0]), "the centre and inner range stay");
-    assert_eq!(l.outer, None);
-    assert!(l.status.starts_with("outer unavailable: 1 of 2"), "{}", l.status);
+    // §M05: "A–D require all scheduled valid observations" — a missing check slot too.
+    assert_eq!((l.centre, l.inner, l.outer), (None, None, None));
+    assert!(l.status.contains("1 of 2 check slots valid"), "{}", l.status);
 
     let mut rows = dictator();
     rows[5].score = None;
     rows[5].value = None;
     let l = profile_table(&rows).into_iter().find(|l| l.measure == "a:dictator").unwrap();
     assert_eq!((l.centre, l.inner, l.outer), (None, None, None), "never replaced by a zero");
-    assert!(l.status.contains("65 of 66 reference slots"), "{}", l.status);
+    assert!(l.status.contains("65 of 66 reference and 2 of 2 check slots valid"), "{}", l.status);
 }
 
 #[test]
