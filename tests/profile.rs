@@ -352,7 +352,7 @@ fn bad_input_is_refused_with_the_file_and_field_and_exit_2() {
 
 #[test]
 fn the_shipped_study_has_the_seeds_call_counts() {
-    let o = agora(&["profile", "scenarios/studies/profile.ron", "--dry-run"]);
+    let o = agora(&["profile", "scenarios/profiles/profile.ron", "--dry-run"]);
     assert!(o.status.success(), "{}", text(&o));
     let said = text(&o);
     let n = |c: &str| -> usize {
