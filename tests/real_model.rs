@@ -238,15 +238,27 @@ fn a_small_profile_of_the_real_model_then_replay_without_a_server() {
     assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_gr"), 23);
     assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_responses WHERE status NOT IN ('valid', 'missing')"), 0);
     assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_responses WHERE status = 'missing' AND value IS NOT NULL"), 0);
-    assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_responses WHERE status = 'valid' AND (score < 0 OR score > 100)"), 0);
+    assert_eq!(
+        count(&c, "SELECT COUNT(*) FROM profile_responses WHERE status = 'valid' AND (score < 0 OR score > 100)"),
+        0
+    );
     assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_attempts WHERE reply = ''"), 0, "raw replies kept");
     let valid = count(&c, "SELECT COUNT(*) FROM profile_responses WHERE status = 'valid'");
     println!("real model: {valid} of 58 dictator slots valid");
     let json: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(out_dir.join("profile.json")).expect("json")).expect("parse");
-    let line = json["models"][0]["measures"].as_array().expect("measures").iter().find(|l| l["measure"] == "a:dictator").cloned().expect("line");
+    let line = json["models"][0]["measures"]
+        .as_array()
+        .expect("measures")
+        .iter()
+        .find(|l| l["measure"] == "a:dictator")
+        .cloned()
+        .expect("line");
     assert_eq!(line["coverage"]["reference_slots"], 33);
-    assert_eq!(line["coverage"]["reference_valid"].as_i64(), Some(count(&c, "SELECT COUNT(*) FROM profile_responses WHERE status = 'valid' AND presentation = 'reference'")));
+    assert_eq!(
+        line["coverage"]["reference_valid"].as_i64(),
+        Some(count(&c, "SELECT COUNT(*) FROM profile_responses WHERE status = 'valid' AND presentation = 'reference'"))
+    );
     let status = line["status"].as_str().expect("status");
     assert!(status == "available" || status.starts_with("unavailable"), "{line}");
     let all_valid = line["coverage"]["reference_valid"] == 33 && line["coverage"]["check_valid"] == 25;

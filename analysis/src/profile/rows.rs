@@ -538,10 +538,8 @@ fn combine_line(name: &str, measure: AMeasure, parts: &[&ProfileLine]) -> Profil
     if let Some(missing) = parts.iter().find(|p| p.centre.is_none()) {
         return ProfileLine { status: format!("unavailable: {} is unavailable", missing.measure), checks: 0, ..base };
     }
-    let ranges: Vec<Ranges> = parts
-        .iter()
-        .filter_map(|p| Some(Ranges { centre: p.centre?, inner: p.inner?, outer: p.outer? }))
-        .collect();
+    let ranges: Vec<Ranges> =
+        parts.iter().filter_map(|p| Some(Ranges { centre: p.centre?, inner: p.inner?, outer: p.outer? })).collect();
     match combine(&measure.weights(), &ranges) {
         Ok(r) => ProfileLine {
             centre: Some(r.centre),
