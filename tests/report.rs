@@ -4,7 +4,7 @@
 use std::path::Path;
 
 mod common;
-use common::{agora, assert_figure_files, text};
+use common::{agora, assert_figure_files, chromium, headless, text};
 
 #[test]
 fn report_is_self_contained_escapes_replies_and_renders_in_a_browser() {
@@ -46,41 +46,17 @@ fn report_is_self_contained_escapes_replies_and_renders_in_a_browser() {
     assert!(html.contains("human critical mass 0.21–0.25"), "tipping curves carry the human bracket");
     assert_figure_files(&out.join("figures"), figures);
 
-    let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].into_iter().find(|p| Path::new(p).exists());
-    let Some(chromium) = chromium else {
-        // CI installs Chromium and sets this, so there the browser check cannot be skipped.
-        assert!(std::env::var_os("AGORA_REQUIRE_BROWSER").is_none(), "AGORA_REQUIRE_BROWSER is set but no chromium");
-        eprintln!("browser check not run: no chromium installed");
-        return;
-    };
+    let Some(chromium) = chromium() else { return };
     let profile = dir.path().join("profile");
-    let flags = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-    ];
     let url = format!("file://{}", out.join("report.html").display());
-    let dom = std::process::Command::new(chromium)
-        .args(flags)
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(["--dump-dom", &url])
-        .output()
-        .expect("chromium runs");
+    let dom = headless(chromium, &profile, &["--dump-dom", &url]);
     let dom = String::from_utf8_lossy(&dom.stdout);
     assert!(dom.contains("<title>Agora report</title>"), "the script did not run: the title is intact");
     assert_eq!(dom.matches("<svg").count(), figures, "every figure rendered as SVG in the browser");
     assert!(dom.contains("id=\"verdicts\""), "the verdict table is present");
     let shot = dir.path().join("shot.png");
-    let o = std::process::Command::new(chromium)
-        .args(flags)
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(["--window-size=1200,1600", &format!("--screenshot={}", shot.display()), &url])
-        .output()
-        .expect("chromium runs");
+    let o =
+        headless(chromium, &profile, &["--window-size=1200,1600", &format!("--screenshot={}", shot.display()), &url]);
     let png = std::fs::read(&shot).unwrap_or_else(|_| panic!("screenshot: {}", text(&o)));
     assert!(png.starts_with(b"\x89PNG") && png.len() > 20_000, "a non-trivial screenshot");
 }

@@ -4,13 +4,12 @@
 //! decisions (and says so where a profiled model has none), and renders in headless Chromium
 //! when it is installed.
 
-use std::path::Path;
 use std::sync::Arc;
 
 use agora_test_support::{legal_answer, FakeReply, FakeServer};
 
 mod common;
-use common::{agora, assert_figure_file, count, text};
+use common::{agora, assert_figure_file, chromium, count, headless, text};
 
 const CAPTION: &str = "Behavioural profile: centre (dot), inner range (thick bar), outer range (thin bar)";
 
@@ -168,30 +167,10 @@ fn the_report_shows_the_profile_and_joins_it_to_the_society_runs() {
         "{join}"
     );
 
-    let chromium = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].into_iter().find(|p| Path::new(p).exists());
-    let Some(chromium) = chromium else {
-        // CI installs Chromium and sets this, so there the browser check cannot be skipped.
-        assert!(std::env::var_os("AGORA_REQUIRE_BROWSER").is_none(), "AGORA_REQUIRE_BROWSER is set but no chromium");
-        eprintln!("browser check not run: no chromium installed");
-        return;
-    };
+    let Some(chromium) = chromium() else { return };
     let profile = dir.path().join("browser-profile");
-    let flags = [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-        "--no-first-run",
-    ];
     let url = format!("file://{}", out.join("report.html").display());
-    let dom = std::process::Command::new(chromium)
-        .args(flags)
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .args(["--dump-dom", &url])
-        .output()
-        .expect("chromium runs");
+    let dom = headless(chromium, &profile, &["--dump-dom", &url]);
     let dom = String::from_utf8_lossy(&dom.stdout);
     assert!(dom.contains("<title>Agora report</title>"), "the page loaded");
     assert_eq!(dom.matches("<svg").count(), figures, "every figure rendered as SVG in the browser");

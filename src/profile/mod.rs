@@ -9,7 +9,10 @@
 //! opt-in (`reduced_protocol: true`), marked in every output.
 
 mod ask;
+mod gr;
+mod output;
 mod plan;
+mod run;
 mod store;
 
 use std::collections::BTreeMap;
@@ -18,26 +21,23 @@ use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use agora_agents::llm::{LlmClient, ModelSpec};
-use agora_analysis::profile::gr_binary::{binary_comparison, BinaryCounts};
-use agora_analysis::profile::gr_open::{derive_seed, open_comparison};
-use agora_analysis::profile::rows::{profile_table, ProfileLine, ResponseRow};
 use agora_engine::store::SqliteCache;
 use agora_engine::Store;
-use agora_environments::profile::gr::{Format, Wording};
+use agora_environments::profile::gr::Wording;
 use agora_environments::profile::render::render;
 use agora_environments::profile::schedule::Schedules;
-use agora_environments::profile::tasks::{b4_input, b4_opponent, b4_round, score, Decoded, Input, Round};
+use agora_environments::profile::tasks::b4_input;
 use agora_environments::profile::versions::{self, Loaded};
-use agora_environments::profile::{ProfileInputError, Task, VERSION_IDS};
+use agora_environments::profile::{ProfileInputError, Task};
 use anyhow::Context as _;
-use serde::{Deserialize, Serialize};
-use serde_json::json;
+use serde::Deserialize;
 
 use crate::BadInput;
-use ask::{Answer, Ask, Asked, Asker};
-use plan::{presentation, presentation_name, task_plan, Cells, Episode, Slot, TaskPlan, B4_CHECK_ROUNDS, B4_ROUNDS};
+use ask::Asker;
+use plan::{presentation, task_plan, Cells, TaskPlan};
+use run::Ctx;
 
-pub use plan::REFERENCE;
+pub use output::stored_profiles;
 
 /// Arguments of `agora profile`.
 #[derive(clap::Args, Debug)]
@@ -268,21 +268,28 @@ pub fn main(args: ProfileArgs) -> anyhow::Result<()> {
             from_cache: Default::default(),
             sent: Default::default(),
         });
-        let ctx = Ctx {
+        let ctx = Arc::new(Ctx {
             study: study.name.clone(),
             asker: asker.clone(),
-            loaded: Arc::new(loaded.clone()),
+            loaded: loaded.clone(),
             cells: cells.clone(),
-        };
+        });
+        let limit = run::in_flight(spec);
+        // Records are committed every few hundred jobs, so an interrupted study resumes there.
+        let batch = (16 * limit).max(512);
         for (task, plan) in &plans {
             let done = store::done_keys(&conn, &study.name, &spec.name, task.name())?;
-            let rows = rt.block_on(run_task(&ctx, plan, &done))?;
-            store::write_rows(&mut conn, &study.name, spec, &rows)?;
+            let mut jobs = run::jobs(&ctx, plan, &done);
+            while !jobs.is_empty() {
+                let rest = jobs.split_off(batch.min(jobs.len()));
+                let recorded = rt.block_on(run::in_order(limit, std::mem::replace(&mut jobs, rest)))?;
+                store::write_rows(&mut conn, &study.name, spec, recorded.iter().flatten())?;
+            }
         }
         if study.general_robustness {
             let done = store::done_gr(&conn, &study.name, &spec.name)?;
-            let rows = rt.block_on(run_gr(&ctx, &wording, study.gr_responses, &done))?;
-            store::write_gr(&mut conn, &study.name, spec, &rows)?;
+            let recorded = rt.block_on(run::in_order(limit, gr::jobs(&ctx, &wording, study.gr_responses, &done)?))?;
+            store::write_gr(&mut conn, &study.name, spec, &recorded)?;
         }
         eprintln!(
             "{}: {} requests sent, {} replies from the cache",
@@ -290,9 +297,9 @@ pub fn main(args: ProfileArgs) -> anyhow::Result<()> {
             asker.sent.load(Ordering::Relaxed),
             asker.from_cache.load(Ordering::Relaxed)
         );
-        report.push(model_profile(&conn, &study, spec)?);
+        report.push(output::model_profile(&conn, &study, spec)?);
     }
-    write_outputs(&args.out, &study, &report)?;
+    output::write_outputs(&args.out, &study, &report)?;
     for m in &report {
         println!("{}", m.markdown());
     }
@@ -367,452 +374,4 @@ fn distinct_texts(plans: &[(Task, TaskPlan)], loaded: &[Loaded], cells: &Cells) 
         }
     }
     (seen.len(), bytes)
-}
-
-/// What every question of one model shares.
-struct Ctx {
-    study: String,
-    cells: Cells,
-    asker: Arc<Asker>,
-    loaded: Arc<Vec<Loaded>>,
-}
-
-impl Ctx {
-    fn version(&self, task: Task, v: usize) -> &agora_environments::profile::versions::Version {
-        let l = self.loaded.iter().find(|l| l.task == task).expect("every planned task is loaded");
-        &l.versions[v]
-    }
-}
-
-/// One recorded slot.
-#[derive(Clone, Debug)]
-pub struct Recorded {
-    /// The analysis row.
-    pub row: ResponseRow,
-    /// The question as asked.
-    pub prompt: String,
-    /// The attempts.
-    pub asked: Asked,
-}
-
-fn slot_key(
-    study: &str,
-    task: Task,
-    version: usize,
-    pres: &str,
-    input: &Input,
-    direction: &str,
-    round: u32,
-    slot: u32,
-) -> String {
-    format!(
-        "profile/{study}/{}/{}/{pres}/{}/{}/{}/{direction}/{round}/{slot}",
-        task.name(),
-        VERSION_IDS[version],
-        input.level.name(),
-        input.point,
-        input.branch
-    )
-}
-
-/// Renders, asks and decodes one input.
-async fn ask_one(
-    ctx: &Ctx,
-    task: Task,
-    version: usize,
-    op: Option<agora_environments::profile::Operation>,
-    input: &Input,
-    key: &str,
-) -> Result<(ResponseRow, String, Asked, Option<Decoded>), String> {
-    let v = ctx.version(task, version);
-    let p = presentation(op, &ctx.cells);
-    let r = render(input, v, &p).map_err(|e| format!("{key}: {e}"))?;
-    let ask = match r.max {
-        Some(max) => Ask::Amount { max },
-        None => Ask::Choice { labels: r.shown.iter().map(|(l, _)| l.clone()).collect() },
-    };
-    let asked = ctx.asker.ask(&r.text, &r.field, &ask, key).await?;
-    let decoded = asked.answer.and_then(|a| match a {
-        Answer::Label(i) => r.decode_choice(i),
-        Answer::Amount(x) => r.decode_amount(x),
-    });
-    let row = ResponseRow {
-        task: task.name().into(),
-        version: VERSION_IDS[version].into(),
-        presentation: presentation_name(op).into(),
-        level: input.level.name().into(),
-        point: input.point.clone(),
-        branch: input.branch.clone(),
-        direction: String::new(),
-        round: 0,
-        slot: 0,
-        scored: input.scored,
-        value: decoded.as_ref().map(Decoded::text),
-        score: decoded.as_ref().map(|d| score(input, d)),
-    };
-    Ok((row, r.text, asked, decoded))
-}
-
-async fn run_slot(ctx: Arc<Ctx>, s: Slot) -> Result<Recorded, String> {
-    let pres = presentation_name(s.presentation);
-    let key = slot_key(&ctx.study, s.task, s.version, pres, &s.input, "", 0, s.slot);
-    let (mut row, prompt, asked, _) = ask_one(&ctx, s.task, s.version, s.presentation, &s.input, &key).await?;
-    row.slot = s.slot;
-    Ok(Recorded { row, prompt, asked })
-}
-
-/// One live B4 episode: twelve rounds against the scripted opponent, with the check side
-/// queries at rounds 1, 8 and 12 (they see the same history and do not advance the episode). A
-/// round without a valid answer ends the episode: its later rounds are recorded missing.
-async fn run_episode(ctx: Arc<Ctx>, e: Episode) -> Result<Vec<Recorded>, String> {
-    let mut out = Vec::new();
-    let mut history: Vec<Round> = Vec::new();
-    let mut ended = false;
-    for round in 1..=B4_ROUNDS {
-        let input = b4_input(e.level, round, &history);
-        let opponent = b4_opponent(e.direction, round);
-        let mut ops: Vec<Option<agora_environments::profile::Operation>> = vec![None];
-        if B4_CHECK_ROUNDS.contains(&round) {
-            ops.extend(e.checks.iter().map(|o| Some(*o)));
-        }
-        let mut own = None;
-        for op in ops {
-            let pres = presentation_name(op);
-            let key = slot_key(&ctx.study, Task::B4, e.version, pres, &input, e.direction, round, e.episode);
-            let rec = if ended {
-                let row = ResponseRow {
-                    task: "b4".into(),
-                    version: VERSION_IDS[e.version].into(),
-                    presentation: pres.into(),
-                    level: e.level.name().into(),
-                    point: input.point.clone(),
-                    branch: String::new(),
-                    direction: String::new(),
-                    round,
-                    slot: e.episode,
-                    scored: true,
-                    value: None,
-                    score: None,
-                };
-                Recorded { row, prompt: String::new(), asked: Asked { answer: None, attempts: Vec::new() } }
-            } else {
-                let (row, prompt, asked, decoded) = ask_one(&ctx, Task::B4, e.version, op, &input, &key).await?;
-                if op.is_none() {
-                    own = decoded.as_ref().and_then(|d| match d {
-                        Decoded::Option(k) => Some(*k),
-                        Decoded::Amount(_) => None,
-                    });
-                }
-                Recorded { row, prompt, asked }
-            };
-            let mut rec = rec;
-            rec.row.direction = e.direction.into();
-            rec.row.round = round;
-            rec.row.slot = e.episode;
-            rec.row.score = rec.row.value.as_ref().map(|v| if v == opponent { 100.0 } else { 0.0 });
-            out.push(rec);
-        }
-        match own {
-            Some(k) if !ended => history.push(b4_round(e.level, round, k, opponent)),
-            _ => ended = true,
-        }
-    }
-    Ok(out)
-}
-
-async fn run_task(
-    ctx: &Ctx,
-    plan: &TaskPlan,
-    done: &std::collections::HashSet<String>,
-) -> anyhow::Result<Vec<Recorded>> {
-    let ctx = Arc::new(Ctx {
-        study: ctx.study.clone(),
-        asker: ctx.asker.clone(),
-        loaded: ctx.loaded.clone(),
-        cells: ctx.cells.clone(),
-    });
-    let limit =
-        Arc::new(tokio::sync::Semaphore::new((ctx.asker.spec.concurrency * ctx.asker.spec.endpoints.len()).max(1) * 2));
-    let mut set = tokio::task::JoinSet::new();
-    let mut index = 0usize;
-    for s in &plan.slots {
-        let key = slot_key(&ctx.study, s.task, s.version, presentation_name(s.presentation), &s.input, "", 0, s.slot);
-        if done.contains(&key) {
-            continue;
-        }
-        let permit = limit.clone().acquire_owned().await.context("the runtime closed")?;
-        let (c, s) = (ctx.clone(), s.clone());
-        index += 1;
-        set.spawn(async move {
-            let r = run_slot(c, s).await.map(|r| vec![r]);
-            drop(permit);
-            (index, r)
-        });
-    }
-    for e in &plan.episodes {
-        let first = b4_input(e.level, 1, &[]);
-        let key = slot_key(&ctx.study, Task::B4, e.version, REFERENCE, &first, e.direction, 1, e.episode);
-        if done.contains(&key) {
-            continue;
-        }
-        let permit = limit.clone().acquire_owned().await.context("the runtime closed")?;
-        let (c, e) = (ctx.clone(), e.clone());
-        index += 1;
-        set.spawn(async move {
-            let r = run_episode(c, e).await;
-            drop(permit);
-            (index, r)
-        });
-    }
-    let mut results = Vec::new();
-    while let Some(joined) = set.join_next().await {
-        let (i, r) = joined.context("a profile question panicked")?;
-        results.push((i, r.map_err(|e| anyhow::anyhow!(e))?));
-    }
-    // Records in plan order, whatever order the answers came in.
-    results.sort_by_key(|(i, _)| *i);
-    Ok(results.into_iter().flat_map(|(_, r)| r).collect())
-}
-
-/// One General Robustness slot's record.
-#[derive(Clone, Debug)]
-pub struct GrRecorded {
-    /// The condition's identifier.
-    pub condition: &'static str,
-    /// `open` or `binary`.
-    pub format: &'static str,
-    /// `reference`, `core` or `secondary`.
-    pub class: &'static str,
-    /// 0-based slot.
-    pub slot: u32,
-    /// The economic value: dollars given (open) or `equal` / `self-only` (binary).
-    pub value: Option<String>,
-    /// Whether the adopted answer matches the requested format exactly.
-    pub strict: bool,
-    /// The question.
-    pub prompt: String,
-    /// The attempts.
-    pub asked: Asked,
-}
-
-async fn run_gr(
-    ctx: &Ctx,
-    wording: &Wording,
-    responses: u32,
-    done: &std::collections::HashSet<String>,
-) -> anyhow::Result<Vec<GrRecorded>> {
-    let conditions = wording.conditions().map_err(|(f, r)| BadInput(format!("gr.ron: field `{f}`: {r}")))?;
-    let limit =
-        Arc::new(tokio::sync::Semaphore::new((ctx.asker.spec.concurrency * ctx.asker.spec.endpoints.len()).max(1) * 2));
-    let mut set = tokio::task::JoinSet::new();
-    let mut index = 0usize;
-    for c in conditions {
-        for slot in 0..responses {
-            let key = format!("profile/{}/gr/{}/{slot}", ctx.study, c.id);
-            if done.contains(&key) {
-                continue;
-            }
-            let permit = limit.clone().acquire_owned().await.context("the runtime closed")?;
-            let asker = ctx.asker.clone();
-            let c = c.clone();
-            index += 1;
-            set.spawn(async move {
-                let ask = match c.format {
-                    Format::Open => Ask::Amount { max: agora_environments::profile::gr::OPEN_MAX },
-                    Format::Binary => Ask::Choice { labels: c.shown.iter().map(|(l, _)| l.clone()).collect() },
-                };
-                let r = asker.ask(&c.text, &c.field, &ask, &key).await.map(|asked| {
-                    let value = asked.answer.and_then(|a| match (a, c.format) {
-                        (Answer::Amount(x), Format::Open) => Some(x.to_string()),
-                        (Answer::Label(i), Format::Binary) => c.shown.get(i).map(|(_, m)| (*m).to_string()),
-                        _ => None,
-                    });
-                    let strict =
-                        value.is_some() && asked.attempts.last().is_some_and(|a| ask.strict(&a.reply, &c.field));
-                    GrRecorded {
-                        condition: c.id,
-                        format: if c.format == Format::Open { "open" } else { "binary" },
-                        class: c.class,
-                        slot,
-                        value,
-                        strict,
-                        prompt: c.text.clone(),
-                        asked,
-                    }
-                });
-                drop(permit);
-                (index, r)
-            });
-        }
-    }
-    let mut results = Vec::new();
-    while let Some(joined) = set.join_next().await {
-        let (i, r) = joined.context("a GR question panicked")?;
-        results.push((i, r.map_err(|e| anyhow::anyhow!(e))?));
-    }
-    results.sort_by_key(|(i, _)| *i);
-    Ok(results.into_iter().map(|(_, r)| r).collect())
-}
-
-/// One model's profile: the table, and GR's comparisons.
-#[derive(Clone, Debug, Serialize)]
-pub struct ModelProfile {
-    /// The model's name in the study.
-    pub model: String,
-    /// Its served id.
-    pub served_id: String,
-    /// Whether the study ran fewer responses than the seed (opted in).
-    pub reduced_protocol: bool,
-    /// The table.
-    pub measures: Vec<ProfileLine>,
-    /// General Robustness.
-    pub general_robustness: Option<serde_json::Value>,
-}
-
-fn fmt_range(r: Option<[f64; 2]>) -> String {
-    r.map_or("–".into(), |[a, b]| format!("[{a:.1}, {b:.1}]"))
-}
-
-impl ModelProfile {
-    /// The table as Markdown.
-    pub fn markdown(&self) -> String {
-        let mut s = format!(
-            "## Profile of {} ({}){}\n\n| measure | centre | inner | outer | coverage | status |\n|---|---|---|---|---|---|\n",
-            self.model,
-            self.served_id,
-            if self.reduced_protocol { " — reduced protocol" } else { "" }
-        );
-        for l in &self.measures {
-            s.push_str(&format!(
-                "| {} | {} | {} | {} | {}/{} ref, {}/{} checks | {} |\n",
-                l.measure,
-                l.centre.map_or("–".into(), |c| format!("{c:.1}")),
-                fmt_range(l.inner),
-                fmt_range(l.outer),
-                l.coverage.reference_valid,
-                l.coverage.reference_slots,
-                l.coverage.check_valid,
-                l.coverage.check_slots,
-                l.status
-            ));
-        }
-        if let Some(gr) = &self.general_robustness {
-            s.push_str(&format!(
-                "\nGeneral Robustness: {} of {} slots usable, {} of {} adopted answers strictly in the requested format.\n",
-                gr["usable"], gr["slots"], gr["strict"], gr["usable"]
-            ));
-        }
-        s
-    }
-}
-
-fn model_profile(conn: &rusqlite::Connection, study: &ProfileStudy, spec: &ModelSpec) -> anyhow::Result<ModelProfile> {
-    let rows = store::read_rows(conn, &study.name, &spec.name)?;
-    let measures = profile_table(&rows);
-    let gr = if study.general_robustness { Some(gr_summary(conn, &study.name, &spec.name)?) } else { None };
-    Ok(ModelProfile {
-        model: spec.name.clone(),
-        served_id: spec.served_id.clone(),
-        reduced_protocol: study.reduced_protocol,
-        measures,
-        general_robustness: gr,
-    })
-}
-
-/// GR's 21 comparisons of one model (§GR1, §GR2), with usable and strict counts (§GR3).
-fn gr_summary(conn: &rusqlite::Connection, study: &str, model: &str) -> anyhow::Result<serde_json::Value> {
-    let rows = store::read_gr(conn, study, model)?;
-    let mut by: BTreeMap<String, Vec<(String, Option<String>, bool, String)>> = BTreeMap::new();
-    for (condition, format, class, value, strict) in &rows {
-        by.entry(condition.clone()).or_default().push((format.clone(), value.clone(), *strict, class.clone()));
-    }
-    let slots = rows.len();
-    let usable = rows.iter().filter(|r| r.3.is_some()).count();
-    let strict = rows.iter().filter(|r| r.3.is_some() && r.4).count();
-    let mut comparisons = Vec::new();
-    let values = |id: &str| -> Vec<Option<String>> {
-        by.get(id).map(|v| v.iter().map(|x| x.1.clone()).collect()).unwrap_or_default()
-    };
-    for (id, list) in &by {
-        let (format, class) = (&list[0].0, &list[0].3);
-        if class == "reference" {
-            continue;
-        }
-        let reference = if format == "open" { "OE-REF" } else { "BI-REF" };
-        let (r, c) = (values(reference), values(id));
-        let complete =
-            r.iter().all(Option::is_some) && c.iter().all(Option::is_some) && !r.is_empty() && r.len() == c.len();
-        let result = if !complete {
-            json!({"status": format!("unavailable: {} of {} reference and {} of {} check answers usable (GR3 needs every slot)",
-                r.iter().flatten().count(), r.len(), c.iter().flatten().count(), c.len())})
-        } else if format == "open" {
-            let amounts =
-                |v: &[Option<String>]| -> Vec<u32> { v.iter().flatten().filter_map(|x| x.parse().ok()).collect() };
-            match open_comparison(&amounts(&r), &amounts(&c), 10_000, 0.95, derive_seed(model, id)) {
-                Ok(o) => serde_json::to_value(o)?,
-                Err(e) => json!({"status": format!("unavailable: {e}")}),
-            }
-        } else {
-            let counts = |v: &[Option<String>]| BinaryCounts {
-                equal: v.iter().flatten().filter(|x| *x == "equal").count() as u64,
-                self_only: v.iter().flatten().filter(|x| *x == "self-only").count() as u64,
-            };
-            match binary_comparison(counts(&r), counts(&c), 0.05) {
-                Ok(b) => serde_json::to_value(b)?,
-                Err(e) => json!({"status": format!("unavailable: {e}")}),
-            }
-        };
-        comparisons.push(json!({"condition": id, "format": format, "class": class, "result": result}));
-    }
-    Ok(json!({
-        "slots": slots,
-        "usable": usable,
-        "strict": strict,
-        "strict_share": if usable > 0 { Some(strict as f64 / usable as f64) } else { None },
-        "strict_denominator": usable,
-        "comparisons": comparisons,
-    }))
-}
-
-fn write_outputs(out: &Path, study: &ProfileStudy, models: &[ModelProfile]) -> anyhow::Result<()> {
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
-    let json =
-        json!({"study": study.name, "master_seed": study.master_seed, "responses": study.responses, "models": models});
-    std::fs::write(out.join("profile.json"), serde_json::to_string_pretty(&json)?)?;
-    let md: String = models.iter().map(ModelProfile::markdown).collect::<Vec<_>>().join("\n");
-    std::fs::write(out.join("profile.md"), md)?;
-    let mut csv = String::from("model,measure,centre,inner_low,inner_high,outer_low,outer_high,checks,reference_valid,reference_slots,check_valid,check_slots,status\n");
-    let num = |x: Option<f64>| x.map_or(String::new(), |v| format!("{v}"));
-    for m in models {
-        for l in &m.measures {
-            csv.push_str(&format!(
-                "{},{},{},{},{},{},{},{},{},{},{},{},\"{}\"\n",
-                m.model,
-                l.measure,
-                num(l.centre),
-                num(l.inner.map(|r| r[0])),
-                num(l.inner.map(|r| r[1])),
-                num(l.outer.map(|r| r[0])),
-                num(l.outer.map(|r| r[1])),
-                l.checks,
-                l.coverage.reference_valid,
-                l.coverage.reference_slots,
-                l.coverage.check_valid,
-                l.coverage.check_slots,
-                l.status.replace('"', "'")
-            ));
-        }
-    }
-    std::fs::write(out.join("profile.csv"), csv)?;
-    Ok(())
-}
-
-/// Every model's profile table in a store (for the report): (model, served id, lines).
-pub fn stored_profiles(conn: &rusqlite::Connection) -> anyhow::Result<Vec<(String, String, Vec<ProfileLine>)>> {
-    let mut out = Vec::new();
-    for (study, model, served) in store::profiled_models(conn)? {
-        let rows = store::read_rows(conn, &study, &model)?;
-        out.push((model, served, profile_table(&rows)));
-    }
-    Ok(out)
 }

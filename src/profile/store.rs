@@ -7,9 +7,11 @@ use std::collections::HashSet;
 use agora_agents::llm::ModelSpec;
 use agora_analysis::profile::rows::ResponseRow;
 use agora_environments::profile::versions::{sha256_hex, Loaded};
-use rusqlite::{params, Connection};
+use rusqlite::{params, Connection, Transaction};
 
-use super::{GrRecorded, Recorded};
+use super::ask::Asked;
+use super::gr::GrRecorded;
+use super::run::Recorded;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS profile_studies (
@@ -124,53 +126,66 @@ fn status(value_present: bool, attempts: usize) -> &'static str {
     }
 }
 
-/// Writes a task's records in one transaction.
-pub fn write_rows(conn: &mut Connection, study: &str, spec: &ModelSpec, rows: &[Recorded]) -> rusqlite::Result<()> {
+/// Stores a slot's question (once per distinct text) and every attempt; returns the question's
+/// SHA-256.
+fn put_prompt_and_attempts(
+    tx: &Transaction<'_>,
+    study: &str,
+    model: &str,
+    slot_key: &str,
+    prompt: &str,
+    asked: &Asked,
+) -> rusqlite::Result<String> {
+    let sha = sha256_hex(prompt.as_bytes());
+    tx.prepare_cached("INSERT OR IGNORE INTO profile_prompts (sha256, text) VALUES (?1, ?2)")?
+        .execute(params![sha, prompt])?;
+    let mut att = tx.prepare_cached(
+        "INSERT OR REPLACE INTO profile_attempts (study, model, slot_key, attempt, status, reply, cache_key)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+    )?;
+    for a in &asked.attempts {
+        att.execute(params![study, model, slot_key, a.attempt, a.status, a.reply, a.cache_key])?;
+    }
+    Ok(sha)
+}
+
+/// Writes records of a task in one transaction.
+pub fn write_rows<'a>(
+    conn: &mut Connection,
+    study: &str,
+    spec: &ModelSpec,
+    rows: impl IntoIterator<Item = &'a Recorded>,
+) -> rusqlite::Result<()> {
     let tx = conn.transaction()?;
-    {
-        let mut prompt = tx.prepare_cached("INSERT OR IGNORE INTO profile_prompts (sha256, text) VALUES (?1, ?2)")?;
-        let mut resp = tx.prepare_cached(
+    for r in rows {
+        let sha = put_prompt_and_attempts(&tx, study, &spec.name, &r.slot_key, &r.prompt, &r.asked)?;
+        let w = &r.row;
+        tx.prepare_cached(
             "INSERT OR REPLACE INTO profile_responses (study, model, served_id, task, version, presentation, level, point, branch,
              direction, round, slot, scored, status, attempts, value, score, prompt_sha256, slot_key)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
-        )?;
-        let mut att = tx.prepare_cached(
-            "INSERT OR REPLACE INTO profile_attempts (study, model, slot_key, attempt, status, reply, cache_key)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        )?;
-        for r in rows {
-            let sha = sha256_hex(r.prompt.as_bytes());
-            prompt.execute(params![sha, r.prompt])?;
-            let w = &r.row;
-            let key = format!(
-                "profile/{study}/{}/{}/{}/{}/{}/{}/{}/{}/{}",
-                w.task, w.version, w.presentation, w.level, w.point, w.branch, w.direction, w.round, w.slot
-            );
-            resp.execute(params![
-                study,
-                spec.name,
-                spec.served_id,
-                w.task,
-                w.version,
-                w.presentation,
-                w.level,
-                w.point,
-                w.branch,
-                w.direction,
-                w.round,
-                w.slot,
-                w.scored,
-                status(w.value.is_some(), r.asked.attempts.len()),
-                r.asked.attempts.len() as i64,
-                w.value,
-                w.score,
-                sha,
-                key,
-            ])?;
-            for a in &r.asked.attempts {
-                att.execute(params![study, spec.name, key, a.attempt, a.status, a.reply, a.cache_key])?;
-            }
-        }
+        )?
+        .execute(params![
+            study,
+            spec.name,
+            spec.served_id,
+            w.task,
+            w.version,
+            w.presentation,
+            w.level,
+            w.point,
+            w.branch,
+            w.direction,
+            w.round,
+            w.slot,
+            w.scored,
+            status(w.value.is_some(), r.asked.attempts.len()),
+            r.asked.attempts.len() as i64,
+            w.value,
+            w.score,
+            sha,
+            r.slot_key,
+        ])?;
     }
     tx.commit()
 }
@@ -178,39 +193,27 @@ pub fn write_rows(conn: &mut Connection, study: &str, spec: &ModelSpec, rows: &[
 /// Writes GR's records in one transaction.
 pub fn write_gr(conn: &mut Connection, study: &str, spec: &ModelSpec, rows: &[GrRecorded]) -> rusqlite::Result<()> {
     let tx = conn.transaction()?;
-    {
-        let mut prompt = tx.prepare_cached("INSERT OR IGNORE INTO profile_prompts (sha256, text) VALUES (?1, ?2)")?;
-        let mut gr = tx.prepare_cached(
+    for r in rows {
+        let sha = put_prompt_and_attempts(&tx, study, &spec.name, &r.slot_key, &r.prompt, &r.asked)?;
+        tx.prepare_cached(
             "INSERT OR REPLACE INTO profile_gr (study, model, served_id, condition, format, class, slot, status, attempts,
              value, strict, prompt_sha256, slot_key) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
-        )?;
-        let mut att = tx.prepare_cached(
-            "INSERT OR REPLACE INTO profile_attempts (study, model, slot_key, attempt, status, reply, cache_key)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-        )?;
-        for r in rows {
-            let sha = sha256_hex(r.prompt.as_bytes());
-            prompt.execute(params![sha, r.prompt])?;
-            let key = format!("profile/{study}/gr/{}/{}", r.condition, r.slot);
-            gr.execute(params![
-                study,
-                spec.name,
-                spec.served_id,
-                r.condition,
-                r.format,
-                r.class,
-                r.slot,
-                status(r.value.is_some(), r.asked.attempts.len()),
-                r.asked.attempts.len() as i64,
-                r.value,
-                r.strict,
-                sha,
-                key
-            ])?;
-            for a in &r.asked.attempts {
-                att.execute(params![study, spec.name, key, a.attempt, a.status, a.reply, a.cache_key])?;
-            }
-        }
+        )?
+        .execute(params![
+            study,
+            spec.name,
+            spec.served_id,
+            r.condition,
+            r.format,
+            r.class,
+            r.slot,
+            status(r.value.is_some(), r.asked.attempts.len()),
+            r.asked.attempts.len() as i64,
+            r.value,
+            r.strict,
+            sha,
+            r.slot_key
+        ])?;
     }
     tx.commit()
 }

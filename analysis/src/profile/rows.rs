@@ -245,7 +245,7 @@ impl Cell<'_> {
 /// A measure computed from one task's rows (C3 and C4 share `dated`; D1–D3 `lotteries`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
-    ATask,
+    /// A weighted-sum measure; `Linear::A` is one Category A task's own range.
     Linear(Linear),
     B4,
     D1,
@@ -352,8 +352,7 @@ fn versions(kind: Kind, rows: &[&ResponseRow]) -> Result<Versions, ProfileError>
         let checks: Vec<(&str, &Cell<'_>)> =
             cells.iter().filter(|(p, _)| **p != REFERENCE).map(|(p, c)| (*p, c)).collect();
         match kind {
-            Kind::ATask | Kind::Linear(_) => {
-                let l = if let Kind::Linear(l) = kind { l } else { Linear::A };
+            Kind::Linear(l) => {
                 let points = linear_points(l, reference).map_err(at)?;
                 let mut out = Vec::new();
                 for (_, c) in &checks {
@@ -409,7 +408,6 @@ fn versions(kind: Kind, rows: &[&ResponseRow]) -> Result<Versions, ProfileError>
         }
     }
     Ok(match kind {
-        Kind::ATask => Versions::Linear(Linear::A, linear),
         Kind::Linear(l) => Versions::Linear(l, linear),
         Kind::B4 => Versions::B4(b4),
         Kind::D1 => Versions::D1(d1),
@@ -433,9 +431,10 @@ fn relevant(kind: Kind, row: &ResponseRow) -> bool {
 }
 
 fn line(measure: &str, kind: Kind, rows: &[&ResponseRow]) -> ProfileLine {
-    let rows: Vec<&ResponseRow> = rows.iter().copied().filter(|r| relevant(kind, r)).collect();
+    // The responder's unscored curve is outside the score and outside coverage.
+    let scored: Vec<&ResponseRow> = rows.iter().copied().filter(|r| r.scored && relevant(kind, r)).collect();
     let mut coverage = Coverage::default();
-    for r in rows.iter().filter(|r| r.scored || matches!(kind, Kind::D1 | Kind::D3)) {
+    for r in &scored {
         coverage.add(r);
     }
     let unavailable = |status: String| ProfileLine {
@@ -453,8 +452,6 @@ fn line(measure: &str, kind: Kind, rows: &[&ResponseRow]) -> ProfileLine {
             coverage.reference_valid, coverage.reference_slots, coverage.check_valid, coverage.check_slots
         ));
     }
-    let scored: Vec<&ResponseRow> =
-        rows.iter().copied().filter(|r| r.scored || matches!(kind, Kind::D1 | Kind::D3)).collect();
     match versions(kind, &scored).and_then(|v| profile_measure(&v)) {
         Err(e) => unavailable(format!("unavailable: {e}")),
         Ok(p) => ProfileLine {
@@ -480,7 +477,7 @@ fn task_measures(task: &str) -> Vec<(String, Kind)> {
         "urns" => vec![("c2".into(), Kind::Linear(Linear::C2))],
         "dated" => vec![("c3".into(), Kind::Linear(Linear::C3)), ("c4".into(), Kind::Linear(Linear::C4))],
         "lotteries" => vec![("d1".into(), Kind::D1), ("d2".into(), Kind::Linear(Linear::D2)), ("d3".into(), Kind::D3)],
-        other => vec![(format!("a:{other}"), Kind::ATask)],
+        other => vec![(format!("a:{other}"), Kind::Linear(Linear::A))],
     }
 }
 
@@ -496,7 +493,7 @@ pub fn profile_table(rows: &[ResponseRow]) -> Vec<ProfileLine> {
     for (task, rows) in &tasks {
         for (measure, kind) in task_measures(task) {
             let l = line(&measure, kind, rows);
-            if kind == Kind::ATask {
+            if kind == Kind::Linear(Linear::A) {
                 a_tasks.insert(task.to_string(), l);
             } else {
                 lines.push(l);

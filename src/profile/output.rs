@@ -1,0 +1,126 @@
+//! The profile's outputs: each model's table (measure, centre, inner, outer, coverage, status)
+//! as JSON, Markdown and CSV, and the stored profiles the report draws.
+
+use std::path::Path;
+
+use agora_agents::llm::ModelSpec;
+use agora_analysis::profile::rows::{profile_table, ProfileLine};
+use anyhow::Context as _;
+use serde::Serialize;
+use serde_json::json;
+
+use super::{gr, store, ProfileStudy};
+
+/// One model's profile: the table, and GR's comparisons.
+#[derive(Clone, Debug, Serialize)]
+pub struct ModelProfile {
+    /// The model's name in the study.
+    pub model: String,
+    /// Its served id.
+    pub served_id: String,
+    /// Whether the study ran fewer responses than the seed (opted in).
+    pub reduced_protocol: bool,
+    /// The table.
+    pub measures: Vec<ProfileLine>,
+    /// General Robustness.
+    pub general_robustness: Option<serde_json::Value>,
+}
+
+fn fmt_range(r: Option<[f64; 2]>) -> String {
+    r.map_or("–".into(), |[a, b]| format!("[{a:.1}, {b:.1}]"))
+}
+
+impl ModelProfile {
+    /// The table as Markdown.
+    pub fn markdown(&self) -> String {
+        let mut s = format!(
+            "## Profile of {} ({}){}\n\n| measure | centre | inner | outer | coverage | status |\n|---|---|---|---|---|---|\n",
+            self.model,
+            self.served_id,
+            if self.reduced_protocol { " — reduced protocol" } else { "" }
+        );
+        for l in &self.measures {
+            s.push_str(&format!(
+                "| {} | {} | {} | {} | {}/{} ref, {}/{} checks | {} |\n",
+                l.measure,
+                l.centre.map_or("–".into(), |c| format!("{c:.1}")),
+                fmt_range(l.inner),
+                fmt_range(l.outer),
+                l.coverage.reference_valid,
+                l.coverage.reference_slots,
+                l.coverage.check_valid,
+                l.coverage.check_slots,
+                l.status
+            ));
+        }
+        if let Some(gr) = &self.general_robustness {
+            s.push_str(&format!(
+                "\nGeneral Robustness: {} of {} slots usable, {} of {} adopted answers strictly in the requested format.\n",
+                gr["usable"], gr["slots"], gr["strict"], gr["usable"]
+            ));
+        }
+        s
+    }
+}
+
+/// One model's profile from the store's records of `study`.
+pub fn model_profile(
+    conn: &rusqlite::Connection,
+    study: &ProfileStudy,
+    spec: &ModelSpec,
+) -> anyhow::Result<ModelProfile> {
+    let rows = store::read_rows(conn, &study.name, &spec.name)?;
+    let measures = profile_table(&rows);
+    let gr = if study.general_robustness { Some(gr::summary(conn, &study.name, &spec.name)?) } else { None };
+    Ok(ModelProfile {
+        model: spec.name.clone(),
+        served_id: spec.served_id.clone(),
+        reduced_protocol: study.reduced_protocol,
+        measures,
+        general_robustness: gr,
+    })
+}
+
+/// Writes profile.json, profile.md and profile.csv into `out`.
+pub fn write_outputs(out: &Path, study: &ProfileStudy, models: &[ModelProfile]) -> anyhow::Result<()> {
+    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+    let json =
+        json!({"study": study.name, "master_seed": study.master_seed, "responses": study.responses, "models": models});
+    std::fs::write(out.join("profile.json"), serde_json::to_string_pretty(&json)?)?;
+    let md: String = models.iter().map(ModelProfile::markdown).collect::<Vec<_>>().join("\n");
+    std::fs::write(out.join("profile.md"), md)?;
+    let mut csv = String::from("model,measure,centre,inner_low,inner_high,outer_low,outer_high,checks,reference_valid,reference_slots,check_valid,check_slots,status\n");
+    let num = |x: Option<f64>| x.map_or(String::new(), |v| format!("{v}"));
+    for m in models {
+        for l in &m.measures {
+            csv.push_str(&format!(
+                "{},{},{},{},{},{},{},{},{},{},{},{},\"{}\"\n",
+                m.model,
+                l.measure,
+                num(l.centre),
+                num(l.inner.map(|r| r[0])),
+                num(l.inner.map(|r| r[1])),
+                num(l.outer.map(|r| r[0])),
+                num(l.outer.map(|r| r[1])),
+                l.checks,
+                l.coverage.reference_valid,
+                l.coverage.reference_slots,
+                l.coverage.check_valid,
+                l.coverage.check_slots,
+                l.status.replace('"', "'")
+            ));
+        }
+    }
+    std::fs::write(out.join("profile.csv"), csv)?;
+    Ok(())
+}
+
+/// Every model's profile table in a store (for the report): (model, served id, lines).
+pub fn stored_profiles(conn: &rusqlite::Connection) -> anyhow::Result<Vec<(String, String, Vec<ProfileLine>)>> {
+    let mut out = Vec::new();
+    for (study, model, served) in store::profiled_models(conn)? {
+        let rows = store::read_rows(conn, &study, &model)?;
+        out.push((model, served, profile_table(&rows)));
+    }
+    Ok(out)
+}

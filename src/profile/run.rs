@@ -1,0 +1,220 @@
+//! Asking a task's slots: single decisions and B4's live episodes, at most a bounded number in
+//! flight, records returned in plan order whatever order the answers came in.
+
+use std::collections::HashSet;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Arc;
+
+use agora_agents::llm::ModelSpec;
+use agora_analysis::profile::rows::ResponseRow;
+use agora_environments::profile::render::render;
+use agora_environments::profile::tasks::{b4_input, b4_opponent, b4_round, score, Decoded, Input, Round};
+use agora_environments::profile::versions::{Loaded, Version};
+use agora_environments::profile::{Operation, Task, VERSION_IDS};
+use anyhow::Context as _;
+
+use super::ask::{Answer, Ask, Asked, Asker};
+use super::plan::{presentation, presentation_name, Cells, Episode, Slot, TaskPlan, B4_CHECK_ROUNDS, B4_ROUNDS};
+
+/// What every question of one model shares.
+pub struct Ctx {
+    /// The study's name (part of every slot key).
+    pub study: String,
+    /// The presentation cells the checks reuse.
+    pub cells: Cells,
+    /// The model's asker.
+    pub asker: Arc<Asker>,
+    /// The frozen versions of the study's tasks.
+    pub loaded: Vec<Loaded>,
+}
+
+impl Ctx {
+    fn version(&self, task: Task, v: usize) -> &Version {
+        let l = self.loaded.iter().find(|l| l.task == task).expect("every planned task is loaded");
+        &l.versions[v]
+    }
+}
+
+/// One recorded slot.
+#[derive(Clone, Debug)]
+pub struct Recorded {
+    /// The analysis row.
+    pub row: ResponseRow,
+    /// The slot's key: the store's resume key and the reply cache's slot.
+    pub slot_key: String,
+    /// The question as asked (empty for a B4 round after its episode ended).
+    pub prompt: String,
+    /// The attempts.
+    pub asked: Asked,
+}
+
+/// A job of a task: one single decision, or one B4 episode with its side queries.
+pub type Job<T> = Pin<Box<dyn Future<Output = Result<T, String>> + Send>>;
+
+/// How many slots of one model are kept going at once: twice the requests its endpoints take.
+pub fn in_flight(spec: &ModelSpec) -> usize {
+    (spec.concurrency * spec.endpoints.len()).max(1) * 2
+}
+
+/// Runs `jobs` with at most `limit` at once; the results come back in job order.
+pub async fn in_order<T: Send + 'static>(limit: usize, jobs: Vec<Job<T>>) -> anyhow::Result<Vec<T>> {
+    let permits = Arc::new(tokio::sync::Semaphore::new(limit.max(1)));
+    let mut set = tokio::task::JoinSet::new();
+    for (i, job) in jobs.into_iter().enumerate() {
+        let permit = permits.clone().acquire_owned().await.context("the runtime closed")?;
+        set.spawn(async move {
+            let r = job.await;
+            drop(permit);
+            (i, r)
+        });
+    }
+    let mut results = Vec::with_capacity(set.len());
+    while let Some(joined) = set.join_next().await {
+        let (i, r) = joined.context("a profile question panicked")?;
+        results.push((i, r.map_err(|e| anyhow::anyhow!(e))?));
+    }
+    results.sort_by_key(|(i, _)| *i);
+    Ok(results.into_iter().map(|(_, r)| r).collect())
+}
+
+#[expect(clippy::too_many_arguments, reason = "a slot is named by all of its coordinates")]
+fn slot_key(
+    study: &str,
+    task: Task,
+    version: usize,
+    op: Option<Operation>,
+    input: &Input,
+    direction: &str,
+    round: u32,
+    slot: u32,
+) -> String {
+    format!(
+        "profile/{study}/{}/{}/{}/{}/{}/{}/{direction}/{round}/{slot}",
+        task.name(),
+        VERSION_IDS[version],
+        presentation_name(op),
+        input.level.name(),
+        input.point,
+        input.branch
+    )
+}
+
+/// The record of `input` at a slot, before its answer is known.
+fn blank_row(task: Task, version: usize, op: Option<Operation>, input: &Input, slot: u32) -> ResponseRow {
+    ResponseRow {
+        task: task.name().into(),
+        version: VERSION_IDS[version].into(),
+        presentation: presentation_name(op).into(),
+        level: input.level.name().into(),
+        point: input.point.clone(),
+        branch: input.branch.clone(),
+        direction: String::new(),
+        round: 0,
+        slot,
+        scored: input.scored,
+        value: None,
+        score: None,
+    }
+}
+
+/// Renders, asks and decodes one input into `row`.
+async fn ask_one(
+    ctx: &Ctx,
+    task: Task,
+    version: usize,
+    op: Option<Operation>,
+    input: &Input,
+    mut row: ResponseRow,
+    slot_key: String,
+) -> Result<(Recorded, Option<Decoded>), String> {
+    let r = render(input, ctx.version(task, version), &presentation(op, &ctx.cells))
+        .map_err(|e| format!("{slot_key}: {e}"))?;
+    let ask = match r.max {
+        Some(max) => Ask::Amount { max },
+        None => Ask::Choice { labels: r.shown.iter().map(|(l, _)| l.clone()).collect() },
+    };
+    let asked = ctx.asker.ask(&r.text, &r.field, &ask, &slot_key).await?;
+    let decoded = asked.answer.and_then(|a| match a {
+        Answer::Label(i) => r.decode_choice(i),
+        Answer::Amount(x) => r.decode_amount(x),
+    });
+    row.value = decoded.as_ref().map(Decoded::text);
+    row.score = decoded.as_ref().map(|d| score(input, d));
+    Ok((Recorded { row, slot_key, prompt: r.text, asked }, decoded))
+}
+
+async fn run_slot(ctx: Arc<Ctx>, s: Slot, key: String) -> Result<Vec<Recorded>, String> {
+    let row = blank_row(s.task, s.version, s.presentation, &s.input, s.slot);
+    let (rec, _) = ask_one(&ctx, s.task, s.version, s.presentation, &s.input, row, key).await?;
+    Ok(vec![rec])
+}
+
+/// One live B4 episode: twelve rounds against the scripted opponent, with the check side
+/// queries at rounds 1, 8 and 12 (they see the same history and do not advance the episode). A
+/// round without a valid answer ends the episode: its later rounds are recorded as ended.
+async fn run_episode(ctx: Arc<Ctx>, e: Episode) -> Result<Vec<Recorded>, String> {
+    let mut out = Vec::new();
+    let mut history: Vec<Round> = Vec::new();
+    let mut ended = false;
+    for round in 1..=B4_ROUNDS {
+        let input = b4_input(e.level, round, &history);
+        let opponent = b4_opponent(e.direction, round);
+        let mut ops: Vec<Option<Operation>> = vec![None];
+        if B4_CHECK_ROUNDS.contains(&round) {
+            ops.extend(e.checks.iter().map(|o| Some(*o)));
+        }
+        let mut own = None;
+        for op in ops {
+            let key = slot_key(&ctx.study, Task::B4, e.version, op, &input, e.direction, round, e.episode);
+            let mut row = blank_row(Task::B4, e.version, op, &input, e.episode);
+            row.direction = e.direction.into();
+            row.round = round;
+            let mut rec = if ended {
+                Recorded {
+                    row,
+                    slot_key: key,
+                    prompt: String::new(),
+                    asked: Asked { answer: None, attempts: Vec::new() },
+                }
+            } else {
+                let (rec, decoded) = ask_one(&ctx, Task::B4, e.version, op, &input, row, key).await?;
+                if op.is_none() {
+                    own = match decoded {
+                        Some(Decoded::Option(k)) => Some(k),
+                        _ => None,
+                    };
+                }
+                rec
+            };
+            // A B4 choice scores 100 when it matches the opponent's script.
+            rec.row.score = rec.row.value.as_ref().map(|v| if v == opponent { 100.0 } else { 0.0 });
+            out.push(rec);
+        }
+        match own {
+            Some(k) if !ended => history.push(b4_round(e.level, round, k, opponent)),
+            _ => ended = true,
+        }
+    }
+    Ok(out)
+}
+
+/// The jobs of a task's plan that `done` (the slot keys already recorded) does not hold; a B4
+/// episode is done when its first round is.
+pub fn jobs(ctx: &Arc<Ctx>, plan: &TaskPlan, done: &HashSet<String>) -> Vec<Job<Vec<Recorded>>> {
+    let mut out: Vec<Job<Vec<Recorded>>> = Vec::new();
+    for s in &plan.slots {
+        let key = slot_key(&ctx.study, s.task, s.version, s.presentation, &s.input, "", 0, s.slot);
+        if !done.contains(&key) {
+            out.push(Box::pin(run_slot(ctx.clone(), s.clone(), key)));
+        }
+    }
+    for e in &plan.episodes {
+        let first = b4_input(e.level, 1, &[]);
+        let key = slot_key(&ctx.study, Task::B4, e.version, None, &first, e.direction, 1, e.episode);
+        if !done.contains(&key) {
+            out.push(Box::pin(run_episode(ctx.clone(), e.clone())));
+        }
+    }
+    out
+}
