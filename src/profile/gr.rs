@@ -11,8 +11,10 @@ use serde_json::json;
 
 use super::ask::{Answer, Ask, Asked};
 use super::run::{Ctx, Job};
-use super::store;
 use crate::BadInput;
+
+/// A stored GR row: (condition, format, class, value, strict).
+pub type GrRow = (String, String, String, Option<String>, bool);
 
 /// One General Robustness slot's record.
 #[derive(Clone, Debug)]
@@ -82,11 +84,11 @@ pub fn jobs(
     Ok(out)
 }
 
-/// GR's 21 comparisons of one model (§GR1, §GR2), with usable and strict counts (§GR3).
-pub fn summary(conn: &rusqlite::Connection, study: &str, model: &str) -> anyhow::Result<serde_json::Value> {
-    let rows = store::read_gr(conn, study, model)?;
+/// GR's 21 comparisons of one model (§GR1, §GR2) from its stored rows, with usable and strict
+/// counts (§GR3).
+pub fn summary(rows: &[GrRow], model: &str) -> anyhow::Result<serde_json::Value> {
     let mut by: BTreeMap<String, Vec<(String, Option<String>, bool, String)>> = BTreeMap::new();
-    for (condition, format, class, value, strict) in &rows {
+    for (condition, format, class, value, strict) in rows {
         by.entry(condition.clone()).or_default().push((format.clone(), value.clone(), *strict, class.clone()));
     }
     let slots = rows.len();

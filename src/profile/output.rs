@@ -71,7 +71,11 @@ pub fn model_profile(
 ) -> anyhow::Result<ModelProfile> {
     let rows = store::read_rows(conn, &study.name, &spec.name)?;
     let measures = profile_table(&rows);
-    let gr = if study.general_robustness { Some(gr::summary(conn, &study.name, &spec.name)?) } else { None };
+    let gr = if study.general_robustness {
+        Some(gr::summary(&store::read_gr(conn, &study.name, &spec.name)?, &spec.name)?)
+    } else {
+        None
+    };
     Ok(ModelProfile {
         model: spec.name.clone(),
         served_id: spec.served_id.clone(),

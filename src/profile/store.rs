@@ -10,7 +10,7 @@ use agora_environments::profile::versions::{sha256_hex, Loaded};
 use rusqlite::{params, Connection, Transaction};
 
 use super::ask::Asked;
-use super::gr::GrRecorded;
+use super::gr::{GrRecorded, GrRow};
 use super::run::Recorded;
 
 const SCHEMA: &str = "
@@ -245,9 +245,6 @@ pub fn read_rows(conn: &Connection, study: &str, model: &str) -> rusqlite::Resul
         .collect();
     rows
 }
-
-/// A model's GR rows: (condition, format, class, value, strict).
-pub type GrRow = (String, String, String, Option<String>, bool);
 
 /// A model's GR rows.
 pub fn read_gr(conn: &Connection, study: &str, model: &str) -> rusqlite::Result<Vec<GrRow>> {

@@ -23,6 +23,7 @@ pub mod gr;
 pub mod render;
 pub mod schedule;
 pub mod tasks;
+pub mod version;
 pub mod versions;
 
 use std::fmt;

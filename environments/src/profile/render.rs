@@ -16,7 +16,7 @@
 //! the history as a table, the options as a table.
 
 use super::tasks::{Answer, Decoded, Input, Round};
-use super::versions::{AnswerWording, Stated, Version};
+use super::version::{AnswerWording, Stated, Version};
 
 /// How text is broken into lines: the society prompts' layout cells and the profile's layout
 /// checks share this one function.
@@ -251,7 +251,7 @@ mod tests {
 
     use super::*;
     use crate::profile::tasks::inputs_at;
-    use crate::profile::versions::{Judgement, Verdict, RULES};
+    use crate::profile::version::{Judgement, Verdict, RULES};
     use crate::profile::{Level, Task};
 
     fn version(answer: AnswerWording) -> Version {
