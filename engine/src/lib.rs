@@ -10,6 +10,7 @@ pub mod components;
 pub mod error;
 pub mod probe;
 pub mod records;
+pub mod request_parts;
 pub mod run;
 pub mod runner;
 pub mod seed;

@@ -3,18 +3,19 @@
 //! A run is written in one transaction when it completes, so a store never holds half a run;
 //! an interrupted study resumes by skipping the run keys already present.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use rusqlite::{params, Connection, OpenFlags};
+use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 
 use crate::error::EngineError;
 use crate::records::RunRecords;
+use crate::request_parts;
 
 /// `PRAGMA application_id` of an Agora store ("AGOR").
 pub const APPLICATION_ID: i32 = 0x4147_4f52;
 /// Version of the table layout.
-pub const SCHEMA_VERSION: i32 = 3;
+pub const SCHEMA_VERSION: i32 = 4;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS studies (
@@ -87,7 +88,12 @@ CREATE TABLE IF NOT EXISTS payoffs (
     payoff REAL NOT NULL,
     PRIMARY KEY (run_id, step, seat)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS transcripts (
+CREATE TABLE IF NOT EXISTS prompt_parts (
+    part_id INTEGER PRIMARY KEY,
+    hash BLOB NOT NULL UNIQUE,
+    text TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS transcript_calls (
     run_id INTEGER NOT NULL REFERENCES runs(run_id),
     seat INTEGER NOT NULL,
     slot INTEGER NOT NULL,
@@ -98,7 +104,7 @@ CREATE TABLE IF NOT EXISTS transcripts (
     model TEXT NOT NULL,
     served_id TEXT NOT NULL,
     endpoint TEXT NOT NULL,
-    messages_json TEXT NOT NULL,
+    request TEXT NOT NULL,
     raw_reply TEXT NOT NULL,
     action TEXT,
     reason TEXT,
@@ -109,6 +115,13 @@ CREATE TABLE IF NOT EXISTS transcripts (
     completion_tokens INTEGER,
     PRIMARY KEY (run_id, seat, slot, kind, attempt)
 ) WITHOUT ROWID;
+CREATE VIEW IF NOT EXISTS transcripts AS
+    SELECT c.run_id, c.seat, c.slot, c.attempt, c.kind, c.round, c.role, c.model, c.served_id, c.endpoint,
+           coalesce((SELECT group_concat(x, '') FROM (
+               SELECT coalesce(p.text, j.value) AS x FROM json_each(c.request) j
+               LEFT JOIN prompt_parts p ON j.type = 'integer' AND p.part_id = j.value ORDER BY j.key)), '') AS messages_json,
+           c.raw_reply, c.action, c.reason, c.parse_status, c.detail, c.latency_ms, c.prompt_tokens, c.completion_tokens
+    FROM transcript_calls c;
 CREATE TABLE IF NOT EXISTS llm_cache (
     key TEXT PRIMARY KEY,
     model TEXT NOT NULL,
@@ -132,9 +145,10 @@ CREATE TABLE IF NOT EXISTS metrics (
 ) WITHOUT ROWID;
 ";
 
-/// The tables an export writes, in order.
-pub const TABLES: [&str; 8] =
-    ["studies", "models", "runs", "agents", "decisions", "payoffs", "interactions", "metrics"];
+/// The tables an export writes, in order (`transcripts` is the view that joins each request
+/// back from its parts, so an export holds every message in full).
+pub const TABLES: [&str; 9] =
+    ["studies", "models", "runs", "agents", "decisions", "payoffs", "interactions", "metrics", "transcripts"];
 
 /// What the store keeps of a study a run of `agora run` worked from.
 #[derive(Clone, Debug)]
@@ -155,6 +169,54 @@ pub struct StudyRecord<'a> {
 pub struct Store {
     conn: Connection,
     path: PathBuf,
+    parts: Parts,
+}
+
+/// Writes prompt parts, each once per store; the ids of the parts met so far are kept in
+/// memory (forgotten whenever a transaction that may have written some fails).
+#[derive(Default)]
+struct Parts {
+    ids: HashMap<[u8; 16], i64>,
+}
+
+/// Ids remembered before the map is emptied (about 40 MB).
+const PARTS_REMEMBERED: usize = 1 << 20;
+
+impl Parts {
+    /// The id of the part with this text, written if the store lacks it.
+    fn id(&mut self, conn: &Connection, text: &str) -> Result<i64, rusqlite::Error> {
+        let h = request_parts::part_hash(text);
+        if let Some(id) = self.ids.get(&h) {
+            return Ok(*id);
+        }
+        let found: Option<(i64, String)> = conn
+            .prepare_cached("SELECT part_id, text FROM prompt_parts WHERE hash = ?1")?
+            .query_row([&h[..]], |r| Ok((r.get(0)?, r.get(1)?)))
+            .optional()?;
+        let id = match found {
+            Some((id, stored)) if stored == text => id,
+            Some((id, _)) => {
+                return Err(rusqlite::Error::ToSqlConversionFailure(
+                    format!("prompt part {id} has the content hash of a different text").into(),
+                ))
+            }
+            None => {
+                conn.prepare_cached("INSERT INTO prompt_parts (hash, text) VALUES (?1, ?2)")?
+                    .execute(params![&h[..], text])?;
+                conn.last_insert_rowid()
+            }
+        };
+        if self.ids.len() >= PARTS_REMEMBERED {
+            self.ids.clear();
+        }
+        self.ids.insert(h, id);
+        Ok(id)
+    }
+
+    /// The list of parts a transcript row stores for a request.
+    fn list(&mut self, conn: &Connection, request_json: &str) -> Result<String, rusqlite::Error> {
+        request_parts::encode_list(&request_parts::pieces(request_json), |t| self.id(conn, t))
+    }
 }
 
 impl Store {
@@ -187,16 +249,20 @@ impl Store {
                 return Err(corrupt("not an Agora store (wrong application id)".into()));
             }
             let version: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(sql)?;
-            if version == 1 || version == 2 {
+            if (1..SCHEMA_VERSION).contains(&version) {
                 // Version 2 added the models table; version 3 the metrics table, filled here
-                // from each stored run's records by its game, with the record hashes chained.
+                // from each stored run's records by its game, with the record hashes chained;
+                // version 4 keeps each request by its parts (the rows move, byte for byte).
+                upgrade_transcripts(&conn).map_err(sql)?;
                 conn.execute_batch(SCHEMA).map_err(sql)?;
-                upgrade_metrics(&conn).map_err(|e| match e {
-                    Upgrade::Sql(source) => EngineError::Store { path: path.to_path_buf(), source },
-                    Upgrade::Spec(run, message) => {
-                        corrupt(format!("run {run}: cannot read its specification: {message}"))
-                    }
-                })?;
+                if version <= 2 {
+                    upgrade_metrics(&conn).map_err(|e| match e {
+                        Upgrade::Sql(source) => EngineError::Store { path: path.to_path_buf(), source },
+                        Upgrade::Spec(run, message) => {
+                            corrupt(format!("run {run}: cannot read its specification: {message}"))
+                        }
+                    })?;
+                }
                 conn.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(sql)?;
             } else if version != SCHEMA_VERSION {
                 return Err(corrupt(format!("schema version {version}, this build reads {SCHEMA_VERSION}")));
@@ -210,7 +276,7 @@ impl Store {
             conn.pragma_update(None, "application_id", APPLICATION_ID).map_err(sql)?;
             conn.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(sql)?;
         }
-        Ok(Store { conn, path: path.to_path_buf() })
+        Ok(Store { conn, path: path.to_path_buf(), parts: Parts::default() })
     }
 
     /// The store file.
@@ -270,6 +336,14 @@ impl Store {
     /// Writes one completed run in a single transaction. A run key already present is left
     /// as it is (the run is deterministic, so the records would be the same).
     pub fn commit_run(&mut self, rec: &RunRecords) -> Result<bool, EngineError> {
+        let result = self.commit_run_once(rec);
+        if result.is_err() {
+            self.parts.ids.clear();
+        }
+        result
+    }
+
+    fn commit_run_once(&mut self, rec: &RunRecords) -> Result<bool, EngineError> {
         let path = self.path.clone();
         let sql = |source| EngineError::Store { path: path.clone(), source };
         // Immediate: take the write lock up front. A deferred transaction that reads first
@@ -365,13 +439,14 @@ impl Store {
             }
             let mut st = tx
                 .prepare_cached(
-                    "INSERT INTO transcripts (run_id, seat, slot, attempt, kind, round, role, model, served_id, endpoint,
-                        messages_json, raw_reply, action, reason, parse_status, detail, latency_ms, prompt_tokens,
+                    "INSERT INTO transcript_calls (run_id, seat, slot, attempt, kind, round, role, model, served_id, endpoint,
+                        request, raw_reply, action, reason, parse_status, detail, latency_ms, prompt_tokens,
                         completion_tokens)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
                 )
                 .map_err(sql)?;
             for t in &rec.transcripts {
+                let request = self.parts.list(&tx, &t.messages_json).map_err(sql)?;
                 st.execute(params![
                     run_id,
                     t.seat,
@@ -383,7 +458,7 @@ impl Store {
                     t.model,
                     t.served_id,
                     t.endpoint,
-                    t.messages_json,
+                    request,
                     t.raw_reply,
                     t.action,
                     t.reason,
@@ -497,6 +572,58 @@ fn upgrade_metrics(conn: &Connection) -> Result<(), Upgrade> {
     })();
     match result {
         Ok(()) => conn.execute_batch("COMMIT").map_err(Upgrade::Sql),
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(e)
+        }
+    }
+}
+
+/// Moves the transcripts of a store written before requests were kept by their parts into
+/// `transcript_calls`, each request cut into parts exactly as a live run cuts it; the
+/// `transcripts` view then reads every row back as it was. One transaction.
+fn upgrade_transcripts(conn: &Connection) -> Result<(), rusqlite::Error> {
+    let old: i64 =
+        conn.query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'transcripts'", [], |r| {
+            r.get(0)
+        })?;
+    if old == 0 {
+        return Ok(());
+    }
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    let result = (|| -> Result<(), rusqlite::Error> {
+        conn.execute_batch("ALTER TABLE transcripts RENAME TO transcripts_before_parts")?;
+        conn.execute_batch(SCHEMA)?;
+        let mut parts = Parts::default();
+        let mut read = conn.prepare(
+            "SELECT run_id, seat, slot, attempt, kind, round, role, model, served_id, endpoint, messages_json, raw_reply,
+                    action, reason, parse_status, detail, latency_ms, prompt_tokens, completion_tokens
+             FROM transcripts_before_parts ORDER BY run_id, seat, slot, kind, attempt",
+        )?;
+        let mut rows = read.query([])?;
+        while let Some(r) = rows.next()? {
+            let mut values: Vec<rusqlite::types::Value> = (0..19).map(|i| r.get(i)).collect::<Result<_, _>>()?;
+            let rusqlite::types::Value::Text(json) = &values[10] else {
+                return Err(rusqlite::Error::InvalidColumnType(
+                    10,
+                    "messages_json".into(),
+                    rusqlite::types::Type::Null,
+                ));
+            };
+            values[10] = rusqlite::types::Value::Text(parts.list(conn, json)?);
+            conn.prepare_cached(
+                "INSERT INTO transcript_calls (run_id, seat, slot, attempt, kind, round, role, model, served_id, endpoint,
+                    request, raw_reply, action, reason, parse_status, detail, latency_ms, prompt_tokens, completion_tokens)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+            )?
+            .execute(rusqlite::params_from_iter(values))?;
+        }
+        drop(rows);
+        drop(read);
+        conn.execute_batch("DROP TABLE transcripts_before_parts")
+    })();
+    match result {
+        Ok(()) => conn.execute_batch("COMMIT"),
         Err(e) => {
             let _ = conn.execute_batch("ROLLBACK");
             Err(e)
@@ -626,17 +753,26 @@ impl Store {
                      FROM src.interactions i JOIN merge_map p ON i.run_id = p.old;
                  INSERT INTO main.metrics SELECT p.new, x.name, x.value
                      FROM src.metrics x JOIN merge_map p ON x.run_id = p.old;
-                 INSERT INTO main.transcripts SELECT p.new, t.seat, t.slot, t.attempt, t.kind, t.round, t.role, t.model,
-                        t.served_id, t.endpoint, t.messages_json, t.raw_reply, t.action, t.reason, t.parse_status, t.detail,
+                 INSERT OR IGNORE INTO main.prompt_parts (hash, text) SELECT hash, text FROM src.prompt_parts ORDER BY part_id;
+                 CREATE TEMP TABLE merge_parts AS
+                     SELECT s.part_id AS old, m.part_id AS new FROM src.prompt_parts s JOIN main.prompt_parts m USING (hash);
+                 INSERT INTO main.transcript_calls SELECT p.new, t.seat, t.slot, t.attempt, t.kind, t.round, t.role, t.model,
+                        t.served_id, t.endpoint,
+                        (SELECT json_group_array(x) FROM (
+                            SELECT CASE WHEN j.type = 'integer' THEN (SELECT q.new FROM merge_parts q WHERE q.old = j.value)
+                                   ELSE j.value END AS x
+                            FROM json_each(t.request) j ORDER BY j.key)),
+                        t.raw_reply, t.action, t.reason, t.parse_status, t.detail,
                         t.latency_ms, t.prompt_tokens, t.completion_tokens
-                     FROM src.transcripts t JOIN merge_map p ON t.run_id = p.old;
+                     FROM src.transcript_calls t JOIN merge_map p ON t.run_id = p.old;
                  INSERT OR IGNORE INTO main.studies SELECT * FROM src.studies;
                  INSERT OR IGNORE INTO main.models SELECT * FROM src.models;
                  INSERT OR IGNORE INTO main.llm_cache SELECT * FROM src.llm_cache;",
             )
             .map_err(sql)?;
             let added: i64 = tx.query_row("SELECT COUNT(*) FROM merge_new", [], |r| r.get(0)).map_err(sql)?;
-            tx.execute_batch("DROP TABLE temp.merge_new; DROP TABLE temp.merge_map;").map_err(sql)?;
+            tx.execute_batch("DROP TABLE temp.merge_new; DROP TABLE temp.merge_map; DROP TABLE temp.merge_parts;")
+                .map_err(sql)?;
             tx.commit().map_err(sql)?;
             Ok(MergeReport { added: added as u64, already_present: present as u64 })
         })();

@@ -287,7 +287,11 @@ pub fn audit(
     conn.busy_timeout(std::time::Duration::from_secs(30)).map_err(sql)?;
     for table in ["runs", "transcripts"] {
         let n: i64 = conn
-            .query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1", [table], |r| r.get(0))
+            .query_row(
+                "SELECT COUNT(*) FROM sqlite_master WHERE type IN ('table', 'view') AND name = ?1",
+                [table],
+                |r| r.get(0),
+            )
             .map_err(sql)?;
         if n == 0 {
             return Err(AuditError::MissingTable { path: path.to_path_buf(), table });
