@@ -372,3 +372,45 @@ fn the_stag_hunt_and_the_coordination_game_run_from_a_study_and_record_their_met
         .expect("count");
     assert_eq!(decisions, 3 * 12 * 2, "12 rounds, two players");
 }
+
+#[test]
+fn the_reply_cache_writes_in_batches_and_loses_nothing_it_was_given() {
+    use agora_agents::llm::{CachedReply, ReplyCache};
+    use agora_engine::store::{SqliteCache, FLUSH_AT};
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("cache.sqlite");
+    drop(Store::open(&path).expect("store"));
+    let reply = |content: &str| CachedReply {
+        content: content.into(),
+        prompt_tokens: Some(3),
+        completion_tokens: None,
+        endpoint: "http://x".into(),
+        latency_ms: 1.5,
+        finish_reason: None,
+    };
+    let in_table = |p: &Path| -> i64 {
+        rusqlite::Connection::open(p)
+            .expect("open")
+            .query_row("SELECT COUNT(*) FROM llm_cache", [], |r| r.get(0))
+            .expect("count")
+    };
+    let cache = SqliteCache::open(&path).expect("cache");
+    cache.put("k0", "m", &reply("first"));
+    cache.put("k0", "m", &reply("second"));
+    assert_eq!(cache.get("k0"), Some(reply("first")), "a waiting reply is served, the first one kept");
+    assert_eq!(in_table(&path), 0, "one reply waits for a batch");
+    for i in 1..FLUSH_AT {
+        cache.put(&format!("k{i}"), "m", &reply(&i.to_string()));
+    }
+    // A full batch is written without waiting for the drop (a stall past FLUSH_AFTER may have
+    // written part of it earlier, never more than was put).
+    let written = in_table(&path);
+    assert!(written > 0 && written <= FLUSH_AT as i64, "{written} written after {FLUSH_AT} puts");
+    cache.put("late", "m", &reply("late"));
+    drop(cache);
+    assert_eq!(in_table(&path), FLUSH_AT as i64 + 1, "dropping the cache writes what waits");
+    let again = SqliteCache::open(&path).expect("cache");
+    assert_eq!(again.get("k0"), Some(reply("first")));
+    assert_eq!(again.get("late"), Some(reply("late")));
+    assert_eq!(again.len(), FLUSH_AT as u64 + 1);
+}
