@@ -660,6 +660,14 @@ fn check_header(path: &Path) -> Result<(), EngineError> {
 pub struct SqliteCache {
     conn: std::sync::Mutex<Connection>,
     pending: std::sync::Mutex<Pending>,
+    /// The first 64 bits of every key in the table, so that a miss (every call of a fresh
+    /// study) is answered without a query; `None` where a key is not the usual hex digest.
+    known: std::sync::Mutex<Option<HashSet<u64>>>,
+}
+
+/// The first 64 bits of a hex cache key.
+fn key_prefix(key: &str) -> Option<u64> {
+    key.get(..16).and_then(|h| u64::from_str_radix(h, 16).ok())
 }
 
 /// Replies put but not yet written.
@@ -684,7 +692,25 @@ impl SqliteCache {
         // As the store's own connection: in WAL mode a commit appends to the log without an
         // fsync (the log is synced at checkpoints), so a batch written costs no disk flush.
         conn.pragma_update(None, "synchronous", "NORMAL").map_err(sql)?;
-        Ok(SqliteCache { conn: std::sync::Mutex::new(conn), pending: std::sync::Mutex::default() })
+        let known = {
+            let mut st = conn.prepare("SELECT key FROM llm_cache").map_err(sql)?;
+            let keys = st.query_map([], |r| r.get::<_, String>(0)).map_err(sql)?;
+            let mut known = Some(HashSet::new());
+            for key in keys {
+                match (key_prefix(&key.map_err(sql)?), known.as_mut()) {
+                    (Some(k), Some(set)) => {
+                        set.insert(k);
+                    }
+                    _ => known = None,
+                }
+            }
+            known
+        };
+        Ok(SqliteCache {
+            conn: std::sync::Mutex::new(conn),
+            pending: std::sync::Mutex::default(),
+            known: std::sync::Mutex::new(known),
+        })
     }
 
     /// Number of cached replies (those waiting to be written included).
@@ -720,6 +746,15 @@ impl SqliteCache {
             }
             let _ = tx.commit();
         }
+        let mut known = self.known.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        for key in &pending.order {
+            match (key_prefix(key), known.as_mut()) {
+                (Some(k), Some(set)) => {
+                    set.insert(k);
+                }
+                _ => *known = None,
+            }
+        }
         *pending = Pending::default();
     }
 }
@@ -736,7 +771,14 @@ impl agora_agents::llm::ReplyCache for SqliteCache {
             let pending = self.pending.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             pending.replies.get(key).map(|(_, json)| json.clone())
         };
+        let absent = || {
+            let known = self.known.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+            matches!((known.as_ref(), key_prefix(key)), (Some(set), Some(k)) if !set.contains(&k))
+        };
         let json = waiting.or_else(|| {
+            if absent() {
+                return None;
+            }
             let conn = self.conn.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             conn.prepare_cached("SELECT reply_json FROM llm_cache WHERE key = ?1")
                 .and_then(|mut st| st.query_row([key], |r| r.get::<_, String>(0)))

@@ -111,6 +111,48 @@ pub struct LlmClient {
     peak: AtomicUsize,
 }
 
+/// A request body as sent.
+#[derive(Serialize)]
+struct Body<'a> {
+    model: &'a str,
+    messages: &'a [Message],
+    temperature: f64,
+    max_tokens: u32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    seed: Option<u64>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    chat_template_kwargs: Option<&'a serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    continue_final_message: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    add_generation_prompt: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    response_format: Option<ResponseFormat<'a>>,
+}
+
+/// `response_format`: a named JSON schema, or a JSON object with its schema.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum ResponseFormat<'a> {
+    JsonSchema {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        json_schema: NamedSchema<'a>,
+    },
+    JsonObject {
+        #[serde(rename = "type")]
+        kind: &'static str,
+        schema: &'a serde_json::Value,
+    },
+}
+
+#[derive(Serialize)]
+struct NamedSchema<'a> {
+    name: &'static str,
+    schema: &'a serde_json::Value,
+    strict: bool,
+}
+
 #[derive(Deserialize)]
 struct Completion {
     choices: Vec<Choice>,
@@ -206,35 +248,32 @@ impl LlmClient {
             .expect("invariant: a validated model has at least one endpoint")
     }
 
-    fn body(&self, req: &ChatRequest, structured: bool) -> serde_json::Value {
-        let mut body = serde_json::json!({
-            "model": self.spec.served_id,
-            "messages": req.messages,
-            "temperature": req.temperature,
-            "max_tokens": req.max_tokens,
-        });
-        if let Some(seed) = req.seed {
-            body["seed"] = serde_json::json!(seed);
-        }
-        if let Some(kwargs) = &req.chat_template_kwargs {
-            body["chat_template_kwargs"] = kwargs.clone();
-        }
-        if self.spec.prefill == Some(super::model::Prefill::ContinueFinalMessage)
-            && req.messages.last().is_some_and(|m| m.role == "assistant")
-        {
-            body["continue_final_message"] = serde_json::json!(true);
-            body["add_generation_prompt"] = serde_json::json!(false);
-        }
-        if let (true, Some(schema)) = (structured, &req.schema) {
-            body["response_format"] = match self.spec.structured {
-                StructuredMode::JsonSchema => serde_json::json!({
-                    "type": "json_schema",
-                    "json_schema": {"name": "decision", "schema": schema, "strict": true}
-                }),
-                _ => serde_json::json!({"type": "json_object", "schema": schema}),
-            };
-        }
-        body
+    /// The request body, serialised once per try straight from the request (no intermediate
+    /// JSON value): the same fields, in the same order, as the OpenAI chat API takes them.
+    fn body(&self, req: &ChatRequest, structured: bool) -> Result<Vec<u8>, serde_json::Error> {
+        let prefill = self.spec.prefill == Some(super::model::Prefill::ContinueFinalMessage)
+            && req.messages.last().is_some_and(|m| m.role == "assistant");
+        let response_format = match (structured, &req.schema) {
+            (true, Some(schema)) => Some(match self.spec.structured {
+                StructuredMode::JsonSchema => ResponseFormat::JsonSchema {
+                    kind: "json_schema",
+                    json_schema: NamedSchema { name: "decision", schema, strict: true },
+                },
+                _ => ResponseFormat::JsonObject { kind: "json_object", schema },
+            }),
+            _ => None,
+        };
+        serde_json::to_vec(&Body {
+            model: &self.spec.served_id,
+            messages: &req.messages,
+            temperature: req.temperature,
+            max_tokens: req.max_tokens,
+            seed: req.seed,
+            chat_template_kwargs: req.chat_template_kwargs.as_ref(),
+            continue_final_message: prefill.then_some(true),
+            add_generation_prompt: prefill.then_some(false),
+            response_format,
+        })
     }
 
     /// Sends one request, retrying transient failures with exponential backoff.
@@ -259,8 +298,16 @@ impl LlmClient {
             self.peak.fetch_max(now, Ordering::Relaxed);
             let structured = self.structured.load(Ordering::Relaxed);
             let started = Instant::now();
-            let mut http =
-                self.http.post(format!("{}/chat/completions", endpoint.base)).json(&self.body(req, structured));
+            let body = self.body(req, structured).map_err(|e| CallError::Exhausted {
+                model: self.spec.name.clone(),
+                attempts: attempt,
+                last: format!("the request does not serialise: {e}"),
+            })?;
+            let mut http = self
+                .http
+                .post(format!("{}/chat/completions", endpoint.base))
+                .header(reqwest::header::CONTENT_TYPE, "application/json")
+                .body(body);
             if let Some(k) = &self.api_key {
                 http = http.bearer_auth(k);
             }

@@ -94,6 +94,55 @@ fn blank_transcript(seat: &LlmSeat, slot: u64, obs: &Observation, spec: &super::
     }
 }
 
+/// One call of a decision slot, with what it borrows from the slot.
+struct Ask<'a> {
+    client: &'a LlmClient,
+    cache: &'a dyn ReplyCache,
+    spec: &'a super::ModelSpec,
+    seat: &'a LlmSeat,
+    slot: u64,
+    slot_id: &'a str,
+    replay: bool,
+    temperature: f64,
+    messages: Vec<super::client::Message>,
+    schema: Option<serde_json::Value>,
+    attempt: u32,
+    kind: &'static str,
+}
+
+/// Makes one call: the reply cached under the request's key, or the server's reply (kept in
+/// the cache); with `replay`, a miss is an error. Returns the request as sent, in JSON, and
+/// the reply.
+async fn ask(a: Ask<'_>) -> Result<(String, super::cache::CachedReply), AgentError> {
+    let Ask { client, cache, spec, seat, slot, slot_id, replay, temperature, messages, schema, attempt, kind } = a;
+    let seed = spec.send_seed.then(|| {
+        (seat.derive)(seat.run_seed, &["llm", &seat.seat.to_string(), &slot.to_string(), kind, &attempt.to_string()])
+            % (1 << 31)
+    });
+    // A decision asked to reason step by step first gets the larger reasoning budget.
+    let max_tokens = if kind == "decision" { spec.reply_budget(seat.options.step_by_step) } else { spec.max_tokens };
+    let req =
+        ChatRequest { messages, temperature, max_tokens, seed, schema, chat_template_kwargs: spec.template_kwargs() };
+    let request_json = serde_json::to_string(&req).map_err(|e| AgentError::Failed(e.to_string()))?;
+    let key =
+        cache_key(&format!("{}|{}", spec.name, spec.served_id), &request_json, &format!("{slot_id}/{kind}/{attempt}"));
+    let reply = match cache.get(&key) {
+        Some(r) => r,
+        None if replay => {
+            return Err(AgentError::Failed(format!(
+                "replay: no cached reply for model `{}`, run {}, seat {}, decision {slot}, attempt {attempt}; run without --replay to call the server",
+                spec.name, seat.run_key, seat.seat
+            )))
+        }
+        None => {
+            let r = client.chat(&req).await.map_err(|e| AgentError::Failed(e.to_string()))?;
+            cache.put(&key, &spec.name, &r);
+            r
+        }
+    };
+    Ok((request_json, reply))
+}
+
 impl LlmPolicy {
     /// A policy for `seat` playing model `model` of `ctx`.
     pub fn new(ctx: &LlmContext, model: &str, seat: LlmSeat) -> Result<LlmPolicy, AgentError> {
@@ -139,51 +188,20 @@ impl Policy for LlmPolicy {
                         schema: Option<serde_json::Value>,
                         attempt: u32,
                         kind: &'static str| {
-                let client = client.clone();
-                let cache = cache.clone();
-                let slot_id = slot_id.clone();
-                let spec = spec.clone();
-                let seat = seat.clone();
-                let seed = spec.send_seed.then(|| {
-                    (seat.derive)(
-                        seat.run_seed,
-                        &["llm", &seat.seat.to_string(), &slot.to_string(), kind, &attempt.to_string()],
-                    ) % (1 << 31)
-                });
-                // A decision asked to reason step by step first gets the larger reasoning budget.
-                let max_tokens =
-                    if kind == "decision" { spec.reply_budget(seat.options.step_by_step) } else { spec.max_tokens };
-                async move {
-                    let req = ChatRequest {
-                        messages,
-                        temperature,
-                        max_tokens,
-                        seed,
-                        schema,
-                        chat_template_kwargs: spec.template_kwargs(),
-                    };
-                    let request_json = serde_json::to_string(&req).map_err(|e| AgentError::Failed(e.to_string()))?;
-                    let key = cache_key(
-                        &format!("{}|{}", spec.name, spec.served_id),
-                        &request_json,
-                        &format!("{slot_id}/{kind}/{attempt}"),
-                    );
-                    let reply = match cache.get(&key) {
-                        Some(r) => r,
-                        None if replay => {
-                            return Err(AgentError::Failed(format!(
-                                "replay: no cached reply for model `{}`, run {}, seat {}, decision {slot}, attempt {attempt}; run without --replay to call the server",
-                                spec.name, seat.run_key, seat.seat
-                            )))
-                        }
-                        None => {
-                            let r = client.chat(&req).await.map_err(|e| AgentError::Failed(e.to_string()))?;
-                            cache.put(&key, &spec.name, &r);
-                            r
-                        }
-                    };
-                    Ok::<_, AgentError>((request_json, reply))
-                }
+                ask(Ask {
+                    client: &client,
+                    cache: cache.as_ref(),
+                    spec: &spec,
+                    seat: &seat,
+                    slot,
+                    slot_id: &slot_id,
+                    replay,
+                    temperature,
+                    messages,
+                    schema,
+                    attempt,
+                    kind,
+                })
             };
             let mut records = Vec::new();
             if let Some(probe) = probe {
