@@ -500,6 +500,7 @@ fn llm(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         server.stop();
         let _ = std::fs::remove_dir_all(&dir);
     }
+    transcript_store(&rt, quick, rows)?;
     // A fast model beside a slow one: does the fast one wait?
     let fast_runs = if quick { 8 } else { 64 };
     let fast_decisions = fast_runs * 40;
@@ -545,6 +546,80 @@ fn llm(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         format!("fast model done in {beside:.2} s beside, {alone:.2} s alone"),
         format!("ratio {:.2}: no head-of-line blocking when close to 1", beside / alone),
     ));
+    Ok(())
+}
+
+/// The store a study writes per model call, on the instrument's own prompts: the shipped
+/// instrument study, one seeded run per condition (its naming games capped at 150
+/// interactions, as scripts/guard.py does), two models on the fake server. Sizes are pages
+/// as SQLite's dbstat counts them, so they include each table's b-tree and index overhead.
+fn transcript_store(rt: &tokio::runtime::Runtime, quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
+    let server = rt.block_on(FakeServer::start(Arc::new(|_, _| FakeReply::Legal)))?;
+    let dir = tempfile_dir("store")?;
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let models = dir.join("models.ron");
+    let decl: Vec<String> = ["fake-a", "fake-b"]
+        .iter()
+        .map(|name| {
+            format!(
+                "Model(name: \"{name}\", family: \"{name}\", endpoints: [\"{}\"], served_id: \"{name}\", \
+                 concurrency: 64, structured: JsonSchema, timeout_s: 60.0)",
+                server.endpoint()
+            )
+        })
+        .collect();
+    std::fs::write(&models, format!("Models(version: 1, models: [{}])", decl.join(", ")))?;
+    let mut study = std::fs::read_to_string(root.join("scenarios/studies/instrument.ron"))?;
+    study = study
+        .replace("include_models: Some(\"../models/example.ron\")", &format!("include_models: Some({:?})", models))
+        .replace("NamingGame()", "NamingGame(cap: 150)")
+        .replace("NamingGame(shuffled_pool: true)", "NamingGame(shuffled_pool: true, cap: 150)");
+    let study_path = dir.join("instrument.ron");
+    std::fs::write(&study_path, study)?;
+    let store = dir.join("s.sqlite");
+    let mut args: Vec<String> = vec![
+        "run".into(),
+        study_path.to_string_lossy().into(),
+        "--store".into(),
+        store.to_string_lossy().into(),
+        "--cells".into(),
+        root.join("scenarios/cells").to_string_lossy().into(),
+        "--runs".into(),
+        "1".into(),
+    ];
+    if quick {
+        // A fortieth of the plan: enough to exercise the harness.
+        args.extend(["--shard".into(), "1/40".into()]);
+    }
+    let out = Command::new(agora_exe()?).args(&args).output()?;
+    anyhow::ensure!(out.status.success(), "agora run failed: {}", String::from_utf8_lossy(&out.stderr));
+    server.stop();
+    let conn = rusqlite::Connection::open(&store)?;
+    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")?;
+    let bytes = |names: &[&str]| -> anyhow::Result<f64> {
+        let list = names.iter().map(|n| format!("'{n}'")).collect::<Vec<_>>().join(", ");
+        Ok(conn.query_row(&format!("SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name IN ({list})"), [], |r| {
+            r.get::<_, i64>(0)
+        })? as f64)
+    };
+    let calls = conn.query_row("SELECT COUNT(*) FROM transcript_calls", [], |r| r.get::<_, i64>(0))? as f64;
+    let full = conn.query_row("SELECT SUM(length(messages_json)) FROM transcripts", [], |r| r.get::<_, i64>(0))? as f64;
+    let transcripts = bytes(&["transcript_calls", "prompt_parts", "sqlite_autoindex_prompt_parts_1"])?;
+    let cache = bytes(&["llm_cache", "sqlite_autoindex_llm_cache_1"])?;
+    let file = std::fs::metadata(&store)?.len() as f64;
+    let runs = conn.query_row("SELECT COUNT(*) FROM runs", [], |r| r.get::<_, i64>(0))?;
+    rows.push(row(
+        "LLM store",
+        format!("instrument prompts, {runs} runs (1 per condition), 2 models, fake server"),
+        format!("{:.0} B per call (transcripts {:.0} + reply cache {:.0})", (transcripts + cache) / calls, transcripts / calls, cache / calls),
+        format!(
+            "{} calls; the requests themselves average {:.0} B (what a row held before schema 4); the whole store {:.0} B per call with decisions, payoffs and runs",
+            thousands(calls),
+            full / calls,
+            file / calls
+        ),
+    ));
+    let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }
 

@@ -96,16 +96,18 @@ pub fn prepare(plan: &Plan, store: &Path, replay: bool) -> anyhow::Result<Option
     }))
 }
 
-/// Prints, per model, the calls a plan will make and a rough count of prompt tokens (the first
-/// prompt of each condition, at four characters a token, times its calls).
+/// Prints, per model, the calls a plan will make, a rough count of prompt tokens (the first
+/// prompt of each condition, at four characters a token, times its calls) and the store those
+/// calls are expected to take ([`store_bytes_per_call`]).
 pub fn print_call_estimate(plan: &Plan) {
     if !uses_llm(plan) {
         println!("LLM calls: none (classical rosters)");
         return;
     }
     let renderer = PromptRenderer::new();
-    let mut per_model: BTreeMap<String, (usize, u64, bool, f64)> = BTreeMap::new();
-    let mut prompt_chars: BTreeMap<String, f64> = BTreeMap::new();
+    // Per model: runs, calls, whether the calls are an upper bound, prompt tokens, store bytes.
+    let mut per_model: BTreeMap<String, (usize, u64, bool, f64, f64)> = BTreeMap::new();
+    let mut first: BTreeMap<String, Option<FirstPrompt>> = BTreeMap::new();
     for r in &plan.runs {
         let llm_seats: Vec<(usize, &str)> =
             r.seats.iter().enumerate().filter_map(|(i, s)| s.model().map(|m| (i, m))).collect();
@@ -117,36 +119,108 @@ pub fn print_call_estimate(plan: &Plan) {
         let probes = if r.prompt_options().recognition_probe { llm_seats.len() as u64 } else { 0 };
         let calls = (decisions as f64 * share).round() as u64 + probes;
         let condition = format!("{}|{}|{}|{}", r.block, r.variant.as_str(), r.cell, r.environment.arm());
-        let chars = *prompt_chars.entry(condition).or_insert_with(|| first_prompt_chars(&renderer, r, llm_seats[0].0));
+        let prompt = first.entry(condition).or_insert_with(|| first_prompt(&renderer, r, llm_seats[0].0)).as_ref();
         for (_, model) in llm_seats.iter().take(1) {
-            let e = per_model.entry(model.to_string()).or_insert((0, 0, false, 0.0));
+            let spec = plan.models.iter().find(|m| m.name == *model);
+            let e = per_model.entry(model.to_string()).or_insert((0, 0, false, 0.0, 0.0));
             e.0 += 1;
             e.1 += calls;
             e.2 |= upper;
-            e.3 += calls as f64 * chars / 4.0;
+            if let Some(p) = prompt {
+                e.3 += calls as f64 * p.chars as f64 / 4.0;
+                e.4 += calls as f64 * store_bytes_per_call(&p.request_json, spec);
+            }
         }
     }
-    println!("{:<24} {:>7} {:>14} {:>18}", "model", "runs", "calls", "~prompt tokens");
-    for (model, (runs, calls, upper, tokens)) in per_model {
+    println!("{:<24} {:>7} {:>14} {:>18} {:>12}", "model", "runs", "calls", "~prompt tokens", "~store");
+    for (model, (runs, calls, upper, tokens, store)) in per_model {
+        let bound = if upper { "<=" } else { "" };
         println!(
-            "{:<24} {:>7} {:>14} {:>18}",
+            "{:<24} {:>7} {:>14} {:>18} {:>12}",
             model,
             runs,
-            format!("{}{calls}", if upper { "<=" } else { "" }),
-            format!("{:.0}", tokens)
+            format!("{bound}{calls}"),
+            format!("{:.0}", tokens),
+            format!("{bound}{}", human_bytes(store))
         );
     }
+    println!(
+        "(~store: transcripts and reply cache, from each condition's first prompt with a {REPLY_BYTES}-byte reply; \
+         the static text of the prompts is stored once and not counted)"
+    );
 }
 
-fn first_prompt_chars(renderer: &PromptRenderer, r: &RunSpec, seat: usize) -> f64 {
-    let Ok(mut env) = r.environment.build(r.variant) else { return 0.0 };
+/// 1234567 → "1.23 MB" (decimal units, three significant digits).
+fn human_bytes(b: f64) -> String {
+    let (value, unit) = match b {
+        b if b >= 1e9 => (b / 1e9, "GB"),
+        b if b >= 1e6 => (b / 1e6, "MB"),
+        b if b >= 1e3 => (b / 1e3, "kB"),
+        b => (b, "B"),
+    };
+    let decimals = if value >= 100.0 {
+        0
+    } else if value >= 10.0 {
+        1
+    } else {
+        2
+    };
+    format!("{value:.decimals$} {unit}")
+}
+
+/// The first prompt of a condition: its length in characters, and the request it makes.
+struct FirstPrompt {
+    chars: usize,
+    request_json: String,
+}
+
+fn first_prompt(renderer: &PromptRenderer, r: &RunSpec, seat: usize) -> Option<FirstPrompt> {
+    let mut env = r.environment.build(r.variant).ok()?;
     let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(r.seed);
     let requests = env.pending(&mut rng);
-    let obs = requests.iter().find(|q| q.agent == seat).or(requests.first()).map(|q| q.observation.clone());
-    match obs.and_then(|o| renderer.render(&r.environment, &o, &[], seat, &r.prompt_options()).ok()) {
-        Some(p) => p.messages.iter().map(|m| m.content.chars().count()).sum::<usize>() as f64,
-        None => 0.0,
-    }
+    let obs = requests.iter().find(|q| q.agent == seat).or(requests.first()).map(|q| q.observation.clone())?;
+    let p = renderer.render(&r.environment, &obs, &[], seat, &r.prompt_options()).ok()?;
+    let req = agora_agents::llm::ChatRequest {
+        messages: p.messages.clone(),
+        temperature: 1.0,
+        max_tokens: 256,
+        seed: Some(1 << 30),
+        schema: Some(p.schema.clone()),
+        chat_template_kwargs: None,
+    };
+    Some(FirstPrompt {
+        chars: p.messages.iter().map(|m| m.content.chars().count()).sum(),
+        request_json: serde_json::to_string(&req).ok()?,
+    })
+}
+
+/// The reply length the store estimate assumes (a short structured answer).
+const REPLY_BYTES: usize = 64;
+
+/// The store one call is expected to add, from a request like the ones it will make: the
+/// list of parts its transcript row keeps (part ids taken as 7 digits), the longest line of
+/// the user message as new text (a history line or the question: a call's one new part, with
+/// its 16-byte hash in the table and its index), the row's other columns with a
+/// [`REPLY_BYTES`]-byte reply, and the reply cache's row (its 64-character key in the table
+/// and its index, the reply and the facts kept with it). Static parts are left out: they are
+/// written once per store.
+fn store_bytes_per_call(request_json: &str, spec: Option<&agora_agents::llm::ModelSpec>) -> f64 {
+    use agora_engine::request_parts::{cut, encode_list, pieces};
+    let list = encode_list(&pieces(request_json), |_| Ok(1_000_000)).map(|l| l.len()).unwrap_or(0);
+    let user = request_json.find("\"role\":\"user\"").unwrap_or(0);
+    let new_text = cut(&request_json[user..]).iter().map(|p| p.len()).max().unwrap_or(0);
+    let (name, served, endpoint) = spec
+        .map(|m| (m.name.len(), m.served_id.len(), m.endpoints.first().map_or(0, String::len)))
+        .unwrap_or((0, 0, 0));
+    let integers = 9 * 4; // run, seat, slot, attempt, round, tokens, latency, key overhead
+    let row = integers + name + served + endpoint + "decision".len() + "ok".len() + REPLY_BYTES + list;
+    let part = new_text + 2 * 16 + 8;
+    let reply_json = REPLY_BYTES
+        + endpoint
+        + r#"{"content":"","prompt_tokens":,"completion_tokens":,"endpoint":"","latency_ms":}"#.len()
+        + 16;
+    let cache = 2 * 64 + name + reply_json;
+    (row + part + cache) as f64
 }
 
 /// Prints, per model, calls by parse status and the share of decisions that fell back.

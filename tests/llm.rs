@@ -241,9 +241,17 @@ fn instrument_dry_run_prints_the_full_matrix_with_calls_per_model() {
         "shuffled-pool",
         "punishment",
         "~prompt tokens",
+        "~store",
     ] {
         assert!(t.contains(needle), "missing {needle}");
     }
+    // Each model's expected store: between 300 B and 2 kB a call, in GB for the full matrix.
+    let line = t.lines().find(|l| l.starts_with("qwen3-8b ") && l.contains("GB")).expect("the qwen3-8b line");
+    let cols: Vec<&str> = line.split_whitespace().collect();
+    let calls: f64 = cols[2].trim_start_matches("<=").parse().expect("calls");
+    let gb: f64 = cols[4].trim_start_matches("<=").parse().expect("store");
+    let per_call = gb * 1e9 / calls;
+    assert!((300.0..2000.0).contains(&per_call), "{per_call} B a call: {line}");
     for v in ["C0", "C1", "C2", "C3"] {
         assert!(t.contains(&format!(" {v} ")), "missing variant {v}");
     }

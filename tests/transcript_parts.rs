@@ -120,6 +120,32 @@ fn requests_are_stored_by_their_parts_and_read_back_whole() {
         )
         .expect("sizes");
     assert!(lists * 5 < full, "the lists take {lists} bytes for {full} bytes of requests");
+
+    // The dry run's expected store per call is close to what the calls took.
+    let out = agora(&["run", study.to_str().expect("utf8"), "--dry-run"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let dry = text(&out);
+    let line = dry.lines().find(|l| l.starts_with("fake ")).expect("the model's line");
+    let cols: Vec<&str> = line.split_whitespace().collect();
+    let expected_calls: f64 = cols[2].trim_start_matches("<=").parse().expect("calls");
+    let unit = match cols[5] {
+        "B" => 1.0,
+        "kB" => 1e3,
+        "MB" => 1e6,
+        other => panic!("unit {other}"),
+    };
+    let expected = cols[4].trim_start_matches("<=").parse::<f64>().expect("store") * unit / expected_calls;
+    let all_calls = count(&c, "SELECT COUNT(*) FROM transcripts") as f64;
+    let took: f64 = c
+        .query_row(
+            "SELECT SUM(pgsize) FROM dbstat WHERE name IN ('transcript_calls', 'prompt_parts',
+                 'sqlite_autoindex_prompt_parts_1', 'llm_cache', 'sqlite_autoindex_llm_cache_1')",
+            [],
+            |r| r.get::<_, i64>(0),
+        )
+        .expect("dbstat") as f64
+        / all_calls;
+    assert!((0.6..1.6).contains(&(expected / took)), "expected {expected:.0} B a call, took {took:.0}: {line}");
     drop(c);
 
     // Two shards merged hold the same transcripts as the single store, request for request.
