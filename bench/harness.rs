@@ -17,7 +17,7 @@
 //!
 //! The results are printed and written as a Markdown table with the machine and the date.
 
-use std::alloc::{GlobalAlloc, Layout, System};
+use std::alloc::{GlobalAlloc, Layout};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -31,58 +31,82 @@ use agora_test_support::{FakeReply, FakeServer};
 use anyhow::Context as _;
 
 /// The global allocator, counting the bytes in use and their peak, so that the network
-/// benchmark measures memory per agent instead of estimating it.
+/// benchmark measures memory per agent instead of estimating it. It forwards to mimalloc, the
+/// `agora` binary's allocator, so that the engine benchmarked in this process allocates as it
+/// does in `agora`.
 pub struct CountingAlloc;
+
+static BASE: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 static IN_USE: AtomicUsize = AtomicUsize::new(0);
 static PEAK: AtomicUsize = AtomicUsize::new(0);
+/// Counting is on only while a memory figure is being taken ([`reset_peak`] turns it on,
+/// [`stop_counting`] off): two atomic updates per allocation would otherwise slow every engine
+/// benchmark of this process, which `agora` itself never pays.
+static COUNTING: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 fn grew(bytes: usize) {
-    let now = IN_USE.fetch_add(bytes, Ordering::Relaxed) + bytes;
-    PEAK.fetch_max(now, Ordering::Relaxed);
+    if COUNTING.load(Ordering::Relaxed) {
+        let now = IN_USE.fetch_add(bytes, Ordering::Relaxed).wrapping_add(bytes);
+        PEAK.fetch_max(now, Ordering::Relaxed);
+    }
 }
 
-#[expect(unsafe_code, reason = "a global allocator is an unsafe trait; this one forwards to the system allocator")]
+fn shrank(bytes: usize) {
+    if COUNTING.load(Ordering::Relaxed) {
+        IN_USE.fetch_sub(bytes, Ordering::Relaxed);
+    }
+}
+
+/// Ends a memory measurement.
+fn stop_counting() {
+    COUNTING.store(false, Ordering::Relaxed);
+}
+
+#[expect(unsafe_code, reason = "a global allocator is an unsafe trait; this one forwards to mimalloc")]
 unsafe impl GlobalAlloc for CountingAlloc {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded unchanged to the system allocator.
-        let p = unsafe { System.alloc(layout) };
+        // SAFETY: forwarded unchanged to mimalloc.
+        let p = unsafe { BASE.alloc(layout) };
         if !p.is_null() {
             grew(layout.size());
         }
         p
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: forwarded unchanged to the system allocator.
-        unsafe { System.dealloc(ptr, layout) };
-        IN_USE.fetch_sub(layout.size(), Ordering::Relaxed);
+        // SAFETY: forwarded unchanged to mimalloc.
+        unsafe { BASE.dealloc(ptr, layout) };
+        shrank(layout.size());
     }
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        // SAFETY: forwarded unchanged to the system allocator.
-        let p = unsafe { System.alloc_zeroed(layout) };
+        // SAFETY: forwarded unchanged to mimalloc.
+        let p = unsafe { BASE.alloc_zeroed(layout) };
         if !p.is_null() {
             grew(layout.size());
         }
         p
     }
     unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        // SAFETY: forwarded unchanged to the system allocator.
-        let p = unsafe { System.realloc(ptr, layout, new_size) };
+        // SAFETY: forwarded unchanged to mimalloc.
+        let p = unsafe { BASE.realloc(ptr, layout, new_size) };
         if !p.is_null() {
             if new_size >= layout.size() {
                 grew(new_size - layout.size());
             } else {
-                IN_USE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+                shrank(layout.size() - new_size);
             }
         }
         p
     }
 }
 
-/// Starts a peak measurement; returns the bytes in use now.
+/// Starts a peak measurement (and counting); returns the count now. Counts are relative: the
+/// bytes allocated since, less those freed since (frees of older blocks included, so a figure
+/// never overstates what a measured step holds).
 fn reset_peak() -> usize {
     let now = IN_USE.load(Ordering::Relaxed);
     PEAK.store(now, Ordering::Relaxed);
+    COUNTING.store(true, Ordering::Relaxed);
     now
 }
 
@@ -413,6 +437,7 @@ fn networks(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
             }
         }
     }
+    stop_counting();
     Ok(())
 }
 

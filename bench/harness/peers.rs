@@ -288,6 +288,7 @@ pub(super) fn peers(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         let o = simulate(&net, &run)?;
         let secs = start.elapsed().as_secs_f64();
         let heap = (net.heap_bytes() + PEAK.load(Ordering::Relaxed) - base) as f64 / n as f64;
+        stop_counting();
         let a_rate = o.interactions as f64 / secs;
         let m = peer(&python, "naming-large", 1, Some(n))?;
         let m_rate = peer_rate(&m);
