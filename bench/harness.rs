@@ -342,19 +342,56 @@ fn classical(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         .take(if quick { 12 } else { usize::MAX })
         .cloned()
         .collect();
+    // The same runs without a store, then with it: what the store adds per run.
+    let start = Instant::now();
+    for spec in &all_naming {
+        RunWorld::new(spec)?.run_to_end()?;
+    }
+    let bare = start.elapsed().as_secs_f64();
     let dir = tempfile_dir("store")?;
     let mut store = Store::open(&dir.join("bench.sqlite"))?;
     let start = Instant::now();
     let opts = agora_engine::RunnerOptions { threads: 1, ..Default::default() };
     let rep = agora_engine::execute(&all_naming, &mut store, &opts, &mut |_| {})?;
     let ss = start.elapsed().as_secs_f64();
+    let records: i64 = store.connection().query_row(
+        "SELECT SUM(json_array_length(decisions) + json_array_length(payoffs) + json_array_length(interactions))
+         FROM run_rows",
+        [],
+        |r| r.get(0),
+    )?;
+    drop(store);
+    let bytes = std::fs::metadata(dir.join("bench.sqlite"))?.len() + std::fs::metadata(dir.join("bench.sqlite-wal")).map_or(0, |m| m.len());
+    // All cores: worker threads play the runs, the calling thread commits them.
+    let dir2 = tempfile_dir("store-threads")?;
+    let mut store = Store::open(&dir2.join("bench.sqlite"))?;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let start = Instant::now();
+    let opts = agora_engine::RunnerOptions { threads, ..Default::default() };
+    let rep_t = agora_engine::execute(&all_naming, &mut store, &opts, &mut |_| {})?;
+    let st = start.elapsed().as_secs_f64();
     drop(store);
     let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::remove_dir_all(&dir2);
+    let n = rep.executed as f64;
     rows.push(row(
         "naming game, 24 agents",
         format!("engine + SQLite store, {} runs, 1 thread", rep.executed),
-        format!("{:.0} runs/s", rep.executed as f64 / ss),
-        "every decision and interaction recorded",
+        format!("{:.0} runs/s; {} records/s", n / ss, thousands(records as f64 / ss)),
+        format!(
+            "every decision, payoff and interaction recorded ({:.0} records and {:.0} kB of store a run); the same runs unrecorded: {:.0} runs/s, so the store adds {:.2} ms a run ({:.0} % of the time)",
+            records as f64 / n,
+            bytes as f64 / n / 1e3,
+            n / bare,
+            (ss - bare) / n * 1e3,
+            (ss - bare) / ss * 100.0
+        ),
+    ));
+    rows.push(row(
+        "naming game, 24 agents",
+        format!("engine + SQLite store, {} runs, {threads} threads", rep_t.executed),
+        format!("{:.0} runs/s", rep_t.executed as f64 / st),
+        "worker threads play the runs; the calling thread commits each in its own transaction",
     ));
 
     for (name, specs, game) in [("prisoner's dilemma", &pd, "pd"), ("public goods", &pgg, "pgg")] {

@@ -215,7 +215,7 @@ def compare(before, after):
     return 1 if bad or diffs else 0
 
 
-RUN_TABLES = ["runs", "agents", "decisions", "payoffs", "interactions", "transcripts", "transcript_calls", "metrics"]
+RUN_TABLES = ["runs", "agents", "decisions", "payoffs", "interactions", "run_rows", "transcripts", "transcript_calls", "metrics"]
 
 
 def renumber(store):

@@ -2,7 +2,7 @@
 
 use std::path::{Path, PathBuf};
 
-use agora_engine::store::TABLES;
+use agora_engine::store::{TABLES, VIEW_COLUMN_TYPES};
 use anyhow::Context as _;
 use polars::prelude::*;
 use rusqlite::types::ValueRef;
@@ -30,6 +30,21 @@ pub fn export(store: &Path, format: Format, out: &Path) -> anyhow::Result<Vec<(S
         let mut info = conn.prepare(&format!("PRAGMA table_info({table})"))?;
         let decl: Vec<(String, String)> =
             info.query_map([], |r| Ok((r.get::<_, String>(1)?, r.get::<_, String>(2)?)))?.collect::<Result<_, _>>()?;
+        // A view's computed column has no declared type: take the one its table declared.
+        let decl: Vec<(String, String)> = decl
+            .into_iter()
+            .map(|(name, t)| {
+                let t = if t.is_empty() {
+                    VIEW_COLUMN_TYPES
+                        .iter()
+                        .find(|(v, c, _)| *v == table && *c == name)
+                        .map_or("TEXT".to_string(), |(_, _, t)| t.to_string())
+                } else {
+                    t
+                };
+                (name, t)
+            })
+            .collect();
         let mut cols: Vec<Col> = decl
             .iter()
             .map(|(_, t)| match t.as_str() {

@@ -414,3 +414,73 @@ fn the_reply_cache_writes_in_batches_and_loses_nothing_it_was_given() {
     assert_eq!(again.get("late"), Some(reply("late")));
     assert_eq!(again.len(), FLUSH_AT as u64 + 1);
 }
+
+/// Every decision, payoff and interaction of a store, by run key, as SQL lists them.
+fn bulk_rows(path: &Path) -> Vec<String> {
+    let c = rusqlite::Connection::open(path).expect("open");
+    let mut out = Vec::new();
+    for sql in [
+        "SELECT r.run_key, d.step, d.round, d.seat, d.role, d.action, d.value, d.scale, d.context, typeof(d.value)
+         FROM decisions d JOIN runs r USING (run_id) ORDER BY r.run_key, d.step, d.seat",
+        "SELECT r.run_key, p.step, p.round, p.seat, p.payoff, typeof(p.payoff)
+         FROM payoffs p JOIN runs r USING (run_id) ORDER BY r.run_key, p.step, p.seat",
+        "SELECT r.run_key, i.t, i.a, i.b, i.name_a, i.name_b, i.matched
+         FROM interactions i JOIN runs r USING (run_id) ORDER BY r.run_key, i.t",
+    ] {
+        let mut st = c.prepare(sql).expect("query");
+        let n = st.column_count();
+        let rows = st
+            .query_map([], |r| {
+                (0..n)
+                    .map(|i| r.get_ref(i).map(|v| format!("{v:?}")))
+                    .collect::<Result<Vec<_>, _>>()
+                    .map(|v| v.join("|"))
+            })
+            .expect("rows");
+        out.extend(rows.map(|r| r.expect("row")));
+    }
+    out
+}
+
+#[test]
+fn a_schema_4_store_keeps_every_row_when_its_runs_become_one_value_per_table() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = plan("classical.ron", 1);
+    let store = run_into(dir.path(), "s.sqlite", &p, &RunnerOptions::default());
+    let digest = store.records_digest().expect("digest");
+    drop(store);
+    let path = dir.path().join("s.sqlite");
+    let before = bulk_rows(&path);
+    assert!(before.iter().any(|r| r.contains("Real(")), "decisions carry real values");
+    assert!(before.len() > 1000, "{} rows", before.len());
+    {
+        // What schema 4 wrote: a row per record in three tables.
+        let c = rusqlite::Connection::open(&path).expect("open");
+        c.execute_batch(
+            "CREATE TABLE d4 (run_id INTEGER NOT NULL, step INTEGER NOT NULL, round INTEGER NOT NULL, seat INTEGER NOT NULL,
+                 role TEXT NOT NULL, action TEXT NOT NULL, value REAL NOT NULL, scale REAL NOT NULL, context REAL,
+                 PRIMARY KEY (run_id, step, seat)) WITHOUT ROWID;
+             INSERT INTO d4 SELECT * FROM decisions;
+             CREATE TABLE p4 (run_id INTEGER NOT NULL, step INTEGER NOT NULL, round INTEGER NOT NULL, seat INTEGER NOT NULL,
+                 payoff REAL NOT NULL, PRIMARY KEY (run_id, step, seat)) WITHOUT ROWID;
+             INSERT INTO p4 SELECT * FROM payoffs;
+             CREATE TABLE i4 (run_id INTEGER NOT NULL, t INTEGER NOT NULL, a INTEGER NOT NULL, b INTEGER NOT NULL,
+                 name_a INTEGER NOT NULL, name_b INTEGER NOT NULL, matched INTEGER NOT NULL, PRIMARY KEY (run_id, t)) WITHOUT ROWID;
+             INSERT INTO i4 SELECT * FROM interactions;
+             DROP VIEW decisions; DROP VIEW payoffs; DROP VIEW interactions; DROP TABLE run_rows;
+             ALTER TABLE d4 RENAME TO decisions; ALTER TABLE p4 RENAME TO payoffs; ALTER TABLE i4 RENAME TO interactions;
+             PRAGMA user_version = 4;",
+        )
+        .expect("downgrade");
+        assert_eq!(bulk_rows(&path), before, "the schema-4 tables hold the same rows");
+    }
+    let store = Store::open(&path).expect("a schema-4 store opens and is upgraded");
+    assert_eq!(store.records_digest().expect("digest"), digest);
+    drop(store);
+    assert_eq!(bulk_rows(&path), before, "every row reads back with its value and type");
+    let c = rusqlite::Connection::open(&path).expect("open");
+    let version: i32 = c.query_row("PRAGMA user_version", [], |r| r.get(0)).expect("version");
+    assert_eq!(version, agora_engine::store::SCHEMA_VERSION);
+    let runs: i64 = c.query_row("SELECT COUNT(*) FROM run_rows", [], |r| r.get(0)).expect("run_rows");
+    assert_eq!(runs as usize, p.runs.len(), "one value per run");
+}

@@ -21,7 +21,7 @@ fn report_is_self_contained_escapes_replies_and_renders_in_a_browser() {
     {
         let c = rusqlite::Connection::open(&store).expect("open");
         c.execute(
-            "INSERT INTO transcripts VALUES ((SELECT MIN(run_id) FROM runs), 0, 0, 1, 'decision', 1, 'player', 'm', 'm', 'http://x',
+            "INSERT INTO transcript_calls VALUES ((SELECT MIN(run_id) FROM runs), 0, 0, 1, 'decision', 1, 'player', 'm', 'm', 'http://x',
              '[]', ?1, NULL, NULL, 'unparsable', '', 1.0, NULL, NULL)",
             [evil],
         )

@@ -12,6 +12,7 @@ pub mod probe;
 pub mod records;
 pub mod request_parts;
 pub mod run;
+pub mod run_rows;
 pub mod runner;
 pub mod seed;
 pub mod spec;

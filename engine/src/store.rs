@@ -15,7 +15,7 @@ use crate::request_parts;
 /// `PRAGMA application_id` of an Agora store ("AGOR").
 pub const APPLICATION_ID: i32 = 0x4147_4f52;
 /// Version of the table layout.
-pub const SCHEMA_VERSION: i32 = 4;
+pub const SCHEMA_VERSION: i32 = 5;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS studies (
@@ -68,26 +68,30 @@ CREATE TABLE IF NOT EXISTS agents (
     committed INTEGER NOT NULL,
     PRIMARY KEY (run_id, seat)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS decisions (
-    run_id INTEGER NOT NULL REFERENCES runs(run_id),
-    step INTEGER NOT NULL,
-    round INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    role TEXT NOT NULL,
-    action TEXT NOT NULL,
-    value REAL NOT NULL,
-    scale REAL NOT NULL,
-    context REAL,
-    PRIMARY KEY (run_id, step, seat)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS payoffs (
-    run_id INTEGER NOT NULL REFERENCES runs(run_id),
-    step INTEGER NOT NULL,
-    round INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    payoff REAL NOT NULL,
-    PRIMARY KEY (run_id, step, seat)
-) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS run_rows (
+    run_id INTEGER PRIMARY KEY REFERENCES runs(run_id),
+    decisions TEXT NOT NULL,
+    payoffs TEXT NOT NULL,
+    interactions TEXT NOT NULL
+);
+CREATE VIEW IF NOT EXISTS decisions AS
+    SELECT r.run_id AS run_id,
+           CAST(json_extract(j.value, '$[0]') AS INTEGER) AS step,
+           CAST(json_extract(j.value, '$[1]') AS INTEGER) AS round,
+           CAST(json_extract(j.value, '$[2]') AS INTEGER) AS seat,
+           json_extract(j.value, '$[3]') AS role,
+           json_extract(j.value, '$[4]') AS action,
+           CAST(json_extract(j.value, '$[5]') AS REAL) AS value,
+           CAST(json_extract(j.value, '$[6]') AS REAL) AS scale,
+           CAST(json_extract(j.value, '$[7]') AS REAL) AS context
+    FROM run_rows r, json_each(r.decisions) j;
+CREATE VIEW IF NOT EXISTS payoffs AS
+    SELECT r.run_id AS run_id,
+           CAST(json_extract(j.value, '$[0]') AS INTEGER) AS step,
+           CAST(json_extract(j.value, '$[1]') AS INTEGER) AS round,
+           CAST(json_extract(j.value, '$[2]') AS INTEGER) AS seat,
+           CAST(json_extract(j.value, '$[3]') AS REAL) AS payoff
+    FROM run_rows r, json_each(r.payoffs) j;
 CREATE TABLE IF NOT EXISTS prompt_parts (
     part_id INTEGER PRIMARY KEY,
     hash BLOB NOT NULL UNIQUE,
@@ -127,16 +131,15 @@ CREATE TABLE IF NOT EXISTS llm_cache (
     model TEXT NOT NULL,
     reply_json TEXT NOT NULL
 );
-CREATE TABLE IF NOT EXISTS interactions (
-    run_id INTEGER NOT NULL REFERENCES runs(run_id),
-    t INTEGER NOT NULL,
-    a INTEGER NOT NULL,
-    b INTEGER NOT NULL,
-    name_a INTEGER NOT NULL,
-    name_b INTEGER NOT NULL,
-    matched INTEGER NOT NULL,
-    PRIMARY KEY (run_id, t)
-) WITHOUT ROWID;
+CREATE VIEW IF NOT EXISTS interactions AS
+    SELECT r.run_id AS run_id,
+           CAST(json_extract(j.value, '$[0]') AS INTEGER) AS t,
+           CAST(json_extract(j.value, '$[1]') AS INTEGER) AS a,
+           CAST(json_extract(j.value, '$[2]') AS INTEGER) AS b,
+           CAST(json_extract(j.value, '$[3]') AS INTEGER) AS name_a,
+           CAST(json_extract(j.value, '$[4]') AS INTEGER) AS name_b,
+           CAST(json_extract(j.value, '$[5]') AS INTEGER) AS matched
+    FROM run_rows r, json_each(r.interactions) j;
 CREATE TABLE IF NOT EXISTS metrics (
     run_id INTEGER NOT NULL REFERENCES runs(run_id),
     name TEXT NOT NULL,
@@ -144,6 +147,30 @@ CREATE TABLE IF NOT EXISTS metrics (
     PRIMARY KEY (run_id, name)
 ) WITHOUT ROWID;
 ";
+
+/// The declared types of the views' computed columns, as the tables they replace declared
+/// them (SQLite reports no type for a view column that is an expression).
+pub const VIEW_COLUMN_TYPES: &[(&str, &str, &str)] = &[
+    ("decisions", "step", "INTEGER"),
+    ("decisions", "round", "INTEGER"),
+    ("decisions", "seat", "INTEGER"),
+    ("decisions", "role", "TEXT"),
+    ("decisions", "action", "TEXT"),
+    ("decisions", "value", "REAL"),
+    ("decisions", "scale", "REAL"),
+    ("decisions", "context", "REAL"),
+    ("payoffs", "step", "INTEGER"),
+    ("payoffs", "round", "INTEGER"),
+    ("payoffs", "seat", "INTEGER"),
+    ("payoffs", "payoff", "REAL"),
+    ("interactions", "t", "INTEGER"),
+    ("interactions", "a", "INTEGER"),
+    ("interactions", "b", "INTEGER"),
+    ("interactions", "name_a", "INTEGER"),
+    ("interactions", "name_b", "INTEGER"),
+    ("interactions", "matched", "INTEGER"),
+    ("transcripts", "messages_json", "TEXT"),
+];
 
 /// The tables an export writes, in order (`transcripts` is the view that joins each request
 /// back from its parts, so an export holds every message in full).
@@ -252,8 +279,13 @@ impl Store {
             if (1..SCHEMA_VERSION).contains(&version) {
                 // Version 2 added the models table; version 3 the metrics table, filled here
                 // from each stored run's records by its game, with the record hashes chained;
-                // version 4 keeps each request by its parts (the rows move, byte for byte).
+                // version 4 keeps each request by its parts (the rows move, byte for byte);
+                // version 5 keeps a run's decisions, payoffs and interactions as one value each.
                 upgrade_transcripts(&conn).map_err(sql)?;
+                upgrade_rows(&conn).map_err(|e| match e {
+                    Upgrade::Sql(source) => EngineError::Store { path: path.to_path_buf(), source },
+                    Upgrade::Spec(run, message) => corrupt(format!("run {run}: {message}")),
+                })?;
                 conn.execute_batch(SCHEMA).map_err(sql)?;
                 if version <= 2 {
                     upgrade_metrics(&conn).map_err(|e| match e {
@@ -398,40 +430,15 @@ impl Store {
             for a in &rec.agents {
                 st.execute(params![run_id, a.seat, a.policy, a.family, a.committed]).map_err(sql)?;
             }
-            let mut st = tx
-                .prepare_cached(
-                    "INSERT INTO decisions (run_id, step, round, seat, role, action, value, scale, context)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                )
-                .map_err(sql)?;
-            for d in &rec.decisions {
-                st.execute(params![
-                    run_id,
-                    d.step,
-                    d.round,
-                    d.seat,
-                    d.role,
-                    d.action.encode(),
-                    d.value,
-                    d.scale,
-                    d.context
-                ])
-                .map_err(sql)?;
-            }
-            let mut st = tx
-                .prepare_cached("INSERT INTO payoffs (run_id, step, round, seat, payoff) VALUES (?1, ?2, ?3, ?4, ?5)")
-                .map_err(sql)?;
-            for p in &rec.payoffs {
-                st.execute(params![run_id, p.step, p.round, p.seat, p.payoff]).map_err(sql)?;
-            }
-            let mut st = tx
-                .prepare_cached(
-                    "INSERT INTO interactions (run_id, t, a, b, name_a, name_b, matched) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                )
-                .map_err(sql)?;
-            for i in &rec.interactions {
-                st.execute(params![run_id, i.t, i.a, i.b, i.name_a, i.name_b, i.matched]).map_err(sql)?;
-            }
+            let rows = crate::run_rows::encode(&rec.decisions, &rec.payoffs, &rec.interactions).map_err(|message| {
+                EngineError::Corrupt { path: path.clone(), message: format!("run {}: {message}", rec.key) }
+            })?;
+            tx.prepare_cached(
+                "INSERT INTO run_rows (run_id, decisions, payoffs, interactions) VALUES (?1, ?2, ?3, ?4)",
+            )
+            .map_err(sql)?
+            .execute(params![run_id, rows.decisions, rows.payoffs, rows.interactions])
+            .map_err(sql)?;
             let mut st =
                 tx.prepare_cached("INSERT INTO metrics (run_id, name, value) VALUES (?1, ?2, ?3)").map_err(sql)?;
             for (name, value) in &rec.metrics {
@@ -568,6 +575,93 @@ fn upgrade_metrics(conn: &Connection) -> Result<(), Upgrade> {
                 params![crate::records::chain_metrics(&record_hash, &metrics), run_id],
             )?;
         }
+        Ok(())
+    })();
+    match result {
+        Ok(()) => conn.execute_batch("COMMIT").map_err(Upgrade::Sql),
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(e)
+        }
+    }
+}
+
+/// Moves the decisions, payoffs and interactions of a store written before schema 5 into
+/// `run_rows`, one value per run and table, encoded as a live run encodes them; the views then
+/// list the same rows. One transaction.
+fn upgrade_rows(conn: &Connection) -> Result<(), Upgrade> {
+    use crate::records::{InteractionRecord, PayoffRecord};
+    let old: i64 =
+        conn.query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'decisions'", [], |r| {
+            r.get(0)
+        })?;
+    if old == 0 {
+        return Ok(());
+    }
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    let result = (|| -> Result<(), Upgrade> {
+        conn.execute_batch(
+            "ALTER TABLE decisions RENAME TO decisions_before_rows;
+             ALTER TABLE payoffs RENAME TO payoffs_before_rows;
+             ALTER TABLE interactions RENAME TO interactions_before_rows;",
+        )?;
+        conn.execute_batch(SCHEMA)?;
+        let runs: Vec<(i64, String)> = conn
+            .prepare("SELECT run_id, run_key FROM runs ORDER BY run_id")?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        let mut d = conn.prepare(
+            "SELECT step, round, seat, role, action, value, scale, context FROM decisions_before_rows WHERE run_id = ?1",
+        )?;
+        let mut p = conn.prepare("SELECT step, round, seat, payoff FROM payoffs_before_rows WHERE run_id = ?1")?;
+        let mut i =
+            conn.prepare("SELECT t, a, b, name_a, name_b, matched FROM interactions_before_rows WHERE run_id = ?1")?;
+        for (run_id, key) in runs {
+            let raw: Vec<(u32, u32, u32, String, String, f64, f64, Option<f64>)> = d
+                .query_map([run_id], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?))
+                })?
+                .collect::<Result<_, _>>()?;
+            let ds: Vec<crate::run_rows::DecisionRow<'_>> = raw
+                .iter()
+                .map(|(step, round, seat, role, action, value, scale, context)| crate::run_rows::DecisionRow {
+                    step: *step,
+                    round: *round,
+                    seat: *seat,
+                    role,
+                    action: action.clone(),
+                    value: *value,
+                    scale: *scale,
+                    context: *context,
+                })
+                .collect();
+            let ps: Vec<PayoffRecord> = p
+                .query_map([run_id], |r| {
+                    Ok(PayoffRecord { step: r.get(0)?, round: r.get(1)?, seat: r.get(2)?, payoff: r.get(3)? })
+                })?
+                .collect::<Result<_, _>>()?;
+            let is: Vec<InteractionRecord> = i
+                .query_map([run_id], |r| {
+                    Ok(InteractionRecord {
+                        t: r.get(0)?,
+                        a: r.get(1)?,
+                        b: r.get(2)?,
+                        name_a: r.get(3)?,
+                        name_b: r.get(4)?,
+                        matched: r.get(5)?,
+                    })
+                })?
+                .collect::<Result<_, _>>()?;
+            let rows = crate::run_rows::encode_rows(&ds, &ps, &is).map_err(|m| Upgrade::Spec(key.clone(), m))?;
+            conn.execute(
+                "INSERT INTO run_rows (run_id, decisions, payoffs, interactions) VALUES (?1, ?2, ?3, ?4)",
+                params![run_id, rows.decisions, rows.payoffs, rows.interactions],
+            )?;
+        }
+        drop((d, p, i));
+        conn.execute_batch(
+            "DROP TABLE decisions_before_rows; DROP TABLE payoffs_before_rows; DROP TABLE interactions_before_rows;",
+        )?;
         Ok(())
     })();
     match result {
@@ -856,12 +950,8 @@ impl Store {
                  CREATE TEMP TABLE merge_map AS SELECT n.old AS old, m.run_id AS new FROM merge_new n JOIN main.runs m USING (run_key);
                  INSERT INTO main.agents SELECT p.new, a.seat, a.policy, a.family, a.committed
                      FROM src.agents a JOIN merge_map p ON a.run_id = p.old;
-                 INSERT INTO main.decisions SELECT p.new, d.step, d.round, d.seat, d.role, d.action, d.value, d.scale, d.context
-                     FROM src.decisions d JOIN merge_map p ON d.run_id = p.old;
-                 INSERT INTO main.payoffs SELECT p.new, x.step, x.round, x.seat, x.payoff
-                     FROM src.payoffs x JOIN merge_map p ON x.run_id = p.old;
-                 INSERT INTO main.interactions SELECT p.new, i.t, i.a, i.b, i.name_a, i.name_b, i.matched
-                     FROM src.interactions i JOIN merge_map p ON i.run_id = p.old;
+                 INSERT INTO main.run_rows SELECT p.new, x.decisions, x.payoffs, x.interactions
+                     FROM src.run_rows x JOIN merge_map p ON x.run_id = p.old;
                  INSERT INTO main.metrics SELECT p.new, x.name, x.value
                      FROM src.metrics x JOIN merge_map p ON x.run_id = p.old;
                  INSERT OR IGNORE INTO main.prompt_parts (hash, text) SELECT hash, text FROM src.prompt_parts ORDER BY part_id;

@@ -1,0 +1,289 @@
+//! A run's bulk records as one value per table (schema 5): its decisions, payoffs and
+//! interactions are each written as one JSON array of rows in `run_rows`, one row per run,
+//! instead of one SQLite row per record. A naming-game run of 3,000 meetings is then one
+//! insert, not 15,000. The `decisions`, `payoffs` and `interactions` views expand them back
+//! into rows with the old tables' columns (`json_each`, which every SQLite since 3.38 has), so
+//! SQL, `agora export` and pandas read them as before.
+//!
+//! Each row is an array of the table's columns in order (booleans as 0/1, a missing value as
+//! `null`), and the rows are sorted by the old tables' primary keys, so a view lists them in
+//! the order a scan of the old table did. Numbers are written in the shortest form that reads
+//! back to the same `f64` (serde_json's), which SQLite's JSON reader parses exactly.
+
+use std::fmt::Write as _;
+
+use crate::records::{DecisionRecord, InteractionRecord, PayoffRecord};
+
+/// The three columns of `run_rows`, JSON each.
+pub struct RowValues {
+    /// `[[step, round, seat, role, action, value, scale, context], …]`, by (step, seat).
+    pub decisions: String,
+    /// `[[step, round, seat, payoff], …]`, by (step, seat).
+    pub payoffs: String,
+    /// `[[t, a, b, name_a, name_b, matched], …]`, by t.
+    pub interactions: String,
+}
+
+/// A number JSON can hold; a non-finite one is refused (JSON has none, and the old REAL NOT
+/// NULL columns refused it too).
+fn number(out: &mut String, x: f64, what: &str) -> Result<(), String> {
+    if !x.is_finite() {
+        return Err(format!("{what} is {x}, which a store cannot hold"));
+    }
+    out.push_str(&serde_json::to_string(&x).map_err(|e| e.to_string())?);
+    Ok(())
+}
+
+fn text(out: &mut String, s: &str) -> Result<(), String> {
+    out.push_str(&serde_json::to_string(s).map_err(|e| e.to_string())?);
+    Ok(())
+}
+
+/// A decision as stored: its action as the store's compact text.
+pub struct DecisionRow<'a> {
+    /// Stage number within the run, 1-based.
+    pub step: u32,
+    /// Round, game or interaction, 1-based.
+    pub round: u32,
+    /// Seat of the agent that decided.
+    pub seat: u32,
+    /// The role's store name.
+    pub role: &'a str,
+    /// The action's compact text (`c1`, `a17`, `[0,3,0]`).
+    pub action: String,
+    /// Numeric value of the action.
+    pub value: f64,
+    /// The value's natural maximum.
+    pub scale: f64,
+    /// What the agent faced, where that matters.
+    pub context: Option<f64>,
+}
+
+impl<'a> From<&'a DecisionRecord> for DecisionRow<'a> {
+    fn from(d: &'a DecisionRecord) -> Self {
+        DecisionRow {
+            step: d.step,
+            round: d.round,
+            seat: d.seat,
+            role: d.role,
+            action: d.action.encode(),
+            value: d.value,
+            scale: d.scale,
+            context: d.context,
+        }
+    }
+}
+
+/// Encodes a run's records. Errors name the record that cannot be stored.
+pub fn encode(
+    decisions: &[DecisionRecord],
+    payoffs: &[PayoffRecord],
+    interactions: &[InteractionRecord],
+) -> Result<RowValues, String> {
+    let rows: Vec<DecisionRow<'_>> = decisions.iter().map(DecisionRow::from).collect();
+    encode_rows(&rows, payoffs, interactions)
+}
+
+/// Encodes rows as stored. Errors name the record that cannot be stored.
+pub fn encode_rows(
+    decisions: &[DecisionRow<'_>],
+    payoffs: &[PayoffRecord],
+    interactions: &[InteractionRecord],
+) -> Result<RowValues, String> {
+    let mut ds: Vec<&DecisionRow<'_>> = decisions.iter().collect();
+    ds.sort_by_key(|d| (d.step, d.seat));
+    let mut d_out = String::with_capacity(decisions.len() * 40 + 2);
+    d_out.push('[');
+    for (i, d) in ds.iter().enumerate() {
+        if i > 0 {
+            d_out.push(',');
+        }
+        let _ = write!(d_out, "[{},{},{},", d.step, d.round, d.seat);
+        text(&mut d_out, d.role)?;
+        d_out.push(',');
+        text(&mut d_out, &d.action)?;
+        d_out.push(',');
+        let at = |field: &str| format!("decision {field} at step {}, seat {}", d.step, d.seat);
+        number(&mut d_out, d.value, &at("value"))?;
+        d_out.push(',');
+        number(&mut d_out, d.scale, &at("scale"))?;
+        d_out.push(',');
+        match d.context {
+            Some(c) => number(&mut d_out, c, &at("context"))?,
+            None => d_out.push_str("null"),
+        }
+        d_out.push(']');
+    }
+    d_out.push(']');
+
+    let mut ps: Vec<&PayoffRecord> = payoffs.iter().collect();
+    ps.sort_by_key(|p| (p.step, p.seat));
+    let mut p_out = String::with_capacity(payoffs.len() * 24 + 2);
+    p_out.push('[');
+    for (i, p) in ps.iter().enumerate() {
+        if i > 0 {
+            p_out.push(',');
+        }
+        let _ = write!(p_out, "[{},{},{},", p.step, p.round, p.seat);
+        number(&mut p_out, p.payoff, &format!("payoff at step {}, seat {}", p.step, p.seat))?;
+        p_out.push(']');
+    }
+    p_out.push(']');
+
+    let mut is: Vec<&InteractionRecord> = interactions.iter().collect();
+    is.sort_by_key(|x| x.t);
+    let mut i_out = String::with_capacity(interactions.len() * 20 + 2);
+    i_out.push('[');
+    for (i, x) in is.iter().enumerate() {
+        if i > 0 {
+            i_out.push(',');
+        }
+        let _ = write!(i_out, "[{},{},{},{},{},{}]", x.t, x.a, x.b, x.name_a, x.name_b, u8::from(x.matched));
+    }
+    i_out.push(']');
+    Ok(RowValues { decisions: d_out, payoffs: p_out, interactions: i_out })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agora_environments::Action;
+    use rand::{Rng, SeedableRng};
+
+    /// The store's schema, so that the views are tested as they ship.
+    fn store() -> (tempfile_path::Dir, crate::Store) {
+        let dir = tempfile_path::Dir::new();
+        let store = crate::Store::open(&dir.0.join("s.sqlite")).expect("store");
+        (dir, store)
+    }
+
+    /// A temporary directory removed on drop (the engine has no tempfile dependency).
+    mod tempfile_path {
+        pub struct Dir(pub std::path::PathBuf);
+        impl Dir {
+            pub fn new() -> Dir {
+                use std::sync::atomic::{AtomicUsize, Ordering};
+                static N: AtomicUsize = AtomicUsize::new(0);
+                let p = std::env::temp_dir().join(format!(
+                    "agora-run-rows-{}-{}",
+                    std::process::id(),
+                    N.fetch_add(1, Ordering::Relaxed)
+                ));
+                std::fs::create_dir_all(&p).expect("mkdir");
+                Dir(p)
+            }
+        }
+        impl Drop for Dir {
+            fn drop(&mut self) {
+                let _ = std::fs::remove_dir_all(&self.0);
+            }
+        }
+    }
+
+    #[test]
+    fn the_views_read_back_every_value_bit_for_bit_in_key_order() {
+        let (_dir, store) = store();
+        let conn = store.connection();
+        conn.execute_batch(
+            "INSERT INTO runs (run_id, run_key, study, block, environment, arm, variant, cell, level, roster, family,
+                run_index, seed, population, committed, steps, record_hash, spec_json)
+             VALUES (1, 'k', 's', 'b', 'e', 'a', 'C0', 'baseline', 'baseline', 'r', 'f', 0, '1', 2, 0, 0, 'h', '{}')",
+        )
+        .expect("run");
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(9);
+        let mut ds = Vec::new();
+        let mut ps = Vec::new();
+        for step in (1..=400u32).rev() {
+            for seat in [1u32, 0] {
+                let value: f64 = rng.random::<f64>() * 10f64.powi(rng.random_range(-8..8));
+                ds.push(DecisionRecord {
+                    step,
+                    round: step,
+                    seat,
+                    role: if seat == 0 { "speaker" } else { "a \"quoted\" role" },
+                    action: Action::Amount(step as i64),
+                    value,
+                    scale: 1.0 / 3.0,
+                    context: (step % 3 == 0).then_some(-value),
+                });
+                ps.push(PayoffRecord { step, round: step, seat, payoff: value * 7.0 });
+            }
+        }
+        let is: Vec<InteractionRecord> = (1..=50u32)
+            .rev()
+            .map(|t| InteractionRecord { t, a: t % 5, b: t % 7, name_a: t, name_b: t + 1, matched: t % 2 == 0 })
+            .collect();
+        let rows = encode(&ds, &ps, &is).expect("encode");
+        conn.execute(
+            "INSERT INTO run_rows (run_id, decisions, payoffs, interactions) VALUES (1, ?1, ?2, ?3)",
+            [&rows.decisions, &rows.payoffs, &rows.interactions],
+        )
+        .expect("insert");
+        let mut want = ds.clone();
+        want.sort_by_key(|d| (d.step, d.seat));
+        let got: Vec<(u32, u32, u32, String, String, f64, f64, Option<f64>)> = conn
+            .prepare("SELECT step, round, seat, role, action, value, scale, context FROM decisions WHERE run_id = 1")
+            .expect("query")
+            .query_map([], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?))
+            })
+            .expect("rows")
+            .map(|r| r.expect("row"))
+            .collect();
+        assert_eq!(got.len(), want.len());
+        for (g, w) in got.iter().zip(&want) {
+            assert_eq!(
+                (g.0, g.1, g.2, g.3.as_str(), g.4.clone()),
+                (w.step, w.round, w.seat, w.role, w.action.encode())
+            );
+            assert_eq!(g.5.to_bits(), w.value.to_bits());
+            assert_eq!(g.6.to_bits(), w.scale.to_bits());
+            assert_eq!(g.7.map(f64::to_bits), w.context.map(f64::to_bits));
+        }
+        let payoffs: Vec<(u32, u32, f64)> = conn
+            .prepare("SELECT step, seat, payoff FROM payoffs")
+            .expect("query")
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .expect("rows")
+            .map(|r| r.expect("row"))
+            .collect();
+        let mut pw = ps.clone();
+        pw.sort_by_key(|p| (p.step, p.seat));
+        assert!(payoffs
+            .iter()
+            .zip(&pw)
+            .all(|(g, w)| (g.0, g.1, g.2.to_bits()) == (w.step, w.seat, w.payoff.to_bits())));
+        let matched: Vec<(u32, bool)> = conn
+            .prepare("SELECT t, matched FROM interactions")
+            .expect("query")
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .expect("rows")
+            .map(|r| r.expect("row"))
+            .collect();
+        assert_eq!(matched, (1..=50u32).map(|t| (t, t % 2 == 0)).collect::<Vec<_>>());
+        let types: String = conn
+            .query_row(
+                "SELECT typeof(step) || typeof(value) || typeof(context) FROM decisions WHERE step = 1",
+                [],
+                |r| r.get(0),
+            )
+            .expect("types");
+        assert_eq!(types, "integerrealnull", "the views give the old columns' types");
+    }
+
+    #[test]
+    fn a_value_json_cannot_hold_is_refused_by_name() {
+        let d = DecisionRecord {
+            step: 3,
+            round: 3,
+            seat: 1,
+            role: "r",
+            action: Action::Choice(0),
+            value: f64::NAN,
+            scale: 1.0,
+            context: None,
+        };
+        let err = encode(&[d], &[], &[]).err().expect("refused");
+        assert!(err.contains("value at step 3, seat 1"), "{err}");
+    }
+}
