@@ -361,7 +361,8 @@ fn classical(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         |r| r.get(0),
     )?;
     drop(store);
-    let bytes = std::fs::metadata(dir.join("bench.sqlite"))?.len() + std::fs::metadata(dir.join("bench.sqlite-wal")).map_or(0, |m| m.len());
+    let bytes = std::fs::metadata(dir.join("bench.sqlite"))?.len()
+        + std::fs::metadata(dir.join("bench.sqlite-wal")).map_or(0, |m| m.len());
     // All cores: worker threads play the runs, the calling thread commits them.
     let dir2 = tempfile_dir("store-threads")?;
     let mut store = Store::open(&dir2.join("bench.sqlite"))?;

@@ -484,3 +484,51 @@ fn a_schema_4_store_keeps_every_row_when_its_runs_become_one_value_per_table() {
     let runs: i64 = c.query_row("SELECT COUNT(*) FROM run_rows", [], |r| r.get(0)).expect("run_rows");
     assert_eq!(runs as usize, p.runs.len(), "one value per run");
 }
+
+/// The record hash as it was first defined: one `format!` per record. The hash a store keeps
+/// must not change when the way it is computed does.
+fn records_hash_by_format(rec: &agora_engine::RunRecords) -> String {
+    use sha2::{Digest, Sha256};
+    let mut h = Sha256::new();
+    h.update(rec.key.as_bytes());
+    for a in &rec.agents {
+        h.update(format!("A{}|{}|{}|{}\n", a.seat, a.policy, a.family, a.committed).as_bytes());
+    }
+    for d in &rec.decisions {
+        h.update(
+            format!(
+                "D{}|{}|{}|{}|{}|{:x}|{:x}|{:?}\n",
+                d.step,
+                d.round,
+                d.seat,
+                d.role,
+                d.action.encode(),
+                d.value.to_bits(),
+                d.scale.to_bits(),
+                d.context.map(f64::to_bits)
+            )
+            .as_bytes(),
+        );
+    }
+    for p in &rec.payoffs {
+        h.update(format!("P{}|{}|{}|{:x}\n", p.step, p.round, p.seat, p.payoff.to_bits()).as_bytes());
+    }
+    for i in &rec.interactions {
+        h.update(format!("I{}|{}|{}|{}|{}|{}\n", i.t, i.a, i.b, i.name_a, i.name_b, i.matched).as_bytes());
+    }
+    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[test]
+fn the_record_hash_is_the_one_first_defined() {
+    let mut checked = 0;
+    for study in ["classical.ron", "tipping.ron"] {
+        for spec in &plan(study, 1).runs {
+            let rec = RunWorld::new(spec).expect("world").run_to_end().expect("runs");
+            assert!(rec.transcripts.is_empty());
+            assert_eq!(rec.records_hash(), records_hash_by_format(&rec), "run {}", rec.key);
+            checked += usize::from(rec.decisions.iter().any(|d| d.context.is_some()));
+        }
+    }
+    assert!(checked > 0, "some runs record a context");
+}

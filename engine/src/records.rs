@@ -159,33 +159,70 @@ impl RunRecords {
 
     /// SHA-256 over every record but the metrics.
     pub fn records_hash(&self) -> String {
+        use crate::run_rows::{push_dec, push_hex};
+        use std::fmt::Write as _;
         let mut h = Sha256::new();
         h.update(self.key.as_bytes());
+        // The same bytes as one `format!` per record, written into one buffer that is hashed
+        // whenever it fills (hashing in pieces gives the same digest).
+        let mut buf = String::with_capacity(1 << 16);
+        let flush = |buf: &mut String, h: &mut Sha256| {
+            if buf.len() >= 1 << 15 {
+                h.update(buf.as_bytes());
+                buf.clear();
+            }
+        };
         for a in &self.agents {
-            h.update(format!("A{}|{}|{}|{}\n", a.seat, a.policy, a.family, a.committed).as_bytes());
+            let _ = writeln!(buf, "A{}|{}|{}|{}", a.seat, a.policy, a.family, a.committed);
+            flush(&mut buf, &mut h);
         }
         for d in &self.decisions {
-            h.update(
-                format!(
-                    "D{}|{}|{}|{}|{}|{:x}|{:x}|{:?}\n",
-                    d.step,
-                    d.round,
-                    d.seat,
-                    d.role,
-                    d.action.encode(),
-                    d.value.to_bits(),
-                    d.scale.to_bits(),
-                    d.context.map(f64::to_bits)
-                )
-                .as_bytes(),
-            );
+            // "D{step}|{round}|{seat}|{role}|{action}|{value:x}|{scale:x}|{context:?}\n"
+            buf.push('D');
+            for n in [d.step, d.round, d.seat] {
+                push_dec(&mut buf, n.into());
+                buf.push('|');
+            }
+            buf.push_str(d.role);
+            buf.push('|');
+            buf.push_str(&d.action.encode());
+            buf.push('|');
+            push_hex(&mut buf, d.value.to_bits());
+            buf.push('|');
+            push_hex(&mut buf, d.scale.to_bits());
+            buf.push('|');
+            match d.context {
+                Some(c) => {
+                    buf.push_str("Some(");
+                    push_dec(&mut buf, c.to_bits());
+                    buf.push(')');
+                }
+                None => buf.push_str("None"),
+            }
+            buf.push('\n');
+            flush(&mut buf, &mut h);
         }
         for p in &self.payoffs {
-            h.update(format!("P{}|{}|{}|{:x}\n", p.step, p.round, p.seat, p.payoff.to_bits()).as_bytes());
+            buf.push('P');
+            for n in [p.step, p.round, p.seat] {
+                push_dec(&mut buf, n.into());
+                buf.push('|');
+            }
+            push_hex(&mut buf, p.payoff.to_bits());
+            buf.push('\n');
+            flush(&mut buf, &mut h);
         }
         for i in &self.interactions {
-            h.update(format!("I{}|{}|{}|{}|{}|{}\n", i.t, i.a, i.b, i.name_a, i.name_b, i.matched).as_bytes());
+            buf.push('I');
+            for n in [i.t, i.a, i.b, i.name_a, i.name_b] {
+                push_dec(&mut buf, n.into());
+                buf.push('|');
+            }
+            buf.push_str(if i.matched { "true" } else { "false" });
+            buf.push('\n');
+            flush(&mut buf, &mut h);
         }
+        h.update(buf.as_bytes());
         for t in &self.transcripts {
             h.update(
                 format!(

@@ -10,11 +10,10 @@
 //! the order a scan of the old table did. Numbers are written in the shortest form that reads
 //! back to the same `f64` (serde_json's), which SQLite's JSON reader parses exactly.
 
-use std::fmt::Write as _;
-
 use crate::records::{DecisionRecord, InteractionRecord, PayoffRecord};
 
 /// The three columns of `run_rows`, JSON each.
+#[derive(Default)]
 pub struct RowValues {
     /// `[[step, round, seat, role, action, value, scale, context], …]`, by (step, seat).
     pub decisions: String,
@@ -26,16 +25,27 @@ pub struct RowValues {
 
 /// A number JSON can hold; a non-finite one is refused (JSON has none, and the old REAL NOT
 /// NULL columns refused it too).
-fn number(out: &mut String, x: f64, what: &str) -> Result<(), String> {
+fn number(out: &mut String, x: f64, what: impl FnOnce() -> String) -> Result<(), String> {
     if !x.is_finite() {
-        return Err(format!("{what} is {x}, which a store cannot hold"));
+        return Err(format!("{} is {x}, which a store cannot hold", what()));
     }
-    out.push_str(&serde_json::to_string(&x).map_err(|e| e.to_string())?);
+    // serde_json's form, written into a small stack buffer instead of a new String.
+    let mut buf = [0u8; 32];
+    let mut cursor = std::io::Cursor::new(&mut buf[..]);
+    serde_json::to_writer(&mut cursor, &x).map_err(|e| e.to_string())?;
+    let n = cursor.position() as usize;
+    out.push_str(std::str::from_utf8(&buf[..n]).map_err(|e| e.to_string())?);
     Ok(())
 }
 
 fn text(out: &mut String, s: &str) -> Result<(), String> {
-    out.push_str(&serde_json::to_string(s).map_err(|e| e.to_string())?);
+    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
+        out.push('"');
+        out.push_str(s);
+        out.push('"');
+    } else {
+        out.push_str(&serde_json::to_string(s).map_err(|e| e.to_string())?);
+    }
     Ok(())
 }
 
@@ -74,6 +84,52 @@ impl<'a> From<&'a DecisionRecord> for DecisionRow<'a> {
     }
 }
 
+/// Appends `n` in decimal (as `{}` writes it, without the formatting machinery, which cost
+/// more than the rest of a run's encoding).
+pub(crate) fn push_dec(out: &mut String, mut n: u64) {
+    let mut digits = [0u8; 20];
+    let mut i = digits.len();
+    loop {
+        i -= 1;
+        digits[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        out.push(d as char);
+    }
+}
+
+/// Appends `n` in lower-case hexadecimal, as `{:x}` writes it.
+pub(crate) fn push_hex(out: &mut String, n: u64) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let mut digits = [0u8; 16];
+    let mut i = digits.len();
+    let mut n = n;
+    loop {
+        i -= 1;
+        digits[i] = HEX[(n & 0xf) as usize];
+        n >>= 4;
+        if n == 0 {
+            break;
+        }
+    }
+    for &d in &digits[i..] {
+        out.push(d as char);
+    }
+}
+
+/// Appends `[a,b,c,` for the leading integer columns of a row.
+fn push_ints(out: &mut String, ints: &[u64]) {
+    out.push('[');
+    for &n in ints {
+        push_dec(out, n);
+        out.push(',');
+    }
+}
+
 /// Encodes a run's records. Errors name the record that cannot be stored.
 pub fn encode(
     decisions: &[DecisionRecord],
@@ -90,26 +146,53 @@ pub fn encode_rows(
     payoffs: &[PayoffRecord],
     interactions: &[InteractionRecord],
 ) -> Result<RowValues, String> {
+    let mut out = RowValues::default();
+    encode_rows_into(&mut out, decisions, payoffs, interactions)?;
+    Ok(out)
+}
+
+/// As [`encode`], into buffers kept from run to run (the store keeps one set: a naming run's
+/// values are half a megabyte, and fresh buffers for each run cost page faults).
+pub fn encode_into(
+    out: &mut RowValues,
+    decisions: &[DecisionRecord],
+    payoffs: &[PayoffRecord],
+    interactions: &[InteractionRecord],
+) -> Result<(), String> {
+    let rows: Vec<DecisionRow<'_>> = decisions.iter().map(DecisionRow::from).collect();
+    encode_rows_into(out, &rows, payoffs, interactions)
+}
+
+/// As [`encode_rows`], into `out` (cleared first).
+pub fn encode_rows_into(
+    out: &mut RowValues,
+    decisions: &[DecisionRow<'_>],
+    payoffs: &[PayoffRecord],
+    interactions: &[InteractionRecord],
+) -> Result<(), String> {
     let mut ds: Vec<&DecisionRow<'_>> = decisions.iter().collect();
     ds.sort_by_key(|d| (d.step, d.seat));
-    let mut d_out = String::with_capacity(decisions.len() * 40 + 2);
+    let RowValues { decisions: d_out, payoffs: p_out, interactions: i_out } = out;
+    d_out.clear();
+    p_out.clear();
+    i_out.clear();
     d_out.push('[');
     for (i, d) in ds.iter().enumerate() {
         if i > 0 {
             d_out.push(',');
         }
-        let _ = write!(d_out, "[{},{},{},", d.step, d.round, d.seat);
-        text(&mut d_out, d.role)?;
+        push_ints(d_out, &[d.step.into(), d.round.into(), d.seat.into()]);
+        text(d_out, d.role)?;
         d_out.push(',');
-        text(&mut d_out, &d.action)?;
+        text(d_out, &d.action)?;
         d_out.push(',');
-        let at = |field: &str| format!("decision {field} at step {}, seat {}", d.step, d.seat);
-        number(&mut d_out, d.value, &at("value"))?;
+        let at = |field: &'static str| move || format!("decision {field} at step {}, seat {}", d.step, d.seat);
+        number(d_out, d.value, at("value"))?;
         d_out.push(',');
-        number(&mut d_out, d.scale, &at("scale"))?;
+        number(d_out, d.scale, at("scale"))?;
         d_out.push(',');
         match d.context {
-            Some(c) => number(&mut d_out, c, &at("context"))?,
+            Some(c) => number(d_out, c, at("context"))?,
             None => d_out.push_str("null"),
         }
         d_out.push(']');
@@ -118,30 +201,30 @@ pub fn encode_rows(
 
     let mut ps: Vec<&PayoffRecord> = payoffs.iter().collect();
     ps.sort_by_key(|p| (p.step, p.seat));
-    let mut p_out = String::with_capacity(payoffs.len() * 24 + 2);
     p_out.push('[');
     for (i, p) in ps.iter().enumerate() {
         if i > 0 {
             p_out.push(',');
         }
-        let _ = write!(p_out, "[{},{},{},", p.step, p.round, p.seat);
-        number(&mut p_out, p.payoff, &format!("payoff at step {}, seat {}", p.step, p.seat))?;
+        push_ints(p_out, &[p.step.into(), p.round.into(), p.seat.into()]);
+        number(p_out, p.payoff, || format!("payoff at step {}, seat {}", p.step, p.seat))?;
         p_out.push(']');
     }
     p_out.push(']');
 
     let mut is: Vec<&InteractionRecord> = interactions.iter().collect();
     is.sort_by_key(|x| x.t);
-    let mut i_out = String::with_capacity(interactions.len() * 20 + 2);
     i_out.push('[');
     for (i, x) in is.iter().enumerate() {
         if i > 0 {
             i_out.push(',');
         }
-        let _ = write!(i_out, "[{},{},{},{},{},{}]", x.t, x.a, x.b, x.name_a, x.name_b, u8::from(x.matched));
+        push_ints(i_out, &[x.t.into(), x.a.into(), x.b.into(), x.name_a.into(), x.name_b.into()]);
+        i_out.push(if x.matched { '1' } else { '0' });
+        i_out.push(']');
     }
     i_out.push(']');
-    Ok(RowValues { decisions: d_out, payoffs: p_out, interactions: i_out })
+    Ok(())
 }
 
 #[cfg(test)]
@@ -269,6 +352,36 @@ mod tests {
             )
             .expect("types");
         assert_eq!(types, "integerrealnull", "the views give the old columns' types");
+    }
+
+    #[test]
+    fn numbers_and_texts_are_written_as_serde_json_writes_them() {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
+        for _ in 0..10_000 {
+            let x: f64 = (rng.random::<f64>() - 0.5) * 10f64.powi(rng.random_range(-300..300));
+            let mut out = String::new();
+            number(&mut out, x, String::new).expect("finite");
+            assert_eq!(out, serde_json::to_string(&x).expect("json"));
+        }
+        for s in ["speaker", "a \"quoted\" role", "back\\slash", "tab\there", "é"] {
+            let mut out = String::new();
+            text(&mut out, s).expect("text");
+            assert_eq!(out, serde_json::to_string(s).expect("json"));
+        }
+    }
+
+    #[test]
+    fn integers_are_written_as_format_writes_them() {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(4);
+        for n in [0u64, 1, 9, 10, 15, 16, 255, 256, u64::from(u32::MAX), u64::MAX]
+            .into_iter()
+            .chain((0..10_000).map(|_| rng.random::<u64>() >> rng.random_range(0..64)))
+        {
+            let (mut d, mut h) = (String::new(), String::new());
+            push_dec(&mut d, n);
+            push_hex(&mut h, n);
+            assert_eq!((d, h), (format!("{n}"), format!("{n:x}")));
+        }
     }
 
     #[test]

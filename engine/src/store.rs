@@ -197,6 +197,8 @@ pub struct Store {
     conn: Connection,
     path: PathBuf,
     parts: Parts,
+    /// The buffers a run's records are encoded into, kept from run to run.
+    rows: crate::run_rows::RowValues,
 }
 
 /// Writes prompt parts, each once per store; the ids of the parts met so far are kept in
@@ -308,7 +310,7 @@ impl Store {
             conn.pragma_update(None, "application_id", APPLICATION_ID).map_err(sql)?;
             conn.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(sql)?;
         }
-        Ok(Store { conn, path: path.to_path_buf(), parts: Parts::default() })
+        Ok(Store { conn, path: path.to_path_buf(), parts: Parts::default(), rows: Default::default() })
     }
 
     /// The store file.
@@ -430,7 +432,8 @@ impl Store {
             for a in &rec.agents {
                 st.execute(params![run_id, a.seat, a.policy, a.family, a.committed]).map_err(sql)?;
             }
-            let rows = crate::run_rows::encode(&rec.decisions, &rec.payoffs, &rec.interactions).map_err(|message| {
+            let rows = &mut self.rows;
+            crate::run_rows::encode_into(rows, &rec.decisions, &rec.payoffs, &rec.interactions).map_err(|message| {
                 EngineError::Corrupt { path: path.clone(), message: format!("run {}: {message}", rec.key) }
             })?;
             tx.prepare_cached(
