@@ -183,8 +183,11 @@ fn run_gathered(
     // blocking across runs), and a finished run's slot is refilled straight away. A run's
     // records depend only on its own decisions, so the order replies arrive in does not
     // change them.
+    // One worker per core: requests, replies, parsing and the reply cache spread over all of
+    // them, while this thread steps the runs (rendering their prompts) and commits them.
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
     let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
+        .worker_threads(workers)
         .enable_all()
         .build()
         .map_err(EngineError::Runtime)?;

@@ -93,6 +93,8 @@ pub enum CallError {
 
 struct Endpoint {
     base: String,
+    /// `{base}/chat/completions`, parsed once (a string URL is parsed again on every request).
+    completions: Option<reqwest::Url>,
     permits: Arc<Semaphore>,
     in_flight: AtomicUsize,
 }
@@ -196,6 +198,7 @@ impl LlmClient {
             .iter()
             .map(|b| Endpoint {
                 base: b.trim_end_matches('/').to_string(),
+                completions: reqwest::Url::parse(&format!("{}/chat/completions", b.trim_end_matches('/'))).ok(),
                 permits: Arc::new(Semaphore::new(spec.concurrency)),
                 in_flight: AtomicUsize::new(0),
             })
@@ -303,11 +306,11 @@ impl LlmClient {
                 attempts: attempt,
                 last: format!("the request does not serialise: {e}"),
             })?;
-            let mut http = self
-                .http
-                .post(format!("{}/chat/completions", endpoint.base))
-                .header(reqwest::header::CONTENT_TYPE, "application/json")
-                .body(body);
+            let post = match &endpoint.completions {
+                Some(url) => self.http.post(url.clone()),
+                None => self.http.post(format!("{}/chat/completions", endpoint.base)),
+            };
+            let mut http = post.header(reqwest::header::CONTENT_TYPE, "application/json").body(body);
             if let Some(k) = &self.api_key {
                 http = http.bearer_auth(k);
             }

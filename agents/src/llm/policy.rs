@@ -164,14 +164,11 @@ impl Policy for LlmPolicy {
         let slot = self.slot;
         self.slot += 1;
         let history: Vec<Feedback> = self.history.iter().cloned().collect();
-        let rendered =
-            self.ctx.renderer.render(&self.seat.environment, obs, &history, self.seat.seat, &self.seat.options);
-        let probe = if self.seat.options.recognition_probe && !self.probed {
-            self.probed = true;
-            Some(self.ctx.renderer.render_probe(&self.seat.environment, obs, &self.seat.options))
-        } else {
-            None
-        };
+        let ask_probe = self.seat.options.recognition_probe && !self.probed;
+        self.probed |= ask_probe;
+        // The prompt is rendered inside the decision, on whichever runtime worker polls it, so
+        // that rendering spreads over the cores instead of queueing on the runner's thread.
+        let renderer = self.ctx.renderer.clone();
         let client = self.client.clone();
         let cache = self.ctx.cache.clone();
         let replay = self.ctx.replay;
@@ -179,7 +176,10 @@ impl Policy for LlmPolicy {
         let seat = self.seat.clone();
         let obs = obs.clone();
         Decision::Deferred(Box::pin(async move {
-            let rendered = rendered.map_err(AgentError::Failed)?;
+            let rendered = renderer
+                .render(&seat.environment, &obs, &history, seat.seat, &seat.options)
+                .map_err(AgentError::Failed)?;
+            let probe = ask_probe.then(|| renderer.render_probe(&seat.environment, &obs, &seat.options));
             let spec = client.spec().clone();
             let temperature = seat.options.temperature.unwrap_or(spec.temperature);
             let slot_id = format!("{}/{}/{}", seat.run_key, seat.seat, slot);
