@@ -392,7 +392,7 @@ fn classical(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         "naming game, 24 agents",
         format!("engine + SQLite store, {} runs, {threads} threads", rep_t.executed),
         format!("{:.0} runs/s", rep_t.executed as f64 / st),
-        "worker threads play the runs; the calling thread commits each in its own transaction",
+        "worker threads play, hash and encode the runs; the calling thread writes each in its own transaction",
     ));
 
     for (name, specs, game) in [("prisoner's dilemma", &pd, "pd"), ("public goods", &pgg, "pgg")] {

@@ -43,6 +43,14 @@ pub enum EngineError {
         /// What is wrong with it.
         message: String,
     },
+    /// A record holds a value the store cannot keep (a non-finite number).
+    #[error("run {run}: {message}")]
+    Unstorable {
+        /// The run key.
+        run: String,
+        /// What cannot be stored.
+        message: String,
+    },
     /// The async runtime could not be started.
     #[error("cannot start the runtime: {0}")]
     Runtime(std::io::Error),

@@ -16,11 +16,10 @@ use crate::spec::RunSpec;
 use tokio::task::JoinSet;
 
 use crate::error::EngineError;
-use crate::records::RunRecords;
 use agora_agents::llm::TranscriptSink;
 
 use crate::run::RunWorld;
-use crate::store::Store;
+use crate::store::{PreparedRun, Store};
 
 /// Builds the policies of a run, one per seat, where a specification alone is not enough;
 /// policies that call a model record their calls in the run's transcript sink.
@@ -91,9 +90,9 @@ pub fn execute(
     let mut report = RunnerReport { skipped: runs.len() - todo.len(), ..RunnerReport::default() };
     let total = todo.len();
     let all_sync = opts.policy_factory.is_none() && todo.iter().all(|(r, _)| r.seats.iter().all(|s| !s.is_async()));
-    let mut commit = |rec: RunRecords, report: &mut RunnerReport| -> Result<bool, EngineError> {
-        report.decisions += rec.decisions.len() as u64;
-        store.commit_run(&rec)?;
+    let mut commit = |run: PreparedRun, report: &mut RunnerReport| -> Result<bool, EngineError> {
+        report.decisions += run.rec.decisions.len() as u64;
+        store.commit_prepared(&run)?;
         report.executed += 1;
         progress(Progress { done: report.executed, total, skipped: report.skipped });
         Ok(opts.stop_after.is_some_and(|n| report.executed >= n))
@@ -119,9 +118,10 @@ pub fn execute(
     Ok(report)
 }
 
-type Commit<'a> = dyn FnMut(RunRecords, &mut RunnerReport) -> Result<bool, EngineError> + 'a;
+type Commit<'a> = dyn FnMut(PreparedRun, &mut RunnerReport) -> Result<bool, EngineError> + 'a;
 
-/// Independent runs on worker threads; the calling thread commits them in completion order.
+/// Independent runs on worker threads, each hashed and encoded where it was played; the calling
+/// thread writes them in completion order.
 fn run_threaded(
     todo: &[(&RunSpec, String)],
     threads: usize,
@@ -130,7 +130,7 @@ fn run_threaded(
 ) -> Result<(), EngineError> {
     let next = AtomicUsize::new(0);
     let stop = std::sync::atomic::AtomicBool::new(false);
-    let (tx, rx) = mpsc::sync_channel::<Result<RunRecords, EngineError>>(threads * 4);
+    let (tx, rx) = mpsc::sync_channel::<Result<PreparedRun, EngineError>>(threads * 4);
     std::thread::scope(|scope| -> Result<(), EngineError> {
         for _ in 0..threads.min(todo.len()) {
             let tx = tx.clone();
@@ -141,7 +141,8 @@ fn run_threaded(
                 }
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some((spec, key)) = todo.get(i) else { return };
-                let result = RunWorld::with_key(spec, key.clone()).and_then(RunWorld::run_to_end);
+                let result =
+                    RunWorld::with_key(spec, key.clone()).and_then(RunWorld::run_to_end).and_then(PreparedRun::new);
                 if tx.send(result).is_err() {
                     return;
                 }
@@ -207,7 +208,7 @@ fn run_gathered(
             let Some((run, waiting)) = slots[slot].as_mut() else { return Ok(false) };
             if run.is_done() {
                 let (run, _) = slots[slot].take().expect("invariant: the slot holds a run");
-                return commit(run.into_records(), report);
+                return commit(PreparedRun::new(run.into_records())?, report);
             }
             let deferred = run.begin_stage();
             if deferred.is_empty() {

@@ -192,6 +192,23 @@ pub struct StudyRecord<'a> {
     pub models: &'a [agora_agents::llm::ModelSpec],
 }
 
+/// A finished run with its record hash and its encoded rows, ready to be written.
+pub struct PreparedRun {
+    /// The run's records.
+    pub rec: RunRecords,
+    hash: String,
+    rows: crate::run_rows::RowValues,
+}
+
+impl PreparedRun {
+    /// Hashes and encodes a run's records (the work of a commit that does not touch SQLite).
+    pub fn new(rec: RunRecords) -> Result<PreparedRun, EngineError> {
+        let rows = crate::run_rows::encode(&rec.decisions, &rec.payoffs, &rec.interactions)
+            .map_err(|message| EngineError::Unstorable { run: rec.key.clone(), message })?;
+        Ok(PreparedRun { hash: rec.hash(), rec, rows })
+    }
+}
+
 /// An open store.
 pub struct Store {
     conn: Connection,
@@ -370,14 +387,39 @@ impl Store {
     /// Writes one completed run in a single transaction. A run key already present is left
     /// as it is (the run is deterministic, so the records would be the same).
     pub fn commit_run(&mut self, rec: &RunRecords) -> Result<bool, EngineError> {
-        let result = self.commit_run_once(rec);
+        let mut rows = std::mem::take(&mut self.rows);
+        let encoded = crate::run_rows::encode_into(&mut rows, &rec.decisions, &rec.payoffs, &rec.interactions)
+            .map_err(|message| EngineError::Unstorable { run: rec.key.clone(), message });
+        let result = encoded.and_then(|()| self.commit_encoded(rec, &rec.hash(), &rows));
+        self.rows = rows;
+        result
+    }
+
+    /// Writes a run encoded beforehand ([`PreparedRun::new`], on the thread that played it), so
+    /// that the thread that writes only writes.
+    pub fn commit_prepared(&mut self, run: &PreparedRun) -> Result<bool, EngineError> {
+        self.commit_encoded(&run.rec, &run.hash, &run.rows)
+    }
+
+    fn commit_encoded(
+        &mut self,
+        rec: &RunRecords,
+        hash: &str,
+        rows: &crate::run_rows::RowValues,
+    ) -> Result<bool, EngineError> {
+        let result = self.commit_run_once(rec, hash, rows);
         if result.is_err() {
             self.parts.ids.clear();
         }
         result
     }
 
-    fn commit_run_once(&mut self, rec: &RunRecords) -> Result<bool, EngineError> {
+    fn commit_run_once(
+        &mut self,
+        rec: &RunRecords,
+        hash: &str,
+        rows: &crate::run_rows::RowValues,
+    ) -> Result<bool, EngineError> {
         let path = self.path.clone();
         let sql = |source| EngineError::Store { path: path.clone(), source };
         // Immediate: take the write lock up front. A deferred transaction that reads first
@@ -417,7 +459,7 @@ impl Store {
                 s.seats.len() as i64,
                 s.committed.len() as i64,
                 rec.steps,
-                rec.hash(),
+                hash,
                 s.canonical_json(),
             ],
         )
@@ -432,10 +474,6 @@ impl Store {
             for a in &rec.agents {
                 st.execute(params![run_id, a.seat, a.policy, a.family, a.committed]).map_err(sql)?;
             }
-            let rows = &mut self.rows;
-            crate::run_rows::encode_into(rows, &rec.decisions, &rec.payoffs, &rec.interactions).map_err(|message| {
-                EngineError::Corrupt { path: path.clone(), message: format!("run {}: {message}", rec.key) }
-            })?;
             tx.prepare_cached(
                 "INSERT INTO run_rows (run_id, decisions, payoffs, interactions) VALUES (?1, ?2, ?3, ?4)",
             )
