@@ -7,6 +7,7 @@
 //! answer synchronously through the same path.
 
 pub mod components;
+pub mod digits;
 pub mod error;
 pub mod probe;
 pub mod records;

@@ -159,7 +159,7 @@ impl RunRecords {
 
     /// SHA-256 over every record but the metrics.
     pub fn records_hash(&self) -> String {
-        use crate::run_rows::{push_dec, push_hex};
+        use crate::digits::{push_dec, push_hex};
         use std::fmt::Write as _;
         let mut h = Sha256::new();
         h.update(self.key.as_bytes());
