@@ -268,7 +268,8 @@ mod tests {
         .expect("insert");
         let mut want = ds.clone();
         want.sort_by_key(|d| (d.step, d.seat));
-        let got: Vec<(u32, u32, u32, String, String, f64, f64, Option<f64>)> = conn
+        type Row = (u32, u32, u32, String, String, f64, f64, Option<f64>);
+        let got: Vec<Row> = conn
             .prepare("SELECT step, round, seat, role, action, value, scale, context FROM decisions WHERE run_id = 1")
             .expect("query")
             .query_map([], |r| {

@@ -1,0 +1,91 @@
+//! Combining stores: the shards of a plan run on several machines.
+
+use std::path::Path;
+
+use super::Store;
+use crate::error::EngineError;
+
+/// What a merge did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct MergeReport {
+    /// Runs copied in from the other store.
+    pub added: u64,
+    /// Runs of the other store this one already held with the same records.
+    pub already_present: u64,
+}
+
+impl Store {
+    /// Copies into this store every run of `other` whose key it lacks, with all its rows, the
+    /// studies table and the reply cache. A run key present in both with different records is
+    /// refused: the same key must always record the same thing.
+    pub fn merge_from(&mut self, other: &Path) -> Result<MergeReport, EngineError> {
+        // Opening checks the file is an intact Agora store of this schema.
+        drop(Store::open(other)?);
+        let path = self.path.clone();
+        let sql = |source| EngineError::Store { path: path.clone(), source };
+        let conn = &mut self.conn;
+        conn.execute("ATTACH DATABASE ?1 AS src", [other.to_string_lossy().as_ref()]).map_err(sql)?;
+        let result = (|| -> Result<MergeReport, EngineError> {
+            let conflict: Option<String> = conn
+                .query_row(
+                    "SELECT s.run_key FROM src.runs s JOIN main.runs m USING (run_key) WHERE s.record_hash <> m.record_hash LIMIT 1",
+                    [],
+                    |r| r.get(0),
+                )
+                .ok();
+            if let Some(key) = conflict {
+                return Err(EngineError::Corrupt {
+                    path: other.to_path_buf(),
+                    message: format!("run {key} is in both stores with different records"),
+                });
+            }
+            let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(sql)?;
+            let present: i64 = tx
+                .query_row("SELECT COUNT(*) FROM src.runs WHERE run_key IN (SELECT run_key FROM main.runs)", [], |r| {
+                    r.get(0)
+                })
+                .map_err(sql)?;
+            tx.execute_batch(
+                "CREATE TEMP TABLE merge_new AS SELECT run_id AS old, run_key FROM src.runs
+                     WHERE run_key NOT IN (SELECT run_key FROM main.runs) ORDER BY run_id;
+                 INSERT INTO main.runs (run_key, study, block, environment, arm, variant, cell, level, roster, family,
+                        sweep_name, sweep_value, run_index, seed, population, committed, steps, record_hash, spec_json)
+                     SELECT run_key, study, block, environment, arm, variant, cell, level, roster, family,
+                        sweep_name, sweep_value, run_index, seed, population, committed, steps, record_hash, spec_json
+                     FROM src.runs WHERE run_id IN (SELECT old FROM merge_new) ORDER BY run_id;
+                 CREATE TEMP TABLE merge_map AS SELECT n.old AS old, m.run_id AS new FROM merge_new n JOIN main.runs m USING (run_key);
+                 INSERT INTO main.agents SELECT p.new, a.seat, a.policy, a.family, a.committed
+                     FROM src.agents a JOIN merge_map p ON a.run_id = p.old;
+                 INSERT INTO main.run_rows SELECT p.new, x.decisions, x.payoffs, x.interactions
+                     FROM src.run_rows x JOIN merge_map p ON x.run_id = p.old;
+                 INSERT INTO main.metrics SELECT p.new, x.name, x.value
+                     FROM src.metrics x JOIN merge_map p ON x.run_id = p.old;
+                 INSERT OR IGNORE INTO main.prompt_parts (hash, text) SELECT hash, text FROM src.prompt_parts ORDER BY part_id;
+                 CREATE TEMP TABLE merge_parts AS
+                     SELECT s.part_id AS old, m.part_id AS new FROM src.prompt_parts s JOIN main.prompt_parts m USING (hash);
+                 INSERT INTO main.transcript_calls SELECT p.new, t.seat, t.slot, t.attempt, t.kind, t.round, t.role, t.model,
+                        t.served_id, t.endpoint,
+                        (SELECT json_group_array(x) FROM (
+                            SELECT CASE WHEN j.type = 'integer' THEN (SELECT q.new FROM merge_parts q WHERE q.old = j.value)
+                                   ELSE j.value END AS x
+                            FROM json_each(t.request) j ORDER BY j.key)),
+                        t.raw_reply, t.action, t.reason, t.parse_status, t.detail,
+                        t.latency_ms, t.prompt_tokens, t.completion_tokens
+                     FROM src.transcript_calls t JOIN merge_map p ON t.run_id = p.old;
+                 INSERT OR IGNORE INTO main.studies SELECT * FROM src.studies;
+                 INSERT OR IGNORE INTO main.models SELECT * FROM src.models;
+                 INSERT OR IGNORE INTO main.llm_cache SELECT * FROM src.llm_cache;",
+            )
+            .map_err(sql)?;
+            let added: i64 = tx.query_row("SELECT COUNT(*) FROM merge_new", [], |r| r.get(0)).map_err(sql)?;
+            tx.execute_batch("DROP TABLE temp.merge_new; DROP TABLE temp.merge_map; DROP TABLE temp.merge_parts;")
+                .map_err(sql)?;
+            tx.commit().map_err(sql)?;
+            Ok(MergeReport { added: added as u64, already_present: present as u64 })
+        })();
+        let detach = conn.execute("DETACH DATABASE src", []).map_err(sql);
+        let report = result?;
+        detach?;
+        Ok(report)
+    }
+}

@@ -1,0 +1,230 @@
+//! Bringing a store written by an earlier schema up to this one, in place, one transaction per
+//! step: metrics (schema 3), requests by their parts (4), a run's records as one value (5).
+
+use rusqlite::{params, Connection};
+
+use super::{Parts, SCHEMA};
+
+/// A decision row of a schema-4 store: step, round, seat, role, action, value, scale, context.
+type StoredDecision = (u32, u32, u32, String, String, f64, f64, Option<f64>);
+
+/// Why an upgrade stopped.
+pub(super) enum Upgrade {
+    Sql(rusqlite::Error),
+    Spec(String, String),
+}
+
+impl From<rusqlite::Error> for Upgrade {
+    fn from(e: rusqlite::Error) -> Self {
+        Upgrade::Sql(e)
+    }
+}
+
+/// Fills the metrics table of a store written before it existed: each run's game computes its
+/// outcomes from the stored records, exactly as it does at the end of a live run, and the
+/// run's record hash is chained with them. One transaction: a store is upgraded whole or not.
+pub(super) fn upgrade_metrics(conn: &Connection) -> Result<(), Upgrade> {
+    use agora_environments::game::{RecordedDecision, RecordedInteraction};
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    let result = (|| -> Result<(), Upgrade> {
+        let runs: Vec<(i64, String, String, String, String)> = conn
+            .prepare("SELECT run_id, run_key, variant, spec_json, record_hash FROM runs ORDER BY run_id")?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?
+            .collect::<Result<_, _>>()?;
+        let mut decisions = conn.prepare(
+            "SELECT round, seat, role, value, scale, context FROM decisions WHERE run_id = ?1 ORDER BY step, seat",
+        )?;
+        let mut interactions =
+            conn.prepare("SELECT t, name_a, matched FROM interactions WHERE run_id = ?1 ORDER BY t")?;
+        for (run_id, key, variant, spec_json, record_hash) in runs {
+            let spec: serde_json::Value =
+                serde_json::from_str(&spec_json).map_err(|e| Upgrade::Spec(key.clone(), e.to_string()))?;
+            let env: agora_environments::EnvSpec = serde_json::from_value(spec["environment"].clone())
+                .map_err(|e| Upgrade::Spec(key.clone(), e.to_string()))?;
+            let variant = agora_environments::Variant::ALL
+                .into_iter()
+                .find(|v| v.as_str() == variant)
+                .ok_or_else(|| Upgrade::Spec(key.clone(), format!("unknown variant {variant}")))?;
+            let rows: Vec<(u32, u32, String, f64, f64, Option<f64>)> = decisions
+                .query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))?
+                .collect::<Result<_, _>>()?;
+            let ds: Vec<RecordedDecision> = rows
+                .iter()
+                .map(|(round, seat, role, value, scale, context)| RecordedDecision {
+                    round: *round,
+                    seat: *seat,
+                    role,
+                    value: *value,
+                    scale: *scale,
+                    context: *context,
+                })
+                .collect();
+            let is: Vec<RecordedInteraction> = interactions
+                .query_map([run_id], |r| {
+                    let (t, name, matched): (u32, u32, bool) = (r.get(0)?, r.get(1)?, r.get(2)?);
+                    Ok(RecordedInteraction { t, matched: matched.then_some(name) })
+                })?
+                .collect::<Result<_, _>>()?;
+            let factors: Vec<crate::spec::Factor> = serde_json::from_value(spec["factors"].clone()).unwrap_or_default();
+            let reversed = factors.contains(&crate::spec::Factor::ReversedActionOrder);
+            let metrics = crate::records::outcomes(&env, variant, reversed, &ds, &is);
+            for (name, value) in &metrics {
+                conn.execute(
+                    "INSERT INTO metrics (run_id, name, value) VALUES (?1, ?2, ?3)",
+                    params![run_id, name, value],
+                )?;
+            }
+            conn.execute(
+                "UPDATE runs SET record_hash = ?1 WHERE run_id = ?2",
+                params![crate::records::chain_metrics(&record_hash, &metrics), run_id],
+            )?;
+        }
+        Ok(())
+    })();
+    match result {
+        Ok(()) => conn.execute_batch("COMMIT").map_err(Upgrade::Sql),
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(e)
+        }
+    }
+}
+
+/// Moves the decisions, payoffs and interactions of a store written before schema 5 into
+/// `run_rows`, one value per run and table, encoded as a live run encodes them; the views then
+/// list the same rows. One transaction.
+pub(super) fn upgrade_rows(conn: &Connection) -> Result<(), Upgrade> {
+    use crate::records::{InteractionRecord, PayoffRecord};
+    let old: i64 =
+        conn.query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'decisions'", [], |r| {
+            r.get(0)
+        })?;
+    if old == 0 {
+        return Ok(());
+    }
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    let result = (|| -> Result<(), Upgrade> {
+        conn.execute_batch(
+            "ALTER TABLE decisions RENAME TO decisions_before_rows;
+             ALTER TABLE payoffs RENAME TO payoffs_before_rows;
+             ALTER TABLE interactions RENAME TO interactions_before_rows;",
+        )?;
+        conn.execute_batch(SCHEMA)?;
+        let runs: Vec<(i64, String)> = conn
+            .prepare("SELECT run_id, run_key FROM runs ORDER BY run_id")?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+            .collect::<Result<_, _>>()?;
+        let mut d = conn.prepare(
+            "SELECT step, round, seat, role, action, value, scale, context FROM decisions_before_rows WHERE run_id = ?1",
+        )?;
+        let mut p = conn.prepare("SELECT step, round, seat, payoff FROM payoffs_before_rows WHERE run_id = ?1")?;
+        let mut i =
+            conn.prepare("SELECT t, a, b, name_a, name_b, matched FROM interactions_before_rows WHERE run_id = ?1")?;
+        for (run_id, key) in runs {
+            let raw: Vec<StoredDecision> = d
+                .query_map([run_id], |r| {
+                    Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?))
+                })?
+                .collect::<Result<_, _>>()?;
+            let ds: Vec<crate::run_rows::DecisionRow<'_>> = raw
+                .iter()
+                .map(|(step, round, seat, role, action, value, scale, context)| crate::run_rows::DecisionRow {
+                    step: *step,
+                    round: *round,
+                    seat: *seat,
+                    role,
+                    action: action.clone(),
+                    value: *value,
+                    scale: *scale,
+                    context: *context,
+                })
+                .collect();
+            let ps: Vec<PayoffRecord> = p
+                .query_map([run_id], |r| {
+                    Ok(PayoffRecord { step: r.get(0)?, round: r.get(1)?, seat: r.get(2)?, payoff: r.get(3)? })
+                })?
+                .collect::<Result<_, _>>()?;
+            let is: Vec<InteractionRecord> = i
+                .query_map([run_id], |r| {
+                    Ok(InteractionRecord {
+                        t: r.get(0)?,
+                        a: r.get(1)?,
+                        b: r.get(2)?,
+                        name_a: r.get(3)?,
+                        name_b: r.get(4)?,
+                        matched: r.get(5)?,
+                    })
+                })?
+                .collect::<Result<_, _>>()?;
+            let rows = crate::run_rows::encode_rows(&ds, &ps, &is).map_err(|m| Upgrade::Spec(key.clone(), m))?;
+            conn.execute(
+                "INSERT INTO run_rows (run_id, decisions, payoffs, interactions) VALUES (?1, ?2, ?3, ?4)",
+                params![run_id, rows.decisions, rows.payoffs, rows.interactions],
+            )?;
+        }
+        drop((d, p, i));
+        conn.execute_batch(
+            "DROP TABLE decisions_before_rows; DROP TABLE payoffs_before_rows; DROP TABLE interactions_before_rows;",
+        )?;
+        Ok(())
+    })();
+    match result {
+        Ok(()) => conn.execute_batch("COMMIT").map_err(Upgrade::Sql),
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(e)
+        }
+    }
+}
+
+/// Moves the transcripts of a store written before requests were kept by their parts into
+/// `transcript_calls`, each request cut into parts exactly as a live run cuts it; the
+/// `transcripts` view then reads every row back as it was. One transaction.
+pub(super) fn upgrade_transcripts(conn: &Connection) -> Result<(), rusqlite::Error> {
+    let old: i64 =
+        conn.query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'transcripts'", [], |r| {
+            r.get(0)
+        })?;
+    if old == 0 {
+        return Ok(());
+    }
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    let result = (|| -> Result<(), rusqlite::Error> {
+        conn.execute_batch("ALTER TABLE transcripts RENAME TO transcripts_before_parts")?;
+        conn.execute_batch(SCHEMA)?;
+        let mut parts = Parts::default();
+        let mut read = conn.prepare(
+            "SELECT run_id, seat, slot, attempt, kind, round, role, model, served_id, endpoint, messages_json, raw_reply,
+                    action, reason, parse_status, detail, latency_ms, prompt_tokens, completion_tokens
+             FROM transcripts_before_parts ORDER BY run_id, seat, slot, kind, attempt",
+        )?;
+        let mut rows = read.query([])?;
+        while let Some(r) = rows.next()? {
+            let mut values: Vec<rusqlite::types::Value> = (0..19).map(|i| r.get(i)).collect::<Result<_, _>>()?;
+            let rusqlite::types::Value::Text(json) = &values[10] else {
+                return Err(rusqlite::Error::InvalidColumnType(
+                    10,
+                    "messages_json".into(),
+                    rusqlite::types::Type::Null,
+                ));
+            };
+            values[10] = rusqlite::types::Value::Text(parts.list(conn, json)?);
+            conn.prepare_cached(
+                "INSERT INTO transcript_calls (run_id, seat, slot, attempt, kind, round, role, model, served_id, endpoint,
+                    request, raw_reply, action, reason, parse_status, detail, latency_ms, prompt_tokens, completion_tokens)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
+            )?
+            .execute(rusqlite::params_from_iter(values))?;
+        }
+        drop(rows);
+        drop(read);
+        conn.execute_batch("DROP TABLE transcripts_before_parts")
+    })();
+    match result {
+        Ok(()) => conn.execute_batch("COMMIT"),
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(e)
+        }
+    }
+}
