@@ -115,20 +115,8 @@ pub fn encode_rows(
     Ok(out)
 }
 
-/// As [`encode`], into buffers kept from run to run (the store keeps one set: a naming run's
-/// values are half a megabyte, and fresh buffers for each run cost page faults).
-pub fn encode_into(
-    out: &mut RowValues,
-    decisions: &[DecisionRecord],
-    payoffs: &[PayoffRecord],
-    interactions: &[InteractionRecord],
-) -> Result<(), String> {
-    let rows: Vec<DecisionRow<'_>> = decisions.iter().map(DecisionRow::from).collect();
-    encode_rows_into(out, &rows, payoffs, interactions)
-}
-
 /// As [`encode_rows`], into `out` (cleared first).
-pub fn encode_rows_into(
+fn encode_rows_into(
     out: &mut RowValues,
     decisions: &[DecisionRow<'_>],
     payoffs: &[PayoffRecord],

@@ -211,10 +211,16 @@ pub struct PreparedRun {
 impl PreparedRun {
     /// Hashes and encodes a run's records (the work of a commit that does not touch SQLite).
     pub fn new(rec: RunRecords) -> Result<PreparedRun, EngineError> {
-        let rows = crate::run_rows::encode(&rec.decisions, &rec.payoffs, &rec.interactions)
-            .map_err(|message| EngineError::Unstorable { run: rec.key.clone(), message })?;
-        Ok(PreparedRun { hash: rec.hash(), rec, rows })
+        let (hash, rows) = encoded(&rec)?;
+        Ok(PreparedRun { rec, hash, rows })
     }
+}
+
+/// A run's record hash and its rows as stored.
+fn encoded(rec: &RunRecords) -> Result<(String, crate::run_rows::RowValues), EngineError> {
+    let rows = crate::run_rows::encode(&rec.decisions, &rec.payoffs, &rec.interactions)
+        .map_err(|message| EngineError::Unstorable { run: rec.key.clone(), message })?;
+    Ok((rec.hash(), rows))
 }
 
 /// An open store.
@@ -222,8 +228,6 @@ pub struct Store {
     conn: Connection,
     path: PathBuf,
     parts: Parts,
-    /// The buffers a run's records are encoded into, kept from run to run.
-    rows: crate::run_rows::RowValues,
 }
 
 /// Writes prompt parts, each once per store; the ids of the parts met so far are kept in
@@ -335,7 +339,7 @@ impl Store {
             conn.pragma_update(None, "application_id", APPLICATION_ID).map_err(sql)?;
             conn.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(sql)?;
         }
-        Ok(Store { conn, path: path.to_path_buf(), parts: Parts::default(), rows: Default::default() })
+        Ok(Store { conn, path: path.to_path_buf(), parts: Parts::default() })
     }
 
     /// The store file.
@@ -395,12 +399,8 @@ impl Store {
     /// Writes one completed run in a single transaction. A run key already present is left
     /// as it is (the run is deterministic, so the records would be the same).
     pub fn commit_run(&mut self, rec: &RunRecords) -> Result<bool, EngineError> {
-        let mut rows = std::mem::take(&mut self.rows);
-        let encoded = crate::run_rows::encode_into(&mut rows, &rec.decisions, &rec.payoffs, &rec.interactions)
-            .map_err(|message| EngineError::Unstorable { run: rec.key.clone(), message });
-        let result = encoded.and_then(|()| self.commit_encoded(rec, &rec.hash(), &rows));
-        self.rows = rows;
-        result
+        let (hash, rows) = encoded(rec)?;
+        self.commit_encoded(rec, &hash, &rows)
     }
 
     /// Writes a run encoded beforehand ([`PreparedRun::new`], on the thread that played it), so

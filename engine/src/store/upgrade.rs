@@ -5,6 +5,19 @@ use rusqlite::{params, Connection};
 
 use super::{Parts, SCHEMA};
 
+/// Runs `step` in one immediate transaction: committed whole, or rolled back on an error, so
+/// that a store is upgraded whole or not at all.
+fn in_transaction<E: From<rusqlite::Error>>(conn: &Connection, step: impl FnOnce() -> Result<(), E>) -> Result<(), E> {
+    conn.execute_batch("BEGIN IMMEDIATE")?;
+    match step() {
+        Ok(()) => Ok(conn.execute_batch("COMMIT")?),
+        Err(e) => {
+            let _ = conn.execute_batch("ROLLBACK");
+            Err(e)
+        }
+    }
+}
+
 /// A decision row of a schema-4 store: step, round, seat, role, action, value, scale, context.
 type StoredDecision = (u32, u32, u32, String, String, f64, f64, Option<f64>);
 
@@ -25,8 +38,7 @@ impl From<rusqlite::Error> for Upgrade {
 /// run's record hash is chained with them. One transaction: a store is upgraded whole or not.
 pub(super) fn upgrade_metrics(conn: &Connection) -> Result<(), Upgrade> {
     use agora_environments::game::{RecordedDecision, RecordedInteraction};
-    conn.execute_batch("BEGIN IMMEDIATE")?;
-    let result = (|| -> Result<(), Upgrade> {
+    in_transaction(conn, || -> Result<(), Upgrade> {
         let runs: Vec<(i64, String, String, String, String)> = conn
             .prepare("SELECT run_id, run_key, variant, spec_json, record_hash FROM runs ORDER BY run_id")?
             .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?
@@ -80,14 +92,7 @@ pub(super) fn upgrade_metrics(conn: &Connection) -> Result<(), Upgrade> {
             )?;
         }
         Ok(())
-    })();
-    match result {
-        Ok(()) => conn.execute_batch("COMMIT").map_err(Upgrade::Sql),
-        Err(e) => {
-            let _ = conn.execute_batch("ROLLBACK");
-            Err(e)
-        }
-    }
+    })
 }
 
 /// Moves the decisions, payoffs and interactions of a store written before schema 5 into
@@ -102,8 +107,7 @@ pub(super) fn upgrade_rows(conn: &Connection) -> Result<(), Upgrade> {
     if old == 0 {
         return Ok(());
     }
-    conn.execute_batch("BEGIN IMMEDIATE")?;
-    let result = (|| -> Result<(), Upgrade> {
+    in_transaction(conn, || -> Result<(), Upgrade> {
         conn.execute_batch(
             "ALTER TABLE decisions RENAME TO decisions_before_rows;
              ALTER TABLE payoffs RENAME TO payoffs_before_rows;
@@ -167,14 +171,7 @@ pub(super) fn upgrade_rows(conn: &Connection) -> Result<(), Upgrade> {
             "DROP TABLE decisions_before_rows; DROP TABLE payoffs_before_rows; DROP TABLE interactions_before_rows;",
         )?;
         Ok(())
-    })();
-    match result {
-        Ok(()) => conn.execute_batch("COMMIT").map_err(Upgrade::Sql),
-        Err(e) => {
-            let _ = conn.execute_batch("ROLLBACK");
-            Err(e)
-        }
-    }
+    })
 }
 
 /// Moves the transcripts of a store written before requests were kept by their parts into
@@ -188,8 +185,7 @@ pub(super) fn upgrade_transcripts(conn: &Connection) -> Result<(), rusqlite::Err
     if old == 0 {
         return Ok(());
     }
-    conn.execute_batch("BEGIN IMMEDIATE")?;
-    let result = (|| -> Result<(), rusqlite::Error> {
+    in_transaction(conn, || -> Result<(), rusqlite::Error> {
         conn.execute_batch("ALTER TABLE transcripts RENAME TO transcripts_before_parts")?;
         conn.execute_batch(SCHEMA)?;
         let mut parts = Parts::default();
@@ -219,12 +215,5 @@ pub(super) fn upgrade_transcripts(conn: &Connection) -> Result<(), rusqlite::Err
         drop(rows);
         drop(read);
         conn.execute_batch("DROP TABLE transcripts_before_parts")
-    })();
-    match result {
-        Ok(()) => conn.execute_batch("COMMIT"),
-        Err(e) => {
-            let _ = conn.execute_batch("ROLLBACK");
-            Err(e)
-        }
-    }
+    })
 }
