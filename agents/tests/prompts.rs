@@ -269,3 +269,42 @@ fn one_shot_and_fixed_offer_prompts_say_only_what_is_true() {
         assert!(t.contains("6 participants play 50 separate games; each game draws two of them at random"), "{t}");
     }
 }
+
+/// A seat's memo reuses its system message only where a fresh rendering would give the same
+/// text: over every game, variant and prompt cell, each seat's decisions rendered in order with
+/// one memo equal the same decisions rendered from nothing, and a rendering with a stale memo
+/// (another seat's, another game's) is still right.
+#[test]
+fn a_seats_memo_renders_what_a_fresh_rendering_renders() {
+    use agora_agents::llm::prompt::SystemMemo;
+    let r = PromptRenderer::new();
+    let options = [
+        PromptOptions::default(),
+        PromptOptions { reversed_actions: true, ..Default::default() },
+        PromptOptions { framing: Framing::Moral, ..Default::default() },
+        PromptOptions { layout: Layout::Inline, step_by_step: true, ..Default::default() },
+        PromptOptions { history_format: HistoryFormat::Summary, priming: true, ..Default::default() },
+    ];
+    let mut shared = SystemMemo::default();
+    let mut reused = 0;
+    for spec in specs() {
+        for v in Variant::ALL {
+            let obs = observations(&spec, v);
+            for opts in &options {
+                let mut memos: std::collections::BTreeMap<usize, SystemMemo> = Default::default();
+                for (seat, o) in &obs {
+                    let fresh = r.render(&spec, o, &history(), *seat, opts);
+                    let memo = memos.entry(*seat).or_default();
+                    let before = format!("{memo:?}");
+                    let kept = r.render_with(&spec, o, &history(), *seat, opts, memo);
+                    assert_eq!(kept, fresh, "{spec:?} {v:?} seat {seat} {opts:?}");
+                    reused += usize::from(format!("{memo:?}") == before);
+                    // A memo left by anything else never leaks into this rendering.
+                    let other = r.render_with(&spec, o, &history(), *seat, opts, &mut shared);
+                    assert_eq!(other, fresh, "{spec:?} {v:?} seat {seat} {opts:?} with a stale memo");
+                }
+            }
+        }
+    }
+    assert!(reused > 100, "the memo was reused only {reused} times");
+}

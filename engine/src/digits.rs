@@ -1,6 +1,8 @@
 //! Integers written as text by hand: the record encoding and the record hash write millions of
 //! them a second, where `format!` cost more than the rest of a run's encoding.
 
+use agora_environments::Action;
+
 /// Appends `n` in decimal (as `{}` writes it, without the formatting machinery, which cost
 /// more than the rest of a run's encoding).
 pub fn push_dec(out: &mut String, mut n: u64) {
@@ -14,8 +16,44 @@ pub fn push_dec(out: &mut String, mut n: u64) {
             break;
         }
     }
-    for &d in &digits[i..] {
-        out.push(d as char);
+    out.push_str(ascii(&digits[i..]));
+}
+
+/// Digits as text (they are ASCII by construction).
+fn ascii(digits: &[u8]) -> &str {
+    std::str::from_utf8(digits).expect("invariant: digits are ASCII")
+}
+
+/// Appends `n` in decimal with its sign, as `{}` writes an `i64`.
+pub fn push_signed(out: &mut String, n: i64) {
+    if n < 0 {
+        out.push('-');
+    }
+    push_dec(out, n.unsigned_abs());
+}
+
+/// Appends an action's compact text, the bytes [`Action::encode`] returns (`c1`, `a17`,
+/// `[0,3,0]`), without a new string per action.
+pub fn push_action(out: &mut String, action: &Action) {
+    match action {
+        Action::Choice(i) => {
+            out.push('c');
+            push_dec(out, u64::from(*i));
+        }
+        Action::Amount(a) => {
+            out.push('a');
+            push_signed(out, *a);
+        }
+        Action::Allocation(v) => {
+            out.push('[');
+            for (k, x) in v.iter().enumerate() {
+                if k > 0 {
+                    out.push(',');
+                }
+                push_signed(out, *x);
+            }
+            out.push(']');
+        }
     }
 }
 
@@ -33,9 +71,7 @@ pub fn push_hex(out: &mut String, n: u64) {
             break;
         }
     }
-    for &d in &digits[i..] {
-        out.push(d as char);
-    }
+    out.push_str(ascii(&digits[i..]));
 }
 
 #[cfg(test)]
@@ -54,6 +90,24 @@ mod tests {
             push_dec(&mut d, n);
             push_hex(&mut h, n);
             assert_eq!((d, h), (format!("{n}"), format!("{n:x}")));
+        }
+    }
+
+    #[test]
+    fn actions_are_written_as_encode_writes_them() {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
+        let mut signed = |rng: &mut rand_xoshiro::Xoshiro256PlusPlus| -> i64 {
+            [0, 1, -1, i64::MIN, i64::MAX, rng.random::<i64>() >> rng.random_range(0..64)][rng.random_range(0..6)]
+        };
+        for _ in 0..10_000 {
+            let action = match rng.random_range(0..3) {
+                0 => Action::Choice(rng.random::<u32>() >> rng.random_range(0..32)),
+                1 => Action::Amount(signed(&mut rng)),
+                _ => Action::Allocation((0..rng.random_range(0..5)).map(|_| signed(&mut rng)).collect()),
+            };
+            let mut out = String::from("x");
+            push_action(&mut out, &action);
+            assert_eq!(out, format!("x{}", action.encode()));
         }
     }
 }

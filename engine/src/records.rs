@@ -159,7 +159,7 @@ impl RunRecords {
 
     /// SHA-256 over every record but the metrics.
     pub fn records_hash(&self) -> String {
-        use crate::digits::{push_dec, push_hex};
+        use crate::digits::{push_action, push_dec, push_hex};
         use std::fmt::Write as _;
         let mut h = Sha256::new();
         h.update(self.key.as_bytes());
@@ -185,7 +185,7 @@ impl RunRecords {
             }
             buf.push_str(d.role);
             buf.push('|');
-            buf.push_str(&d.action.encode());
+            push_action(&mut buf, &d.action);
             buf.push('|');
             push_hex(&mut buf, d.value.to_bits());
             buf.push('|');

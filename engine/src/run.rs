@@ -12,13 +12,15 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use crate::components::*;
 use crate::error::EngineError;
 use crate::records::{AgentRecord, RunRecords};
-use crate::systems::build_schedules;
+use crate::systems::{build_play_schedule, build_schedules};
 
 /// A run in progress: a bevy_ecs world with the environment, the agents and their streams.
 pub struct RunWorld {
     world: World,
     decide: Schedule,
     resolve: Schedule,
+    /// Plays ready stages in one pass ([`crate::systems::play_ready_stages`]).
+    play: Schedule,
     key: String,
     /// Where the run's LLM seats record their model calls.
     transcripts: TranscriptSink,
@@ -54,7 +56,7 @@ impl RunWorld {
         if spec.is_probe() {
             env = Box::new(crate::probe::ProbeSession::new(env));
         }
-        let (mut world, decide, resolve) = recycled();
+        let Schedules { mut world, decide, resolve, play } = recycled();
         let mut log = RunRecords::new(spec, key.clone());
         let mut seats = Vec::with_capacity(spec.seats.len());
         if policies.len() != env.population() {
@@ -89,7 +91,7 @@ impl RunWorld {
         world.insert_resource(LastStep::default());
         world.insert_resource(Fault::default());
         world.insert_resource(Log(log));
-        Ok(RunWorld { world, decide, resolve, key, transcripts })
+        Ok(RunWorld { world, decide, resolve, play, key, transcripts })
     }
 
     /// The run key.
@@ -120,25 +122,39 @@ impl RunWorld {
     /// Runs Resolve → Record.
     pub fn finish_stage(&mut self) -> Result<(), EngineError> {
         self.resolve.run(&mut self.world);
+        self.take_fault()
+    }
+
+    fn take_fault(&mut self) -> Result<(), EngineError> {
         match self.world.resource_mut::<Fault>().0.take() {
             Some(source) => Err(EngineError::Environment { run: self.key.clone(), source }),
             None => Ok(()),
         }
     }
 
+    /// Plays stages while every decision is ready at once, to the end of the game or to a
+    /// stage that awaits decisions, and returns those (empty once the game has ended). Such a
+    /// stage is open as after [`RunWorld::begin_stage`]: supply its decisions, then
+    /// [`RunWorld::finish_stage`]. The records are those the stage-by-stage calls give.
+    pub fn play_ready(&mut self) -> Result<Vec<(usize, DecisionFuture)>, EngineError> {
+        self.play.run(&mut self.world);
+        let deferred = std::mem::take(
+            &mut *self.world.resource::<DeferredDecisions>().0.lock().unwrap_or_else(std::sync::PoisonError::into_inner),
+        );
+        self.take_fault()?;
+        Ok(deferred)
+    }
+
     /// Plays the run to its end where every decision is synchronous. A deferred decision is an
     /// error here: such runs go through the runner.
     pub fn run_to_end(mut self) -> Result<RunRecords, EngineError> {
-        while !self.is_done() {
-            let deferred = self.begin_stage();
-            if let Some((seat, _)) = deferred.first() {
-                return Err(EngineError::Decision {
-                    run: self.key.clone(),
-                    seat: *seat,
-                    source: agora_agents::AgentError::Failed("asynchronous decision outside the runner".into()),
-                });
-            }
-            self.finish_stage()?;
+        let deferred = self.play_ready()?;
+        if let Some((seat, _)) = deferred.first() {
+            return Err(EngineError::Decision {
+                run: self.key.clone(),
+                seat: *seat,
+                source: agora_agents::AgentError::Failed("asynchronous decision outside the runner".into()),
+            });
         }
         Ok(self.into_records())
     }
@@ -155,7 +171,7 @@ impl RunWorld {
         RECYCLED.with(|pool| {
             let mut pool = pool.borrow_mut();
             if pool.len() < MAX_RECYCLED {
-                pool.push((self.world, self.decide, self.resolve));
+                pool.push(Schedules { world: self.world, decide: self.decide, resolve: self.resolve, play: self.play });
             }
         });
         log
@@ -163,23 +179,31 @@ impl RunWorld {
 }
 
 /// Finished runs leave their world and schedules here for the next run on the same thread:
-/// building and initialising two schedules costs more than playing a short game. A recycled
+/// building and initialising the schedules costs more than playing a short game. A recycled
 /// world is emptied of entities, and every resource is inserted anew by the next run.
 const MAX_RECYCLED: usize = 1024;
 
-thread_local! {
-    static RECYCLED: std::cell::RefCell<Vec<(World, Schedule, Schedule)>> = const { std::cell::RefCell::new(Vec::new()) };
+/// A world with its schedules.
+struct Schedules {
+    world: World,
+    decide: Schedule,
+    resolve: Schedule,
+    play: Schedule,
 }
 
-fn recycled() -> (World, Schedule, Schedule) {
+thread_local! {
+    static RECYCLED: std::cell::RefCell<Vec<Schedules>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+fn recycled() -> Schedules {
     match RECYCLED.with(|pool| pool.borrow_mut().pop()) {
-        Some((mut world, decide, resolve)) => {
-            world.clear_entities();
-            (world, decide, resolve)
+        Some(mut s) => {
+            s.world.clear_entities();
+            s
         }
         None => {
             let (decide, resolve) = build_schedules();
-            (World::new(), decide, resolve)
+            Schedules { world: World::new(), decide, resolve, play: build_play_schedule() }
         }
     }
 }

@@ -10,7 +10,8 @@
 //! the order a scan of the old table did. Numbers are written in the shortest form that reads
 //! back to the same `f64` (serde_json's), which SQLite's JSON reader parses exactly.
 
-use crate::digits::push_dec;
+use crate::digits::{push_action, push_dec};
+use agora_environments::Action;
 use crate::records::{DecisionRecord, InteractionRecord, PayoffRecord};
 
 /// The three columns of `run_rows`, JSON each.
@@ -30,12 +31,8 @@ fn number(out: &mut String, x: f64, what: impl FnOnce() -> String) -> Result<(),
     if !x.is_finite() {
         return Err(format!("{} is {x}, which a store cannot hold", what()));
     }
-    // serde_json's form, written into a small stack buffer instead of a new String.
-    let mut buf = [0u8; 32];
-    let mut cursor = std::io::Cursor::new(&mut buf[..]);
-    serde_json::to_writer(&mut cursor, &x).map_err(|e| e.to_string())?;
-    let n = cursor.position() as usize;
-    out.push_str(std::str::from_utf8(&buf[..n]).map_err(|e| e.to_string())?);
+    // serde_json's form: the formatter serde_json itself calls for a finite f64.
+    out.push_str(zmij::Buffer::new().format_finite(x));
     Ok(())
 }
 
@@ -60,14 +57,23 @@ pub struct DecisionRow<'a> {
     pub seat: u32,
     /// The role's store name.
     pub role: &'a str,
-    /// The action's compact text (`c1`, `a17`, `[0,3,0]`).
-    pub action: String,
+    /// The action, or its compact text as stored (`c1`, `a17`, `[0,3,0]`).
+    pub action: ActionText<'a>,
     /// Numeric value of the action.
     pub value: f64,
     /// The value's natural maximum.
     pub scale: f64,
     /// What the agent faced, where that matters.
     pub context: Option<f64>,
+}
+
+/// A decision's action as a row holds it: the action itself (written as [`Action::encode`]
+/// writes it, without a string per action) or its text read back from a store.
+pub enum ActionText<'a> {
+    /// An action recorded by a run.
+    Action(&'a Action),
+    /// An action's compact text.
+    Text(String),
 }
 
 impl<'a> From<&'a DecisionRecord> for DecisionRow<'a> {
@@ -77,7 +83,7 @@ impl<'a> From<&'a DecisionRecord> for DecisionRow<'a> {
             round: d.round,
             seat: d.seat,
             role: d.role,
-            action: d.action.encode(),
+            action: ActionText::Action(&d.action),
             value: d.value,
             scale: d.scale,
             context: d.context,
@@ -136,7 +142,15 @@ fn encode_rows_into(
         push_ints(d_out, &[d.step.into(), d.round.into(), d.seat.into()]);
         text(d_out, d.role)?;
         d_out.push(',');
-        text(d_out, &d.action)?;
+        match &d.action {
+            // An action's text holds no character JSON escapes, so it is quoted as it is.
+            ActionText::Action(a) => {
+                d_out.push('"');
+                push_action(d_out, a);
+                d_out.push('"');
+            }
+            ActionText::Text(t) => text(d_out, t)?,
+        }
         d_out.push(',');
         let at = |field: &'static str| move || format!("decision {field} at step {}, seat {}", d.step, d.seat);
         number(d_out, d.value, at("value"))?;

@@ -210,9 +210,9 @@ fn run_gathered(
                 let (run, _) = slots[slot].take().expect("invariant: the slot holds a run");
                 return commit(PreparedRun::new(run.into_records())?, report);
             }
-            let deferred = run.begin_stage();
+            // Ready stages are played at once; a stage that awaits decisions stays open.
+            let deferred = run.play_ready()?;
             if deferred.is_empty() {
-                run.finish_stage()?;
                 continue;
             }
             *waiting = deferred.len();

@@ -110,7 +110,11 @@ pub fn deliver_feedback(last: Res<LastStep>, seats: Res<Seats>, mut agents: Quer
 /// Appends the stage's decisions, payoffs and interaction to the log.
 pub fn record_step(mut last: ResMut<LastStep>, mut log: ResMut<Log>) {
     let Some(step) = last.0.take() else { return };
-    let log = &mut log.0;
+    record(step, &mut log.0);
+}
+
+/// Appends one resolved stage to a run's records.
+fn record(step: agora_environments::Step, log: &mut crate::records::RunRecords) {
     log.steps += 1;
     let n = log.steps;
     for d in step.decisions {
@@ -138,6 +142,101 @@ pub fn record_step(mut last: ResMut<LastStep>, mut log: ResMut<Log>) {
             matched: i.matched,
         });
     }
+}
+
+/// Plays stage after stage while every decision is ready at once (classical policies): the
+/// four phases of each stage in the order the two stage schedules run them, with the same
+/// environment calls, the same streams and the same records, in one system run instead of two
+/// schedule runs per stage. It stops at the end of the game, at a fault, or at a stage with a
+/// deferred decision: that stage is left open exactly as [`observe_environment`] and
+/// [`collect_decisions`] leave it (the seats asked, the ready actions chosen, the deferred
+/// ones parked), for the resolve schedule to finish once the answers are supplied.
+#[allow(clippy::too_many_arguments, reason = "one system reads every resource of a stage")]
+pub fn play_ready_stages(
+    mut env: ResMut<Env>,
+    mut rng: ResMut<RunRng>,
+    seats: Res<Seats>,
+    mut agents: Query<(&mut Agent, &mut AgentRng)>,
+    mut chosen: Query<&mut Chosen>,
+    mut open: ResMut<OpenRequests>,
+    deferred: Res<DeferredDecisions>,
+    mut fault: ResMut<Fault>,
+    mut log: ResMut<Log>,
+) {
+    let mut actions: Vec<(usize, agora_environments::Action)> = Vec::new();
+    while !env.0.is_done() {
+        let requests = env.0.pending(&mut rng.0);
+        actions.clear();
+        let mut waiting = false;
+        for (i, r) in requests.iter().enumerate() {
+            let stale = |actions: &[(usize, agora_environments::Action)]| agora_environments::EnvError::ActionMismatch {
+                expected: requests.iter().map(|q| q.agent).collect(),
+                got: actions.iter().map(|(s, _)| *s).collect(),
+            };
+            // A seat asked twice in one stage answers once in the stepped schedules, and the
+            // stage then fails for want of its second answer: the same failure here.
+            if !waiting && requests[..i].iter().any(|q| q.agent == r.agent) {
+                fault.0 = Some(stale(&actions));
+                return;
+            }
+            let Ok((mut agent, mut stream)) = agents.get_mut(seats.0[r.agent]) else {
+                if !waiting {
+                    fault.0 = Some(stale(&actions));
+                    return;
+                }
+                continue;
+            };
+            match agent.0.decide(&r.observation, &mut stream.0) {
+                Decision::Ready(action) if !waiting => actions.push((r.agent, action)),
+                Decision::Ready(action) => {
+                    if let Ok(mut c) = chosen.get_mut(seats.0[r.agent]) {
+                        c.0 = Some(action);
+                    }
+                }
+                Decision::Deferred(future) => {
+                    if !waiting {
+                        // The stage waits: it continues as the stepped schedules play it.
+                        waiting = true;
+                        open.0 = requests.iter().map(|q| q.agent).collect();
+                        for (seat, action) in actions.drain(..) {
+                            if let Ok(mut c) = chosen.get_mut(seats.0[seat]) {
+                                c.0 = Some(action);
+                            }
+                        }
+                    }
+                    deferred.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push((r.agent, future));
+                }
+            }
+        }
+        if waiting {
+            return;
+        }
+        let step = match env.0.resolve(&actions, &mut rng.0) {
+            Ok(step) => step,
+            Err(e) => {
+                fault.0 = Some(e);
+                return;
+            }
+        };
+        for (seat, fb) in &step.feedback {
+            if let Ok((mut agent, _)) = agents.get_mut(seats.0[*seat]) {
+                agent.0.update(fb);
+            }
+        }
+        record(step, &mut log.0);
+    }
+}
+
+/// Schedule of a run whose decisions are all ready at once: every stage in one pass.
+#[derive(ScheduleLabel, Debug, Clone, PartialEq, Eq, Hash)]
+pub struct PlaySchedule;
+
+/// Builds the schedule that plays a run's ready stages ([`play_ready_stages`]).
+pub fn build_play_schedule() -> Schedule {
+    let mut play = Schedule::new(PlaySchedule);
+    play.set_executor_kind(bevy_ecs::schedule::ExecutorKind::SingleThreaded);
+    play.add_systems(play_ready_stages);
+    play
 }
 
 /// Builds the two schedules of a stage, single-threaded and with ambiguity detection on:

@@ -86,6 +86,7 @@ impl FakeServer {
                 if counters.stop.load(Ordering::Relaxed) {
                     break;
                 }
+                let _ = sock.set_nodelay(true);
                 let (b, c) = (behaviour.clone(), counters.clone());
                 tokio::spawn(async move {
                     let _ = serve(sock, b, c).await;
@@ -171,9 +172,11 @@ fn completion(content: &str, finish_reason: &str) -> String {
 
 async fn write(sock: &mut TcpStream, status: u16, body: &str, claimed: Option<usize>) -> std::io::Result<()> {
     let len = claimed.unwrap_or(body.len());
-    let head = format!("HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {len}\r\n\r\n");
-    sock.write_all(head.as_bytes()).await?;
-    sock.write_all(body.as_bytes()).await?;
+    // One write for head and body, as a serving engine answers: two writes would leave the body
+    // to Nagle's algorithm and the client's delayed ACK (about 40 ms on loopback).
+    let mut reply = format!("HTTP/1.1 {status} X\r\ncontent-type: application/json\r\ncontent-length: {len}\r\n\r\n");
+    reply.push_str(body);
+    sock.write_all(reply.as_bytes()).await?;
     sock.flush().await
 }
 

@@ -10,7 +10,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use super::cache::{cache_key, ReplyCache};
 use super::client::{ChatRequest, LlmClient};
 use super::parse::{parse_cut_reply, parse_reply, ParseOutcome};
-use super::prompt::{paradigm, PromptOptions, PromptRenderer};
+use super::prompt::{paradigm, PromptOptions, PromptRenderer, SystemMemo};
 use super::transcript::Transcript;
 use crate::error::AgentError;
 use crate::policy::{Decision, Policy, PolicyMeta};
@@ -55,6 +55,8 @@ pub struct LlmPolicy {
     history: VecDeque<Feedback>,
     slot: u64,
     probed: bool,
+    /// The seat's last system message, reused while its rules and action space stay the same.
+    memo: Arc<std::sync::Mutex<SystemMemo>>,
 }
 
 /// A seed derivation: a 64-bit seed from a parent seed and labelled parts. The engine hands
@@ -151,7 +153,15 @@ impl LlmPolicy {
             field: "model",
             reason: format!("no model named `{model}` is declared"),
         })?;
-        Ok(LlmPolicy { ctx: ctx.clone(), client, seat, history: VecDeque::new(), slot: 0, probed: false })
+        Ok(LlmPolicy {
+            ctx: ctx.clone(),
+            client,
+            seat,
+            history: VecDeque::new(),
+            slot: 0,
+            probed: false,
+            memo: Arc::default(),
+        })
     }
 }
 
@@ -175,10 +185,14 @@ impl Policy for LlmPolicy {
         let sink = self.seat.transcripts.clone();
         let seat = self.seat.clone();
         let obs = obs.clone();
+        let memo = self.memo.clone();
         Decision::Deferred(Box::pin(async move {
-            let rendered = renderer
-                .render(&seat.environment, &obs, &history, seat.seat, &seat.options)
-                .map_err(AgentError::Failed)?;
+            // One decision of a seat at a time: the memo's lock is never contended.
+            let rendered = {
+                let mut memo = memo.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                renderer.render_with(&seat.environment, &obs, &history, seat.seat, &seat.options, &mut memo)
+            }
+            .map_err(AgentError::Failed)?;
             let probe = ask_probe.then(|| renderer.render_probe(&seat.environment, &obs, &seat.options));
             let spec = client.spec().clone();
             let temperature = seat.options.temperature.unwrap_or(spec.temperature);

@@ -9,7 +9,7 @@
 //! the variant's labels would (rules, question, answer schema, history, summary), and the reply
 //! is read against them ([`Rendered::space`]); the choice index keeps its meaning.
 
-use agora_environments::game::{SummaryKind, Wording};
+use agora_environments::game::{Rules, SummaryKind, Wording};
 use agora_environments::{Action, ActionSpace, EnvSpec, Feedback, Frame, Observation, Role};
 use minijinja::{context, Environment};
 
@@ -59,6 +59,24 @@ pub struct Rendered {
     /// in place of the variant's); a reply is parsed against it, and a choice's index means
     /// what it means in the observation.
     pub space: ActionSpace,
+}
+
+/// The last system message and answer schema one seat was shown, with what they were
+/// rendered from (see [`PromptRenderer::render_with`]).
+#[derive(Clone, Debug, Default)]
+pub struct SystemMemo {
+    kept: Option<KeptSystem>,
+}
+
+#[derive(Clone, Debug)]
+struct KeptSystem {
+    rules: Rules,
+    space: ActionSpace,
+    labels_shown: Vec<String>,
+    opts: PromptOptions,
+    env: EnvSpec,
+    system: String,
+    schema: serde_json::Value,
 }
 
 /// One decision as a prompt shows it: the observation and the wording, with a framing cell's
@@ -179,11 +197,17 @@ impl PromptRenderer {
     /// The rules of the game as the agent reads them (static within a run): the game's
     /// template and values, with a framing cell's labels in place of the variant's.
     fn rules(&self, env: &EnvSpec, view: &View, opts: &PromptOptions) -> Result<String, String> {
+        let rules = Self::rule_values(env, view, opts)?;
+        self.render_template(rules.template, minijinja::Value::from_serialize(&rules.values))
+    }
+
+    /// The rules' template and values, before rendering.
+    fn rule_values(env: &EnvSpec, view: &View, opts: &PromptOptions) -> Result<Rules, String> {
         let mut rules = env.game().rules(&view.obs, opts.reversed_actions).map_err(|e| e.to_string())?;
         if let Some((from, to)) = &view.relabel {
             relabel(&mut rules.values, from, to);
         }
-        self.render_template(rules.template, minijinja::Value::from_serialize(&rules.values))
+        Ok(rules)
     }
 
     /// The answer's JSON schema and the example shown in the instructions.
@@ -257,29 +281,70 @@ impl PromptRenderer {
         seat: usize,
         opts: &PromptOptions,
     ) -> Result<Rendered, String> {
+        self.render_with(env, obs, history, seat, opts, &mut SystemMemo::default())
+    }
+
+    /// As [`PromptRenderer::render`], reusing the system message and answer schema kept in
+    /// `memo` when this decision's game, prompt options, rule values, action space and labels
+    /// are those they were rendered from: everything the system message is made of, so a reused
+    /// one is the text a fresh rendering would give. A seat keeps one memo for its run, where
+    /// only the rule values and the action space can change from decision to decision.
+    pub fn render_with(
+        &self,
+        env: &EnvSpec,
+        obs: &Observation,
+        history: &[Feedback],
+        seat: usize,
+        opts: &PromptOptions,
+        memo: &mut SystemMemo,
+    ) -> Result<Rendered, String> {
         let view = View::new(env, obs, opts)?;
         let obs = &view.obs;
+        let rules = Self::rule_values(env, &view, opts)?;
         let labels_shown = obs.labels_shown(opts.reversed_actions);
-        let (schema, example, help) = self.answer(obs, opts, &labels_shown);
-        let (persona, persona_pairs) = Self::persona(opts);
-        let (name, _) = paradigm(env);
-        let system = self.render_template(
-            "system.j2",
-            context! {
-                task_id => opts.task_id, opening => opts.opening.clone().unwrap_or_else(|| DEFAULT_OPENING.to_string()),
-                priming => opts.priming, paradigm => name,
-                persona_format => opts.persona_format.as_str(),
-                persona => persona, persona_pairs => persona_pairs,
-                rules => self.rules(env, &view, opts)?, reasoning => opts.step_by_step,
-                answer_example => example, answer_help => help,
-            },
-        )?;
+        let fresh = memo
+            .kept
+            .as_ref()
+            .is_none_or(|k| {
+                k.rules != rules
+                    || k.space != obs.space
+                    || k.labels_shown != labels_shown
+                    || k.opts != *opts
+                    || k.env != *env
+            });
+        if fresh {
+            let (schema, example, help) = self.answer(obs, opts, &labels_shown);
+            let (persona, persona_pairs) = Self::persona(opts);
+            let (name, _) = paradigm(env);
+            let text = self.render_template(rules.template, minijinja::Value::from_serialize(&rules.values))?;
+            let system = self.render_template(
+                "system.j2",
+                context! {
+                    task_id => opts.task_id, opening => opts.opening.clone().unwrap_or_else(|| DEFAULT_OPENING.to_string()),
+                    priming => opts.priming, paradigm => name,
+                    persona_format => opts.persona_format.as_str(),
+                    persona => persona, persona_pairs => persona_pairs,
+                    rules => text, reasoning => opts.step_by_step,
+                    answer_example => example, answer_help => help,
+                },
+            )?;
+            memo.kept = Some(KeptSystem {
+                rules,
+                space: obs.space.clone(),
+                labels_shown,
+                opts: opts.clone(),
+                env: env.clone(),
+                system: apply_layout(&system, opts.layout),
+                schema,
+            });
+        }
+        let kept = memo.kept.as_ref().expect("invariant: the memo was filled above");
         let user = self.user(env, &view, history, seat, opts)?;
         let messages = vec![
-            Message { role: "system".into(), content: apply_layout(&system, opts.layout) },
+            Message { role: "system".into(), content: kept.system.clone() },
             Message { role: "user".into(), content: apply_layout(&user, opts.layout) },
         ];
-        Ok(Rendered { messages, schema, field: opts.answer_field.clone(), space: view.obs.space.clone() })
+        Ok(Rendered { messages, schema: kept.schema.clone(), field: opts.answer_field.clone(), space: view.obs.space.clone() })
     }
 
     /// The recognition probe, asked outside the behavioural session: the same rules, and the

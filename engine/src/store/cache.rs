@@ -114,7 +114,10 @@ impl SqliteCache {
                 _ => *known = None,
             }
         }
-        *pending = Pending::default();
+        // Cleared, not replaced: the next batch reuses the map's and the list's memory.
+        pending.replies.clear();
+        pending.order.clear();
+        pending.since = None;
     }
 }
 
