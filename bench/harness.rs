@@ -314,7 +314,7 @@ fn classical(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
     let (e_rate, p_rate, y_rate) = (ei as f64 / es, pi as f64 / ps, yi / ys);
     rows.push(row(
         "naming game, 24 agents",
-        format!("engine (bevy_ecs world per run), {n_runs} runs, 1 thread"),
+        format!("engine (bevy_ecs world per run, its ready stages in one system pass), {n_runs} runs, 1 thread"),
         format!("{} interactions/s; {:.0} runs/s", thousands(e_rate), n_runs as f64 / es),
         format!("{:.0} interactions per run", ei as f64 / n_runs as f64),
     ));

@@ -532,3 +532,116 @@ fn the_record_hash_is_the_one_first_defined() {
     }
     assert!(checked > 0, "some runs record a context");
 }
+
+/// Plays a run stage by stage through the two stage schedules (Observe → Decide, then
+/// Resolve → Record), as the engine did before ready stages were played in one pass.
+fn stage_by_stage(spec: &RunSpec) -> agora_engine::RunRecords {
+    let mut run = RunWorld::new(spec).expect("builds");
+    while !run.is_done() {
+        assert!(run.begin_stage().is_empty(), "classical decisions are ready at once");
+        run.finish_stage().expect("stage resolves");
+    }
+    run.into_records()
+}
+
+#[test]
+fn ready_stages_played_in_one_pass_record_what_stage_by_stage_play_records() {
+    let mut compared = std::collections::BTreeSet::new();
+    for study in ["classical.ron", "tipping.ron"] {
+        for spec in &plan(study, 1).runs {
+            let one_pass = RunWorld::new(spec).expect("builds").run_to_end().expect("runs");
+            let stepped = stage_by_stage(spec);
+            assert_eq!(one_pass.records_hash(), stepped.records_hash(), "{}", spec.key());
+            assert_eq!(one_pass.decisions, stepped.decisions, "{}", spec.key());
+            assert_eq!(one_pass.interactions, stepped.interactions, "{}", spec.key());
+            assert_eq!(one_pass.steps, stepped.steps, "{}", spec.key());
+            compared.insert(spec.environment.kind());
+        }
+    }
+    assert!(compared.len() >= 5, "every classical game was compared: {compared:?}");
+}
+
+/// Defers every third decision of its seat and answers the rest at once, with the wrapped
+/// policy's own choices: stages mix ready and awaited decisions in every order.
+struct SometimesDeferred {
+    inner: Box<dyn Policy>,
+    asked: u64,
+}
+
+static SOMETIMES: PolicyMeta = PolicyMeta {
+    name: "sometimes-deferred",
+    family: "test",
+    memory_depth: None,
+    stochastic: true,
+    environments: &[EnvKind::PrisonersDilemma, EnvKind::PublicGoods],
+    description: "wraps a policy and defers every third decision",
+    reference: "test double",
+};
+
+impl Policy for SometimesDeferred {
+    fn meta(&self) -> &'static PolicyMeta {
+        &SOMETIMES
+    }
+    fn decide(&mut self, obs: &Observation, rng: &mut dyn RngCore) -> Decision {
+        let Decision::Ready(action) = self.inner.decide(obs, rng) else { panic!("inner policy is synchronous") };
+        self.asked += 1;
+        if self.asked % 3 == 1 {
+            Decision::Deferred(Box::pin(async move {
+                tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+                Ok(action)
+            }))
+        } else {
+            Decision::Ready(action)
+        }
+    }
+    fn update(&mut self, feedback: &Feedback) {
+        self.inner.update(feedback);
+    }
+}
+
+#[test]
+fn stages_that_mix_ready_and_awaited_decisions_record_what_synchronous_play_records() {
+    let p = plan("classical.ron", 2);
+    let runs: Vec<RunSpec> = p.runs.iter().filter(|r| r.block == "pd" || r.block == "pgg").take(24).cloned().collect();
+    assert!(runs.iter().any(|r| r.seats.len() > 2), "a game with more than two seats per stage is included");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let plan_of = |runs: &[RunSpec]| Plan {
+        study: "x".into(),
+        master_seed: 0,
+        runs: runs.to_vec(),
+        models: vec![],
+        reference: None,
+    };
+    let sync = run_into(dir.path(), "sync.sqlite", &plan_of(&runs), &RunnerOptions::default());
+    let factory: agora_engine::runner::PolicyFactory =
+        Arc::new(move |spec: &RunSpec, _: &agora_agents::llm::TranscriptSink| {
+            Ok(spec
+                .seats
+                .iter()
+                .enumerate()
+                .map(|(i, s): (usize, &PolicySpec)| {
+                    // Seats start their cycle at different points, so the awaited decision of a
+                    // stage is sometimes the first, sometimes a later one.
+                    Box::new(SometimesDeferred { inner: s.build(), asked: i as u64 }) as Box<dyn Policy>
+                })
+                .collect::<Vec<_>>())
+        });
+    let opts = RunnerOptions { policy_factory: Some(factory), max_live: 8, ..RunnerOptions::default() };
+    let mixed = run_into(dir.path(), "mixed.sqlite", &plan_of(&runs), &opts);
+    let rows = |s: &Store| -> Vec<(String, i64, i64, String, f64)> {
+        let mut st = s
+            .connection()
+            .prepare(
+                "SELECT r.run_key, d.step, d.seat, d.action, p.payoff FROM decisions d JOIN runs r USING (run_id)
+                 JOIN payoffs p ON p.run_id = d.run_id AND p.step = d.step AND p.seat = d.seat ORDER BY 1, 2, 3",
+            )
+            .expect("query");
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
+            .expect("rows")
+            .map(|r| r.expect("row"))
+            .collect()
+    };
+    let (a, b) = (rows(&mixed), rows(&sync));
+    assert!(a.len() > 200, "{} decisions", a.len());
+    assert!(a == b, "mixed and synchronous play recorded different decisions or payoffs");
+}

@@ -139,7 +139,12 @@ impl RunWorld {
     pub fn play_ready(&mut self) -> Result<Vec<(usize, DecisionFuture)>, EngineError> {
         self.play.run(&mut self.world);
         let deferred = std::mem::take(
-            &mut *self.world.resource::<DeferredDecisions>().0.lock().unwrap_or_else(std::sync::PoisonError::into_inner),
+            &mut *self
+                .world
+                .resource::<DeferredDecisions>()
+                .0
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
         );
         self.take_fault()?;
         Ok(deferred)

@@ -11,8 +11,8 @@
 //! back to the same `f64` (serde_json's), which SQLite's JSON reader parses exactly.
 
 use crate::digits::{push_action, push_dec};
-use agora_environments::Action;
 use crate::records::{DecisionRecord, InteractionRecord, PayoffRecord};
+use agora_environments::Action;
 
 /// The three columns of `run_rows`, JSON each.
 #[derive(Default)]

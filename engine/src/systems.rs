@@ -110,29 +110,29 @@ pub fn deliver_feedback(last: Res<LastStep>, seats: Res<Seats>, mut agents: Quer
 /// Appends the stage's decisions, payoffs and interaction to the log.
 pub fn record_step(mut last: ResMut<LastStep>, mut log: ResMut<Log>) {
     let Some(step) = last.0.take() else { return };
-    record(step, &mut log.0);
+    record(&step, &mut log.0);
 }
 
 /// Appends one resolved stage to a run's records.
-fn record(step: agora_environments::Step, log: &mut crate::records::RunRecords) {
+fn record(step: &agora_environments::Step, log: &mut crate::records::RunRecords) {
     log.steps += 1;
     let n = log.steps;
-    for d in step.decisions {
+    for d in &step.decisions {
         log.decisions.push(DecisionRecord {
             step: n,
             round: step.round,
             seat: d.agent as u32,
             role: d.role.as_str(),
-            action: d.action,
+            action: d.action.clone(),
             value: d.value,
             scale: d.scale,
             context: d.context,
         });
     }
-    for (seat, payoff) in step.payoffs {
+    for &(seat, payoff) in &step.payoffs {
         log.payoffs.push(PayoffRecord { step: n, round: step.round, seat: seat as u32, payoff });
     }
-    if let Some(i) = step.interaction {
+    if let Some(i) = &step.interaction {
         log.interactions.push(InteractionRecord {
             t: step.round,
             a: i.a as u32,
@@ -163,16 +163,20 @@ pub fn play_ready_stages(
     mut fault: ResMut<Fault>,
     mut log: ResMut<Log>,
 ) {
+    // The stage's requests, actions and step, their memory reused from stage to stage.
+    let mut requests = Vec::new();
     let mut actions: Vec<(usize, agora_environments::Action)> = Vec::new();
+    let mut step = agora_environments::Step::default();
     while !env.0.is_done() {
-        let requests = env.0.pending(&mut rng.0);
+        env.0.pending_into(&mut rng.0, &mut requests);
         actions.clear();
         let mut waiting = false;
         for (i, r) in requests.iter().enumerate() {
-            let stale = |actions: &[(usize, agora_environments::Action)]| agora_environments::EnvError::ActionMismatch {
-                expected: requests.iter().map(|q| q.agent).collect(),
-                got: actions.iter().map(|(s, _)| *s).collect(),
-            };
+            let stale =
+                |actions: &[(usize, agora_environments::Action)]| agora_environments::EnvError::ActionMismatch {
+                    expected: requests.iter().map(|q| q.agent).collect(),
+                    got: actions.iter().map(|(s, _)| *s).collect(),
+                };
             // A seat asked twice in one stage answers once in the stepped schedules, and the
             // stage then fails for want of its second answer: the same failure here.
             if !waiting && requests[..i].iter().any(|q| q.agent == r.agent) {
@@ -211,19 +215,16 @@ pub fn play_ready_stages(
         if waiting {
             return;
         }
-        let step = match env.0.resolve(&actions, &mut rng.0) {
-            Ok(step) => step,
-            Err(e) => {
-                fault.0 = Some(e);
-                return;
-            }
-        };
+        if let Err(e) = env.0.resolve_into(&actions, &mut rng.0, &mut step) {
+            fault.0 = Some(e);
+            return;
+        }
         for (seat, fb) in &step.feedback {
             if let Ok((mut agent, _)) = agents.get_mut(seats.0[*seat]) {
                 agent.0.update(fb);
             }
         }
-        record(step, &mut log.0);
+        record(&step, &mut log.0);
     }
 }
 

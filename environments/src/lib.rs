@@ -102,6 +102,23 @@ pub trait Environment: Send + Sync {
     fn resolve(&mut self, actions: &[(usize, Action)], rng: &mut dyn RngCore) -> Result<Step, EnvError>;
     /// Whether the game has ended.
     fn is_done(&self) -> bool;
+    /// As [`Environment::pending`], into `out` (whose requests it replaces): a game may reuse
+    /// the memory of the last stage's requests. The requests are those `pending` returns.
+    fn pending_into(&mut self, rng: &mut dyn RngCore, out: &mut Vec<Request>) {
+        *out = self.pending(rng);
+    }
+    /// As [`Environment::resolve`], into `step` (which it replaces): a game may reuse the
+    /// memory of the last stage's step. The step is the one `resolve` returns; after an error
+    /// its content is unspecified.
+    fn resolve_into(
+        &mut self,
+        actions: &[(usize, Action)],
+        rng: &mut dyn RngCore,
+        step: &mut Step,
+    ) -> Result<(), EnvError> {
+        *step = self.resolve(actions, rng)?;
+        Ok(())
+    }
     /// What an agent remembers before the first stage (e.g. an established convention).
     fn prehistory(&self, _agent: usize) -> Vec<Feedback> {
         Vec::new()

@@ -302,16 +302,13 @@ impl PromptRenderer {
         let obs = &view.obs;
         let rules = Self::rule_values(env, &view, opts)?;
         let labels_shown = obs.labels_shown(opts.reversed_actions);
-        let fresh = memo
-            .kept
-            .as_ref()
-            .is_none_or(|k| {
-                k.rules != rules
-                    || k.space != obs.space
-                    || k.labels_shown != labels_shown
-                    || k.opts != *opts
-                    || k.env != *env
-            });
+        let fresh = memo.kept.as_ref().is_none_or(|k| {
+            k.rules != rules
+                || k.space != obs.space
+                || k.labels_shown != labels_shown
+                || k.opts != *opts
+                || k.env != *env
+        });
         if fresh {
             let (schema, example, help) = self.answer(obs, opts, &labels_shown);
             let (persona, persona_pairs) = Self::persona(opts);
@@ -344,7 +341,12 @@ impl PromptRenderer {
             Message { role: "system".into(), content: kept.system.clone() },
             Message { role: "user".into(), content: apply_layout(&user, opts.layout) },
         ];
-        Ok(Rendered { messages, schema: kept.schema.clone(), field: opts.answer_field.clone(), space: view.obs.space.clone() })
+        Ok(Rendered {
+            messages,
+            schema: kept.schema.clone(),
+            field: opts.answer_field.clone(),
+            space: view.obs.space.clone(),
+        })
     }
 
     /// The recognition probe, asked outside the behavioural session: the same rules, and the

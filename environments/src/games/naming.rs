@@ -457,10 +457,13 @@ impl NamingGame {
         self.labels.clone()
     }
 
-    fn order(&mut self, agent: usize, rng: &mut dyn RngCore) -> Vec<u32> {
+    /// Writes the order in which `agent` sees the pool into `out` (its contents replaced).
+    fn order_into(&mut self, agent: usize, rng: &mut dyn RngCore, out: &mut Vec<u32>) {
         let pool = self.params.pool as u32;
+        out.clear();
         if !self.params.shuffled_pool {
-            return (0..pool).collect();
+            out.extend(0..pool);
+            return;
         }
         let n = self.params.population;
         let orders = self.orders.get_or_insert_with(|| {
@@ -472,7 +475,21 @@ impl NamingGame {
                 })
                 .collect()
         });
-        orders[agent].clone()
+        out.extend_from_slice(&orders[agent]);
+    }
+}
+
+/// The two names of a meeting, checked as [`check_actions`] checks them (the same errors), without
+/// a list per meeting.
+fn check_pair(actions: &[(usize, Action)], (a, b): (usize, usize), space: &ActionSpace) -> Result<[u32; 2], EnvError> {
+    match actions {
+        [(x, first), (y, second)] if (*x, *y) == (a, b) && space.contains(first) && space.contains(second) => {
+            Ok([choice_index(first), choice_index(second)])
+        }
+        _ => {
+            let checked = check_actions(actions, &[(a, space), (b, space)])?;
+            Ok([choice_index(checked[0]), choice_index(checked[1])])
+        }
     }
 }
 
@@ -486,8 +503,15 @@ impl Environment for NamingGame {
     }
 
     fn pending(&mut self, rng: &mut dyn RngCore) -> Vec<Request> {
+        let mut out = Vec::new();
+        self.pending_into(rng, &mut out);
+        out
+    }
+
+    fn pending_into(&mut self, rng: &mut dyn RngCore, out: &mut Vec<Request>) {
         if self.is_done() {
-            return Vec::new();
+            out.clear();
+            return;
         }
         let (a, b) = crate::draw_pair(rng, self.params.population);
         self.pair = (a, b);
@@ -495,34 +519,66 @@ impl Environment for NamingGame {
             min: self.table.match_payoff.min(self.table.mismatch_payoff),
             mean_abs: (self.table.match_payoff.abs() + self.table.mismatch_payoff.abs()) / 2.0,
         };
-        let labels = self.labels();
         let committed = self.params.committed_count();
-        self.automatic = match self.onset {
-            Some((_, name)) => [a, b].into_iter().filter(|s| *s < committed).map(|s| (s, name)).collect(),
-            None => Vec::new(),
-        };
-        let automatic: Vec<usize> = self.automatic.iter().map(|(s, _)| *s).collect();
-        [a, b]
-            .into_iter()
-            .filter(|agent| !automatic.contains(agent))
-            .map(|agent| Request {
-                agent,
-                observation: Observation {
-                    env: EnvKind::NamingGame,
-                    variant: self.variant,
-                    role: Role::Namer,
-                    round: self.t + 1,
-                    rounds: None,
-                    space: ActionSpace::Choice { labels: labels.clone() },
-                    context: Context::Names { order: self.order(agent, rng) },
-                    payoffs: bounds,
-                    memory: self.params.memory,
-                },
-            })
-            .collect()
+        self.automatic.clear();
+        if let Some((_, name)) = self.onset {
+            self.automatic.extend([a, b].into_iter().filter(|s| *s < committed).map(|s| (s, name)));
+        }
+        // The last stage's requests are rewritten in place: their lists of names keep their
+        // memory.
+        let mut kept = 0;
+        for agent in [a, b] {
+            if self.automatic.iter().any(|(s, _)| *s == agent) {
+                continue;
+            }
+            if kept == out.len() {
+                out.push(Request {
+                    agent,
+                    observation: Observation {
+                        env: EnvKind::NamingGame,
+                        variant: self.variant,
+                        role: Role::Namer,
+                        round: 0,
+                        rounds: None,
+                        space: ActionSpace::Choice { labels: self.labels() },
+                        context: Context::Names { order: Vec::new() },
+                        payoffs: bounds,
+                        memory: self.params.memory,
+                    },
+                });
+            }
+            let r = &mut out[kept];
+            r.agent = agent;
+            let o = &mut r.observation;
+            (o.env, o.variant, o.role, o.round, o.rounds) =
+                (EnvKind::NamingGame, self.variant, Role::Namer, self.t + 1, None);
+            if !matches!(&o.space, ActionSpace::Choice { labels } if std::sync::Arc::ptr_eq(labels, &self.labels)) {
+                o.space = ActionSpace::Choice { labels: self.labels() };
+            }
+            (o.payoffs, o.memory) = (bounds, self.params.memory);
+            let mut order = match std::mem::take(&mut o.context) {
+                Context::Names { order } => order,
+                _ => Vec::new(),
+            };
+            self.order_into(agent, rng, &mut order);
+            r.observation.context = Context::Names { order };
+            kept += 1;
+        }
+        out.truncate(kept);
     }
 
-    fn resolve(&mut self, actions: &[(usize, Action)], _rng: &mut dyn RngCore) -> Result<Step, EnvError> {
+    fn resolve(&mut self, actions: &[(usize, Action)], rng: &mut dyn RngCore) -> Result<Step, EnvError> {
+        let mut step = Step::default();
+        self.resolve_into(actions, rng, &mut step)?;
+        Ok(step)
+    }
+
+    fn resolve_into(
+        &mut self,
+        actions: &[(usize, Action)],
+        _rng: &mut dyn RngCore,
+        step: &mut Step,
+    ) -> Result<(), EnvError> {
         let space = ActionSpace::Choice { labels: self.labels() };
         let (a, b) = self.pair;
         let merged: Vec<(usize, Action)>;
@@ -534,8 +590,7 @@ impl Environment for NamingGame {
             merged = [a, b].into_iter().filter_map(|s| auto(s).or_else(|| asked(s)).map(|act| (s, act))).collect();
             &merged[..]
         };
-        let names: Vec<u32> =
-            check_actions(actions, &[(a, &space), (b, &space)])?.into_iter().map(choice_index).collect();
+        let names = check_pair(actions, (a, b), &space)?;
         self.t += 1;
         let matched = names[0] == names[1];
         let pay = if matched { self.table.match_payoff } else { self.table.mismatch_payoff };
@@ -558,18 +613,16 @@ impl Environment for NamingGame {
         }
         // The position of each chosen name in its agent's own list (the shuffled-pool arm), so
         // that the convention's position can be read from the records.
-        let positions: Vec<Option<f64>> = [a, b]
-            .iter()
-            .zip(&names)
-            .map(|(seat, name)| {
-                self.orders.as_ref().and_then(|o| o[*seat].iter().position(|n| n == name)).map(|p| p as f64 + 1.0)
-            })
-            .collect();
-        let mut step = Step {
-            round: self.t,
-            interaction: Some(Interaction { a, b, name_a: names[0], name_b: names[1], matched }),
-            ..Step::default()
+        let position = |seat: usize, name: u32| {
+            self.orders.as_ref().and_then(|o| o[seat].iter().position(|n| *n == name)).map(|p| p as f64 + 1.0)
         };
+        let positions = [position(a, names[0]), position(b, names[1])];
+        step.round = self.t;
+        step.interaction = Some(Interaction { a, b, name_a: names[0], name_b: names[1], matched });
+        step.decisions.clear();
+        step.payoffs.clear();
+        // The last step's feedback is rewritten in place: its lists keep their memory.
+        step.feedback.truncate(2);
         for (k, (seat, other)) in [(a, b), (b, a)].into_iter().enumerate() {
             step.decisions.push(DecisionRow {
                 agent: seat,
@@ -580,18 +633,21 @@ impl Environment for NamingGame {
                 context: positions[k],
             });
             step.payoffs.push((seat, pay));
-            step.feedback.push((
-                seat,
-                Feedback {
-                    round: self.t,
-                    own: vec![(Role::Namer, Action::Choice(names[k]))],
-                    others: vec![Action::Choice(names[1 - k])],
-                    partner: Some(other),
-                    payoff: pay,
-                },
-            ));
+            if step.feedback.len() == k {
+                let fb = Feedback { round: 0, own: Vec::new(), others: Vec::new(), partner: None, payoff: 0.0 };
+                step.feedback.push((seat, fb));
+            }
+            let (s, fb) = &mut step.feedback[k];
+            *s = seat;
+            fb.round = self.t;
+            fb.own.clear();
+            fb.own.push((Role::Namer, Action::Choice(names[k])));
+            fb.others.clear();
+            fb.others.push(Action::Choice(names[1 - k]));
+            fb.partner = Some(other);
+            fb.payoff = pay;
         }
-        Ok(step)
+        Ok(())
     }
 
     fn is_done(&self) -> bool {

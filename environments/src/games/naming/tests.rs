@@ -306,3 +306,52 @@ fn the_shuffled_arm_records_where_each_agent_saw_the_convention() {
     });
     assert!(reversed.contains(&("convention_position".to_string(), 3.0)), "{reversed:?}");
 }
+
+/// The in-place calls give what the allocating calls give, stage after stage, in every arm: a
+/// request or a step left from the last stage (another pair, another list of names, the
+/// committed seats' automatic choices after a formed convention's onset) never shows through.
+#[test]
+fn requests_and_steps_written_in_place_equal_fresh_ones() {
+    let arms = [
+        NgParams { cap: 400, stop_at_convention: false, ..NgParams::default() },
+        NgParams { cap: 400, stop_at_convention: false, shuffled_pool: true, ..NgParams::default() },
+        NgParams { cap: 400, stop_at_convention: false, tipping: Some(Tipping::default()), ..NgParams::default() },
+        NgParams {
+            cap: 400,
+            stop_at_convention: false,
+            tipping: Some(Tipping { fraction: 0.3, onset: Onset::Formed, ..Tipping::default() }),
+            shuffled_pool: true,
+            ..NgParams::default()
+        },
+    ];
+    for (k, p) in arms.into_iter().enumerate() {
+        let spec = EnvSpec::NamingGame(p);
+        let (mut fresh, mut reused) =
+            (spec.build(Variant::C0).expect("builds"), spec.build(Variant::C0).expect("builds"));
+        let (mut r1, mut r2) = (rand::rngs::StdRng::seed_from_u64(9), rand::rngs::StdRng::seed_from_u64(9));
+        let mut choose = rand::rngs::StdRng::seed_from_u64(k as u64);
+        let (mut requests, mut step) = (Vec::new(), Step::default());
+        let mut stages = 0;
+        let mut asked = std::collections::BTreeSet::new();
+        while !fresh.is_done() {
+            let req = fresh.pending(&mut r1);
+            reused.pending_into(&mut r2, &mut requests);
+            assert_eq!(req, requests, "arm {k}, stage {stages}");
+            asked.insert(req.len());
+            // Mostly the same name, so that conventions form and the formed arm reaches its onset.
+            let acts: Vec<(usize, Action)> = req
+                .iter()
+                .map(|r| (r.agent, Action::Choice(if rand::Rng::random_bool(&mut choose, 0.998) { 2 } else { 5 })))
+                .collect();
+            let s = fresh.resolve(&acts, &mut r1).expect("legal");
+            reused.resolve_into(&acts, &mut r2, &mut step).expect("legal");
+            assert_eq!(s, step, "arm {k}, stage {stages}");
+            stages += 1;
+        }
+        assert!(reused.is_done(), "arm {k}");
+        assert!(stages > 50, "arm {k}: {stages} stages");
+        if k == 3 {
+            assert!(asked.len() > 1, "the formed arm reached its onset: some stages asked fewer than two seats");
+        }
+    }
+}
