@@ -156,13 +156,21 @@ pub fn play_ready_stages(
     mut env: ResMut<Env>,
     mut rng: ResMut<RunRng>,
     seats: Res<Seats>,
-    mut agents: Query<(&mut Agent, &mut AgentRng)>,
+    mut agents: Query<(&Seat, &mut Agent, &mut AgentRng)>,
     mut chosen: Query<&mut Chosen>,
     mut open: ResMut<OpenRequests>,
     deferred: Res<DeferredDecisions>,
     mut fault: ResMut<Fault>,
     mut log: ResMut<Log>,
 ) {
+    // Every seat's policy and stream, looked up once for the whole run, not per decision.
+    let mut by_seat: Vec<Option<(Mut<Agent>, Mut<AgentRng>)>> = Vec::new();
+    by_seat.resize_with(seats.0.len(), || None);
+    for (seat, agent, stream) in agents.iter_mut() {
+        if let Some(slot) = by_seat.get_mut(seat.0) {
+            *slot = Some((agent, stream));
+        }
+    }
     // The stage's requests, actions and step, their memory reused from stage to stage.
     let mut requests = Vec::new();
     let mut actions: Vec<(usize, agora_environments::Action)> = Vec::new();
@@ -183,7 +191,7 @@ pub fn play_ready_stages(
                 fault.0 = Some(stale(&actions));
                 return;
             }
-            let Ok((mut agent, mut stream)) = agents.get_mut(seats.0[r.agent]) else {
+            let Some((agent, stream)) = by_seat.get_mut(r.agent).and_then(Option::as_mut) else {
                 if !waiting {
                     fault.0 = Some(stale(&actions));
                     return;
@@ -220,7 +228,7 @@ pub fn play_ready_stages(
             return;
         }
         for (seat, fb) in &step.feedback {
-            if let Ok((mut agent, _)) = agents.get_mut(seats.0[*seat]) {
+            if let Some((agent, _)) = by_seat.get_mut(*seat).and_then(Option::as_mut) {
                 agent.0.update(fb);
             }
         }

@@ -374,7 +374,8 @@ impl NgParams {
     /// action-order cell reversed the list).
     fn convention_position(&self, run: &RunView<'_>, name: u32) -> Vec<(String, f64)> {
         let fixed = if run.reversed_labels { self.pool as f64 - f64::from(name) } else { f64::from(name) + 1.0 };
-        let mut positions: std::collections::BTreeMap<u32, f64> = std::collections::BTreeMap::new();
+        // Each seat's last position of the name, by seat (read in seat order below).
+        let mut by_seat: Vec<Option<f64>> = Vec::new();
         for d in run.decisions.iter().filter(|d| d.value == f64::from(name)) {
             let position = match (self.shuffled_pool, d.context) {
                 (true, Some(p)) if run.reversed_labels => Some(self.pool as f64 + 1.0 - p),
@@ -382,16 +383,21 @@ impl NgParams {
                 (false, _) => Some(fixed),
             };
             if let Some(p) = position {
-                positions.insert(d.seat, p);
+                let seat = d.seat as usize;
+                if by_seat.len() <= seat {
+                    by_seat.resize(seat + 1, None);
+                }
+                by_seat[seat] = Some(p);
             }
         }
+        let positions: Vec<f64> = by_seat.into_iter().flatten().collect();
         if positions.is_empty() {
             return Vec::new();
         }
         let n = positions.len() as f64;
         vec![
-            ("convention_position".into(), crate::outcome::mean(positions.values().copied())),
-            ("convention_first_listed".into(), positions.values().filter(|p| **p == 1.0).count() as f64 / n),
+            ("convention_position".into(), crate::outcome::mean(positions.iter().copied())),
+            ("convention_first_listed".into(), positions.iter().filter(|p| **p == 1.0).count() as f64 / n),
         ]
     }
 }
@@ -403,6 +409,8 @@ pub struct NamingGame {
     table: NgVariant,
     /// The pool's names, shared by every observation.
     labels: std::sync::Arc<[String]>,
+    /// The choice among them every decision has.
+    space: ActionSpace,
     t: u32,
     pair: (usize, usize),
     orders: Option<Vec<Vec<u32>>>,
@@ -432,11 +440,12 @@ impl NamingGame {
             ));
         }
         let rule = ConventionWindow::new(params.window, params.threshold);
-        let labels = table.names[..params.pool].to_vec().into();
+        let labels: std::sync::Arc<[String]> = table.names[..params.pool].to_vec().into();
         Ok(NamingGame {
             params,
             variant,
             table,
+            space: ActionSpace::Choice { labels: labels.clone() },
             labels,
             t: 0,
             pair: (0, 1),
@@ -556,12 +565,12 @@ impl Environment for NamingGame {
                 o.space = ActionSpace::Choice { labels: self.labels() };
             }
             (o.payoffs, o.memory) = (bounds, self.params.memory);
-            let mut order = match std::mem::take(&mut o.context) {
-                Context::Names { order } => order,
-                _ => Vec::new(),
-            };
-            self.order_into(agent, rng, &mut order);
-            r.observation.context = Context::Names { order };
+            if !matches!(o.context, Context::Names { .. }) {
+                o.context = Context::Names { order: Vec::new() };
+            }
+            if let Context::Names { order } = &mut o.context {
+                self.order_into(agent, rng, order);
+            }
             kept += 1;
         }
         out.truncate(kept);
@@ -579,7 +588,6 @@ impl Environment for NamingGame {
         _rng: &mut dyn RngCore,
         step: &mut Step,
     ) -> Result<(), EnvError> {
-        let space = ActionSpace::Choice { labels: self.labels() };
         let (a, b) = self.pair;
         let merged: Vec<(usize, Action)>;
         let actions = if self.automatic.is_empty() {
@@ -590,7 +598,7 @@ impl Environment for NamingGame {
             merged = [a, b].into_iter().filter_map(|s| auto(s).or_else(|| asked(s)).map(|act| (s, act))).collect();
             &merged[..]
         };
-        let names = check_pair(actions, (a, b), &space)?;
+        let names = check_pair(actions, (a, b), &self.space)?;
         self.t += 1;
         let matched = names[0] == names[1];
         let pay = if matched { self.table.match_payoff } else { self.table.mismatch_payoff };
