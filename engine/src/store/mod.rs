@@ -20,10 +20,6 @@ pub use cache::{SqliteCache, FLUSH_AFTER, FLUSH_AT};
 pub use merge::MergeReport;
 use upgrade::{upgrade_metrics, upgrade_rows, upgrade_transcripts, Upgrade};
 
-/// The page size of a new store. A run's records are a few values of tens to hundreds of
-/// kilobytes each; larger pages write them in fewer WAL frames and overflow pages.
-const PAGE_SIZE: i64 = 16384;
-
 /// `PRAGMA application_id` of an Agora store ("AGOR").
 pub const APPLICATION_ID: i32 = 0x4147_4f52;
 /// Version of the table layout.
@@ -334,9 +330,6 @@ impl Store {
             } else if version != SCHEMA_VERSION {
                 return Err(corrupt(format!("schema version {version}, this build reads {SCHEMA_VERSION}")));
             }
-        }
-        if !exists {
-            conn.pragma_update(None, "page_size", PAGE_SIZE).map_err(sql)?;
         }
         conn.pragma_update(None, "journal_mode", "WAL").map_err(sql)?;
         conn.pragma_update(None, "synchronous", "NORMAL").map_err(sql)?;
