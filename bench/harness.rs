@@ -255,14 +255,37 @@ fn python(game: &str, runs: usize) -> anyhow::Result<(f64, f64)> {
 /// repeat of another; returns (interactions, decisions, seconds).
 fn engine_runs(specs: &[RunSpec], count: usize) -> anyhow::Result<(u64, u64, f64)> {
     let runs: Vec<RunSpec> = (0..count).map(|i| distinct(&specs[i % specs.len()], i)).collect();
-    let start = Instant::now();
-    let (mut interactions, mut decisions) = (0u64, 0u64);
-    for spec in &runs {
-        let rec = RunWorld::new(spec)?.run_to_end()?;
-        interactions += rec.interactions.len() as u64;
-        decisions += rec.decisions.len() as u64;
+    // Untimed warm-up runs with seeds of their own (count.., never timed), so that the first
+    // timed runs do not pay for the process's first touch of its memory.
+    for i in count..count + WARM_UP.min(count) {
+        RunWorld::new(&distinct(&specs[i % specs.len()], i))?.run_to_end()?;
     }
-    Ok((interactions, decisions, start.elapsed().as_secs_f64()))
+    let (mut interactions, mut decisions) = (0u64, 0u64);
+    let seconds = median_of(REPEATS, || {
+        let start = Instant::now();
+        let (mut i, mut d) = (0u64, 0u64);
+        for spec in &runs {
+            let rec = RunWorld::new(spec)?.run_to_end()?;
+            i += rec.interactions.len() as u64;
+            d += rec.decisions.len() as u64;
+        }
+        (interactions, decisions) = (i, d);
+        Ok(start.elapsed().as_secs_f64())
+    })?;
+    Ok((interactions, decisions, seconds))
+}
+
+/// Warm-up runs before a timed loop of the engine or the plain loop.
+const WARM_UP: usize = 30;
+/// Timed repetitions of a loop; the median is reported.
+const REPEATS: usize = 3;
+
+/// The median of `n` timings (each the same work, so the median drops a repetition that a
+/// busy machine slowed).
+fn median_of(n: usize, mut time: impl FnMut() -> anyhow::Result<f64>) -> anyhow::Result<f64> {
+    let mut t = (0..n).map(|_| time()).collect::<anyhow::Result<Vec<f64>>>()?;
+    t.sort_by(f64::total_cmp);
+    Ok(t[t.len() / 2])
 }
 
 /// The `i`-th benchmark run of `spec`: a seed of its own.
@@ -297,19 +320,28 @@ fn classical(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
     let n_runs = 300 / scale;
     let (ei, _, es) = engine_runs(&naming, n_runs)?;
     let net = Network::build(Topology::Complete, 24, 0)?;
-    let start = Instant::now();
+    let plain = |seeds: std::ops::Range<u64>| -> anyhow::Result<u64> {
+        let mut interactions = 0u64;
+        for seed in seeds {
+            let o = simulate(
+                &net,
+                &NetRun {
+                    stop: StopRule::Window { window: 50, threshold: 0.95 },
+                    ..NetRun::fresh(NetGame::SimultaneousNaming, 20_000, seed)
+                },
+            )?;
+            interactions += o.interactions;
+        }
+        Ok(interactions)
+    };
+    // Warmed up and repeated as the engine's loop is.
+    plain(n_runs as u64..(n_runs + WARM_UP.min(n_runs)) as u64)?;
     let mut pi = 0u64;
-    for seed in 0..n_runs as u64 {
-        let o = simulate(
-            &net,
-            &NetRun {
-                stop: StopRule::Window { window: 50, threshold: 0.95 },
-                ..NetRun::fresh(NetGame::SimultaneousNaming, 20_000, seed)
-            },
-        )?;
-        pi += o.interactions;
-    }
-    let ps = start.elapsed().as_secs_f64();
+    let ps = median_of(REPEATS, || {
+        let start = Instant::now();
+        pi = plain(0..n_runs as u64)?;
+        Ok(start.elapsed().as_secs_f64())
+    })?;
     let (yi, ys) = python("naming", n_runs)?;
     let (e_rate, p_rate, y_rate) = (ei as f64 / es, pi as f64 / ps, yi / ys);
     rows.push(row(

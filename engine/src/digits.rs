@@ -1,11 +1,15 @@
-//! Integers written as text by hand: the record encoding and the record hash write millions of
+//! Integers written as text by hand, as bytes: the record encoding and the record hash write millions of
 //! them a second, where `format!` cost more than the rest of a run's encoding.
 
 use agora_environments::Action;
 
 /// Appends `n` in decimal (as `{}` writes it, without the formatting machinery, which cost
 /// more than the rest of a run's encoding).
-pub fn push_dec(out: &mut String, mut n: u64) {
+pub fn push_dec(out: &mut Vec<u8>, mut n: u64) {
+    if n < 10 {
+        out.push(b'0' + n as u8);
+        return;
+    }
     let mut digits = [0u8; 20];
     let mut i = digits.len();
     loop {
@@ -16,49 +20,53 @@ pub fn push_dec(out: &mut String, mut n: u64) {
             break;
         }
     }
-    out.push_str(ascii(&digits[i..]));
+    push_bytes(out, &digits[i..]);
 }
 
-/// Digits as text (they are ASCII by construction).
-fn ascii(digits: &[u8]) -> &str {
-    std::str::from_utf8(digits).expect("invariant: digits are ASCII")
+/// Appends a few bytes one by one: for the short runs of digits written here, cheaper than a
+/// call to copy them.
+fn push_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
+    out.reserve(bytes.len());
+    for &b in bytes {
+        out.push(b);
+    }
 }
 
 /// Appends `n` in decimal with its sign, as `{}` writes an `i64`.
-pub fn push_signed(out: &mut String, n: i64) {
+pub fn push_signed(out: &mut Vec<u8>, n: i64) {
     if n < 0 {
-        out.push('-');
+        out.push(b'-');
     }
     push_dec(out, n.unsigned_abs());
 }
 
 /// Appends an action's compact text, the bytes [`Action::encode`] returns (`c1`, `a17`,
 /// `[0,3,0]`), without a new string per action.
-pub fn push_action(out: &mut String, action: &Action) {
+pub fn push_action(out: &mut Vec<u8>, action: &Action) {
     match action {
         Action::Choice(i) => {
-            out.push('c');
+            out.push(b'c');
             push_dec(out, u64::from(*i));
         }
         Action::Amount(a) => {
-            out.push('a');
+            out.push(b'a');
             push_signed(out, *a);
         }
         Action::Allocation(v) => {
-            out.push('[');
+            out.push(b'[');
             for (k, x) in v.iter().enumerate() {
                 if k > 0 {
-                    out.push(',');
+                    out.push(b',');
                 }
                 push_signed(out, *x);
             }
-            out.push(']');
+            out.push(b']');
         }
     }
 }
 
 /// Appends `n` in lower-case hexadecimal, as `{:x}` writes it.
-pub fn push_hex(out: &mut String, n: u64) {
+pub fn push_hex(out: &mut Vec<u8>, n: u64) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     let mut digits = [0u8; 16];
     let mut i = digits.len();
@@ -71,7 +79,7 @@ pub fn push_hex(out: &mut String, n: u64) {
             break;
         }
     }
-    out.push_str(ascii(&digits[i..]));
+    push_bytes(out, &digits[i..]);
 }
 
 #[cfg(test)]
@@ -86,17 +94,17 @@ mod tests {
             .into_iter()
             .chain((0..10_000).map(|_| rng.random::<u64>() >> rng.random_range(0..64)))
         {
-            let (mut d, mut h) = (String::new(), String::new());
+            let (mut d, mut h) = (Vec::new(), Vec::new());
             push_dec(&mut d, n);
             push_hex(&mut h, n);
-            assert_eq!((d, h), (format!("{n}"), format!("{n:x}")));
+            assert_eq!((d, h), (format!("{n}").into_bytes(), format!("{n:x}").into_bytes()));
         }
     }
 
     #[test]
     fn actions_are_written_as_encode_writes_them() {
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(5);
-        let mut signed = |rng: &mut rand_xoshiro::Xoshiro256PlusPlus| -> i64 {
+        let signed = |rng: &mut rand_xoshiro::Xoshiro256PlusPlus| -> i64 {
             [0, 1, -1, i64::MIN, i64::MAX, rng.random::<i64>() >> rng.random_range(0..64)][rng.random_range(0..6)]
         };
         for _ in 0..10_000 {
@@ -105,9 +113,9 @@ mod tests {
                 1 => Action::Amount(signed(&mut rng)),
                 _ => Action::Allocation((0..rng.random_range(0..5)).map(|_| signed(&mut rng)).collect()),
             };
-            let mut out = String::from("x");
+            let mut out = b"x".to_vec();
             push_action(&mut out, &action);
-            assert_eq!(out, format!("x{}", action.encode()));
+            assert_eq!(out, format!("x{}", action.encode()).into_bytes());
         }
     }
 }

@@ -160,15 +160,15 @@ impl RunRecords {
     /// SHA-256 over every record but the metrics.
     pub fn records_hash(&self) -> String {
         use crate::digits::{push_action, push_dec, push_hex};
-        use std::fmt::Write as _;
+        use std::io::Write as _;
         let mut h = Sha256::new();
         h.update(self.key.as_bytes());
         // The same bytes as one `format!` per record, written into one buffer that is hashed
         // whenever it fills (hashing in pieces gives the same digest).
-        let mut buf = String::with_capacity(1 << 16);
-        let flush = |buf: &mut String, h: &mut Sha256| {
+        let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
+        let flush = |buf: &mut Vec<u8>, h: &mut Sha256| {
             if buf.len() >= 1 << 15 {
-                h.update(buf.as_bytes());
+                h.update(&buf[..]);
                 buf.clear();
             }
         };
@@ -178,51 +178,51 @@ impl RunRecords {
         }
         for d in &self.decisions {
             // "D{step}|{round}|{seat}|{role}|{action}|{value:x}|{scale:x}|{context:?}\n"
-            buf.push('D');
+            buf.push(b'D');
             for n in [d.step, d.round, d.seat] {
                 push_dec(&mut buf, n.into());
-                buf.push('|');
+                buf.push(b'|');
             }
-            buf.push_str(d.role);
-            buf.push('|');
+            buf.extend_from_slice(d.role.as_bytes());
+            buf.push(b'|');
             push_action(&mut buf, &d.action);
-            buf.push('|');
+            buf.push(b'|');
             push_hex(&mut buf, d.value.to_bits());
-            buf.push('|');
+            buf.push(b'|');
             push_hex(&mut buf, d.scale.to_bits());
-            buf.push('|');
+            buf.push(b'|');
             match d.context {
                 Some(c) => {
-                    buf.push_str("Some(");
+                    buf.extend_from_slice(b"Some(");
                     push_dec(&mut buf, c.to_bits());
-                    buf.push(')');
+                    buf.push(b')');
                 }
-                None => buf.push_str("None"),
+                None => buf.extend_from_slice(b"None"),
             }
-            buf.push('\n');
+            buf.push(b'\n');
             flush(&mut buf, &mut h);
         }
         for p in &self.payoffs {
-            buf.push('P');
+            buf.push(b'P');
             for n in [p.step, p.round, p.seat] {
                 push_dec(&mut buf, n.into());
-                buf.push('|');
+                buf.push(b'|');
             }
             push_hex(&mut buf, p.payoff.to_bits());
-            buf.push('\n');
+            buf.push(b'\n');
             flush(&mut buf, &mut h);
         }
         for i in &self.interactions {
-            buf.push('I');
+            buf.push(b'I');
             for n in [i.t, i.a, i.b, i.name_a, i.name_b] {
                 push_dec(&mut buf, n.into());
-                buf.push('|');
+                buf.push(b'|');
             }
-            buf.push_str(if i.matched { "true" } else { "false" });
-            buf.push('\n');
+            buf.extend_from_slice(if i.matched { b"true" } else { b"false" });
+            buf.push(b'\n');
             flush(&mut buf, &mut h);
         }
-        h.update(buf.as_bytes());
+        h.update(&buf[..]);
         for t in &self.transcripts {
             h.update(
                 format!(

@@ -10,7 +10,7 @@
 //! the order a scan of the old table did. Numbers are written in the shortest form that reads
 //! back to the same `f64` (serde_json's), which SQLite's JSON reader parses exactly.
 
-use crate::digits::{push_action, push_dec};
+use crate::digits::{push_action, push_dec, push_signed};
 use crate::records::{DecisionRecord, InteractionRecord, PayoffRecord};
 use agora_environments::Action;
 
@@ -27,22 +27,29 @@ pub struct RowValues {
 
 /// A number JSON can hold; a non-finite one is refused (JSON has none, and the old REAL NOT
 /// NULL columns refused it too).
-fn number(out: &mut String, x: f64, what: impl FnOnce() -> String) -> Result<(), String> {
+fn number(out: &mut Vec<u8>, x: f64, what: impl FnOnce() -> String) -> Result<(), String> {
     if !x.is_finite() {
         return Err(format!("{} is {x}, which a store cannot hold", what()));
     }
+    if x.fract() == 0.0 && x.abs() < 1e9 && !(x == 0.0 && x.is_sign_negative()) {
+        // Whole numbers (most values: choices, scales, payoffs) as serde_json writes them, the
+        // digits and ".0", without the general algorithm.
+        push_signed(out, x as i64);
+        out.extend_from_slice(b".0");
+        return Ok(());
+    }
     // serde_json's form: the formatter serde_json itself calls for a finite f64.
-    out.push_str(zmij::Buffer::new().format_finite(x));
+    out.extend_from_slice(zmij::Buffer::new().format_finite(x).as_bytes());
     Ok(())
 }
 
-fn text(out: &mut String, s: &str) -> Result<(), String> {
+fn text(out: &mut Vec<u8>, s: &str) -> Result<(), String> {
     if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
-        out.push('"');
-        out.push_str(s);
-        out.push('"');
+        out.push(b'"');
+        out.extend_from_slice(s.as_bytes());
+        out.push(b'"');
     } else {
-        out.push_str(&serde_json::to_string(s).map_err(|e| e.to_string())?);
+        out.extend_from_slice(serde_json::to_string(s).map_err(|e| e.to_string())?.as_bytes());
     }
     Ok(())
 }
@@ -74,6 +81,8 @@ pub enum ActionText<'a> {
     Action(&'a Action),
     /// An action's compact text.
     Text(String),
+    /// An action's compact text, borrowed.
+    Borrowed(&'a str),
 }
 
 impl<'a> From<&'a DecisionRecord> for DecisionRow<'a> {
@@ -92,11 +101,11 @@ impl<'a> From<&'a DecisionRecord> for DecisionRow<'a> {
 }
 
 /// Appends `[a,b,c,` for the leading integer columns of a row.
-fn push_ints(out: &mut String, ints: &[u64]) {
-    out.push('[');
+fn push_ints(out: &mut Vec<u8>, ints: &[u64]) {
+    out.push(b'[');
     for &n in ints {
         push_dec(out, n);
-        out.push(',');
+        out.push(b',');
     }
 }
 
@@ -106,8 +115,32 @@ pub fn encode(
     payoffs: &[PayoffRecord],
     interactions: &[InteractionRecord],
 ) -> Result<RowValues, String> {
-    let rows: Vec<DecisionRow<'_>> = decisions.iter().map(DecisionRow::from).collect();
-    encode_rows(&rows, payoffs, interactions)
+    let mut out = RowValues::default();
+    encode_rows_into(&mut out, decisions, payoffs, interactions)?;
+    Ok(out)
+}
+
+/// A decision as [`encode_rows_into`] reads it: a recorded decision, or one read back from a
+/// store.
+trait AsRow {
+    fn row(&self) -> DecisionRow<'_>;
+}
+
+impl AsRow for DecisionRecord {
+    fn row(&self) -> DecisionRow<'_> {
+        DecisionRow::from(self)
+    }
+}
+
+impl AsRow for DecisionRow<'_> {
+    fn row(&self) -> DecisionRow<'_> {
+        let action = match &self.action {
+            ActionText::Action(a) => ActionText::Action(a),
+            ActionText::Text(t) => ActionText::Borrowed(t),
+            ActionText::Borrowed(t) => ActionText::Borrowed(t),
+        };
+        DecisionRow { action, role: self.role, ..*self }
+    }
 }
 
 /// Encodes rows as stored. Errors name the record that cannot be stored.
@@ -122,74 +155,94 @@ pub fn encode_rows(
 }
 
 /// As [`encode_rows`], into `out` (cleared first).
-fn encode_rows_into(
+fn encode_rows_into<D: AsRow>(
     out: &mut RowValues,
-    decisions: &[DecisionRow<'_>],
+    decisions: &[D],
     payoffs: &[PayoffRecord],
     interactions: &[InteractionRecord],
 ) -> Result<(), String> {
-    let mut ds: Vec<&DecisionRow<'_>> = decisions.iter().collect();
-    ds.sort_by_key(|d| (d.step, d.seat));
-    let RowValues { decisions: d_out, payoffs: p_out, interactions: i_out } = out;
+    let mut ds: Vec<&D> = decisions.iter().collect();
+    ds.sort_by_key(|d| {
+        let r = d.row();
+        (r.step, r.seat)
+    });
+    // Written as bytes (the text is ASCII but for roles, which are copied whole), and checked
+    // as text once per value at the end.
+    let (mut d_bytes, mut p_bytes, mut i_bytes) = (
+        std::mem::take(&mut out.decisions).into_bytes(),
+        std::mem::take(&mut out.payoffs).into_bytes(),
+        std::mem::take(&mut out.interactions).into_bytes(),
+    );
+    let (d_out, p_out, i_out) = (&mut d_bytes, &mut p_bytes, &mut i_bytes);
     d_out.clear();
     p_out.clear();
     i_out.clear();
-    d_out.push('[');
+    // Room for the usual row of each table at once, so that a value is not copied as it grows.
+    d_out.reserve(48 * decisions.len() + 2);
+    p_out.reserve(28 * payoffs.len() + 2);
+    i_out.reserve(24 * interactions.len() + 2);
+    d_out.push(b'[');
     for (i, d) in ds.iter().enumerate() {
+        let d = d.row();
         if i > 0 {
-            d_out.push(',');
+            d_out.push(b',');
         }
         push_ints(d_out, &[d.step.into(), d.round.into(), d.seat.into()]);
         text(d_out, d.role)?;
-        d_out.push(',');
+        d_out.push(b',');
         match &d.action {
             // An action's text holds no character JSON escapes, so it is quoted as it is.
             ActionText::Action(a) => {
-                d_out.push('"');
+                d_out.push(b'"');
                 push_action(d_out, a);
-                d_out.push('"');
+                d_out.push(b'"');
             }
             ActionText::Text(t) => text(d_out, t)?,
+            ActionText::Borrowed(t) => text(d_out, t)?,
         }
-        d_out.push(',');
+        d_out.push(b',');
         let at = |field: &'static str| move || format!("decision {field} at step {}, seat {}", d.step, d.seat);
         number(d_out, d.value, at("value"))?;
-        d_out.push(',');
+        d_out.push(b',');
         number(d_out, d.scale, at("scale"))?;
-        d_out.push(',');
+        d_out.push(b',');
         match d.context {
             Some(c) => number(d_out, c, at("context"))?,
-            None => d_out.push_str("null"),
+            None => d_out.extend_from_slice(b"null"),
         }
-        d_out.push(']');
+        d_out.push(b']');
     }
-    d_out.push(']');
+    d_out.push(b']');
 
     let mut ps: Vec<&PayoffRecord> = payoffs.iter().collect();
     ps.sort_by_key(|p| (p.step, p.seat));
-    p_out.push('[');
+    p_out.push(b'[');
     for (i, p) in ps.iter().enumerate() {
         if i > 0 {
-            p_out.push(',');
+            p_out.push(b',');
         }
         push_ints(p_out, &[p.step.into(), p.round.into(), p.seat.into()]);
         number(p_out, p.payoff, || format!("payoff at step {}, seat {}", p.step, p.seat))?;
-        p_out.push(']');
+        p_out.push(b']');
     }
-    p_out.push(']');
+    p_out.push(b']');
 
     let mut is: Vec<&InteractionRecord> = interactions.iter().collect();
     is.sort_by_key(|x| x.t);
-    i_out.push('[');
+    i_out.push(b'[');
     for (i, x) in is.iter().enumerate() {
         if i > 0 {
-            i_out.push(',');
+            i_out.push(b',');
         }
         push_ints(i_out, &[x.t.into(), x.a.into(), x.b.into(), x.name_a.into(), x.name_b.into()]);
-        i_out.push(if x.matched { '1' } else { '0' });
-        i_out.push(']');
+        i_out.push(if x.matched { b'1' } else { b'0' });
+        i_out.push(b']');
     }
-    i_out.push(']');
+    i_out.push(b']');
+    let utf8 = |bytes: Vec<u8>| String::from_utf8(bytes).map_err(|e| e.to_string());
+    out.decisions = utf8(d_bytes)?;
+    out.payoffs = utf8(p_bytes)?;
+    out.interactions = utf8(i_bytes)?;
     Ok(())
 }
 
@@ -326,14 +379,24 @@ mod tests {
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
         for _ in 0..10_000 {
             let x: f64 = (rng.random::<f64>() - 0.5) * 10f64.powi(rng.random_range(-300..300));
-            let mut out = String::new();
+            let mut out = Vec::new();
             number(&mut out, x, String::new).expect("finite");
-            assert_eq!(out, serde_json::to_string(&x).expect("json"));
+            assert_eq!(out, serde_json::to_string(&x).expect("json").into_bytes());
+        }
+        // Whole numbers, written by the shortcut, around its bounds and at its edges.
+        let whole = (-2000..2000)
+            .map(f64::from)
+            .chain([-0.0, 0.0, 1e9 - 1.0, -(1e9 - 1.0), 1e9, -1e9, 1e15, 4503599627370496.0, 1e300])
+            .chain((0..10_000).map(|_| f64::from(rng.random::<i32>()) * f64::from(rng.random_range(1..4u8))));
+        for x in whole {
+            let mut out = Vec::new();
+            number(&mut out, x, String::new).expect("finite");
+            assert_eq!(String::from_utf8(out).expect("utf8"), serde_json::to_string(&x).expect("json"), "{x:?}");
         }
         for s in ["speaker", "a \"quoted\" role", "back\\slash", "tab\there", "é"] {
-            let mut out = String::new();
+            let mut out = Vec::new();
             text(&mut out, s).expect("text");
-            assert_eq!(out, serde_json::to_string(s).expect("json"));
+            assert_eq!(out, serde_json::to_string(s).expect("json").into_bytes());
         }
     }
 
