@@ -68,6 +68,12 @@ pub fn push_action(out: &mut Vec<u8>, action: &Action) {
 /// Appends `n` in lower-case hexadecimal, as `{:x}` writes it.
 pub fn push_hex(out: &mut Vec<u8>, n: u64) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
+    if n >> 60 != 0 {
+        // Sixteen digits (the bits of almost every f64 the records hold): one fixed-size copy.
+        let digits: [u8; 16] = std::array::from_fn(|k| HEX[((n >> (60 - 4 * k)) & 0xf) as usize]);
+        out.extend_from_slice(&digits);
+        return;
+    }
     let mut digits = [0u8; 16];
     let mut i = digits.len();
     let mut n = n;
