@@ -37,10 +37,12 @@ struct Pending {
     since: Option<std::time::Instant>,
 }
 
-/// Waiting replies that start a write.
-pub const FLUSH_AT: usize = 256;
+/// Waiting replies that start a write. The cache's keys are hashes, so every reply lands on a
+/// random page of the key index, and a write costs about one page per reply it holds until
+/// the batch is large beside the index: batches of 256 wrote several kilobytes of log a reply.
+pub const FLUSH_AT: usize = 2048;
 /// The longest a reply waits before it is written (checked when the next one is put).
-pub const FLUSH_AFTER: std::time::Duration = std::time::Duration::from_millis(250);
+pub const FLUSH_AFTER: std::time::Duration = std::time::Duration::from_millis(1000);
 
 impl SqliteCache {
     /// Opens the cache of an existing store (open the [`Store`] first: it checks the file).
