@@ -109,25 +109,32 @@ impl RunRecords {
 
     /// Asks the run's game for its outcomes from the records (called once the run has ended).
     pub fn compute_metrics(&mut self) {
-        let decisions: Vec<RecordedDecision> = self
-            .decisions
-            .iter()
-            .map(|d| RecordedDecision {
+        // The game reads the records through views kept per thread from run to run, so that a
+        // run's outcome does not take (and first touch) memory the size of its records.
+        thread_local! {
+            static VIEWS: std::cell::RefCell<(Vec<RecordedDecision<'static>>, Vec<RecordedInteraction>)> =
+                const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
+        }
+        let reversed = self.spec.prompt_options().reversed_actions;
+        self.metrics = VIEWS.with(|views| {
+            let (decisions, interactions) = &mut *views.borrow_mut();
+            decisions.clear();
+            decisions.extend(self.decisions.iter().map(|d| RecordedDecision {
                 round: d.round,
                 seat: d.seat,
                 role: d.role,
                 value: d.value,
                 scale: d.scale,
                 context: d.context,
-            })
-            .collect();
-        let interactions: Vec<RecordedInteraction> = self
-            .interactions
-            .iter()
-            .map(|i| RecordedInteraction { t: i.t, matched: i.matched.then_some(i.name_a) })
-            .collect();
-        let reversed = self.spec.prompt_options().reversed_actions;
-        self.metrics = outcomes(&self.spec.environment, self.spec.variant, reversed, &decisions, &interactions);
+            }));
+            interactions.clear();
+            interactions.extend(
+                self.interactions
+                    .iter()
+                    .map(|i| RecordedInteraction { t: i.t, matched: i.matched.then_some(i.name_a) }),
+            );
+            outcomes(&self.spec.environment, self.spec.variant, reversed, decisions, interactions)
+        });
         if self.spec.is_probe() {
             // A probe session plays no game: its one outcome is how many of its seats named
             // the paradigm.
