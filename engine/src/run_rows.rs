@@ -55,6 +55,7 @@ fn text(out: &mut Vec<u8>, s: &str) -> Result<(), String> {
 }
 
 /// A decision as stored: its action as the store's compact text.
+#[derive(Clone, Copy)]
 pub struct DecisionRow<'a> {
     /// Stage number within the run, 1-based.
     pub step: u32,
@@ -76,13 +77,12 @@ pub struct DecisionRow<'a> {
 
 /// A decision's action as a row holds it: the action itself (written as [`Action::encode`]
 /// writes it, without a string per action) or its text read back from a store.
+#[derive(Clone, Copy)]
 pub enum ActionText<'a> {
     /// An action recorded by a run.
     Action(&'a Action),
     /// An action's compact text.
-    Text(String),
-    /// An action's compact text, borrowed.
-    Borrowed(&'a str),
+    Text(&'a str),
 }
 
 impl<'a> From<&'a DecisionRecord> for DecisionRow<'a> {
@@ -115,12 +115,10 @@ pub fn encode(
     payoffs: &[PayoffRecord],
     interactions: &[InteractionRecord],
 ) -> Result<RowValues, String> {
-    let mut out = RowValues::default();
-    encode_rows_into(&mut out, decisions, payoffs, interactions)?;
-    Ok(out)
+    encode_any(decisions, payoffs, interactions)
 }
 
-/// A decision as [`encode_rows_into`] reads it: a recorded decision, or one read back from a
+/// A decision as [`encode_any`] reads it: a recorded decision, or one read back from a
 /// store.
 trait AsRow {
     fn row(&self) -> DecisionRow<'_>;
@@ -134,12 +132,7 @@ impl AsRow for DecisionRecord {
 
 impl AsRow for DecisionRow<'_> {
     fn row(&self) -> DecisionRow<'_> {
-        let action = match &self.action {
-            ActionText::Action(a) => ActionText::Action(a),
-            ActionText::Text(t) => ActionText::Borrowed(t),
-            ActionText::Borrowed(t) => ActionText::Borrowed(t),
-        };
-        DecisionRow { action, role: self.role, ..*self }
+        *self
     }
 }
 
@@ -149,38 +142,27 @@ pub fn encode_rows(
     payoffs: &[PayoffRecord],
     interactions: &[InteractionRecord],
 ) -> Result<RowValues, String> {
-    let mut out = RowValues::default();
-    encode_rows_into(&mut out, decisions, payoffs, interactions)?;
-    Ok(out)
+    encode_any(decisions, payoffs, interactions)
 }
 
-/// As [`encode_rows`], into `out` (cleared first).
-fn encode_rows_into<D: AsRow>(
-    out: &mut RowValues,
+/// Encodes recorded or stored decisions with their payoffs and interactions.
+fn encode_any<D: AsRow>(
     decisions: &[D],
     payoffs: &[PayoffRecord],
     interactions: &[InteractionRecord],
-) -> Result<(), String> {
+) -> Result<RowValues, String> {
     let mut ds: Vec<&D> = decisions.iter().collect();
     ds.sort_by_key(|d| {
         let r = d.row();
         (r.step, r.seat)
     });
     // Written as bytes (the text is ASCII but for roles, which are copied whole), and checked
-    // as text once per value at the end.
-    let (mut d_bytes, mut p_bytes, mut i_bytes) = (
-        std::mem::take(&mut out.decisions).into_bytes(),
-        std::mem::take(&mut out.payoffs).into_bytes(),
-        std::mem::take(&mut out.interactions).into_bytes(),
-    );
+    // as text once per value at the end; each sized for its table's usual row at once, so that
+    // a value is not copied as it grows.
+    let mut d_bytes = Vec::with_capacity(48 * decisions.len() + 2);
+    let mut p_bytes = Vec::with_capacity(28 * payoffs.len() + 2);
+    let mut i_bytes = Vec::with_capacity(24 * interactions.len() + 2);
     let (d_out, p_out, i_out) = (&mut d_bytes, &mut p_bytes, &mut i_bytes);
-    d_out.clear();
-    p_out.clear();
-    i_out.clear();
-    // Room for the usual row of each table at once, so that a value is not copied as it grows.
-    d_out.reserve(48 * decisions.len() + 2);
-    p_out.reserve(28 * payoffs.len() + 2);
-    i_out.reserve(24 * interactions.len() + 2);
     d_out.push(b'[');
     for (i, d) in ds.iter().enumerate() {
         let d = d.row();
@@ -198,7 +180,6 @@ fn encode_rows_into<D: AsRow>(
                 d_out.push(b'"');
             }
             ActionText::Text(t) => text(d_out, t)?,
-            ActionText::Borrowed(t) => text(d_out, t)?,
         }
         d_out.push(b',');
         let at = |field: &'static str| move || format!("decision {field} at step {}, seat {}", d.step, d.seat);
@@ -240,10 +221,7 @@ fn encode_rows_into<D: AsRow>(
     }
     i_out.push(b']');
     let utf8 = |bytes: Vec<u8>| String::from_utf8(bytes).map_err(|e| e.to_string());
-    out.decisions = utf8(d_bytes)?;
-    out.payoffs = utf8(p_bytes)?;
-    out.interactions = utf8(i_bytes)?;
-    Ok(())
+    Ok(RowValues { decisions: utf8(d_bytes)?, payoffs: utf8(p_bytes)?, interactions: utf8(i_bytes)? })
 }
 
 #[cfg(test)]

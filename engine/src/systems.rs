@@ -179,12 +179,17 @@ pub fn play_ready_stages(
         env.0.pending_into(&mut rng.0, &mut requests);
         actions.clear();
         let mut waiting = false;
+        let stale = |actions: &[(usize, agora_environments::Action)]| agora_environments::EnvError::ActionMismatch {
+            expected: requests.iter().map(|q| q.agent).collect(),
+            got: actions.iter().map(|(s, _)| *s).collect(),
+        };
+        // A ready action of a stage that waits goes where the resolve schedule reads it.
+        let mut choose = |seat: usize, action| {
+            if let Ok(mut c) = chosen.get_mut(seats.0[seat]) {
+                c.0 = Some(action);
+            }
+        };
         for (i, r) in requests.iter().enumerate() {
-            let stale =
-                |actions: &[(usize, agora_environments::Action)]| agora_environments::EnvError::ActionMismatch {
-                    expected: requests.iter().map(|q| q.agent).collect(),
-                    got: actions.iter().map(|(s, _)| *s).collect(),
-                };
             // A seat asked twice in one stage answers once in the stepped schedules, and the
             // stage then fails for want of its second answer: the same failure here.
             if !waiting && requests[..i].iter().any(|q| q.agent == r.agent) {
@@ -200,20 +205,14 @@ pub fn play_ready_stages(
             };
             match agent.0.decide(&r.observation, &mut stream.0) {
                 Decision::Ready(action) if !waiting => actions.push((r.agent, action)),
-                Decision::Ready(action) => {
-                    if let Ok(mut c) = chosen.get_mut(seats.0[r.agent]) {
-                        c.0 = Some(action);
-                    }
-                }
+                Decision::Ready(action) => choose(r.agent, action),
                 Decision::Deferred(future) => {
                     if !waiting {
                         // The stage waits: it continues as the stepped schedules play it.
                         waiting = true;
                         open.0 = requests.iter().map(|q| q.agent).collect();
                         for (seat, action) in actions.drain(..) {
-                            if let Ok(mut c) = chosen.get_mut(seats.0[seat]) {
-                                c.0 = Some(action);
-                            }
+                            choose(seat, action);
                         }
                     }
                     deferred.0.lock().unwrap_or_else(std::sync::PoisonError::into_inner).push((r.agent, future));

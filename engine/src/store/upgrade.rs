@@ -137,7 +137,7 @@ pub(super) fn upgrade_rows(conn: &Connection) -> Result<(), Upgrade> {
                     round: *round,
                     seat: *seat,
                     role,
-                    action: crate::run_rows::ActionText::Text(action.clone()),
+                    action: crate::run_rows::ActionText::Text(action),
                     value: *value,
                     scale: *scale,
                     context: *context,
