@@ -95,6 +95,8 @@ struct Endpoint {
     base: String,
     /// `{base}/chat/completions`, parsed once (a string URL is parsed again on every request).
     completions: Option<reqwest::Url>,
+    /// The lean HTTP/1.1 client, for a plain-HTTP endpoint without a proxy; reqwest otherwise.
+    lean: Option<super::http1::Http1Endpoint>,
     permits: Arc<Semaphore>,
     in_flight: AtomicUsize,
 }
@@ -196,11 +198,15 @@ impl LlmClient {
         let endpoints = spec
             .endpoints
             .iter()
-            .map(|b| Endpoint {
-                base: b.trim_end_matches('/').to_string(),
-                completions: reqwest::Url::parse(&format!("{}/chat/completions", b.trim_end_matches('/'))).ok(),
-                permits: Arc::new(Semaphore::new(spec.concurrency)),
-                in_flight: AtomicUsize::new(0),
+            .map(|b| {
+                let completions = reqwest::Url::parse(&format!("{}/chat/completions", b.trim_end_matches('/'))).ok();
+                Endpoint {
+                    base: b.trim_end_matches('/').to_string(),
+                    lean: completions.as_ref().and_then(|u| super::http1::Http1Endpoint::for_url(u, spec.concurrency)),
+                    completions,
+                    permits: Arc::new(Semaphore::new(spec.concurrency)),
+                    in_flight: AtomicUsize::new(0),
+                }
             })
             .collect();
         let structured = spec.structured != StructuredMode::Instructions;
@@ -306,26 +312,19 @@ impl LlmClient {
                 attempts: attempt,
                 last: format!("the request does not serialise: {e}"),
             })?;
-            let post = match &endpoint.completions {
-                Some(url) => self.http.post(url.clone()),
-                None => self.http.post(format!("{}/chat/completions", endpoint.base)),
+            let result = match &endpoint.lean {
+                Some(lean) => lean
+                    .post(&body, self.api_key.as_deref(), Duration::from_secs_f64(self.spec.timeout_s))
+                    .await
+                    .map(|r| (r.status, r.text))
+                    .map_err(|e| e.to_string()),
+                None => self.post_reqwest(endpoint, body).await.map_err(|e| describe(&e)),
             };
-            let mut http = post.header(reqwest::header::CONTENT_TYPE, "application/json").body(body);
-            if let Some(k) = &self.api_key {
-                http = http.bearer_auth(k);
-            }
-            let result = async {
-                let resp = http.send().await?;
-                let status = resp.status().as_u16();
-                let text = resp.text().await?;
-                Ok::<(u16, String), reqwest::Error>((status, text))
-            }
-            .await;
             endpoint.in_flight.fetch_sub(1, Ordering::Relaxed);
             self.in_flight.fetch_sub(1, Ordering::Relaxed);
             let latency_ms = started.elapsed().as_secs_f64() * 1000.0;
             match result {
-                Err(e) => last = format!("{}: {}", endpoint.base, describe(&e)),
+                Err(e) => last = format!("{}: {e}", endpoint.base),
                 Ok((200, text)) => match serde_json::from_str::<Completion>(&text) {
                     Ok(c) => {
                         let (content, finish_reason) = match c.choices.into_iter().next() {
@@ -370,6 +369,23 @@ impl LlmClient {
             }
         }
         Err(CallError::Exhausted { model: self.spec.name.clone(), attempts: tries, last })
+    }
+}
+
+impl LlmClient {
+    /// One POST through reqwest (an `https://` endpoint, or a proxy configured).
+    async fn post_reqwest(&self, endpoint: &Endpoint, body: Vec<u8>) -> Result<(u16, String), reqwest::Error> {
+        let post = match &endpoint.completions {
+            Some(url) => self.http.post(url.clone()),
+            None => self.http.post(format!("{}/chat/completions", endpoint.base)),
+        };
+        let mut http = post.header(reqwest::header::CONTENT_TYPE, "application/json").body(body);
+        if let Some(k) = &self.api_key {
+            http = http.bearer_auth(k);
+        }
+        let resp = http.send().await?;
+        let status = resp.status().as_u16();
+        Ok((status, resp.text().await?))
     }
 }
 

@@ -19,6 +19,8 @@
 pub mod cache;
 #[cfg(feature = "llm")]
 pub mod client;
+#[cfg(feature = "llm")]
+pub mod http1;
 pub mod model;
 pub mod options;
 pub mod parse;
