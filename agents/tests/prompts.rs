@@ -308,3 +308,56 @@ fn a_seats_memo_renders_what_a_fresh_rendering_renders() {
     }
     assert!(reused > 100, "the memo was reused only {reused} times");
 }
+
+/// The seat's memo keeps its system message while the game, the options and the observation
+/// (its round aside) stay the same: that holds only if no game's system message reads the
+/// round. Checked over the first twelve stages of every game, variant and option set.
+#[test]
+fn no_system_message_reads_the_round() {
+    let r = PromptRenderer::new();
+    let options = [
+        PromptOptions::default(),
+        PromptOptions { reversed_actions: true, ..Default::default() },
+        PromptOptions { framing: Framing::Moral, ..Default::default() },
+    ];
+    let mut compared = 0;
+    for spec in specs() {
+        for v in Variant::ALL {
+            let Ok(mut env) = spec.build(v) else { continue };
+            let mut rng = rand::rngs::StdRng::seed_from_u64(9);
+            let mut seen: Vec<(usize, Observation)> = Vec::new();
+            for _ in 0..12 {
+                if env.is_done() {
+                    break;
+                }
+                let req = env.pending(&mut rng);
+                let acts: Vec<(usize, Action)> =
+                    req.iter().map(|q| (q.agent, q.observation.space.sample(&mut rng))).collect();
+                seen.extend(req.into_iter().map(|q| (q.agent, q.observation)));
+                env.resolve(&acts, &mut rng).expect("legal");
+            }
+            for opts in &options {
+                for (i, (seat, a)) in seen.iter().enumerate() {
+                    for (other, b) in &seen[i + 1..] {
+                        if other != seat || a.round == b.round || *a != (Observation { round: a.round, ..b.clone() }) {
+                            continue;
+                        }
+                        let (Ok(ra), Ok(rb)) =
+                            (r.render(&spec, a, &[], *seat, opts), r.render(&spec, b, &[], *seat, opts))
+                        else {
+                            continue;
+                        };
+                        assert_eq!(
+                            ra.messages[0], rb.messages[0],
+                            "{spec:?} {v:?} {opts:?}: rounds {} and {}",
+                            a.round, b.round
+                        );
+                        assert_eq!(ra.schema, rb.schema);
+                        compared += 1;
+                    }
+                }
+            }
+        }
+    }
+    assert!(compared > 100, "only {compared} pairs compared");
+}

@@ -112,6 +112,47 @@ pub fn encode_list(
     Ok(serde_json::Value::Array(items).to_string())
 }
 
+/// The list of a request's pieces, as [`encode_list`] writes it for [`pieces`], written in
+/// one pass without the intermediate pieces and values (the store's path, once per call).
+pub fn encode_request(
+    json: &str,
+    mut id_of: impl FnMut(&str) -> Result<i64, rusqlite::Error>,
+) -> Result<String, rusqlite::Error> {
+    let mut out: Vec<u8> = Vec::with_capacity(128);
+    out.push(b'[');
+    // The start of the inline text not yet written (consecutive inline pieces are one string).
+    let mut inline: Option<usize> = None;
+    let mut end = 0;
+    let write_inline = |out: &mut Vec<u8>, from: usize, to: usize| {
+        if out.len() > 1 {
+            out.push(b',');
+        }
+        // serde_json writes a string value exactly so: escaped, in quotes.
+        serde_json::to_writer(&mut *out, &json[from..to]).expect("invariant: a str serialises");
+    };
+    for p in cut(json) {
+        let at = end;
+        end += p.len();
+        if p.len() < INLINE_BELOW {
+            inline.get_or_insert(at);
+            continue;
+        }
+        if let Some(from) = inline.take() {
+            write_inline(&mut out, from, at);
+        }
+        let id = id_of(p)?;
+        if out.len() > 1 {
+            out.push(b',');
+        }
+        crate::digits::push_signed(&mut out, id);
+    }
+    if let Some(from) = inline.take() {
+        write_inline(&mut out, from, end);
+    }
+    out.push(b']');
+    Ok(String::from_utf8(out).expect("invariant: ids and JSON strings are UTF-8"))
+}
+
 /// A request back from its list, the parts looked up by `text_of`. Errors name what is wrong.
 pub fn decode_list(list: &str, mut text_of: impl FnMut(i64) -> Option<String>) -> Result<String, String> {
     let items: Vec<serde_json::Value> =
@@ -190,6 +231,31 @@ mod tests {
         assert!(shared.iter().any(|p| p.starts_with(",\"schema\":")), "the schema is one shared piece: {pa:?}");
         assert!(shared.iter().any(|p| p.starts_with("Round 3 of 10")), "{pa:?}");
         assert!(!pa.iter().any(|p| p.contains("\"seed\"")), "the seed is inline, never inside a part: {pa:?}");
+    }
+
+    #[test]
+    fn the_one_pass_list_is_the_list_of_the_pieces() {
+        let cases = [
+            request("You are in a study.\nThe rules are these, at some length.\n", "Round 1.\nYou chose \"A\".", 7),
+            request("", "", 0),
+            request("short\nlines\nonly\n", "a\nb\nc \u{e9}\t\"q\"\n", 12),
+            "{}".to_string(),
+            "[1,2,3]".to_string(),
+            "{\"a\":\"\\n\"}".to_string(),
+        ];
+        for json in cases {
+            let mut ids: Vec<String> = Vec::new();
+            let mut id = |t: &str| -> Result<i64, rusqlite::Error> {
+                let i = ids.iter().position(|x| x == t).unwrap_or_else(|| {
+                    ids.push(t.to_string());
+                    ids.len() - 1
+                });
+                Ok(i as i64 + 1)
+            };
+            let two_pass = encode_list(&pieces(&json), &mut id).expect("encode");
+            let one_pass = encode_request(&json, &mut id).expect("encode");
+            assert_eq!(one_pass, two_pass, "{json}");
+        }
     }
 
     #[test]

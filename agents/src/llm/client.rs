@@ -55,6 +55,16 @@ pub struct ChatRequest {
     pub chat_template_kwargs: Option<serde_json::Value>,
 }
 
+impl ChatRequest {
+    /// About how many bytes the request takes in JSON: its messages' text with a margin for
+    /// escapes, and room for the schema and the other fields (a buffer sized by it is grown
+    /// once at most).
+    pub fn size_hint(&self) -> usize {
+        let text: usize = self.messages.iter().map(|m| m.content.len() + m.role.len() + 32).sum();
+        text + text / 16 + 1024
+    }
+}
+
 /// Why a call failed for good.
 #[derive(Debug, thiserror::Error, Clone, PartialEq)]
 #[non_exhaustive]
@@ -272,17 +282,22 @@ impl LlmClient {
             }),
             _ => None,
         };
-        serde_json::to_vec(&Body {
-            model: &self.spec.served_id,
-            messages: &req.messages,
-            temperature: req.temperature,
-            max_tokens: req.max_tokens,
-            seed: req.seed,
-            chat_template_kwargs: req.chat_template_kwargs.as_ref(),
-            continue_final_message: prefill.then_some(true),
-            add_generation_prompt: prefill.then_some(false),
-            response_format,
-        })
+        let mut out = Vec::with_capacity(req.size_hint() + self.spec.served_id.len());
+        serde_json::to_writer(
+            &mut out,
+            &Body {
+                model: &self.spec.served_id,
+                messages: &req.messages,
+                temperature: req.temperature,
+                max_tokens: req.max_tokens,
+                seed: req.seed,
+                chat_template_kwargs: req.chat_template_kwargs.as_ref(),
+                continue_final_message: prefill.then_some(true),
+                add_generation_prompt: prefill.then_some(false),
+                response_format,
+            },
+        )?;
+        Ok(out)
     }
 
     /// Sends one request, retrying transient failures with exponential backoff.

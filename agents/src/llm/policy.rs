@@ -51,8 +51,11 @@ pub struct LlmSeat {
 pub struct LlmPolicy {
     ctx: LlmContext,
     client: Arc<LlmClient>,
-    seat: LlmSeat,
-    history: VecDeque<Feedback>,
+    /// Shared with the seat's decisions in flight (never copied per decision).
+    seat: Arc<LlmSeat>,
+    /// The feedback kept, shared with the decision in flight; a decision ends before the next
+    /// feedback arrives, so an update writes in place.
+    history: Arc<VecDeque<Feedback>>,
     slot: u64,
     probed: bool,
     /// The seat's last system message, reused while its rules and action space stay the same.
@@ -100,32 +103,31 @@ fn blank_transcript(seat: &LlmSeat, slot: u64, obs: &Observation, spec: &super::
 struct Ask<'a> {
     client: &'a LlmClient,
     cache: &'a dyn ReplyCache,
-    spec: &'a super::ModelSpec,
     seat: &'a LlmSeat,
     slot: u64,
     slot_id: &'a str,
     replay: bool,
-    temperature: f64,
-    messages: Vec<super::client::Message>,
-    schema: Option<serde_json::Value>,
     attempt: u32,
     kind: &'static str,
 }
 
-/// Makes one call: the reply cached under the request's key, or the server's reply (kept in
-/// the cache); with `replay`, a miss is an error. Returns the request as sent, in JSON, and
+/// Makes one call of `req`: the reply cached under the request's key, or the server's reply
+/// (kept in the cache); with `replay`, a miss is an error. The request's seed is this call's
+/// (derived from the seat, slot, kind and attempt). Returns the request as sent, in JSON, and
 /// the reply.
-async fn ask(a: Ask<'_>) -> Result<(String, super::cache::CachedReply), AgentError> {
-    let Ask { client, cache, spec, seat, slot, slot_id, replay, temperature, messages, schema, attempt, kind } = a;
-    let seed = spec.send_seed.then(|| {
+async fn ask(a: Ask<'_>, req: &mut ChatRequest) -> Result<(String, super::cache::CachedReply), AgentError> {
+    let Ask { client, cache, seat, slot, slot_id, replay, attempt, kind } = a;
+    let spec = client.spec();
+    req.seed = spec.send_seed.then(|| {
         (seat.derive)(seat.run_seed, &["llm", &seat.seat.to_string(), &slot.to_string(), kind, &attempt.to_string()])
             % (1 << 31)
     });
-    // A decision asked to reason step by step first gets the larger reasoning budget.
-    let max_tokens = if kind == "decision" { spec.reply_budget(seat.options.step_by_step) } else { spec.max_tokens };
-    let req =
-        ChatRequest { messages, temperature, max_tokens, seed, schema, chat_template_kwargs: spec.template_kwargs() };
-    let request_json = serde_json::to_string(&req).map_err(|e| AgentError::Failed(e.to_string()))?;
+    // Sized up front: the request is kept in the run's transcripts until the run is committed,
+    // so it should carry no spare capacity from a serialiser's doubling, nor cost its copies.
+    let mut bytes = Vec::with_capacity(req.size_hint());
+    serde_json::to_writer(&mut bytes, &*req).map_err(|e| AgentError::Failed(e.to_string()))?;
+    bytes.shrink_to_fit();
+    let request_json = String::from_utf8(bytes).map_err(|e| AgentError::Failed(e.to_string()))?;
     let key =
         cache_key(&format!("{}|{}", spec.name, spec.served_id), &request_json, &format!("{slot_id}/{kind}/{attempt}"));
     let reply = match cache.get(&key) {
@@ -137,12 +139,33 @@ async fn ask(a: Ask<'_>) -> Result<(String, super::cache::CachedReply), AgentErr
             )))
         }
         None => {
-            let r = client.chat(&req).await.map_err(|e| AgentError::Failed(e.to_string()))?;
+            let r = client.chat(req).await.map_err(|e| AgentError::Failed(e.to_string()))?;
             cache.put(&key, &spec.name, &r);
             r
         }
     };
     Ok((request_json, reply))
+}
+
+/// A request of a decision slot before its seed is set: the messages, the slot's sampling
+/// parameters and the schema.
+fn slot_request(
+    spec: &super::ModelSpec,
+    seat: &LlmSeat,
+    messages: Vec<super::client::Message>,
+    schema: Option<serde_json::Value>,
+    kind: &str,
+) -> ChatRequest {
+    // A decision asked to reason step by step first gets the larger reasoning budget.
+    let max_tokens = if kind == "decision" { spec.reply_budget(seat.options.step_by_step) } else { spec.max_tokens };
+    ChatRequest {
+        messages,
+        temperature: seat.options.temperature.unwrap_or(spec.temperature),
+        max_tokens,
+        seed: None,
+        schema,
+        chat_template_kwargs: spec.template_kwargs(),
+    }
 }
 
 impl LlmPolicy {
@@ -156,8 +179,8 @@ impl LlmPolicy {
         Ok(LlmPolicy {
             ctx: ctx.clone(),
             client,
-            seat,
-            history: VecDeque::new(),
+            seat: Arc::new(seat),
+            history: Arc::default(),
             slot: 0,
             probed: false,
             memo: Arc::default(),
@@ -173,7 +196,7 @@ impl Policy for LlmPolicy {
     fn decide(&mut self, obs: &Observation, _rng: &mut dyn RngCore) -> Decision {
         let slot = self.slot;
         self.slot += 1;
-        let history: Vec<Feedback> = self.history.iter().cloned().collect();
+        let history = self.history.clone();
         let ask_probe = self.seat.options.recognition_probe && !self.probed;
         self.probed |= ask_probe;
         // The prompt is rendered inside the decision, on whichever runtime worker polls it, so
@@ -190,37 +213,33 @@ impl Policy for LlmPolicy {
             // One decision of a seat at a time: the memo's lock is never contended.
             let rendered = {
                 let mut memo = memo.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                let (front, back) = history.as_slices();
+                let history: std::borrow::Cow<'_, [Feedback]> = if back.is_empty() {
+                    std::borrow::Cow::Borrowed(front)
+                } else {
+                    std::borrow::Cow::Owned(history.iter().cloned().collect())
+                };
                 renderer.render_with(&seat.environment, &obs, &history, seat.seat, &seat.options, &mut memo)
             }
             .map_err(AgentError::Failed)?;
             let probe = ask_probe.then(|| renderer.render_probe(&seat.environment, &obs, &seat.options));
-            let spec = client.spec().clone();
-            let temperature = seat.options.temperature.unwrap_or(spec.temperature);
+            let spec = client.spec();
             let slot_id = format!("{}/{}/{}", seat.run_key, seat.seat, slot);
-            let base = blank_transcript(&seat, slot, &obs, &spec);
-            let call = |messages: Vec<super::client::Message>,
-                        schema: Option<serde_json::Value>,
-                        attempt: u32,
-                        kind: &'static str| {
-                ask(Ask {
-                    client: &client,
-                    cache: cache.as_ref(),
-                    spec: &spec,
-                    seat: &seat,
-                    slot,
-                    slot_id: &slot_id,
-                    replay,
-                    temperature,
-                    messages,
-                    schema,
-                    attempt,
-                    kind,
-                })
+            let base = blank_transcript(&seat, slot, &obs, spec);
+            let ask_with = |attempt: u32, kind: &'static str| Ask {
+                client: &client,
+                cache: cache.as_ref(),
+                seat: &seat,
+                slot,
+                slot_id: &slot_id,
+                replay,
+                attempt,
+                kind,
             };
             let mut records = Vec::new();
             if let Some(probe) = probe {
-                let messages = probe.map_err(AgentError::Failed)?;
-                let (request_json, reply) = call(messages, None, 1, "probe").await?;
+                let mut req = slot_request(spec, &seat, probe.map_err(AgentError::Failed)?, None, "probe");
+                let (request_json, reply) = ask(ask_with(1, "probe"), &mut req).await?;
                 let (_, keywords) = paradigm(&seat.environment);
                 let text = super::parse::strip_deliberation(&reply.content).to_lowercase();
                 let recognised = keywords.iter().any(|k| text.contains(k));
@@ -252,21 +271,21 @@ impl Policy for LlmPolicy {
                 ));
                 return Ok(obs.space.sample(&mut rng));
             }
-            let schema =
-                (spec.structured != super::model::StructuredMode::Instructions).then(|| rendered.schema.clone());
+            let super::prompt::Rendered { messages, schema, field, space } = rendered;
+            let schema = (spec.structured != super::model::StructuredMode::Instructions).then_some(schema);
+            let mut req = slot_request(spec, &seat, messages, schema, "decision");
             let mut chosen = None;
             for attempt in 1..=spec.max_attempts {
-                let (request_json, reply) =
-                    call(rendered.messages.clone(), schema.clone(), attempt, "decision").await?;
+                let (request_json, reply) = ask(ask_with(attempt, "decision"), &mut req).await?;
                 // The reply is read against the labels the prompt showed (a framing cell's labels
                 // in place of the variant's); a choice's index keeps its meaning. A reply cut at
                 // the token limit is recorded as `truncated`: its decision stands where the answer
                 // was complete before the cut, and is asked again where not.
                 let cut = reply.truncated();
                 let outcome = if cut {
-                    parse_cut_reply(&reply.content, &rendered.space, &rendered.field)
+                    parse_cut_reply(&reply.content, &space, &field)
                 } else {
-                    parse_reply(&reply.content, &rendered.space, &rendered.field)
+                    parse_reply(&reply.content, &space, &field)
                 };
                 let mut t = Transcript {
                     attempt,
@@ -336,14 +355,15 @@ impl Policy for LlmPolicy {
     }
 
     fn update(&mut self, feedback: &Feedback) {
-        self.history.push_back(feedback.clone());
-        while self.history.len() > 64 {
-            self.history.pop_front();
+        let history = Arc::make_mut(&mut self.history);
+        history.push_back(feedback.clone());
+        while history.len() > 64 {
+            history.pop_front();
         }
     }
 
     fn reset(&mut self) {
-        self.history.clear();
+        Arc::make_mut(&mut self.history).clear();
         self.slot = 0;
         self.probed = false;
     }

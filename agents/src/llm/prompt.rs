@@ -70,6 +70,8 @@ pub struct SystemMemo {
 
 #[derive(Clone, Debug)]
 struct KeptSystem {
+    /// The observation the system message was rendered for, its round aside.
+    seen: Observation,
     rules: Rules,
     space: ActionSpace,
     labels_shown: Vec<String>,
@@ -131,6 +133,20 @@ impl View {
 
 /// Puts the framed labels in place of the variant's in a game's rule values: every string
 /// value equal to one of the variant's labels (the rules templates read labels only as values).
+/// Whether two observations are the same but for their round.
+fn same_but_round(a: &Observation, b: &Observation) -> bool {
+    // Every field named: a field added to observations must be placed here on purpose.
+    let Observation { env, variant, role, round: _, rounds, space, context, payoffs, memory } = a;
+    *env == b.env
+        && *variant == b.variant
+        && *role == b.role
+        && *rounds == b.rounds
+        && *space == b.space
+        && *context == b.context
+        && *payoffs == b.payoffs
+        && *memory == b.memory
+}
+
 fn relabel(value: &mut serde_json::Value, from: &[String], to: &[String]) {
     match value {
         serde_json::Value::String(s) => {
@@ -299,47 +315,36 @@ impl PromptRenderer {
         memo: &mut SystemMemo,
     ) -> Result<Rendered, String> {
         let view = View::new(env, obs, opts)?;
+        // The system message is a function of the game, the options and the observation; it
+        // never reads the round (it is static across rounds, tested for every game). The same
+        // inputs, the round aside, give the kept message without rendering its rules again.
+        let input = obs;
+        let same_inputs =
+            memo.kept.as_ref().is_some_and(|k| k.opts == *opts && k.env == *env && same_but_round(&k.seen, input));
         let obs = &view.obs;
-        let rules = Self::rule_values(env, &view, opts)?;
-        let labels_shown = obs.labels_shown(opts.reversed_actions);
-        let fresh = memo.kept.as_ref().is_none_or(|k| {
-            k.rules != rules
-                || k.space != obs.space
-                || k.labels_shown != labels_shown
-                || k.opts != *opts
-                || k.env != *env
-        });
-        if fresh {
-            let (schema, example, help) = self.answer(obs, opts, &labels_shown);
-            let (persona, persona_pairs) = Self::persona(opts);
-            let (name, _) = paradigm(env);
-            let text = self.render_template(rules.template, minijinja::Value::from_serialize(&rules.values))?;
-            let system = self.render_template(
-                "system.j2",
-                context! {
-                    task_id => opts.task_id, opening => opts.opening.clone().unwrap_or_else(|| DEFAULT_OPENING.to_string()),
-                    priming => opts.priming, paradigm => name,
-                    persona_format => opts.persona_format.as_str(),
-                    persona => persona, persona_pairs => persona_pairs,
-                    rules => text, reasoning => opts.step_by_step,
-                    answer_example => example, answer_help => help,
-                },
-            )?;
-            memo.kept = Some(KeptSystem {
-                rules,
-                space: obs.space.clone(),
-                labels_shown,
-                opts: opts.clone(),
-                env: env.clone(),
-                system: apply_layout(&system, opts.layout),
-                schema,
+        if !same_inputs {
+            let rules = Self::rule_values(env, &view, opts)?;
+            let labels_shown = obs.labels_shown(opts.reversed_actions);
+            let kept_as_is = memo.kept.as_ref().is_some_and(|k| {
+                k.rules == rules
+                    && k.space == obs.space
+                    && k.labels_shown == labels_shown
+                    && k.opts == *opts
+                    && k.env == *env
             });
+            if kept_as_is {
+                if let Some(k) = memo.kept.as_mut() {
+                    k.seen = input.clone();
+                }
+            } else {
+                self.fill_memo(memo, env, input, &view, opts, rules, labels_shown)?;
+            }
         }
         let kept = memo.kept.as_ref().expect("invariant: the memo was filled above");
         let user = self.user(env, &view, history, seat, opts)?;
         let messages = vec![
             Message { role: "system".into(), content: kept.system.clone() },
-            Message { role: "user".into(), content: apply_layout(&user, opts.layout) },
+            Message { role: "user".into(), content: apply_layout(user, opts.layout) },
         ];
         Ok(Rendered {
             messages,
@@ -347,6 +352,47 @@ impl PromptRenderer {
             field: opts.answer_field.clone(),
             space: view.obs.space.clone(),
         })
+    }
+
+    /// Renders the system message and schema for these inputs and keeps them in `memo`.
+    #[expect(clippy::too_many_arguments, reason = "the inputs of one system message, each needed")]
+    fn fill_memo(
+        &self,
+        memo: &mut SystemMemo,
+        env: &EnvSpec,
+        input: &Observation,
+        view: &View,
+        opts: &PromptOptions,
+        rules: Rules,
+        labels_shown: Vec<String>,
+    ) -> Result<(), String> {
+        let obs = &view.obs;
+        let (schema, example, help) = self.answer(obs, opts, &labels_shown);
+        let (persona, persona_pairs) = Self::persona(opts);
+        let (name, _) = paradigm(env);
+        let text = self.render_template(rules.template, minijinja::Value::from_serialize(&rules.values))?;
+        let system = self.render_template(
+            "system.j2",
+            context! {
+                task_id => opts.task_id, opening => opts.opening.clone().unwrap_or_else(|| DEFAULT_OPENING.to_string()),
+                priming => opts.priming, paradigm => name,
+                persona_format => opts.persona_format.as_str(),
+                persona => persona, persona_pairs => persona_pairs,
+                rules => text, reasoning => opts.step_by_step,
+                answer_example => example, answer_help => help,
+            },
+        )?;
+        memo.kept = Some(KeptSystem {
+            seen: input.clone(),
+            rules,
+            space: obs.space.clone(),
+            labels_shown,
+            opts: opts.clone(),
+            env: env.clone(),
+            system: apply_layout(system, opts.layout),
+            schema,
+        });
+        Ok(())
     }
 
     /// The recognition probe, asked outside the behavioural session: the same rules, and the
@@ -379,12 +425,18 @@ impl PromptRenderer {
         let partner = w.fixed_partner.then(|| agent_label(1 - seat.min(1), opts.named_agents));
         let unit = w.unit;
         let start = history.len().saturating_sub(obs.memory as usize);
+        // Each history format reads its own fields: the narrative its sentences, the table its
+        // cells, the summary its line. Only what the chosen format shows is built.
+        let narrative_format = opts.history_format == HistoryFormat::Narrative;
         let rows: Vec<minijinja::Value> = history[start..]
             .iter()
             .map(|h| {
+                if !narrative_format {
+                    let cells = game.history_cells(h, w);
+                    return context! { round => h.round, cells => cells, payoff => format!("{}", h.payoff) };
+                }
                 let own: Vec<String> = h.own.iter().map(|(_, a)| w.format_action(a)).collect();
                 let others: Vec<String> = h.others.iter().map(|a| w.format_action(a)).collect();
-                let cells = game.history_cells(h, w);
                 let narrative = format!(
                     "{} {}; the other{} {}; you earned {} points.",
                     w.narrative_verb.replace("{role}", h.own.first().map(|(r, _)| r.as_str()).unwrap_or("player")),
@@ -397,10 +449,11 @@ impl PromptRenderer {
                     },
                     h.payoff
                 );
-                context! { round => h.round, cells => cells, payoff => format!("{}", h.payoff), narrative => narrative }
+                context! { round => h.round, payoff => format!("{}", h.payoff), narrative => narrative }
             })
             .collect();
-        let summary = summary(&history[start..], w);
+        let summary =
+            (opts.history_format == HistoryFormat::Summary).then(|| summary(&history[start..], w)).unwrap_or_default();
         let question = game.question(obs);
         let columns = w.history_columns.clone();
         self.render_template(
@@ -476,12 +529,18 @@ fn summary(shown: &[Feedback], w: &Wording) -> String {
 
 /// Applies the layout presentation check to rendered text: the one text function the
 /// profile's layout checks use too (`agora_environments::profile::render::apply_layout`).
-fn apply_layout(text: &str, layout: Layout) -> String {
+fn apply_layout(text: String, layout: Layout) -> String {
     use agora_environments::profile::render::{apply_layout, TextLayout};
+    if layout == Layout::Default {
+        // As written: the trailing whitespace trimmed, in place.
+        let mut text = text;
+        text.truncate(text.trim_end().len());
+        return text;
+    }
     let layout = match layout {
         Layout::Default => TextLayout::AsWritten,
         Layout::Inline => TextLayout::Inline,
         Layout::SentencePerLine => TextLayout::SentencePerLine,
     };
-    apply_layout(text, layout)
+    apply_layout(&text, layout)
 }

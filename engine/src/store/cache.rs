@@ -94,6 +94,10 @@ impl SqliteCache {
         if pending.order.is_empty() {
             return;
         }
+        // In key order: the key index is then written page after page, not at random places
+        // (keys are hashes). The replies' arrival order carries no meaning: concurrent calls
+        // answer in any order.
+        pending.order.sort_unstable();
         let mut conn = self.conn.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         if let Ok(tx) = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate) {
             if let Ok(mut st) =

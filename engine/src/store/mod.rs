@@ -232,21 +232,23 @@ pub struct Store {
 
 /// Writes prompt parts, each once per store; the ids of the parts met so far are kept in
 /// memory (forgotten whenever a transaction that may have written some fails).
+/// The map is keyed by the part's text: a part met before is found without hashing it with
+/// SHA-256 (the content hash is computed only for a part this writer has not met).
 #[derive(Default)]
 struct Parts {
-    ids: HashMap<[u8; 16], i64>,
+    ids: HashMap<Box<str>, i64>,
 }
 
-/// Ids remembered before the map is emptied (about 40 MB).
-const PARTS_REMEMBERED: usize = 1 << 20;
+/// Ids remembered before the map is emptied (parts are lines of prompts: about 30 MB).
+const PARTS_REMEMBERED: usize = 1 << 18;
 
 impl Parts {
     /// The id of the part with this text, written if the store lacks it.
     fn id(&mut self, conn: &Connection, text: &str) -> Result<i64, rusqlite::Error> {
-        let h = request_parts::part_hash(text);
-        if let Some(id) = self.ids.get(&h) {
+        if let Some(id) = self.ids.get(text) {
             return Ok(*id);
         }
+        let h = request_parts::part_hash(text);
         let found: Option<(i64, String)> = conn
             .prepare_cached("SELECT part_id, text FROM prompt_parts WHERE hash = ?1")?
             .query_row([&h[..]], |r| Ok((r.get(0)?, r.get(1)?)))
@@ -267,13 +269,13 @@ impl Parts {
         if self.ids.len() >= PARTS_REMEMBERED {
             self.ids.clear();
         }
-        self.ids.insert(h, id);
+        self.ids.insert(text.into(), id);
         Ok(id)
     }
 
     /// The list of parts a transcript row stores for a request.
     fn list(&mut self, conn: &Connection, request_json: &str) -> Result<String, rusqlite::Error> {
-        request_parts::encode_list(&request_parts::pieces(request_json), |t| self.id(conn, t))
+        request_parts::encode_request(request_json, |t| self.id(conn, t))
     }
 }
 
