@@ -548,11 +548,18 @@ fn write_llm_study(dir: &Path, models: &[(&str, String, usize)], runs: usize) ->
 
 /// Runs `agora run` on a study; returns (wall seconds, child CPU seconds).
 fn agora_run(study: &Path, store: &Path, live: usize) -> anyhow::Result<(f64, f64)> {
+    agora_run_with(study, store, live, &[])
+}
+
+/// Runs `agora run` on a study with these environment variables set; returns (wall seconds,
+/// child CPU seconds).
+fn agora_run_with(study: &Path, store: &Path, live: usize, env: &[(&str, &str)]) -> anyhow::Result<(f64, f64)> {
     let exe = agora_exe()?;
     let cpu0 = children_cpu();
     let start = Instant::now();
     let out = Command::new(exe)
         .args(["run", &study.to_string_lossy(), "--store", &store.to_string_lossy(), "--live", &live.to_string()])
+        .envs(env.iter().copied())
         .output()?;
     let wall = start.elapsed().as_secs_f64();
     anyhow::ensure!(out.status.success(), "agora run failed: {}", String::from_utf8_lossy(&out.stderr));
@@ -595,6 +602,35 @@ fn llm(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         server.stop();
         let _ = std::fs::remove_dir_all(&dir);
     }
+    // The HTTP client: the same study at 50 ms through Agora's HTTP/1.1 client (plain HTTP,
+    // the default) and through reqwest (chosen when a proxy variable is set; NO_PROXY keeps the
+    // connection direct), each timed twice, the lower CPU kept.
+    let server = rt.block_on(FakeServer::start(Arc::new(|_, _| {
+        FakeReply::Delay(Duration::from_millis(50), Box::new(FakeReply::Legal))
+    })))?;
+    let mut per_decision = Vec::new();
+    for env in [&[][..], &[("http_proxy", "http://192.0.2.1:9"), ("NO_PROXY", "127.0.0.1,localhost")][..]] {
+        let mut best = f64::INFINITY;
+        for _ in 0..2 {
+            let dir = tempfile_dir("llm-client")?;
+            let study = write_llm_study(&dir, &[("fake", server.endpoint(), limit)], runs)?;
+            let (_, cpu) = agora_run_with(&study, &dir.join("s.sqlite"), live, env)?;
+            best = best.min(cpu / decisions as f64 * 1e6);
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        per_decision.push(best);
+    }
+    server.stop();
+    rows.push(row(
+        "LLM dispatch",
+        format!("HTTP client, fake server, 50 ms latency, limit {limit}, {runs} runs"),
+        format!("{:.0} µs engine CPU per decision through Agora's HTTP/1.1 client", per_decision[0]),
+        format!(
+            "{:.0} µs through reqwest (a proxy variable set, NO_PROXY for loopback): {:.0} µs a decision saved; the lower of two runs each",
+            per_decision[1],
+            per_decision[1] - per_decision[0]
+        ),
+    ));
     transcript_store(&rt, quick, rows)?;
     // A fast model beside a slow one: does the fast one wait?
     let fast_runs = if quick { 8 } else { 64 };
