@@ -453,7 +453,7 @@ impl PromptRenderer {
             })
             .collect();
         let summary =
-            (opts.history_format == HistoryFormat::Summary).then(|| summary(&history[start..], w)).unwrap_or_default();
+            if opts.history_format == HistoryFormat::Summary { summary(&history[start..], w) } else { String::new() };
         let question = game.question(obs);
         let columns = w.history_columns.clone();
         self.render_template(
