@@ -151,7 +151,7 @@ fn record(step: &agora_environments::Step, log: &mut crate::records::RunRecords)
 /// deferred decision: that stage is left open exactly as [`observe_environment`] and
 /// [`collect_decisions`] leave it (the seats asked, the ready actions chosen, the deferred
 /// ones parked), for the resolve schedule to finish once the answers are supplied.
-#[allow(clippy::too_many_arguments, reason = "one system reads every resource of a stage")]
+#[expect(clippy::too_many_arguments, reason = "one system reads every resource of a stage")]
 pub fn play_ready_stages(
     mut env: ResMut<Env>,
     mut rng: ResMut<RunRng>,
