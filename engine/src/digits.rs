@@ -4,32 +4,14 @@
 use agora_environments::Action;
 
 /// Appends `n` in decimal (as `{}` writes it, without the formatting machinery, which cost
-/// more than the rest of a run's encoding).
-pub fn push_dec(out: &mut Vec<u8>, mut n: u64) {
+/// more than the rest of a run's encoding): two digits at a time from a table (`itoa`, the
+/// routine serde_json writes integers with).
+pub fn push_dec(out: &mut Vec<u8>, n: u64) {
     if n < 10 {
         out.push(b'0' + n as u8);
         return;
     }
-    let mut digits = [0u8; 20];
-    let mut i = digits.len();
-    loop {
-        i -= 1;
-        digits[i] = b'0' + (n % 10) as u8;
-        n /= 10;
-        if n == 0 {
-            break;
-        }
-    }
-    push_bytes(out, &digits[i..]);
-}
-
-/// Appends a few bytes one by one: for the short runs of digits written here, cheaper than a
-/// call to copy them.
-fn push_bytes(out: &mut Vec<u8>, bytes: &[u8]) {
-    out.reserve(bytes.len());
-    for &b in bytes {
-        out.push(b);
-    }
+    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
 }
 
 /// Appends `n` in decimal with its sign, as `{}` writes an `i64`.
@@ -85,7 +67,7 @@ pub fn push_hex(out: &mut Vec<u8>, n: u64) {
             break;
         }
     }
-    push_bytes(out, &digits[i..]);
+    out.extend_from_slice(&digits[i..]);
 }
 
 #[cfg(test)]
