@@ -277,6 +277,72 @@ fn engine_runs(specs: &[RunSpec], count: usize) -> anyhow::Result<(u64, u64, f64
 
 /// Warm-up runs before a timed loop of the engine or the plain loop.
 const WARM_UP: usize = 30;
+/// Plays `runs` and writes each as the store wrote runs before schema 5 (the layout the
+/// recorded-path target was set against): a row per decision, payoff and interaction in
+/// schema 4's tables, through prepared statements, one transaction a run, in a fresh file with
+/// the store's settings (write-ahead log, synchronous NORMAL, SQLite's default pages). The
+/// record hash is computed as the store computes it now (it was slower then). Seconds taken.
+fn row_per_record(runs: &[RunSpec], path: &Path) -> anyhow::Result<f64> {
+    let mut conn = rusqlite::Connection::open(path)?;
+    conn.pragma_update(None, "journal_mode", "WAL")?;
+    conn.pragma_update(None, "synchronous", "NORMAL")?;
+    conn.execute_batch(
+        "CREATE TABLE runs (run_id INTEGER PRIMARY KEY, run_key TEXT NOT NULL UNIQUE, record_hash TEXT NOT NULL);
+         CREATE TABLE decisions (run_id INTEGER NOT NULL REFERENCES runs(run_id), step INTEGER NOT NULL,
+             round INTEGER NOT NULL, seat INTEGER NOT NULL, role TEXT NOT NULL, action TEXT NOT NULL,
+             value REAL NOT NULL, scale REAL NOT NULL, context REAL, PRIMARY KEY (run_id, step, seat)) WITHOUT ROWID;
+         CREATE TABLE payoffs (run_id INTEGER NOT NULL REFERENCES runs(run_id), step INTEGER NOT NULL,
+             round INTEGER NOT NULL, seat INTEGER NOT NULL, payoff REAL NOT NULL,
+             PRIMARY KEY (run_id, step, seat)) WITHOUT ROWID;
+         CREATE TABLE interactions (run_id INTEGER NOT NULL REFERENCES runs(run_id), t INTEGER NOT NULL,
+             a INTEGER NOT NULL, b INTEGER NOT NULL, name_a INTEGER NOT NULL, name_b INTEGER NOT NULL,
+             matched INTEGER NOT NULL, PRIMARY KEY (run_id, t)) WITHOUT ROWID;",
+    )?;
+    let start = Instant::now();
+    for spec in runs {
+        let rec = RunWorld::new(spec)?.run_to_end()?;
+        let hash = rec.hash();
+        let tx = conn.transaction()?;
+        tx.execute("INSERT INTO runs (run_key, record_hash) VALUES (?1, ?2)", [&rec.key, &hash])?;
+        let run_id = tx.last_insert_rowid();
+        {
+            let mut st = tx.prepare_cached(
+                "INSERT INTO decisions (run_id, step, round, seat, role, action, value, scale, context)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            )?;
+            for d in &rec.decisions {
+                st.execute(rusqlite::params![
+                    run_id,
+                    d.step,
+                    d.round,
+                    d.seat,
+                    d.role,
+                    d.action.encode(),
+                    d.value,
+                    d.scale,
+                    d.context
+                ])?;
+            }
+            let mut st = tx.prepare_cached(
+                "INSERT INTO payoffs (run_id, step, round, seat, payoff) VALUES (?1, ?2, ?3, ?4, ?5)",
+            )?;
+            for p in &rec.payoffs {
+                st.execute(rusqlite::params![run_id, p.step, p.round, p.seat, p.payoff])?;
+            }
+            let mut st = tx.prepare_cached(
+                "INSERT INTO interactions (run_id, t, a, b, name_a, name_b, matched) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            )?;
+            for i in &rec.interactions {
+                st.execute(rusqlite::params![run_id, i.t, i.a, i.b, i.name_a, i.name_b, i.matched])?;
+            }
+        }
+        tx.commit()?;
+    }
+    // Closed within the timing, as the store is.
+    drop(conn);
+    Ok(start.elapsed().as_secs_f64())
+}
+
 /// Timed repetitions of a loop; the median is reported.
 const REPEATS: usize = 3;
 
@@ -374,45 +440,65 @@ fn classical(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         .take(if quick { 12 } else { usize::MAX })
         .cloned()
         .collect();
-    // The same runs without a store, then with it: what the store adds per run.
-    let start = Instant::now();
-    for spec in &all_naming {
-        RunWorld::new(spec)?.run_to_end()?;
-    }
-    let bare = start.elapsed().as_secs_f64();
-    let dir = tempfile_dir("store")?;
-    let mut store = Store::open(&dir.join("bench.sqlite"))?;
-    let start = Instant::now();
-    let opts = agora_engine::RunnerOptions { threads: 1, ..Default::default() };
-    let rep = agora_engine::execute(&all_naming, &mut store, &opts, &mut |_| {})?;
-    let ss = start.elapsed().as_secs_f64();
-    let records: i64 = store.connection().query_row(
-        "SELECT SUM(json_array_length(decisions) + json_array_length(payoffs) + json_array_length(interactions))
-         FROM run_rows",
-        [],
-        |r| r.get(0),
-    )?;
-    drop(store);
-    let bytes = std::fs::metadata(dir.join("bench.sqlite"))?.len()
-        + std::fs::metadata(dir.join("bench.sqlite-wal")).map_or(0, |m| m.len());
+    // The same runs without a store, then with it: what the store adds per run. Each timing
+    // is the median of three, the stores fresh files each time.
+    let bare = median_of(REPEATS, || {
+        let start = Instant::now();
+        for spec in &all_naming {
+            RunWorld::new(spec)?.run_to_end()?;
+        }
+        Ok(start.elapsed().as_secs_f64())
+    })?;
+    let mut records = 0i64;
+    let mut bytes = 0u64;
+    let mut rep = agora_engine::RunnerReport::default();
+    let ss = median_of(REPEATS, || {
+        let dir = tempfile_dir("store")?;
+        let mut store = Store::open(&dir.join("bench.sqlite"))?;
+        let start = Instant::now();
+        let opts = agora_engine::RunnerOptions { threads: 1, ..Default::default() };
+        rep = agora_engine::execute(&all_naming, &mut store, &opts, &mut |_| {})?;
+        // Closed within the timing: the last checkpoint writes the log into the file.
+        drop(store);
+        let seconds = start.elapsed().as_secs_f64();
+        let store = Store::open(&dir.join("bench.sqlite"))?;
+        records = store.connection().query_row(
+            "SELECT SUM(json_array_length(decisions) + json_array_length(payoffs) + json_array_length(interactions))
+             FROM run_rows",
+            [],
+            |r| r.get(0),
+        )?;
+        drop(store);
+        bytes = std::fs::metadata(dir.join("bench.sqlite"))?.len()
+            + std::fs::metadata(dir.join("bench.sqlite-wal")).map_or(0, |m| m.len());
+        let _ = std::fs::remove_dir_all(&dir);
+        Ok(seconds)
+    })?;
     // All cores: worker threads play the runs, the calling thread commits them.
-    let dir2 = tempfile_dir("store-threads")?;
-    let mut store = Store::open(&dir2.join("bench.sqlite"))?;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    let start = Instant::now();
-    let opts = agora_engine::RunnerOptions { threads, ..Default::default() };
-    let rep_t = agora_engine::execute(&all_naming, &mut store, &opts, &mut |_| {})?;
-    let st = start.elapsed().as_secs_f64();
-    drop(store);
-    let _ = std::fs::remove_dir_all(&dir);
-    let _ = std::fs::remove_dir_all(&dir2);
+    let mut rep_t = agora_engine::RunnerReport::default();
+    let st = median_of(REPEATS, || {
+        let dir = tempfile_dir("store-threads")?;
+        let mut store = Store::open(&dir.join("bench.sqlite"))?;
+        let start = Instant::now();
+        let opts = agora_engine::RunnerOptions { threads, ..Default::default() };
+        rep_t = agora_engine::execute(&all_naming, &mut store, &opts, &mut |_| {})?;
+        drop(store);
+        let seconds = start.elapsed().as_secs_f64();
+        let _ = std::fs::remove_dir_all(&dir);
+        Ok(seconds)
+    })?;
+    // The layout the target was set against, in the same run: a row per record.
+    let dir3 = tempfile_dir("store-rows")?;
+    let rows_s = row_per_record(&all_naming, &dir3.join("rows.sqlite"))?;
+    let _ = std::fs::remove_dir_all(&dir3);
     let n = rep.executed as f64;
     rows.push(row(
         "naming game, 24 agents",
         format!("engine + SQLite store, {} runs, 1 thread", rep.executed),
         format!("{:.0} runs/s; {} records/s", n / ss, thousands(records as f64 / ss)),
         format!(
-            "every decision, payoff and interaction recorded ({:.0} records and {:.0} kB of store a run); the same runs unrecorded: {:.0} runs/s, so the store adds {:.2} ms a run ({:.0} % of the time)",
+            "every decision, payoff and interaction recorded ({:.0} records and {:.0} kB of store a run, medians of 3 fresh stores, each closed within its timing so that its last checkpoint counts); the same runs unrecorded: {:.0} runs/s, so the store adds {:.2} ms a run ({:.0} % of the time)",
             records as f64 / n,
             bytes as f64 / n / 1e3,
             n / bare,
@@ -425,6 +511,16 @@ fn classical(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         format!("engine + SQLite store, {} runs, {threads} threads", rep_t.executed),
         format!("{:.0} runs/s", rep_t.executed as f64 / st),
         "worker threads play, hash and encode the runs; the calling thread writes each in its own transaction",
+    ));
+    rows.push(row(
+        "naming game, 24 agents",
+        format!("the same {} runs written a row per record (schema 4's tables, re-created here), 1 thread", all_naming.len()),
+        format!("{:.0} runs/s; {} records/s", all_naming.len() as f64 / rows_s, thousands(records as f64 / rows_s)),
+        format!(
+            "the layout before schema 5 (one SQLite row per decision, payoff and interaction, prepared statements, a transaction a run; the record hash as now): the store as it is = {:.1}× this on 1 thread, {:.1}× on {threads}",
+            n / ss * rows_s / all_naming.len() as f64,
+            rep_t.executed as f64 / st * rows_s / all_naming.len() as f64
+        ),
     ));
 
     for (name, specs, game) in [("prisoner's dilemma", &pd, "pd"), ("public goods", &pgg, "pgg")] {

@@ -531,6 +531,25 @@ fn the_record_hash_is_the_one_first_defined() {
         }
     }
     assert!(checked > 0, "some runs record a context");
+    // Records no shipped game makes, through the hash's general path: a role longer than a
+    // line takes, allocations of many amounts, values whose bits have leading zero digits.
+    let spec = &plan("classical.ron", 1).runs[0];
+    let mut rec = RunWorld::new(spec).expect("world").run_to_end().expect("runs");
+    let long: &'static str = Box::leak("role ".repeat(40).into_boxed_str());
+    for (k, role) in [long, "short", long].into_iter().enumerate() {
+        let k = k as u32;
+        rec.decisions.push(agora_engine::records::DecisionRecord {
+            step: 100_000 + k,
+            round: 12_345_678,
+            seat: k,
+            role,
+            action: agora_environments::Action::Allocation(vec![i64::MIN, -7, 0, i64::MAX, 12_345]),
+            value: 1e-300,
+            scale: f64::MIN_POSITIVE,
+            context: Some(-2.5),
+        });
+    }
+    assert_eq!(rec.records_hash(), records_hash_by_format(&rec));
 }
 
 /// Plays a run stage by stage through the two stage schedules (Observe → Decide, then

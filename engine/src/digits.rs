@@ -52,8 +52,7 @@ pub fn push_hex(out: &mut Vec<u8>, n: u64) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
     if n >> 60 != 0 {
         // Sixteen digits (the bits of almost every f64 the records hold): one fixed-size copy.
-        let digits: [u8; 16] = std::array::from_fn(|k| HEX[((n >> (60 - 4 * k)) & 0xf) as usize]);
-        out.extend_from_slice(&digits);
+        out.extend_from_slice(&hex16(n));
         return;
     }
     let mut digits = [0u8; 16];
@@ -68,6 +67,148 @@ pub fn push_hex(out: &mut Vec<u8>, n: u64) {
         }
     }
     out.extend_from_slice(&digits[i..]);
+}
+
+/// Bytes a [`Line`] holds: the longest record line the record encoding and the record hash
+/// write on their fast path (a decision row is at most about 210 bytes with a role of
+/// [`Line::ROLE`] bytes and a one-number action).
+const LINE: usize = 256;
+
+/// One record's text built in a fixed buffer on the stack, then appended to its output in one
+/// copy: writing byte by byte into the output itself checks its capacity at every byte, which
+/// cost more than the digits.
+pub struct Line {
+    buf: [u8; LINE],
+    len: usize,
+}
+
+impl Default for Line {
+    fn default() -> Self {
+        Line { buf: [0; LINE], len: 0 }
+    }
+}
+
+impl Line {
+    /// The longest role (in bytes) a line takes on the fast path; a longer one goes the
+    /// general way.
+    pub const ROLE: usize = 48;
+
+    /// Whether an action's text fits a line beside the rest of a record (one number, or an
+    /// allocation of a few).
+    pub fn fits(action: &Action) -> bool {
+        match action {
+            Action::Choice(_) | Action::Amount(_) => true,
+            Action::Allocation(v) => v.len() <= 2,
+        }
+    }
+
+    /// Empties the line.
+    #[inline]
+    pub fn clear(&mut self) {
+        self.len = 0;
+    }
+
+    /// The bytes written so far.
+    #[inline]
+    pub fn bytes(&self) -> &[u8] {
+        &self.buf[..self.len]
+    }
+
+    /// Appends one byte.
+    #[inline]
+    pub fn push(&mut self, b: u8) {
+        self.buf[self.len] = b;
+        self.len += 1;
+    }
+
+    /// Appends bytes.
+    #[inline]
+    pub fn extend(&mut self, s: &[u8]) {
+        self.buf[self.len..self.len + s.len()].copy_from_slice(s);
+        self.len += s.len();
+    }
+
+    /// Appends `n` in decimal, as [`push_dec`] does; numbers below 10,000 (steps, seats,
+    /// names) from a table of digit pairs without a call.
+    #[inline]
+    pub fn dec(&mut self, n: u64) {
+        if n < 10 {
+            self.push(b'0' + n as u8);
+        } else if n < 100 {
+            let d = pair(n);
+            self.extend(&d);
+        } else if n < 10_000 {
+            let (hi, lo) = (n / 100, n % 100);
+            if hi < 10 {
+                self.push(b'0' + hi as u8);
+            } else {
+                self.extend(&pair(hi));
+            }
+            self.extend(&pair(lo));
+        } else {
+            self.extend(itoa::Buffer::new().format(n).as_bytes());
+        }
+    }
+
+    /// Appends `n` in decimal with its sign, as [`push_signed`] does.
+    #[inline]
+    pub fn signed(&mut self, n: i64) {
+        if n < 0 {
+            self.push(b'-');
+        }
+        self.dec(n.unsigned_abs());
+    }
+
+    /// Appends `n` in lower-case hexadecimal, as [`push_hex`] does.
+    #[inline]
+    pub fn hex(&mut self, n: u64) {
+        if n >> 60 != 0 {
+            self.extend(&hex16(n));
+        } else {
+            let mut v = Vec::new();
+            push_hex(&mut v, n);
+            self.extend(&v);
+        }
+    }
+
+    /// Appends an action's compact text, as [`push_action`] does (the action must
+    /// [`fit`](Line::fits)).
+    #[inline]
+    pub fn action(&mut self, action: &Action) {
+        match action {
+            Action::Choice(i) => {
+                self.push(b'c');
+                self.dec(u64::from(*i));
+            }
+            Action::Amount(a) => {
+                self.push(b'a');
+                self.signed(*a);
+            }
+            Action::Allocation(v) => {
+                self.push(b'[');
+                for (k, x) in v.iter().enumerate() {
+                    if k > 0 {
+                        self.push(b',');
+                    }
+                    self.signed(*x);
+                }
+                self.push(b']');
+            }
+        }
+    }
+}
+
+/// The two decimal digits of `n` (below 100).
+#[inline]
+fn pair(n: u64) -> [u8; 2] {
+    [b'0' + (n / 10) as u8, b'0' + (n % 10) as u8]
+}
+
+/// The sixteen hexadecimal digits of `n`.
+#[inline]
+fn hex16(n: u64) -> [u8; 16] {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    std::array::from_fn(|k| HEX[((n >> (60 - 4 * k)) & 0xf) as usize])
 }
 
 #[cfg(test)]
@@ -86,6 +227,13 @@ mod tests {
             push_dec(&mut d, n);
             push_hex(&mut h, n);
             assert_eq!((d, h), (format!("{n}").into_bytes(), format!("{n:x}").into_bytes()));
+            let mut line = Line::default();
+            line.dec(n);
+            line.push(b'|');
+            line.hex(n);
+            line.push(b'|');
+            line.signed(n as i64);
+            assert_eq!(line.bytes(), format!("{n}|{n:x}|{}", n as i64).as_bytes());
         }
     }
 
@@ -104,6 +252,11 @@ mod tests {
             let mut out = b"x".to_vec();
             push_action(&mut out, &action);
             assert_eq!(out, format!("x{}", action.encode()).into_bytes());
+            if Line::fits(&action) {
+                let mut line = Line::default();
+                line.action(&action);
+                assert_eq!(line.bytes(), action.encode().as_bytes());
+            }
         }
     }
 }

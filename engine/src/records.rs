@@ -166,7 +166,7 @@ impl RunRecords {
 
     /// SHA-256 over every record but the metrics.
     pub fn records_hash(&self) -> String {
-        use crate::digits::{push_action, push_dec, push_hex};
+        use crate::digits::Line;
         use std::io::Write as _;
         let mut h = Sha256::new();
         h.update(self.key.as_bytes());
@@ -183,50 +183,64 @@ impl RunRecords {
             let _ = writeln!(buf, "A{}|{}|{}|{}", a.seat, a.policy, a.family, a.committed);
             flush(&mut buf, &mut h);
         }
+        // Each record's line is built on the stack and copied in at once ([`Line`]); a decision
+        // whose role or action is too long for a line is written straight into the buffer.
+        let mut line = Line::default();
         for d in &self.decisions {
             // "D{step}|{round}|{seat}|{role}|{action}|{value:x}|{scale:x}|{context:?}\n"
-            buf.push(b'D');
-            for n in [d.step, d.round, d.seat] {
-                push_dec(&mut buf, n.into());
-                buf.push(b'|');
+            if d.role.len() > Line::ROLE || !Line::fits(&d.action) {
+                decision_line_slow(&mut buf, d);
+                flush(&mut buf, &mut h);
+                continue;
             }
-            buf.extend_from_slice(d.role.as_bytes());
-            buf.push(b'|');
-            push_action(&mut buf, &d.action);
-            buf.push(b'|');
-            push_hex(&mut buf, d.value.to_bits());
-            buf.push(b'|');
-            push_hex(&mut buf, d.scale.to_bits());
-            buf.push(b'|');
+            line.clear();
+            line.push(b'D');
+            for n in [d.step, d.round, d.seat] {
+                line.dec(n.into());
+                line.push(b'|');
+            }
+            line.extend(d.role.as_bytes());
+            line.push(b'|');
+            line.action(&d.action);
+            line.push(b'|');
+            line.hex(d.value.to_bits());
+            line.push(b'|');
+            line.hex(d.scale.to_bits());
+            line.push(b'|');
             match d.context {
                 Some(c) => {
-                    buf.extend_from_slice(b"Some(");
-                    push_dec(&mut buf, c.to_bits());
-                    buf.push(b')');
+                    line.extend(b"Some(");
+                    line.dec(c.to_bits());
+                    line.push(b')');
                 }
-                None => buf.extend_from_slice(b"None"),
+                None => line.extend(b"None"),
             }
-            buf.push(b'\n');
+            line.push(b'\n');
+            buf.extend_from_slice(line.bytes());
             flush(&mut buf, &mut h);
         }
         for p in &self.payoffs {
-            buf.push(b'P');
+            line.clear();
+            line.push(b'P');
             for n in [p.step, p.round, p.seat] {
-                push_dec(&mut buf, n.into());
-                buf.push(b'|');
+                line.dec(n.into());
+                line.push(b'|');
             }
-            push_hex(&mut buf, p.payoff.to_bits());
-            buf.push(b'\n');
+            line.hex(p.payoff.to_bits());
+            line.push(b'\n');
+            buf.extend_from_slice(line.bytes());
             flush(&mut buf, &mut h);
         }
         for i in &self.interactions {
-            buf.push(b'I');
+            line.clear();
+            line.push(b'I');
             for n in [i.t, i.a, i.b, i.name_a, i.name_b] {
-                push_dec(&mut buf, n.into());
-                buf.push(b'|');
+                line.dec(n.into());
+                line.push(b'|');
             }
-            buf.extend_from_slice(if i.matched { b"true" } else { b"false" });
-            buf.push(b'\n');
+            line.extend(if i.matched { b"true" } else { b"false" });
+            line.push(b'\n');
+            buf.extend_from_slice(line.bytes());
             flush(&mut buf, &mut h);
         }
         h.update(&buf[..]);
@@ -255,8 +269,14 @@ impl RunRecords {
                 format!("{:?}|{:?}|{:?}|{:?}\n", t.action, t.reason, t.prompt_tokens, t.completion_tokens).as_bytes(),
             );
         }
-        h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+        hex(&h.finalize())
     }
+}
+
+/// A digest as lower-case hex (as `{:02x}` per byte writes it).
+fn hex(digest: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    digest.iter().flat_map(|b| [HEX[usize::from(b >> 4)] as char, HEX[usize::from(b & 0xf)] as char]).collect()
 }
 
 /// The game's outcomes of one run, non-finite values left out (a store holds numbers).
@@ -271,6 +291,34 @@ pub fn outcomes(
     env.game().outcomes(&view).into_iter().filter(|(_, v)| v.is_finite()).collect()
 }
 
+/// A decision's line of the record hash written byte by byte (a role or an action too long for
+/// a [`Line`](crate::digits::Line)); the same bytes as the fast path.
+fn decision_line_slow(buf: &mut Vec<u8>, d: &DecisionRecord) {
+    use crate::digits::{push_action, push_dec, push_hex};
+    buf.push(b'D');
+    for n in [d.step, d.round, d.seat] {
+        push_dec(buf, n.into());
+        buf.push(b'|');
+    }
+    buf.extend_from_slice(d.role.as_bytes());
+    buf.push(b'|');
+    push_action(buf, &d.action);
+    buf.push(b'|');
+    push_hex(buf, d.value.to_bits());
+    buf.push(b'|');
+    push_hex(buf, d.scale.to_bits());
+    buf.push(b'|');
+    match d.context {
+        Some(c) => {
+            buf.extend_from_slice(b"Some(");
+            push_dec(buf, c.to_bits());
+            buf.push(b')');
+        }
+        None => buf.extend_from_slice(b"None"),
+    }
+    buf.push(b'\n');
+}
+
 /// The record hash of a run: its records' hash chained with its metrics.
 pub fn chain_metrics(records_hash: &str, metrics: &[(String, f64)]) -> String {
     let mut h = Sha256::new();
@@ -279,5 +327,5 @@ pub fn chain_metrics(records_hash: &str, metrics: &[(String, f64)]) -> String {
     for (name, value) in metrics {
         h.update(format!("\nM{name}|{:x}", value.to_bits()).as_bytes());
     }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    hex(&h.finalize())
 }

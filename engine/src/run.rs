@@ -58,6 +58,12 @@ impl RunWorld {
         }
         let Schedules { mut world, decide, resolve, play } = recycled();
         let mut log = RunRecords::new(spec, key.clone());
+        let hint = (spec.environment.kind(), spec.seats.len());
+        if let Some((d, p, i)) = SIZES.with(|s| s.borrow().iter().find(|(k, _)| *k == hint).map(|(_, n)| *n)) {
+            log.decisions.reserve_exact(d);
+            log.payoffs.reserve_exact(p);
+            log.interactions.reserve_exact(i);
+        }
         let mut seats = Vec::with_capacity(spec.seats.len());
         if policies.len() != env.population() {
             return Err(EngineError::Environment {
@@ -173,6 +179,16 @@ impl RunWorld {
             .expect("invariant: the log resource lives as long as the run");
         log.transcripts = self.transcripts.drain();
         log.compute_metrics();
+        let hint = (log.spec.environment.kind(), log.spec.seats.len());
+        let sizes = (log.decisions.len(), log.payoffs.len(), log.interactions.len());
+        SIZES.with(|s| {
+            let mut s = s.borrow_mut();
+            if let Some(i) = s.iter().position(|(k, _)| *k == hint) {
+                s[i].1 = sizes;
+            } else if s.len() < 64 {
+                s.push((hint, sizes));
+            }
+        });
         RECYCLED.with(|pool| {
             let mut pool = pool.borrow_mut();
             if pool.len() < MAX_RECYCLED {
@@ -182,6 +198,19 @@ impl RunWorld {
         log
     }
 }
+
+thread_local! {
+    /// How many decisions, payoffs and interactions the last run of a game with so many seats
+    /// recorded on this thread: the next such run reserves as much at once, instead of growing
+    /// its records by doubling (each growth a copy of everything recorded so far). Runs of one
+    /// game and population record about as much; the records are the same either way.
+    static SIZES: std::cell::RefCell<Vec<(SizeKey, Sizes)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A game and its number of seats.
+type SizeKey = (agora_environments::EnvKind, usize);
+/// Decisions, payoffs and interactions a run recorded.
+type Sizes = (usize, usize, usize);
 
 /// Finished runs leave their world and schedules here for the next run on the same thread:
 /// building and initialising the schedules costs more than playing a short game. A recycled

@@ -10,7 +10,7 @@
 //! the order a scan of the old table did. Numbers are written in the shortest form that reads
 //! back to the same `f64` (serde_json's), which SQLite's JSON reader parses exactly.
 
-use crate::digits::{push_action, push_dec, push_signed};
+use crate::digits::{push_action, push_dec, push_signed, Line};
 use crate::records::{DecisionRecord, InteractionRecord, PayoffRecord};
 use agora_environments::Action;
 
@@ -145,79 +145,195 @@ pub fn encode_rows(
     encode_any(decisions, payoffs, interactions)
 }
 
+/// The order of `n` records by `(step, seat)`, stable (records with equal keys keep their
+/// order), as indices. Records come nearly in order (steps rise; the seats of a step may not),
+/// so they are counted into one bucket per step and each bucket, a few records, sorted by
+/// seat: linear where a general sort of a run's records was most of its encoding.
+fn order_by_step(n: usize, key: impl Fn(usize) -> (u32, u32)) -> Vec<u32> {
+    let max_step = (0..n).map(|i| key(i).0).max().unwrap_or(0) as usize;
+    if n > u32::MAX as usize || max_step > 4 * n + 1024 {
+        // Sparse steps: a general stable sort.
+        let mut order: Vec<u32> = (0..n as u32).collect();
+        order.sort_by_key(|&i| key(i as usize));
+        return order;
+    }
+    let mut start = vec![0u32; max_step + 2];
+    for i in 0..n {
+        start[key(i).0 as usize + 1] += 1;
+    }
+    for s in 1..start.len() {
+        start[s] += start[s - 1];
+    }
+    let mut next = start.clone();
+    let mut order = vec![0u32; n];
+    for i in 0..n {
+        let step = key(i).0 as usize;
+        order[next[step] as usize] = i as u32;
+        next[step] += 1;
+    }
+    for w in start.windows(2) {
+        let bucket = &mut order[w[0] as usize..w[1] as usize];
+        // Insertion sort by seat: stable, and a bucket holds the few seats of one step.
+        for j in 1..bucket.len() {
+            let mut k = j;
+            while k > 0 && key(bucket[k - 1] as usize).1 > key(bucket[k] as usize).1 {
+                bucket.swap(k - 1, k);
+                k -= 1;
+            }
+        }
+    }
+    order
+}
+
+/// Appends a number to a line as [`number`] writes it.
+#[inline]
+fn number_line(out: &mut Line, x: f64, what: impl FnOnce() -> String) -> Result<(), String> {
+    if !x.is_finite() {
+        return Err(format!("{} is {x}, which a store cannot hold", what()));
+    }
+    if x.fract() == 0.0 && x.abs() < 1e9 && !(x == 0.0 && x.is_sign_negative()) {
+        out.signed(x as i64);
+        out.extend(b".0");
+        return Ok(());
+    }
+    out.extend(zmij::Buffer::new().format_finite(x).as_bytes());
+    Ok(())
+}
+
+/// Whether a text is written as it is between quotes (nothing in it JSON escapes).
+#[inline]
+fn plain(s: &str) -> bool {
+    s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\')
+}
+
+/// Appends one decision row; a row whose role or action is too long for a [`Line`] is written
+/// straight into the output.
+fn decision_row(out: &mut Vec<u8>, line: &mut Line, d: &DecisionRow<'_>) -> Result<(), String> {
+    let at = |field: &'static str| move || format!("decision {field} at step {}, seat {}", d.step, d.seat);
+    let action = match d.action {
+        ActionText::Action(a) if Line::fits(a) => Some(a),
+        _ => None,
+    };
+    let (Some(action), true) = (action, d.role.len() <= Line::ROLE && plain(d.role)) else {
+        return decision_row_slow(out, d);
+    };
+    line.clear();
+    line.push(b'[');
+    for n in [d.step, d.round, d.seat] {
+        line.dec(n.into());
+        line.push(b',');
+    }
+    line.push(b'"');
+    line.extend(d.role.as_bytes());
+    line.extend(b"\",\"");
+    // An action's text holds no character JSON escapes, so it is quoted as it is.
+    line.action(action);
+    line.extend(b"\",");
+    number_line(line, d.value, at("value"))?;
+    line.push(b',');
+    number_line(line, d.scale, at("scale"))?;
+    line.push(b',');
+    match d.context {
+        Some(c) => number_line(line, c, at("context"))?,
+        None => line.extend(b"null"),
+    }
+    line.push(b']');
+    out.extend_from_slice(line.bytes());
+    Ok(())
+}
+
+/// [`decision_row`] byte by byte, for any role and action.
+fn decision_row_slow(d_out: &mut Vec<u8>, d: &DecisionRow<'_>) -> Result<(), String> {
+    push_ints(d_out, &[d.step.into(), d.round.into(), d.seat.into()]);
+    text(d_out, d.role)?;
+    d_out.push(b',');
+    match &d.action {
+        // An action's text holds no character JSON escapes, so it is quoted as it is.
+        ActionText::Action(a) => {
+            d_out.push(b'"');
+            push_action(d_out, a);
+            d_out.push(b'"');
+        }
+        ActionText::Text(t) => text(d_out, t)?,
+    }
+    d_out.push(b',');
+    let at = |field: &'static str| move || format!("decision {field} at step {}, seat {}", d.step, d.seat);
+    number(d_out, d.value, at("value"))?;
+    d_out.push(b',');
+    number(d_out, d.scale, at("scale"))?;
+    d_out.push(b',');
+    match d.context {
+        Some(c) => number(d_out, c, at("context"))?,
+        None => d_out.extend_from_slice(b"null"),
+    }
+    d_out.push(b']');
+    Ok(())
+}
+
 /// Encodes recorded or stored decisions with their payoffs and interactions.
 fn encode_any<D: AsRow>(
     decisions: &[D],
     payoffs: &[PayoffRecord],
     interactions: &[InteractionRecord],
 ) -> Result<RowValues, String> {
-    let mut ds: Vec<&D> = decisions.iter().collect();
-    ds.sort_by_key(|d| {
-        let r = d.row();
-        (r.step, r.seat)
-    });
-    // Written as bytes (the text is ASCII but for roles, which are copied whole), and checked
-    // as text once per value at the end; each sized for its table's usual row at once, so that
-    // a value is not copied as it grows.
+    // Written as bytes (the text is ASCII but for roles, which are copied whole), a row at a
+    // time through a line on the stack, and checked as text once per value at the end; each
+    // sized for its table's usual row at once, so that a value is not copied as it grows.
     let mut d_bytes = Vec::with_capacity(48 * decisions.len() + 2);
     let mut p_bytes = Vec::with_capacity(28 * payoffs.len() + 2);
     let mut i_bytes = Vec::with_capacity(24 * interactions.len() + 2);
     let (d_out, p_out, i_out) = (&mut d_bytes, &mut p_bytes, &mut i_bytes);
+    let mut line = Line::default();
+
+    let order = order_by_step(decisions.len(), |i| {
+        let r = decisions[i].row();
+        (r.step, r.seat)
+    });
     d_out.push(b'[');
-    for (i, d) in ds.iter().enumerate() {
-        let d = d.row();
-        if i > 0 {
+    for (k, &i) in order.iter().enumerate() {
+        if k > 0 {
             d_out.push(b',');
         }
-        push_ints(d_out, &[d.step.into(), d.round.into(), d.seat.into()]);
-        text(d_out, d.role)?;
-        d_out.push(b',');
-        match &d.action {
-            // An action's text holds no character JSON escapes, so it is quoted as it is.
-            ActionText::Action(a) => {
-                d_out.push(b'"');
-                push_action(d_out, a);
-                d_out.push(b'"');
-            }
-            ActionText::Text(t) => text(d_out, t)?,
-        }
-        d_out.push(b',');
-        let at = |field: &'static str| move || format!("decision {field} at step {}, seat {}", d.step, d.seat);
-        number(d_out, d.value, at("value"))?;
-        d_out.push(b',');
-        number(d_out, d.scale, at("scale"))?;
-        d_out.push(b',');
-        match d.context {
-            Some(c) => number(d_out, c, at("context"))?,
-            None => d_out.extend_from_slice(b"null"),
-        }
-        d_out.push(b']');
+        decision_row(d_out, &mut line, &decisions[i as usize].row())?;
     }
     d_out.push(b']');
 
-    let mut ps: Vec<&PayoffRecord> = payoffs.iter().collect();
-    ps.sort_by_key(|p| (p.step, p.seat));
+    let order = order_by_step(payoffs.len(), |i| (payoffs[i].step, payoffs[i].seat));
     p_out.push(b'[');
-    for (i, p) in ps.iter().enumerate() {
-        if i > 0 {
-            p_out.push(b',');
+    for (k, &i) in order.iter().enumerate() {
+        let p = &payoffs[i as usize];
+        line.clear();
+        if k > 0 {
+            line.push(b',');
         }
-        push_ints(p_out, &[p.step.into(), p.round.into(), p.seat.into()]);
-        number(p_out, p.payoff, || format!("payoff at step {}, seat {}", p.step, p.seat))?;
-        p_out.push(b']');
+        line.push(b'[');
+        for n in [p.step, p.round, p.seat] {
+            line.dec(n.into());
+            line.push(b',');
+        }
+        number_line(&mut line, p.payoff, || format!("payoff at step {}, seat {}", p.step, p.seat))?;
+        line.push(b']');
+        p_out.extend_from_slice(line.bytes());
     }
     p_out.push(b']');
 
-    let mut is: Vec<&InteractionRecord> = interactions.iter().collect();
-    is.sort_by_key(|x| x.t);
+    // Interactions by t: counted like steps (t has no second key).
+    let order = order_by_step(interactions.len(), |i| (interactions[i].t, 0));
     i_out.push(b'[');
-    for (i, x) in is.iter().enumerate() {
-        if i > 0 {
-            i_out.push(b',');
+    for (k, &i) in order.iter().enumerate() {
+        let x = &interactions[i as usize];
+        line.clear();
+        if k > 0 {
+            line.push(b',');
         }
-        push_ints(i_out, &[x.t.into(), x.a.into(), x.b.into(), x.name_a.into(), x.name_b.into()]);
-        i_out.push(if x.matched { b'1' } else { b'0' });
-        i_out.push(b']');
+        line.push(b'[');
+        for n in [x.t, x.a, x.b, x.name_a, x.name_b] {
+            line.dec(n.into());
+            line.push(b',');
+        }
+        line.push(if x.matched { b'1' } else { b'0' });
+        line.push(b']');
+        i_out.extend_from_slice(line.bytes());
     }
     i_out.push(b']');
     let utf8 = |bytes: Vec<u8>| String::from_utf8(bytes).map_err(|e| e.to_string());
@@ -376,6 +492,99 @@ mod tests {
             text(&mut out, s).expect("text");
             assert_eq!(out, serde_json::to_string(s).expect("json").into_bytes());
         }
+    }
+
+    #[test]
+    fn the_step_order_is_a_stable_sort_by_step_and_seat() {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(11);
+        for case in 0..300 {
+            let n = rng.random_range(0..200usize);
+            // Dense steps, sparse steps (the general sort), and repeated keys.
+            let top = if case % 3 == 0 { 1_000_000 } else { 1 + n as u32 / 2 };
+            let keys: Vec<(u32, u32)> =
+                (0..n).map(|_| (rng.random_range(0..=top), rng.random_range(0..4u32))).collect();
+            let mut want: Vec<u32> = (0..n as u32).collect();
+            want.sort_by_key(|&i| keys[i as usize]);
+            assert_eq!(order_by_step(n, |i| keys[i]), want, "case {case}");
+        }
+    }
+
+    #[test]
+    fn rows_are_what_serde_json_writes_of_them_on_every_path() {
+        // Roles short and long, plain and escaped; actions of every kind and length, and read
+        // back as text: the fast path (a line on the stack) and the general one agree with
+        // serde_json's writing of the same rows.
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(12);
+        let long: &'static str = Box::leak("r".repeat(Line::ROLE + 1).into_boxed_str());
+        let edge: &'static str = Box::leak("r".repeat(Line::ROLE).into_boxed_str());
+        let roles = ["speaker", "a \"quoted\" role", long, edge, "é", ""];
+        let mut ds = Vec::new();
+        for step in (1..=300u32).rev() {
+            for seat in [2u32, 0, 1] {
+                let x: f64 = (rng.random::<f64>() - 0.5) * 10f64.powi(rng.random_range(-20..20));
+                let action = match rng.random_range(0..4) {
+                    0 => Action::Choice(rng.random::<u32>() >> rng.random_range(0..32)),
+                    1 => Action::Amount(rng.random::<i64>() >> rng.random_range(0..64)),
+                    _ => Action::Allocation(
+                        (0..rng.random_range(0..5)).map(|_| rng.random::<i64>() >> rng.random_range(0..64)).collect(),
+                    ),
+                };
+                ds.push(DecisionRecord {
+                    step,
+                    round: step,
+                    seat,
+                    role: roles[rng.random_range(0..roles.len())],
+                    action,
+                    value: if rng.random::<bool>() { x.round() } else { x },
+                    scale: f64::from(rng.random_range(1..100u32)),
+                    context: rng.random::<bool>().then_some(-x),
+                });
+            }
+        }
+        let ps: Vec<PayoffRecord> = ds
+            .iter()
+            .map(|d| PayoffRecord { step: d.step, round: d.round, seat: d.seat, payoff: d.value * 3.0 })
+            .collect();
+        let is: Vec<InteractionRecord> = (1..=300u32)
+            .rev()
+            .map(|t| InteractionRecord {
+                t,
+                a: t % 5,
+                b: u32::MAX - t,
+                name_a: t * 977,
+                name_b: t,
+                matched: t % 3 == 0,
+            })
+            .collect();
+        let rows = encode(&ds, &ps, &is).expect("encode");
+        let mut sorted: Vec<&DecisionRecord> = ds.iter().collect();
+        sorted.sort_by_key(|d| (d.step, d.seat));
+        let want: Vec<serde_json::Value> = sorted
+            .iter()
+            .map(|d| {
+                serde_json::json!([d.step, d.round, d.seat, d.role, d.action.encode(), d.value, d.scale, d.context])
+            })
+            .collect();
+        assert_eq!(rows.decisions, serde_json::to_string(&want).expect("json"));
+        // Read back as text (a store's rows re-encoded), the same value.
+        let texts: Vec<String> = ds.iter().map(|d| d.action.encode()).collect();
+        let as_text: Vec<DecisionRow<'_>> = ds
+            .iter()
+            .zip(&texts)
+            .map(|(d, t)| DecisionRow { action: ActionText::Text(t), ..DecisionRow::from(d) })
+            .collect();
+        assert_eq!(encode_rows(&as_text, &ps, &is).expect("encode").decisions, rows.decisions);
+        let mut pw: Vec<&PayoffRecord> = ps.iter().collect();
+        pw.sort_by_key(|p| (p.step, p.seat));
+        let want: Vec<serde_json::Value> =
+            pw.iter().map(|p| serde_json::json!([p.step, p.round, p.seat, p.payoff])).collect();
+        assert_eq!(rows.payoffs, serde_json::to_string(&want).expect("json"));
+        let want: Vec<serde_json::Value> = is
+            .iter()
+            .rev()
+            .map(|x| serde_json::json!([x.t, x.a, x.b, x.name_a, x.name_b, u8::from(x.matched)]))
+            .collect();
+        assert_eq!(rows.interactions, serde_json::to_string(&want).expect("json"));
     }
 
     #[test]
