@@ -75,8 +75,7 @@ pub fn push_hex(out: &mut Vec<u8>, n: u64) {
 const LINE: usize = 256;
 
 /// One record's text built in a fixed buffer on the stack, then appended to its output in one
-/// copy: writing byte by byte into the output itself checks its capacity at every byte, which
-/// cost more than the digits.
+/// copy, so that the output's capacity is checked once a record rather than at every byte.
 pub struct Line {
     buf: [u8; LINE],
     len: usize,
@@ -162,13 +161,10 @@ impl Line {
     /// Appends `n` in lower-case hexadecimal, as [`push_hex`] does.
     #[inline]
     pub fn hex(&mut self, n: u64) {
-        if n >> 60 != 0 {
-            self.extend(&hex16(n));
-        } else {
-            let mut v = Vec::new();
-            push_hex(&mut v, n);
-            self.extend(&v);
-        }
+        let digits = hex16(n);
+        // `{:x}` writes no leading zeros (and "0" for zero).
+        let skip = ((n | 1).leading_zeros() / 4) as usize;
+        self.extend(&digits[skip..]);
     }
 
     /// Appends an action's compact text, as [`push_action`] does (the action must
