@@ -14,36 +14,77 @@ pub fn push_dec(out: &mut Vec<u8>, n: u64) {
     out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
 }
 
-/// Appends `n` in decimal with its sign, as `{}` writes an `i64`.
-pub fn push_signed(out: &mut Vec<u8>, n: i64) {
-    if n < 0 {
-        out.push(b'-');
+/// Where record text is written: an output buffer itself, or a [`Line`] on the stack that is
+/// copied into one whole. The record encoding and the record hash each write a record through
+/// one function generic over this, whichever it goes to.
+pub trait Sink {
+    /// Appends one byte.
+    fn put(&mut self, b: u8);
+
+    /// Appends bytes.
+    fn put_slice(&mut self, s: &[u8]);
+
+    /// Appends `n` in decimal, as `{}` writes it.
+    fn dec(&mut self, n: u64);
+
+    /// Appends `n` in lower-case hexadecimal, as `{:x}` writes it.
+    fn hex(&mut self, n: u64);
+
+    /// Appends `n` in decimal with its sign, as `{}` writes an `i64`.
+    #[inline]
+    fn signed(&mut self, n: i64) {
+        if n < 0 {
+            self.put(b'-');
+        }
+        self.dec(n.unsigned_abs());
     }
-    push_dec(out, n.unsigned_abs());
+
+    /// Appends an action's compact text, the bytes [`Action::encode`] returns (`c1`, `a17`,
+    /// `[0,3,0]`), without a new string per action.
+    #[inline]
+    fn action(&mut self, action: &Action) {
+        match action {
+            Action::Choice(i) => {
+                self.put(b'c');
+                self.dec(u64::from(*i));
+            }
+            Action::Amount(a) => {
+                self.put(b'a');
+                self.signed(*a);
+            }
+            Action::Allocation(v) => {
+                self.put(b'[');
+                for (k, x) in v.iter().enumerate() {
+                    if k > 0 {
+                        self.put(b',');
+                    }
+                    self.signed(*x);
+                }
+                self.put(b']');
+            }
+        }
+    }
 }
 
-/// Appends an action's compact text, the bytes [`Action::encode`] returns (`c1`, `a17`,
-/// `[0,3,0]`), without a new string per action.
-pub fn push_action(out: &mut Vec<u8>, action: &Action) {
-    match action {
-        Action::Choice(i) => {
-            out.push(b'c');
-            push_dec(out, u64::from(*i));
-        }
-        Action::Amount(a) => {
-            out.push(b'a');
-            push_signed(out, *a);
-        }
-        Action::Allocation(v) => {
-            out.push(b'[');
-            for (k, x) in v.iter().enumerate() {
-                if k > 0 {
-                    out.push(b',');
-                }
-                push_signed(out, *x);
-            }
-            out.push(b']');
-        }
+impl Sink for Vec<u8> {
+    #[inline]
+    fn put(&mut self, b: u8) {
+        self.push(b);
+    }
+
+    #[inline]
+    fn put_slice(&mut self, s: &[u8]) {
+        self.extend_from_slice(s);
+    }
+
+    #[inline]
+    fn dec(&mut self, n: u64) {
+        push_dec(self, n);
+    }
+
+    #[inline]
+    fn hex(&mut self, n: u64) {
+        push_hex(self, n);
     }
 }
 
@@ -112,85 +153,47 @@ impl Line {
     pub fn bytes(&self) -> &[u8] {
         &self.buf[..self.len]
     }
+}
 
-    /// Appends one byte.
+impl Sink for Line {
     #[inline]
-    pub fn push(&mut self, b: u8) {
+    fn put(&mut self, b: u8) {
         self.buf[self.len] = b;
         self.len += 1;
     }
 
-    /// Appends bytes.
     #[inline]
-    pub fn extend(&mut self, s: &[u8]) {
+    fn put_slice(&mut self, s: &[u8]) {
         self.buf[self.len..self.len + s.len()].copy_from_slice(s);
         self.len += s.len();
     }
 
-    /// Appends `n` in decimal, as [`push_dec`] does; numbers below 10,000 (steps, seats,
-    /// names) from a table of digit pairs without a call.
+    /// Numbers below 10,000 (steps, seats, names) from a table of digit pairs without a call.
     #[inline]
-    pub fn dec(&mut self, n: u64) {
+    fn dec(&mut self, n: u64) {
         if n < 10 {
-            self.push(b'0' + n as u8);
+            self.put(b'0' + n as u8);
         } else if n < 100 {
-            let d = pair(n);
-            self.extend(&d);
+            self.put_slice(&pair(n));
         } else if n < 10_000 {
             let (hi, lo) = (n / 100, n % 100);
             if hi < 10 {
-                self.push(b'0' + hi as u8);
+                self.put(b'0' + hi as u8);
             } else {
-                self.extend(&pair(hi));
+                self.put_slice(&pair(hi));
             }
-            self.extend(&pair(lo));
+            self.put_slice(&pair(lo));
         } else {
-            self.extend(itoa::Buffer::new().format(n).as_bytes());
+            self.put_slice(itoa::Buffer::new().format(n).as_bytes());
         }
     }
 
-    /// Appends `n` in decimal with its sign, as [`push_signed`] does.
     #[inline]
-    pub fn signed(&mut self, n: i64) {
-        if n < 0 {
-            self.push(b'-');
-        }
-        self.dec(n.unsigned_abs());
-    }
-
-    /// Appends `n` in lower-case hexadecimal, as [`push_hex`] does.
-    #[inline]
-    pub fn hex(&mut self, n: u64) {
+    fn hex(&mut self, n: u64) {
         let digits = hex16(n);
         // `{:x}` writes no leading zeros (and "0" for zero).
         let skip = ((n | 1).leading_zeros() / 4) as usize;
-        self.extend(&digits[skip..]);
-    }
-
-    /// Appends an action's compact text, as [`push_action`] does (the action must
-    /// [`fit`](Line::fits)).
-    #[inline]
-    pub fn action(&mut self, action: &Action) {
-        match action {
-            Action::Choice(i) => {
-                self.push(b'c');
-                self.dec(u64::from(*i));
-            }
-            Action::Amount(a) => {
-                self.push(b'a');
-                self.signed(*a);
-            }
-            Action::Allocation(v) => {
-                self.push(b'[');
-                for (k, x) in v.iter().enumerate() {
-                    if k > 0 {
-                        self.push(b',');
-                    }
-                    self.signed(*x);
-                }
-                self.push(b']');
-            }
-        }
+        self.put_slice(&digits[skip..]);
     }
 }
 
@@ -225,9 +228,9 @@ mod tests {
             assert_eq!((d, h), (format!("{n}").into_bytes(), format!("{n:x}").into_bytes()));
             let mut line = Line::default();
             line.dec(n);
-            line.push(b'|');
+            line.put(b'|');
             line.hex(n);
-            line.push(b'|');
+            line.put(b'|');
             line.signed(n as i64);
             assert_eq!(line.bytes(), format!("{n}|{n:x}|{}", n as i64).as_bytes());
         }
@@ -246,7 +249,7 @@ mod tests {
                 _ => Action::Allocation((0..rng.random_range(0..5)).map(|_| signed(&mut rng)).collect()),
             };
             let mut out = b"x".to_vec();
-            push_action(&mut out, &action);
+            out.action(&action);
             assert_eq!(out, format!("x{}", action.encode()).into_bytes());
             if Line::fits(&action) {
                 let mut line = Line::default();

@@ -1,5 +1,6 @@
 //! What a run records, and its hash.
 
+use crate::digits::{Line, Sink};
 use crate::spec::RunSpec;
 use agora_environments::game::{RecordedDecision, RecordedInteraction, RunView};
 use sha2::{Digest, Sha256};
@@ -166,7 +167,6 @@ impl RunRecords {
 
     /// SHA-256 over every record but the metrics.
     pub fn records_hash(&self) -> String {
-        use crate::digits::Line;
         use std::io::Write as _;
         let mut h = Sha256::new();
         h.update(self.key.as_bytes());
@@ -187,59 +187,36 @@ impl RunRecords {
         // whose role or action is too long for a line is written straight into the buffer.
         let mut line = Line::default();
         for d in &self.decisions {
-            // "D{step}|{round}|{seat}|{role}|{action}|{value:x}|{scale:x}|{context:?}\n"
-            if d.role.len() > Line::ROLE || !Line::fits(&d.action) {
-                decision_line_slow(&mut buf, d);
-                flush(&mut buf, &mut h);
-                continue;
+            if d.role.len() <= Line::ROLE && Line::fits(&d.action) {
+                line.clear();
+                decision_line(&mut line, d);
+                buf.extend_from_slice(line.bytes());
+            } else {
+                decision_line(&mut buf, d);
             }
-            line.clear();
-            line.push(b'D');
-            for n in [d.step, d.round, d.seat] {
-                line.dec(n.into());
-                line.push(b'|');
-            }
-            line.extend(d.role.as_bytes());
-            line.push(b'|');
-            line.action(&d.action);
-            line.push(b'|');
-            line.hex(d.value.to_bits());
-            line.push(b'|');
-            line.hex(d.scale.to_bits());
-            line.push(b'|');
-            match d.context {
-                Some(c) => {
-                    line.extend(b"Some(");
-                    line.dec(c.to_bits());
-                    line.push(b')');
-                }
-                None => line.extend(b"None"),
-            }
-            line.push(b'\n');
-            buf.extend_from_slice(line.bytes());
             flush(&mut buf, &mut h);
         }
         for p in &self.payoffs {
             line.clear();
-            line.push(b'P');
+            line.put(b'P');
             for n in [p.step, p.round, p.seat] {
                 line.dec(n.into());
-                line.push(b'|');
+                line.put(b'|');
             }
             line.hex(p.payoff.to_bits());
-            line.push(b'\n');
+            line.put(b'\n');
             buf.extend_from_slice(line.bytes());
             flush(&mut buf, &mut h);
         }
         for i in &self.interactions {
             line.clear();
-            line.push(b'I');
+            line.put(b'I');
             for n in [i.t, i.a, i.b, i.name_a, i.name_b] {
                 line.dec(n.into());
-                line.push(b'|');
+                line.put(b'|');
             }
-            line.extend(if i.matched { b"true" } else { b"false" });
-            line.push(b'\n');
+            line.put_slice(if i.matched { b"true" } else { b"false" });
+            line.put(b'\n');
             buf.extend_from_slice(line.bytes());
             flush(&mut buf, &mut h);
         }
@@ -291,32 +268,33 @@ pub fn outcomes(
     env.game().outcomes(&view).into_iter().filter(|(_, v)| v.is_finite()).collect()
 }
 
-/// A decision's line of the record hash written byte by byte (a role or an action too long for
-/// a [`Line`](crate::digits::Line)); the same bytes as the fast path.
-fn decision_line_slow(buf: &mut Vec<u8>, d: &DecisionRecord) {
-    use crate::digits::{push_action, push_dec, push_hex};
-    buf.push(b'D');
+/// A decision's line of the record hash:
+/// `D{step}|{round}|{seat}|{role}|{action}|{value:x}|{scale:x}|{context:?}\n`, the context's
+/// bits in decimal.
+#[inline]
+fn decision_line<W: Sink>(out: &mut W, d: &DecisionRecord) {
+    out.put(b'D');
     for n in [d.step, d.round, d.seat] {
-        push_dec(buf, n.into());
-        buf.push(b'|');
+        out.dec(n.into());
+        out.put(b'|');
     }
-    buf.extend_from_slice(d.role.as_bytes());
-    buf.push(b'|');
-    push_action(buf, &d.action);
-    buf.push(b'|');
-    push_hex(buf, d.value.to_bits());
-    buf.push(b'|');
-    push_hex(buf, d.scale.to_bits());
-    buf.push(b'|');
+    out.put_slice(d.role.as_bytes());
+    out.put(b'|');
+    out.action(&d.action);
+    out.put(b'|');
+    out.hex(d.value.to_bits());
+    out.put(b'|');
+    out.hex(d.scale.to_bits());
+    out.put(b'|');
     match d.context {
         Some(c) => {
-            buf.extend_from_slice(b"Some(");
-            push_dec(buf, c.to_bits());
-            buf.push(b')');
+            out.put_slice(b"Some(");
+            out.dec(c.to_bits());
+            out.put(b')');
         }
-        None => buf.extend_from_slice(b"None"),
+        None => out.put_slice(b"None"),
     }
-    buf.push(b'\n');
+    out.put(b'\n');
 }
 
 /// The record hash of a run: its records' hash chained with its metrics.

@@ -144,7 +144,7 @@ pub fn encode_request(
         if out.len() > 1 {
             out.push(b',');
         }
-        crate::digits::push_signed(&mut out, id);
+        crate::digits::Sink::signed(&mut out, id);
     }
     if let Some(from) = inline.take() {
         write_inline(&mut out, from, end);

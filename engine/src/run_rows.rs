@@ -10,7 +10,7 @@
 //! the order a scan of the old table did. Numbers are written in the shortest form that reads
 //! back to the same `f64` (serde_json's), which SQLite's JSON reader parses exactly.
 
-use crate::digits::{push_action, push_dec, push_signed, Line};
+use crate::digits::{Line, Sink};
 use crate::records::{DecisionRecord, InteractionRecord, PayoffRecord};
 use agora_environments::Action;
 
@@ -27,29 +27,37 @@ pub struct RowValues {
 
 /// A number JSON can hold; a non-finite one is refused (JSON has none, and the old REAL NOT
 /// NULL columns refused it too).
-fn number(out: &mut Vec<u8>, x: f64, what: impl FnOnce() -> String) -> Result<(), String> {
+#[inline]
+fn number<W: Sink>(out: &mut W, x: f64, what: impl FnOnce() -> String) -> Result<(), String> {
     if !x.is_finite() {
         return Err(format!("{} is {x}, which a store cannot hold", what()));
     }
     if x.fract() == 0.0 && x.abs() < 1e9 && !(x == 0.0 && x.is_sign_negative()) {
         // Whole numbers (most values: choices, scales, payoffs) as serde_json writes them, the
         // digits and ".0", without the general algorithm.
-        push_signed(out, x as i64);
-        out.extend_from_slice(b".0");
+        out.signed(x as i64);
+        out.put_slice(b".0");
         return Ok(());
     }
     // serde_json's form: the formatter serde_json itself calls for a finite f64.
-    out.extend_from_slice(zmij::Buffer::new().format_finite(x).as_bytes());
+    out.put_slice(zmij::Buffer::new().format_finite(x).as_bytes());
     Ok(())
 }
 
-fn text(out: &mut Vec<u8>, s: &str) -> Result<(), String> {
-    if s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\') {
-        out.push(b'"');
-        out.extend_from_slice(s.as_bytes());
-        out.push(b'"');
+/// Whether a text is written as it is between quotes (nothing in it JSON escapes).
+#[inline]
+fn plain(s: &str) -> bool {
+    s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\')
+}
+
+/// A text as a JSON string.
+fn text<W: Sink>(out: &mut W, s: &str) -> Result<(), String> {
+    if plain(s) {
+        out.put(b'"');
+        out.put_slice(s.as_bytes());
+        out.put(b'"');
     } else {
-        out.extend_from_slice(serde_json::to_string(s).map_err(|e| e.to_string())?.as_bytes());
+        out.put_slice(serde_json::to_string(s).map_err(|e| e.to_string())?.as_bytes());
     }
     Ok(())
 }
@@ -97,15 +105,6 @@ impl<'a> From<&'a DecisionRecord> for DecisionRow<'a> {
             scale: d.scale,
             context: d.context,
         }
-    }
-}
-
-/// Appends `[a,b,c,` for the leading integer columns of a row.
-fn push_ints(out: &mut Vec<u8>, ints: &[u64]) {
-    out.push(b'[');
-    for &n in ints {
-        push_dec(out, n);
-        out.push(b',');
     }
 }
 
@@ -185,88 +184,43 @@ fn order_by_step(n: usize, key: impl Fn(usize) -> (u32, u32)) -> Vec<u32> {
     order
 }
 
-/// Appends a number to a line as [`number`] writes it.
+/// Whether a decision's row fits a [`Line`]: a plain role of at most [`Line::ROLE`] bytes and
+/// a recorded action that [fits](Line::fits). Other rows are written straight into the output.
 #[inline]
-fn number_line(out: &mut Line, x: f64, what: impl FnOnce() -> String) -> Result<(), String> {
-    if !x.is_finite() {
-        return Err(format!("{} is {x}, which a store cannot hold", what()));
-    }
-    if x.fract() == 0.0 && x.abs() < 1e9 && !(x == 0.0 && x.is_sign_negative()) {
-        out.signed(x as i64);
-        out.extend(b".0");
-        return Ok(());
-    }
-    out.extend(zmij::Buffer::new().format_finite(x).as_bytes());
-    Ok(())
+fn fits_line(d: &DecisionRow<'_>) -> bool {
+    d.role.len() <= Line::ROLE && plain(d.role) && matches!(d.action, ActionText::Action(a) if Line::fits(a))
 }
 
-/// Whether a text is written as it is between quotes (nothing in it JSON escapes).
+/// Appends one decision row.
 #[inline]
-fn plain(s: &str) -> bool {
-    s.bytes().all(|b| b >= 0x20 && b != b'"' && b != b'\\')
-}
-
-/// Appends one decision row; a row whose role or action is too long for a [`Line`] is written
-/// straight into the output.
-fn decision_row(out: &mut Vec<u8>, line: &mut Line, d: &DecisionRow<'_>) -> Result<(), String> {
+fn decision_row<W: Sink>(out: &mut W, d: &DecisionRow<'_>) -> Result<(), String> {
     let at = |field: &'static str| move || format!("decision {field} at step {}, seat {}", d.step, d.seat);
-    let action = match d.action {
-        ActionText::Action(a) if Line::fits(a) => Some(a),
-        _ => None,
-    };
-    let (Some(action), true) = (action, d.role.len() <= Line::ROLE && plain(d.role)) else {
-        return decision_row_slow(out, d);
-    };
-    line.clear();
-    line.push(b'[');
+    out.put(b'[');
     for n in [d.step, d.round, d.seat] {
-        line.dec(n.into());
-        line.push(b',');
+        out.dec(n.into());
+        out.put(b',');
     }
-    line.push(b'"');
-    line.extend(d.role.as_bytes());
-    line.extend(b"\",\"");
-    // An action's text holds no character JSON escapes, so it is quoted as it is.
-    line.action(action);
-    line.extend(b"\",");
-    number_line(line, d.value, at("value"))?;
-    line.push(b',');
-    number_line(line, d.scale, at("scale"))?;
-    line.push(b',');
-    match d.context {
-        Some(c) => number_line(line, c, at("context"))?,
-        None => line.extend(b"null"),
-    }
-    line.push(b']');
-    out.extend_from_slice(line.bytes());
-    Ok(())
-}
-
-/// [`decision_row`] byte by byte, for any role and action.
-fn decision_row_slow(d_out: &mut Vec<u8>, d: &DecisionRow<'_>) -> Result<(), String> {
-    push_ints(d_out, &[d.step.into(), d.round.into(), d.seat.into()]);
-    text(d_out, d.role)?;
-    d_out.push(b',');
+    text(out, d.role)?;
+    out.put(b',');
     match &d.action {
         // An action's text holds no character JSON escapes, so it is quoted as it is.
         ActionText::Action(a) => {
-            d_out.push(b'"');
-            push_action(d_out, a);
-            d_out.push(b'"');
+            out.put(b'"');
+            out.action(a);
+            out.put(b'"');
         }
-        ActionText::Text(t) => text(d_out, t)?,
+        ActionText::Text(t) => text(out, t)?,
     }
-    d_out.push(b',');
-    let at = |field: &'static str| move || format!("decision {field} at step {}, seat {}", d.step, d.seat);
-    number(d_out, d.value, at("value"))?;
-    d_out.push(b',');
-    number(d_out, d.scale, at("scale"))?;
-    d_out.push(b',');
+    out.put(b',');
+    number(out, d.value, at("value"))?;
+    out.put(b',');
+    number(out, d.scale, at("scale"))?;
+    out.put(b',');
     match d.context {
-        Some(c) => number(d_out, c, at("context"))?,
-        None => d_out.extend_from_slice(b"null"),
+        Some(c) => number(out, c, at("context"))?,
+        None => out.put_slice(b"null"),
     }
-    d_out.push(b']');
+    out.put(b']');
     Ok(())
 }
 
@@ -294,7 +248,14 @@ fn encode_any<D: AsRow>(
         if k > 0 {
             d_out.push(b',');
         }
-        decision_row(d_out, &mut line, &decisions[i as usize].row())?;
+        let d = decisions[i as usize].row();
+        if fits_line(&d) {
+            line.clear();
+            decision_row(&mut line, &d)?;
+            d_out.extend_from_slice(line.bytes());
+        } else {
+            decision_row(d_out, &d)?;
+        }
     }
     d_out.push(b']');
 
@@ -304,15 +265,15 @@ fn encode_any<D: AsRow>(
         let p = &payoffs[i as usize];
         line.clear();
         if k > 0 {
-            line.push(b',');
+            line.put(b',');
         }
-        line.push(b'[');
+        line.put(b'[');
         for n in [p.step, p.round, p.seat] {
             line.dec(n.into());
-            line.push(b',');
+            line.put(b',');
         }
-        number_line(&mut line, p.payoff, || format!("payoff at step {}, seat {}", p.step, p.seat))?;
-        line.push(b']');
+        number(&mut line, p.payoff, || format!("payoff at step {}, seat {}", p.step, p.seat))?;
+        line.put(b']');
         p_out.extend_from_slice(line.bytes());
     }
     p_out.push(b']');
@@ -324,15 +285,15 @@ fn encode_any<D: AsRow>(
         let x = &interactions[i as usize];
         line.clear();
         if k > 0 {
-            line.push(b',');
+            line.put(b',');
         }
-        line.push(b'[');
+        line.put(b'[');
         for n in [x.t, x.a, x.b, x.name_a, x.name_b] {
             line.dec(n.into());
-            line.push(b',');
+            line.put(b',');
         }
-        line.push(if x.matched { b'1' } else { b'0' });
-        line.push(b']');
+        line.put(if x.matched { b'1' } else { b'0' });
+        line.put(b']');
         i_out.extend_from_slice(line.bytes());
     }
     i_out.push(b']');
