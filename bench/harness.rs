@@ -343,6 +343,19 @@ fn row_per_record(runs: &[RunSpec], path: &Path) -> anyhow::Result<f64> {
     Ok(start.elapsed().as_secs_f64())
 }
 
+/// CPU seconds (user + system) this process has used so far, all its threads together.
+#[expect(unsafe_code, reason = "getrusage has no safe wrapper in libc")]
+fn own_cpu() -> f64 {
+    // SAFETY: getrusage writes into the struct we pass and reads nothing else.
+    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: as above; RUSAGE_SELF is a valid selector.
+    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } != 0 {
+        return f64::NAN;
+    }
+    let t = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 / 1e6;
+    t(u.ru_utime) + t(u.ru_stime)
+}
+
 /// Timed repetitions of a loop; the median is reported.
 const REPEATS: usize = 3;
 
@@ -452,15 +465,17 @@ fn classical(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
     let mut records = 0i64;
     let mut bytes = 0u64;
     let mut rep = agora_engine::RunnerReport::default();
+    let mut busy1 = Vec::new();
     let ss = median_of(REPEATS, || {
         let dir = tempfile_dir("store")?;
         let mut store = Store::open(&dir.join("bench.sqlite"))?;
-        let start = Instant::now();
+        let (start, cpu) = (Instant::now(), own_cpu());
         let opts = agora_engine::RunnerOptions { threads: 1, ..Default::default() };
         rep = agora_engine::execute(&all_naming, &mut store, &opts, &mut |_| {})?;
         // Closed within the timing: the last checkpoint writes the log into the file.
         drop(store);
         let seconds = start.elapsed().as_secs_f64();
+        busy1.push((own_cpu() - cpu) / seconds);
         let store = Store::open(&dir.join("bench.sqlite"))?;
         records = store.connection().query_row(
             "SELECT SUM(json_array_length(decisions) + json_array_length(payoffs) + json_array_length(interactions))
@@ -477,17 +492,22 @@ fn classical(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
     // All cores: worker threads play the runs, the calling thread commits them.
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
     let mut rep_t = agora_engine::RunnerReport::default();
+    // The cores kept busy: CPU seconds of every thread (workers, writer, checkpointer) over
+    // the wall time, of each repetition.
+    let mut busy = Vec::new();
     let st = median_of(REPEATS, || {
         let dir = tempfile_dir("store-threads")?;
         let mut store = Store::open(&dir.join("bench.sqlite"))?;
-        let start = Instant::now();
+        let (start, cpu) = (Instant::now(), own_cpu());
         let opts = agora_engine::RunnerOptions { threads, ..Default::default() };
         rep_t = agora_engine::execute(&all_naming, &mut store, &opts, &mut |_| {})?;
         drop(store);
         let seconds = start.elapsed().as_secs_f64();
+        busy.push((own_cpu() - cpu) / seconds);
         let _ = std::fs::remove_dir_all(&dir);
         Ok(seconds)
     })?;
+    busy.sort_by(f64::total_cmp);
     // The layout the target was set against, in the same run: a row per record.
     let dir3 = tempfile_dir("store-rows")?;
     let rows_s = row_per_record(&all_naming, &dir3.join("rows.sqlite"))?;
@@ -498,19 +518,26 @@ fn classical(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         format!("engine + SQLite store, {} runs, 1 thread", rep.executed),
         format!("{:.0} runs/s; {} records/s", n / ss, thousands(records as f64 / ss)),
         format!(
-            "every decision, payoff and interaction recorded ({:.0} records and {:.0} kB of store a run, medians of 3 fresh stores, each closed within its timing so that its last checkpoint counts); the same runs unrecorded: {:.0} runs/s, so the store adds {:.2} ms a run ({:.0} % of the time)",
+            "every decision, payoff and interaction recorded ({:.0} records and {:.0} kB of store a run, medians of 3 fresh stores, each closed within its timing so that its last checkpoint counts); the same runs unrecorded: {:.0} runs/s, so the store adds {:.2} ms a run ({:.0} % of the time); {:.2} cores busy (the store's checkpointing thread beside the one that plays and writes)",
             records as f64 / n,
             bytes as f64 / n / 1e3,
             n / bare,
             (ss - bare) / n * 1e3,
-            (ss - bare) / ss * 100.0
+            (ss - bare) / ss * 100.0,
+            {
+                busy1.sort_by(f64::total_cmp);
+                busy1[busy1.len() / 2]
+            }
         ),
     ));
     rows.push(row(
         "naming game, 24 agents",
         format!("engine + SQLite store, {} runs, {threads} threads", rep_t.executed),
         format!("{:.0} runs/s", rep_t.executed as f64 / st),
-        "worker threads play, hash and encode the runs; the calling thread writes each in its own transaction",
+        format!(
+            "worker threads play, hash and encode the runs; the calling thread writes each in its own transaction; a thread of the store checkpoints its log; {:.2} of {threads} cores busy (median)",
+            busy[busy.len() / 2]
+        ),
     ));
     rows.push(row(
         "naming game, 24 agents",

@@ -91,7 +91,7 @@ pub fn execute(
     let total = todo.len();
     let all_sync = opts.policy_factory.is_none() && todo.iter().all(|(r, _)| r.seats.iter().all(|s| !s.is_async()));
     let mut commit = |run: PreparedRun, report: &mut RunnerReport| -> Result<bool, EngineError> {
-        report.decisions += run.rec.decisions.len() as u64;
+        report.decisions += run.decisions() as u64;
         store.commit_prepared(&run)?;
         report.executed += 1;
         progress(Progress { done: report.executed, total, skipped: report.skipped });

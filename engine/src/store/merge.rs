@@ -81,6 +81,9 @@ impl Store {
             tx.execute_batch("DROP TABLE temp.merge_new; DROP TABLE temp.merge_map; DROP TABLE temp.merge_parts;")
                 .map_err(sql)?;
             tx.commit().map_err(sql)?;
+            // What SQLite's automatic checkpoint would do after so large a commit (the store's
+            // connection leaves checkpoints to a thread once it has written runs).
+            let _ = conn.query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()));
             Ok(MergeReport { added: added as u64, already_present: present as u64 })
         })();
         let detach = conn.execute("DETACH DATABASE src", []).map_err(sql);

@@ -13,6 +13,7 @@ use crate::records::RunRecords;
 use crate::request_parts;
 
 mod cache;
+mod checkpoint;
 mod merge;
 mod upgrade;
 
@@ -202,17 +203,37 @@ pub struct StudyRecord<'a> {
 
 /// A finished run with its record hash and its encoded rows, ready to be written.
 pub struct PreparedRun {
-    /// The run's records.
-    pub rec: RunRecords,
+    /// The run's records but its decisions, payoffs and interactions, which are in `rows`.
+    rec: RunRecords,
+    decisions: usize,
     hash: String,
     rows: crate::run_rows::RowValues,
 }
 
 impl PreparedRun {
     /// Hashes and encodes a run's records (the work of a commit that does not touch SQLite).
-    pub fn new(rec: RunRecords) -> Result<PreparedRun, EngineError> {
+    /// The decisions, payoffs and interactions are let go here, once encoded, on the thread
+    /// that played the run: their memory is reused by its next run instead of being handed to
+    /// the thread that writes.
+    pub fn new(mut rec: RunRecords) -> Result<PreparedRun, EngineError> {
         let (hash, rows) = encoded(&rec)?;
-        Ok(PreparedRun { rec, hash, rows })
+        let decisions = rec.decisions.len();
+        drop((
+            std::mem::take(&mut rec.decisions),
+            std::mem::take(&mut rec.payoffs),
+            std::mem::take(&mut rec.interactions),
+        ));
+        Ok(PreparedRun { rec, decisions, hash, rows })
+    }
+
+    /// The run's key.
+    pub fn key(&self) -> &str {
+        &self.rec.key
+    }
+
+    /// Decisions the run recorded.
+    pub fn decisions(&self) -> usize {
+        self.decisions
     }
 }
 
@@ -225,6 +246,9 @@ fn encoded(rec: &RunRecords) -> Result<(String, crate::run_rows::RowValues), Eng
 
 /// An open store.
 pub struct Store {
+    /// Declared first, so that it stops before the connection closes (which then checkpoints
+    /// what is left, as the last connection to a store does).
+    checkpoints: checkpoint::Checkpointer,
     conn: Connection,
     path: PathBuf,
     parts: Parts,
@@ -341,7 +365,12 @@ impl Store {
             conn.pragma_update(None, "application_id", APPLICATION_ID).map_err(sql)?;
             conn.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(sql)?;
         }
-        Ok(Store { conn, path: path.to_path_buf(), parts: Parts::default() })
+        Ok(Store {
+            checkpoints: checkpoint::Checkpointer::new(path),
+            conn,
+            path: path.to_path_buf(),
+            parts: Parts::default(),
+        })
     }
 
     /// The store file.
@@ -530,6 +559,11 @@ impl Store {
             }
         }
         tx.commit().map_err(sql)?;
+        let written = rows.decisions.len()
+            + rows.payoffs.len()
+            + rows.interactions.len()
+            + rec.transcripts.iter().map(|t| t.messages_json.len() + t.raw_reply.len()).sum::<usize>();
+        self.checkpoints.wrote(&self.conn, written as u64);
         Ok(true)
     }
 
