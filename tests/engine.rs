@@ -580,6 +580,29 @@ fn ready_stages_played_in_one_pass_record_what_stage_by_stage_play_records() {
     assert!(compared.len() >= 5, "every classical game was compared: {compared:?}");
 }
 
+#[test]
+fn a_run_records_the_same_into_a_threads_spare_lists_as_into_fresh_ones() {
+    // On one thread runs follow each other, each recording into the lists the one before let
+    // go of (longer or shorter, of another game); each run is also played alone on a thread
+    // of its own, whose lists are fresh. The records must be the same.
+    let specs: Vec<RunSpec> = ["classical.ron", "tipping.ron"].iter().flat_map(|s| plan(s, 1).runs).collect();
+    let mut compared = 0;
+    for (i, spec) in specs.iter().enumerate() {
+        // Dropped at the end of the iteration: its lists are the next run's.
+        let rec = RunWorld::new(spec).expect("builds").run_to_end().expect("runs");
+        if i % 5 == 0 || !rec.interactions.is_empty() && i % 2 == 0 {
+            let spec = spec.clone();
+            let alone = std::thread::spawn(move || RunWorld::new(&spec).expect("builds").run_to_end().expect("runs"))
+                .join()
+                .expect("thread");
+            assert_eq!(rec, alone, "{}", alone.key);
+            assert_eq!(rec.records_hash(), alone.records_hash(), "{}", alone.key);
+            compared += 1;
+        }
+    }
+    assert!(compared > 20, "{compared} runs compared");
+}
+
 /// Defers every third decision of its seat and answers the rest at once, with the wrapped
 /// policy's own choices: stages mix ready and awaited decisions in every order.
 struct SometimesDeferred {

@@ -92,20 +92,86 @@ pub struct RunRecords {
     pub metrics: Vec<(String, f64)>,
 }
 
+/// The bulk record lists of runs that have been let go on this thread, kept for the next run
+/// (one of each): a run then records into memory that is already the size of the longest
+/// run seen and already mapped, instead of growing fresh lists by doubling (each growth a copy
+/// of all recorded so far, each new page zeroed by the kernel on first touch). What a run
+/// records is the same either way; only where it is written changes.
+#[derive(Default)]
+struct Spare {
+    decisions: Vec<DecisionRecord>,
+    payoffs: Vec<PayoffRecord>,
+    interactions: Vec<InteractionRecord>,
+}
+
+/// Lists larger than this many bytes are freed rather than kept.
+const SPARE_LIMIT: usize = 64 << 20;
+
+thread_local! {
+    static SPARE: std::cell::RefCell<Spare> = std::cell::RefCell::new(Spare::default());
+}
+
+/// Keeps `list`, emptied, as this thread's spare if it has more room than the spare it has.
+fn keep<T>(list: &mut Vec<T>, spare: &mut Vec<T>) {
+    let bytes = list.capacity() * std::mem::size_of::<T>();
+    if list.capacity() > spare.capacity() && bytes <= SPARE_LIMIT {
+        list.clear();
+        std::mem::swap(list, spare);
+    }
+}
+
+impl Drop for RunRecords {
+    fn drop(&mut self) {
+        self.let_go_of_lists();
+    }
+}
+
 impl RunRecords {
     /// Empty records of the run `spec`, whose key (`spec.key()`) the caller has computed.
+    /// Their lists are this thread's spares when it has some (empty, with room).
     pub fn new(spec: &RunSpec, key: String) -> Self {
+        let (decisions, payoffs, interactions) = SPARE
+            .try_with(|spare| {
+                spare.try_borrow_mut().map_or_else(
+                    |_| Default::default(),
+                    |mut s| {
+                        (
+                            std::mem::take(&mut s.decisions),
+                            std::mem::take(&mut s.payoffs),
+                            std::mem::take(&mut s.interactions),
+                        )
+                    },
+                )
+            })
+            .unwrap_or_default();
         RunRecords {
             key,
             spec: spec.clone(),
             agents: Vec::new(),
             steps: 0,
-            decisions: Vec::new(),
-            payoffs: Vec::new(),
-            interactions: Vec::new(),
+            decisions,
+            payoffs,
+            interactions,
             transcripts: Vec::new(),
             metrics: Vec::new(),
         }
+    }
+
+    /// Empties the decisions, payoffs and interactions, keeping their memory as this thread's
+    /// spares for its next run (once they have been encoded for the store, say).
+    pub fn let_go_of_lists(&mut self) {
+        // `try_with`: a thread that is ending has no spares to keep.
+        let _ = SPARE.try_with(|spare| {
+            if let Ok(mut spare) = spare.try_borrow_mut() {
+                let spare = &mut *spare;
+                keep(&mut self.decisions, &mut spare.decisions);
+                keep(&mut self.payoffs, &mut spare.payoffs);
+                keep(&mut self.interactions, &mut spare.interactions);
+            }
+        });
+        self.decisions = Vec::new();
+        self.payoffs = Vec::new();
+        self.interactions = Vec::new();
     }
 
     /// Asks the run's game for its outcomes from the records (called once the run has ended).

@@ -163,12 +163,13 @@ pub fn play_ready_stages(
     mut fault: ResMut<Fault>,
     mut log: ResMut<Log>,
 ) {
-    // Every seat's policy and stream, looked up once for the whole run, not per decision.
-    let mut by_seat: Vec<Option<(Mut<Agent>, Mut<AgentRng>)>> = Vec::new();
+    // Every seat's policy and stream, looked up once for the whole run, not per decision, and
+    // marked changed once here rather than at every decision.
+    let mut by_seat: Vec<Option<(&mut Agent, &mut AgentRng)>> = Vec::new();
     by_seat.resize_with(seats.0.len(), || None);
     for (seat, agent, stream) in agents.iter_mut() {
         if let Some(slot) = by_seat.get_mut(seat.0) {
-            *slot = Some((agent, stream));
+            *slot = Some((agent.into_inner(), stream.into_inner()));
         }
     }
     // The stage's requests, actions and step, their memory reused from stage to stage.

@@ -213,16 +213,12 @@ pub struct PreparedRun {
 impl PreparedRun {
     /// Hashes and encodes a run's records (the work of a commit that does not touch SQLite).
     /// The decisions, payoffs and interactions are let go here, once encoded, on the thread
-    /// that played the run: their memory is reused by its next run instead of being handed to
-    /// the thread that writes.
+    /// that played the run: their memory is that thread's next run's, instead of being handed
+    /// to the thread that writes.
     pub fn new(mut rec: RunRecords) -> Result<PreparedRun, EngineError> {
         let (hash, rows) = encoded(&rec)?;
         let decisions = rec.decisions.len();
-        drop((
-            std::mem::take(&mut rec.decisions),
-            std::mem::take(&mut rec.payoffs),
-            std::mem::take(&mut rec.interactions),
-        ));
+        rec.let_go_of_lists();
         Ok(PreparedRun { rec, decisions, hash, rows })
     }
 

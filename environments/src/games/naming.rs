@@ -469,11 +469,18 @@ impl NamingGame {
     /// Writes the order in which `agent` sees the pool into `out` (its contents replaced).
     fn order_into(&mut self, agent: usize, rng: &mut dyn RngCore, out: &mut Vec<u32>) {
         let pool = self.params.pool as u32;
-        out.clear();
         if !self.params.shuffled_pool {
-            out.extend(0..pool);
+            // The pool in its own order. A list already that long holds it: the lists of a
+            // game's requests are written here only (its stages' requests are rewritten in
+            // place, and an agent reads its observation without changing it).
+            if out.len() != pool as usize {
+                out.clear();
+                out.extend(0..pool);
+            }
+            debug_assert!(out.iter().copied().eq(0..pool));
             return;
         }
+        out.clear();
         let n = self.params.population;
         let orders = self.orders.get_or_insert_with(|| {
             (0..n)

@@ -6,8 +6,6 @@
 //! analysis reads its outcome from the run's metrics, and the network kernel applies it to
 //! populations of millions: all through this module, so the copies cannot drift.
 
-use std::collections::VecDeque;
-
 /// Matches a window must hold for the rule to hold: `⌈threshold · window⌉`, computed so that a
 /// threshold written in decimal (0.95, 0.68) is not pushed up by its binary rounding, and at
 /// least one.
@@ -20,32 +18,40 @@ pub fn needed(window: u32, threshold: f64) -> usize {
 pub struct ConventionWindow {
     window: usize,
     needed: usize,
-    recent: VecDeque<Option<u32>>,
+    /// The last `window` interactions, a ring once full: `next` is the oldest.
+    recent: Vec<Option<u32>>,
+    next: usize,
     matches: usize,
 }
 
 impl ConventionWindow {
-    /// An empty window of `window` interactions needing `threshold` of them matched.
+    /// An empty window of `window` interactions (at least one) needing `threshold` of them
+    /// matched.
     pub fn new(window: u32, threshold: f64) -> Self {
+        let window = window.max(1);
         ConventionWindow {
             window: window as usize,
             needed: needed(window, threshold),
-            recent: VecDeque::new(),
+            recent: Vec::with_capacity(window as usize),
+            next: 0,
             matches: 0,
         }
     }
 
     /// Adds one interaction (`Some(name)` when it matched on `name`).
     pub fn push(&mut self, matched: Option<u32>) {
-        if self.recent.len() == self.window {
-            if let Some(Some(_)) = self.recent.pop_front() {
+        if self.recent.len() < self.window {
+            self.recent.push(matched);
+        } else {
+            // The oldest leaves the window and the newest takes its place.
+            if std::mem::replace(&mut self.recent[self.next], matched).is_some() {
                 self.matches -= 1;
             }
+            self.next = if self.next + 1 == self.window { 0 } else { self.next + 1 };
         }
         if matched.is_some() {
             self.matches += 1;
         }
-        self.recent.push_back(matched);
     }
 
     /// The convention name if the rule holds now: the window is full and enough interactions
@@ -54,6 +60,8 @@ impl ConventionWindow {
         if self.recent.len() < self.window || self.matches < self.needed {
             return None;
         }
+        // The order names are counted in does not matter: the most matched wins, ties to the
+        // lower index.
         let mut counts: Vec<(u32, usize)> = Vec::new();
         for name in self.recent.iter().flatten() {
             match counts.iter_mut().find(|(n, _)| n == name) {
@@ -114,6 +122,46 @@ mod tests {
             w.push(Some(1));
         }
         assert_eq!(w.convention(), None, "the window must be full");
+    }
+
+    #[test]
+    fn the_window_is_the_last_interactions_whatever_their_number() {
+        // The rule at every step against its definition over the sequence so far: the last
+        // `window` interactions, full, at least `needed` matched, the most matched name (ties
+        // to the lower index). Sequences of a few names and misses, windows 1 to 7.
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut draw = |n: u64| {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state % n
+        };
+        for window in 1..=7u32 {
+            for threshold in [0.3, 0.5, 0.95, 1.0] {
+                let mut rule = ConventionWindow::new(window, threshold);
+                let mut seq: Vec<Option<u32>> = Vec::new();
+                for _ in 0..200 {
+                    let m = match draw(4) {
+                        0 => None,
+                        k => Some(k as u32 - 1 + draw(2) as u32),
+                    };
+                    rule.push(m);
+                    seq.push(m);
+                    let last = &seq[seq.len().saturating_sub(window as usize)..];
+                    let matched = last.iter().flatten().count();
+                    let expected = if last.len() < window as usize || matched < needed(window, threshold) {
+                        None
+                    } else {
+                        (0..4u32)
+                            .map(|n| (last.iter().filter(|x| **x == Some(n)).count(), n))
+                            .max_by(|a, b| a.0.cmp(&b.0).then(b.1.cmp(&a.1)))
+                            .filter(|(c, _)| *c > 0)
+                            .map(|(_, n)| n)
+                    };
+                    assert_eq!(rule.convention(), expected, "window {window}, threshold {threshold}, after {seq:?}");
+                }
+            }
+        }
     }
 
     #[test]
