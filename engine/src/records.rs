@@ -186,7 +186,8 @@ impl RunRecords {
         self.metrics = VIEWS.with(|views| {
             let (decisions, interactions) = &mut *views.borrow_mut();
             decisions.clear();
-            decisions.extend(self.decisions.iter().map(|d| RecordedDecision {
+            let read = self.spec.environment.game().outcomes_read_decisions();
+            decisions.extend(self.decisions.iter().filter(|_| read).map(|d| RecordedDecision {
                 round: d.round,
                 seat: d.seat,
                 role: d.role,

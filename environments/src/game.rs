@@ -242,6 +242,12 @@ pub trait Game: Send + Sync + std::fmt::Debug {
     /// (a metric without a value for this run is left out).
     fn outcomes(&self, run: &RunView<'_>) -> Vec<(String, f64)>;
 
+    /// Whether [`Game::outcomes`] reads the run's decisions; when it does not, the engine hands
+    /// it an empty list instead of a view of every decision.
+    fn outcomes_read_decisions(&self) -> bool {
+        true
+    }
+
     /// Decisions a run asks for, and whether that count is an upper bound (runs that may stop
     /// early).
     fn expected_decisions(&self) -> (u64, bool);

@@ -309,6 +309,11 @@ impl Game for NgParams {
         METRICS
     }
 
+    fn outcomes_read_decisions(&self) -> bool {
+        // Only the shuffled arm's positions come from the decisions (each seat's own order).
+        self.shuffled_pool
+    }
+
     fn outcomes(&self, run: &RunView<'_>) -> Vec<(String, f64)> {
         let seq: Vec<(u32, Option<u32>)> = run.interactions.iter().map(|i| (i.t, i.matched)).collect();
         let matched = seq.iter().filter(|x| x.1.is_some()).count() as f64;
@@ -374,6 +379,25 @@ impl NgParams {
     /// action-order cell reversed the list).
     fn convention_position(&self, run: &RunView<'_>, name: u32) -> Vec<(String, f64)> {
         let fixed = if run.reversed_labels { self.pool as f64 - f64::from(name) } else { f64::from(name) + 1.0 };
+        if !self.shuffled_pool {
+            // Every seat saw the pool in the same order, so each position below is `fixed`:
+            // their mean is `fixed` exactly (a sum of equal whole numbers over their count) and
+            // the share listed first is all or none. Only whether a seat chose the name counts,
+            // and a meeting matched on it says two did: the name of a convention always has
+            // one, in the window the rule held in.
+            if !run.interactions.iter().any(|i| i.matched == Some(name)) {
+                return Vec::new();
+            }
+            return vec![
+                ("convention_position".into(), fixed),
+                ("convention_first_listed".into(), if fixed == 1.0 { 1.0 } else { 0.0 }),
+            ];
+        }
+        self.positions_by_seat(run, name, fixed)
+    }
+
+    /// [`NgParams::convention_position`] from each seat's last position of the name.
+    fn positions_by_seat(&self, run: &RunView<'_>, name: u32, fixed: f64) -> Vec<(String, f64)> {
         // Each seat's last position of the name, by seat (read in seat order below).
         let mut by_seat: Vec<Option<f64>> = Vec::new();
         for d in run.decisions.iter().filter(|d| d.value == f64::from(name)) {

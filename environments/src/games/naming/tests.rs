@@ -355,3 +355,58 @@ fn requests_and_steps_written_in_place_equal_fresh_ones() {
         }
     }
 }
+
+#[test]
+fn the_fixed_pools_convention_position_is_what_each_seats_last_position_gives() {
+    // With one order for every seat, the position outcomes are read without going through
+    // each seat's decisions: the same figures as the per-seat computation, bit for bit, with
+    // labels in order and reversed, for every name a meeting matched on (a convention's name
+    // always is one), and none for a name no meeting matched on.
+    let p = NgParams::default();
+    assert!(!p.shuffled_pool && !p.outcomes_read_decisions());
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut draw = |n: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % n
+    };
+    let mut checked = 0;
+    for trial in 0..200 {
+        let meetings = draw(30) as u32;
+        let mut decisions = Vec::new();
+        let mut interactions = Vec::new();
+        for t in 1..=meetings {
+            let (a, b) = (draw(24) as u32, draw(24) as u32);
+            let (na, nb) = (draw(4) as u32, draw(4) as u32);
+            for (seat, name) in [(a, na), (b, nb)] {
+                decisions.push(RecordedDecision {
+                    round: t,
+                    seat,
+                    role: "namer",
+                    value: f64::from(name),
+                    scale: 1.0,
+                    context: None,
+                });
+            }
+            interactions.push(RecordedInteraction { t, matched: (na == nb).then_some(na) });
+        }
+        for reversed_labels in [false, true] {
+            let run =
+                RunView { variant: Variant::C0, decisions: &decisions, interactions: &interactions, reversed_labels };
+            for name in 0..p.pool as u32 {
+                let quick = p.convention_position(&run, name);
+                if !interactions.iter().any(|i| i.matched == Some(name)) {
+                    assert!(quick.is_empty());
+                    continue;
+                }
+                let fixed = if reversed_labels { p.pool as f64 - f64::from(name) } else { f64::from(name) + 1.0 };
+                let general = p.positions_by_seat(&run, name, fixed);
+                let bits = |v: &[(String, f64)]| v.iter().map(|(k, x)| (k.clone(), x.to_bits())).collect::<Vec<_>>();
+                assert_eq!(bits(&quick), bits(&general), "trial {trial}, name {name}, reversed {reversed_labels}");
+                checked += 1;
+            }
+        }
+    }
+    assert!(checked > 100, "{checked} cases compared");
+}
