@@ -458,7 +458,7 @@ fn classical(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         "plain loop over arrays, same rules",
         format!("{} interactions/s", thousands(p_rate)),
         format!(
-            "{:.0} interactions per run; ECS cost: {:.1}× the plain loop per interaction (the median of {PAIRED} passes' ratios, engine and plain loop timed in turn)",
+            "{:.0} interactions per run; ECS cost: {:.2}× the plain loop per interaction (the median of {PAIRED} passes' ratios, engine and plain loop timed in turn)",
             pi as f64 / n_runs as f64,
             cost
         ),

@@ -39,6 +39,7 @@ impl ConventionWindow {
     }
 
     /// Adds one interaction (`Some(name)` when it matched on `name`).
+    #[inline]
     pub fn push(&mut self, matched: Option<u32>) {
         if self.recent.len() < self.window {
             self.recent.push(matched);
@@ -56,10 +57,19 @@ impl ConventionWindow {
 
     /// The convention name if the rule holds now: the window is full and enough interactions
     /// in it matched; the name is the one most matched on (ties to the lower index).
+    #[inline]
     pub fn convention(&self) -> Option<u32> {
+        // Checked at every interaction, and false at nearly all of them: inlined, the count
+        // below out of line.
         if self.recent.len() < self.window || self.matches < self.needed {
             return None;
         }
+        self.most_matched()
+    }
+
+    /// The name most matched on in the window (ties to the lower index).
+    #[cold]
+    fn most_matched(&self) -> Option<u32> {
         // The order names are counted in does not matter: the most matched wins, ties to the
         // lower index.
         let mut counts: Vec<(u32, usize)> = Vec::new();
