@@ -343,17 +343,29 @@ fn row_per_record(runs: &[RunSpec], path: &Path) -> anyhow::Result<f64> {
     Ok(start.elapsed().as_secs_f64())
 }
 
-/// CPU seconds (user + system) this process has used so far, all its threads together.
+/// CPU seconds (user + system) used so far by `who`: `libc::RUSAGE_SELF` (this process, all
+/// its threads) or `libc::RUSAGE_CHILDREN` (its waited-for children).
 #[expect(unsafe_code, reason = "getrusage has no safe wrapper in libc")]
-fn own_cpu() -> f64 {
+fn cpu_seconds(who: libc::c_int) -> f64 {
     // SAFETY: getrusage writes into the struct we pass and reads nothing else.
     let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: as above; RUSAGE_SELF is a valid selector.
-    if unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut u) } != 0 {
+    // SAFETY: as above; the callers pass RUSAGE_SELF or RUSAGE_CHILDREN, valid selectors.
+    if unsafe { libc::getrusage(who, &mut u) } != 0 {
         return f64::NAN;
     }
     let t = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 / 1e6;
     t(u.ru_utime) + t(u.ru_stime)
+}
+
+/// CPU seconds this process has used so far, all its threads together.
+fn own_cpu() -> f64 {
+    cpu_seconds(libc::RUSAGE_SELF)
+}
+
+/// The median of `v` (the upper one of an even count), NaN-safe order.
+fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    v[v.len() / 2]
 }
 
 /// Passes of the engine and the plain loop, timed in turn, behind the ECS cost ratio.
@@ -365,9 +377,7 @@ const REPEATS: usize = 3;
 /// The median of `n` timings (each the same work, so the median drops a repetition that a
 /// busy machine slowed).
 fn median_of(n: usize, mut time: impl FnMut() -> anyhow::Result<f64>) -> anyhow::Result<f64> {
-    let mut t = (0..n).map(|_| time()).collect::<anyhow::Result<Vec<f64>>>()?;
-    t.sort_by(f64::total_cmp);
-    Ok(t[t.len() / 2])
+    Ok(median((0..n).map(|_| time()).collect::<anyhow::Result<Vec<f64>>>()?))
 }
 
 /// The `i`-th benchmark run of `spec`: a seed of its own.
@@ -438,10 +448,6 @@ fn classical(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         passes.push((engine_s, start.elapsed().as_secs_f64()));
         ei = i;
     }
-    let median = |mut v: Vec<f64>| {
-        v.sort_by(f64::total_cmp);
-        v[v.len() / 2]
-    };
     let es = median(passes.iter().map(|p| p.0).collect());
     let ps = median(passes.iter().map(|p| p.1).collect());
     let cost = median(passes.iter().map(|(e, p)| (pi as f64 / p) / (ei as f64 / e)).collect());
@@ -531,7 +537,6 @@ fn classical(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         let _ = std::fs::remove_dir_all(&dir);
         Ok(seconds)
     })?;
-    busy.sort_by(f64::total_cmp);
     // The layout the target was set against, in the same run: a row per record.
     let dir3 = tempfile_dir("store-rows")?;
     let rows_s = row_per_record(&all_naming, &dir3.join("rows.sqlite"))?;
@@ -548,10 +553,7 @@ fn classical(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
             n / bare,
             (ss - bare) / n * 1e3,
             (ss - bare) / ss * 100.0,
-            {
-                busy1.sort_by(f64::total_cmp);
-                busy1[busy1.len() / 2]
-            }
+            median(busy1)
         ),
     ));
     rows.push(row(
@@ -560,7 +562,7 @@ fn classical(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         format!("{:.0} runs/s", rep_t.executed as f64 / st),
         format!(
             "worker threads play, hash and encode the runs; the calling thread writes each in its own transaction; a thread of the store checkpoints its log; {:.2} of {threads} cores busy (median)",
-            busy[busy.len() / 2]
+            median(busy)
         ),
     ));
     rows.push(row(

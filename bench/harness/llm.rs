@@ -5,16 +5,8 @@
 use super::*;
 
 /// CPU seconds (user + system) of this process's waited-for children so far.
-#[expect(unsafe_code, reason = "getrusage has no safe wrapper in libc")]
 fn children_cpu() -> f64 {
-    // SAFETY: getrusage writes into the struct we pass and reads nothing else.
-    let mut u: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: as above; RUSAGE_CHILDREN is a valid selector.
-    if unsafe { libc::getrusage(libc::RUSAGE_CHILDREN, &mut u) } != 0 {
-        return f64::NAN;
-    }
-    let t = |tv: libc::timeval| tv.tv_sec as f64 + tv.tv_usec as f64 / 1e6;
-    t(u.ru_utime) + t(u.ru_stime)
+    cpu_seconds(libc::RUSAGE_CHILDREN)
 }
 
 fn write_llm_study(dir: &Path, models: &[(&str, String, usize)], runs: usize) -> anyhow::Result<PathBuf> {

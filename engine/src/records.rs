@@ -130,19 +130,8 @@ impl RunRecords {
     /// Empty records of the run `spec`, whose key (`spec.key()`) the caller has computed.
     /// Their lists are this thread's spares when it has some (empty, with room).
     pub fn new(spec: &RunSpec, key: String) -> Self {
-        let (decisions, payoffs, interactions) = SPARE
-            .try_with(|spare| {
-                spare.try_borrow_mut().map_or_else(
-                    |_| Default::default(),
-                    |mut s| {
-                        (
-                            std::mem::take(&mut s.decisions),
-                            std::mem::take(&mut s.payoffs),
-                            std::mem::take(&mut s.interactions),
-                        )
-                    },
-                )
-            })
+        let Spare { decisions, payoffs, interactions } = SPARE
+            .try_with(|spare| spare.try_borrow_mut().map(|mut s| std::mem::take(&mut *s)).unwrap_or_default())
             .unwrap_or_default();
         RunRecords {
             key,
@@ -186,15 +175,16 @@ impl RunRecords {
         self.metrics = VIEWS.with(|views| {
             let (decisions, interactions) = &mut *views.borrow_mut();
             decisions.clear();
-            let read = self.spec.environment.game().outcomes_read_decisions();
-            decisions.extend(self.decisions.iter().filter(|_| read).map(|d| RecordedDecision {
-                round: d.round,
-                seat: d.seat,
-                role: d.role,
-                value: d.value,
-                scale: d.scale,
-                context: d.context,
-            }));
+            if self.spec.environment.game().outcomes_read_decisions() {
+                decisions.extend(self.decisions.iter().map(|d| RecordedDecision {
+                    round: d.round,
+                    seat: d.seat,
+                    role: d.role,
+                    value: d.value,
+                    scale: d.scale,
+                    context: d.context,
+                }));
+            }
             interactions.clear();
             interactions.extend(
                 self.interactions

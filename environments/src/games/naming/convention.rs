@@ -139,13 +139,8 @@ mod tests {
         // The rule at every step against its definition over the sequence so far: the last
         // `window` interactions, full, at least `needed` matched, the most matched name (ties
         // to the lower index). Sequences of a few names and misses, windows 1 to 7.
-        let mut state = 0x2545_f491_4f6c_dd1du64;
-        let mut draw = |n: u64| {
-            state ^= state << 13;
-            state ^= state >> 7;
-            state ^= state << 17;
-            state % n
-        };
+        let mut rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(0x2545_f491_4f6c_dd1du64);
+        let mut draw = |n: u64| rand::Rng::random_range(&mut rng, 0..n);
         for window in 1..=7u32 {
             for threshold in [0.3, 0.5, 0.95, 1.0] {
                 let mut rule = ConventionWindow::new(window, threshold);

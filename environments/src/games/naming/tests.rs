@@ -364,13 +364,8 @@ fn the_fixed_pools_convention_position_is_what_each_seats_last_position_gives() 
     // always is one), and none for a name no meeting matched on.
     let p = NgParams::default();
     assert!(!p.shuffled_pool && !p.outcomes_read_decisions());
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut draw = |n: u64| {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state % n
-    };
+    let mut rng = <rand::rngs::StdRng as rand::SeedableRng>::seed_from_u64(0x9e37_79b9_7f4a_7c15u64);
+    let mut draw = |n: u64| rand::Rng::random_range(&mut rng, 0..n);
     let mut checked = 0;
     for trial in 0..200 {
         let meetings = draw(30) as u32;
