@@ -1,3 +1,4 @@
+use super::import::{array_element_lines, read_records};
 use super::*;
 
 fn record(i: i64, coder: bool) -> ExportRecord {

@@ -1,0 +1,174 @@
+//! The agreement's outputs: its CSV tables, Markdown and JSON.
+
+use super::*;
+
+impl Agreement {
+    /// The tables written as CSV: `agreement` (one row per κ), `agreement_codes` (support,
+    /// recall and precision per row and code) and `agreement_confusion` (the non-zero cells of
+    /// each confusion matrix).
+    pub fn tables(&self) -> Vec<Table> {
+        let head = |r: &AgreementRow| vec![r.model.clone(), r.kind.clone(), r.reference.clone(), r.coder.clone()];
+        let summary = Table {
+            name: "agreement",
+            title: "Agreement with human labels (Cohen's kappa)",
+            columns: vec![
+                "model",
+                "kind",
+                "reference",
+                "coder",
+                "coder_codebook_sha256",
+                "n",
+                "p_o",
+                "p_e",
+                "kappa",
+                "se",
+                "ci_low",
+                "ci_high",
+                "min_kappa",
+                "verdict",
+                "excluded_disagreements",
+                "excluded_text_changed",
+                "note",
+            ],
+            rows: self
+                .rows
+                .iter()
+                .map(|r| {
+                    let mut row = head(r);
+                    row.extend([
+                        r.coder_codebook_sha256.clone(),
+                        r.n.to_string(),
+                        num(r.p_o),
+                        num(r.p_e),
+                        num(r.kappa),
+                        num(r.se),
+                        num(r.ci_low),
+                        num(r.ci_high),
+                        r.min_kappa.map_or_else(String::new, |m| m.to_string()),
+                        r.verdict.clone().unwrap_or_default(),
+                        r.excluded_disagreements.to_string(),
+                        r.excluded_text_changed.to_string(),
+                        r.note.clone().unwrap_or_default(),
+                    ]);
+                    row
+                })
+                .collect(),
+        };
+        let mut codes = Vec::new();
+        let mut confusion = Vec::new();
+        for r in &self.rows {
+            for (i, code) in r.labels.iter().enumerate() {
+                let mut row = head(r);
+                row.extend([code.clone(), r.support[i].to_string(), num(r.recall[i]), num(r.precision[i])]);
+                codes.push(row);
+                for (j, other) in r.labels.iter().enumerate() {
+                    if r.confusion[i][j] > 0 {
+                        let mut row = head(r);
+                        row.extend([code.clone(), other.clone(), r.confusion[i][j].to_string()]);
+                        confusion.push(row);
+                    }
+                }
+            }
+        }
+        vec![
+            summary,
+            Table {
+                name: "agreement_codes",
+                title: "Per-code support, recall and precision",
+                columns: vec!["model", "kind", "reference", "coder", "code", "support", "recall", "precision"],
+                rows: codes,
+            },
+            Table {
+                name: "agreement_confusion",
+                title: "Confusion matrices (non-zero cells)",
+                columns: vec!["model", "kind", "reference", "coder", "reference_code", "coder_code", "count"],
+                rows: confusion,
+            },
+        ]
+    }
+
+    /// The report as Markdown: per model, the human pairs and each machine coder's κ with its
+    /// verdict, then each machine coder's confusion matrix and per-code recall.
+    pub fn to_markdown(&self) -> String {
+        let f3 = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |v| format!("{v:.3}"));
+        let mut s = format!(
+            "# Coder validation: agreement with human labels\n\nStore `{}`; codebook `{}` v{}; a machine coder's codes count on a model's text when its kappa against the human reference there is at least {}.\n\n{}\n\nHuman coders: {}.\n",
+            self.store,
+            self.codebook,
+            self.codebook_version,
+            self.min_kappa,
+            self.consensus_rule,
+            self.humans.iter().map(|h| format!("`{}` ({} labels)", h.coder, h.labels)).collect::<Vec<_>>().join(", ")
+        );
+        let mut models: Vec<&str> = self.rows.iter().map(|r| r.model.as_str()).collect();
+        models.dedup();
+        for model in models {
+            if model == "all" {
+                s.push_str("\n## All models (human coders)\n\n");
+            } else {
+                s.push_str(&format!("\n## Model `{model}`\n\n"));
+            }
+            if let Some(c) = self.consensus.iter().find(|c| c.model == model) {
+                s.push_str(&format!(
+                    "{} sentences labelled, {} by two or more human coders; {} with a human reference, {} where the humans disagree (left out).\n\n",
+                    c.labelled, c.multiply_labelled, c.with_reference, c.disagreements
+                ));
+            }
+            s.push_str("| kind | reference | coder | n | p_o | kappa | 95 % interval | verdict | note |\n|---|---|---|---|---|---|---|---|---|\n");
+            let rows: Vec<&AgreementRow> = self.rows.iter().filter(|r| r.model == model).collect();
+            for r in &rows {
+                s.push_str(&format!(
+                    "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                    r.kind,
+                    r.reference,
+                    r.coder,
+                    r.n,
+                    f3(r.p_o),
+                    f3(r.kappa),
+                    match (r.ci_low, r.ci_high) {
+                        (Some(a), Some(b)) => format!("{a:.3} to {b:.3}"),
+                        _ => "-".into(),
+                    },
+                    r.verdict.as_deref().unwrap_or("-"),
+                    r.note.as_deref().unwrap_or("").replace('|', "\\|")
+                ));
+            }
+            let weak: Vec<String> = rows
+                .iter()
+                .filter(|r| r.kind == "humans" && r.kappa.is_some_and(|k| k < self.min_kappa))
+                .map(|r| format!("`{}` and `{}`", r.reference, r.coder))
+                .collect();
+            if !weak.is_empty() {
+                s.push_str(&format!(
+                    "\nThe human coders agree with each other below {} here ({}): the codebook's definitions, or the labelling, need attention before the reference can be trusted.\n",
+                    self.min_kappa,
+                    weak.join(", ")
+                ));
+            }
+            for r in rows.iter().filter(|r| r.kind == "coder" && r.n > 0) {
+                let used: Vec<usize> = (0..r.labels.len())
+                    .filter(|i| r.support[*i] > 0 || r.confusion.iter().any(|row| row[*i] > 0))
+                    .collect();
+                s.push_str(&format!(
+                    "\n### `{}` against the human reference\n\nRows: the human reference; columns: the coder (codes neither uses left out).\n\n| reference \\ coder | {} | recall |\n|---|{}---|\n",
+                    r.coder,
+                    used.iter().map(|i| r.labels[*i].as_str()).collect::<Vec<_>>().join(" | "),
+                    "---|".repeat(used.len())
+                ));
+                for i in &used {
+                    s.push_str(&format!(
+                        "| {} | {} | {} |\n",
+                        r.labels[*i],
+                        used.iter().map(|j| r.confusion[*i][*j].to_string()).collect::<Vec<_>>().join(" | "),
+                        f3(r.recall[*i])
+                    ));
+                }
+            }
+        }
+        s.push_str("\n## Gate\n\n");
+        for v in &self.validation {
+            s.push_str(&format!("- `{}` on `{}`: {}\n", v.coder, v.model, v.label()));
+        }
+        s
+    }
+}

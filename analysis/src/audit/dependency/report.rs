@@ -1,0 +1,147 @@
+//! The dependency estimate's outputs: Markdown, JSON and CSV tables.
+
+use super::*;
+
+impl Dependency {
+    /// The report as Markdown.
+    pub fn to_markdown(&self) -> String {
+        let mut s = format!(
+            "# Dependency of the action on the stated values{}\n\nStore `{}`; coder `{}`; codebook `{}` v{} (SHA-256 `{}`). Seed 003 Eq. 240.12: a linear probability model of the action indicator on the value vector with a fixed effect per prompt (within-prompt demeaning), CR1 clustered by prompt, t on G − 1 df (`lpm-fe`); for binary indicators also a logit with prompt dummies over the prompts whose action varies, its average marginal effects (average derivatives, smaller than the discrete change of a 0/1 value) with CR1 errors and z inference (`logit-ame`, the robustness check for sign and significance; biased away from zero with few replicates per prompt). Observations are the replicates of `agora audit replicates` with an action and coded reasoning; the prompts' original decisions are not among them. 95 % intervals.\n\n",
+            self.study.as_ref().map(|s| format!(": {s}")).unwrap_or_default(),
+            self.store,
+            self.coder,
+            self.codebook,
+            self.codebook_version,
+            self.codebook_sha256
+        );
+        s.push_str(&format!(
+            "{} replicates: {} with an action, {} of them coded, {} without pre-action reasoning (counted, not coded), {} coder errors.\n\n",
+            self.replicates, self.with_action, self.coded, self.without_reasoning, self.coder_errors
+        ));
+        s.push_str("## Coder validation\n\n");
+        if self.validation.is_empty() {
+            s.push_str("No model.\n");
+        }
+        for v in &self.validation {
+            s.push_str(&format!("- `{}`: {}\n", v.model, v.label()));
+        }
+        s.push_str("\n## Action indicators\n\n");
+        for i in &self.indicators {
+            s.push_str(&format!("- {} / {}: `{}`, {}\n", i.environment, i.role, i.name, i.definition));
+        }
+        for (e, r, why) in LEFT_OUT {
+            s.push_str(&format!(
+                "- {e}{}: left out, {why}\n",
+                if r == "*" { String::new() } else { format!(" / {r}") }
+            ));
+        }
+        s.push_str("\n## Groups\n\n| model | environment | role | indicator | replicates | with action | coded | observations | prompts | prompts whose action varies | left out |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+        for g in &self.groups {
+            s.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                g.model,
+                g.environment,
+                g.role,
+                g.indicator.as_deref().unwrap_or("-"),
+                g.replicates,
+                g.with_action,
+                g.coded,
+                g.observations,
+                g.prompts,
+                g.prompts_action_varies,
+                g.left_out.as_deref().unwrap_or("")
+            ));
+        }
+        s.push_str("\n## Estimates\n\n");
+        if self.rows.is_empty() {
+            s.push_str("No group with an action indicator.\n");
+        } else {
+            s.push_str("| model | environment | role | indicator | estimator | value | estimate | se | t or z | p | 95 % interval | prompts | replicates | prompts varying | status |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+            let f = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |v| format!("{v:.3}"));
+            for r in &self.rows {
+                let status = match r.status.as_str() {
+                    "estimated" if r.validation.starts_with("unvalidated") => r.validation.clone(),
+                    "estimated" => "estimated".to_string(),
+                    _ => format!("{}: {}", r.status, r.reason),
+                };
+                s.push_str(&format!(
+                    "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                    r.model,
+                    r.environment,
+                    r.role,
+                    r.indicator,
+                    r.estimator,
+                    r.value,
+                    f(r.coef),
+                    f(r.se),
+                    f(r.stat),
+                    r.p.map_or_else(|| "-".to_string(), |p| format!("{p:.4}")),
+                    match (r.ci_low, r.ci_high) {
+                        (Some(l), Some(h)) => format!("[{l:.3}, {h:.3}]"),
+                        _ => "-".into(),
+                    },
+                    r.n_prompts,
+                    r.n_replicates,
+                    r.prompts_varying.map_or_else(|| "-".to_string(), |n| n.to_string()),
+                    status
+                ));
+            }
+        }
+        s
+    }
+
+    /// The estimates as a table (`dependency.csv`).
+    pub fn table(&self) -> crate::tables::Table {
+        let f = |x: Option<f64>| x.filter(|v| v.is_finite()).map_or_else(String::new, |v| format!("{v:.6}"));
+        crate::tables::Table {
+            name: "dependency",
+            title: "Dependency of the action on the stated values",
+            columns: vec![
+                "model",
+                "environment",
+                "role",
+                "indicator",
+                "estimator",
+                "value",
+                "status",
+                "reason",
+                "coef",
+                "se",
+                "stat",
+                "p",
+                "ci_low",
+                "ci_high",
+                "n_prompts",
+                "n_replicates",
+                "prompts_varying",
+                "validation",
+            ],
+            rows: self
+                .rows
+                .iter()
+                .map(|r| {
+                    vec![
+                        r.model.clone(),
+                        r.environment.clone(),
+                        r.role.clone(),
+                        r.indicator.clone(),
+                        r.estimator.clone(),
+                        r.value.clone(),
+                        r.status.clone(),
+                        r.reason.clone(),
+                        f(r.coef),
+                        f(r.se),
+                        f(r.stat),
+                        f(r.p),
+                        f(r.ci_low),
+                        f(r.ci_high),
+                        r.n_prompts.to_string(),
+                        r.n_replicates.to_string(),
+                        r.prompts_varying.map_or_else(String::new, |n| n.to_string()),
+                        r.validation.clone(),
+                    ]
+                })
+                .collect(),
+        }
+    }
+}
