@@ -7,8 +7,10 @@
 //!
 //! Each row is an array of the table's columns in order (booleans as 0/1, a missing value as
 //! `null`), and the rows are sorted by the old tables' primary keys, so a view lists them in
-//! the order a scan of the old table did. Numbers are written in the shortest form that reads
-//! back to the same `f64` (serde_json's), which SQLite's JSON reader parses exactly.
+//! the order a scan of the old table did. A whole number below 10^9 in magnitude is written as a
+//! JSON integer (`4`, not `4.0`: the views cast it back to REAL), any other number in the
+//! shortest form that reads back to the same `f64` (serde_json's), which SQLite's JSON reader
+//! parses exactly. Stores written with `4.0` (before) read the same through the views.
 
 use crate::digits::{Line, Sink};
 use crate::records::{DecisionRecord, InteractionRecord, PayoffRecord};
@@ -33,10 +35,10 @@ fn number<W: Sink>(out: &mut W, x: f64, what: impl FnOnce() -> String) -> Result
         return Err(format!("{} is {x}, which a store cannot hold", what()));
     }
     if x.fract() == 0.0 && x.abs() < 1e9 && !(x == 0.0 && x.is_sign_negative()) {
-        // Whole numbers (most values: choices, scales, payoffs) as serde_json writes them, the
-        // digits and ".0", without the general algorithm.
+        // Whole numbers (most values: choices, scales, payoffs) as JSON integers, the digits
+        // alone: every view casts the column back to REAL, so a view gives the same f64 as for
+        // serde_json's "4.0", two bytes a value fewer in the store.
         out.signed(x as i64);
-        out.put_slice(b".0");
         return Ok(());
     }
     // serde_json's form: the formatter serde_json itself calls for a finite f64.
@@ -352,7 +354,14 @@ mod tests {
         let mut ps = Vec::new();
         for step in (1..=400u32).rev() {
             for seat in [1u32, 0] {
-                let value: f64 = rng.random::<f64>() * 10f64.powi(rng.random_range(-8..8));
+                // Every fourth step a whole number (written as a JSON integer), one of them
+                // zero and one minus zero (written as serde_json writes it).
+                let value: f64 = match step {
+                    36 => 0.0,
+                    12 => -0.0,
+                    s if s % 4 == 0 => f64::from(s as i32 - 200) * 50.0,
+                    _ => rng.random::<f64>() * 10f64.powi(rng.random_range(-8..8)),
+                };
                 ds.push(DecisionRecord {
                     step,
                     round: step,
@@ -427,10 +436,21 @@ mod tests {
             )
             .expect("types");
         assert_eq!(types, "integerrealnull", "the views give the old columns' types");
+        // A whole number stored as a JSON integer is still a REAL in the views.
+        let types: String = conn
+            .query_row(
+                "SELECT group_concat(DISTINCT typeof(d.value) || typeof(d.scale) || typeof(d.context) || typeof(p.payoff))
+                 FROM decisions d JOIN payoffs p USING (run_id, step, seat) WHERE d.step IN (12, 24, 36, 48)",
+                [],
+                |r| r.get(0),
+            )
+            .expect("types");
+        assert_eq!(types, "realrealrealreal");
+        assert!(rows.decisions.contains(",-8800,"), "whole numbers are written without a fraction");
     }
 
     #[test]
-    fn numbers_and_texts_are_written_as_serde_json_writes_them() {
+    fn numbers_and_texts_are_written_as_serde_json_writes_them_whole_numbers_as_integers() {
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(3);
         for _ in 0..10_000 {
             let x: f64 = (rng.random::<f64>() - 0.5) * 10f64.powi(rng.random_range(-300..300));
@@ -446,7 +466,15 @@ mod tests {
         for x in whole {
             let mut out = Vec::new();
             number(&mut out, x, String::new).expect("finite");
-            assert_eq!(String::from_utf8(out).expect("utf8"), serde_json::to_string(&x).expect("json"), "{x:?}");
+            let want = if x.abs() < 1e9 && !(x == 0.0 && x.is_sign_negative()) {
+                format!("{}", x as i64)
+            } else {
+                serde_json::to_string(&x).expect("json")
+            };
+            let got = String::from_utf8(out).expect("utf8");
+            assert_eq!(got, want, "{x:?}");
+            // Read back as JSON, it is the same number.
+            assert_eq!(serde_json::from_str::<f64>(&got).expect("number").to_bits(), x.to_bits(), "{x:?}");
         }
         for s in ["speaker", "a \"quoted\" role", "back\\slash", "tab\there", "é"] {
             let mut out = Vec::new();
@@ -467,6 +495,16 @@ mod tests {
             let mut want: Vec<u32> = (0..n as u32).collect();
             want.sort_by_key(|&i| keys[i as usize]);
             assert_eq!(order_by_step(n, |i| keys[i]), want, "case {case}");
+        }
+    }
+
+    /// A number as a row holds it, as a JSON value: a whole number below 10^9 in magnitude
+    /// (minus zero aside) as an integer, any other as serde_json writes the `f64`.
+    fn stored(x: f64) -> serde_json::Value {
+        if x.fract() == 0.0 && x.abs() < 1e9 && !(x == 0.0 && x.is_sign_negative()) {
+            serde_json::json!(x as i64)
+        } else {
+            serde_json::json!(x)
         }
     }
 
@@ -523,7 +561,16 @@ mod tests {
         let want: Vec<serde_json::Value> = sorted
             .iter()
             .map(|d| {
-                serde_json::json!([d.step, d.round, d.seat, d.role, d.action.encode(), d.value, d.scale, d.context])
+                serde_json::json!([
+                    d.step,
+                    d.round,
+                    d.seat,
+                    d.role,
+                    d.action.encode(),
+                    stored(d.value),
+                    stored(d.scale),
+                    d.context.map(stored)
+                ])
             })
             .collect();
         assert_eq!(rows.decisions, serde_json::to_string(&want).expect("json"));
@@ -538,7 +585,7 @@ mod tests {
         let mut pw: Vec<&PayoffRecord> = ps.iter().collect();
         pw.sort_by_key(|p| (p.step, p.seat));
         let want: Vec<serde_json::Value> =
-            pw.iter().map(|p| serde_json::json!([p.step, p.round, p.seat, p.payoff])).collect();
+            pw.iter().map(|p| serde_json::json!([p.step, p.round, p.seat, stored(p.payoff)])).collect();
         assert_eq!(rows.payoffs, serde_json::to_string(&want).expect("json"));
         let want: Vec<serde_json::Value> = is
             .iter()
