@@ -27,6 +27,13 @@ pub struct RowValues {
     pub interactions: String,
 }
 
+/// The integer a row writes for `x`: a whole number below 10^9 in magnitude (minus zero aside,
+/// which JSON's integers cannot tell from zero).
+#[inline]
+fn whole(x: f64) -> Option<i64> {
+    (x.fract() == 0.0 && x.abs() < 1e9 && !(x == 0.0 && x.is_sign_negative())).then_some(x as i64)
+}
+
 /// A number JSON can hold; a non-finite one is refused (JSON has none, and the old REAL NOT
 /// NULL columns refused it too).
 #[inline]
@@ -34,11 +41,11 @@ fn number<W: Sink>(out: &mut W, x: f64, what: impl FnOnce() -> String) -> Result
     if !x.is_finite() {
         return Err(format!("{} is {x}, which a store cannot hold", what()));
     }
-    if x.fract() == 0.0 && x.abs() < 1e9 && !(x == 0.0 && x.is_sign_negative()) {
+    if let Some(n) = whole(x) {
         // Whole numbers (most values: choices, scales, payoffs) as JSON integers, the digits
         // alone: every view casts the column back to REAL, so a view gives the same f64 as for
         // serde_json's "4.0", two bytes a value fewer in the store.
-        out.signed(x as i64);
+        out.signed(n);
         return Ok(());
     }
     // serde_json's form: the formatter serde_json itself calls for a finite f64.
@@ -466,11 +473,7 @@ mod tests {
         for x in whole {
             let mut out = Vec::new();
             number(&mut out, x, String::new).expect("finite");
-            let want = if x.abs() < 1e9 && !(x == 0.0 && x.is_sign_negative()) {
-                format!("{}", x as i64)
-            } else {
-                serde_json::to_string(&x).expect("json")
-            };
+            let want = stored(x).to_string();
             let got = String::from_utf8(out).expect("utf8");
             assert_eq!(got, want, "{x:?}");
             // Read back as JSON, it is the same number.
@@ -501,11 +504,7 @@ mod tests {
     /// A number as a row holds it, as a JSON value: a whole number below 10^9 in magnitude
     /// (minus zero aside) as an integer, any other as serde_json writes the `f64`.
     fn stored(x: f64) -> serde_json::Value {
-        if x.fract() == 0.0 && x.abs() < 1e9 && !(x == 0.0 && x.is_sign_negative()) {
-            serde_json::json!(x as i64)
-        } else {
-            serde_json::json!(x)
-        }
+        whole(x).map_or_else(|| serde_json::json!(x), |n| serde_json::json!(n))
     }
 
     #[test]
