@@ -1,6 +1,6 @@
 //! What a run records, and its hash.
 
-use crate::digits::{Line, Sink};
+use crate::digits::{Line, Sink, Text};
 use crate::spec::RunSpec;
 use agora_environments::game::{RecordedDecision, RecordedInteraction, RunView};
 use sha2::{Digest, Sha256};
@@ -224,60 +224,56 @@ impl RunRecords {
 
     /// SHA-256 over every record but the metrics.
     pub fn records_hash(&self) -> String {
-        use std::io::Write as _;
         let mut h = Sha256::new();
         h.update(self.key.as_bytes());
-        // The same bytes as one `format!` per record, written into one buffer that is hashed
-        // whenever it fills (hashing in pieces gives the same digest).
-        let mut buf: Vec<u8> = Vec::with_capacity(1 << 16);
-        let flush = |buf: &mut Vec<u8>, h: &mut Sha256| {
+        // The same bytes as one `format!` per record, written in place into one buffer
+        // ([`Text`]) that is hashed whenever it fills (hashing in pieces gives the same
+        // digest); a decision whose role or action is too long for a line is written by the
+        // buffer's general path.
+        let mut buf = Text::in_buffer(Vec::new(), 1 << 16);
+        let flush = |buf: &mut Text, h: &mut Sha256| {
             if buf.len() >= 1 << 15 {
-                h.update(&buf[..]);
+                h.update(buf.as_bytes());
                 buf.clear();
             }
         };
         for a in &self.agents {
-            let _ = writeln!(buf, "A{}|{}|{}|{}", a.seat, a.policy, a.family, a.committed);
+            buf.put_slice(format!("A{}|{}|{}|{}\n", a.seat, a.policy, a.family, a.committed).as_bytes());
             flush(&mut buf, &mut h);
         }
-        // Each record's line is built on the stack and copied in at once ([`Line`]); a decision
-        // whose role or action is too long for a line is written straight into the buffer.
-        let mut line = Line::default();
         for d in &self.decisions {
             if d.role.len() <= Line::ROLE && Line::fits(&d.action) {
-                line.clear();
-                decision_line(&mut line, d);
-                buf.extend_from_slice(line.bytes());
+                buf.line(|line| decision_line(line, d));
             } else {
                 decision_line(&mut buf, d);
             }
             flush(&mut buf, &mut h);
         }
         for p in &self.payoffs {
-            line.clear();
-            line.put(b'P');
-            for n in [p.step, p.round, p.seat] {
-                line.dec(n.into());
-                line.put(b'|');
-            }
-            line.hex(p.payoff.to_bits());
-            line.put(b'\n');
-            buf.extend_from_slice(line.bytes());
+            buf.line(|line| {
+                line.put(b'P');
+                for n in [p.step, p.round, p.seat] {
+                    line.dec(n.into());
+                    line.put(b'|');
+                }
+                line.hex(p.payoff.to_bits());
+                line.put(b'\n');
+            });
             flush(&mut buf, &mut h);
         }
         for i in &self.interactions {
-            line.clear();
-            line.put(b'I');
-            for n in [i.t, i.a, i.b, i.name_a, i.name_b] {
-                line.dec(n.into());
-                line.put(b'|');
-            }
-            line.put_slice(if i.matched { b"true" } else { b"false" });
-            line.put(b'\n');
-            buf.extend_from_slice(line.bytes());
+            buf.line(|line| {
+                line.put(b'I');
+                for n in [i.t, i.a, i.b, i.name_a, i.name_b] {
+                    line.dec(n.into());
+                    line.put(b'|');
+                }
+                line.put_slice(if i.matched { b"true" } else { b"false" });
+                line.put(b'\n');
+            });
             flush(&mut buf, &mut h);
         }
-        h.update(&buf[..]);
+        h.update(buf.as_bytes());
         for t in &self.transcripts {
             h.update(
                 format!(

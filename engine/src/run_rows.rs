@@ -12,7 +12,7 @@
 //! shortest form that reads back to the same `f64` (serde_json's), which SQLite's JSON reader
 //! parses exactly. Stores written with `4.0` (before) read the same through the views.
 
-use crate::digits::{Line, Sink};
+use crate::digits::{Line, Sink, Text};
 use crate::records::{DecisionRecord, InteractionRecord, PayoffRecord};
 use agora_environments::Action;
 
@@ -25,6 +25,43 @@ pub struct RowValues {
     pub payoffs: String,
     /// `[[t, a, b, name_a, name_b, matched], …]`, by t.
     pub interactions: String,
+}
+
+impl Drop for RowValues {
+    /// The values' buffers go back to [`SPARE`] for the next run's rows.
+    fn drop(&mut self) {
+        let values = [&mut self.decisions, &mut self.payoffs, &mut self.interactions];
+        let Ok(mut spare) = SPARE.lock() else { return };
+        for value in values {
+            let buffer = std::mem::take(value).into_bytes();
+            if buffer.capacity() > 0 && spare.bytes + buffer.capacity() <= SPARE_BYTES {
+                spare.bytes += buffer.capacity();
+                spare.buffers.push(buffer);
+            }
+        }
+    }
+}
+
+/// Buffers of rows written and let go of, kept for the rows of the runs that follow: a run's
+/// rows are written by the thread that played it and let go of by the thread that stored
+/// them, and memory freed that way went back to the system and had to be touched afresh (its
+/// pages cleared by the kernel) by the next run, a tenth of the work of a recorded naming run.
+struct Spare {
+    buffers: Vec<Vec<u8>>,
+    bytes: usize,
+}
+
+static SPARE: std::sync::Mutex<Spare> = std::sync::Mutex::new(Spare { buffers: Vec::new(), bytes: 0 });
+
+/// The most bytes of buffers [`SPARE`] keeps.
+const SPARE_BYTES: usize = 32 << 20;
+
+/// A buffer for a run's rows: a spare one if one is kept.
+fn buffer() -> Vec<u8> {
+    let Ok(mut spare) = SPARE.lock() else { return Vec::new() };
+    let buffer = spare.buffers.pop().unwrap_or_default();
+    spare.bytes -= buffer.capacity();
+    buffer
 }
 
 /// The integer a row writes for `x`: a whole number below 10^9 in magnitude (minus zero aside,
@@ -240,72 +277,76 @@ fn encode_any<D: AsRow>(
     interactions: &[InteractionRecord],
 ) -> Result<RowValues, String> {
     // Written as bytes (the text is ASCII but for roles, which are copied whole), a row at a
-    // time through a line on the stack, and checked as text once per value at the end; each
-    // sized for its table's usual row at once, so that a value is not copied as it grows.
-    let mut d_bytes = Vec::with_capacity(48 * decisions.len() + 2);
-    let mut p_bytes = Vec::with_capacity(28 * payoffs.len() + 2);
-    let mut i_bytes = Vec::with_capacity(24 * interactions.len() + 2);
-    let (d_out, p_out, i_out) = (&mut d_bytes, &mut p_bytes, &mut i_bytes);
-    let mut line = Line::default();
+    // time in place ([`Text::line`]), and checked as text once per value at the end; each in a
+    // buffer kept from an earlier run where there is one, sized for its table's usual row at
+    // once, so that a value is not copied as it grows.
+    let mut d_out = Text::in_buffer(buffer(), 48 * decisions.len() + 2);
+    let mut p_out = Text::in_buffer(buffer(), 28 * payoffs.len() + 2);
+    let mut i_out = Text::in_buffer(buffer(), 24 * interactions.len() + 2);
 
     let order = order_by_step(decisions.len(), |i| {
         let r = decisions[i].row();
         (r.step, r.seat)
     });
-    d_out.push(b'[');
+    d_out.put(b'[');
     for (k, &i) in order.iter().enumerate() {
-        if k > 0 {
-            d_out.push(b',');
-        }
         let d = decisions[i as usize].row();
         if fits_line(&d) {
-            line.clear();
-            decision_row(&mut line, &d)?;
-            d_out.extend_from_slice(line.bytes());
+            d_out.line(|line| {
+                if k > 0 {
+                    line.put(b',');
+                }
+                decision_row(line, &d)
+            })?;
         } else {
-            decision_row(d_out, &d)?;
+            if k > 0 {
+                d_out.put(b',');
+            }
+            decision_row(&mut d_out, &d)?;
         }
     }
-    d_out.push(b']');
+    d_out.put(b']');
 
     let order = order_by_step(payoffs.len(), |i| (payoffs[i].step, payoffs[i].seat));
-    p_out.push(b'[');
+    p_out.put(b'[');
     for (k, &i) in order.iter().enumerate() {
         let p = &payoffs[i as usize];
-        line.clear();
-        if k > 0 {
-            line.put(b',');
-        }
-        line.put(b'[');
-        for n in [p.step, p.round, p.seat] {
-            line.dec(n.into());
-            line.put(b',');
-        }
-        number(&mut line, p.payoff, || format!("payoff at step {}, seat {}", p.step, p.seat))?;
-        line.put(b']');
-        p_out.extend_from_slice(line.bytes());
+        p_out.line(|line| {
+            if k > 0 {
+                line.put(b',');
+            }
+            line.put(b'[');
+            for n in [p.step, p.round, p.seat] {
+                line.dec(n.into());
+                line.put(b',');
+            }
+            number(line, p.payoff, || format!("payoff at step {}, seat {}", p.step, p.seat))?;
+            line.put(b']');
+            Ok::<(), String>(())
+        })?;
     }
-    p_out.push(b']');
+    p_out.put(b']');
 
     // Interactions by t: counted like steps (t has no second key).
     let order = order_by_step(interactions.len(), |i| (interactions[i].t, 0));
-    i_out.push(b'[');
+    i_out.put(b'[');
     for (k, &i) in order.iter().enumerate() {
         let x = &interactions[i as usize];
-        line.clear();
-        if k > 0 {
-            line.put(b',');
-        }
-        line.put(b'[');
-        for n in [x.t, x.a, x.b, x.name_a, x.name_b] {
-            line.dec(n.into());
-            line.put(b',');
-        }
-        line.put(if x.matched { b'1' } else { b'0' });
-        line.put(b']');
-        i_out.extend_from_slice(line.bytes());
+        i_out.line(|line| {
+            if k > 0 {
+                line.put(b',');
+            }
+            line.put(b'[');
+            for n in [x.t, x.a, x.b, x.name_a, x.name_b] {
+                line.dec(n.into());
+                line.put(b',');
+            }
+            line.put(if x.matched { b'1' } else { b'0' });
+            line.put(b']');
+        });
     }
-    i_out.push(b']');
+    i_out.put(b']');
+    let (d_bytes, p_bytes, i_bytes) = (d_out.into_bytes(), p_out.into_bytes(), i_out.into_bytes());
     let utf8 = |bytes: Vec<u8>| String::from_utf8(bytes).map_err(|e| e.to_string());
     Ok(RowValues { decisions: utf8(d_bytes)?, payoffs: utf8(p_bytes)?, interactions: utf8(i_bytes)? })
 }
