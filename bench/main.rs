@@ -24,6 +24,11 @@ struct Cli {
     /// Where to write the results table (Markdown).
     #[arg(long, default_value = "bench/results.md")]
     out: PathBuf,
+    /// An `agora` binary of an earlier build (`bench/baseline.sh` builds the one the speed
+    /// targets were set against): the recorded naming study is run through it and through
+    /// this build's `agora` in turn, in this run.
+    #[arg(long)]
+    baseline: Option<PathBuf>,
 }
 
 // Counts heap bytes so that the network benchmark can report memory per agent.
@@ -32,7 +37,8 @@ static ALLOC: harness::CountingAlloc = harness::CountingAlloc;
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    match harness::run(&harness::Options { quick: cli.quick, sections: cli.only, out: cli.out }) {
+    match harness::run(&harness::Options { quick: cli.quick, sections: cli.only, out: cli.out, baseline: cli.baseline })
+    {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("error: {e:#}");

@@ -476,8 +476,9 @@ fn network_command_tips_a_scale_free_population_and_refuses_bad_parameters() {
 fn bench_harness_runs_every_section_and_writes_its_table() {
     let dir = tempfile::tempdir().expect("tempdir");
     let out = dir.path().join("results.md");
+    // This build's `agora` stands in for an earlier build: the comparison's path runs.
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_agora-bench"))
-        .args(["--quick", "--out", out.to_str().expect("utf8")])
+        .args(["--quick", "--out", out.to_str().expect("utf8"), "--baseline", env!("CARGO_BIN_EXE_agora")])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("agora-bench runs");
@@ -494,6 +495,7 @@ fn bench_harness_runs_every_section_and_writes_its_table() {
         "head-of-line",
         "exact Mann–Whitney",
         "`agora analyze` on a store of",
+        "recorded study through `agora run` (12 runs, C0–C3, --threads 1)",
     ] {
         assert!(md.contains(needle), "{needle} missing from\n{md}");
     }
