@@ -13,9 +13,13 @@ commit=e2436ab
 root=$(git rev-parse --show-toplevel)
 src="$root/target/bench-baseline-src"
 out="$root/target/bench-baseline"
-if [ ! -f "$src/Cargo.toml" ]; then
-    mkdir -p "$src"
-    git -C "$root" archive "$commit" | tar -x -C "$src"
+if [ ! -f "$src/.complete" ]; then
+    # Extracted whole or not at all: a tree left half-written by an interrupted run is redone.
+    rm -rf "$src" "$src.part"
+    mkdir -p "$src.part"
+    git -C "$root" archive "$commit" | tar -x -C "$src.part"
+    touch "$src.part/.complete"
+    mv "$src.part" "$src"
 fi
-CARGO_TARGET_DIR="$out" cargo build --release --quiet --bin agora --manifest-path "$src/Cargo.toml"
+CARGO_TARGET_DIR="$out" cargo build --release --locked --quiet --bin agora --manifest-path "$src/Cargo.toml"
 echo "$out/release/agora"

@@ -170,6 +170,18 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
     } else {
         opts.sections.clone()
     };
+    if let Some(baseline) = &opts.baseline {
+        // Checked before anything is timed; the comparison belongs to the classical section.
+        anyhow::ensure!(
+            baseline.is_file(),
+            "--baseline {}: no such file (bench/baseline.sh builds it)",
+            baseline.display()
+        );
+        anyhow::ensure!(
+            sections.contains(&Section::Classical),
+            "--baseline times the recorded naming study of the classical section: add classical to --only"
+        );
+    }
     let machine = machine();
     let date = today();
     println!("agora-bench on {machine}, {date}{}", if opts.quick { " (quick sizes)" } else { "" });
@@ -662,7 +674,6 @@ fn cli_recorded(bin: &Path, study: &Path, threads: usize, runs: usize) -> anyhow
 /// turn, on one thread and on all cores: the speed-up of the recorded path as a user sees it,
 /// measured in one run.
 fn against_build(baseline: &Path, quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
-    anyhow::ensure!(baseline.exists(), "--baseline {}: no such file (bench/baseline.sh builds it)", baseline.display());
     let per_variant = if quick { 3 } else { 30 };
     let runs = 4 * per_variant;
     let dir = tempfile_dir("against-build")?;
@@ -670,7 +681,9 @@ fn against_build(baseline: &Path, quick: bool, rows: &mut Vec<Row>) -> anyhow::R
     std::fs::write(&study, recorded_study(per_variant))?;
     let ours = agora_exe()?;
     let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
-    for t in [1, threads] {
+    let mut thread_counts = vec![1, threads];
+    thread_counts.dedup();
+    for t in thread_counts {
         let before = cli_recorded(baseline, &study, t, runs)?;
         let now = cli_recorded(&ours, &study, t, runs)?;
         rows.push(row(

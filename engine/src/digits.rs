@@ -14,9 +14,10 @@ pub fn push_dec(out: &mut Vec<u8>, n: u64) {
     out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
 }
 
-/// Where record text is written: an output buffer itself, or a [`Line`] on the stack that is
-/// copied into one whole. The record encoding and the record hash each write a record through
-/// one function generic over this, whichever it goes to.
+/// Where record text is written: an output buffer itself ([`Text`], or a `Vec<u8>`), or a
+/// [`Line`], the window of a [`Text`] one record is written into in place. The record encoding
+/// and the record hash each write a record through one function generic over this, whichever
+/// it goes to.
 pub trait Sink {
     /// Appends one byte.
     fn put(&mut self, b: u8);
@@ -117,14 +118,15 @@ pub fn push_hex(out: &mut Vec<u8>, n: u64) {
 const LINE: usize = 256;
 
 /// A record's output: bytes written through [`Text::line`] straight into the buffer, which
-/// keeps [`LINE`] bytes of zeros ready past its end, so that a record's text is written in
-/// place (its room checked once a record) and never copied. Building a record in a buffer of
+/// keeps at least [`LINE`] bytes of room (initialised bytes, zeros or left over from earlier
+/// writes) past its end, so that a record's text is written in place (its room checked once a
+/// record) and never copied. Building a record in a buffer of
 /// its own and copying it in cost a fifth of a run's encoding and hashing: a copy of the
 /// record's own length is a call to `memmove`, and reading back bytes just written one at a
 /// time stalls the processor.
 #[derive(Default)]
 pub struct Text {
-    /// Zeros past `len` up to the buffer's length.
+    /// The text up to `len`; past it, room that later writes overwrite.
     bytes: Vec<u8>,
     len: usize,
 }

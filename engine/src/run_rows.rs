@@ -551,7 +551,7 @@ mod tests {
     #[test]
     fn rows_are_what_serde_json_writes_of_them_on_every_path() {
         // Roles short and long, plain and escaped; actions of every kind and length, and read
-        // back as text: the fast path (a line on the stack) and the general one agree with
+        // back as text: the fast path (a line written in place) and the general one agree with
         // serde_json's writing of the same rows.
         let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(12);
         let long: &'static str = Box::leak("r".repeat(Line::ROLE + 1).into_boxed_str());
