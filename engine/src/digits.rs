@@ -31,6 +31,16 @@ pub trait Sink {
     /// Appends `n` in lower-case hexadecimal, as `{:x}` writes it.
     fn hex(&mut self, n: u64);
 
+    /// Appends each of `numbers` in decimal, each followed by `separator` (the leading fields
+    /// of a record: its step, round and seat, or an interaction's numbers).
+    #[inline]
+    fn fields(&mut self, numbers: &[u32], separator: u8) {
+        for &n in numbers {
+            self.dec(n.into());
+            self.put(separator);
+        }
+    }
+
     /// Appends `n` in decimal with its sign, as `{}` writes an `i64`.
     #[inline]
     fn signed(&mut self, n: i64) {

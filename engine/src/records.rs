@@ -252,10 +252,7 @@ impl RunRecords {
         for p in &self.payoffs {
             buf.line(|line| {
                 line.put(b'P');
-                for n in [p.step, p.round, p.seat] {
-                    line.dec(n.into());
-                    line.put(b'|');
-                }
+                line.fields(&[p.step, p.round, p.seat], b'|');
                 line.hex(p.payoff.to_bits());
                 line.put(b'\n');
             });
@@ -264,10 +261,7 @@ impl RunRecords {
         for i in &self.interactions {
             buf.line(|line| {
                 line.put(b'I');
-                for n in [i.t, i.a, i.b, i.name_a, i.name_b] {
-                    line.dec(n.into());
-                    line.put(b'|');
-                }
+                line.fields(&[i.t, i.a, i.b, i.name_a, i.name_b], b'|');
                 line.put_slice(if i.matched { b"true" } else { b"false" });
                 line.put(b'\n');
             });
@@ -327,10 +321,7 @@ pub fn outcomes(
 #[inline]
 fn decision_line<W: Sink>(out: &mut W, d: &DecisionRecord) {
     out.put(b'D');
-    for n in [d.step, d.round, d.seat] {
-        out.dec(n.into());
-        out.put(b'|');
-    }
+    out.fields(&[d.step, d.round, d.seat], b'|');
     out.put_slice(d.role.as_bytes());
     out.put(b'|');
     out.action(&d.action);

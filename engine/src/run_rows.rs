@@ -242,10 +242,7 @@ fn fits_line(d: &DecisionRow<'_>) -> bool {
 fn decision_row<W: Sink>(out: &mut W, d: &DecisionRow<'_>) -> Result<(), String> {
     let at = |field: &'static str| move || format!("decision {field} at step {}, seat {}", d.step, d.seat);
     out.put(b'[');
-    for n in [d.step, d.round, d.seat] {
-        out.dec(n.into());
-        out.put(b',');
-    }
+    out.fields(&[d.step, d.round, d.seat], b',');
     text(out, d.role)?;
     out.put(b',');
     match &d.action {
@@ -316,10 +313,7 @@ fn encode_any<D: AsRow>(
                 line.put(b',');
             }
             line.put(b'[');
-            for n in [p.step, p.round, p.seat] {
-                line.dec(n.into());
-                line.put(b',');
-            }
+            line.fields(&[p.step, p.round, p.seat], b',');
             number(line, p.payoff, || format!("payoff at step {}, seat {}", p.step, p.seat))?;
             line.put(b']');
             Ok::<(), String>(())
@@ -337,10 +331,7 @@ fn encode_any<D: AsRow>(
                 line.put(b',');
             }
             line.put(b'[');
-            for n in [x.t, x.a, x.b, x.name_a, x.name_b] {
-                line.dec(n.into());
-                line.put(b',');
-            }
+            line.fields(&[x.t, x.a, x.b, x.name_a, x.name_b], b',');
             line.put(if x.matched { b'1' } else { b'0' });
             line.put(b']');
         });

@@ -1,0 +1,87 @@
+//! The recorded naming study through an earlier build's `agora` and this build's (`--baseline`,
+//! part of the classical section): the speed-up of the recorded path as a user of each build
+//! sees it, measured in one run.
+
+use super::*;
+
+/// The recorded naming study as a user runs it: the 24-agent minimal naming game, C0–C3,
+/// 30 seeded runs each (120 runs, 3 each with `--quick`), run to consensus and written to the
+/// store.
+fn recorded_study(runs: usize) -> String {
+    format!(
+        r#"Study(
+    version: 1,
+    name: "recorded-naming",
+    description: "The 24-agent minimal naming game, C0-C3, written to the store",
+    master_seed: 20260815,
+    runs: {runs},
+    blocks: [
+        Block(
+            name: "naming-mng",
+            environment: NamingGame(cap: 20000),
+            variants: [C0, C1, C2, C3],
+            rosters: [Roster(name: "minimal-naming", members: [Member(policy: MinimalNaming)])],
+        ),
+    ],
+)
+"#
+    )
+}
+
+/// Wall seconds of `bin run STUDY --threads N` into a fresh store, the median of three, each
+/// checked to have stored `runs` runs: the whole command, its start, plan and closing summary
+/// included.
+fn cli_recorded(bin: &Path, study: &Path, threads: usize, runs: usize) -> anyhow::Result<f64> {
+    median_of(REPEATS, || {
+        let dir = tempfile_dir("cli-store")?;
+        let store = dir.join("s.sqlite");
+        let start = Instant::now();
+        let out = Command::new(bin)
+            .arg("run")
+            .arg(study)
+            .arg("--store")
+            .arg(&store)
+            .args(["--threads", &threads.to_string()])
+            .output()
+            .with_context(|| format!("running {}", bin.display()))?;
+        let seconds = start.elapsed().as_secs_f64();
+        anyhow::ensure!(out.status.success(), "{} run failed: {}", bin.display(), String::from_utf8_lossy(&out.stderr));
+        let stored: i64 =
+            rusqlite::Connection::open(&store)?.query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))?;
+        anyhow::ensure!(stored as usize == runs, "{} stored {stored} runs of {runs}", bin.display());
+        let _ = std::fs::remove_dir_all(&dir);
+        Ok(seconds)
+    })
+}
+
+/// The recorded naming study through an earlier build's `agora` and through this build's, in
+/// turn, on one thread and on all cores: the speed-up of the recorded path as a user sees it,
+/// measured in one run.
+pub(super) fn against_build(baseline: &Path, quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
+    let per_variant = if quick { 3 } else { 30 };
+    let runs = 4 * per_variant;
+    let dir = tempfile_dir("against-build")?;
+    let study = dir.join("recorded-naming.ron");
+    std::fs::write(&study, recorded_study(per_variant))?;
+    let ours = agora_exe()?;
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let mut thread_counts = vec![1, threads];
+    thread_counts.dedup();
+    for t in thread_counts {
+        let before = cli_recorded(baseline, &study, t, runs)?;
+        let now = cli_recorded(&ours, &study, t, runs)?;
+        rows.push(row(
+            "naming game, 24 agents",
+            format!(
+                "recorded study through `agora run` ({runs} runs, C0–C3, --threads {t}): {} vs this build",
+                baseline.display()
+            ),
+            format!("{:.0} vs {:.0} runs/s: {:.1}×", runs as f64 / before, runs as f64 / now, before / now),
+            format!(
+                "wall time of the whole command (start, plan, store, closing summary), median of 3 fresh stores each: {before:.2} s vs {now:.2} s"
+            ),
+        ));
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
