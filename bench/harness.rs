@@ -563,10 +563,10 @@ fn classical(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
     let n = rep.executed as f64;
     rows.push(row(
         "naming game, 24 agents",
-        format!("engine + SQLite store, {} runs, 1 thread", rep.executed),
+        format!("engine + SQLite store, {} runs, 1 worker thread", rep.executed),
         format!("{:.0} runs/s; {} records/s", n / ss, thousands(records as f64 / ss)),
         format!(
-            "every decision, payoff and interaction recorded ({:.0} records and {:.0} kB of store a run, medians of 3 fresh stores, each closed within its timing so that its last checkpoint counts); the same runs unrecorded: {:.0} runs/s, so the store adds {:.2} ms a run ({:.0} % of the time); {:.2} cores busy (the store's checkpointing thread beside the one that plays and writes)",
+            "every decision, payoff and interaction recorded ({:.0} records and {:.0} kB of store a run, medians of 3 fresh stores, each closed within its timing so that its last checkpoint counts); the same runs unrecorded: {:.0} runs/s, so the store adds {:.2} ms a run ({:.0} % of the time); one worker thread plays and encodes each run while the calling thread hashes and writes the one before, and a thread of the store checkpoints its log: {:.2} cores busy",
             records as f64 / n,
             bytes as f64 / n / 1e3,
             n / bare,
@@ -589,7 +589,7 @@ fn classical(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         format!("the same {} runs written a row per record (schema 4's tables, re-created here), 1 thread", all_naming.len()),
         format!("{:.0} runs/s; {} records/s", all_naming.len() as f64 / rows_s, thousands(records as f64 / rows_s)),
         format!(
-            "the layout before schema 5 (one SQLite row per decision, payoff and interaction, prepared statements, a transaction a run; the record hash as now): the store as it is = {:.1}× this on 1 thread, {:.1}× on {threads}",
+            "the layout before schema 5 (one SQLite row per decision, payoff and interaction, prepared statements, a transaction a run; the record hash as now; one thread plays, hashes and writes): the store as it is = {:.1}× this with 1 worker thread, {:.1}× with {threads}",
             n / ss * rows_s / all_naming.len() as f64,
             rep_t.executed as f64 / st * rows_s / all_naming.len() as f64
         ),

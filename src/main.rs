@@ -7,6 +7,7 @@
 mod audit;
 mod audit_llm;
 mod export;
+mod huge_pages;
 mod llm;
 mod network;
 mod profile;
@@ -247,6 +248,7 @@ fn load_plan(study: &Path, cells: Option<&Path>, models: Option<&Path>) -> anyho
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Run { study, store, shard, dry_run, runs, threads, live, cells, models, replay, cache } => {
+            huge_pages::none();
             let mut plan = load_plan(&study, cells.as_deref(), models.as_deref())?;
             if let Some(n) = runs {
                 if n == 0 {

@@ -520,3 +520,44 @@ fn a_closed_pipe_ends_a_listing_quietly() {
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
+
+/// `agora run` turns transparent huge pages off for itself before the runs (src/huge_pages.rs):
+/// read from the running process's status while it plays a study.
+#[cfg(target_os = "linux")]
+#[test]
+fn agora_runs_without_transparent_huge_pages() {
+    // Only where this process (the test) has huge pages on: elsewhere `agora run` would show
+    // them off whether or not it turned them off itself.
+    let thp_of = |status: &str| {
+        std::fs::read_to_string(status)
+            .ok()
+            .and_then(|s| s.lines().find(|l| l.starts_with("THP_enabled:")).map(|l| l.ends_with('1')))
+    };
+    if thp_of("/proc/self/status") != Some(true) {
+        eprintln!("skipped: this kernel shows no transparent huge pages for this process");
+        return;
+    }
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = dir.path().join("s.sqlite");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agora"))
+        .args(["run", "scenarios/studies/classical.ron", "--runs", "3", "--store", store.to_str().expect("utf8")])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawns");
+    let status = format!("/proc/{}/status", child.id());
+    let started = std::time::Instant::now();
+    let mut off = false;
+    // Until the run command has begun (before it, the process has the system's default).
+    while started.elapsed() < std::time::Duration::from_secs(60) && child.try_wait().expect("wait").is_none() {
+        if thp_of(&status) == Some(false) {
+            off = true;
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(1));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert!(off, "agora run kept transparent huge pages on");
+}

@@ -34,14 +34,24 @@ fn every_shipped_study_records_identically_twice() {
         let p = plan(study, 2);
         let threaded = RunnerOptions { threads: 2, ..RunnerOptions::default() };
         let single = RunnerOptions { threads: 1, ..RunnerOptions::default() };
+        // A policy factory sends classical runs through the path that steps live runs together
+        // (the one model-backed runs take), as no thread count does.
+        let factory: agora_engine::runner::PolicyFactory =
+            Arc::new(|spec: &RunSpec, _: &agora_agents::llm::TranscriptSink| {
+                Ok(spec.seats.iter().map(|s| s.build()).collect())
+            });
+        let gathered = RunnerOptions { policy_factory: Some(factory), max_live: 5, ..RunnerOptions::default() };
         let a = run_into(dir.path(), &format!("{study}-a.sqlite"), &p, &threaded);
         let b = run_into(dir.path(), &format!("{study}-b.sqlite"), &p, &single);
+        let c = run_into(dir.path(), &format!("{study}-c.sqlite"), &p, &gathered);
         assert_eq!(a.run_count().expect("count"), p.runs.len() as u64);
-        assert_eq!(
-            a.records_digest().expect("digest"),
-            b.records_digest().expect("digest"),
-            "{study}: same plan and seeds give identical records, threaded or not"
-        );
+        for (other, how) in [(&b, "one worker thread"), (&c, "stepped together")] {
+            assert_eq!(
+                a.records_digest().expect("digest"),
+                other.records_digest().expect("digest"),
+                "{study}: same plan and seeds give identical records on two worker threads and {how}"
+            );
+        }
     }
 }
 
@@ -61,23 +71,36 @@ fn interrupted_run_resumes_to_the_same_store() {
     let dir = tempfile::tempdir().expect("tempdir");
     let p = plan("classical.ron", 2);
     let whole = run_into(dir.path(), "whole.sqlite", &p, &RunnerOptions::default());
-    let path = dir.path().join("resumed.sqlite");
-    {
-        let mut store = Store::open(&path).expect("opens");
-        let opts = RunnerOptions { stop_after: Some(17), threads: 2, ..RunnerOptions::default() };
-        let report = execute(&p.runs, &mut store, &opts, &mut |_| {}).expect("runs");
-        assert!(report.interrupted);
-        assert_eq!(store.run_count().expect("count"), 17);
+    // One worker thread (the calling thread hashes and writes) and two (each worker hashes).
+    for threads in [1, 2] {
+        let path = dir.path().join(format!("resumed-{threads}.sqlite"));
+        {
+            let mut store = Store::open(&path).expect("opens");
+            let opts = RunnerOptions { stop_after: Some(17), threads, ..RunnerOptions::default() };
+            let report = execute(&p.runs, &mut store, &opts, &mut |_| {}).expect("runs");
+            assert!(report.interrupted);
+            assert_eq!(store.run_count().expect("count"), 17);
+        }
+        let mut store = Store::open(&path).expect("reopens");
+        let opts = RunnerOptions { threads, ..RunnerOptions::default() };
+        let report = execute(&p.runs, &mut store, &opts, &mut |_| {}).expect("resumes");
+        assert_eq!(report.skipped, 17);
+        assert_eq!(report.executed, p.runs.len() - 17);
+        assert_eq!(store.run_count().expect("count"), p.runs.len() as u64);
+        assert_eq!(store.records_digest().expect("digest"), whole.records_digest().expect("digest"));
+        // A third call finds nothing to do.
+        let report = execute(&p.runs, &mut store, &opts, &mut |_| {}).expect("noop");
+        assert_eq!((report.executed, report.skipped), (0, p.runs.len()));
     }
-    let mut store = Store::open(&path).expect("reopens");
-    let report = execute(&p.runs, &mut store, &RunnerOptions::default(), &mut |_| {}).expect("resumes");
-    assert_eq!(report.skipped, 17);
-    assert_eq!(report.executed, p.runs.len() - 17);
+}
+
+#[test]
+fn zero_worker_threads_run_on_one() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = plan("classical.ron", 1);
+    let opts = RunnerOptions { threads: 0, ..RunnerOptions::default() };
+    let store = run_into(dir.path(), "zero.sqlite", &p, &opts);
     assert_eq!(store.run_count().expect("count"), p.runs.len() as u64);
-    assert_eq!(store.records_digest().expect("digest"), whole.records_digest().expect("digest"));
-    // A third call finds nothing to do.
-    let report = execute(&p.runs, &mut store, &RunnerOptions::default(), &mut |_| {}).expect("noop");
-    assert_eq!((report.executed, report.skipped), (0, p.runs.len()));
 }
 
 /// A policy that answers later, like an LLM call, counting how many answers are in flight.
@@ -483,6 +506,32 @@ fn a_schema_4_store_keeps_every_row_when_its_runs_become_one_value_per_table() {
     assert_eq!(version, agora_engine::store::SCHEMA_VERSION);
     let runs: i64 = c.query_row("SELECT COUNT(*) FROM run_rows", [], |r| r.get(0)).expect("run_rows");
     assert_eq!(runs as usize, p.runs.len(), "one value per run");
+}
+
+#[test]
+fn a_new_store_has_8_kib_pages_and_an_older_one_keeps_its_own() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = plan("classical.ron", 1);
+    let page_size = |path: &Path| -> i64 {
+        rusqlite::Connection::open(path).expect("open").query_row("PRAGMA page_size", [], |r| r.get(0)).expect("pragma")
+    };
+    let fresh = run_into(dir.path(), "fresh.sqlite", &p, &RunnerOptions::default());
+    assert_eq!(page_size(&dir.path().join("fresh.sqlite")), agora_engine::store::PAGE_SIZE);
+    assert_eq!(agora_engine::store::PAGE_SIZE, 8192);
+    // A store as earlier builds made it, with SQLite's 4 KiB pages: half the plan written
+    // there, then the rest by this build, which leaves its pages as they are.
+    let older = dir.path().join("older.sqlite");
+    let half = Plan { runs: p.runs[..p.runs.len() / 2].to_vec(), ..p.clone() };
+    drop(run_into(dir.path(), "older.sqlite", &half, &RunnerOptions::default()));
+    {
+        let c = rusqlite::Connection::open(&older).expect("open");
+        c.execute_batch("PRAGMA journal_mode = DELETE; PRAGMA page_size = 4096; VACUUM; PRAGMA journal_mode = WAL;")
+            .expect("4 KiB pages");
+    }
+    assert_eq!(page_size(&older), 4096);
+    let resumed = run_into(dir.path(), "older.sqlite", &p, &RunnerOptions::default());
+    assert_eq!(page_size(&older), 4096);
+    assert_eq!(resumed.records_digest().expect("digest"), fresh.records_digest().expect("digest"));
 }
 
 /// The record hash as it was first defined: one `format!` per record. The hash a store keeps

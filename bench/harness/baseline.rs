@@ -28,30 +28,30 @@ fn recorded_study(runs: usize) -> String {
     )
 }
 
-/// Wall seconds of `bin run STUDY --threads N` into a fresh store, the median of three, each
-/// checked to have stored `runs` runs: the whole command, its start, plan and closing summary
-/// included.
-fn cli_recorded(bin: &Path, study: &Path, threads: usize, runs: usize) -> anyhow::Result<f64> {
-    median_of(REPEATS, || {
-        let dir = tempfile_dir("cli-store")?;
-        let store = dir.join("s.sqlite");
-        let start = Instant::now();
-        let out = Command::new(bin)
-            .arg("run")
-            .arg(study)
-            .arg("--store")
-            .arg(&store)
-            .args(["--threads", &threads.to_string()])
-            .output()
-            .with_context(|| format!("running {}", bin.display()))?;
-        let seconds = start.elapsed().as_secs_f64();
-        anyhow::ensure!(out.status.success(), "{} run failed: {}", bin.display(), String::from_utf8_lossy(&out.stderr));
-        let stored: i64 =
-            rusqlite::Connection::open(&store)?.query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))?;
-        anyhow::ensure!(stored as usize == runs, "{} stored {stored} runs of {runs}", bin.display());
-        let _ = std::fs::remove_dir_all(&dir);
-        Ok(seconds)
-    })
+/// Times each build takes in turn to repeat [`CLI_REPEATS`] times: the two builds alternate,
+/// so that a slower spell of the machine falls on both alike.
+const CLI_REPEATS: usize = 7;
+
+/// Wall seconds of `bin run STUDY --threads N` into a fresh store, checked to have stored
+/// `runs` runs: the whole command, its start, plan and closing summary included.
+fn cli_recorded(bin: &Path, study: &Path, threads: usize, runs: usize, store: &Path) -> anyhow::Result<f64> {
+    // What earlier commands (and sections) left for the disk to write is written first, so
+    // that a command is timed with its own writes only (its closing sync included).
+    let _ = Command::new("sync").status();
+    let start = Instant::now();
+    let out = Command::new(bin)
+        .arg("run")
+        .arg(study)
+        .arg("--store")
+        .arg(store)
+        .args(["--threads", &threads.to_string()])
+        .output()
+        .with_context(|| format!("running {}", bin.display()))?;
+    let seconds = start.elapsed().as_secs_f64();
+    anyhow::ensure!(out.status.success(), "{} run failed: {}", bin.display(), String::from_utf8_lossy(&out.stderr));
+    let stored: i64 = rusqlite::Connection::open(store)?.query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))?;
+    anyhow::ensure!(stored as usize == runs, "{} stored {stored} runs of {runs}", bin.display());
+    Ok(seconds)
 }
 
 /// The recorded naming study through an earlier build's `agora` and through this build's, in
@@ -59,8 +59,17 @@ fn cli_recorded(bin: &Path, study: &Path, threads: usize, runs: usize) -> anyhow
 /// measured in one run.
 pub(super) fn against_build(baseline: &Path, quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
     let per_variant = if quick { 3 } else { 30 };
-    let runs = 4 * per_variant;
     let dir = tempfile_dir("against-build")?;
+    // The stores kept for the timings (about 1.4 GB at full size) go whether or not a
+    // command fails.
+    let result = time_both(baseline, &dir, per_variant, rows);
+    let _ = std::fs::remove_dir_all(&dir);
+    result
+}
+
+/// The timings of [`against_build`], each command's store in `dir`.
+fn time_both(baseline: &Path, dir: &Path, per_variant: usize, rows: &mut Vec<Row>) -> anyhow::Result<()> {
+    let runs = 4 * per_variant;
     let study = dir.join("recorded-naming.ron");
     std::fs::write(&study, recorded_study(per_variant))?;
     let ours = agora_exe()?;
@@ -68,8 +77,16 @@ pub(super) fn against_build(baseline: &Path, quick: bool, rows: &mut Vec<Row>) -
     let mut thread_counts = vec![1, threads];
     thread_counts.dedup();
     for t in thread_counts {
-        let before = cli_recorded(baseline, &study, t, runs)?;
-        let now = cli_recorded(&ours, &study, t, runs)?;
+        let (mut before, mut now) = (Vec::new(), Vec::new());
+        // Each command's store is kept until every command has been timed: deleting a store
+        // of 50 MB while the next command runs makes the disk discard its blocks meanwhile
+        // (this machine's file system discards on delete), which slowed either build by up
+        // to half at random.
+        for i in 0..CLI_REPEATS {
+            before.push(cli_recorded(baseline, &study, t, runs, &dir.join(format!("before-{t}-{i}.sqlite")))?);
+            now.push(cli_recorded(&ours, &study, t, runs, &dir.join(format!("now-{t}-{i}.sqlite")))?);
+        }
+        let (before, now) = (median(before), median(now));
         rows.push(row(
             "naming game, 24 agents",
             format!(
@@ -78,10 +95,9 @@ pub(super) fn against_build(baseline: &Path, quick: bool, rows: &mut Vec<Row>) -
             ),
             format!("{:.0} vs {:.0} runs/s: {:.1}×", runs as f64 / before, runs as f64 / now, before / now),
             format!(
-                "wall time of the whole command (start, plan, store, closing summary), median of 3 fresh stores each: {before:.2} s vs {now:.2} s"
+                "wall time of the whole command (start, plan, store, closing summary), median of {CLI_REPEATS} fresh stores each, the two builds taking turns: {before:.3} s vs {now:.3} s"
             ),
         ));
     }
-    let _ = std::fs::remove_dir_all(&dir);
     Ok(())
 }

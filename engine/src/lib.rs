@@ -9,6 +9,7 @@
 pub mod components;
 pub mod digits;
 pub mod error;
+mod pool;
 pub mod probe;
 pub mod records;
 pub mod request_parts;

@@ -1,6 +1,7 @@
 //! What a run records, and its hash.
 
 use crate::digits::{Line, Sink, Text};
+use crate::pool::{Held, Pool};
 use crate::spec::RunSpec;
 use agora_environments::game::{RecordedDecision, RecordedInteraction, RunView};
 use sha2::{Digest, Sha256};
@@ -107,14 +108,22 @@ struct Spare {
 /// Lists larger than this many bytes are freed rather than kept.
 const SPARE_LIMIT: usize = 64 << 20;
 
-thread_local! {
-    static SPARE: std::cell::RefCell<Spare> = std::cell::RefCell::new(Spare::default());
+/// Spare lists of finished runs, emptied, up to 64 MiB in all: about one set for each run
+/// between being played and being let go of, for the runs that follow, whichever thread plays
+/// them.
+static SPARES: Pool<Spare> = Pool::new(64 << 20);
+
+impl Held for Spare {
+    fn bytes(&self) -> usize {
+        self.decisions.capacity() * std::mem::size_of::<DecisionRecord>()
+            + self.payoffs.capacity() * std::mem::size_of::<PayoffRecord>()
+            + self.interactions.capacity() * std::mem::size_of::<InteractionRecord>()
+    }
 }
 
-/// Keeps `list`, emptied, as this thread's spare if it has more room than the spare it has.
+/// Takes `list`, emptied, into `spare` if it is not too large to keep.
 fn keep<T>(list: &mut Vec<T>, spare: &mut Vec<T>) {
-    let bytes = list.capacity() * std::mem::size_of::<T>();
-    if list.capacity() > spare.capacity() && bytes <= SPARE_LIMIT {
+    if list.capacity() * std::mem::size_of::<T>() <= SPARE_LIMIT {
         list.clear();
         std::mem::swap(list, spare);
     }
@@ -128,11 +137,10 @@ impl Drop for RunRecords {
 
 impl RunRecords {
     /// Empty records of the run `spec`, whose key (`spec.key()`) the caller has computed.
-    /// Their lists are this thread's spares when it has some (empty, with room).
+    /// Their lists are spares of an earlier run when there are some (empty, with room).
     pub fn new(spec: &RunSpec, key: String) -> Self {
-        let Spare { decisions, payoffs, interactions } = SPARE
-            .try_with(|spare| spare.try_borrow_mut().map(|mut s| std::mem::take(&mut *s)).unwrap_or_default())
-            .unwrap_or_default();
+        let Spare { decisions, payoffs, interactions } =
+            SPARES.take(|kept| kept.len().checked_sub(1)).unwrap_or_default();
         RunRecords {
             key,
             spec: spec.clone(),
@@ -146,18 +154,17 @@ impl RunRecords {
         }
     }
 
-    /// Empties the decisions, payoffs and interactions, keeping their memory as this thread's
-    /// spares for its next run (once they have been encoded for the store, say).
+    /// Empties the decisions, payoffs and interactions, keeping their memory as spares for a
+    /// run that follows (once they have been hashed and encoded for the store, say).
     pub fn let_go_of_lists(&mut self) {
-        // `try_with`: a thread that is ending has no spares to keep.
-        let _ = SPARE.try_with(|spare| {
-            if let Ok(mut spare) = spare.try_borrow_mut() {
-                let spare = &mut *spare;
-                keep(&mut self.decisions, &mut spare.decisions);
-                keep(&mut self.payoffs, &mut spare.payoffs);
-                keep(&mut self.interactions, &mut spare.interactions);
-            }
-        });
+        if self.decisions.capacity() + self.payoffs.capacity() + self.interactions.capacity() == 0 {
+            return;
+        }
+        let mut spare = Spare::default();
+        keep(&mut self.decisions, &mut spare.decisions);
+        keep(&mut self.payoffs, &mut spare.payoffs);
+        keep(&mut self.interactions, &mut spare.interactions);
+        SPARES.give(spare);
         self.decisions = Vec::new();
         self.payoffs = Vec::new();
         self.interactions = Vec::new();

@@ -13,6 +13,7 @@
 //! parses exactly. Stores written with `4.0` (before) read the same through the views.
 
 use crate::digits::{Line, Sink, Text};
+use crate::pool::Pool;
 use crate::records::{DecisionRecord, InteractionRecord, PayoffRecord};
 use agora_environments::Action;
 
@@ -30,45 +31,37 @@ pub struct RowValues {
 impl Drop for RowValues {
     /// The values' buffers go back to [`SPARE`] for the next run's rows.
     fn drop(&mut self) {
-        let values = [&mut self.decisions, &mut self.payoffs, &mut self.interactions];
-        let Ok(mut spare) = SPARE.lock() else { return };
-        for value in values {
-            let buffer = std::mem::take(value).into_bytes();
-            if buffer.capacity() > 0 && spare.bytes + buffer.capacity() <= SPARE_BYTES {
-                spare.bytes += buffer.capacity();
-                spare.buffers.push(buffer);
-            }
+        for value in [&mut self.decisions, &mut self.payoffs, &mut self.interactions] {
+            SPARE.give(std::mem::take(value).into_bytes());
         }
     }
 }
 
-/// Buffers of rows written and let go of, kept for the rows of the runs that follow: a run's
-/// rows are written by the thread that played it and let go of by the thread that stored
-/// them, and memory freed that way went back to the system and had to be touched afresh (its
-/// pages cleared by the kernel) by the next run, a tenth of the work of a recorded naming run.
-struct Spare {
-    buffers: Vec<Vec<u8>>,
-    bytes: usize,
-}
+/// Buffers of rows written and let go of, up to 32 MiB, for the rows of the runs that follow.
+static SPARE: Pool<Vec<u8>> = Pool::new(32 << 20);
 
-static SPARE: std::sync::Mutex<Spare> = std::sync::Mutex::new(Spare { buffers: Vec::new(), bytes: 0 });
-
-/// The most bytes of buffers [`SPARE`] keeps.
-const SPARE_BYTES: usize = 32 << 20;
-
-/// A buffer for a run's rows: a spare one if one is kept.
-fn buffer() -> Vec<u8> {
-    let Ok(mut spare) = SPARE.lock() else { return Vec::new() };
-    let buffer = spare.buffers.pop().unwrap_or_default();
-    spare.bytes -= buffer.capacity();
-    buffer
+/// A buffer for `bytes` of a run's rows: the smallest spare one that holds them, else the
+/// largest kept (grown once by its caller), else a new one. Taking whichever came back last
+/// handed the decisions (the longest value) the interactions' buffer, whose growth then took
+/// fresh memory from the system for every run, a fifth of the encoding's time.
+fn buffer(bytes: usize) -> Vec<u8> {
+    SPARE
+        .take(|kept| {
+            let by_size = |(i, b): (usize, &Vec<u8>)| (i, b.capacity());
+            let sizes = kept.iter().enumerate().map(by_size);
+            let fits = sizes.clone().filter(|&(_, c)| c >= bytes).min_by_key(|&(_, c)| c);
+            fits.or_else(|| sizes.max_by_key(|&(_, c)| c)).map(|(i, _)| i)
+        })
+        .unwrap_or_default()
 }
 
 /// The integer a row writes for `x`: a whole number below 10^9 in magnitude (minus zero aside,
 /// which JSON's integers cannot tell from zero).
 #[inline]
 fn whole(x: f64) -> Option<i64> {
-    (x.fract() == 0.0 && x.abs() < 1e9 && !(x == 0.0 && x.is_sign_negative())).then_some(x as i64)
+    // `x as i64` back to `x` (a cast, not a call to `trunc` as `fract` makes).
+    let n = x as i64;
+    (x.abs() < 1e9 && n as f64 == x && !(x == 0.0 && x.is_sign_negative())).then_some(n)
 }
 
 /// A number JSON can hold; a non-finite one is refused (JSON has none, and the old REAL NOT
@@ -277,9 +270,9 @@ fn encode_any<D: AsRow>(
     // time in place ([`Text::line`]), and checked as text once per value at the end; each in a
     // buffer kept from an earlier run where there is one, sized for its table's usual row at
     // once, so that a value is not copied as it grows.
-    let mut d_out = Text::in_buffer(buffer(), 48 * decisions.len() + 2);
-    let mut p_out = Text::in_buffer(buffer(), 28 * payoffs.len() + 2);
-    let mut i_out = Text::in_buffer(buffer(), 24 * interactions.len() + 2);
+    let mut d_out = Text::in_buffer_for(buffer, 48 * decisions.len() + 2);
+    let mut p_out = Text::in_buffer_for(buffer, 28 * payoffs.len() + 2);
+    let mut i_out = Text::in_buffer_for(buffer, 24 * interactions.len() + 2);
 
     let order = order_by_step(decisions.len(), |i| {
         let r = decisions[i].row();

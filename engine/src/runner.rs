@@ -32,7 +32,8 @@ pub type PolicyFactory = std::sync::Arc<
 pub struct RunnerOptions {
     /// Runs stepped together when decisions may be deferred.
     pub max_live: usize,
-    /// Worker threads for plans whose decisions are all synchronous.
+    /// Worker threads for plans whose decisions are all synchronous (the calling thread writes
+    /// what they play).
     pub threads: usize,
     /// Stop after committing this many runs (a controlled interruption).
     pub stop_after: Option<usize>,
@@ -90,14 +91,16 @@ pub fn execute(
     let mut report = RunnerReport { skipped: runs.len() - todo.len(), ..RunnerReport::default() };
     let total = todo.len();
     let all_sync = opts.policy_factory.is_none() && todo.iter().all(|(r, _)| r.seats.iter().all(|s| !s.is_async()));
-    let mut commit = |run: PreparedRun, report: &mut RunnerReport| -> Result<bool, EngineError> {
+    let mut commit = |mut run: PreparedRun, report: &mut RunnerReport| -> Result<bool, EngineError> {
         report.decisions += run.decisions() as u64;
-        store.commit_prepared(&run)?;
+        store.commit_prepared(&mut run)?;
         report.executed += 1;
         progress(Progress { done: report.executed, total, skipped: report.skipped });
         Ok(opts.stop_after.is_some_and(|n| report.executed >= n))
     };
-    if all_sync && opts.threads > 1 && total > 1 {
+    // Classical runs go to worker threads even when there is one: it plays and encodes while
+    // this thread hashes and writes the run before (with more, each worker hashes its own).
+    if all_sync && total > 1 {
         run_threaded(&todo, opts.threads, &mut |rec, rep| commit(rec, rep), &mut report)?;
     } else {
         let factory = opts.policy_factory.clone();
@@ -120,14 +123,16 @@ pub fn execute(
 
 type Commit<'a> = dyn FnMut(PreparedRun, &mut RunnerReport) -> Result<bool, EngineError> + 'a;
 
-/// Independent runs on worker threads, each hashed and encoded where it was played; the calling
-/// thread writes them in completion order.
+/// Independent runs on worker threads (at least one), each encoded where it was played and
+/// hashed there too when there are several workers (by the calling thread when there is one);
+/// the calling thread writes them in completion order.
 fn run_threaded(
     todo: &[(&RunSpec, String)],
     threads: usize,
     commit: &mut Commit,
     report: &mut RunnerReport,
 ) -> Result<(), EngineError> {
+    let threads = threads.max(1);
     let next = AtomicUsize::new(0);
     let stop = std::sync::atomic::AtomicBool::new(false);
     let (tx, rx) = mpsc::sync_channel::<Result<PreparedRun, EngineError>>(threads * 4);
@@ -141,8 +146,15 @@ fn run_threaded(
                 }
                 let i = next.fetch_add(1, Ordering::Relaxed);
                 let Some((spec, key)) = todo.get(i) else { return };
-                let result =
-                    RunWorld::with_key(spec, key.clone()).and_then(RunWorld::run_to_end).and_then(PreparedRun::new);
+                let played = RunWorld::with_key(spec, key.clone()).and_then(RunWorld::run_to_end);
+                // One worker: the thread that writes hashes each run, while this one plays the
+                // next (hashing is a fifth of a recorded run's work, writing less than half of
+                // what is left). More workers: each hashes its own, the writer only writes.
+                let result = if threads == 1 {
+                    played.and_then(PreparedRun::unhashed)
+                } else {
+                    played.and_then(PreparedRun::new)
+                };
                 if tx.send(result).is_err() {
                     return;
                 }

@@ -4,7 +4,7 @@
 //! database file and syncs both files (with `synchronous = NORMAL` the only syncs there are).
 //! Left to itself, SQLite runs a checkpoint inside whichever commit grows the log past 1000
 //! pages, so the thread that writes runs waits for the disk, and on one worker thread the next
-//! run is not played meanwhile. Once a store has written a few megabytes of runs, its
+//! run is not played meanwhile. Once a store has written a megabyte of runs, its
 //! connection stops checkpointing and a thread with a connection of its own does it, woken each
 //! time about as much again has been written: the disk's work overlaps the next runs' play.
 //!
@@ -20,13 +20,18 @@ use std::thread::JoinHandle;
 
 use rusqlite::{Connection, OpenFlags};
 
-/// Bytes of rows written between two wakes of the thread (about SQLite's own 1000 pages).
+/// Bytes of rows written before the thread starts: well short of SQLite's own 1000 pages, so
+/// that the writer never runs a checkpoint of its own (and waits for the disk's sync) once a
+/// study writes more than a few runs.
+const START_AFTER: u64 = 1 << 20;
+/// Bytes of rows written between two wakes of the thread (SQLite's own 1000 pages of 4 KiB).
 const WAKE_AFTER: u64 = 4 << 20;
 /// Pages in the log past which the thread waits for the writer to pause and starts the log
-/// over (a log that a busy writer keeps growing is otherwise never reset): 64 MiB of 4 KiB pages.
+/// over (a log that a busy writer keeps growing is otherwise never reset): 64 MiB of 4 KiB pages,
+/// 128 MiB of the 8 KiB pages of stores made since.
 const LOG_LIMIT: i64 = 1 << 14;
 
-/// The store's checkpointing thread, started once the store has written [`WAKE_AFTER`] bytes.
+/// The store's checkpointing thread, started once the store has written [`START_AFTER`] bytes.
 pub(super) struct Checkpointer {
     path: PathBuf,
     written: u64,
@@ -41,15 +46,17 @@ impl Checkpointer {
         Checkpointer { path: path.to_path_buf(), written: 0, worker: None, failed: false }
     }
 
-    /// Notes `bytes` committed through `conn`; every [`WAKE_AFTER`] bytes the thread is woken
-    /// (started the first time, when `conn` stops checkpointing by itself).
+    /// Notes `bytes` committed through `conn`: past [`START_AFTER`] bytes the thread starts (and
+    /// `conn` stops checkpointing by itself), and every [`WAKE_AFTER`] bytes it is woken.
     pub(super) fn wrote(&mut self, conn: &Connection, bytes: u64) {
         self.written += bytes;
-        if self.written < WAKE_AFTER || self.failed {
+        if self.failed {
             return;
         }
-        self.written = 0;
         if self.worker.is_none() {
+            if self.written < START_AFTER {
+                return;
+            }
             match start(&self.path) {
                 Some(worker) if conn.pragma_update(None, "wal_autocheckpoint", 0).is_ok() => {
                     self.worker = Some(worker);
@@ -60,6 +67,10 @@ impl Checkpointer {
                 }
             }
         }
+        if self.written < WAKE_AFTER {
+            return;
+        }
+        self.written = 0;
         if let Some((wake, _)) = &self.worker {
             // A wake already pending covers this one.
             if let Err(TrySendError::Disconnected(())) = wake.try_send(()) {
@@ -137,19 +148,22 @@ mod tests {
         let conn = wal_store(&path);
         let mut checkpoints = Checkpointer::new(&path);
         let value = "x".repeat(64 << 10);
-        // 40 commits of 64 KiB: 2.5 MiB, short of the first wake; the writer checkpoints itself.
+        // 15 commits of 64 KiB: 960 KiB, short of the thread's start; the writer checkpoints
+        // itself.
         let commit = |conn: &Connection, checkpoints: &mut Checkpointer, id: i64| {
             conn.execute("INSERT INTO t (id, v) VALUES (?1, ?2)", rusqlite::params![id, value]).expect("insert");
             checkpoints.wrote(conn, value.len() as u64);
         };
-        for id in 0..40 {
+        for id in 0..15 {
             commit(&conn, &mut checkpoints, id);
         }
         assert!(checkpoints.worker.is_none());
         let auto: i64 = conn.query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0)).expect("pragma");
         assert_eq!(auto, 1000);
-        // Past 4 MiB the thread starts and the writer's connection stops checkpointing.
-        for id in 40..400 {
+        // Past 1 MiB the thread starts and the writer's connection stops checkpointing.
+        commit(&conn, &mut checkpoints, 15);
+        assert!(checkpoints.worker.is_some() && !checkpoints.failed);
+        for id in 16..400 {
             commit(&conn, &mut checkpoints, id);
         }
         assert!(checkpoints.worker.is_some() && !checkpoints.failed);
@@ -176,7 +190,7 @@ mod tests {
         // The thread's connection is refused (the path names no file), so the writer's
         // connection keeps SQLite's automatic checkpoints.
         let mut checkpoints = Checkpointer::new(&dir.path().join("missing").join("s.sqlite"));
-        checkpoints.wrote(&conn, WAKE_AFTER);
+        checkpoints.wrote(&conn, START_AFTER);
         assert!(checkpoints.failed && checkpoints.worker.is_none());
         let auto: i64 = conn.query_row("PRAGMA wal_autocheckpoint", [], |r| r.get(0)).expect("pragma");
         assert_eq!(auto, 1000);
