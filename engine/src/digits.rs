@@ -252,6 +252,14 @@ impl Line<'_> {
             Action::Allocation(v) => v.len() <= 2,
         }
     }
+
+    /// The first `len` bytes of `word` (lowest first), written as one eight-byte store into
+    /// the line's room.
+    #[inline]
+    fn put_word(&mut self, word: u64, len: usize) {
+        self.buf[self.len..self.len + 8].copy_from_slice(&word.to_le_bytes());
+        self.len += len;
+    }
 }
 
 impl Sink for Line<'_> {
@@ -272,9 +280,8 @@ impl Sink for Line<'_> {
     #[inline]
     fn dec(&mut self, n: u64) {
         if n < 10_000 {
-            let entry = DEC4[n as usize];
-            self.buf[self.len..self.len + 8].copy_from_slice(&entry.to_le_bytes());
-            self.len += (entry >> 56) as usize;
+            let (digits, count) = dec4(n as usize);
+            self.put_word(digits, count);
         } else {
             self.put_slice(itoa::Buffer::new().format(n).as_bytes());
         }
@@ -285,11 +292,8 @@ impl Sink for Line<'_> {
     fn fields(&mut self, numbers: &[u32], separator: u8) {
         for &n in numbers {
             if n < 10_000 {
-                let entry = DEC4[n as usize];
-                let count = (entry >> 56) as usize;
-                let word = (entry & 0x00ff_ffff_ffff_ffff) | u64::from(separator) << (8 * count);
-                self.buf[self.len..self.len + 8].copy_from_slice(&word.to_le_bytes());
-                self.len += count + 1;
+                let (digits, count) = dec4(n as usize);
+                self.put_word(digits | u64::from(separator) << (8 * count), count + 1);
             } else {
                 self.dec(n.into());
                 self.put(separator);
@@ -305,6 +309,13 @@ impl Sink for Line<'_> {
         self.buf[self.len..self.len + 16].copy_from_slice(&hex16(n << (4 * skip)));
         self.len += 16 - skip as usize;
     }
+}
+
+/// The digits of `n` (below 10,000) from [`DEC4`], lowest byte first, and their count.
+#[inline]
+fn dec4(n: usize) -> (u64, usize) {
+    let entry = DEC4[n];
+    (entry & 0x00ff_ffff_ffff_ffff, (entry >> 56) as usize)
 }
 
 /// The decimal text of each number below 10,000, computed when the program is compiled: its

@@ -32,8 +32,11 @@ impl<T: Held> Pool<T> {
     /// Keeps `item` if it holds memory and the budget has room for it; drops it otherwise.
     pub(crate) fn give(&self, item: T) {
         let bytes = item.bytes();
+        if bytes == 0 {
+            return;
+        }
         let Ok(mut kept) = self.kept.lock() else { return };
-        if bytes > 0 && kept.1 + bytes <= self.limit {
+        if kept.1 + bytes <= self.limit {
             kept.1 += bytes;
             kept.0.push(item);
         }

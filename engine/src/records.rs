@@ -121,12 +121,14 @@ impl Held for Spare {
     }
 }
 
-/// Takes `list`, emptied, into `spare` if it is not too large to keep.
-fn keep<T>(list: &mut Vec<T>, spare: &mut Vec<T>) {
-    if list.capacity() * std::mem::size_of::<T>() <= SPARE_LIMIT {
-        list.clear();
-        std::mem::swap(list, spare);
+/// `list`, emptied, if it is not too large to keep (else an empty list); `list` is left empty.
+fn kept<T>(list: &mut Vec<T>) -> Vec<T> {
+    let mut list = std::mem::take(list);
+    if list.capacity() * std::mem::size_of::<T>() > SPARE_LIMIT {
+        return Vec::new();
     }
+    list.clear();
+    list
 }
 
 impl Drop for RunRecords {
@@ -157,17 +159,11 @@ impl RunRecords {
     /// Empties the decisions, payoffs and interactions, keeping their memory as spares for a
     /// run that follows (once they have been hashed and encoded for the store, say).
     pub fn let_go_of_lists(&mut self) {
-        if self.decisions.capacity() + self.payoffs.capacity() + self.interactions.capacity() == 0 {
-            return;
-        }
-        let mut spare = Spare::default();
-        keep(&mut self.decisions, &mut spare.decisions);
-        keep(&mut self.payoffs, &mut spare.payoffs);
-        keep(&mut self.interactions, &mut spare.interactions);
-        SPARES.give(spare);
-        self.decisions = Vec::new();
-        self.payoffs = Vec::new();
-        self.interactions = Vec::new();
+        SPARES.give(Spare {
+            decisions: kept(&mut self.decisions),
+            payoffs: kept(&mut self.payoffs),
+            interactions: kept(&mut self.interactions),
+        });
     }
 
     /// Asks the run's game for its outcomes from the records (called once the run has ended).
