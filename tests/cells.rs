@@ -45,7 +45,12 @@ fn specs() -> Vec<EnvSpec> {
 /// The decisions compared: per role, the first decision without history and the first with
 /// at least six stages of history, played with sampled actions.
 fn scenes(spec: &EnvSpec) -> Vec<(usize, Observation, Vec<Feedback>)> {
-    let mut env = spec.build(Variant::C0).expect("builds");
+    scenes_in(spec, Variant::C0)
+}
+
+/// [`scenes`] under one payoff version.
+fn scenes_in(spec: &EnvSpec, variant: Variant) -> Vec<(usize, Observation, Vec<Feedback>)> {
+    let mut env = spec.build(variant).expect("builds");
     let mut rng = rand::rngs::StdRng::seed_from_u64(9);
     let mut seen: BTreeMap<usize, Vec<Feedback>> = BTreeMap::new();
     let mut out: Vec<(usize, Observation, Vec<Feedback>)> = Vec::new();
@@ -428,4 +433,43 @@ fn framing_runs_only_where_both_frames_relabel_the_same_role_and_actions() {
             }
         }
     }
+}
+
+/// The first place in `text` where a sentence runs into the next without a space or a line
+/// break ("any other game.In each game"), with the characters around it.
+fn run_together(text: &str) -> Option<String> {
+    let c: Vec<char> = text.chars().collect();
+    c.windows(3)
+        .position(|w| (w[0].is_alphanumeric() || w[0] == ')') && matches!(w[1], '.' | '!' | '?') && w[2].is_uppercase())
+        .map(|i| c[i.saturating_sub(30)..(i + 30).min(c.len())].iter().collect())
+}
+
+#[test]
+fn no_sentence_runs_into_the_next_in_any_game_variant_or_cell() {
+    assert_eq!(run_together("any other game.In each game").as_deref(), Some("any other game.In each game"));
+    assert_eq!(run_together("an additional 20.Your goal").as_deref(), Some("an additional 20.Your goal"));
+    assert_eq!(run_together("a share of 0.5 of it. Then 3.2 more."), None);
+    let r = PromptRenderer::new();
+    let cells = cell_files();
+    let mut rendered = 0;
+    for spec in specs() {
+        for variant in [Variant::C0, Variant::C1, Variant::C2, Variant::C3] {
+            for (seat, obs, history) in scenes_in(&spec, variant) {
+                let mut options = vec![("baseline".to_string(), PromptOptions::default())];
+                for cell in cells.iter().filter(|c| c.runs_in(&spec)) {
+                    options.push((cell.name.clone(), prompt_options(&cell.factors)));
+                }
+                for (name, o) in &options {
+                    let shown = show(&r, &spec, seat, &obs, &history, o);
+                    for text in [&shown.system, &shown.user] {
+                        if let Some(at) = run_together(text) {
+                            panic!("{spec:?} {variant:?} {name}: a sentence runs into the next: …{at}…");
+                        }
+                    }
+                    rendered += 1;
+                }
+            }
+        }
+    }
+    assert!(rendered > 500, "{rendered} prompts rendered");
 }
