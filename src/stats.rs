@@ -58,6 +58,12 @@ struct TwoSamples {
 #[serde(deny_unknown_fields)]
 struct HolmIn {
     p: Vec<f64>,
+    /// The family's size, where only its smallest p values are given (a paper prints the one
+    /// it names): the tests left out are taken to have p values no smaller than those given,
+    /// which is all Holm's step-down needs to adjust the given ones exactly. Default: `p`'s
+    /// length.
+    #[serde(default)]
+    family_size: Option<usize>,
 }
 
 #[derive(Deserialize)]
@@ -462,7 +468,23 @@ pub fn run(test: Test, input: &str) -> Result<Value, BadInput> {
         }
         Test::Holm => {
             let i: HolmIn = parse(input)?;
-            json!({ "adjusted": stats::holm(&i.p).map_err(bad)? })
+            let m = i.family_size.unwrap_or(i.p.len());
+            if m < i.p.len() {
+                return Err(BadInput(format!(
+                    "family_size: {m} is smaller than the {} p values given",
+                    i.p.len()
+                )));
+            }
+            if let (Some(_), Some(largest)) = (i.family_size, i.p.iter().copied().reduce(f64::max)) {
+                // The tests not given are at least as large as the largest given: p = 1 stands
+                // for them without changing a given test's adjusted value.
+                let mut family = i.p.clone();
+                family.resize(m, largest.max(1.0));
+                let adjusted = stats::holm(&family).map_err(bad)?;
+                json!({ "adjusted": adjusted[..i.p.len()].to_vec(), "family_size": m })
+            } else {
+                json!({ "adjusted": stats::holm(&i.p).map_err(bad)? })
+            }
         }
         Test::Wasserstein1120 => {
             let i: WassIn = parse(input)?;
@@ -566,4 +588,47 @@ pub fn main(test: Test) -> anyhow::Result<()> {
     let out = run(test, &input)?;
     println!("{}", serde_json::to_string_pretty(&out)?);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The raw two-sided exact p of `x` against `y`, through `agora stats mann-whitney`.
+    fn raw_p(x: &[f64], y: &[f64]) -> f64 {
+        let out = run(Test::MannWhitney, &json!({ "x": x, "y": y }).to_string()).expect("mann-whitney");
+        out["p_two_sided"].as_f64().expect("p")
+    }
+
+    /// Holm's adjusted value of `p` in a family of `m`, through `agora stats holm`.
+    fn holm_in(p: f64, m: usize) -> f64 {
+        let out = run(Test::Holm, &json!({ "p": [p], "family_size": m }).to_string()).expect("holm");
+        out["adjusted"][0].as_f64().expect("adjusted")
+    }
+
+    #[test]
+    fn holm_reproduces_the_papers_three_printed_adjusted_values() {
+        // Llama-3.1, naming game, self-interested persona: never forming a convention (30
+        // baseline runs) to always forming one (10 runs), a family of one: p_H = 2.4e-9.
+        let llama = raw_p(&[1.0; 10], &[0.0; 30]);
+        assert_eq!(format!("{:.1e}", holm_in(llama, 1)), "2.4e-9");
+        // Qwen3-14B, repeated dilemma, swapped action order: δ = -1.00 (every cell run below
+        // every baseline run), the smallest of twelve perturbation tests: p_H = 2.8e-8.
+        let base: Vec<f64> = (0..30).map(|i| 0.55 + 0.01 * f64::from(i % 10)).collect();
+        let qwen = raw_p(&[0.0; 10], &base);
+        assert!((qwen - 2.36e-9).abs() < 0.01e-9, "{qwen}");
+        assert_eq!(format!("{:.1e}", holm_in(qwen, 12)), "2.8e-8");
+        // Phi-3, naming game, persona as a table: conventions in 27 of 30 baseline runs (0.90) and
+        // in none of 10 (0.00), the smallest of seven tests: p_H = 4.7e-6.
+        let mut formed = vec![1.0; 27];
+        formed.extend([0.0; 3]);
+        let phi = raw_p(&[0.0; 10], &formed);
+        assert!((phi - 6.75e-7).abs() < 0.01e-7, "{phi}");
+        assert_eq!(format!("{:.1e}", holm_in(phi, 7)), "4.7e-6");
+        // Without a family size the family is the p values given.
+        let out = run(Test::Holm, r#"{"p": [0.01, 0.04]}"#).expect("holm");
+        assert_eq!(out["adjusted"], json!([0.02, 0.04]));
+        let e = run(Test::Holm, r#"{"p": [0.01, 0.04], "family_size": 1}"#).expect_err("too small");
+        assert!(e.0.contains("family_size: 1 is smaller than the 2 p values given"), "{}", e.0);
+    }
 }

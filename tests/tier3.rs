@@ -1,19 +1,19 @@
 //! Tier 3 end to end: scripted agents whose stated reasoning drives their action reach Tier 3
-//! for `ultimatum-offer`; the same agents with decorative reasoning stay at Tier 2, stopped by
-//! the dependency condition.
+//! for `pgg-round1-human` (first-round public-goods contributions match humans); the same
+//! agents with decorative reasoning stay at Tier 2, stopped by the dependency condition.
 //!
 //! Three fake models of three families (one fake server, told apart by the request's `model`
-//! field, which also enters the hash each reply draws from) play the ultimatum game at the
-//! baseline (C0, three runs), under the divergent payoffs (C3, three runs) and in one cell of
-//! each level (persona-table, step-by-step; two runs each). Every reply writes a `reasoning`
-//! field before its answer. A proposer draws, from the SHA-256 of the request body (sampling
-//! seed included, so a replicate draws afresh), whether it states fairness (a sentence the
-//! default lexicon codes `fairness`). The driving fake offers 42 % of the pie when it stated
-//! fairness and 38 % when it did not (± 1 % noise), so offers average 40 %, inside the anchor's
-//! 0.40 ± 0.05, and the within-prompt dependency of the offer share on fairness is 0.04. The
-//! decorative fake states fairness on the same draw but offers 42 % or 38 % on an independent
-//! draw: the same offers and the same statements, without dependency. Responders accept and
-//! state nothing but the task.
+//! field, which also enters the hash each reply draws from) play public goods at the baseline
+//! (C0, six runs), under the divergent payoffs (C3) and in one cell of each level
+//! (persona-table, step-by-step), three runs each: the claim holds at baseline and the
+//! environment's canonical effect (contributions decline) keeps its sign in every cell. Every
+//! reply writes a `reasoning` field before its answer. A contributor draws, from the SHA-256 of
+//! the request body (sampling seed included, so a replicate draws afresh), whether it states
+//! reciprocity (a sentence the default lexicon codes `positive_reciprocity`). The driving fake
+//! contributes two points more when it stated it; its contributions start at half the
+//! endowment and fall by a point every two rounds. The decorative fake states reciprocity on
+//! the same draw but adds the two points on an independent draw: the same contributions and
+//! the same statements, without dependency.
 //!
 //! The pipeline is the one a user runs: `agora run`, `agora audit replicates`, `agora audit`,
 //! `agora audit export`, two human coders' labels (the true code of each sentence, computed
@@ -30,9 +30,8 @@ use sha2::{Digest, Sha256};
 mod common;
 use common::{agora, text};
 
-const OPENING: &str = "I am deciding on an offer.";
-const FAIRNESS: &str = "Splitting the points evenly seems right.";
-const RESPONDER: &str = "I am looking at the offer on the table.";
+const OPENING: &str = "I am deciding on a contribution.";
+const RECIPROCITY: &str = "I want to return the favor to the group.";
 /// (name, family, served id) of the three fake models.
 const MODELS: [(&str, &str, &str); 3] =
     [("fake-a", "FakeA", "fake-a-1"), ("fake-b", "FakeB", "fake-b-1"), ("fake-c", "FakeC", "fake-c-1")];
@@ -40,8 +39,8 @@ const MODELS: [(&str, &str, &str); 3] =
 /// The true code of a reasoning sentence the fakes write.
 fn true_code(sentence: &str) -> &'static str {
     match sentence {
-        FAIRNESS => "fairness",
-        OPENING | RESPONDER => "understanding",
+        RECIPROCITY => "positive_reciprocity",
+        OPENING => "understanding",
         other => panic!("a sentence the fakes do not write: {other:?}"),
     }
 }
@@ -50,7 +49,14 @@ fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime")
 }
 
-/// The reply to one request. `driving`: the offer depends on the stated fairness.
+/// The round of a request, from its last message ("Round 3 of 10.").
+fn round_of(body: &Value) -> i64 {
+    let text = body["messages"].as_array().and_then(|m| m.last()).and_then(|m| m["content"].as_str()).unwrap_or("");
+    let at = text.rfind("Round ").expect("the round line");
+    text[at + 6..].split(' ').next().and_then(|n| n.parse().ok()).expect("a round number")
+}
+
+/// The reply to one request. `driving`: the contribution depends on the stated reciprocity.
 fn reply(body: &Value, driving: bool) -> FakeReply {
     let h = Sha256::digest(body.to_string().as_bytes());
     let schema = &body["response_format"]["json_schema"]["schema"];
@@ -62,25 +68,19 @@ fn reply(body: &Value, driving: bool) -> FakeReply {
         .find(|f| *f != "reasoning")
         .expect("answer field")
         .to_string();
-    let prop = &schema["properties"][&field];
-    if prop["type"] == "integer" {
-        // The proposer: the offer, a share of the pie.
-        let pie = prop["maximum"].as_i64().expect("the pie");
-        let fair = h[0] & 1 == 1;
-        let generous = if driving { fair } else { h[1] & 1 == 1 };
-        let noise = i64::from(h[2] % 3) - 1;
-        let percent = if generous { 42 } else { 38 } + noise;
-        let offer = (pie * percent + 50) / 100;
-        let mut reasoning = vec![OPENING];
-        if fair {
-            reasoning.push(FAIRNESS);
-        }
-        FakeReply::Content(serde_json::json!({"reasoning": reasoning.join(" "), field: offer}).to_string())
-    } else {
-        // The responder accepts (the first label).
-        let labels = prop["enum"].as_array().expect("labels");
-        FakeReply::Content(serde_json::json!({"reasoning": RESPONDER, field: labels[0].clone()}).to_string())
+    let endowment = schema["properties"][&field]["maximum"].as_i64().expect("the endowment");
+    let reciprocal = h[0] & 1 == 1;
+    let generous = if driving { reciprocal } else { h[1] & 1 == 1 };
+    let noise = i64::from(h[2] % 3) - 1;
+    // Half the endowment in round 1 on average (9 + the two points half the time), a point less
+    // every two rounds.
+    let points = 9 - (round_of(body) - 1) / 2 + if generous { 2 } else { 0 } + noise;
+    let mut reasoning = vec![OPENING];
+    if reciprocal {
+        reasoning.push(RECIPROCITY);
     }
+    let answer = points.clamp(0, endowment);
+    FakeReply::Content(serde_json::json!({"reasoning": reasoning.join(" "), field: answer}).to_string())
 }
 
 fn models(endpoint: &str) -> String {
@@ -107,12 +107,12 @@ fn write_study(dir: &Path, endpoint: &str) -> PathBuf {
     }
     let study = format!(
         r#"Study(
-    version: 1, name: "tier3", master_seed: 23, runs: 3,
+    version: 1, name: "tier3", master_seed: 23, runs: 6,
     models: [{}],
     blocks: [
-        Block(name: "ug", environment: Bargaining(game: Ultimatum, games: 4), variants: [C0, C3],
+        Block(name: "pgg", environment: PublicGoods(), variants: [C0, C3],
               model_rosters: true, rosters: [],
-              cells: ["baseline", "persona-table", "step-by-step"], cell_runs: 2),
+              cells: ["baseline", "persona-table", "step-by-step"], cell_runs: 3),
     ],
 )"#,
         models(endpoint)
@@ -132,8 +132,8 @@ fn ok(args: &[&str]) -> String {
     text(&out)
 }
 
-/// Runs the whole pipeline against a fake whose reasoning drives (or decorates) its offers,
-/// and returns `ultimatum-offer`'s verdict from analysis.json.
+/// Runs the whole pipeline against a fake whose reasoning drives (or decorates) its contributions,
+/// and returns `pgg-round1-human`'s verdict from analysis.json.
 fn verdict(driving: bool) -> Value {
     let rt = runtime();
     let server = rt.block_on(FakeServer::start(Arc::new(move |_, body| reply(body, driving)))).expect("server");
@@ -145,7 +145,7 @@ fn verdict(driving: bool) -> Value {
     std::fs::write(&models_file, format!("Models(version: 1, models: [{}])", models(&server.endpoint())))
         .expect("models");
 
-    // Replicates of a sample of each model's decisions (proposers and responders alike).
+    // Replicates of a sample of each model's decisions.
     let out = ok(&[
         "audit",
         "replicates",
@@ -173,7 +173,7 @@ fn verdict(driving: bool) -> Value {
         .map(|l| serde_json::from_str(l).expect("record"))
         .collect();
     for (model, _, _) in MODELS {
-        for code in ["fairness", "understanding"] {
+        for code in ["positive_reciprocity", "understanding"] {
             assert!(
                 records.iter().any(|r| r["model"] == model && true_code(r["text"].as_str().expect("text")) == code),
                 "the sample holds {code} sentences of {model}"
@@ -212,8 +212,8 @@ fn verdict(driving: bool) -> Value {
         .as_array()
         .expect("verdicts")
         .iter()
-        .find(|v| v["claim"] == "ultimatum-offer")
-        .expect("the ultimatum-offer verdict")
+        .find(|v| v["claim"] == "pgg-round1-human")
+        .expect("the pgg-round1-human verdict")
         .clone()
 }
 
@@ -222,15 +222,15 @@ fn evidence(v: &Value) -> String {
 }
 
 #[test]
-fn reasoning_that_drives_the_offer_reaches_tier_3() {
+fn reasoning_that_drives_the_contribution_reaches_tier_3() {
     let v = verdict(true);
     assert_eq!(v["tier"], 3, "{v:#}");
     assert_eq!(v["tier_name"], "Tier 3 transferable", "{v:#}");
     assert!(v["first_unmet"].is_null(), "{v:#}");
     let ev = evidence(&v);
-    assert!(ev.contains("matches the anchor: offer equivalent"), "{ev}");
+    assert!(ev.contains("matches the anchor: contribution_r1 equivalent"), "{ev}");
     assert!(ev.contains("mechanism shown: lexicon/1"), "{ev}");
-    assert!(ev.contains("dependency of offer_share on fairness"), "{ev}");
+    assert!(ev.contains("dependency of contribution_share on positive_reciprocity"), "{ev}");
 }
 
 #[test]
@@ -239,9 +239,9 @@ fn decorative_reasoning_stays_at_tier_2() {
     assert_eq!(v["tier"], 2, "{v:#}");
     let unmet = v["first_unmet"].as_str().expect("a first unmet condition");
     assert!(unmet.starts_with("transcript audit consistent with the human mechanism: "), "{unmet}");
-    assert!(unmet.contains("coder lexicon/1: dependency of offer_share on fairness"), "{unmet}");
+    assert!(unmet.contains("coder lexicon/1: dependency of contribution_share on positive_reciprocity"), "{unmet}");
     assert!(unmet.contains("not positive") || unmet.contains("its lower bound ≤ 0"), "{unmet}");
     let ev = evidence(&v);
-    assert!(ev.contains("matches the anchor: offer equivalent"), "{ev}");
+    assert!(ev.contains("matches the anchor: contribution_r1 equivalent"), "{ev}");
     assert!(!ev.contains("mechanism shown"), "{ev}");
 }

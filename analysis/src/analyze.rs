@@ -25,7 +25,7 @@ use crate::{
 pub use crate::acceptance::AcceptanceRow;
 pub use crate::baselines::BaselineRow;
 pub use crate::common::{Options, PRIMARY};
-pub use crate::contrasts::{ContrastRow, FAMILIES, MIN_RUNS};
+pub use crate::contrasts::{ContrastCount, ContrastRow, FAMILIES, MIN_RUNS};
 pub use crate::directional::DirectionalRow;
 pub use crate::divergent::{DivergentRow, FOLLOWS_PAYOFFS, FOLLOWS_SCRIPT};
 pub use crate::equivalence::EquivalenceRow;
@@ -57,10 +57,14 @@ pub struct Analysis {
     /// The audit grid: every cell against its baseline, and the re-skins against C0,
     /// Holm-adjusted within its family of tests (perturbation, priming, punishment, contamination).
     pub contrasts: Vec<ContrastRow>,
+    /// The perturbation family's counts: blocks (model × environment) with a significant
+    /// perturbation, and significant computable contrasts per level.
+    pub contrast_counts: Vec<ContrastCount>,
     /// Seed 000's presentation checks against the baseline: their own Holm family, reported
     /// apart and never part of S, Δmax, the perturbation family or Tier 2.
     pub presentation: Vec<ContrastRow>,
-    /// Range of cell means (Δmax) and sign stability S per claim, model and perturbation level.
+    /// Range of cell means (Δmax) and sign stability S of each environment's canonical human
+    /// effect, per model and perturbation level.
     pub perturbation: Vec<PerturbationRow>,
     /// Behaviour under the divergent payoffs (C3), per model and environment arm.
     pub divergent: Vec<DivergentRow>,
@@ -123,7 +127,8 @@ pub fn analyze_outcomes_audited(
     audit: Option<&AuditEvidence>,
 ) -> Analysis {
     let anchors = AnchorTable::shipped();
-    let claims = &ClaimTable::shipped().claims;
+    let table = ClaimTable::shipped();
+    let claims = &table.claims;
     let idx = Index::new(outcomes);
     let models = idx.models();
     let tipping = tipping::tipping(outcomes);
@@ -141,6 +146,7 @@ pub fn analyze_outcomes_audited(
         contrasts: &contrasts,
         critical_mass: &critical_mass,
         anchors,
+        effects: &table.effects,
         audit,
     };
     let verdicts = claims.iter().map(|c| ladder::ladder(c, &inputs)).collect();
@@ -150,9 +156,10 @@ pub fn analyze_outcomes_audited(
         options: *options,
         equivalence: equivalence::equivalence(claims, anchors, &idx, &models),
         directional: directional::directional(claims, &idx, &models),
+        contrast_counts: contrasts::counts(&contrasts),
         contrasts,
         presentation,
-        perturbation: perturbation::perturbation(claims, &idx, &models),
+        perturbation: perturbation::perturbation(&table.effects, &idx, &models),
         divergent: divergent::divergent(&idx, &models),
         acceptance: acceptance::acceptance(&idx, &models),
         heterogeneity: heterogeneity::heterogeneity(&idx, &models, options),

@@ -1,12 +1,22 @@
-//! Claims as data (`assets/claims.ron`).
+//! Claims as data (`assets/claims.ron`), and the canonical human effect of each environment.
 //!
-//! Every claim carries its canonical human effect with a sign ([`HumanEffect`]): the side of a
-//! reference on which the human result lies. For a level anchor the reference is the
-//! game-theoretic prediction (ultimatum offers above the subgame-perfect minimum, requests
-//! below the top of the 11–20 range); for a dynamic it is no change; for a rate it is one half.
-//! The ladder reads the effect's sign at baseline (Tier 1) and across the perturbation cells
-//! (Tier 2) from cell means, so that it works in the one-shot games' two-run cells; the claim's
-//! kind says how it matches the anchor, which is what Tier 3 adds.
+//! The paper ("Benchmarking large language model agent societies against human behavioural
+//! distributions") grades a claim on a ladder whose first rung is the claim's own test at
+//! baseline (a corridor, an equivalence margin, the directional margin, majority formation)
+//! and whose second rung reads one effect per environment, not per claim:
+//!
+//! > "Δmax is the range of cell means over the baseline and the cells of one level, and S is
+//! > the share of those cells in which the canonical human effect keeps its sign."
+//!
+//! > "the effect is the change in contributions between the first and last round, the modelled
+//! > change in cooperation across the ten rounds, or, for a rate outcome, formation of a
+//! > convention in the majority of runs."
+//!
+//! Those three — public goods, the repeated dilemma, the naming game — are the table's
+//! [`CanonicalEffect`]s. The bargaining battery and the 11–20 game have none: the paper names
+//! none for them, and their perturbation cells hold two runs ("results from the latter are
+//! reported as descriptive throughout, because two runs cannot support an inferential test"),
+//! so their claims stop at Tier 1.
 
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
@@ -18,21 +28,35 @@ use crate::anchors::{AnchorTable, AnchorValue};
 /// The shipped claim table's text.
 pub const CLAIMS_RON: &str = include_str!("../../assets/claims.ron");
 
-/// The canonical human effect of a claim: `sign` × (statistic − `reference`) > 0 where the
-/// human result lies. The statistic is the mean of the effect's metric over a cell's runs (for
-/// an arm contrast, the claim's arm's mean minus the other arm's).
+/// How a canonical human effect is read from a cell's runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub enum EffectRule {
+    /// A run-level change (last minus first round, or the modelled change over the rounds):
+    /// the cell's statistic is the median of its runs' changes, as in the directional rule,
+    /// and the effect keeps its sign where `sign` × median > 0.
+    Change,
+    /// A 0/1 run-level outcome whose human effect is that it happens in the majority of runs:
+    /// the statistic is the share of runs where it happened minus one half.
+    Majority,
+}
+
+/// The canonical human effect of one environment: what sign stability (S) and the divergent
+/// payoffs (C3) are read from at Tier 2, for every claim of the environment.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct HumanEffect {
-    /// Run-level metric the effect is read from; the claim's own metric when absent.
-    #[serde(default)]
-    pub metric: Option<String>,
-    /// +1: the human result lies above the reference; −1: below it.
+pub struct CanonicalEffect {
+    /// Environment the effect belongs to (as in study files, e.g. `public-goods`).
+    pub environment: String,
+    /// Arm of the environment the effect is read from (the canonical arm).
+    pub arm: String,
+    /// Run-level metric holding each run's effect.
+    pub metric: String,
+    /// +1: the human effect is a rise (or formation); −1: a decline.
     pub sign: f64,
-    /// The reference: the game-theoretic prediction for a level, 0 for a change, ½ for a rate.
-    pub reference: f64,
-    /// What the reference is, in words (e.g. `the subgame-perfect minimum offer`).
-    pub against: String,
+    /// How a cell's statistic is read.
+    pub rule: EffectRule,
+    /// The effect in words, as the verdicts name it.
+    pub text: String,
 }
 
 /// One category of a type-share claim: the anchor's label and the run-level metric holding
@@ -46,7 +70,8 @@ pub struct TypeShare {
     pub metric: String,
 }
 
-/// How a claim matches its anchor (what Tier 3 tests; Tiers 1 and 2 read the human effect).
+/// How a claim is tested against its anchor: at baseline for Tier 1 (the claim's own test) and,
+/// for Tier 3, as equivalence with the anchor.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub enum ClaimKind {
     /// TOST equivalence with a point anchor at its margin.
@@ -173,8 +198,6 @@ pub struct Claim {
     pub arm: String,
     /// Run-level metric the claim is read from.
     pub metric: String,
-    /// The canonical human effect, with its sign.
-    pub effect: HumanEffect,
     /// How the claim matches its anchor.
     pub kind: ClaimKind,
     /// The human mechanism as stated values (Tier 3's transcript audit); a claim without one
@@ -184,11 +207,6 @@ pub struct Claim {
 }
 
 impl Claim {
-    /// The run-level metric the human effect is read from.
-    pub fn effect_metric(&self) -> &str {
-        self.effect.metric.as_deref().unwrap_or(&self.metric)
-    }
-
     /// The equivalence margin: the claim's own (Agora's choice) or the anchor's (fixed in
     /// advance).
     pub fn margin(&self, anchors: &AnchorTable) -> Option<f64> {
@@ -199,12 +217,15 @@ impl Claim {
     }
 }
 
-/// The claim table: a format version and the claims.
+/// The claim table: a format version, the canonical effect of each environment that has one,
+/// and the claims.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ClaimTable {
     /// Format version of the table.
     pub version: u32,
+    /// The canonical human effect of each environment that has one (at most one each).
+    pub effects: Vec<CanonicalEffect>,
     /// The claims, in the order they are graded.
     pub claims: Vec<Claim>,
 }
@@ -253,12 +274,6 @@ fn check_mechanism(c: &Claim) -> Result<(), String> {
 /// Why a claim does not fit the shipped anchors.
 fn check(c: &Claim, anchors: &AnchorTable) -> Result<(), String> {
     let anchor = anchors.get(c.kind.anchor()).ok_or_else(|| format!("unknown anchor {}", c.kind.anchor()))?;
-    if c.effect.sign != 1.0 && c.effect.sign != -1.0 {
-        return Err(format!("effect sign must be +1 or -1, got {}", c.effect.sign));
-    }
-    if !c.effect.reference.is_finite() {
-        return Err("effect reference must be a number".into());
-    }
     match &c.kind {
         ClaimKind::Equivalence { margin, .. } => {
             if !matches!(anchor.value, AnchorValue::Point(_) | AnchorValue::Unrecorded) {
@@ -277,8 +292,8 @@ fn check(c: &Claim, anchors: &AnchorTable) -> Result<(), String> {
             }
         }
         ClaimKind::Direction { sign, .. } | ClaimKind::ArmContrast { sign, .. } => {
-            if *sign != c.effect.sign {
-                return Err(format!("kind sign {sign} differs from the effect's sign {}", c.effect.sign));
+            if *sign != 1.0 && *sign != -1.0 {
+                return Err(format!("sign must be +1 or -1, got {sign}"));
             }
         }
         ClaimKind::Range { .. } | ClaimKind::CriticalMass { .. } => {
@@ -314,12 +329,25 @@ fn check(c: &Claim, anchors: &AnchorTable) -> Result<(), String> {
 }
 
 impl ClaimTable {
-    /// Parses a table; every claim must name an anchor of the shipped anchor table that fits
-    /// its kind, carry a human effect of sign ±1, have a unique id, and name its mechanism's
-    /// values by value codes of the default codebook, for a role with an action indicator.
+    /// Parses a table; every canonical effect must have a sign of ±1 and be the only one of
+    /// its environment; every claim must name an anchor of the shipped anchor table that fits
+    /// its kind, have a unique id, and name its mechanism's values by value codes of the default
+    /// codebook, for a role with an action indicator.
     pub fn parse(text: &str) -> Result<ClaimTable, String> {
         let opts = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
         let t: ClaimTable = opts.from_str(text).map_err(|e| e.to_string())?;
+        let mut envs = BTreeSet::new();
+        for e in &t.effects {
+            if !envs.insert(e.environment.as_str()) {
+                return Err(format!("effects: {} has two canonical effects; the paper gives one", e.environment));
+            }
+            if e.sign != 1.0 && e.sign != -1.0 {
+                return Err(format!("effects: {}: sign must be +1 or -1, got {}", e.environment, e.sign));
+            }
+            if e.rule == EffectRule::Majority && e.sign != 1.0 {
+                return Err(format!("effects: {}: a majority effect has sign +1", e.environment));
+            }
+        }
         let anchors = AnchorTable::shipped();
         let mut ids = BTreeSet::new();
         for c in &t.claims {
@@ -329,6 +357,12 @@ impl ClaimTable {
             check(c, anchors).and_then(|()| check_mechanism(c)).map_err(|e| format!("claim {}: {e}", c.id))?;
         }
         Ok(t)
+    }
+
+    /// The canonical human effect of `environment`; `None` where the paper names none (the
+    /// bargaining battery, the 11–20 game).
+    pub fn effect_of(&self, environment: &str) -> Option<&CanonicalEffect> {
+        self.effects.iter().find(|e| e.environment == environment)
     }
 
     /// The shipped table.
@@ -349,28 +383,29 @@ mod tests {
     #[test]
     fn shipped_claims_parse_and_name_known_anchors() {
         let t = ClaimTable::parse(CLAIMS_RON).expect("parses");
-        assert!(t.claims.len() >= 17);
+        assert!(t.claims.len() >= 16);
     }
 
     #[test]
-    fn every_level_claim_carries_the_side_of_the_prediction_where_humans_lie() {
-        // (claim, effect metric, sign, reference)
-        for (id, metric, sign, reference) in [
-            ("ultimatum-offer", "offer", 1.0, 0.0),
-            ("dictator-giving", "giving", 1.0, 0.0),
-            ("trust-sent", "sent", 1.0, 0.0),
-            ("trust-returned", "returned", 1.0, 0.0),
-            ("money-request-distance", "request_below_top", 1.0, 0.0),
-            ("ultimatum-rejection", "rejection", 1.0, 0.0),
-            ("pgg-round1-human", "contribution_r1", 1.0, 0.0),
-            ("pgg-round10-human", "contribution_r10", 1.0, 0.0),
-            ("pgg-decline", "contribution_change", -1.0, 0.0),
-            ("pd-endgame", "defection_endgame_rise", 1.0, 0.0),
-            ("convention-forms", "convention", 1.0, 0.5),
-        ] {
-            let c = shipped(id);
-            assert_eq!((c.effect_metric(), c.effect.sign, c.effect.reference), (metric, sign, reference), "{id}");
-        }
+    fn the_canonical_effects_are_the_three_the_paper_names_and_no_level_claim_has_one() {
+        let t = ClaimTable::parse(CLAIMS_RON).expect("parses");
+        let got: Vec<(&str, &str, &str, f64, &EffectRule)> = t
+            .effects
+            .iter()
+            .map(|e| (e.environment.as_str(), e.arm.as_str(), e.metric.as_str(), e.sign, &e.rule))
+            .collect();
+        assert_eq!(
+            got,
+            [
+                ("public-goods", "baseline", "contribution_change", -1.0, &EffectRule::Change),
+                ("prisoners-dilemma", "baseline", "cooperation_change", -1.0, &EffectRule::Change),
+                ("naming-game", "baseline", "convention", 1.0, &EffectRule::Majority),
+            ]
+        );
+        assert!(t.effect_of("bargaining").is_none() && t.effect_of("money-request").is_none());
+        let e = ClaimTable::parse(&CLAIMS_RON.replacen("environment: \"naming-game\", arm: \"baseline\", metric: \"convention\"", "environment: \"public-goods\", arm: \"baseline\", metric: \"convention\"", 1))
+            .expect_err("two effects");
+        assert!(e.contains("public-goods has two canonical effects"), "{e}");
     }
 
     #[test]
@@ -387,20 +422,16 @@ mod tests {
         assert_eq!((c.metric.as_str(), c.margin(a)), ("rejection", Some(0.05)));
         let c = shipped("money-request-distance");
         assert!(matches!(c.kind, ClaimKind::Distance { max_distance, .. } if max_distance == 0.10));
-        let c = shipped("cc-types");
-        let ClaimKind::TypeShares { shares, margin, .. } = &c.kind else { panic!("type shares") };
-        assert_eq!(*margin, 0.10);
-        let metrics: Vec<&str> = shares.iter().map(|s| s.metric.as_str()).collect();
-        assert_eq!(metrics, ["cc_conditional_share", "cc_free_rider_share"]);
-        assert!(shares.iter().all(|s| s.label != "hump-shaped"), "not identifiable in play");
+        // The strategy-method type shares are not measured by play: no shipped claim reads them.
+        assert!(ClaimTable::parse(CLAIMS_RON).expect("parses").claims.iter().all(|c| c.id != "cc-types"));
     }
 
     #[test]
     fn a_claim_may_not_override_a_margin_fixed_in_advance_nor_omit_a_missing_one() {
         let base = |kind: &str| {
             format!(
-                "ClaimTable(version: 1, claims: [Claim(id: \"x\", text: \"t\", environment: \"bargaining\", \
-                 arm: \"ultimatum\", metric: \"offer\", effect: HumanEffect(sign: 1.0, reference: 0.0, against: \"a\"), \
+                "ClaimTable(version: 3, effects: [], claims: [Claim(id: \"x\", text: \"t\", environment: \"bargaining\", \
+                 arm: \"ultimatum\", metric: \"offer\", \
                  kind: {kind})])"
             )
         };
@@ -438,8 +469,8 @@ mod tests {
     fn a_mechanism_must_name_codes_of_the_codebook_for_a_role_with_an_indicator() {
         let base = |mechanism: &str| {
             format!(
-                "ClaimTable(version: 1, claims: [Claim(id: \"x\", text: \"t\", environment: \"bargaining\", \
-                 arm: \"ultimatum\", metric: \"offer\", effect: HumanEffect(sign: 1.0, reference: 0.0, against: \"a\"), \
+                "ClaimTable(version: 3, effects: [], claims: [Claim(id: \"x\", text: \"t\", environment: \"bargaining\", \
+                 arm: \"ultimatum\", metric: \"offer\", \
                  kind: Equivalence(anchor: \"ultimatum-offer\"), mechanism: {mechanism})])"
             )
         };

@@ -23,13 +23,10 @@ pub const PRIMARY: [(&str, &str, &str); 8] = [
 /// counted as model families, and kept out of cross-model statistics unless asked for.
 pub const CLASSICAL: &str = "classical";
 
-/// Runs an entry needs to be reported as a value: every table entry resting on fewer is absent.
+/// Runs an entry needs to be reported as a value, and a cell needs to enter sign stability or a
+/// contrast: "Every table entry that would rest on fewer than three runs is shown as absent".
 pub const MIN_RUNS: usize = 3;
 
-/// Runs a cell needs for the sign of the human effect to be read from its mean. Sign stability
-/// is descriptive and works in the one-shot games' two-run cells; every reported value (cell
-/// means in Δmax included) still needs [`MIN_RUNS`].
-pub const SIGN_MIN_RUNS: usize = 2;
 
 /// The perturbation levels of the paper: S, Δmax, the perturbation family of tests and Tier 2
 /// range over these only (never over presentation or contamination cells).

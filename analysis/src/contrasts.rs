@@ -1,22 +1,37 @@
 //! The audit grid: every contrast of a model's runs with its canonical baseline, per primary
 //! outcome; exact Mann–Whitney with Cliff's δ, Holm within each family of tests.
 //!
-//! The families, as the paper names them:
+//! The paper: "Within each family of tests — perturbation, priming, punishment, contamination —
+//! p-values are adjusted by the Holm step-down procedure, and a contrast is called significant
+//! when the adjusted value is below 0.05." A family is one kind of test within one block, one
+//! model × one environment: "at least one perturbation moves behaviour significantly in 23 of 27
+//! model-by-environment blocks". That is the only partition that gives the paper's printed
+//! adjusted values their family sizes — Llama-3.1's naming-game persona contrast, 2.4×10⁻⁹, is
+//! its raw p (a family of one); Qwen3-14B's swapped action order in the dilemma, 2.8×10⁻⁸, is 12
+//! times its raw p; Phi-3's persona table in the naming game, 4.7×10⁻⁶, is 7 times its raw p.
+//!
+//! The families, per model and environment:
 //! - `perturbation`: each representation- or design-level cell against the baseline;
 //! - `priming`: the priming cell (a contamination-level cell that names the paradigm inside
 //!   the behavioural prompt) against the baseline;
 //! - `punishment`: the punishment arm against the arm without punishment (final-round
 //!   contributions);
-//! - `contamination`: the re-skinned versions C1 and C2 against C0, per environment and model,
-//!   at the baseline cell.
+//! - `contamination`: the re-skinned versions C1 and C2 against C0, at the baseline cell.
 //!
-//! Seed 000's presentation checks (level `presentation`) form an opt-in family of their own,
-//! `presentation`, Holm-adjusted apart and reported apart. The recognition probe's runs are not
-//! behavioural runs and enter no family. Classical rosters are Holm-adjusted apart from the
-//! models within each family (they are not models, and the adjustment is across models).
-//! A contrast in which either arm holds fewer than three runs, or whose pooled values are
-//! constant, carries no evidence and is excluded from its family; with fewer than three runs
-//! its means and effect size are absent too.
+//! The paper does not fix how priming, punishment and contamination are partitioned, nor
+//! whether public goods' rounds 1 and 10 share a family: Agora reads them as it reads the
+//! perturbation family, one model × one environment, so rounds 1 and 10 share their block's
+//! family. That is a choice, not a reproduction.
+//!
+//! The presentation checks of the behavioural profile's methods (level `presentation`) form an
+//! opt-in family of their own, `presentation`, Holm-adjusted apart (per block too) and reported
+//! apart. The recognition probe's runs are not behavioural runs and enter no family. Classical
+//! rosters are rosters of their own, so their blocks never mix with a model's. A contrast in
+//! which either arm holds fewer than three runs, or whose pooled values are constant, carries no
+//! evidence and is excluded from its family; with fewer than three runs its means and effect
+//! size are absent too.
+
+use std::collections::BTreeMap;
 
 use serde::Serialize;
 
@@ -25,8 +40,7 @@ use crate::stats;
 
 pub use crate::common::MIN_RUNS;
 
-/// The families of tests, each Holm-adjusted on its own (the models apart from the classical
-/// rosters).
+/// The families of tests, each Holm-adjusted on its own within each block (model × environment).
 pub const FAMILIES: [&str; 5] = ["perturbation", "priming", "punishment", "contamination", "presentation"];
 
 /// One contrast of the audit grid: a cell's runs against the baseline's, for one model and primary outcome.
@@ -144,28 +158,79 @@ pub(crate) fn contrasts(idx: &Index, models: &[(String, String)]) -> Vec<Contras
     contrasts
 }
 
-/// Holm-adjusts the p values of each family's contrasts that are not excluded, the models
-/// apart from the classical rosters, and marks those significant at 0.05.
+/// Holm-adjusts the p values of the contrasts that are not excluded within each family of tests
+/// of each block (one model × one environment), and marks those significant at 0.05.
 fn holm_within_families(contrasts: &mut [ContrastRow]) {
-    for family in FAMILIES {
-        for classical in [false, true] {
-            let members: Vec<usize> = contrasts
-                .iter()
-                .enumerate()
-                .filter(|(_, c)| {
-                    c.family_of_tests == family && c.excluded.is_none() && is_classical(&c.model_family) == classical
-                })
-                .map(|(i, _)| i)
-                .collect();
-            let ps: Vec<f64> = members.iter().filter_map(|i| contrasts[*i].p).collect();
-            if let Ok(adj) = stats::holm(&ps) {
-                for (i, a) in members.iter().zip(adj) {
-                    contrasts[*i].p_holm = Some(a);
-                    contrasts[*i].significant = a < 0.05;
-                }
+    let mut families: BTreeMap<(&str, &str, &str), Vec<usize>> = BTreeMap::new();
+    for (i, c) in contrasts.iter().enumerate() {
+        if c.excluded.is_none() && c.p.is_some() {
+            families.entry((c.family_of_tests.as_str(), c.model.as_str(), c.environment.as_str())).or_default().push(i);
+        }
+    }
+    let families: Vec<Vec<usize>> = families.into_values().collect();
+    for members in families {
+        let ps: Vec<f64> = members.iter().filter_map(|i| contrasts[*i].p).collect();
+        if let Ok(adj) = stats::holm(&ps) {
+            for (i, a) in members.iter().zip(adj) {
+                contrasts[*i].p_holm = Some(a);
+                contrasts[*i].significant = a < 0.05;
             }
         }
     }
+}
+
+/// The audit grid's counts, as the paper reports them: the blocks (model × environment) in which
+/// at least one perturbation moves behaviour significantly, and per level the computable
+/// contrasts that are significant.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct ContrastCount {
+    /// `blocks` (model-by-environment blocks with a significant perturbation), or a level
+    /// (`design`, `representation`) whose computable contrasts are counted.
+    pub what: String,
+    /// Whether the rosters counted are the models or the classical rosters.
+    pub rosters: String,
+    /// Blocks with a significant perturbation, or significant contrasts.
+    pub significant: usize,
+    /// Blocks with at least one computable perturbation contrast, or computable contrasts.
+    pub of: usize,
+}
+
+/// The counts of the perturbation family: "at least one perturbation moves behaviour
+/// significantly in k of N model-by-environment blocks", and "design-level cells move behaviour
+/// in k of N computable contrasts", the representation level likewise.
+pub(crate) fn counts(contrasts: &[ContrastRow]) -> Vec<ContrastCount> {
+    let mut out = Vec::new();
+    for classical in [false, true] {
+        let rosters = if classical { "classical rosters" } else { "models" };
+        let mine: Vec<&ContrastRow> = contrasts
+            .iter()
+            .filter(|c| c.family_of_tests == "perturbation" && c.p_holm.is_some())
+            .filter(|c| is_classical(&c.model_family) == classical)
+            .collect();
+        if mine.is_empty() {
+            continue;
+        }
+        let mut blocks: BTreeMap<(&str, &str), bool> = BTreeMap::new();
+        for c in &mine {
+            *blocks.entry((c.model.as_str(), c.environment.as_str())).or_default() |= c.significant;
+        }
+        out.push(ContrastCount {
+            what: "blocks".into(),
+            rosters: rosters.into(),
+            significant: blocks.values().filter(|s| **s).count(),
+            of: blocks.len(),
+        });
+        for level in ["design", "representation"] {
+            let at: Vec<&&ContrastRow> = mine.iter().filter(|c| c.level == level).collect();
+            out.push(ContrastCount {
+                what: level.into(),
+                rosters: rosters.into(),
+                significant: at.iter().filter(|c| c.significant).count(),
+                of: at.len(),
+            });
+        }
+    }
+    out
 }
 
 /// What identifies the outcome contrasted.
@@ -294,6 +359,48 @@ mod tests {
         }
         let g = grid(&out);
         assert_eq!(g.len(), 2);
-        assert!(g.iter().all(|c| c.p_holm == c.p), "one test per (family, classical) group: {g:?}");
+        assert!(g.iter().all(|c| c.p_holm == c.p), "one test per block: {g:?}");
+    }
+
+    /// Ten runs of `x` against thirty of `y`: the paper's cell against its baseline.
+    fn cell_vs_base(out: &mut Vec<crate::RunOutcome>, at: Place, cell: &str, metric: &str, x: f64, base: &[f64]) {
+        runs(out, Place { cell, level: "design", ..at }, metric, &[x; 10]);
+        if !out.iter().any(|o| o.roster == at.roster && o.environment == at.environment && o.cell == "baseline") {
+            runs(out, at, metric, base);
+        }
+    }
+
+    #[test]
+    fn a_family_is_one_model_by_one_environment_as_the_papers_printed_values_need() {
+        let mut out = Vec::new();
+        // Llama-3.1's naming block: one contrast, 10 conventions against 30 failures: its Holm
+        // value is its raw p, 2.4e-9 (a family of one).
+        let llama = Place::new("llama", "llama", "naming-game", "baseline", "baseline", "baseline", "C0");
+        cell_vs_base(&mut out, llama, "persona-self-interested", "convention", 1.0, &[0.0; 30]);
+        // The same model's dilemma block: twelve contrasts, one of them complete separation.
+        let base: Vec<f64> = (0..30).map(|i| 0.6 + f64::from(i % 5) * 0.1).collect();
+        let pd_llama = Place::new("llama", "llama", "prisoners-dilemma", "baseline", "baseline", "baseline", "C0");
+        cell_vs_base(&mut out, pd_llama, "action-order", "cooperation", 0.0, &base);
+        for k in 0..11 {
+            let cell: &'static str = Box::leak(format!("cell-{k}").into_boxed_str());
+            let v: Vec<f64> = (0..10).map(|i| 0.6 + f64::from((i + k) % 5) * 0.1).collect();
+            runs(&mut out, Place { cell, level: "design", ..pd_llama }, "cooperation", &v);
+        }
+        let g = grid(&out);
+        let row = |env: &str, cell: &str| g.iter().find(|c| c.environment == env && c.cell == cell).expect("row");
+        let naming = row("naming-game", "persona-self-interested");
+        assert_eq!(naming.p_holm, naming.p, "a family of one");
+        assert!((naming.p.expect("p") - 2.0 / 847_660_528.0).abs() < 1e-20, "{:?}", naming.p);
+        assert_eq!(format!("{:.1e}", naming.p_holm.expect("holm")), "2.4e-9");
+        let swap = row("prisoners-dilemma", "action-order");
+        assert_eq!(g.iter().filter(|c| c.environment == "prisoners-dilemma" && c.p.is_some()).count(), 12);
+        let (p, holm) = (swap.p.expect("p"), swap.p_holm.expect("holm"));
+        assert!((holm - 12.0 * p).abs() < 1e-20, "smallest of twelve: twelve times its raw p ({p} -> {holm})");
+        assert_eq!(format!("{:.1e}", swap.p_holm.expect("holm")), "2.8e-8");
+        let counts = counts(&g);
+        let blocks = counts.iter().find(|c| c.what == "blocks").expect("blocks");
+        assert_eq!((blocks.significant, blocks.of), (2, 2));
+        let design = counts.iter().find(|c| c.what == "design").expect("design");
+        assert_eq!((design.significant, design.of), (2, 13));
     }
 }

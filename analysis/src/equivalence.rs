@@ -235,7 +235,19 @@ mod tests {
         for (c, f) in [(0.5, 0.3), (0.52, 0.28), (0.48, 0.31)] {
             crate::test_support::run(&mut out, pgg, &[("cc_conditional_share", c), ("cc_free_rider_share", f)]);
         }
-        let rows = table(&out, &["ultimatum-rejection", "cc-types"]);
+        // No shipped claim reads the type shares (the strategy method's types are not measured
+        // by play); a claim table of a user's may.
+        let types = ClaimTable::parse(
+            "ClaimTable(version: 3, effects: [], claims: [Claim(id: \"cc-types\", text: \"t\", \
+             environment: \"public-goods\", arm: \"baseline\", metric: \"cc_conditional_share\", \
+             kind: TypeShares(anchor: \"cc-types\", margin: 0.10, shares: [\
+             TypeShare(label: \"conditional cooperators\", metric: \"cc_conditional_share\"), \
+             TypeShare(label: \"free riders\", metric: \"cc_free_rider_share\")]))])",
+        )
+        .expect("parses");
+        let idx = Index::new(&out);
+        let claims = [claim("ultimatum-rejection"), types.claims[0].clone()];
+        let rows = equivalence(&claims, AnchorTable::shipped(), &idx, &idx.models());
         let got: Vec<(&str, f64, f64, &str)> =
             rows.iter().map(|r| (r.metric.as_str(), r.anchor, r.margin, r.verdict.as_str())).collect();
         assert_eq!(

@@ -1,23 +1,38 @@
-//! The certification ladder: one verdict per claim, as the paper defines it.
+//! The certification ladder: one verdict per claim, as the paper ("Benchmarking large language
+//! model agent societies against human behavioural distributions") defines it:
 //!
-//! - Tier 1 (exploratory): the claim holds at baseline in at least one model: its canonical
-//!   human effect lies on the human side at the canonical baseline (a direction claim: the
-//!   directional rule, the median run-level effect clearing the margin; a majority claim: more
-//!   than half the runs; an arm contrast: significant after Holm in the human direction; a
-//!   critical mass: inside the human bracket). Every baseline resting on fewer than three runs
-//!   is absent.
-//! - Tier 2 (robust): additionally, in at least three model families, a model where it holds
-//!   keeps the human effect's sign in at least 80 % of the baseline and the cells of BOTH
-//!   levels (representation and design; the sign read from cell means, in every cell with at
-//!   least two runs), and is not reversed under the divergent payoffs (C3). The same rule for
-//!   every claim kind: the anchor match is not re-tested per cell.
+//! > "A claim reaches Tier 1, exploratory, if it holds at baseline in at least one model. It
+//! > reaches Tier 2, robust, if it additionally survives the perturbation library — sign
+//! > stability of at least 0.8 across cells in at least three model families — and is not
+//! > reversed under the divergent-payoff variant. It reaches Tier 3, transferable, only if it
+//! > additionally matches the human anchor by the equivalence test rather than merely in
+//! > direction, and if the transcript audit is consistent with the mechanism recorded in the
+//! > human experiment."
+//!
+//! How Agora reads it:
+//! - Tier 1 (exploratory): the claim's own test at the canonical baseline (C0), in at least
+//!   one model with at least three baseline runs: inside the corridor (a range claim: the mean
+//!   in the anchor's range), within the equivalence margin (a "matches" claim: TOST, the 90 %
+//!   interval inside the margin; a distance claim: the bootstrap upper end below its bound),
+//!   the directional margin (the median run-level effect clearing 0.10), majority formation (a
+//!   rate claim), a significant arm contrast in the human direction after Holm, or a critical
+//!   mass inside the human bracket.
+//! - Tier 2 (robust): additionally, in at least three model families, a model where the claim
+//!   holds keeps its environment's canonical human effect ([`crate::claims::CanonicalEffect`])
+//!   in at least 80 % of the baseline and the cells of BOTH levels (representation and
+//!   design), each cell with at least three runs, and the effect is not reversed under the
+//!   divergent payoffs (C3, its baseline cell with at least three runs). The paper names a
+//!   canonical effect for public goods, the repeated dilemma and the naming game only; the
+//!   bargaining battery and the 11–20 game hold two runs per perturbation cell, "reported as
+//!   descriptive throughout, because two runs cannot support an inferential test", so their
+//!   claims stop at Tier 1 and say so. The paper does not say whether S is counted over the
+//!   models where the claim holds or over every model; Agora counts it over those where the
+//!   claim holds (a claim survives where it exists), and the replay of the paper's results
+//!   (`agora replicate --verdicts`) reproduces the printed verdicts under this reading.
 //! - Tier 3 (transferable): additionally, equivalence with the anchor on the claim's outcome
 //!   in a robust model, and a transcript audit consistent with the human mechanism
-//!   ([`crate::mechanism`]): in a robust model that matches the anchor, a coder validated on
-//!   that model's text finds a value of the claim's mechanism stated, and the action depends on
-//!   it (the dependency estimate has the mechanism's sign, its 95 % bound clear of zero). A
-//!   store without the audit's tables names the audit as missing; a claim without a mechanism
-//!   says so.
+//!   ([`crate::mechanism`]). A direction has no value to be equivalent to, so a direction
+//!   claim stops at Tier 2.
 //!
 //! Classical rosters are not models: they are graded apart, in a family of their own (one
 //! family suffices there), and never counted towards the three model families.
@@ -29,8 +44,8 @@ use std::collections::BTreeSet;
 use serde::Serialize;
 
 use crate::anchors::{AnchorTable, AnchorValue};
-use crate::claims::{Claim, ClaimKind};
-use crate::common::{fmt, is_classical, mean, median, values, Index, LEVELS, MIN_RUNS, SIGN_MIN_RUNS};
+use crate::claims::{CanonicalEffect, Claim, ClaimKind};
+use crate::common::{fmt, is_classical, mean, median, values, Index, LEVELS, MIN_RUNS};
 use crate::contrasts::ContrastRow;
 use crate::effect::{cell_effect, reversed};
 use crate::equivalence::{tost_match, Match};
@@ -88,6 +103,8 @@ pub(crate) struct Inputs<'a> {
     pub contrasts: &'a [ContrastRow],
     pub critical_mass: &'a [CriticalMassRow],
     pub anchors: &'a AnchorTable,
+    /// The canonical human effect of each environment that has one (Tier 2).
+    pub effects: &'a [CanonicalEffect],
     /// The transcript audit's evidence, where the store holds an audit.
     pub audit: Option<&'a AuditEvidence>,
 }
@@ -130,7 +147,7 @@ fn grade(claim: &Claim, inputs: &Inputs, rosters: &Rosters) -> Grade {
     let holding = match &claim.kind {
         ClaimKind::CriticalMass { .. } => inside_bracket(claim, rosters, inputs.critical_mass, &mut evidence),
         ClaimKind::ArmContrast { sign, .. } => contrast_significant(claim, *sign, rosters, inputs, &mut evidence),
-        _ => holds_at_baseline(claim, inputs.idx, rosters, &mut evidence),
+        _ => holds_at_baseline(claim, inputs, rosters, &mut evidence),
     };
     if holding.is_empty() {
         let unmet = if evidence.is_empty() {
@@ -148,8 +165,12 @@ fn grade(claim: &Claim, inputs: &Inputs, rosters: &Rosters) -> Grade {
         };
         return grade_of(0, evidence, Some(unmet));
     }
-    // Tier 2: sign stability >= 0.8 at both levels and not reversed under C3, in enough families.
-    let (robust, first_gap) = robust(claim, inputs.idx, &holding, &mut evidence);
+    // Tier 2: the environment's canonical effect keeps its sign in >= 0.8 of the baseline and
+    // the cells at both levels and is not reversed under C3, in enough families.
+    let Some(effect) = inputs.effects.iter().find(|e| e.environment == claim.environment) else {
+        return grade_of(1, evidence, Some(no_canonical_effect(claim, inputs.idx, &holding)));
+    };
+    let (robust, first_gap) = robust(effect, inputs.idx, &holding, &mut evidence);
     let families: BTreeSet<&str> = robust.iter().map(|(_, f)| f.as_str()).collect();
     if families.len() < rosters.families_needed {
         let unmet = match (&first_gap, families.is_empty()) {
@@ -192,7 +213,7 @@ fn absent_reason(claim: &Claim, idx: &Index, rosters: &Rosters) -> String {
             "absent: no {whose}run of {} / {} records `{}`",
             claim.environment,
             claim.arm,
-            claim.effect_metric()
+            claim.metric
         ),
     }
 }
@@ -263,17 +284,17 @@ fn contrast_significant(
     holding
 }
 
-/// Tier 1 of every other claim: the rosters in which the human effect holds at the canonical
-/// baseline; one line of evidence per roster whose baseline records the effect's metric.
+/// Tier 1 of every other claim: the rosters in which the claim's own test holds at the
+/// canonical baseline; one line of evidence per roster whose baseline records the metric.
 fn holds_at_baseline(
     claim: &Claim,
-    idx: &Index,
+    inputs: &Inputs,
     rosters: &Rosters,
     evidence: &mut Vec<String>,
 ) -> Vec<(String, String)> {
     let mut holding = Vec::new();
     for (model, family) in &rosters.list {
-        let v = values(&idx.select(model, &claim.environment, &claim.arm, "baseline", "C0"), claim.effect_metric());
+        let v = values(&inputs.idx.select(model, &claim.environment, &claim.arm, "baseline", "C0"), &claim.metric);
         if v.is_empty() {
             continue;
         }
@@ -281,30 +302,80 @@ fn holds_at_baseline(
             evidence.push(format!("{model}: absent at baseline ({} runs < {MIN_RUNS})", v.len()));
             continue;
         }
-        let (statistic, holds) = match &claim.kind {
+        let test = match &claim.kind {
             ClaimKind::Direction { sign, margin, .. } => {
                 let m = median(&v).unwrap_or(0.0);
-                (format!("median {}", fmt(Some(m))), m * sign >= *margin)
+                let text = format!("median run-level effect {} against a margin of {}", fmt(Some(m)), fmt(Some(*margin)));
+                if m * sign >= *margin {
+                    Match::Yes(text)
+                } else {
+                    Match::No(text)
+                }
             }
-            _ => {
-                let m = mean(&v).unwrap_or(0.0);
-                (format!("mean {}", fmt(Some(m))), crate::effect::kept(claim, m))
+            ClaimKind::Majority { .. } => {
+                let held = v.iter().filter(|x| **x >= 0.5).count();
+                let text = format!("in {held} of {} runs", v.len());
+                if 2 * held > v.len() {
+                    Match::Yes(text)
+                } else {
+                    Match::No(text)
+                }
             }
+            ClaimKind::Range { anchor } => match inputs.anchors.get(anchor).map(|a| &a.value) {
+                Some(AnchorValue::Range { low, high }) => {
+                    let m = mean(&v).unwrap_or(f64::NAN);
+                    let text = format!("mean {} against the corridor {low}-{high}", fmt(Some(m)));
+                    if (*low..=*high).contains(&m) {
+                        Match::Yes(text)
+                    } else {
+                        Match::No(text)
+                    }
+                }
+                _ => Match::Absent(format!("the anchor {anchor} is not a range on record")),
+            },
+            _ => anchor_test(claim, inputs, model),
         };
-        if holds {
-            holding.push((model.clone(), family.clone()));
-            evidence.push(format!("{model}: holds at baseline ({statistic}, {} runs)", v.len()));
-        } else {
-            evidence.push(format!("{model}: does not hold at baseline ({statistic}, {} runs)", v.len()));
+        match test {
+            Match::Yes(t) => {
+                holding.push((model.clone(), family.clone()));
+                evidence.push(format!("{model}: holds at baseline ({t}, {} runs)", v.len()));
+            }
+            Match::No(t) => evidence.push(format!("{model}: does not hold at baseline ({t}, {} runs)", v.len())),
+            Match::Absent(t) => evidence.push(format!("{model}: not tested at baseline ({t})")),
         }
     }
     holding
 }
 
-/// Tier 2: the `holding` rosters that keep the sign in at least 80 % of the baseline and the
-/// cells of each level and are not reversed under C3, and the first gap met.
+/// Why a claim that holds at baseline stops at Tier 1 in an environment without a canonical
+/// effect: its perturbation cells hold two runs (the one-shot games), or the paper names no
+/// effect for it.
+fn no_canonical_effect(claim: &Claim, idx: &Index, holding: &[(String, String)]) -> String {
+    let most_runs = holding
+        .iter()
+        .flat_map(|(model, _)| {
+            LEVELS.iter().flat_map(move |level| {
+                idx.cells_at(model, &claim.environment, &claim.arm, level).into_iter().map(move |cell| {
+                    values(&idx.select(model, &claim.environment, &claim.arm, &cell, "C0"), &claim.metric).len()
+                })
+            })
+        })
+        .max();
+    match most_runs {
+        Some(n) if n < MIN_RUNS => "two runs per cell: descriptive only".into(),
+        _ => format!(
+            "{} has no canonical human effect for sign stability (the paper names one for public goods, \
+             the repeated prisoner's dilemma and the naming game)",
+            claim.environment
+        ),
+    }
+}
+
+/// Tier 2: the `holding` rosters in which the environment's canonical effect keeps its sign in
+/// at least 80 % of the baseline and the cells of each level (cells of three runs or more) and
+/// is not reversed under C3, and the first gap met.
 fn robust(
-    claim: &Claim,
+    effect: &CanonicalEffect,
     idx: &Index,
     holding: &[(String, String)],
     evidence: &mut Vec<String>,
@@ -314,34 +385,41 @@ fn robust(
     for (model, family) in holding {
         let mut ok = true;
         for level in LEVELS {
-            let l = level_summary(claim, idx, model, level);
+            let l = level_summary(effect, idx, model, level);
             let Some(s) = l.s else {
                 ok = false;
-                let short = if l.cells == 0 {
-                    format!("no {level}-level cell run")
-                } else {
-                    format!("no {level}-level cell with {SIGN_MIN_RUNS} runs")
+                let short = match cell_effect(effect, idx, model, "baseline", "C0") {
+                    Some(b) if b.runs >= MIN_RUNS => {
+                        if l.cells == 0 {
+                            format!("no {level}-level cell run")
+                        } else {
+                            format!("no {level}-level cell with {MIN_RUNS} runs")
+                        }
+                    }
+                    _ => format!("the canonical effect ({}) rests on fewer than {MIN_RUNS} baseline runs", effect.metric),
                 };
                 evidence.push(format!("{model}: {short}"));
                 first_gap.get_or_insert(format!("sign stability at the {level} level: {short} for {model}"));
                 continue;
             };
-            evidence
-                .push(format!("{model}: sign stability {s:.2} over the baseline and {} {level}-level cells", l.judged));
+            evidence.push(format!(
+                "{model}: {} keeps its sign in {s:.2} of the baseline and {} {level}-level cells",
+                effect.text, l.judged
+            ));
             if s < STABLE {
                 ok = false;
                 first_gap.get_or_insert(format!("sign stability {s:.2} < 0.8 at the {level} level for {model}"));
             }
         }
-        match cell_effect(claim, idx, model, "baseline", "C3").filter(|e| e.runs >= SIGN_MIN_RUNS) {
+        match cell_effect(effect, idx, model, "baseline", "C3").filter(|e| e.runs >= MIN_RUNS) {
             None => {
                 ok = false;
-                evidence.push(format!("{model}: not run under the divergent payoffs (C3)"));
+                evidence.push(format!("{model}: not run under the divergent payoffs (C3) with {MIN_RUNS} runs"));
                 first_gap.get_or_insert(format!("not reversed under C3: not tested for {model}"));
             }
-            Some(e) if reversed(claim, e.value) => {
+            Some(e) if reversed(effect, e.value) => {
                 ok = false;
-                evidence.push(format!("{model}: reversed under divergent payoffs (C3): {}", fmt(Some(e.value))));
+                evidence.push(format!("{model}: {} reversed under divergent payoffs (C3): {}", effect.text, fmt(Some(e.value))));
                 first_gap.get_or_insert(format!("reversed under C3 for {model}"));
             }
             Some(_) => {}
@@ -351,6 +429,35 @@ fn robust(
         }
     }
     (robust, first_gap)
+}
+
+/// The claim's test against its anchor's value for one model at baseline: TOST for a point or
+/// a range (the 90 % interval inside the margin or the range), the bootstrap distance for a
+/// distribution.
+fn anchor_test(claim: &Claim, inputs: &Inputs, model: &str) -> Match {
+    match &claim.kind {
+        ClaimKind::Distance { max_distance, .. } => {
+            match crate::wasserstein::claim_row(claim, inputs.anchors, inputs.idx, model) {
+                Some(r) => {
+                    let text = format!(
+                        "distance {} (95 % CI [{}, {}]) against at most {}",
+                        fmt(r.distance),
+                        fmt(r.ci_low),
+                        fmt(r.ci_high),
+                        fmt(Some(*max_distance))
+                    );
+                    match r.verdict.as_str() {
+                        "matches" => Match::Yes(text),
+                        "does not match" => Match::No(text),
+                        other => Match::Absent(other.into()),
+                    }
+                }
+                None => Match::Absent("no baseline run holds choices".into()),
+            }
+        }
+        _ => tost_match(claim, inputs.anchors, inputs.idx, model)
+            .unwrap_or_else(|| Match::Absent("no value to test against".into())),
+    }
 }
 
 /// Tier 3's first condition: a robust roster matches the anchor on the claim's outcome; the
@@ -390,27 +497,7 @@ fn matches_anchor(
             }
             // The bracket was Tier 1's test: a robust roster is inside it.
             ClaimKind::CriticalMass { .. } => Match::Yes("the critical mass falls inside the human bracket".into()),
-            ClaimKind::Distance { max_distance, .. } => {
-                match crate::wasserstein::claim_row(claim, inputs.anchors, inputs.idx, model) {
-                    Some(r) => {
-                        let text = format!(
-                            "distance {} (95 % CI [{}, {}]) against at most {}",
-                            fmt(r.distance),
-                            fmt(r.ci_low),
-                            fmt(r.ci_high),
-                            fmt(Some(*max_distance))
-                        );
-                        match r.verdict.as_str() {
-                            "matches" => Match::Yes(text),
-                            "does not match" => Match::No(text),
-                            other => Match::Absent(other.into()),
-                        }
-                    }
-                    None => Match::Absent("no baseline run holds choices".into()),
-                }
-            }
-            _ => tost_match(claim, inputs.anchors, inputs.idx, model)
-                .unwrap_or_else(|| Match::Absent("no value to test against".into())),
+            _ => anchor_test(claim, inputs, model),
         };
         match m {
             Match::Yes(t) => {

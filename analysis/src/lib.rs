@@ -36,6 +36,7 @@ pub mod perturbation;
 pub mod profile;
 pub mod punishment;
 pub mod recognition;
+
 pub mod stats;
 pub mod summary;
 pub mod tables;
@@ -45,7 +46,7 @@ pub mod tipping;
 pub mod wasserstein;
 
 pub use analyze::{analyze_outcomes, analyze_outcomes_with, Analysis, Table};
-pub use common::{Options, CLASSICAL, LEVELS, MIN_RUNS, SIGN_MIN_RUNS};
+pub use common::{Options, CLASSICAL, LEVELS, MIN_RUNS};
 pub use error::AnalysisError;
 pub use outcomes::{run_outcomes, RunOutcome};
 pub use summary::{summarize, summarize_outcomes, Condition, GroupSummary, Stat, TippingCurve};

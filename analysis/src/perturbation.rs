@@ -1,16 +1,20 @@
 //! The perturbation library per level: the range of cell means (Δmax) and the sign stability S
-//! of each claim's canonical human effect.
+//! of each environment's canonical human effect ([`crate::claims::CanonicalEffect`]).
 //!
-//! Both range over the baseline and the cells of one level (representation or design; the
-//! paper's 𝒞_E): S is the share of them in which the human effect keeps its sign, read from
-//! cell means in every cell with at least [`SIGN_MIN_RUNS`] runs (the one-shot games' two-run
-//! cells included); Δmax is the range of the means resting on at least [`MIN_RUNS`] runs, as
-//! every reported value. Presentation and contamination cells never enter either.
+//! The paper: "Δmax is the range of cell means over the baseline and the cells of one level,
+//! and S is the share of those cells in which the canonical human effect keeps its sign. Both
+//! are reported separately for representation-level and design-level cells." Both range over
+//! the same set: the baseline and the level's cells, each resting on at least [`MIN_RUNS`] runs
+//! ("every table entry that would rest on fewer than three runs is shown as absent"), so the
+//! one-shot games' two-run cells enter neither. Δmax is read on the effect's own metric (the
+//! cell means of the run-level changes, or the formation rate). Presentation and contamination
+//! cells never enter either. Primary outcomes of environments without a canonical effect get
+//! Δmax alone.
 
 use serde::Serialize;
 
-use crate::claims::{Claim, ClaimKind};
-use crate::common::{mean, values, Index, LEVELS, MIN_RUNS, PRIMARY, SIGN_MIN_RUNS};
+use crate::claims::CanonicalEffect;
+use crate::common::{mean, values, Index, LEVELS, MIN_RUNS, PRIMARY};
 use crate::effect::{cell_effect, kept};
 
 /// Robustness of one model's outcome across the baseline and the cells of one perturbation level.
@@ -20,13 +24,14 @@ pub struct PerturbationRow {
     pub model: String,
     /// Family of the model.
     pub family: String,
-    /// The claim whose human effect S reads; `-` for a primary outcome no claim reads (Δmax only).
+    /// The canonical human effect S reads, in words; `-` for a primary outcome it does not
+    /// read (Δmax only).
     pub claim: String,
     /// Environment of the outcome.
     pub environment: String,
     /// Arm of the environment.
     pub arm: String,
-    /// Metric of the outcome (the claim's effect metric).
+    /// Metric of the outcome (the canonical effect's metric).
     pub metric: String,
     /// Perturbation level: `representation` or `design`.
     pub level: String,
@@ -37,29 +42,29 @@ pub struct PerturbationRow {
     /// Range of the means over the baseline and the level's cells with at least three runs;
     /// absent when the baseline or every cell rests on fewer.
     pub delta_max: Option<f64>,
-    /// Cells of the level with at least two runs, whose sign enters S beside the baseline's.
+    /// Cells of the level with at least three runs, whose sign enters S beside the baseline's.
     pub cells_judged: usize,
-    /// Share of the baseline and the judged cells in which the human effect keeps its sign;
-    /// absent without a claim or without a judged cell.
+    /// Share of the baseline and the judged cells in which the canonical effect keeps its sign;
+    /// absent without a canonical effect, a baseline of three runs or a judged cell.
     pub sign_stability: Option<f64>,
 }
 
-/// S and Δmax of one claim for one model at one level.
+/// S and Δmax of one canonical effect for one model at one level.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub(crate) struct LevelSummary {
     /// Cells of the level the model ran.
     pub cells: usize,
-    /// Cells with at least [`MIN_RUNS`] runs (entering Δmax).
+    /// Cells with at least [`MIN_RUNS`] runs (entering Δmax and S).
     pub in_delta: usize,
     /// Δmax over the baseline and those cells.
     pub delta_max: Option<f64>,
-    /// Cells with at least [`SIGN_MIN_RUNS`] runs (entering S).
+    /// Cells with at least [`MIN_RUNS`] runs judged for S (the same as `in_delta`).
     pub judged: usize,
     /// Members of 𝒞_E (baseline included) judged, and those keeping the sign.
     pub members: usize,
     /// Members keeping the sign.
     pub kept: usize,
-    /// S; absent without a judged cell of the level.
+    /// S; absent without a baseline of [`MIN_RUNS`] runs or without a judged cell of the level.
     pub s: Option<f64>,
 }
 
@@ -72,37 +77,30 @@ fn range(means: &[f64]) -> Option<f64> {
     Some(hi - lo)
 }
 
-/// S and Δmax of `claim`'s human effect for `model` over the baseline and the cells of `level`.
-pub(crate) fn level_summary(claim: &Claim, idx: &Index, model: &str, level: &str) -> LevelSummary {
-    let cells = idx.cells_at(model, &claim.environment, &claim.arm, level);
-    let base = cell_effect(claim, idx, model, "baseline", "C0");
+/// S and Δmax of `effect` for `model` over the baseline and the cells of `level`, each with
+/// at least [`MIN_RUNS`] runs.
+pub(crate) fn level_summary(effect: &CanonicalEffect, idx: &Index, model: &str, level: &str) -> LevelSummary {
+    let cells = idx.cells_at(model, &effect.environment, &effect.arm, level);
     let mut out = LevelSummary { cells: cells.len(), ..LevelSummary::default() };
-    let mut means = Vec::new();
-    let judge = |e: &crate::effect::CellEffect, out: &mut LevelSummary| {
-        out.members += 1;
-        out.kept += usize::from(kept(claim, e.value));
+    let Some(base) = cell_effect(effect, idx, model, "baseline", "C0").filter(|b| b.runs >= MIN_RUNS) else {
+        return out;
     };
-    if let Some(b) = base.filter(|b| b.runs >= SIGN_MIN_RUNS) {
-        judge(&b, &mut out);
-    }
+    let mean_of = |cell: &str| mean(&values(&idx.select(model, &effect.environment, &effect.arm, cell, "C0"), &effect.metric));
+    out.members = 1;
+    out.kept = usize::from(kept(effect, base.value));
+    let mut means: Vec<f64> = mean_of("baseline").into_iter().collect();
     for c in &cells {
-        let Some(e) = cell_effect(claim, idx, model, c, "C0") else { continue };
-        if e.runs >= SIGN_MIN_RUNS {
-            out.judged += 1;
-            judge(&e, &mut out);
-        }
-        if e.runs >= MIN_RUNS {
-            out.in_delta += 1;
-            means.push(e.value);
-        }
+        let Some(e) = cell_effect(effect, idx, model, c, "C0").filter(|e| e.runs >= MIN_RUNS) else { continue };
+        out.judged += 1;
+        out.in_delta += 1;
+        out.members += 1;
+        out.kept += usize::from(kept(effect, e.value));
+        means.extend(mean_of(c));
     }
-    if let Some(b) = base.filter(|b| b.runs >= MIN_RUNS) {
-        if out.in_delta > 0 {
-            means.push(b.value);
-            out.delta_max = range(&means);
-        }
+    if out.judged > 0 {
+        out.delta_max = range(&means);
+        out.s = Some(out.kept as f64 / out.members as f64);
     }
-    out.s = (out.judged > 0).then(|| out.kept as f64 / out.members as f64);
     out
 }
 
@@ -132,27 +130,31 @@ fn primary_delta(
     (cells.len(), in_delta, delta)
 }
 
-/// One row per claim read per cell (every kind but the critical mass), model with baseline
-/// runs, and level with cells; then one per primary outcome no claim reads.
-pub(crate) fn perturbation(claims: &[Claim], idx: &Index, models: &[(String, String)]) -> Vec<PerturbationRow> {
+/// One row per canonical effect, model with baseline runs, and level with cells; then one per
+/// primary outcome no canonical effect reads (Δmax only).
+pub(crate) fn perturbation(
+    effects: &[CanonicalEffect],
+    idx: &Index,
+    models: &[(String, String)],
+) -> Vec<PerturbationRow> {
     let mut rows = Vec::new();
-    for claim in claims.iter().filter(|c| !matches!(c.kind, ClaimKind::CriticalMass { .. })) {
+    for effect in effects {
         for (model, family) in models {
-            if cell_effect(claim, idx, model, "baseline", "C0").is_none() {
+            if cell_effect(effect, idx, model, "baseline", "C0").is_none() {
                 continue;
             }
             for level in LEVELS {
-                let l = level_summary(claim, idx, model, level);
+                let l = level_summary(effect, idx, model, level);
                 if l.cells == 0 {
                     continue;
                 }
                 rows.push(PerturbationRow {
                     model: model.clone(),
                     family: family.clone(),
-                    claim: claim.id.clone(),
-                    environment: claim.environment.clone(),
-                    arm: claim.arm.clone(),
-                    metric: claim.effect_metric().into(),
+                    claim: effect.text.clone(),
+                    environment: effect.environment.clone(),
+                    arm: effect.arm.clone(),
+                    metric: effect.metric.clone(),
                     level: level.into(),
                     cells: l.cells,
                     cells_in_delta: l.in_delta,
@@ -164,7 +166,7 @@ pub(crate) fn perturbation(claims: &[Claim], idx: &Index, models: &[(String, Str
         }
     }
     for (env, arm, metric) in PRIMARY {
-        if claims.iter().any(|c| c.environment == env && c.arm == arm && c.effect_metric() == metric) {
+        if effects.iter().any(|e| e.environment == env && e.arm == arm && e.metric == metric) {
             continue;
         }
         for (model, family) in models {
@@ -202,46 +204,61 @@ mod tests {
     use crate::claims::ClaimTable;
     use crate::test_support::{runs, Place};
 
-    fn claim(id: &str) -> Claim {
-        ClaimTable::shipped().claims.iter().find(|c| c.id == id).expect("claim").clone()
+    fn effect(env: &str) -> CanonicalEffect {
+        ClaimTable::shipped().effect_of(env).expect("a canonical effect").clone()
     }
 
     #[test]
-    fn s_and_delta_max_range_over_the_baseline_and_the_cells_of_one_level() {
+    fn s_and_delta_max_range_over_the_baseline_and_the_cells_of_one_level_with_three_runs() {
         let mut out = Vec::new();
-        let at = |cell, level| Place::new("m", "fam", "bargaining", "ultimatum", cell, level, "C0");
-        runs(&mut out, at("baseline", "baseline"), "offer", &[0.40, 0.40, 0.40]);
-        // Two-run cells: their sign enters S, their mean does not enter Δmax.
-        runs(&mut out, at("rep-1", "representation"), "offer", &[0.30, 0.30]);
-        runs(&mut out, at("rep-2", "representation"), "offer", &[0.0, 0.0]);
-        // A three-run cell enters both.
-        runs(&mut out, at("rep-3", "representation"), "offer", &[0.10, 0.10, 0.10]);
+        let at = |cell, level| Place::new("m", "fam", "public-goods", "baseline", cell, level, "C0");
+        runs(&mut out, at("baseline", "baseline"), "contribution_change", &[-0.30, -0.20, -0.25]);
+        // Two-run cells enter neither S nor Δmax, whatever their sign.
+        runs(&mut out, at("rep-1", "representation"), "contribution_change", &[0.30, 0.30]);
+        // Three-run cells enter both: one keeps the decline (median −0.1), one does not (median 0).
+        runs(&mut out, at("rep-2", "representation"), "contribution_change", &[-0.10, -0.10, 0.05]);
+        runs(&mut out, at("rep-3", "representation"), "contribution_change", &[0.0, 0.0, 0.3]);
         // A presentation cell and the probe enter neither.
-        runs(&mut out, at("layout-inline", "presentation"), "offer", &[0.0, 0.0, 0.0]);
-        runs(&mut out, at("recognition-probe", "contamination"), "offer", &[0.0, 0.0, 0.0]);
+        runs(&mut out, at("layout-inline", "presentation"), "contribution_change", &[0.5, 0.5, 0.5]);
+        runs(&mut out, at("recognition-probe", "contamination"), "contribution_change", &[0.5, 0.5, 0.5]);
         let idx = Index::new(&out);
-        let l = level_summary(&claim("ultimatum-offer"), &idx, "m", "representation");
-        // 𝒞_E = baseline, rep-1, rep-2, rep-3: offers above zero in three of four.
-        assert_eq!((l.cells, l.judged, l.members, l.kept), (3, 3, 4, 3));
-        assert_eq!(l.s, Some(0.75));
-        // Δmax over the baseline (0.40) and rep-3 (0.10) only.
-        assert_eq!(l.in_delta, 1);
-        assert!((l.delta_max.expect("Δmax") - 0.30).abs() < 1e-12);
-        let rows = perturbation(&[claim("ultimatum-offer")], &idx, &idx.models());
+        let l = level_summary(&effect("public-goods"), &idx, "m", "representation");
+        // 𝒞_E = baseline, rep-2, rep-3: the decline keeps its sign in two of three.
+        assert_eq!((l.cells, l.judged, l.members, l.kept), (3, 2, 3, 2));
+        assert!((l.s.expect("S") - 2.0 / 3.0).abs() < 1e-12);
+        // Δmax over the cell means: baseline −0.25, rep-2 −0.05, rep-3 0.10.
+        assert!((l.delta_max.expect("Δmax") - 0.35).abs() < 1e-12);
+        let rows = perturbation(&[effect("public-goods")], &idx, &idx.models());
         assert_eq!(rows.len(), 1, "no design cells, no presentation level: {rows:?}");
-        assert_eq!((rows[0].cells_judged, rows[0].sign_stability), (3, Some(0.75)));
+        assert_eq!((rows[0].cells_judged, rows[0].metric.as_str()), (2, "contribution_change"));
     }
 
     #[test]
-    fn one_run_cells_are_not_judged_and_a_thin_baseline_gives_no_delta_max() {
+    fn a_thin_baseline_or_only_two_run_cells_give_no_s() {
         let mut out = Vec::new();
-        let at = |cell, level| Place::new("m", "fam", "bargaining", "dictator", cell, level, "C0");
-        runs(&mut out, at("baseline", "baseline"), "giving", &[0.2, 0.3]);
-        runs(&mut out, at("des-1", "design"), "giving", &[0.1]);
-        runs(&mut out, at("des-2", "design"), "giving", &[0.1, 0.2, 0.3]);
+        let at = |cell, level| Place::new("m", "fam", "naming-game", "baseline", cell, level, "C0");
+        runs(&mut out, at("baseline", "baseline"), "convention", &[1.0, 1.0]);
+        runs(&mut out, at("des-1", "design"), "convention", &[1.0, 1.0, 1.0]);
         let idx = Index::new(&out);
-        let l = level_summary(&claim("dictator-giving"), &idx, "m", "design");
-        assert_eq!((l.judged, l.members, l.s), (1, 2, Some(1.0)));
-        assert_eq!(l.delta_max, None, "the baseline rests on two runs");
+        assert_eq!(level_summary(&effect("naming-game"), &idx, "m", "design").s, None, "two baseline runs");
+        let mut out = Vec::new();
+        runs(&mut out, at("baseline", "baseline"), "convention", &[1.0, 1.0, 0.0]);
+        runs(&mut out, at("des-1", "design"), "convention", &[1.0, 1.0]);
+        let idx = Index::new(&out);
+        let l = level_summary(&effect("naming-game"), &idx, "m", "design");
+        assert_eq!((l.cells, l.judged, l.s), (1, 0, None), "the one design cell holds two runs");
+    }
+
+    #[test]
+    fn a_rate_keeps_its_sign_in_a_majority_of_runs_and_not_at_one_half() {
+        let mut out = Vec::new();
+        let at = |cell, level| Place::new("m", "fam", "naming-game", "baseline", cell, level, "C0");
+        runs(&mut out, at("baseline", "baseline"), "convention", &[1.0, 1.0, 0.0]);
+        runs(&mut out, at("des-1", "design"), "convention", &[1.0, 0.0, 1.0, 0.0]);
+        runs(&mut out, at("des-2", "design"), "convention", &[0.0, 0.0, 0.0]);
+        runs(&mut out, at("des-3", "design"), "convention", &[1.0, 1.0, 1.0]);
+        let idx = Index::new(&out);
+        let l = level_summary(&effect("naming-game"), &idx, "m", "design");
+        assert_eq!((l.members, l.kept), (4, 2), "baseline and des-3 form in a majority; des-1 in half");
     }
 }

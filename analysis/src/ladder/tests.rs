@@ -22,6 +22,7 @@ fn grade_with(claim: &Claim, outcomes: &[RunOutcome], audit: Option<&AuditEviden
         contrasts: &contrasts,
         critical_mass: &cm,
         anchors: AnchorTable::shipped(),
+        effects: &crate::claims::ClaimTable::shipped().effects,
         audit,
     };
     ladder(claim, &inputs)
@@ -48,26 +49,15 @@ fn decline(out: &mut Vec<RunOutcome>, model: &str, family: &str, cells: &[(&str,
     }
 }
 
-/// Cells where the decline keeps its sign at both levels (two-run cells, as the one-shot
-/// games hold).
+/// Cells where the decline keeps its sign at both levels (three runs each: a cell enters S with
+/// three runs or more).
 const STABLE_CELLS: [(&str, &str, &[f64]); 3] = [
-    ("rep-1", "representation", &[-0.2, -0.1]),
-    ("rep-2", "representation", &[-0.1, -0.05]),
-    ("des-1", "design", &[-0.15, -0.1]),
+    ("rep-1", "representation", &[-0.2, -0.1, -0.15]),
+    ("rep-2", "representation", &[-0.1, -0.05, -0.1]),
+    ("des-1", "design", &[-0.15, -0.1, -0.1]),
 ];
-const C3_KEPT: [f64; 2] = [-0.1, -0.2];
+const C3_KEPT: [f64; 3] = [-0.1, -0.2, -0.15];
 
-/// A one-shot level claim (`ultimatum-offer`, offers above zero; TOST at 0.40 ± 0.05):
-/// baseline offers, and two-run cells at both levels with these offers.
-fn offers(out: &mut Vec<RunOutcome>, model: &str, family: &str, base: &[f64], cell: &[f64]) {
-    let ug = |cell, level, variant| Place::new(model, family, "bargaining", "ultimatum", cell, level, variant);
-    runs(out, ug("baseline", "baseline", "C0"), "offer", base);
-    runs(out, ug("baseline", "baseline", "C3"), "offer", &[0.4, 0.4]);
-    runs(out, ug("persona-table", "representation", "C0"), "offer", cell);
-    runs(out, ug("step-by-step", "design", "C0"), "offer", cell);
-}
-
-const NEAR: [f64; 6] = [0.39, 0.40, 0.41, 0.40, 0.39, 0.41];
 
 // ---- Tier 0 and its reasons ----
 
@@ -84,10 +74,10 @@ fn tier_0_when_the_metric_has_no_runs_says_it_is_absent() {
     // Runs of the arm exist, but none records the new metric.
     let mut out = Vec::new();
     runs(&mut out, Place::base("m", "f", "public-goods", "baseline"), "contribution_r1", &[0.5; 3]);
-    for id in ["pgg-round10-human", "cc-slope", "cc-types"] {
+    for id in ["pgg-round10-human", "cc-slope"] {
         let v = grade(&claim(id), &out);
         assert_eq!(v.tier, 0, "{id}");
-        let metric = claim(id).effect_metric().to_string();
+        let metric = claim(id).metric.clone();
         assert_eq!(unmet(&v), format!("absent: no model run of public-goods / baseline records `{metric}`"));
     }
     let v = grade(&claim("money-request-distance"), &out);
@@ -102,7 +92,10 @@ fn tier_0_when_the_claim_holds_at_baseline_in_no_model() {
     let v = grade(&claim("pgg-decline"), &out);
     assert_eq!(v.tier, 0);
     assert_eq!(unmet(&v), "holds at baseline in no model");
-    assert_eq!(v.evidence, ["m: does not hold at baseline (median -0.050, 3 runs)"]);
+    assert_eq!(
+        v.evidence,
+        ["m: does not hold at baseline (median run-level effect -0.050 against a margin of 0.100, 3 runs)"]
+    );
 }
 
 #[test]
@@ -170,8 +163,11 @@ fn a_critical_mass_inside_the_human_bracket_reaches_tier_1_only() {
     let v = grade(&claim("critical-mass"), &out);
     assert_eq!(v.tier, 1);
     assert_eq!(v.evidence[0], "r: held at 0.208, overturned from 0.250 (human 0.21-0.25): inside");
-    // Sweeps run no perturbation cells, so Tier 2 cannot be met.
-    assert_eq!(unmet(&v), "sign stability at the representation level: no representation-level cell run for r");
+    // Tier 2 reads the naming game's canonical effect in its baseline arm, which holds no runs here.
+    assert_eq!(
+        unmet(&v),
+        "sign stability at the representation level: the canonical effect (convention) rests on fewer than 3 baseline runs for r"
+    );
 }
 
 // ---- 0 -> 1, and Tier 1's reasons for stopping ----
@@ -183,27 +179,29 @@ fn tier_1_not_2_when_no_cell_of_a_level_was_run() {
     let v = grade(&claim("pgg-decline"), &out);
     assert_eq!((v.tier, v.tier_name.as_str()), (1, "Tier 1 exploratory"));
     assert_eq!(unmet(&v), "sign stability at the representation level: no representation-level cell run for m");
-    assert_eq!(v.evidence[0], "m: holds at baseline (median -0.250, 3 runs)");
+    assert_eq!(v.evidence[0], "m: holds at baseline (median run-level effect -0.250 against a margin of 0.100, 3 runs)");
 }
 
 #[test]
-fn tier_1_not_2_when_a_levels_cells_hold_fewer_than_two_runs() {
+fn tier_1_not_2_when_a_levels_cells_hold_fewer_than_three_runs() {
+    // "two runs cannot support an inferential test": a two-run cell never enters S.
     let mut out = Vec::new();
-    let one_run: [(&str, &str, &[f64]); 2] = [("rep-1", "representation", &[-0.2]), ("des-1", "design", &[-0.2])];
-    decline(&mut out, "m", "fam-a", &one_run, &C3_KEPT);
+    let two_runs: [(&str, &str, &[f64]); 2] =
+        [("rep-1", "representation", &[-0.2, -0.2]), ("des-1", "design", &[-0.2, -0.2])];
+    decline(&mut out, "m", "fam-a", &two_runs, &C3_KEPT);
     let v = grade(&claim("pgg-decline"), &out);
     assert_eq!(v.tier, 1);
-    assert_eq!(unmet(&v), "sign stability at the representation level: no representation-level cell with 2 runs for m");
+    assert_eq!(unmet(&v), "sign stability at the representation level: no representation-level cell with 3 runs for m");
 }
 
 #[test]
 fn tier_1_not_2_when_sign_stability_falls_below_four_fifths() {
     let mut out = Vec::new();
     let cells: [(&str, &str, &[f64]); 4] = [
-        ("rep-1", "representation", &[-0.2, -0.2]),
-        ("rep-2", "representation", &[0.1, 0.2]),
-        ("rep-3", "representation", &[0.1, 0.0]),
-        ("des-1", "design", &[-0.1, -0.1]),
+        ("rep-1", "representation", &[-0.2, -0.2, -0.2]),
+        ("rep-2", "representation", &[0.1, 0.2, 0.1]),
+        ("rep-3", "representation", &[0.1, 0.0, 0.0]),
+        ("des-1", "design", &[-0.1, -0.1, -0.1]),
     ];
     decline(&mut out, "m", "fam-a", &cells, &C3_KEPT);
     let v = grade(&claim("pgg-decline"), &out);
@@ -213,9 +211,9 @@ fn tier_1_not_2_when_sign_stability_falls_below_four_fifths() {
     assert_eq!(
         v.evidence,
         [
-            "m: holds at baseline (median -0.250, 3 runs)",
-            "m: sign stability 0.50 over the baseline and 3 representation-level cells",
-            "m: sign stability 1.00 over the baseline and 1 design-level cells",
+            "m: holds at baseline (median run-level effect -0.250 against a margin of 0.100, 3 runs)",
+            "m: contributions decline between the first and last round keeps its sign in 0.50 of the baseline and 3 representation-level cells",
+            "m: contributions decline between the first and last round keeps its sign in 1.00 of the baseline and 1 design-level cells",
         ]
     );
 }
@@ -226,18 +224,18 @@ fn s_counts_the_baseline_so_four_of_five_is_stable() {
     // baseline it would be 3/4.
     let mut out = Vec::new();
     let cells: [(&str, &str, &[f64]); 5] = [
-        ("rep-1", "representation", &[-0.2, -0.2]),
-        ("rep-2", "representation", &[-0.2, -0.2]),
-        ("rep-3", "representation", &[-0.2, -0.2]),
-        ("rep-4", "representation", &[0.2, 0.2]),
-        ("des-1", "design", &[-0.1, -0.1]),
+        ("rep-1", "representation", &[-0.2, -0.2, -0.2]),
+        ("rep-2", "representation", &[-0.2, -0.2, -0.2]),
+        ("rep-3", "representation", &[-0.2, -0.2, -0.2]),
+        ("rep-4", "representation", &[0.2, 0.2, 0.2]),
+        ("des-1", "design", &[-0.1, -0.1, -0.1]),
     ];
     for (m, f) in MODELS {
         decline(&mut out, m, f, &cells, &C3_KEPT);
     }
     let v = grade(&claim("pgg-decline"), &out);
     assert_eq!(v.tier, 2, "{v:?}");
-    assert!(v.evidence.contains(&"m1: sign stability 0.80 over the baseline and 4 representation-level cells".into()));
+    assert!(v.evidence.iter().any(|e| e.starts_with("m1: ") && e.ends_with("keeps its sign in 0.80 of the baseline and 4 representation-level cells")), "{:?}", v.evidence);
 }
 
 #[test]
@@ -247,7 +245,10 @@ fn tier_1_not_2_when_reversed_under_divergent_payoffs() {
     let v = grade(&claim("pgg-decline"), &out);
     assert_eq!(v.tier, 1);
     assert_eq!(unmet(&v), "reversed under C3 for m");
-    assert_eq!(v.evidence.last().map(String::as_str), Some("m: reversed under divergent payoffs (C3): 0.250"));
+    assert_eq!(
+        v.evidence.last().map(String::as_str),
+        Some("m: contributions decline between the first and last round reversed under divergent payoffs (C3): 0.250")
+    );
 }
 
 #[test]
@@ -267,7 +268,7 @@ fn tier_1_not_2_when_robust_in_fewer_than_three_families() {
     assert_eq!(v.tier, 1);
     assert_eq!(unmet(&v), "robust in 1 model family (fam-a); three are needed");
     decline(&mut out, "m3", "fam-b", &STABLE_CELLS, &C3_KEPT);
-    decline(&mut out, "m4", "fam-c", &[("rep-1", "representation", &[0.2, 0.2])], &C3_KEPT);
+    decline(&mut out, "m4", "fam-c", &[("rep-1", "representation", &[0.2, 0.2, 0.2])], &C3_KEPT);
     let v = grade(&claim("pgg-decline"), &out);
     assert_eq!(v.tier, 1);
     assert_eq!(
@@ -306,17 +307,26 @@ fn a_significant_arm_contrast_in_the_human_direction_reaches_tier_1_only() {
     let v = grade(&claim("punishment-raises"), &out);
     assert_eq!(v.tier, 1);
     assert_eq!(v.evidence[0], "m: Δ = 0.300, Cliff's δ = 1.000, Holm p = 0.008");
-    assert_eq!(unmet(&v), "sign stability at the representation level: no representation-level cell run for m");
+    assert_eq!(
+        unmet(&v),
+        "sign stability at the representation level: the canonical effect (contribution_change) rests on fewer than 3 baseline runs for m"
+    );
+}
+
+/// Naming-game runs of a model: baseline, one cell per level and C3, three runs each, with
+/// these conventions (1 formed, 0 not).
+fn naming(out: &mut Vec<RunOutcome>, m: &str, f: &str, base: &[f64], cells: &[f64], c3: &[f64]) {
+    let ng = |cell, level, variant| Place::new(m, f, "naming-game", "baseline", cell, level, variant);
+    runs(out, ng("baseline", "baseline", "C0"), "convention", base);
+    runs(out, ng("rep-1", "representation", "C0"), "convention", cells);
+    runs(out, ng("des-1", "design", "C0"), "convention", cells);
+    runs(out, ng("baseline", "baseline", "C3"), "convention", c3);
 }
 
 #[test]
 fn a_majority_claim_is_reversed_under_c3_when_most_runs_fail() {
     let mut out = Vec::new();
-    let ng = |cell, level, variant| Place::new("m", "fam-a", "naming-game", "baseline", cell, level, variant);
-    runs(&mut out, ng("baseline", "baseline", "C0"), "convention", &[1.0, 1.0, 0.0]);
-    runs(&mut out, ng("rep-1", "representation", "C0"), "convention", &[1.0, 1.0]);
-    runs(&mut out, ng("des-1", "design", "C0"), "convention", &[1.0, 1.0]);
-    runs(&mut out, ng("baseline", "baseline", "C3"), "convention", &[0.0, 1.0, 0.0]);
+    naming(&mut out, "m", "fam-a", &[1.0, 1.0, 0.0], &[1.0, 1.0, 1.0], &[0.0, 1.0, 0.0]);
     let v = grade(&claim("convention-forms"), &out);
     assert_eq!(v.tier, 1);
     assert_eq!(unmet(&v), "reversed under C3 for m");
@@ -328,11 +338,7 @@ fn a_convention_formed_in_every_run_matches_its_anchor_and_stops_at_the_audit() 
     // Tier 3 is the mechanism, not a value.
     let mut out = Vec::new();
     for (m, f) in MODELS {
-        let ng = |cell, level, variant| Place::new(m, f, "naming-game", "baseline", cell, level, variant);
-        runs(&mut out, ng("baseline", "baseline", "C0"), "convention", &[1.0, 1.0, 1.0]);
-        runs(&mut out, ng("rep-1", "representation", "C0"), "convention", &[1.0, 1.0]);
-        runs(&mut out, ng("des-1", "design", "C0"), "convention", &[1.0, 1.0]);
-        runs(&mut out, ng("baseline", "baseline", "C3"), "convention", &[1.0, 1.0, 1.0]);
+        naming(&mut out, m, f, &[1.0, 1.0, 1.0], &[1.0, 1.0, 1.0], &[1.0, 1.0, 1.0]);
     }
     let v = grade(&claim("convention-forms"), &out);
     assert_eq!(v.tier, 2);
@@ -340,11 +346,7 @@ fn a_convention_formed_in_every_run_matches_its_anchor_and_stops_at_the_audit() 
     // Formed in most but not all baseline runs: robust, but not the anchor's "always".
     let mut out = Vec::new();
     for (m, f) in MODELS {
-        let ng = |cell, level, variant| Place::new(m, f, "naming-game", "baseline", cell, level, variant);
-        runs(&mut out, ng("baseline", "baseline", "C0"), "convention", &[1.0, 1.0, 0.0]);
-        runs(&mut out, ng("rep-1", "representation", "C0"), "convention", &[1.0, 1.0]);
-        runs(&mut out, ng("des-1", "design", "C0"), "convention", &[1.0, 1.0]);
-        runs(&mut out, ng("baseline", "baseline", "C3"), "convention", &[1.0, 1.0, 1.0]);
+        naming(&mut out, m, f, &[1.0, 1.0, 0.0], &[1.0, 1.0, 1.0], &[1.0, 1.0, 1.0]);
     }
     let v = grade(&claim("convention-forms"), &out);
     assert_eq!(v.tier, 2);
@@ -367,7 +369,115 @@ fn presentation_and_probe_cells_never_enter_tier_2() {
     assert_eq!(v.tier, 2, "{v:?}");
 }
 
-// ---- 1 -> 2, and Tier 2's reasons for stopping ----
+// ---- The canonical effect: level claims are graded by their own test, then by the effect ----
+
+/// Public-goods runs of a model: baseline round-1 contributions `r1`, and the run-level
+/// change in every baseline, cell and C3 run as given.
+fn contributions(out: &mut Vec<RunOutcome>, m: &str, f: &str, r1: &[f64], change: &[f64]) {
+    let pgg = |cell, level, variant| Place::new(m, f, "public-goods", "baseline", cell, level, variant);
+    for (x, c) in r1.iter().zip(change.iter().cycle()) {
+        run(out, pgg("baseline", "baseline", "C0"), &[("contribution_r1", *x), ("contribution_change", *c)]);
+    }
+    for (cell, level) in [("rep-1", "representation"), ("des-1", "design")] {
+        runs(out, pgg(cell, level, "C0"), "contribution_change", &change[..3]);
+    }
+    runs(out, pgg("baseline", "baseline", "C3"), "contribution_change", &change[..3]);
+}
+
+const HALF: [f64; 6] = [0.49, 0.50, 0.51, 0.50, 0.49, 0.51];
+
+#[test]
+fn a_level_claim_is_not_graded_above_the_game_theoretic_prediction() {
+    // Models that cooperate in every round, or offer a fifth of the pie, are far from the
+    // human corridor and the meta-analytic mean: no level claim reaches Tier 1.
+    let mut out = Vec::new();
+    for (m, f) in MODELS {
+        let pd = |cell, level, variant| Place::new(m, f, "prisoners-dilemma", "baseline", cell, level, variant);
+        let ug = |cell, level, variant| Place::new(m, f, "bargaining", "ultimatum", cell, level, variant);
+        for (cell, level, variant) in
+            [("baseline", "baseline", "C0"), ("rep-1", "representation", "C0"), ("des-1", "design", "C0"), ("baseline", "baseline", "C3")]
+        {
+            runs(&mut out, pd(cell, level, variant), "cooperation", &[1.0; 30]);
+            runs(&mut out, ug(cell, level, variant), "offer", &[0.2; 6]);
+            runs(&mut out, ug(cell, level, variant), "rejection", &[0.0; 6]);
+        }
+    }
+    let v = grade(&claim("pd-corridor"), &out);
+    assert_eq!((v.tier, unmet(&v)), (0, "holds at baseline in no model"));
+    assert_eq!(v.evidence[0], "m1: does not hold at baseline (mean 1.000 against the corridor 0.2-0.5, 30 runs)");
+    for id in ["ultimatum-offer", "ultimatum-rejection"] {
+        let v = grade(&claim(id), &out);
+        assert_eq!((v.tier, unmet(&v)), (0, "holds at baseline in no model"), "{id}: {v:?}");
+    }
+}
+
+#[test]
+fn a_level_claim_that_holds_stops_at_tier_1_where_its_environment_does_not_keep_the_decline() {
+    // First-round contributions at half the endowment, but contributions rise over the rounds
+    // (or stay flat): Tier 1, and the decline's sign stability is what fails.
+    let mut out = Vec::new();
+    for (m, f) in MODELS {
+        contributions(&mut out, m, f, &HALF, &[0.1, 0.2, 0.15]);
+    }
+    let v = grade(&claim("pgg-round1-human"), &out);
+    assert_eq!(v.tier, 1, "{v:?}");
+    assert!(v.evidence[0].starts_with("m1: holds at baseline (contribution_r1 equivalent"), "{:?}", v.evidence);
+    assert_eq!(unmet(&v), "sign stability 0.00 < 0.8 at the representation level for m1");
+    let mut out = Vec::new();
+    for (m, f) in MODELS {
+        contributions(&mut out, m, f, &HALF, &[0.0, 0.0, 0.0]);
+    }
+    let v = grade(&claim("pgg-round1-human"), &out);
+    assert_eq!(unmet(&v), "sign stability 0.00 < 0.8 at the representation level for m1", "no change keeps no sign");
+}
+
+#[test]
+fn a_level_claim_reaches_tier_2_where_it_holds_and_the_canonical_effect_is_stable() {
+    let mut out = Vec::new();
+    for (m, f) in MODELS {
+        contributions(&mut out, m, f, &HALF, &[-0.3, -0.2, -0.25]);
+    }
+    let v = grade(&claim("pgg-round1-human"), &out);
+    assert_eq!((v.tier, unmet(&v)), (2, AUDIT_MISSING));
+    assert!(v.evidence.iter().any(|e| e.starts_with("m1: matches the anchor: contribution_r1 equivalent")));
+    // Not equivalent at baseline: not even Tier 1, however stable the decline.
+    let mut out = Vec::new();
+    for (m, f) in MODELS {
+        contributions(&mut out, m, f, &[0.9; 6], &[-0.3, -0.2, -0.25]);
+    }
+    assert_eq!(grade(&claim("pgg-round1-human"), &out).tier, 0);
+}
+
+/// A one-shot level claim (`ultimatum-offer`, TOST at 0.40 ± 0.05): baseline offers, and
+/// two-run cells at both levels and under C3, as the paper's battery holds.
+fn offers(out: &mut Vec<RunOutcome>, model: &str, family: &str, base: &[f64], cell: &[f64]) {
+    let ug = |cell, level, variant| Place::new(model, family, "bargaining", "ultimatum", cell, level, variant);
+    runs(out, ug("baseline", "baseline", "C0"), "offer", base);
+    runs(out, ug("baseline", "baseline", "C3"), "offer", &[0.4, 0.4]);
+    runs(out, ug("persona-table", "representation", "C0"), "offer", cell);
+    runs(out, ug("step-by-step", "design", "C0"), "offer", cell);
+}
+
+const NEAR: [f64; 6] = [0.39, 0.40, 0.41, 0.40, 0.39, 0.41];
+
+#[test]
+fn the_one_shot_battery_stops_at_tier_1_as_descriptive() {
+    let mut out = Vec::new();
+    for (m, f) in MODELS {
+        offers(&mut out, m, f, &NEAR, &[0.4, 0.4]);
+    }
+    let v = grade(&claim("ultimatum-offer"), &out);
+    assert_eq!((v.tier, unmet(&v)), (1, "two runs per cell: descriptive only"));
+    assert!(v.evidence[0].starts_with("m1: holds at baseline (offer equivalent (90 % CI ["), "{:?}", v.evidence);
+    // With cells of three runs the battery is still without a canonical effect.
+    for (m, f) in MODELS {
+        let ug = |cell, level| Place::new(m, f, "bargaining", "ultimatum", cell, level, "C0");
+        runs(&mut out, ug("persona-table", "representation"), "offer", &[0.4]);
+    }
+    let v = grade(&claim("ultimatum-offer"), &out);
+    assert_eq!(v.tier, 1);
+    assert!(unmet(&v).starts_with("bargaining has no canonical human effect"), "{}", unmet(&v));
+}
 
 #[test]
 fn tier_2_not_3_for_a_direction_claim() {
@@ -378,52 +488,21 @@ fn tier_2_not_3_for_a_direction_claim() {
     let v = grade(&claim("pgg-decline"), &out);
     assert_eq!((v.tier, v.tier_name.as_str()), (2, "Tier 2 robust"));
     assert_eq!(unmet(&v), "equivalence with the anchor: the anchor (pgg-decline) is a direction, not a value");
-    assert!(v.evidence.contains(&"m3: sign stability 1.00 over the baseline and 2 representation-level cells".into()));
+    assert!(v.evidence.iter().any(|e| e.starts_with("m3: ") && e.ends_with("keeps its sign in 1.00 of the baseline and 2 representation-level cells")), "{:?}", v.evidence);
 }
 
 #[test]
-fn an_equivalence_claim_reaches_tier_2_on_two_run_cells_by_sign_alone() {
-    // Two-run cells can never pass a TOST; the human effect (offers above zero) is read
-    // from their means, and the equivalence test waits for Tier 3.
+fn tier_0_when_the_anchor_value_is_not_on_record() {
+    // Round 10 has no human value on record: its own test cannot be made at baseline.
     let mut out = Vec::new();
-    for (m, f) in MODELS {
-        offers(&mut out, m, f, &NEAR, &[0.2, 0.3]);
-    }
-    let v = grade(&claim("ultimatum-offer"), &out);
-    assert_eq!(v.tier, 2, "{v:?}");
-    assert_eq!(v.evidence[0], "m1: holds at baseline (mean 0.400, 6 runs)");
-    assert_eq!(unmet(&v), AUDIT_MISSING);
-    assert!(v.evidence.iter().any(|e| e.starts_with("m1: matches the anchor: offer equivalent")));
-}
-
-#[test]
-fn tier_2_not_3_when_no_robust_model_is_equivalent() {
-    let mut out = Vec::new();
-    for (m, f) in MODELS {
-        offers(&mut out, m, f, &[0.2, 0.21, 0.22, 0.2, 0.21, 0.22], &[0.2, 0.3]);
-    }
-    let v = grade(&claim("ultimatum-offer"), &out);
-    assert_eq!(v.tier, 2);
-    assert_eq!(unmet(&v), "equivalence with the anchor in a robust model: none of m1, m2, m3 matches");
-}
-
-#[test]
-fn tier_2_not_3_when_the_anchor_value_is_not_on_record() {
-    let mut out = Vec::new();
-    for (m, f) in MODELS {
-        let pgg = |cell, level, variant| Place::new(m, f, "public-goods", "baseline", cell, level, variant);
-        runs(&mut out, pgg("baseline", "baseline", "C0"), "contribution_r10", &[0.3, 0.3, 0.3]);
-        runs(&mut out, pgg("baseline", "baseline", "C3"), "contribution_r10", &[0.9, 0.9, 0.9]);
-        runs(&mut out, pgg("rep-1", "representation", "C0"), "contribution_r10", &[0.2, 0.2]);
-        runs(&mut out, pgg("des-1", "design", "C0"), "contribution_r10", &[0.1, 0.2]);
-    }
+    runs(&mut out, Place::base("m", "f", "public-goods", "baseline"), "contribution_r10", &[0.3, 0.3, 0.3]);
     let v = grade(&claim("pgg-round10-human"), &out);
-    assert_eq!(v.tier, 2, "{v:?}");
-    assert_eq!(unmet(&v), "equivalence with the anchor: the anchor value is not on record (pgg-round10)");
+    assert_eq!((v.tier, unmet(&v)), (0, "holds at baseline in no model"));
+    assert_eq!(v.evidence, ["m: not tested at baseline (the anchor value is not on record (pgg-round10))"]);
 }
 
 #[test]
-fn a_distance_claim_matches_by_its_bootstrap_upper_end() {
+fn a_distance_claim_holds_by_its_bootstrap_upper_end_and_stops_at_tier_1() {
     let mut out = Vec::new();
     let shares = [0.04, 0.00, 0.03, 0.06, 0.01, 0.06, 0.32, 0.30, 0.12, 0.06];
     let names: Vec<String> = (11..=20).map(|k| format!("choice_{k}")).collect();
@@ -434,14 +513,12 @@ fn a_distance_claim_matches_by_its_bootstrap_upper_end() {
         for _ in 0..3 {
             run(&mut out, mr("baseline", "baseline", "C0"), &human);
         }
-        runs(&mut out, mr("baseline", "baseline", "C3"), "request_below_top", &[0.1, 0.2]);
         runs(&mut out, mr("rep-1", "representation", "C0"), "request_below_top", &[0.9, 0.8]);
         runs(&mut out, mr("des-1", "design", "C0"), "request_below_top", &[0.5, 0.6]);
     }
     let v = grade(&claim("money-request-distance"), &out);
-    assert_eq!(v.tier, 2, "{v:?}");
-    assert!(unmet(&v).contains("the claim names no mechanism (the 11-20 requests"), "{}", unmet(&v));
-    assert!(v.evidence.iter().any(|e| e.starts_with("m1: matches the anchor: distance ")), "{:?}", v.evidence);
+    assert_eq!((v.tier, unmet(&v)), (1, "two runs per cell: descriptive only"), "{v:?}");
+    assert!(v.evidence.iter().any(|e| e.starts_with("m1: holds at baseline (distance ")), "{:?}", v.evidence);
 }
 
 // ---- 2 -> 3, and Tier 3's reasons for stopping ----
@@ -453,18 +530,19 @@ fn key() -> CoderKey {
     CoderKey { coder: "lexicon".into(), codebook: "default".into(), version: 1, sha256: "abc".into() }
 }
 
-/// The ultimatum offer carried by m1, m2, m3 (robust and equivalent).
+/// First-round public-goods contributions carried by m1, m2, m3 (equivalent at baseline, and
+/// the decline stable across the cells and under C3).
 fn carried() -> Vec<RunOutcome> {
     let mut out = Vec::new();
     for (m, f) in MODELS {
-        offers(&mut out, m, f, &NEAR, &[0.2, 0.3]);
+        contributions(&mut out, m, f, &HALF, &[-0.3, -0.2, -0.25]);
     }
     out
 }
 
-/// Audit evidence for every model of [`MODELS`]: `of` coded proposer responses in the
-/// ultimatum, `stating` of them stating fairness; the coder's κ on each model's text; the
-/// dependency of `offer_share` on fairness (coef, low, high), or none.
+/// Audit evidence for every model of [`MODELS`]: `of` coded contributor responses in public
+/// goods, `stating` of them stating positive reciprocity; the coder's κ on each model's text;
+/// the dependency of `contribution_share` on it (coef, low, high), or none.
 fn audit(stating: usize, of: usize, kappa: f64, dep: Option<(f64, f64, f64)>) -> AuditEvidence {
     let mut ev = AuditEvidence::default();
     let mut gate = Vec::new();
@@ -472,11 +550,11 @@ fn audit(stating: usize, of: usize, kappa: f64, dep: Option<(f64, f64, f64)>) ->
         for i in 0..of {
             ev.responses.push(CodedResponse {
                 model: m.into(),
-                environment: "bargaining".into(),
-                arm: "ultimatum".into(),
-                role: Some("proposer".into()),
+                environment: "public-goods".into(),
+                arm: "baseline".into(),
+                role: Some("contributor".into()),
                 key: key(),
-                stated: if i < stating { vec!["fairness".into()] } else { vec!["self_interest".into()] },
+                stated: if i < stating { vec!["positive_reciprocity".into()] } else { vec!["self_interest".into()] },
             });
         }
         let ok = kappa >= 0.8;
@@ -493,10 +571,10 @@ fn audit(stating: usize, of: usize, kappa: f64, dep: Option<(f64, f64, f64)>) ->
             ev.dependency.push(DependencyEstimate {
                 key: key(),
                 model: m.into(),
-                environment: "bargaining".into(),
-                role: "proposer".into(),
-                indicator: "offer_share".into(),
-                value: "fairness".into(),
+                environment: "public-goods".into(),
+                role: "contributor".into(),
+                indicator: "contribution_share".into(),
+                value: "positive_reciprocity".into(),
                 status: "estimated".into(),
                 reason: String::new(),
                 coef: Some(coef),
@@ -515,13 +593,14 @@ const HEAD: &str = "transcript audit consistent with the human mechanism";
 #[test]
 fn tier_3_when_a_validated_coder_finds_the_value_stated_and_the_action_depends_on_it() {
     let ev = audit(10, 20, 0.9, Some((0.3, 0.1, 0.5)));
-    let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
+    let v = grade_with(&claim("pgg-round1-human"), &carried(), Some(&ev));
     assert_eq!((v.tier, v.tier_name.as_str(), v.first_unmet.as_deref()), (3, "Tier 3 transferable", None));
     assert_eq!(
         v.evidence.last().map(String::as_str),
         Some(
-            "m1: mechanism shown: lexicon (validated: κ = 0.900 ≥ 0.8 (40 sentences)) finds fairness in 10 of 20 \
-             coded responses (Wilson 95 % [0.299, 0.701]); dependency of offer_share on fairness 0.300 (95 % CI \
+            "m1: mechanism shown: lexicon (validated: κ = 0.900 ≥ 0.8 (40 sentences)) finds positive_reciprocity in 10 of 20 \
+             coded responses (Wilson 95 % [0.299, 0.701]); altruism in 0 of 20 coded \
+             responses (Wilson 95 % [0.000, 0.161]); dependency of contribution_share on positive_reciprocity 0.300 (95 % CI \
              [0.100, 0.500], CR1 by prompt, 12 prompts)"
         )
     );
@@ -529,23 +608,23 @@ fn tier_3_when_a_validated_coder_finds_the_value_stated_and_the_action_depends_o
 
 #[test]
 fn tier_2_not_3_without_an_audit_in_the_store() {
-    let v = grade_with(&claim("ultimatum-offer"), &carried(), None);
+    let v = grade_with(&claim("pgg-round1-human"), &carried(), None);
     assert_eq!((v.tier, unmet(&v)), (2, AUDIT_MISSING));
 }
 
 #[test]
 fn tier_2_not_3_when_the_audit_holds_none_of_the_models_text() {
     let mut ev = audit(10, 20, 0.9, Some((0.3, 0.1, 0.5)));
-    ev.responses.iter_mut().for_each(|r| r.arm = "dictator".into());
-    let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
+    ev.responses.iter_mut().for_each(|r| r.arm = "punishment".into());
+    let v = grade_with(&claim("pgg-round1-human"), &carried(), Some(&ev));
     assert_eq!(v.tier, 2);
-    assert_eq!(unmet(&v), format!("{HEAD}: no audit in the store of m1's proposer text in bargaining / ultimatum"));
+    assert_eq!(unmet(&v), format!("{HEAD}: no audit in the store of m1's contributor text in public-goods / baseline"));
 }
 
 #[test]
 fn tier_2_not_3_when_the_coder_is_not_validated_on_the_models_text() {
     let ev = audit(10, 20, 0.65, Some((0.3, 0.1, 0.5)));
-    let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
+    let v = grade_with(&claim("pgg-round1-human"), &carried(), Some(&ev));
     assert_eq!(v.tier, 2);
     assert_eq!(
         unmet(&v),
@@ -557,13 +636,13 @@ fn tier_2_not_3_when_the_coder_is_not_validated_on_the_models_text() {
 #[test]
 fn tier_2_not_3_when_the_value_is_not_stated() {
     let ev = audit(0, 20, 0.9, None);
-    let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
+    let v = grade_with(&claim("pgg-round1-human"), &carried(), Some(&ev));
     assert_eq!(v.tier, 2);
     assert_eq!(
         unmet(&v),
         format!(
-            "{HEAD}: value not stated in m1's reasoning by lexicon (fairness in 0 of 20 coded responses \
-             (Wilson 95 % [0.000, 0.161]))"
+            "{HEAD}: value not stated in m1's reasoning by lexicon (positive_reciprocity in 0 of 20 coded responses \
+             (Wilson 95 % [0.000, 0.161]); altruism in 0 of 20 coded responses (Wilson 95 % [0.000, 0.161]))"
         )
     );
 }
@@ -571,12 +650,12 @@ fn tier_2_not_3_when_the_value_is_not_stated() {
 #[test]
 fn tier_2_not_3_when_the_dependency_is_not_estimated() {
     let ev = audit(10, 20, 0.9, None);
-    let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
+    let v = grade_with(&claim("pgg-round1-human"), &carried(), Some(&ev));
     assert_eq!(v.tier, 2);
     assert_eq!(
         unmet(&v),
         format!(
-            "{HEAD}: m1, coder lexicon: dependency not estimated for fairness (no offer_share row in audit_dependency)"
+            "{HEAD}: m1, coder lexicon: dependency not estimated for positive_reciprocity (no contribution_share row in audit_dependency)"
         )
     );
     let mut ev = audit(10, 20, 0.9, Some((0.3, 0.1, 0.5)));
@@ -584,11 +663,11 @@ fn tier_2_not_3_when_the_dependency_is_not_estimated() {
         (d.status, d.reason, d.coef, d.ci_low, d.ci_high) =
             ("not identified".into(), "does not vary within any prompt".into(), None, None, None);
     }
-    let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
+    let v = grade_with(&claim("pgg-round1-human"), &carried(), Some(&ev));
     assert_eq!(
         unmet(&v),
         format!(
-            "{HEAD}: m1, coder lexicon: dependency not estimated for fairness (not identified: does not vary \
+            "{HEAD}: m1, coder lexicon: dependency not estimated for positive_reciprocity (not identified: does not vary \
              within any prompt)"
         )
     );
@@ -597,22 +676,22 @@ fn tier_2_not_3_when_the_dependency_is_not_estimated() {
 #[test]
 fn tier_2_not_3_when_the_dependency_is_not_positive_or_its_lower_bound_is_not_above_zero() {
     let ev = audit(10, 20, 0.9, Some((-0.1, -0.3, 0.1)));
-    let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
+    let v = grade_with(&claim("pgg-round1-human"), &carried(), Some(&ev));
     assert_eq!(v.tier, 2);
     assert_eq!(
         unmet(&v),
         format!(
-            "{HEAD}: m1, coder lexicon: dependency of offer_share on fairness -0.100 (95 % CI [-0.300, 0.100], \
+            "{HEAD}: m1, coder lexicon: dependency of contribution_share on positive_reciprocity -0.100 (95 % CI [-0.300, 0.100], \
              CR1 by prompt, 12 prompts) not positive"
         )
     );
     let ev = audit(10, 20, 0.9, Some((0.02, -0.05, 0.09)));
-    let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
+    let v = grade_with(&claim("pgg-round1-human"), &carried(), Some(&ev));
     assert_eq!(v.tier, 2);
     assert_eq!(
         unmet(&v),
         format!(
-            "{HEAD}: m1, coder lexicon: dependency of offer_share on fairness 0.020 (95 % CI [-0.050, 0.090], \
+            "{HEAD}: m1, coder lexicon: dependency of contribution_share on positive_reciprocity 0.020 (95 % CI [-0.050, 0.090], \
              CR1 by prompt, 12 prompts): its lower bound ≤ 0"
         )
     );
@@ -625,41 +704,29 @@ fn one_carrying_model_showing_the_mechanism_suffices_and_the_closest_gap_is_name
     for d in ev.dependency.iter_mut().filter(|d| d.model != "m3") {
         (d.coef, d.ci_low, d.ci_high) = (Some(0.0), Some(-0.1), Some(0.1));
     }
-    let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
+    let v = grade_with(&claim("pgg-round1-human"), &carried(), Some(&ev));
     assert_eq!(v.tier, 3, "{v:?}");
     assert!(v.evidence.iter().any(|e| e.starts_with("m1: mechanism not shown: m1, coder lexicon: dependency")));
     // m1 is not validated, m2 states nothing: the verdict names m2's gap, the closer one.
     let mut ev = audit(10, 20, 0.9, None);
     ev.gates.get_mut(&key()).expect("gate")[0].status = Status::Refused;
     ev.responses.iter_mut().filter(|r| r.model != "m1").for_each(|r| r.stated.clear());
-    let v = grade_with(&claim("ultimatum-offer"), &carried(), Some(&ev));
+    let v = grade_with(&claim("pgg-round1-human"), &carried(), Some(&ev));
     assert!(unmet(&v).starts_with(&format!("{HEAD}: value not stated in m2's reasoning")), "{}", unmet(&v));
 }
 
 #[test]
 fn a_mechanism_of_negative_sign_needs_the_dependency_below_zero() {
-    // Ultimatum rejections: stating negative reciprocity or fairness lowers `accept`.
-    let mut out = Vec::new();
-    for (m, f) in MODELS {
-        let ug = |cell, level, variant| Place::new(m, f, "bargaining", "ultimatum", cell, level, variant);
-        runs(&mut out, ug("baseline", "baseline", "C0"), "rejection", &[0.15, 0.16, 0.17, 0.16, 0.15, 0.17]);
-        runs(&mut out, ug("baseline", "baseline", "C3"), "rejection", &[0.2, 0.2]);
-        runs(&mut out, ug("persona-table", "representation", "C0"), "rejection", &[0.1, 0.2]);
-        runs(&mut out, ug("step-by-step", "design", "C0"), "rejection", &[0.1, 0.2]);
-    }
-    let mut ev = audit(10, 20, 0.9, Some((-0.4, -0.6, -0.2)));
-    for r in &mut ev.responses {
-        r.role = Some("responder".into());
-    }
-    for d in &mut ev.dependency {
-        (d.role, d.indicator) = ("responder".into(), "accept".into());
-    }
-    let v = grade_with(&claim("ultimatum-rejection"), &out, Some(&ev));
+    // A claim whose stated value lowers the indicator (as a rejection lowers `accept`): the same
+    // first-round claim with the mechanism's sign turned, so that it can reach Tier 3.
+    let mut c = claim("pgg-round1-human");
+    let Some(crate::claims::Mechanism::Values { sign, .. }) = &mut c.mechanism else { panic!("values") };
+    *sign = -1.0;
+    let ev = audit(10, 20, 0.9, Some((-0.4, -0.6, -0.2)));
+    let v = grade_with(&c, &carried(), Some(&ev));
     assert_eq!(v.tier, 3, "{v:?}");
-    for d in &mut ev.dependency {
-        (d.coef, d.ci_low, d.ci_high) = (Some(0.4), Some(0.2), Some(0.6));
-    }
-    let v = grade_with(&claim("ultimatum-rejection"), &out, Some(&ev));
+    let ev = audit(10, 20, 0.9, Some((0.4, 0.2, 0.6)));
+    let v = grade_with(&c, &carried(), Some(&ev));
     assert_eq!(v.tier, 2);
     assert!(unmet(&v).ends_with("not negative"), "{}", unmet(&v));
 }
@@ -668,11 +735,7 @@ fn a_mechanism_of_negative_sign_needs_the_dependency_below_zero() {
 fn a_claim_without_a_mechanism_names_that_as_its_tier_3_condition() {
     let mut out = Vec::new();
     for (m, f) in MODELS {
-        let ng = |cell, level, variant| Place::new(m, f, "naming-game", "baseline", cell, level, variant);
-        runs(&mut out, ng("baseline", "baseline", "C0"), "convention", &[1.0, 1.0, 1.0]);
-        runs(&mut out, ng("rep-1", "representation", "C0"), "convention", &[1.0, 1.0]);
-        runs(&mut out, ng("des-1", "design", "C0"), "convention", &[1.0, 1.0]);
-        runs(&mut out, ng("baseline", "baseline", "C3"), "convention", &[1.0, 1.0, 1.0]);
+        naming(&mut out, m, f, &[1.0, 1.0, 1.0], &[1.0, 1.0, 1.0], &[1.0, 1.0, 1.0]);
     }
     let ev = audit(10, 20, 0.9, Some((0.3, 0.1, 0.5)));
     for audit in [None, Some(&ev)] {
