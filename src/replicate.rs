@@ -38,6 +38,11 @@ pub struct ReplicateArgs {
     /// first runs keep their seeds whatever the count.
     #[arg(long)]
     runs: Option<u32>,
+    /// Instead of the classical baselines: grade the paper's own results, replayed from its
+    /// scripted roster (`assets/replay/paper-roster.ron`), and print the verdict table beside
+    /// the paper's conclusions. Runs nothing and writes no store.
+    #[arg(long)]
+    verdicts: bool,
 }
 
 /// How a figure is computed from a condition's runs.
@@ -198,6 +203,12 @@ fn study_path() -> PathBuf {
 
 /// Runs the replication study and prints the table.
 pub fn main(args: ReplicateArgs) -> anyhow::Result<()> {
+    if args.verdicts {
+        let roster = agora_analysis::replay::PaperRoster::shipped();
+        let analysis = agora_analysis::analyze_outcomes(&roster.outcomes(), None);
+        print!("{}", agora_analysis::replay::verdict_table(&analysis));
+        return Ok(());
+    }
     let path = study_path();
     let mut study = Study::load(&path)?;
     if let Some(n) = args.runs {

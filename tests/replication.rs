@@ -214,3 +214,14 @@ fn replicate_refuses_zero_runs() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("--runs"), "{}", text(&out));
 }
+
+#[test]
+fn replicate_verdicts_prints_the_replayed_papers_verdicts_beside_the_papers() {
+    let out = common::agora(&["replicate", "--verdicts"]);
+    let text = common::text(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("| convention-forms | Tier 2 robust |"), "{text}");
+    assert!(text.contains("| pd-corridor | not exploratory | holds at baseline in no model |"), "{text}");
+    assert!(text.contains("| ultimatum-offer | Tier 1 exploratory | two runs per cell: descriptive only |"), "{text}");
+    assert!(text.contains("convention formation 10 / 10, of 12 models"), "{text}");
+}

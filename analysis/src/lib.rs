@@ -36,7 +36,7 @@ pub mod perturbation;
 pub mod profile;
 pub mod punishment;
 pub mod recognition;
-
+pub mod replay;
 pub mod stats;
 pub mod summary;
 pub mod tables;
