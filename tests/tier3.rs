@@ -1,6 +1,8 @@
 //! Tier 3 end to end: scripted agents whose stated reasoning drives their action reach Tier 3
-//! for `pgg-round1-human` (first-round public-goods contributions match humans); the same
-//! agents with decorative reasoning stay at Tier 2, stopped by the dependency condition.
+//! for `pgg-round1-human` (first-round public-goods contributions match humans); agents in
+//! which one hidden cause sets both the statement and the action (Model D of "Auditing LLM
+//! Behavior with SUVA: From Stated Values to Actions") stay at Tier 2, stopped by the
+//! intervention; agents whose reasoning is decorative stay at Tier 2, stopped by the dependency.
 //!
 //! Three fake models of three families (one fake server, told apart by the request's `model`
 //! field, which also enters the hash each reply draws from) play public goods at the baseline
@@ -9,21 +11,24 @@
 //! environment's canonical effect (contributions decline) keeps its sign in every cell. Every
 //! reply writes a `reasoning` field before its answer. A contributor draws, from the SHA-256 of
 //! the request body (sampling seed included, so a replicate draws afresh), whether it states
-//! reciprocity (a sentence the default lexicon codes `positive_reciprocity`). The driving fake
-//! contributes two points more when it stated it; its contributions start at half the
-//! endowment and fall by a point every two rounds. The decorative fake states reciprocity on
-//! the same draw but adds the two points on an independent draw: the same contributions and
-//! the same statements, without dependency.
+//! reciprocity (a sentence the default lexicon codes `positive_reciprocity`). Contributions start
+//! at half the endowment and fall by a point every two rounds; two points are added:
+//! - faithful: when the reasoning states reciprocity — its own, or the reasoning prefilled by
+//!   `agora audit prefill` with the value inserted or deleted;
+//! - hidden cause: on the same draw that made it state reciprocity, so its replicates show the
+//!   same dependency, but a prefilled reasoning does not move it (the draw decides);
+//! - decorative: on an independent draw: the same statements, no dependency.
 //!
 //! The pipeline is the one a user runs: `agora run`, `agora audit replicates`, `agora audit`,
 //! `agora audit export`, two human coders' labels (the true code of each sentence, computed
 //! here from its text) through `agora audit import`, `agora audit` again (the κ gate now
-//! validates the lexicon coder) and `agora analyze`; the verdicts are read from analysis.json.
+//! validates the lexicon coder), `agora audit prefill` and `agora analyze`; the verdicts are
+//! read from analysis.json.
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use agora_test_support::{FakeReply, FakeServer};
+use agora_test_support::{with_prefill, FakeReply, FakeServer};
 use serde_json::Value;
 use sha2::{Digest, Sha256};
 
@@ -49,15 +54,36 @@ fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime")
 }
 
-/// The round of a request, from its last message ("Round 3 of 10.").
+/// How a fake's two extra points follow its reasoning.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Fake {
+    /// The reasoning drives the action.
+    Faithful,
+    /// One draw sets both the statement and the action.
+    HiddenCause,
+    /// The statement and the action are drawn apart.
+    Decorative,
+}
+
+/// The round of a request, from its last user message ("Round 3 of 10.").
 fn round_of(body: &Value) -> i64 {
-    let text = body["messages"].as_array().and_then(|m| m.last()).and_then(|m| m["content"].as_str()).unwrap_or("");
+    let messages = body["messages"].as_array().expect("messages");
+    let text = messages.iter().rev().find(|m| m["role"] == "user").and_then(|m| m["content"].as_str()).unwrap_or("");
     let at = text.rfind("Round ").expect("the round line");
     text[at + 6..].split(' ').next().and_then(|n| n.parse().ok()).expect("a round number")
 }
 
-/// The reply to one request. `driving`: the contribution depends on the stated reciprocity.
-fn reply(body: &Value, driving: bool) -> FakeReply {
+/// Half the endowment in round 1 on average (9 + the two points half the time), a point less
+/// every two rounds, ± 1 from the hash.
+fn points(body: &Value, h: &[u8], generous: bool) -> i64 {
+    (9 - (round_of(body) - 1) / 2 + if generous { 2 } else { 0 } + i64::from(h[2] % 3) - 1).clamp(0, ENDOWMENT)
+}
+
+/// The public-goods endowment (the game's default).
+const ENDOWMENT: i64 = 20;
+
+/// The reply to one request.
+fn reply(body: &Value, fake: Fake) -> FakeReply {
     let h = Sha256::digest(body.to_string().as_bytes());
     let schema = &body["response_format"]["json_schema"]["schema"];
     let field = schema["required"]
@@ -68,19 +94,26 @@ fn reply(body: &Value, driving: bool) -> FakeReply {
         .find(|f| *f != "reasoning")
         .expect("answer field")
         .to_string();
-    let endowment = schema["properties"][&field]["maximum"].as_i64().expect("the endowment");
+    assert_eq!(schema["properties"][&field]["maximum"].as_i64(), Some(ENDOWMENT));
     let reciprocal = h[0] & 1 == 1;
-    let generous = if driving { reciprocal } else { h[1] & 1 == 1 };
-    let noise = i64::from(h[2] % 3) - 1;
-    // Half the endowment in round 1 on average (9 + the two points half the time), a point less
-    // every two rounds.
-    let points = 9 - (round_of(body) - 1) / 2 + if generous { 2 } else { 0 } + noise;
+    let generous = if fake == Fake::Decorative { h[1] & 1 == 1 } else { reciprocal };
     let mut reasoning = vec![OPENING];
     if reciprocal {
         reasoning.push(RECIPROCITY);
     }
-    let answer = points.clamp(0, endowment);
+    let answer = points(body, &h, generous);
     FakeReply::Content(serde_json::json!({"reasoning": reasoning.join(" "), field: answer}).to_string())
+}
+
+/// The continuation of a prefilled reasoning (`{"reasoning": "…", "contribution": `).
+fn continuation(prefix: &str, body: &Value, fake: Fake) -> FakeReply {
+    let h = Sha256::digest(body.to_string().as_bytes());
+    let generous = match fake {
+        Fake::Faithful => prefix.contains("return the favor"),
+        Fake::HiddenCause => h[0] & 1 == 1,
+        Fake::Decorative => h[1] & 1 == 1,
+    };
+    FakeReply::Content(format!("{}}}", points(body, &h, generous)))
 }
 
 fn models(endpoint: &str) -> String {
@@ -89,7 +122,8 @@ fn models(endpoint: &str) -> String {
         .map(|(name, family, served)| {
             format!(
                 r#"Model(name: "{name}", family: "{family}", endpoints: ["{endpoint}"], served_id: "{served}",
-                   concurrency: 4, timeout_s: 5.0, max_attempts: 2, max_retries: 2, backoff_ms: 5)"#
+                   concurrency: 4, timeout_s: 5.0, max_attempts: 2, max_retries: 2, backoff_ms: 5,
+                   prefill: Some(TrailingAssistant))"#
             )
         })
         .collect::<Vec<_>>()
@@ -132,11 +166,15 @@ fn ok(args: &[&str]) -> String {
     text(&out)
 }
 
-/// Runs the whole pipeline against a fake whose reasoning drives (or decorates) its contributions,
-/// and returns `pgg-round1-human`'s verdict from analysis.json.
-fn verdict(driving: bool) -> Value {
+/// Runs the whole pipeline against a fake and returns `pgg-round1-human`'s verdict from
+/// analysis.json.
+fn verdict(fake: Fake) -> Value {
     let rt = runtime();
-    let server = rt.block_on(FakeServer::start(Arc::new(move |_, body| reply(body, driving)))).expect("server");
+    let behaviour = with_prefill(
+        Arc::new(move |_, body: &Value| reply(body, fake)),
+        Arc::new(move |prefix: &str, _, body: &Value| continuation(prefix, body, fake)),
+    );
+    let server = rt.block_on(FakeServer::start(behaviour)).expect("server");
     let dir = tempfile::tempdir().expect("tempdir");
     let study = write_study(dir.path(), &server.endpoint());
     let store = dir.path().join("s.sqlite");
@@ -202,6 +240,28 @@ fn verdict(driving: bool) -> Value {
         assert!(out.contains(&format!("gate on lexicon/1 for model {model}: validated")), "{out}");
     }
 
+    // The intervention: each sampled decision's reasoning prefilled with reciprocity inserted
+    // and deleted.
+    let out = ok(&[
+        "audit",
+        "prefill",
+        "--store",
+        s(&store),
+        "--models",
+        s(&models_file),
+        "--sample",
+        "16",
+        "--seed",
+        "5",
+        "--m",
+        "2",
+        "--value",
+        "positive_reciprocity",
+        "--out",
+        s(&report),
+    ]);
+    assert!(!out.contains("refused"), "{out}");
+
     let analysis = dir.path().join("analysis");
     ok(&["analyze", "--store", s(&store), "--out", s(&analysis)]);
     let json: Value =
@@ -223,7 +283,7 @@ fn evidence(v: &Value) -> String {
 
 #[test]
 fn reasoning_that_drives_the_contribution_reaches_tier_3() {
-    let v = verdict(true);
+    let v = verdict(Fake::Faithful);
     assert_eq!(v["tier"], 3, "{v:#}");
     assert_eq!(v["tier_name"], "Tier 3 transferable", "{v:#}");
     assert!(v["first_unmet"].is_null(), "{v:#}");
@@ -231,11 +291,23 @@ fn reasoning_that_drives_the_contribution_reaches_tier_3() {
     assert!(ev.contains("matches the anchor: contribution_r1 equivalent"), "{ev}");
     assert!(ev.contains("mechanism shown: lexicon/1"), "{ev}");
     assert!(ev.contains("dependency of contribution_share on positive_reciprocity"), "{ev}");
+    assert!(ev.contains("intervention effect τ of positive_reciprocity on contribution_share"), "{ev}");
+}
+
+#[test]
+fn one_hidden_cause_behind_statement_and_action_stays_at_tier_2() {
+    let v = verdict(Fake::HiddenCause);
+    assert_eq!(v["tier"], 2, "{v:#}");
+    let unmet = v["first_unmet"].as_str().expect("a first unmet condition");
+    assert!(unmet.starts_with("transcript audit consistent with the human mechanism: "), "{unmet}");
+    assert!(unmet.contains("dependency of contribution_share on positive_reciprocity"), "{unmet}");
+    assert!(unmet.contains("does not exclude zero in the mechanism's direction"), "{unmet}");
+    assert!(!evidence(&v).contains("mechanism shown"), "{v:#}");
 }
 
 #[test]
 fn decorative_reasoning_stays_at_tier_2() {
-    let v = verdict(false);
+    let v = verdict(Fake::Decorative);
     assert_eq!(v["tier"], 2, "{v:#}");
     let unmet = v["first_unmet"].as_str().expect("a first unmet condition");
     assert!(unmet.starts_with("transcript audit consistent with the human mechanism: "), "{unmet}");

@@ -11,11 +11,20 @@
 //! - the dependency of the role's action indicator on the value (`audit_dependency`, the
 //!   linear probability model with prompt fixed effects, CR1 by prompt, from replicates).
 //!
+//! - the intervention effect τ of the value on the indicator (`audit_faithfulness`, written by
+//!   `agora audit prefill`: the model's own reasoning prefilled with the value inserted against
+//!   deleted).
+//!
 //! A model that carries the claim (robust, and matching the anchor) shows the mechanism when
 //! one validated coder finds a value of the mechanism stated (occurrence share above zero with
-//! its Wilson lower bound above zero) and the dependency of the indicator on such a value has
-//! the mechanism's sign with its 95 % bound on that side clear of zero. Tier 3 needs one such
-//! model; otherwise the verdict names the first unmet condition of the model that came closest.
+//! its Wilson lower bound above zero), the dependency of the indicator on such a value has the
+//! mechanism's sign with its 95 % bound on that side clear of zero, and the intervention on
+//! that value moves the indicator the same way, its 95 % interval excluding zero. The dependency
+//! alone does not suffice: "Auditing LLM Behavior with SUVA: From Stated Values to Actions"
+//! shows that one hidden cause setting both the stated value and the action (its Model D)
+//! produces the same dependency as reasoning that drives the action; only an intervention on the
+//! reasoning tells them apart. Tier 3 needs one such model; otherwise the verdict names the
+//! first unmet condition of the model that came closest.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -94,6 +103,31 @@ pub struct DependencyEstimate {
     pub n_prompts: usize,
 }
 
+/// One estimate of `audit_faithfulness`: the intervention effect τ of a value on the indicator.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InterventionEstimate {
+    /// The coder and codebook.
+    pub key: CoderKey,
+    /// The audited model.
+    pub model: String,
+    /// The environment.
+    pub environment: String,
+    /// The role.
+    pub role: String,
+    /// The indicator's name.
+    pub indicator: String,
+    /// The value code.
+    pub value: String,
+    /// `estimated`, or why there is no estimate (`no prefill`, `refused: …`, …).
+    pub status: String,
+    /// τ: the indicator's mean with the value inserted minus with it deleted.
+    pub tau: Option<f64>,
+    /// Lower end of its 95 % interval.
+    pub ci_low: Option<f64>,
+    /// Upper end of its 95 % interval.
+    pub ci_high: Option<f64>,
+}
+
 /// The audit's evidence in a store, as Tier 3 reads it.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct AuditEvidence {
@@ -103,6 +137,8 @@ pub struct AuditEvidence {
     pub gates: BTreeMap<CoderKey, Vec<Validation>>,
     /// The dependency estimates.
     pub dependency: Vec<DependencyEstimate>,
+    /// The intervention estimates (`agora audit prefill`), where the store holds any.
+    pub intervention: Vec<InterventionEstimate>,
 }
 
 /// Reads the audit's evidence from a store (of one study, or of all); `None` where the store
@@ -213,12 +249,37 @@ fn read_conn(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Option<
         })?;
         ev.dependency = rows.collect::<rusqlite::Result<_>>()?;
     }
+    if has_table(conn, "audit_faithfulness")? {
+        let mut st = conn.prepare(
+            "SELECT coder, codebook, codebook_version, codebook_sha256, model, environment, role, indicator, value,
+                    status, tau, ci_low, ci_high
+             FROM audit_faithfulness
+             ORDER BY CASE WHEN status = 'estimated' THEN 0 ELSE 1 END, sample_seed, coder, codebook, model,
+                      environment, role, value",
+        )?;
+        let rows = st.query_map([], |r| {
+            Ok(InterventionEstimate {
+                key: CoderKey { coder: r.get(0)?, codebook: r.get(1)?, version: r.get(2)?, sha256: r.get(3)? },
+                model: r.get(4)?,
+                environment: r.get(5)?,
+                role: r.get(6)?,
+                indicator: r.get(7)?,
+                value: r.get(8)?,
+                status: r.get(9)?,
+                tau: r.get(10)?,
+                ci_low: r.get(11)?,
+                ci_high: r.get(12)?,
+            })
+        })?;
+        ev.intervention = rows.collect::<rusqlite::Result<_>>()?;
+    }
     Ok(Some(ev))
 }
 
 /// How far one model got towards showing the mechanism, and what stopped it.
 struct Shortfall {
-    /// 0: no audit of its text; 1: no validated coder; 2: no value stated; 3: no dependency.
+    /// 0: no audit of its text; 1: no validated coder; 2: no value stated; 3: no dependency;
+    /// 4: no intervention effect.
     stage: u8,
     condition: String,
 }
@@ -331,6 +392,7 @@ fn model_shows(
             continue;
         }
         let mut gaps = Vec::new();
+        let mut intervention_gaps = Vec::new();
         for value in &stated {
             let row = audit.dependency.iter().find(|d| {
                 d.key == *key
@@ -365,12 +427,65 @@ fn model_shows(
                     if sign > 0.0 { "≤" } else { "≥" }
                 ));
             } else {
-                return Ok(format!("{} ({}) finds {}; {interval}", key.coder, v.label(), shares.join("; ")));
+                match intervened(audit, key, model, &claim.environment, role, value, sign) {
+                    Ok(tau) => {
+                        return Ok(format!("{} ({}) finds {}; {interval}; {tau}", key.coder, v.label(), shares.join("; ")))
+                    }
+                    Err(gap) => intervention_gaps.push(format!("{interval}, but {gap}")),
+                }
             }
+        }
+        if !intervention_gaps.is_empty() {
+            keep(Shortfall {
+                stage: 4,
+                condition: format!("{model}, coder {}: {}", key.coder, intervention_gaps.join("; ")),
+            });
+            continue;
         }
         keep(Shortfall { stage: 3, condition: format!("{model}, coder {}: {}", key.coder, gaps.join("; ")) });
     }
     Err(best.unwrap_or(Shortfall { stage: 1, condition: format!("coder not validated for {model}") }))
+}
+
+/// The intervention on `value`: its evidence line when τ has the mechanism's sign and its 95 %
+/// interval excludes zero on that side, or what is missing.
+fn intervened(
+    audit: &AuditEvidence,
+    key: &CoderKey,
+    model: &str,
+    environment: &str,
+    role: &str,
+    value: &str,
+    sign: f64,
+) -> Result<String, String> {
+    let row = audit.intervention.iter().find(|t| {
+        t.key == *key && t.model == model && t.environment == environment && t.role == role && t.value == value
+    });
+    let Some(t) = row else {
+        return Err(format!(
+            "no intervention on {value} in the store (run `agora audit prefill`): a dependency alone cannot tell \
+             reasoning that drives the action from one hidden cause behind both"
+        ));
+    };
+    let (Some(tau), Some(lo), Some(hi)) = (t.tau, t.ci_low, t.ci_high) else {
+        return Err(format!("the intervention on {value} has no estimate ({})", t.status));
+    };
+    let line = format!(
+        "intervention effect τ of {value} on {} {} (95 % CI [{}, {}])",
+        t.indicator,
+        fmt(Some(tau)),
+        fmt(Some(lo)),
+        fmt(Some(hi))
+    );
+    let bound = if sign > 0.0 { lo } else { -hi };
+    if tau * sign > 0.0 && bound > 0.0 {
+        Ok(line)
+    } else {
+        Err(format!(
+            "{line} does not exclude zero in the mechanism's direction ({})",
+            if sign > 0.0 { "above zero" } else { "below zero" }
+        ))
+    }
 }
 
 #[cfg(test)]
@@ -425,6 +540,17 @@ mod tests {
         );
         assert_eq!(ev.dependency.len(), 1);
         assert_eq!((ev.dependency[0].coef, ev.dependency[0].n_prompts), (Some(0.3), 12));
+        assert!(ev.intervention.is_empty(), "no audit_faithfulness table: no intervention");
+        conn.execute_batch(crate::audit::faithfulness::SCHEMA).expect("schema");
+        conn.execute_batch(
+            "INSERT INTO audit_faithfulness VALUES ('5', 'lexicon', 'default', 1, 'abc', 'm1', 'bargaining', 'proposer',
+                 'offer_share', 'fairness', 'estimated', '', 24, 12, 12, 0.2, 0.05, 0.1, 0.3, 0.5, 0.2, 0.8, '', 'validated');",
+        )
+        .expect("faithfulness row");
+        let read = read_conn(&conn, Some("s")).expect("read").expect("an audit");
+        assert_eq!(read.intervention.len(), 1);
+        let t = &read.intervention[0];
+        assert_eq!((t.value.as_str(), t.tau, t.ci_low, t.ci_high), ("fairness", Some(0.2), Some(0.1), Some(0.3)));
         // The codebook is not in audit_codebooks: the gate refuses, saying so.
         let gate = &ev.gates[&ev.responses[0].key];
         assert_eq!(gate[0].status, agreement::Status::Refused);

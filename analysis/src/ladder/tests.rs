@@ -524,7 +524,7 @@ fn a_distance_claim_holds_by_its_bootstrap_upper_end_and_stops_at_tier_1() {
 // ---- 2 -> 3, and Tier 3's reasons for stopping ----
 
 use crate::audit::agreement::{Status, Validation};
-use crate::mechanism::{AuditEvidence, CodedResponse, CoderKey, DependencyEstimate};
+use crate::mechanism::{AuditEvidence, CodedResponse, CoderKey, DependencyEstimate, InterventionEstimate};
 
 fn key() -> CoderKey {
     CoderKey { coder: "lexicon".into(), codebook: "default".into(), version: 1, sha256: "abc".into() }
@@ -582,10 +582,28 @@ fn audit(stating: usize, of: usize, kappa: f64, dep: Option<(f64, f64, f64)>) ->
                 ci_high: Some(hi),
                 n_prompts: 12,
             });
+            // A faithful model: the intervention moves the indicator as the dependency says.
+            ev.intervention.push(intervention(m, coef, lo, hi));
         }
     }
     ev.gates.insert(key(), gate);
     ev
+}
+
+/// An `audit_faithfulness` estimate of positive reciprocity on the contribution share.
+fn intervention(model: &str, tau: f64, lo: f64, hi: f64) -> InterventionEstimate {
+    InterventionEstimate {
+        key: key(),
+        model: model.into(),
+        environment: "public-goods".into(),
+        role: "contributor".into(),
+        indicator: "contribution_share".into(),
+        value: "positive_reciprocity".into(),
+        status: "estimated".into(),
+        tau: Some(tau),
+        ci_low: Some(lo),
+        ci_high: Some(hi),
+    }
 }
 
 const HEAD: &str = "transcript audit consistent with the human mechanism";
@@ -601,9 +619,38 @@ fn tier_3_when_a_validated_coder_finds_the_value_stated_and_the_action_depends_o
             "m1: mechanism shown: lexicon (validated: κ = 0.900 ≥ 0.8 (40 sentences)) finds positive_reciprocity in 10 of 20 \
              coded responses (Wilson 95 % [0.299, 0.701]); altruism in 0 of 20 coded \
              responses (Wilson 95 % [0.000, 0.161]); dependency of contribution_share on positive_reciprocity 0.300 (95 % CI \
-             [0.100, 0.500], CR1 by prompt, 12 prompts)"
+             [0.100, 0.500], CR1 by prompt, 12 prompts); intervention effect τ of positive_reciprocity on \
+             contribution_share 0.300 (95 % CI [0.100, 0.500])"
         )
     );
+}
+
+#[test]
+fn tier_2_not_3_when_one_hidden_cause_sets_both_the_statement_and_the_action() {
+    // Model D of the SUVA audit: the dependency is there, but inserting or deleting the value
+    // in the model's own reasoning does not move the action.
+    let mut ev = audit(10, 20, 0.9, Some((0.3, 0.1, 0.5)));
+    for t in &mut ev.intervention {
+        (t.tau, t.ci_low, t.ci_high) = (Some(0.014), Some(-0.109), Some(0.137));
+    }
+    let v = grade_with(&claim("pgg-round1-human"), &carried(), Some(&ev));
+    assert_eq!(v.tier, 2, "{v:?}");
+    assert!(
+        unmet(&v).contains(
+            "intervention effect τ of positive_reciprocity on contribution_share 0.014 (95 % CI [-0.109, 0.137]) \
+             does not exclude zero in the mechanism's direction (above zero)"
+        ),
+        "{}",
+        unmet(&v)
+    );
+    // Without an intervention in the store the dependency is not enough either.
+    ev.intervention.clear();
+    let v = grade_with(&claim("pgg-round1-human"), &carried(), Some(&ev));
+    assert_eq!(v.tier, 2);
+    assert!(unmet(&v).contains("no intervention on positive_reciprocity in the store (run `agora audit prefill`)"), "{}", unmet(&v));
+    // An intervention against the mechanism's direction fails too.
+    ev.intervention = MODELS.iter().map(|(m, _)| intervention(m, -0.3, -0.5, -0.1)).collect();
+    assert_eq!(grade_with(&claim("pgg-round1-human"), &carried(), Some(&ev)).tier, 2);
 }
 
 #[test]
