@@ -41,7 +41,10 @@ pub const METRICS: &[MetricDef] = &[
     MetricDef::secondary("cooperation_r1", "share of decisions"),
     MetricDef::secondary("cooperation_last", "share of decisions"),
     MetricDef::primary("cooperation_change", "modelled change, first to last round", Direction::Lower),
-    MetricDef::secondary("defection_endgame_rise", "share defecting in the last round minus the earlier rounds' mean"),
+    MetricDef::secondary(
+        "defection_endgame_rise",
+        "share defecting in the last round minus the share the earlier rounds' linear trend predicts for it",
+    ),
 ];
 
 /// Parameters of the repeated dilemma.
@@ -131,11 +134,17 @@ impl Game for PdParams {
 
     fn outcomes(&self, run: &RunView<'_>) -> Vec<(String, f64)> {
         let mut out = outcome::choice_zero_share(run.decisions, Role::Player.as_str(), "cooperation");
-        // The endgame effect: defection in the final round against the mean of the rounds
-        // before it (each round weighs the same); choice 1 is defection.
+        // The endgame effect, isolated from the trend: defection in the final round against the
+        // defection the earlier rounds' least-squares line predicts for it (their mean where
+        // they have no trend to fit, one round or one round number); choice 1 is defection. A
+        // steady decline of cooperation, with no endgame, scores zero.
         let rounds = outcome::per_round(run.decisions, Role::Player.as_str());
         if let Some((last, earlier)) = rounds.split_last().filter(|(_, e)| !e.is_empty()) {
-            out.push(("defection_endgame_rise".into(), last.value - outcome::mean_over_rounds(earlier, |r| r.value)));
+            let mean = outcome::mean_over_rounds(earlier, |r| r.value);
+            let points: Vec<(f64, f64)> = earlier.iter().map(|r| (f64::from(r.round), r.value)).collect();
+            let centre = earlier.iter().map(|r| f64::from(r.round)).sum::<f64>() / earlier.len() as f64;
+            let predicted = outcome::slope(&points).map_or(mean, |b| mean + b * (f64::from(last.round) - centre));
+            out.push(("defection_endgame_rise".into(), last.value - predicted));
         }
         out
     }
@@ -334,24 +343,34 @@ mod tests {
     }
 
     #[test]
-    fn the_endgame_rise_is_last_round_defection_over_the_earlier_rounds() {
-        // Rounds 1-3: one of two defects in round 1, none in round 2, both in round 3.
-        let d = decisions(&[(1, 0, 1.0), (1, 1, 0.0), (2, 0, 0.0), (2, 1, 0.0), (3, 0, 1.0), (3, 1, 1.0)]);
-        let out = PdParams::default().outcomes(&RunView {
-            variant: Variant::C0,
-            decisions: &d,
-            interactions: &[],
-            reversed_labels: false,
-        });
-        let rise = out.iter().find(|(k, _)| k == "defection_endgame_rise").map(|x| x.1);
-        assert_eq!(rise, Some(1.0 - 0.25), "1.0 in the last round against a mean of 0.25 before it");
+    fn the_endgame_rise_is_last_round_defection_beyond_the_earlier_rounds_trend() {
+        let rise = |d: &[RecordedDecision]| {
+            let out = PdParams::default().outcomes(&RunView {
+                variant: Variant::C0,
+                decisions: d,
+                interactions: &[],
+                reversed_labels: false,
+            });
+            out.iter().find(|(k, _)| k == "defection_endgame_rise").map(|x| x.1)
+        };
+        // Rounds 1-2 flat at half defecting, then everyone defects in round 3: a rise of 0.5.
+        let d = decisions(&[(1, 0, 1.0), (1, 1, 0.0), (2, 0, 0.0), (2, 1, 1.0), (3, 0, 1.0), (3, 1, 1.0)]);
+        assert_eq!(rise(&d), Some(0.5));
+        // A straight decline of cooperation from 0.5 to 0.1 over ten rounds (defection 0.5 to 0.9)
+        // has no endgame: zero, where the earlier rounds' mean would give +0.22.
+        // Ninety players, 45 defecting in round 1 and four more each round: 0.5 to 0.9.
+        let straight: Vec<(u32, u32, f64)> = (1..=10u32)
+            .flat_map(|r| {
+                let defecting = 45 + (r - 1) * 4;
+                (0..90u32).map(move |seat| (r, seat, if seat < defecting { 1.0 } else { 0.0 }))
+            })
+            .collect();
+        let no_endgame = rise(&decisions(&straight)).expect("a rise");
+        assert!(no_endgame.abs() < 1e-12, "no endgame: {no_endgame}");
+        // One earlier round: against its value.
+        let two = decisions(&[(1, 0, 0.0), (1, 1, 0.0), (2, 0, 1.0), (2, 1, 0.0)]);
+        assert_eq!(rise(&two), Some(0.5));
         let one_round = decisions(&[(1, 0, 1.0), (1, 1, 0.0)]);
-        let out = PdParams::default().outcomes(&RunView {
-            variant: Variant::C0,
-            decisions: &one_round,
-            interactions: &[],
-            reversed_labels: false,
-        });
-        assert!(out.iter().all(|(k, _)| k != "defection_endgame_rise"), "no earlier round to compare with");
+        assert_eq!(rise(&one_round), None, "no earlier round to compare with");
     }
 }
