@@ -75,35 +75,97 @@ fn fmt_stat(g: &GroupSummary, metric: &str, agg: Agg) -> String {
     }
 }
 
-/// Prints the summaries of one study (or of every study in the store).
-pub fn print(store: &Path, study: Option<&str>) -> anyhow::Result<()> {
-    let (groups, curves) = summarize(store, study)?;
-    let mut current = String::new();
+/// The position of each block in its study file, studies in the order the store recorded them:
+/// the tables print in study order, whatever order the runs were committed in.
+fn block_order(store: &Path) -> anyhow::Result<Vec<(String, String)>> {
+    let conn = rusqlite::Connection::open_with_flags(store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    let mut st = conn.prepare("SELECT study, source FROM studies ORDER BY rowid")?;
+    let studies: Vec<(String, String)> =
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
+    let mut st = conn.prepare("SELECT DISTINCT study, block FROM runs")?;
+    let blocks: Vec<(String, String)> = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
+    let mut order = Vec::new();
+    for (study, source) in &studies {
+        // A block is placed where its `Block(` declaration names it in the study's source.
+        let at = |block: &str| {
+            source
+                .match_indices("Block(")
+                .find(|(i, _)| source[*i..].find("name:").is_some_and(|n| source[*i + n..].trim_start_matches("name:").trim_start().starts_with(&format!("\"{block}\""))))
+                .map_or(usize::MAX, |(i, _)| i)
+        };
+        let mut mine: Vec<&(String, String)> = blocks.iter().filter(|(s, _)| s == study).collect();
+        mine.sort_by_key(|(_, b)| (at(b), b.clone()));
+        order.extend(mine.into_iter().cloned());
+    }
+    Ok(order)
+}
+
+/// The summary tables: one per block (one game and arm), in study order, its rows sorted by
+/// roster, variant and cell (the baseline first), sized to fit a 100-column terminal.
+pub fn render(groups: &[GroupSummary], order: &[String]) -> String {
+    use std::fmt::Write as _;
+    let rank = |block: &str| order.iter().position(|b| b == block).unwrap_or(usize::MAX);
+    let mut tables: Vec<(usize, String, String, String)> = Vec::new();
     for g in groups.iter().filter(|g| g.condition.sweep().is_none()) {
         let c = &g.condition;
+        let key = (rank(&c.block), c.block.clone(), c.environment.clone(), c.arm.clone());
+        if !tables.contains(&key) {
+            tables.push(key);
+        }
+    }
+    tables.sort();
+    let mut out = String::new();
+    for (_, block, env, arm) in tables {
+        let mut rows: Vec<&GroupSummary> = groups
+            .iter()
+            .filter(|g| g.condition.sweep().is_none())
+            .filter(|g| g.condition.block == block && g.condition.environment == env && g.condition.arm == arm)
+            .collect();
+        rows.sort_by(|a, b| {
+            let (x, y) = (&a.condition, &b.condition);
+            (&x.roster, &x.variant, x.cell != "baseline", &x.cell).cmp(&(&y.roster, &y.variant, y.cell != "baseline", &y.cell))
+        });
         let mut cols: Vec<(String, String, Agg)> =
-            columns(&c.environment, &c.arm).into_iter().map(|(m, h, a)| (m.to_string(), h.to_string(), a)).collect();
+            columns(&env, &arm).into_iter().map(|(m, h, a)| (m.to_string(), h.to_string(), a)).collect();
         if cols.is_empty() {
             // A game without a chosen set of columns shows every metric it reports: a game
             // added to the registry prints its outcomes without an edit here.
-            cols = g.metrics.keys().map(|m| (m.clone(), m.clone(), Agg::Mean)).collect();
+            let mut names: Vec<String> = rows.iter().flat_map(|g| g.metrics.keys().cloned()).collect();
+            names.sort();
+            names.dedup();
+            cols = names.into_iter().map(|m| (m.clone(), m, Agg::Mean)).collect();
         }
-        let heading = format!("{} / {} ({})", c.environment, c.arm, c.block);
-        if heading != current {
-            println!("\n== {heading} ==");
-            print!("{:<24} {:<4} {:<14} {:>5}", "roster", "var", "cell", "runs");
-            for (_, h, _) in &cols {
-                print!(" {h:>13}");
+        let roster_w = rows.iter().map(|g| g.condition.roster.len()).max().unwrap_or(6).clamp(6, 28);
+        let cell_w = rows.iter().map(|g| g.condition.cell.len()).max().unwrap_or(4).clamp(4, 24);
+        let col_w: Vec<usize> = cols.iter().map(|(_, h, _)| h.len().max(7)).collect();
+        let _ = writeln!(out, "\n== {env} / {arm} ({block}) ==");
+        let _ = write!(out, "{:<roster_w$} {:<3} {:<cell_w$} {:>5}", "roster", "var", "cell", "runs");
+        for ((_, h, _), w) in cols.iter().zip(&col_w) {
+            let _ = write!(out, " {h:>w$}");
+        }
+        out.push('\n');
+        for g in rows {
+            let c = &g.condition;
+            let roster: String = c.roster.chars().take(roster_w).collect();
+            let _ = write!(out, "{roster:<roster_w$} {:<3} {:<cell_w$} {:>5}", c.variant, c.cell, g.runs);
+            for ((m, _, agg), w) in cols.iter().zip(&col_w) {
+                let _ = write!(out, " {:>w$}", fmt_stat(g, m, *agg));
             }
-            println!();
-            current = heading;
+            out.push('\n');
         }
-        print!("{:<24} {:<4} {:<14} {:>5}", c.roster, c.variant, c.cell, g.runs);
-        for (m, _, agg) in &cols {
-            print!(" {:>13}", fmt_stat(g, m, *agg));
-        }
-        println!();
     }
+    out
+}
+
+/// Prints the summaries of one study (or of every study in the store).
+pub fn print(store: &Path, study: Option<&str>) -> anyhow::Result<()> {
+    let (groups, curves) = summarize(store, study)?;
+    let order: Vec<String> = block_order(store)?
+        .into_iter()
+        .filter(|(s, _)| study.is_none_or(|x| x == s))
+        .map(|(_, b)| b)
+        .collect();
+    print!("{}", render(&groups, &order));
     for curve in &curves {
         println!("\n== tipping: {} ({}) ==", curve.roster, curve.block);
         println!("{:>9} {:>10} {:>5} {:>11} {:>9}", "fraction", "committed", "runs", "overturned", "median t");

@@ -73,6 +73,15 @@ fn demo_runs_both_studies_analyses_them_and_writes_the_report() {
     let t = text(&o);
     assert!(t.contains("classical: 1740 runs executed") && t.contains("tipping: 520 runs executed"), "{t}");
     assert!(t.contains("report written to"), "{t}");
+    // One table per game and arm, in study order, each fitting a 100-column terminal.
+    let headings: Vec<&str> = t.lines().filter(|l| l.starts_with("== ")).collect();
+    let mut unique = headings.clone();
+    unique.sort_unstable();
+    unique.dedup();
+    assert_eq!(unique.len(), headings.len(), "a heading printed twice: {headings:?}");
+    assert_eq!(headings.first().copied(), Some("== prisoners-dilemma / baseline (pd) =="), "{headings:?}");
+    let stdout = String::from_utf8_lossy(&o.stdout);
+    assert!(stdout.lines().all(|l| l.chars().count() <= 100), "a line over 100 columns:\n{stdout}");
     assert!(dir.path().join("agora.sqlite").exists());
     assert!(dir.path().join("report/analysis/verdicts.csv").exists());
     let html = std::fs::read_to_string(dir.path().join("report/report.html")).expect("report");
