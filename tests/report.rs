@@ -42,6 +42,7 @@ fn report_is_self_contained_escapes_replies_and_renders_in_a_browser() {
     assert!(html.contains("Time to convention"), "time-to-convention distributions");
     assert!(html.contains("thick tick: threshold"), "acceptance thresholds marked");
     assert!(html.contains("id=\"verdicts\""));
+    assert!(html.find("<table").is_some_and(|i| html[i..].starts_with("<table id=\"verdicts\">")), "verdicts first");
     assert!(html.contains("interaction network over time"), "the tipping run drawn as a network");
     assert!(html.contains("human critical mass 0.21–0.25"), "tipping curves carry the human bracket");
     assert_figure_files(&out.join("figures"), figures);
@@ -54,6 +55,10 @@ fn report_is_self_contained_escapes_replies_and_renders_in_a_browser() {
     assert!(dom.contains("<title>Agora report</title>"), "the script did not run: the title is intact");
     assert_eq!(dom.matches("<svg").count(), figures, "every figure rendered as SVG in the browser");
     assert!(dom.contains("id=\"verdicts\""), "the verdict table is present");
+    let first_table = dom.find("<table").expect("a table");
+    assert!(dom[first_table..].starts_with("<table id=\"verdicts\"><thead><tr><th>claim</th>"), "the verdict table comes first");
+    let provenance = dom.find("id=\"provenance\"").expect("a provenance section");
+    assert!(dom.find("id=\"studies\"").is_some_and(|i| i > provenance), "plan hashes and seeds come last");
     let shot = dir.path().join("shot.png");
     let o =
         headless(chromium, &profile, &["--window-size=1200,1600", &format!("--screenshot={}", shot.display()), &url]);

@@ -65,10 +65,11 @@ pub fn page(analysis: &Analysis, p: &Page) -> String {
     h.push_str("<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Agora report</title><style>");
     h.push_str("body{font-family:sans-serif;max-width:1100px;margin:2em auto;color:#222}table{border-collapse:collapse;margin:1em 0;font-size:13px}th,td{border:1px solid #bbb;padding:3px 6px;text-align:left}th{background:#eee}figure{margin:1.5em 0}figcaption{font-weight:bold;margin-bottom:.4em}pre{white-space:pre-wrap;background:#f6f6f6;padding:.5em}");
     h.push_str("</style></head><body><h1>Agora report</h1>");
-    studies(&mut h, p.studies);
+    // What a reader came for first: which claims hold, at which tier, and what stops them.
+    verdicts(&mut h, analysis);
     let _ = write!(h, "<p>{} runs analysed.</p><h2>Figures</h2>", analysis.runs);
     figures(&mut h, p.figures);
-    for t in analysis.tables() {
+    for t in analysis.tables().into_iter().filter(|t| t.name != "verdicts") {
         let _ = write!(h, "<h2>{}</h2>", escape(t.title));
         if t.rows.is_empty() {
             h.push_str("<p>No data in this store.</p>");
@@ -82,8 +83,43 @@ pub fn page(analysis: &Analysis, p: &Page) -> String {
     audit(&mut h, p);
     naming_runs(&mut h, p.naming_runs);
     excerpts(&mut h, p.excerpts);
+    h.push_str("<h2 id=\"provenance\">Provenance</h2>");
+    studies(&mut h, p.studies);
     h.push_str("</body></html>");
     h
+}
+
+/// The verdict table: one row per claim, the tier the models reach and the classical rosters
+/// reach (graded apart), each with the first unmet condition beside it and the evidence on
+/// hover.
+fn verdicts(h: &mut String, analysis: &Analysis) {
+    h.push_str(
+        "<h2 id=\"verdict-table\">Verdicts</h2><p>Each claim graded on the certification ladder: Tier 1 \
+         exploratory (holds at baseline in one model), Tier 2 robust (the environment's canonical effect \
+         survives the perturbation cells in three model families and C3), Tier 3 transferable (equivalent \
+         to the anchor, and the transcript audit shows the human mechanism). Hover a tier for its evidence.</p>\
+         <table id=\"verdicts\"><thead><tr><th>claim</th><th>models: tier</th><th>first unmet condition</th>\
+         <th>classical rosters: tier</th><th>first unmet condition</th></tr></thead><tbody>",
+    );
+    for v in &analysis.verdicts {
+        let (c_tier, c_unmet, c_evidence) = match &v.classical {
+            Some(c) => (c.tier_name.as_str(), c.first_unmet.as_deref().unwrap_or("-"), c.evidence.join("\n")),
+            None => ("-", "-", String::new()),
+        };
+        let _ = write!(
+            h,
+            "<tr><td title=\"{}\">{}</td><td title=\"{}\">{}</td><td>{}</td><td title=\"{}\">{}</td><td>{}</td></tr>",
+            escape(&v.text),
+            escape(&v.claim),
+            escape(&v.evidence.join("\n")),
+            escape(&v.tier_name),
+            escape(v.first_unmet.as_deref().unwrap_or("-")),
+            escape(&c_evidence),
+            escape(c_tier),
+            escape(c_unmet),
+        );
+    }
+    h.push_str("</tbody></table>");
 }
 
 fn studies(h: &mut String, studies: &[Study]) {
