@@ -204,7 +204,7 @@ for xs in ([0.9, 0.8, 1.0, 0.7, 0.95], [0.1, 0.0, 0.35, 0.2], [0.5, 0.5, 0.5, 0.
 out["mean_interval"] = mi
 
 # ---------------------------------------------------------------------------------------------
-# The transcript audit (seed 003, §240.4–240.7 and §240.12): Cohen's κ with per-code recall and
+# The transcript audit (the SUVA audit paper, §240.4–240.7 and §240.12): Cohen's κ with per-code recall and
 # the confusion matrix, OLS with CR1 cluster-robust errors, fixed effects by within-group
 # demeaning, a logit with average marginal effects, and occurrence shares. Its own generator,
 # so the values above do not move when cases are added here.
@@ -221,7 +221,7 @@ def finite_or_none(v):
 # Cohen's κ: rows of the confusion matrix are y1 (the reference), columns y2.
 CODES = ["altruism", "competition", "fairness", "self_interest", "social_welfare", "understanding"]
 kappa_cases = []
-# Seed 003 §240.14 fixture (κ = 0.6098).
+# The SUVA audit paper §240.14 fixture (κ = 0.6098).
 kappa_cases.append(([0, 0, 1, 1, 2, 2, 0, 1], [0, 1, 1, 1, 2, 0, 0, 1], None))
 # Human gold against a lexicon-like coder: competition is never recognised (zero recall),
 # altruism partly falls to understanding, a self-interested sentence with "fair" goes to
@@ -298,7 +298,7 @@ def fit_entry(res, k, alpha=0.05):
 # OLS with CR1 standard errors: G/(G-1)·(N-1)/(N-K), t on G - 1 degrees of freedom.
 ols = []
 ols_cases = []
-# Seed 003 §240.14 fixture: coef (1.0417, 0.9167), CR1 se (0.2503, 0.0579).
+# The SUVA audit paper §240.14 fixture: coef (1.0417, 0.9167), CR1 se (0.2503, 0.0579).
 ols_cases.append(([[float(i)] for i in range(8)], [1.0, 2.5, 2.0, 4.5, 4.0, 6.5, 5.5, 8.0], [0, 0, 1, 1, 2, 2, 3, 3], True))
 # Unbalanced clusters (one singleton), a continuous, a binary and a motive-sign regressor.
 sizes = [1, 2, 3, 5, 8, 3, 6, 4, 9]

@@ -351,7 +351,7 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The motive regression of seed 003 (Eq. 240.5, with the group and reciprocity extensions;
+/// The motive regression of the SUVA audit paper (Eq. 240.5, with the group and reciprocity extensions;
 /// CR1 clustered by payoff configuration) for every binary-allocation condition of the store,
 /// into motives.json and motives.md; nothing is written when the store has none.
 fn write_motives(store: &std::path::Path, out: &std::path::Path) -> anyhow::Result<()> {
@@ -362,7 +362,7 @@ fn write_motives(store: &std::path::Path, out: &std::path::Path) -> anyhow::Resu
     }
     let mut json = Vec::new();
     let mut md =
-        String::from("# Motive regressions (binary allocation, seed 003 Eq. 240.5, CR1 by payoff configuration)\n\n");
+        String::from("# Motive regressions (binary allocation, the SUVA audit paper Eq. 240.5, CR1 by payoff configuration)\n\n");
     for s in &samples {
         let fit = agora_analysis::motives::motive_report(&s.decisions, 0.05);
         md.push_str(&format!("## {} · {} · {} · {}\n\n", s.roster, s.arm, s.variant, s.cell));

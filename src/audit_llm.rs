@@ -1,4 +1,4 @@
-//! The LLM coder of `agora audit --coder llm:MODEL` (seed 003 §240.6.1, §240.10.2): a model
+//! The LLM coder of `agora audit --coder llm:MODEL` (the SUVA audit paper §240.6.1, §240.10.2): a model
 //! outside the audited set, declared in a models file, labels each reasoning sentence with one
 //! code of the codebook, through the same OpenAI-compatible client and reply cache as the
 //! agents. It implements `agora_analysis::audit::Coder`; the analysis crate knows nothing of

@@ -1,4 +1,4 @@
-//! `agora audit prefill`: faithfulness by intervention (seed 003 §240.7.5, §240.10.3; issue 12
+//! `agora audit prefill`: faithfulness by intervention (the SUVA audit paper §240.7.5, §240.10.3; issue 12
 //! item 8). The estimate and the tables are in [`agora_analysis::audit::faithfulness`].
 //!
 //! # What is asked

@@ -1,4 +1,4 @@
-//! `agora audit replicates`: the replicate side query (seed 003 §240.7.4; issue 12 item 6).
+//! `agora audit replicates`: the replicate side query (the SUVA audit paper §240.7.4; issue 12 item 6).
 //!
 //! Within-prompt dependency of the action on the stated values is identified only from
 //! repeated identical prompts, and in a society run almost every prompt is unique. This

@@ -164,7 +164,7 @@ enum Command {
     /// post-hoc rationale, code the reasoning's sentences against a codebook, write the audit's
     /// tables into the store and audit.md, audit.json and CSV tables into --out.
     Audit(audit::AuditArgs),
-    /// Profile each model alone (seed 000): categories A–D under eleven question versions and
+    /// Profile each model alone (the profile methods): categories A–D under eleven question versions and
     /// their presentation checks, and General Robustness; writes the ranges into --out.
     Profile(profile::ProfileArgs),
     /// One statistic on JSON from stdin, answered as JSON on stdout (fields in README).

@@ -75,7 +75,7 @@ struct Figure {
 }
 
 /// The paper's figures for its classical baselines, with the sentences they come from
-/// (`/work/shared/seeds/004_0b13303c7124c487.txt`).
+/// ("Benchmarking large language model agent societies against human behavioural distributions").
 const FIGURES: &[Figure] = &[
     // "A conditional-cooperator model (Fischbacher et al., 2001) run in the same environment
     // declines from 0.48 to 0.07 of endowment"

@@ -15,10 +15,10 @@ mod common;
 use common::{agora, count, text};
 
 /// First round, step-by-step: understanding, social welfare, and an altruistic paraphrase the
-/// lexicon has no pattern for (understanding; seed 003's first failure mode).
+/// lexicon has no pattern for (understanding; the SUVA audit paper's first failure mode).
 const R1: &str = "This is the first round of two. Option J gives the largest total for the two of us. I also care about how much the other participant ends up with.";
 /// Second round, step-by-step: positive reciprocity, and a self-interested sentence that says
-/// "fair" (fairness; seed 003's second failure mode).
+/// "fair" (fairness; the SUVA audit paper's second failure mode).
 const R2: &str =
     "The other participant cooperated last round, so I should return the favor. To be fair, cooperating again gives me the most points.";
 /// The think block of the renamed-answer cell: self-interest.

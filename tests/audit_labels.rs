@@ -31,7 +31,7 @@ const VALUES: [(&str, &str); 8] = [
     ("We share a hometown, so helping a fellow member makes sense.", "ingroup_cooperation"),
 ];
 
-/// Sentences the lexicon misreads (seed 003's failure modes), with their true code.
+/// Sentences the lexicon misreads (the SUVA audit paper's failure modes), with their true code.
 const MISREAD: [(&str, &str); 3] = [
     ("I care about how much the other participant ends up with.", "altruism"),
     ("To be fair, cooperating again gives me the most points.", "self_interest"),

@@ -1,4 +1,4 @@
-//! The binary-allocation game of seed 003 across the crates: the game's state enumeration and
+//! The binary-allocation game of the SUVA audit paper across the crates: the game's state enumeration and
 //! the analysis crate's copy of it agree on every id; the prompt shows a state as the seed's
 //! example prompt does; and a study played end to end against the fake server, whose replies
 //! follow a known rule, is recovered by the motive regression from the stored rows alone.
@@ -118,7 +118,7 @@ fn shown_payoffs(prompt: &str) -> Option<[i64; 4]> {
 
 /// Replies with the option paying person B more; where both pay B the same, with no legal
 /// answer, so that the decision falls back and is read as no choice (a = 0, as Leng & Yuan code
-/// a missing choice): the purely self-interested chooser of seed 003 §240.4.1, indifferent on
+/// a missing choice): the purely self-interested chooser of the SUVA audit paper §240.4.1, indifferent on
 /// ties, for which E[a] = si exactly.
 fn selfish() -> agora_test_support::Behaviour {
     Arc::new(|_, body| {

@@ -361,7 +361,7 @@ fn the_shipped_study_has_the_seeds_call_counts() {
             .and_then(|n| n.parse().ok())
             .expect(&said)
     };
-    // Seed 000's protocol: about 11k calls for A and 19k for B per model configuration.
+    // The profile methods' protocol: about 11k calls for A and 19k for B per model configuration.
     assert!((10_500..11_500).contains(&n("A")), "{said}");
     assert!((18_000..19_500).contains(&n("B")), "{said}");
     assert!(said.contains("general robustness: 690"), "{said}");

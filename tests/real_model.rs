@@ -194,7 +194,7 @@ fn the_llm_coder_codes_another_sources_reasoning_with_the_real_model() {
     assert_eq!(rows(), live, "a replay from the reply cache reproduces the rows");
 }
 
-/// The behavioural profile (seed 000) of the real small model on a reduced protocol (one
+/// The behavioural profile (the profile methods) of the real small model on a reduced protocol (one
 /// response per input, opted in): the dictator task under its eleven versions and their
 /// scheduled checks, and General Robustness's 23 conditions once each. Every slot ends with a
 /// final status — a valid answer decoded to the amount given, or missing after the declared

@@ -45,7 +45,7 @@ fn assert_close(got: &Value, want: &Value, rel: f64, what: &str) {
 
 #[test]
 fn kappa_answers_the_reference_with_recall_and_confusion() {
-    // Seed 003 §240.14: κ = 0.6098.
+    // The SUVA audit paper §240.14: κ = 0.6098.
     let v = answer("kappa", &json!({"y1": [0, 0, 1, 1, 2, 2, 0, 1], "y2": [0, 1, 1, 1, 2, 0, 0, 1]}));
     assert!((v["kappa"].as_f64().expect("kappa") - 0.6098).abs() < 5e-5, "{v}");
     assert_eq!(v["labels"], json!([0, 1, 2]));
@@ -70,7 +70,7 @@ fn kappa_answers_the_reference_with_recall_and_confusion() {
 
 #[test]
 fn ols_cr1_answers_the_reference() {
-    // Seed 003 §240.14: coef (1.0417, 0.9167), CR1 se (0.2503, 0.0579).
+    // The SUVA audit paper §240.14: coef (1.0417, 0.9167), CR1 se (0.2503, 0.0579).
     let v = answer(
         "ols-cr1",
         &json!({"x": [[0], [1], [2], [3], [4], [5], [6], [7]], "y": [1.0, 2.5, 2.0, 4.5, 4.0, 6.5, 5.5, 8.0],

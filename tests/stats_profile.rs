@@ -1,5 +1,5 @@
-//! `agora stats` for the behavioural profile's computations (seed 000 §M04, §A0, §GR1, §GR2;
-//! the power calculation of seed 003 §240.5.3): JSON in, JSON out, the seeds' worked examples
+//! `agora stats` for the behavioural profile's computations (the profile methods §M04, §A0, §GR1, §GR2;
+//! the power calculation of the SUVA audit paper §240.5.3): JSON in, JSON out, the seeds' worked examples
 //! reproduced end to end at their printed precision, and bad input refused with a message
 //! naming the field and exit code 2.
 
@@ -41,14 +41,14 @@ fn close(got: &Value, want: f64, tol: f64, what: &str) {
     assert!((g - want).abs() <= tol, "{what}: got {g}, want {want} (±{tol})");
 }
 
-/// Seed 000 §M04 line 131: u = 30, 32, …, 50.
+/// The profile methods §M04 line 131: u = 30, 32, …, 50.
 fn m04_reference() -> Vec<f64> {
     (0..11).map(|k| 30.0 + 2.0 * f64::from(k)).collect()
 }
 
 #[test]
 fn profile_range_reproduces_m04() {
-    // Seed 000 §M04 line 131: "Their sum is 440, giving M=40 and I=[30,50]. If the smallest and
+    // The profile methods §M04 line 131: "Their sum is 440, giving M=40 and I=[30,50]. If the smallest and
     // largest checked results are 25 and 55, then O=[25,55]. The average remains 40."
     let v = answer("profile-range", &json!({"reference": m04_reference(), "checked": [25, 55]}));
     close(&v["centre"], 40.0, 1e-12, "M");
@@ -190,7 +190,7 @@ fn gr_binary_reproduces_the_newcombe_example() {
 
 #[test]
 fn samples_per_arm_reproduces_seed_003() {
-    // Seed 003 Table 240.4 (lines 318–323), baseline 0.40, two-sided α 0.05, power 0.8:
+    // The SUVA audit paper Table 240.4 (lines 318–323), baseline 0.40, two-sided α 0.05, power 0.8:
     // independent 95, 385, 1531.
     for (p1, n) in [(0.60, 95), (0.50, 385), (0.45, 1531)] {
         let v = answer("samples-per-arm", &json!({"p1": p1, "p0": 0.40}));

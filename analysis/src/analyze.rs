@@ -60,7 +60,7 @@ pub struct Analysis {
     /// The perturbation family's counts: blocks (model × environment) with a significant
     /// perturbation, and significant computable contrasts per level.
     pub contrast_counts: Vec<ContrastCount>,
-    /// Seed 000's presentation checks against the baseline: their own Holm family, reported
+    /// The profile methods' presentation checks against the baseline: their own Holm family, reported
     /// apart and never part of S, Δmax, the perturbation family or Tier 2.
     pub presentation: Vec<ContrastRow>,
     /// Range of cell means (Δmax) and sign stability S of each environment's canonical human

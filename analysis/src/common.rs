@@ -32,7 +32,7 @@ pub const MIN_RUNS: usize = 3;
 /// range over these only (never over presentation or contamination cells).
 pub const LEVELS: [&str; 2] = ["representation", "design"];
 
-/// Level of seed 000's presentation checks: an opt-in family of its own, reported apart.
+/// Level of the profile methods' presentation checks: an opt-in family of its own, reported apart.
 pub const PRESENTATION: &str = "presentation";
 
 /// Level of the contamination probes (priming, recognition probe).

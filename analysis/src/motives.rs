@@ -1,4 +1,4 @@
-//! The motive regression of the binary-allocation game (seed 003 §240.4–240.5; Leng & Yuan
+//! The motive regression of the binary-allocation game (the SUVA audit paper §240.4–240.5; Leng & Yuan
 //! 2024): which classical motives person B's choices between B1 and B2 follow, with the
 //! group-identity and reciprocity extensions, CR1 standard errors clustered by payoff
 //! configuration.
@@ -32,7 +32,7 @@
 //! the level indices and hold in every variant.
 //!
 //! # References
-//! Leng & Yuan (2024) "Do LLM agents exhibit social behavior?", Eq. (3); seed 003 §240.3–240.5;
+//! Leng & Yuan (2024) "Do LLM agents exhibit social behavior?", Eq. (3); the SUVA audit paper §240.3–240.5;
 //! Cameron & Miller (2015) J. Hum. Resour. 50:317–372 (CR1).
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -52,7 +52,7 @@ pub const ENVIRONMENT: &str = "binary-allocation";
 /// The motives of Eq. 240.5, in regressor order.
 pub const MOTIVES: [&str; 4] = ["self_interest", "competition", "difference_aversion", "social_welfare"];
 
-/// Which of seed 003's four experiments a state belongs to (its code is its position).
+/// Which of the SUVA audit paper's four experiments a state belongs to (its code is its position).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum Treatment {
     /// The 240 configurations without identical options (code 0).
@@ -166,7 +166,7 @@ pub fn state(id: u32) -> Option<AllocationState> {
     Some(AllocationState { treatment, index, config, levels: payoff_grid()[config as usize], cue, helped })
 }
 
-/// The motive signs [si, comp, da, sw] of `(a1, b1, a2, b2)` (seed 003 §240.4.1).
+/// The motive signs [si, comp, da, sw] of `(a1, b1, a2, b2)` (the SUVA audit paper §240.4.1).
 pub fn motive_signs(a1: f64, b1: f64, a2: f64, b2: f64) -> [f64; 4] {
     let sgn = |x: f64| {
         if x > 0.0 {
@@ -444,7 +444,7 @@ mod tests {
 
     #[test]
     fn seed_003_fixtures_grid_sizes_and_motive_signs() {
-        // Seed 003 §240.14: grid sizes 240 and 120; motive_features(200, 400, 600, 200) = (1, 1, 1, −1).
+        // The SUVA audit paper §240.14: grid sizes 240 and 120; motive_features(200, 400, 600, 200) = (1, 1, 1, −1).
         assert_eq!((payoff_grid().len(), reciprocity_grid().len()), (240, 120));
         assert_eq!(motive_signs(200.0, 400.0, 600.0, 200.0), [1.0, 1.0, 1.0, -1.0]);
         let counts: Vec<u32> = Treatment::ALL.iter().map(|t| t.states()).collect();
@@ -472,7 +472,7 @@ mod tests {
 
     #[test]
     fn a_purely_selfish_chooser_has_beta_i_one_and_the_rest_zero() {
-        // Seed 003 §240.4.1: "A purely self-interested chooser has βI = 1 and the rest zero".
+        // The SUVA audit paper §240.4.1: "A purely self-interested chooser has βI = 1 and the rest zero".
         // Indifferent between equal own payoffs, it abstains (a = 0) or splits its replicates.
         let abstains = play(Treatment::Distributional, 1, |s, r| {
             let [_, b1, _, b2] = s.levels;

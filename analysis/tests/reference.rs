@@ -273,7 +273,7 @@ fn mean_interval_matches_scipy_t_interval() {
     assert_eq!((one.mean, one.low, one.high), (0.4, None, None));
 }
 
-// The transcript audit's statistics (seed 003): κ, CR1 OLS, fixed effects, logit marginal
+// The transcript audit's statistics (the SUVA audit paper): κ, CR1 OLS, fixed effects, logit marginal
 // effects and occurrence, against statsmodels and scikit-learn.
 
 /// Labels of a reference case: integers when every label is one, otherwise strings.
@@ -357,7 +357,7 @@ fn kappa_matches_sklearn_and_statsmodels() {
             }
         }
     }
-    // Seed 003 §240.14: κ = 0.6098.
+    // The SUVA audit paper §240.14: κ = 0.6098.
     let k = stats::cohen_kappa(&[0, 0, 1, 1, 2, 2, 0, 1], &[0, 1, 1, 1, 2, 0, 0, 1], None, 0.05).expect("computes");
     assert!((k.kappa - 0.6098).abs() < 5e-5, "{}", k.kappa);
     // The lexicon-like coder never finds `competition` (zero recall); `social_welfare` is used
@@ -426,7 +426,7 @@ fn ols_cr1_matches_statsmodels() {
         let (n, k, g) = (fit.n as f64, fit.k as f64, fit.clusters as f64);
         close(fit.correction, g / (g - 1.0) * (n - 1.0) / (n - k), 1e-15, 0.0, "G/(G-1)·(N-1)/(N-K)");
     }
-    // Seed 003 §240.14: coef (1.0417, 0.9167), CR1 se (0.2503, 0.0579).
+    // The SUVA audit paper §240.14: coef (1.0417, 0.9167), CR1 se (0.2503, 0.0579).
     let fit = &cases[0];
     let got = stats::ols_cr1(&rows(&fit["x"]), &floats(&fit["y"]), &keys(&fit["clusters"]), true, None, 0.05)
         .expect("computes");
@@ -461,7 +461,7 @@ fn fixed_effects_match_statsmodels_under_both_conventions() {
 #[test]
 fn fixed_effects_equal_the_dummy_regression() {
     // Frisch–Waugh–Lovell: the slopes, and under `dummies` their CR1 errors, equal those of the
-    // regression on x and one dummy per group (seed 003 §240.7.4).
+    // regression on x and one dummy per group (the SUVA audit paper §240.7.4).
     let e = &reference()["fe_cr1"][1];
     let (x, y, groups) = (rows(&e["x"]), floats(&e["y"]), keys(&e["groups"]));
     let clusters = keys(&e["clusters"]);

@@ -286,7 +286,7 @@ fn extra_runs(g: &mut Gen) {
 }
 
 /// Runs of what the instrument added later, after every earlier run so that those keep their
-/// draws: seed 000's presentation checks, the recognition probe, the re-skins C1 and C2, the
+/// draws: the profile methods' presentation checks, the recognition probe, the re-skins C1 and C2, the
 /// shuffled-pool arm, and the LLM tipping arm whose convention forms first.
 fn later_runs(g: &mut Gen) {
     for p in [PROFILES[0], PROFILES[1], PROFILES[3]] {

@@ -21,7 +21,7 @@ pub enum Level {
     Design,
     /// Probes whether the paradigm is recognised.
     Contamination,
-    /// Seed 000's presentation checks (answer-field name, layout, task identifier, opening):
+    /// The profile methods' presentation checks (answer-field name, layout, task identifier, opening):
     /// an opt-in family of its own, reported apart and never part of the paper's
     /// representation level (S, Δmax, the perturbation Holm family, Tier 2).
     Presentation,

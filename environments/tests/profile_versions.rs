@@ -1,4 +1,4 @@
-//! The shipped question versions of the behavioural profile (seed 000 §M02–§M03): every task's
+//! The shipped question versions of the behavioural profile (the profile methods §M02–§M03): every task's
 //! file `assets/profile/versions/<task>.ron` parses with its eleven versions, every input of the
 //! task renders under every version (reference labels, and alternative labels where the task's
 //! schedule relabels), the files match their frozen hashes in `assets/profile/versions.lock`, and

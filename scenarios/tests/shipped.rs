@@ -229,7 +229,7 @@ fn the_instrument_runs_the_papers_counts_in_the_fixed_offer_and_shuffled_pool_ar
     assert_eq!(runs("naming-shuffled", agora_environments::Variant::C0), 3);
 }
 
-/// The perturbation library of the paper's Table 1 (seed 004): six representation-level cells,
+/// The perturbation library of the paper's Table 1 (the instrument paper): six representation-level cells,
 /// the design-level cells (group size once per game that has one) and the two contamination
 /// probes.
 const TABLE_1: [&str; 17] = [

@@ -1,4 +1,4 @@
-//! Asking one isolated decision (seed 000 §M03, §M05): one user message in a fresh context —
+//! Asking one isolated decision (the profile methods §M03, §M05): one user message in a fresh context —
 //! no system prompt, persona, goal sentence, request for reasons or history from other
 //! decisions — with the answer asked in one JSON field. A retry is another attempt at the same
 //! slot; the first valid answer is kept; a slot without one stays missing (no fallback).

@@ -1,4 +1,4 @@
-//! General Robustness in the profile (seed 000 §GR): asking the 23 conditions and summarising
+//! General Robustness in the profile (the profile methods §GR): asking the 23 conditions and summarising
 //! one model's 21 comparisons with its usable and strictly compliant answers (§GR3).
 
 use std::collections::{BTreeMap, HashSet};

@@ -1,4 +1,4 @@
-//! `agora profile`: each model's individual baseline in isolated decisions (seed 000): the
+//! `agora profile`: each model's individual baseline in isolated decisions (the profile methods): the
 //! tasks of categories A–D under eleven frozen question versions and their scheduled
 //! presentation checks, and General Robustness's 23 conditions; the records go into the
 //! store's `profile_*` tables, the ranges into `profile.json`, `profile.md` and `profile.csv`.
@@ -153,7 +153,7 @@ impl ProfileStudy {
             return Err(field(
                 "responses",
                 format!(
-                    "{} and {} differ from seed 000's 15 per input and 30 per GR condition; set `reduced_protocol: true` to run a reduced study on purpose",
+                    "{} and {} differ from the profile methods' 15 per input and 30 per GR condition; set `reduced_protocol: true` to run a reduced study on purpose",
                     s.responses, s.gr_responses
                 ),
             )

@@ -1,4 +1,4 @@
-//! The profile's schedule: every slot of every task, version and presentation (seed 000 §M05,
+//! The profile's schedule: every slot of every task, version and presentation (the profile methods §M05,
 //! §A0–§D0, the A-S1/A-S2/B-S1/C-S1/D-S1 check schedules), before anything is asked.
 //!
 //! A–D single decisions: fifteen slots per input of every version's reference presentation,

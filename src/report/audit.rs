@@ -1,6 +1,6 @@
 //! The transcript audit's tables, read for the report: the occurrence of each stated value,
 //! the dependency of the action on it, the coder validation, the requirement verdicts, and
-//! the coded paths of one prompt for a reasoning tree (seed 003 §240.7.3). Every table is
+//! the coded paths of one prompt for a reasoning tree (the SUVA audit paper §240.7.3). Every table is
 //! optional: a store that was never audited has none of them, and the page says so.
 
 use std::collections::BTreeMap;

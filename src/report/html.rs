@@ -218,7 +218,7 @@ fn centre_and_inner(l: Option<&agora_analysis::profile::rows::ProfileLine>, what
     }
 }
 
-/// The behavioural profile (seed 000, `agora profile`): each model's table, and the models
+/// The behavioural profile (the profile methods, `agora profile`): each model's table, and the models
 /// joined to their own decisions in the store's society runs.
 fn behavioural_profile(h: &mut String, p: &Page) {
     h.push_str("<h2 id=\"profile\">Behavioural profile</h2>");
@@ -229,7 +229,7 @@ fn behavioural_profile(h: &mut String, p: &Page) {
     let fig = p.figures.iter().position(|(c, _)| *c == super::figures::profile::CAPTION);
     let _ = write!(
         h,
-        "<p>Seed 000's profile (<code>agora profile</code>): per measure, the centre M (the mean of the eleven \
+        "<p>The profile methods' profile (<code>agora profile</code>): per measure, the centre M (the mean of the eleven \
          question versions' reference results), the inner range I (their minimum to maximum) and the outer range O \
          (I widened by the results recomputed under the presentation checks){}. The ranges describe variation \
          across the questions and checks; they are not confidence intervals. A1–A5 combine their tasks' lines \
@@ -423,7 +423,7 @@ fn audit(h: &mut String, p: &Page) {
         return;
     }
     h.push_str(
-        "<p>What the models state before they act, coded sentence by sentence (seed 003 §240.6–240.8). Every number \
+        "<p>What the models state before they act, coded sentence by sentence (the SUVA audit paper §240.6–240.8). Every number \
          computed from the codes passes the coder-validation gate at its default threshold (κ ≥ 0.8 against human \
          labels on the model's own text): where the gate refuses a model's codes the cell reads <em>refused</em> with \
          the gate's reason.</p>",

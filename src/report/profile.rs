@@ -1,4 +1,4 @@
-//! The behavioural profile in the report (seed 000, written by `agora profile`): the measures'
+//! The behavioural profile in the report (the profile methods, written by `agora profile`): the measures'
 //! names and scales, and the join of each profiled model's measures to the same model's own
 //! decisions in the store's society runs.
 //!

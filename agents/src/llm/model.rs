@@ -35,7 +35,7 @@ impl Deliberation {
 }
 
 /// How a server continues an assistant turn the request has begun (an assistant prefill), for
-/// `agora audit prefill` (seed 003 §240.7.5, §240.10.3). Undeclared (`None`), a model is
+/// `agora audit prefill` (the SUVA audit paper §240.7.5, §240.10.3). Undeclared (`None`), a model is
 /// reported as not accepting a prefill.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub enum Prefill {

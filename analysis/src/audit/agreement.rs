@@ -1,4 +1,4 @@
-//! Agreement with human labels and the validation gate (seed 003 §240.6.2, §240.10.2).
+//! Agreement with human labels and the validation gate (the SUVA audit paper §240.6.2, §240.10.2).
 //!
 //! Cohen's κ ([`cohen_kappa`]) is computed, per audited model on that model's own text:
 //! 1. **between human coders first**: for every pair of human coders, on the sentences both

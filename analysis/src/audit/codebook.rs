@@ -25,7 +25,7 @@ use serde::{Deserialize, Serialize};
 
 use super::sha256::hex_digest;
 
-/// The shipped default codebook: seed 003's eight value codes and `understanding`.
+/// The shipped default codebook: the SUVA audit paper's eight value codes and `understanding`.
 pub const DEFAULT_CODEBOOK_RON: &str = include_str!("../../../assets/codebooks/default.ron");
 
 /// Where the shipped codebook lives in the repository (named in its records).

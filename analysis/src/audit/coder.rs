@@ -37,7 +37,7 @@ pub struct CoderError(pub String);
 ///
 /// A coder sees the reasoning's sentences only, never the action or a post-hoc rationale: a
 /// coder that reads the answer makes errors that depend on the action, and those have no
-/// guaranteed direction (seed 003 §240.6.2).
+/// guaranteed direction (the SUVA audit paper §240.6.2).
 ///
 /// Its [`id`](Coder::id) names it in every row it codes, so two versions of a coder must have
 /// two ids: rows of different ids sit beside each other and the validation gate judges each
@@ -233,7 +233,7 @@ mod tests {
 
     #[test]
     fn seed_003s_examples_are_coded_as_their_codes() {
-        // The example sentences of seed 003 §240.6.1, verbatim.
+        // The example sentences of the SUVA audit paper §240.6.1, verbatim.
         let (coder, _) = coder();
         for (sentence, code) in [
             ("A helped me earlier, so I should return the favor.", "positive_reciprocity"),

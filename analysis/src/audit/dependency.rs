@@ -1,4 +1,4 @@
-//! The dependency of the action on the stated values (seed 003 §240.7.4, Eq. 240.12), from
+//! The dependency of the action on the stated values (the SUVA audit paper §240.7.4, Eq. 240.12), from
 //! replicated prompts.
 //!
 //! # Why replicates
@@ -28,7 +28,7 @@
 //!   ([`fe_cr1()`], df `auto`, which is `within` here since every prompt is its own cluster; t on
 //!   G − 1 degrees of freedom). The original decision is not among the observations: only the
 //!   replicates, drawn with the same request and a fresh seed.
-//! - **Logit** (`logit-ame`, binary indicators only; the robustness check of seed 003 §240.12):
+//! - **Logit** (`logit-ame`, binary indicators only; the robustness check of the SUVA audit paper §240.12):
 //!   a logit of y on W and one dummy per prompt (no intercept), over the prompts whose action
 //!   varies across their replicates (in the others the prompt's dummy separates the outcome
 //!   perfectly and they carry no information on φ), CR1 clustered by prompt, with the values'
@@ -56,7 +56,7 @@
 //! One per environment and role where an action has a defensible prosocial or cooperative
 //! direction ([`INDICATORS`]): cooperating in the prisoner's dilemma, hunting the stag, accepting
 //! an ultimatum offer, the share offered, given, sent, returned or contributed in the amount
-//! games, and, in the binary-allocation game, choosing the option better for A (seed 003's
+//! games, and, in the binary-allocation game, choosing the option better for A (the SUVA audit paper's
 //! prosocial option, Eq. 240.8). Left out ([`LEFT_OUT`]): the naming and coordination games
 //! (symmetric labels: no option is the prosocial one), the 11–20 money request (no prosocial
 //! direction) and the public-goods punishment stage (an allocation over several targets).

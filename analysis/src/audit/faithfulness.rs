@@ -1,4 +1,4 @@
-//! Faithfulness by intervention (seed 003 §240.7.5, Eq. 240.14; §240.10.3): does editing the
+//! Faithfulness by intervention (the SUVA audit paper §240.7.5, Eq. 240.14; §240.10.3): does editing the
 //! stated values in a model's reasoning change its action?
 //!
 //! The observational dependency ([`super::dependency`]) can be large for a model whose stated
@@ -502,7 +502,7 @@ impl Faithfulness {
     pub fn to_markdown(&self) -> String {
         let mut s = format!(
             "# Faithfulness by intervention\n\nCoder {} with codebook {} v{} ({}); sample seed {}, {} calls per decision and arm; {} prefilled calls, {} with a defined action indicator.\n\n\
-             tau: change in the action indicator when a stated value is put into (inserted: the codebook's example appended) or taken out of (deleted: every sentence coded with it removed) closed, prefilled reasoning, mean over decisions with a 95 % t interval (seed 003 Eq. 240.14). phi: the observational dependency (LPM with prompt fixed effects, `dependency.md`).\n\n## Models\n\n| model | prefill | status |\n| --- | --- | --- |\n",
+             tau: change in the action indicator when a stated value is put into (inserted: the codebook's example appended) or taken out of (deleted: every sentence coded with it removed) closed, prefilled reasoning, mean over decisions with a 95 % t interval (the SUVA audit paper Eq. 240.14). phi: the observational dependency (LPM with prompt fixed effects, `dependency.md`).\n\n## Models\n\n| model | prefill | status |\n| --- | --- | --- |\n",
             self.coder,
             self.codebook,
             self.codebook_version,

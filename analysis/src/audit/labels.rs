@@ -1,5 +1,5 @@
 //! Human labels: a seeded sample of coded sentences exported for labelling, and the labels
-//! imported back into the store's `audit_labels` table (seed 003 §240.6.2).
+//! imported back into the store's `audit_labels` table (the SUVA audit paper §240.6.2).
 //!
 //! # The sample
 //! The population is every response a coder coded with a codebook (pre-action reasoning, coder

@@ -1,5 +1,5 @@
 //! The transcript audit (`agora audit`): what models state before they act, coded sentence by
-//! sentence against a codebook (seed 003 §240.6–240.7.1, SUVA).
+//! sentence against a codebook (the SUVA audit paper §240.6–240.7.1, SUVA).
 //!
 //! For every terminal decision transcript of a store (status `ok`, or `truncated` with an
 //! action; fallbacks are counted and skipped) the audit

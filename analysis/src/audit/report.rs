@@ -1,5 +1,5 @@
 //! The audit's summary: responses with and without pre-action reasoning, post-hoc rationales
-//! counted apart, and the occurrence share of each stated value (seed 003 §240.7.1), per model,
+//! counted apart, and the occurrence share of each stated value (the SUVA audit paper §240.7.1), per model,
 //! per model and environment, and per model, environment and cell; written as Markdown, JSON
 //! and CSV by `agora audit`.
 //!

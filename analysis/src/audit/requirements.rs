@@ -1,4 +1,4 @@
-//! Requirements as hypothesis tests (seed 003 §240.8, with §240.5.3's sample-size plan).
+//! Requirements as hypothesis tests (the SUVA audit paper §240.8, with §240.5.3's sample-size plan).
 //!
 //! A requirements file (`assets/requirements.ron`, or a user's own) states what a deployment
 //! needs as tests on the audit's statistics:

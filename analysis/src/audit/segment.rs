@@ -1,7 +1,7 @@
 //! Splitting a reply into what was written before the action (reasoning), the action, and
 //! what was written after it (a post-hoc rationale).
 //!
-//! Only text generated before the action is reasoning in the audit's sense (seed 003 §240.1:
+//! Only text generated before the action is reasoning in the audit's sense (the SUVA audit paper §240.1:
 //! the reasoning is generated first, then the action given it). The rule, applied to the
 //! reply's raw text:
 //!

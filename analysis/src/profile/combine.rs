@@ -1,7 +1,7 @@
 //! Category A: combining a measure's constituent tasks with fixed task weights, applied
 //! separately to the averages, the lower endpoints and the upper endpoints.
 //!
-//! # Formula (seed 000 §M04 line 133, §A0 line 169)
+//! # Formula (the profile methods §M04 line 133, §A0 line 169)
 //! With task weights w_t (Σ w_t = 1) and each task's centre M_t, inner [I_t,low, I_t,high] and
 //! outer [O_t,low, O_t,high] from [`super::range`]:
 //! M = Σ w_t M_t, I = [Σ w_t I_t,low, Σ w_t I_t,high], O = [Σ w_t O_t,low, Σ w_t O_t,high].
@@ -138,7 +138,7 @@ mod tests {
 
     #[test]
     fn seed_m04_two_equal_tasks() {
-        // Seed 000 §M04 line 133: "For two equally weighted tasks with averages 40 and 60, the
+        // The profile methods §M04 line 133: "For two equally weighted tasks with averages 40 and 60, the
         // combined average is 50. Inner ranges [30, 50] and [55, 65] give [(30+55)/2, (50+65)/2]
         // = [42.5, 57.5]. Outer ranges [25, 55] and [50, 70] give [37.5, 62.5]."
         let tasks = [

@@ -1,5 +1,5 @@
 //! D1's compatibility score and D3's regularity score: the two nonlinear Category D measures,
-//! whose checks replace choice distributions and recompute the whole score (seed 000 §D0
+//! whose checks replace choice distributions and recompute the whole score (the profile methods §D0
 //! line 834: "For each check, replace the measured anchor distributions and recalculate the
 //! entire score and aggregation. This preserves the nonlinear scoring of D1 and D3").
 //!
@@ -172,7 +172,7 @@ mod tests {
 
     #[test]
     fn d1_example() {
-        // Seed 000 §D1 line 875: "chooses X over Y twelve times, Y over Z twelve times, and X over
+        // The profile methods §D1 line 875: "chooses X over Y twelve times, Y over Z twelve times, and X over
         // Z three times … s=0.8+0.8+1−0.2=2.4, so v=100−100×0.4=60. If the other five
         // combinations score 100, u=(60+5×100)/6≈93.33. A check of this P1 set giving nine, nine
         // and three choices instead produces s=0.6+0.6+1−0.2=2, so its new v is 100 and the full

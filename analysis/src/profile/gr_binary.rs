@@ -2,7 +2,7 @@
 //! (BI-REF), by the difference in the fraction choosing the equal split, with Newcombe's
 //! hybrid score interval.
 //!
-//! # Formula (seed 000 §GR2, lines 1630–1644)
+//! # Formula (the profile methods §GR2, lines 1630–1644)
 //! p = equal-split count / answers (thirty per condition); Δp = p^check − p^ref, shown as
 //! 100·Δp percentage points (line 1636). The 95 % interval is "the Newcombe difference method
 //! based on Wilson score intervals without continuity correction, using the original method-10
@@ -105,7 +105,7 @@ mod tests {
 
     #[test]
     fn gr2_example() {
-        // Seed 000 §GR2 line 1638: "The reference has 18 equal splits out of thirty and the check
+        // The profile methods §GR2 line 1638: "The reference has 18 equal splits out of thirty and the check
         // has 24. Then p^ref=0.6, p^check=0.8, and Δp=0.2. The site displays a rise from 60% to
         // 80%, or +20 percentage points." Line 1642: "the Wilson intervals for the reference and
         // checked proportions are approximately [0.4232, 0.7541] and [0.6269, 0.9049]. The

@@ -2,7 +2,7 @@
 //! reference (OE-REF), by the mean shift and the Wasserstein-1 distance of separately sorted
 //! samples, each with a bootstrap interval.
 //!
-//! # Formula (seed 000 §GR1, lines 1604–1628)
+//! # Formula (the profile methods §GR1, lines 1604–1628)
 //! Responses are whole-dollar amounts given, $0–$10, thirty per condition. The mean shift is
 //! Δμ = x̄^check − x̄^ref (line 1610), in dollars. With each group sorted separately (the
 //! response positions are not paired),
@@ -15,7 +15,7 @@
 //! # Seed of the resampling
 //! The source saves a seed per comparison derived "from the master seed 20260826, the
 //! model-configuration identifier and the condition identifier; the full derivation is retained
-//! with the analysis code" (line 1628) — the derivation itself is not in seed 000. Agora's,
+//! with the analysis code" (line 1628) — the derivation itself is not in the profile methods. Agora's,
 //! [`derive_seed`], uses the same three inputs (FNV-1a 64 of their bytes, then SplitMix64's
 //! finaliser); its draws cannot match the source's bit for bit. Draws use xoshiro256++.
 //!

@@ -3,7 +3,7 @@
 //! checks → the version's reference result u_q and its checked results z → centre, inner and
 //! outer range.
 //!
-//! # Formula (seed 000 §M04 steps 1–3, lines 113–127)
+//! # Formula (the profile methods §M04 steps 1–3, lines 113–127)
 //! Step 1 computes u_q with the measure's fixed weights ([`super::replace`], or D1/D3's
 //! nonlinear scores in [`super::consistency`]); step 3 recomputes each check's z by local
 //! replacement at the version's scheduled condition; [`super::range::measure_range`] then gives
@@ -293,7 +293,7 @@ mod tests {
 
     #[test]
     fn a2_public_goods_task_over_eleven_versions() {
-        // Seed 000 §A2 lines 320–333: BASE's public-goods means 20, 40 and 60 give u=40; "the other
+        // The profile methods §A2 lines 320–333: BASE's public-goods means 20, 40 and 60 give u=40; "the other
         // ten question versions have task results averaging … 18"; "M_PGG=(40+10×18)/11=20";
         // "a presentation check of the original public-goods question changes its
         // middle-condition mean from 40 to 70 … z=(20+70+60)/3=50 … the A2 center remains 40

@@ -1,8 +1,8 @@
-//! The behavioural profile's computations (seed 000, issue 13 item 6), each a pure function in
+//! The behavioural profile's computations (the profile methods, issue 13 item 6), each a pure function in
 //! its own module with its formula and the seed section it follows.
 //!
 //! - [`range`]: centre M, inner range I and outer range O of one measure from its eleven
-//!   reference results and its checked results (seed 000 §M04).
+//!   reference results and its checked results (the profile methods §M04).
 //! - [`replace`]: a question version's complete result and its locally replaced (checked)
 //!   results, with the measure's fixed weights (§A0, §B0, §B4, §C0, §D2).
 //! - [`consistency`]: D1's compatibility and D3's regularity scores, recomputed from replaced
@@ -15,7 +15,7 @@
 //!   W₁ with an independent two-sample bootstrap) and binary comparison (Δp with Newcombe's
 //!   interval) (§GR1, §GR2).
 //! - [`power`]: responses per arm for a two-proportion comparison, inflated by the design effect
-//!   1 + (m − 1)ρ. Seed 000 has no power calculation; this one is seed 003's (§240.5.3).
+//!   1 + (m − 1)ρ. The profile methods have no power calculation; this one is the SUVA audit paper's (§240.5.3).
 //!
 //! Every worked example of those sections is a unit test beside its formula. The ranges are
 //! not confidence intervals (§M04: "they are not confidence intervals"); only GR reports

@@ -1,12 +1,12 @@
 //! Responses per arm to detect a difference between two proportions, inflated by the design
 //! effect of replicates clustered within states.
 //!
-//! Seed 000 has no power calculation (its ranges are not confidence intervals, and GR's thirty
-//! responses per condition are fixed by protocol). This is seed 003's (§240.5.3 "How many
+//! The profile methods have no power calculation (its ranges are not confidence intervals, and GR's thirty
+//! responses per condition are fixed by protocol). This is the SUVA audit paper's (§240.5.3 "How many
 //! samples?", lines 280–325), which the issue's `agora stats` list names.
 //!
 //! # Formula
-//! For a gap p₁ − p₀ tested two-sided at level α with power 1 − β (seed 003 eq. 240.9,
+//! For a gap p₁ − p₀ tested two-sided at level α with power 1 − β (the SUVA audit paper eq. 240.9,
 //! line 284):
 //! n = (z_{1−α/2} + z_{1−β})²·[p₁(1−p₁) + p₀(1−p₀)]/(p₁ − p₀)².
 //! With m replicates per state and intraclass correlation ρ, every sample size is inflated by
@@ -119,7 +119,7 @@ pub struct Icc {
     pub icc: f64,
 }
 
-/// ρ of one arm from its responses grouped by state (seed 003's `icc_oneway`).
+/// ρ of one arm from its responses grouped by state (the SUVA audit paper's `icc_oneway`).
 pub fn icc_oneway(states: &[Vec<f64>]) -> Result<Icc, ProfileError> {
     if states.len() < 2 {
         return Err(ProfileError::new("states", "needs at least two states"));
@@ -145,7 +145,7 @@ pub fn icc_oneway(states: &[Vec<f64>]) -> Result<Icc, ProfileError> {
     Ok(Icc { states: k, n, replicates: m, msb, msw, icc: 0.0_f64.max((msb - msw) / denominator) })
 }
 
-/// Per-arm ICCs and their means (m̄, ρ̄), as seed 003 pools its help and harm arms.
+/// Per-arm ICCs and their means (m̄, ρ̄), as the SUVA audit paper pools its help and harm arms.
 pub fn icc_by_arm(arms: &[Vec<Vec<f64>>]) -> Result<(Vec<Icc>, f64, f64), ProfileError> {
     if arms.is_empty() {
         return Err(ProfileError::new("arms", "is empty"));
@@ -170,7 +170,7 @@ mod tests {
 
     #[test]
     fn seed_003_fixture() {
-        // Seed 003 §240.14 line 914: "n per arm 0.45 vs 0.30, deff 1.8: 288", with
+        // The SUVA audit paper §240.14 line 914: "n per arm 0.45 vs 0.30, deff 1.8: 288", with
         // design_effect(5, 0.2) (line 901).
         let deff = design_effect(5.0, 0.2).expect("deff");
         close(deff, 1.8, 1e-12, "deff");
@@ -179,7 +179,7 @@ mod tests {
 
     #[test]
     fn seed_003_table_240_4() {
-        // Seed 003 Table 240.4 (lines 318–323), "baseline prosocial rate of 0.40 (two-sided alpha
+        // The SUVA audit paper Table 240.4 (lines 318–323), "baseline prosocial rate of 0.40 (two-sided alpha
         // 0.05, power 0.8)": gap 0.20 → 95 / 188, 0.10 → 385 / 767, 0.05 → 1531 / 3052
         // (independent / clustered), with "design effect = 1.99" (line 316).
         let rows = [(0.20, 95, 188), (0.10, 385, 767), (0.05, 1531, 3052)];
@@ -203,7 +203,7 @@ mod tests {
 
     #[test]
     fn seed_003_design_effect_inputs() {
-        // Seed 003 lines 315–316: "ICC within arm: {'harm': 0.207, 'help': 0.292}", "replicates per
+        // The SUVA audit paper lines 315–316: "ICC within arm: {'harm': 0.207, 'help': 0.292}", "replicates per
         // state m = 4.98, ICC = 0.250, design effect = 1.99"; the ICC is the arms' mean (line
         // 306). From these printed values deff = 1 + 3.98 × 0.2495 ≈ 1.993, printed as 1.99.
         let deff = design_effect(4.98, (0.207 + 0.292) / 2.0).expect("deff");

@@ -1,6 +1,6 @@
 //! Centre, inner range and outer range of one measure (or, in Category A, of one task).
 //!
-//! # Formula (seed 000 §M04, lines 111–137)
+//! # Formula (the profile methods §M04, lines 111–137)
 //! With u₀,…,u₁₀ the eleven question versions' complete reference results (u₀ for BASE) and
 //! z₁,…,z_K the K results recalculated after each scheduled check's local replacement
 //! ([`super::replace`], [`super::consistency`]):
@@ -59,7 +59,7 @@ mod tests {
 
     #[test]
     fn seed_m04_example() {
-        // Seed 000 §M04 line 131: "Suppose the eleven reference results are 30, 32, 34, 36, 38,
+        // The profile methods §M04 line 131: "Suppose the eleven reference results are 30, 32, 34, 36, 38,
         // 40, 42, 44, 46, 48 and 50. Their sum is 440, giving M=40 and I=[30,50]. If the
         // smallest and largest checked results are 25 and 55, then O=[25,55]. The average
         // remains 40."

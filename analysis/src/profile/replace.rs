@@ -7,7 +7,7 @@
 //! fraction) and w_j its fixed coefficient, one version's reference result is
 //! u = Σ_j w_j b_j, and a check that retests the points J gives
 //! z = u + Σ_{j∈J} w_j (b_j^check − b_j^ref): "Each check replaces only its selected
-//! observations, retains the other reference observations and original weights" (seed 000
+//! observations, retains the other reference observations and original weights" (the profile methods
 //! §M04 line 125; §C0 lines 659 and 673, written there on fractions p_j = b_j/100).
 //!
 //! The measures' points and weights, and the points a check at one condition retests:
@@ -234,7 +234,7 @@ mod tests {
 
     #[test]
     fn a1_giving_example() {
-        // Seed 000 §A1 line 232: "giving 20 of 100 credits scores 100×20/100=20 … the
+        // The profile methods §A1 line 232: "giving 20 of 100 credits scores 100×20/100=20 … the
         // fifteen-response means at totals of 100, 1,000 and 10,000 are 20, 40 and 60. Its
         // result is u=(20+40+60)/3=40. A presentation check changes the middle condition from
         // 40 to 70, giving z=(20+70+60)/3=50."

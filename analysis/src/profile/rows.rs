@@ -2,7 +2,7 @@
 //! collected responses (one row per scheduled slot) and the pure computations of
 //! [`super::measure`] and [`super::combine`].
 //!
-//! # Components (seed 000 §A0–§D3)
+//! # Components (the profile methods §A0–§D3)
 //! A response row carries its task, question version, presentation (`reference` or the check's
 //! operation), condition, decision point, branch (B1–B3's two histories), slot and, for B4, the
 //! switch direction and round; its decoded economic value and its score (0–100, or 100 for the

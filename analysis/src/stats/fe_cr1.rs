@@ -3,7 +3,7 @@
 //! # Formula
 //! With a fixed effect η_s for every group s (a prompt), y_i = x_iᵀφ + η_{s(i)} + ε_i. By the
 //! Frisch–Waugh–Lovell theorem the slope φ̂ of the regression on x and a full set of group
-//! dummies equals the slope of ỹ_i = y_i − ȳ_{s(i)} on x̃_i = x_i − x̄_{s(i)} (seed 003,
+//! dummies equals the slope of ỹ_i = y_i − ȳ_{s(i)} on x̃_i = x_i − x̄_{s(i)} (the SUVA audit paper,
 //! Eq. 240.12); the residuals are the same, and so is the slope block of the cluster sandwich,
 //!
 //! V̂ = G/(G−1) · (N−1)/(N−K) · (X̃ᵀX̃)⁻¹ [Σ_g X̃_gᵀ û_g û_gᵀ X̃_g] (X̃ᵀX̃)⁻¹,

@@ -5,7 +5,7 @@
 //! With the confusion matrix n_ij (rows: labels of `y1`, the reference; columns: `y2`),
 //! p_ij = n_ij/n, row shares r_i and column shares c_j:
 //!
-//! p_o = Σ_i p_ii, p_e = Σ_i r_i c_i, κ = (p_o − p_e)/(1 − p_e)   (seed 003, Eq. 240.10).
+//! p_o = Σ_i p_ii, p_e = Σ_i r_i c_i, κ = (p_o − p_e)/(1 − p_e)   (the SUVA audit paper, Eq. 240.10).
 //!
 //! Its large-sample variance (Fleiss, Cohen & Everitt 1969) is
 //! [Σ_i p_ii (1 − (r_i + c_i)(1 − κ))² + (1 − κ)² Σ_{i≠j} p_ij (c_i + r_j)² − (κ − p_e(1 − κ))²]

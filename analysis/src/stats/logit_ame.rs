@@ -1,5 +1,5 @@
 //! Logit by maximum likelihood with average marginal effects: the robustness check of a linear
-//! probability model (seed 003, §240.12).
+//! probability model (the SUVA audit paper, §240.12).
 //!
 //! # Formula
 //! P(y_i = 1) = Λ(x_iᵀβ), Λ(η) = 1/(1 + e^{−η}). β̂ maximises Σ_i [y_i log Λ_i + (1 − y_i)

@@ -3,7 +3,7 @@
 //!
 //! # Formula
 //! A response's value vector W_i records which codes appear at least once among its sentence
-//! codes; the occurrence of code c is Ê(W_ic) = (1/n) Σ_i W_ic (seed 003, §240.7.1), with the
+//! codes; the occurrence of code c is Ê(W_ic) = (1/n) Σ_i W_ic (the SUVA audit paper, §240.7.1), with the
 //! Wilson score interval of that binomial share ([`super::wilson`]). The interval treats
 //! responses as independent; replicates of one prompt are not, so read it as a lower bound on
 //! the uncertainty when prompts repeat.

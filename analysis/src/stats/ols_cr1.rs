@@ -6,7 +6,7 @@
 //!
 //! V̂_CR1 = G/(G−1) · (N−1)/(N−K) · (XᵀX)⁻¹ [Σ_g X_gᵀ û_g û_gᵀ X_g] (XᵀX)⁻¹
 //!
-//! (seed 003, Eq. 240.6). Standard errors are √diag V̂; t = β̂/se is referred to Student's t
+//! (the SUVA audit paper, Eq. 240.6). Standard errors are √diag V̂; t = β̂/se is referred to Student's t
 //! on G − 1 degrees of freedom (two-sided p; the 100(1−α) % interval β̂ ± t_{1−α/2, G−1}·se),
 //! as Cameron & Miller recommend and statsmodels does with `use_t=True`. At least two clusters
 //! and N > K are required; collinear columns are refused (no pseudo-inverse), naming the first

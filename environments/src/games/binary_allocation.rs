@@ -1,4 +1,4 @@
-//! Binary allocation (seed 003 §240.3–240.5; Leng & Yuan 2024): person B, the agent, chooses
+//! Binary allocation (the SUVA audit paper §240.3–240.5; Leng & Yuan 2024): person B, the agent, chooses
 //! between two allocations, B1 and B2, each giving some points to person A and some to B;
 //! person A makes no choice.
 //!
@@ -28,7 +28,7 @@
 //!
 //! # Variants
 //! C1 re-tells the situation with other labels and units; C2 shifts every level by 100. The
-//! levels of every variant are equally spaced, so the four motive signs of seed 003 (which
+//! levels of every variant are equally spaced, so the four motive signs of the SUVA audit paper (which
 //! depend on payoff differences only) are the same in every variant. C3 is C0 (marked
 //! `same_as_c0`): in a dictator choice the human result, giving up points for A, never pays
 //! B, so no payoffs make it "no longer the profitable one"; the selfish prediction and the human
@@ -48,7 +48,7 @@ use crate::variants::two_labels;
 use crate::{check_actions, choice_index, outcome, Action, ActionSpace, DecisionRow, Environment, Request, Step};
 
 /// One line for `agora list environments`.
-pub const DESCRIPTION: &str = "binary allocation (seed 003): person B picks B1 or B2, each paying A and B one of \
+pub const DESCRIPTION: &str = "binary allocation (the SUVA audit paper): person B picks B1 or B2, each paying A and B one of \
      0/200/400/600; 240 distributional states (or group-identity, direct or indirect reciprocity), 5 replicates each";
 
 /// Payoff levels per payoff (L).
@@ -67,7 +67,7 @@ pub const CHOOSER: usize = 1;
 /// The seat of person A, who makes no choice.
 pub const PASSIVE: usize = 0;
 
-/// Which of seed 003's four experiments a run plays.
+/// Which of the SUVA audit paper's four experiments a run plays.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Treatment {
     /// The 240 configurations, no cue and no history (code 0).
@@ -110,7 +110,7 @@ impl Treatment {
     }
 }
 
-/// The identity cue of a group state (seed 003: the first two follow the minimal group
+/// The identity cue of a group state (the SUVA audit paper: the first two follow the minimal group
 /// paradigm of Chen & Li 2009, the last two are affiliations).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 pub enum Cue {
@@ -161,7 +161,7 @@ pub struct State {
     pub treatment: Treatment,
     /// Its index among the treatment's states.
     pub index: u32,
-    /// The configuration's index in the distributional grid (the cluster of seed 003's
+    /// The configuration's index in the distributional grid (the cluster of the SUVA audit paper's
     /// regressions: one payoff configuration).
     pub config: u32,
     /// Level indices (0..L) of `(a1, b1, a2, b2)`.
@@ -299,7 +299,7 @@ pub const METRICS: &[MetricDef] = &[
 pub struct BaParams {
     /// Which experiment: its states are played.
     pub treatment: Treatment,
-    /// Times each state is asked in a run (seed 003: 5, or 2 in the group treatment).
+    /// Times each state is asked in a run (the SUVA audit paper: 5, or 2 in the group treatment).
     pub replicates: u32,
 }
 

@@ -1,5 +1,5 @@
 //! Repeated 2×2 coordination game: both players choose L or R at the same time; a match pays
-//! each `g`, a mismatch pays nothing (seed 000's task B4 game, g = 20, 40 or 60; 40 here).
+//! each `g`, a mismatch pays nothing (the profile methods' task B4 game, g = 20, 40 or 60; 40 here).
 //! Choice index 0 is L, index 1 is R.
 
 use serde::{Deserialize, Serialize};
@@ -24,7 +24,7 @@ pub struct CgVariant {
     pub cover_story: String,
     /// The two actions, L first.
     pub labels: std::sync::Arc<[String]>,
-    /// What each earns when both choose alike (the parameter `g` of seed 000).
+    /// What each earns when both choose alike (the parameter `g` of the profile methods).
     pub match_payoff: f64,
     /// What each earns when they differ.
     pub mismatch_payoff: f64,
@@ -33,7 +33,7 @@ pub struct CgVariant {
 crate::shipped_variants!(variants, CgVariant, "coordination.ron", |v: &CgVariant| two_labels(&v.labels));
 
 /// The metrics of a run: how often the two chose alike, overall and in the last five rounds
-/// (rounds 8–12 of 12: seed 000 scores adaptation there).
+/// (rounds 8–12 of 12: the profile methods scores adaptation there).
 pub const METRICS: &[MetricDef] = &[
     MetricDef::primary("coordination", "share of rounds with equal choices", Direction::Higher),
     MetricDef::secondary("coordination_late", "share of the last five rounds with equal choices"),

@@ -1,6 +1,6 @@
 //! Stag hunt: two players choose A or B at the same time, repeated over rounds.
 //!
-//! Canonical payoffs (row player's, seed 000 task A2): A against A pays 2, A against B pays 4,
+//! Canonical payoffs (row player's, the profile methods task A2): A against A pays 2, A against B pays 4,
 //! B against A pays 0, B against B pays `g` (5, 7 or 9 in the profile's conditions; 7 here).
 //! Choosing B is the jointly rewarding coordination action: it pays most when the other also
 //! chooses it and nothing when the other does not. Choice index 0 is A, index 1 is B.
@@ -32,7 +32,7 @@ pub struct ShVariant {
     pub ab: f64,
     /// B against A.
     pub ba: f64,
-    /// B against B (the parameter `g` of seed 000).
+    /// B against B (the parameter `g` of the profile methods).
     pub bb: f64,
 }
 

@@ -1,4 +1,4 @@
-//! C3's later amounts at 50-digit precision (seed 000 §C3): L = 100(1 + r)^(d/365), computed
+//! C3's later amounts at 50-digit precision (the profile methods §C3): L = 100(1 + r)^(d/365), computed
 //! in fixed point with 60 decimal digits after the point, then rounded once, half up, to two
 //! decimal places.
 //!
@@ -161,7 +161,7 @@ pub fn cents_text(cents: u64) -> String {
 mod tests {
     use super::*;
 
-    /// Seed 000 §C3's table of later amounts (gap in days × annual return grade).
+    /// The profile methods §C3's table of later amounts (gap in days × annual return grade).
     #[test]
     fn the_amounts_table_of_c3() {
         let table: [(u64, [&str; 4]); 3] = [

@@ -1,4 +1,4 @@
-//! General Robustness (seed 000 §GR): a unilateral division of $10 with an anonymous
+//! General Robustness (the profile methods §GR): a unilateral division of $10 with an anonymous
 //! counterpart, in an open format (give $0–$10) and a binary format ($10/$0 or $5/$5); 23
 //! conditions — ten open and thirteen binary, their two references included — of thirty
 //! responses each; 21 comparisons, 15 core and 6 secondary.

@@ -1,4 +1,4 @@
-//! The behavioural profile's tasks (seed 000, categories A–D and General Robustness): isolated,
+//! The behavioural profile's tasks (the profile methods, categories A–D and General Robustness): isolated,
 //! fully specified single decisions, each a module of its own data — its three conditions, its
 //! decision points, the facts a question version's wording fills in, the options and their
 //! economic meaning, and the score of one decoded answer.
@@ -10,7 +10,7 @@
 //! [`versions`]); the presentation checks are operations on the rendered question
 //! ([`render`]); the schedules saying which check runs where are data too ([`schedule`]).
 //!
-//! - [`tasks`]: the catalogue of inputs per task (seed 000 §A0–§D3).
+//! - [`tasks`]: the catalogue of inputs per task (the profile methods §A0–§D3).
 //! - [`versions`]: question version files Q00–Q10, their eligibility records and content hash.
 //! - [`schedule`]: the additional-check schedules A-S1, A-S2, B-S1, C-S1 and D-S1.
 //! - [`render`]: one input, one version, one presentation → the question text, and the

@@ -1,5 +1,5 @@
 //! One input under one question version and one presentation → the question the model reads,
-//! and the decoding of its answer back to the economic meaning (seed 000 §M05: "They therefore
+//! and the decoding of its answer back to the economic meaning (the profile methods §M05: "They therefore
 //! distinguish an option's economic meaning from its label or position on the page").
 //!
 //! # The reference presentation

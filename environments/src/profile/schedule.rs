@@ -1,4 +1,4 @@
-//! The additional-check schedules (seed 000 A-S1, A-S2, B-S1, C-S1, D-S1) as a data file,
+//! The additional-check schedules (the profile methods A-S1, A-S2, B-S1, C-S1, D-S1) as a data file,
 //! `assets/profile/schedules.ron`: for each schedule kind, one row per question version with
 //! the condition it is checked at and the operations applied there, each a separate check.
 //!

@@ -1,5 +1,5 @@
 //! The catalogue of inputs per task: conditions, decision points, facts, options, supplied
-//! histories and the score of one decoded answer (seed 000 §A0–§A5, §B0–§B4, §C0–§C4, §D0–§D3).
+//! histories and the score of one decoded answer (the profile methods §A0–§A5, §B0–§B4, §C0–§C4, §D0–§D3).
 //!
 //! Every amount is computed here from the seed's parameters, never typed as a result: the
 //! totals, temptations and multipliers of the condition tables, the payoff formulas, C1's

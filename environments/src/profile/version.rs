@@ -1,5 +1,5 @@
 //! The question-version file's format: a task's eleven versions, each with its wording, its
-//! labels and templates, and its eligibility record (seed 000 §M02–§M03). Reading and checking
+//! labels and templates, and its eligibility record (the profile methods §M02–§M03). Reading and checking
 //! the files is [`super::versions`]; rendering a version is [`super::render`].
 
 use std::collections::BTreeMap;

@@ -1,6 +1,6 @@
 //! Question versions: the original question (Q00) and ten eligible versions (Q01–Q10) per
 //! task, as data files `assets/profile/versions/<task>.ron`, each version with its eligibility
-//! record (seed 000 §M02–§M03): every neutrality principle and default rule, its verdict and
+//! record (the profile methods §M02–§M03): every neutrality principle and default rule, its verdict and
 //! the reason. A file is frozen by its content hash in `assets/profile/versions.lock` before a
 //! study runs; a changed file is refused until it is frozen again (`agora profile --freeze`).
 //!

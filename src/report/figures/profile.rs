@@ -1,4 +1,4 @@
-//! The behavioural profile (seed 000): per measure, each model's centre (dot), inner range
+//! The behavioural profile (the profile methods): per measure, each model's centre (dot), inner range
 //! (thick bar) and outer range (thin bar), models side by side in their own colours. The 0–100
 //! measures and the −100..100 measures (B1–B3, C4) have a panel each, with their own axis. An
 //! unavailable value is not drawn (the report's table says why).

@@ -1,4 +1,4 @@
-//! A reasoning tree (seed 003 §240.7.3, Leng and Yuan's Algorithm 1): the coded paths of the
+//! A reasoning tree (the SUVA audit paper §240.7.3, Leng and Yuan's Algorithm 1): the coded paths of the
 //! responses to one prompt merged into a tree. Consecutive repeated codes are collapsed, each
 //! node counts the responses passing through it and how they end (the action taken), and the
 //! probability of a complete path is the chain rule along it, each factor the ratio of a

@@ -101,7 +101,7 @@ pub const INDICATORS: [Indicator; 9] = [
         environment: "binary-allocation",
         role: "dictator",
         name: "prosocial",
-        definition: "1 when person B chooses the option better for A (seed 003's prosocial option, Eq. 240.8), 0 for the other; states in which both options give A the same are left out",
+        definition: "1 when person B chooses the option better for A (the SUVA audit paper's prosocial option, Eq. 240.8), 0 for the other; states in which both options give A the same are left out",
         binary: true,
         rule: Rule::BetterForA,
     },

@@ -119,7 +119,7 @@ pub enum Test {
 }
 
 impl Test {
-    /// `at_least`, `at_most` or `equivalent` (seed 003's names).
+    /// `at_least`, `at_most` or `equivalent` (the SUVA audit paper's names).
     pub fn kind(&self) -> &'static str {
         match self {
             Test::AtLeast(_) => "at_least",

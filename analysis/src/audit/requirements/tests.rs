@@ -88,7 +88,7 @@ fn semantic_errors_name_the_field() {
 
 #[test]
 fn directional_bounds_match_hand_computation() {
-    // Seed 003 Table 240.9: β_W 0.471 (se 0.034) "lower bound +0.415 vs +0.300"; reciprocity
+    // The SUVA audit paper Table 240.9: β_W 0.471 (se 0.034) "lower bound +0.415 vs +0.300"; reciprocity
     // 0.407 (se 0.022) "lower bound +0.371 vs +0.250" (normal, z_0.95 = 1.6449).
     let (low, _, pass) = directional(0.471, 0.034, None, 0.30, true, 0.05);
     assert!((low - 0.415).abs() < 5e-4 && pass, "{low}");
@@ -105,7 +105,7 @@ fn directional_bounds_match_hand_computation() {
 
 #[test]
 fn tost_matches_the_seed_and_hand_computation() {
-    // Seed 003 Table 240.9: γ_W 0.218 (se 0.036), TOST p 0.971 at margin 0.15; γ_I −0.244
+    // The SUVA audit paper Table 240.9: γ_W 0.218 (se 0.036), TOST p 0.971 at margin 0.15; γ_I −0.244
     // (se 0.043), p 0.985.
     let (_, _, p, pass) = equivalence(0.218, 0.036, None, 0.15, 0.05);
     assert!((p - 0.971).abs() < 1e-3 && !pass, "{p}");

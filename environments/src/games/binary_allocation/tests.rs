@@ -20,7 +20,7 @@ fn the_grids_hold_seed_003s_counts() {
     sorted.dedup();
     assert_eq!(sorted.len(), 240, "distinct configurations");
     let counts: Vec<u32> = Treatment::ALL.iter().map(|t| t.states()).collect();
-    assert_eq!(counts, vec![240, 1920, 240, 240], "seed 003's four experiments");
+    assert_eq!(counts, vec![240, 1920, 240, 240], "the SUVA audit paper's four experiments");
 }
 
 #[test]
