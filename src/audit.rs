@@ -326,6 +326,16 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
         t.with_post_hoc,
         t.fallbacks_skipped
     );
+    if t.responses > 0 && t.with_reasoning == 0 {
+        // Every table below would be empty: say why, plainly, instead.
+        println!(
+            "no codeable reasoning in this store: none of its {} responses wrote reasoning before its answer, so \
+             no value can be coded and the occurrence, dependency and requirement tables are empty. Run a study \
+             whose decisions ask for pre-action reasoning (the step-by-step cell, or a game that asks for it, as \
+             the binary-allocation game does).",
+            t.responses
+        );
+    }
     if let Some(llm) = &llm {
         let (cached, sent) = llm.calls();
         println!(

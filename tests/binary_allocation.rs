@@ -178,6 +178,8 @@ fn the_motive_regression_recovers_a_selfish_model_from_the_stored_rows() {
     let audit_dir = dir.path().join("audit");
     let out = agora(&["audit", "--store", store.to_str().expect("utf8"), "--out", audit_dir.to_str().expect("utf8")]);
     assert!(out.status.success(), "{}", text(&out));
+    // This fake writes no reasoning: the audit says so instead of leaving empty tables unexplained.
+    assert!(text(&out).contains("no codeable reasoning in this store"), "{}", text(&out));
     let fits: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(audit_dir.join("motives.json")).expect("motives.json"))
             .expect("json");
@@ -225,4 +227,56 @@ fn the_motive_regression_recovers_a_selfish_model_from_the_stored_rows() {
         )
         .expect("count");
     assert_eq!(metrics, 2, "one run, two metrics");
+}
+
+#[test]
+fn the_study_asks_for_reasoning_before_the_answer_and_the_audit_codes_it() {
+    // Every request must ask for a `reasoning` field before the answer, as the SUVA audit
+    // paper's prompt does; the fake reasons, then chooses the option better for itself.
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let behaviour: agora_test_support::Behaviour = Arc::new(|_, body| {
+        let schema = &body["response_format"]["json_schema"]["schema"];
+        let required: Vec<&str> =
+            schema["required"].as_array().map(|r| r.iter().filter_map(|v| v.as_str()).collect()).unwrap_or_default();
+        if required.first() != Some(&"reasoning") {
+            return FakeReply::Content(format!("no reasoning asked for: {required:?}"));
+        }
+        let user = body["messages"][1]["content"].as_str().unwrap_or_default();
+        let mine = shown_payoffs(user).map_or("B1", |p| if p[3] > p[1] { "B2" } else { "B1" });
+        FakeReply::Content(
+            serde_json::json!({"reasoning": "I want the most points for myself. That matters most to me.", "action": mine})
+                .to_string(),
+        )
+    });
+    let server = rt.block_on(FakeServer::start(behaviour)).expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    // The shipped study's blocks, one replicate of the distributional treatment.
+    let shipped = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/studies/binary-allocation.ron"))
+        .expect("the shipped study");
+    assert!(!shipped.contains("step-by-step"), "the baseline itself asks for reasoning, not a cell");
+    let study = dir.path().join("ba.ron");
+    std::fs::write(
+        &study,
+        format!(
+            r#"Study(version: 1, name: "ba", master_seed: 3, runs: 1,
+                models: [Model(name: "reasoner", family: "Fake", endpoints: ["{}"], served_id: "reasoner-1",
+                               concurrency: 16, timeout_s: 10.0, max_attempts: 1, max_retries: 4, backoff_ms: 5)],
+                blocks: [Block(name: "distributional", environment: BinaryAllocation(replicates: 1),
+                               model_rosters: true, rosters: [])])"#,
+            server.endpoint()
+        ),
+    )
+    .expect("write");
+    let store = dir.path().join("ba.sqlite");
+    let out = agora(&["run", study.to_str().expect("utf8"), "--store", store.to_str().expect("utf8")]);
+    assert!(out.status.success(), "{}", text(&out));
+    let audit_dir = dir.path().join("audit");
+    let out = agora(&["audit", "--store", store.to_str().expect("utf8"), "--out", audit_dir.to_str().expect("utf8")]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("240 responses audited"), "{}", text(&out));
+    assert!(text(&out).contains("240 with pre-action reasoning (coded)"), "{}", text(&out));
+    assert!(!text(&out).contains("no codeable reasoning"), "{}", text(&out));
+    let c = Connection::open(&store).expect("open");
+    let sentences: i64 = c.query_row("SELECT COUNT(*) FROM audit_sentences", [], |r| r.get(0)).expect("count");
+    assert_eq!(sentences, 480, "two sentences coded per decision");
 }

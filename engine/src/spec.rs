@@ -209,9 +209,12 @@ impl RunSpec {
         self.environment.arm()
     }
 
-    /// The prompt options this run's cell sets (what LLM seats are shown).
+    /// The prompt options this run's cell sets (what LLM seats are shown), with the reasoning
+    /// instruction wherever the game asks for reasoning before every answer.
     pub fn prompt_options(&self) -> PromptOptions {
-        prompt_options(&self.factors)
+        let mut o = prompt_options(&self.factors);
+        o.step_by_step |= self.environment.game().reasons_first();
+        o
     }
 
     /// Decisions the run will ask for, and whether that count is an upper bound (runs that may

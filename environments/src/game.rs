@@ -286,6 +286,13 @@ pub trait Game: Send + Sync + std::fmt::Debug {
         vec![own.join(", "), others.join(", ")]
     }
 
+    /// Whether an LLM seat is asked, in every cell, to reason before its answer (a `reasoning`
+    /// field before the answer, as the step-by-step cell asks). `false` (the default) leaves
+    /// that to the step-by-step cell; a game whose source prompt asks for reasoning says `true`.
+    fn reasons_first(&self) -> bool {
+        false
+    }
+
     /// What an LLM decision falls back to after its last unusable attempt.
     fn fallback(&self) -> Fallback {
         Fallback::Random

@@ -415,6 +415,13 @@ impl Game for BaParams {
         vec![fb.own.iter().map(|(_, a)| wording.format_action(a)).collect::<Vec<_>>().join(", ")]
     }
 
+    /// The SUVA audit paper's prompt asks the model to reason briefly, step by step, and then
+    /// answer: the transcript audit codes that pre-action reasoning, so every decision asks
+    /// for it.
+    fn reasons_first(&self) -> bool {
+        true
+    }
+
     fn metrics(&self) -> &'static [MetricDef] {
         METRICS
     }
