@@ -561,3 +561,12 @@ fn agora_runs_without_transparent_huge_pages() {
     let _ = child.wait();
     assert!(off, "agora run kept transparent huge pages on");
 }
+
+#[test]
+fn the_llm_slice_in_readme_plans_fifteen_runs_against_the_local_model() {
+    let o = agora(&["check", &study("llm-slice.ron")]);
+    let t = text(&o);
+    assert!(o.status.success(), "{t}");
+    assert!(t.contains("total: 15 runs, <=348 decisions"), "{t}");
+    assert!(t.contains("model runs for gemma-3-270m: 15"), "{t}");
+}
