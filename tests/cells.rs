@@ -473,3 +473,22 @@ fn no_sentence_runs_into_the_next_in_any_game_variant_or_cell() {
     }
     assert!(rendered > 500, "{rendered} prompts rendered");
 }
+
+#[test]
+fn the_public_goods_re_skins_reach_the_rules_text() {
+    let r = PromptRenderer::new();
+    let spec = EnvSpec::PublicGoods(PgParams { punishment: true, ..Default::default() });
+    let rules = |variant: Variant| {
+        let (seat, obs, history) = scenes_in(&spec, variant).remove(0);
+        show(&r, &spec, seat, &obs, &history, &PromptOptions::default()).system
+    };
+    let c0 = rules(Variant::C0);
+    assert!(c0.contains("20 points") && c0.contains("group account"), "{c0}");
+    for (variant, unit, account) in [(Variant::C1, "credits", "garden fund"), (Variant::C2, "tokens", "harbour fund")] {
+        let text = rules(variant);
+        assert!(text.contains(unit) && text.contains(account), "{variant:?}: {text}");
+        assert!(!text.contains("group account"), "{variant:?}: the canonical pool's name is gone: {text}");
+        let points = text.replace("deduction point", "");
+        assert!(!points.contains(" point"), "{variant:?}: the canonical unit is gone: {text}");
+    }
+}

@@ -36,6 +36,21 @@ pub struct PgVariant {
     pub punishment_impact: f64,
     /// Most points one agent may spend on one target in one round.
     pub punishment_max: i64,
+    /// The unit of the endowment as the rules name it, singular and plural (a re-skin names
+    /// its own: `credit`/`credits`).
+    #[serde(default = "default_unit")]
+    pub unit: [String; 2],
+    /// The common pool as the rules name it (a re-skin names its own: `garden fund`).
+    #[serde(default = "default_account")]
+    pub account: String,
+}
+
+fn default_unit() -> [String; 2] {
+    ["point".into(), "points".into()]
+}
+
+fn default_account() -> String {
+    "group account".into()
 }
 
 crate::shipped_variants!(variants, PgVariant, "public-goods.ron", |_: &PgVariant| Ok(()));
@@ -140,6 +155,7 @@ impl Game for PgParams {
                 "cover_story": cover, "n": self.group_size, "rounds": self.rounds, "endowment": d.endowment,
                 "mpcr": num(d.mpcr), "punishment": self.punishment, "punishment_max": d.punishment_max,
                 "punishment_cost": num(d.punishment_cost), "punishment_impact": num(d.punishment_impact),
+                "unit": d.unit[0], "units": d.unit[1], "account": d.account,
             }),
         })
     }
