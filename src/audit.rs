@@ -371,8 +371,9 @@ fn write_motives(store: &std::path::Path, out: &std::path::Path) -> anyhow::Resu
         return Ok(());
     }
     let mut json = Vec::new();
-    let mut md =
-        String::from("# Motive regressions (binary allocation, the SUVA audit paper Eq. 240.5, CR1 by payoff configuration)\n\n");
+    let mut md = String::from(
+        "# Motive regressions (binary allocation, the SUVA audit paper Eq. 240.5, CR1 by payoff configuration)\n\n",
+    );
     for s in &samples {
         let fit = agora_analysis::motives::motive_report(&s.decisions, 0.05);
         md.push_str(&format!("## {} · {} · {} · {}\n\n", s.roster, s.arm, s.variant, s.cell));

@@ -470,10 +470,7 @@ pub fn run(test: Test, input: &str) -> Result<Value, BadInput> {
             let i: HolmIn = parse(input)?;
             let m = i.family_size.unwrap_or(i.p.len());
             if m < i.p.len() {
-                return Err(BadInput(format!(
-                    "family_size: {m} is smaller than the {} p values given",
-                    i.p.len()
-                )));
+                return Err(BadInput(format!("family_size: {m} is smaller than the {} p values given", i.p.len())));
             }
             if let (Some(_), Some(largest)) = (i.family_size, i.p.iter().copied().reduce(f64::max)) {
                 // The tests not given are at least as large as the largest given: p = 1 stands

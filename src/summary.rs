@@ -80,8 +80,7 @@ fn fmt_stat(g: &GroupSummary, metric: &str, agg: Agg) -> String {
 fn block_order(store: &Path) -> anyhow::Result<Vec<(String, String)>> {
     let conn = rusqlite::Connection::open_with_flags(store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
     let mut st = conn.prepare("SELECT study, source FROM studies ORDER BY rowid")?;
-    let studies: Vec<(String, String)> =
-        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
+    let studies: Vec<(String, String)> = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
     let mut st = conn.prepare("SELECT DISTINCT study, block FROM runs")?;
     let blocks: Vec<(String, String)> = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
     let mut order = Vec::new();
@@ -90,7 +89,11 @@ fn block_order(store: &Path) -> anyhow::Result<Vec<(String, String)>> {
         let at = |block: &str| {
             source
                 .match_indices("Block(")
-                .find(|(i, _)| source[*i..].find("name:").is_some_and(|n| source[*i + n..].trim_start_matches("name:").trim_start().starts_with(&format!("\"{block}\""))))
+                .find(|(i, _)| {
+                    source[*i..].find("name:").is_some_and(|n| {
+                        source[*i + n..].trim_start_matches("name:").trim_start().starts_with(&format!("\"{block}\""))
+                    })
+                })
                 .map_or(usize::MAX, |(i, _)| i)
         };
         let mut mine: Vec<&(String, String)> = blocks.iter().filter(|(s, _)| s == study).collect();
@@ -123,7 +126,12 @@ pub fn render(groups: &[GroupSummary], order: &[String]) -> String {
             .collect();
         rows.sort_by(|a, b| {
             let (x, y) = (&a.condition, &b.condition);
-            (&x.roster, &x.variant, x.cell != "baseline", &x.cell).cmp(&(&y.roster, &y.variant, y.cell != "baseline", &y.cell))
+            (&x.roster, &x.variant, x.cell != "baseline", &x.cell).cmp(&(
+                &y.roster,
+                &y.variant,
+                y.cell != "baseline",
+                &y.cell,
+            ))
         });
         let mut cols: Vec<(String, String, Agg)> =
             columns(&env, &arm).into_iter().map(|(m, h, a)| (m.to_string(), h.to_string(), a)).collect();
@@ -160,11 +168,8 @@ pub fn render(groups: &[GroupSummary], order: &[String]) -> String {
 /// Prints the summaries of one study (or of every study in the store).
 pub fn print(store: &Path, study: Option<&str>) -> anyhow::Result<()> {
     let (groups, curves) = summarize(store, study)?;
-    let order: Vec<String> = block_order(store)?
-        .into_iter()
-        .filter(|(s, _)| study.is_none_or(|x| x == s))
-        .map(|(_, b)| b)
-        .collect();
+    let order: Vec<String> =
+        block_order(store)?.into_iter().filter(|(s, _)| study.is_none_or(|x| x == s)).map(|(_, b)| b).collect();
     print!("{}", render(&groups, &order));
     for curve in &curves {
         println!("\n== tipping: {} ({}) ==", curve.roster, curve.block);

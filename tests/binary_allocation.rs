@@ -251,8 +251,10 @@ fn the_study_asks_for_reasoning_before_the_answer_and_the_audit_codes_it() {
     let server = rt.block_on(FakeServer::start(behaviour)).expect("server");
     let dir = tempfile::tempdir().expect("tempdir");
     // The shipped study's blocks, one replicate of the distributional treatment.
-    let shipped = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/studies/binary-allocation.ron"))
-        .expect("the shipped study");
+    let shipped = std::fs::read_to_string(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/studies/binary-allocation.ron"),
+    )
+    .expect("the shipped study");
     assert!(!shipped.contains("step-by-step"), "the baseline itself asks for reasoning, not a cell");
     let study = dir.path().join("ba.ron");
     std::fs::write(

@@ -87,7 +87,8 @@ fn first_option_models_reach_no_level_claim_above_tier_0() {
     assert!(out.status.success(), "{}", text(&out));
     server.stop();
     let json: Value =
-        serde_json::from_str(&std::fs::read_to_string(analysis.join("analysis.json")).expect("analysis.json")).expect("json");
+        serde_json::from_str(&std::fs::read_to_string(analysis.join("analysis.json")).expect("analysis.json"))
+            .expect("json");
     let verdict = |id: &str| {
         json["verdicts"].as_array().expect("verdicts").iter().find(|v| v["claim"] == id).expect("verdict").clone()
     };
@@ -100,12 +101,18 @@ fn first_option_models_reach_no_level_claim_above_tier_0() {
     let evidence = corridor["evidence"].as_array().expect("evidence");
     assert_eq!(evidence.len(), 3, "{corridor:#}");
     assert!(
-        evidence.iter().all(|e| e.as_str().is_some_and(|e| e.contains("does not hold at baseline (mean 1.000 against the corridor 0.2-0.5, 30 runs)"))),
+        evidence.iter().all(|e| e.as_str().is_some_and(
+            |e| e.contains("does not hold at baseline (mean 1.000 against the corridor 0.2-0.5, 30 runs)")
+        )),
         "{corridor:#}"
     );
     let offer = verdict("ultimatum-offer");
     assert!(
-        offer["evidence"].as_array().expect("evidence").iter().all(|e| e.as_str().is_some_and(|e| e.contains("offer not equivalent"))),
+        offer["evidence"]
+            .as_array()
+            .expect("evidence")
+            .iter()
+            .all(|e| e.as_str().is_some_and(|e| e.contains("offer not equivalent"))),
         "{offer:#}"
     );
 }

@@ -56,7 +56,10 @@ fn report_is_self_contained_escapes_replies_and_renders_in_a_browser() {
     assert_eq!(dom.matches("<svg").count(), figures, "every figure rendered as SVG in the browser");
     assert!(dom.contains("id=\"verdicts\""), "the verdict table is present");
     let first_table = dom.find("<table").expect("a table");
-    assert!(dom[first_table..].starts_with("<table id=\"verdicts\"><thead><tr><th>claim</th>"), "the verdict table comes first");
+    assert!(
+        dom[first_table..].starts_with("<table id=\"verdicts\"><thead><tr><th>claim</th>"),
+        "the verdict table comes first"
+    );
     let provenance = dom.find("id=\"provenance\"").expect("a provenance section");
     assert!(dom.find("id=\"studies\"").is_some_and(|i| i > provenance), "plan hashes and seeds come last");
     let shot = dir.path().join("shot.png");

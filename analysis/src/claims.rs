@@ -403,8 +403,12 @@ mod tests {
             ]
         );
         assert!(t.effect_of("bargaining").is_none() && t.effect_of("money-request").is_none());
-        let e = ClaimTable::parse(&CLAIMS_RON.replacen("environment: \"naming-game\", arm: \"baseline\", metric: \"convention\"", "environment: \"public-goods\", arm: \"baseline\", metric: \"convention\"", 1))
-            .expect_err("two effects");
+        let e = ClaimTable::parse(&CLAIMS_RON.replacen(
+            "environment: \"naming-game\", arm: \"baseline\", metric: \"convention\"",
+            "environment: \"public-goods\", arm: \"baseline\", metric: \"convention\"",
+            1,
+        ))
+        .expect_err("two effects");
         assert!(e.contains("public-goods has two canonical effects"), "{e}");
     }
 

@@ -27,7 +27,6 @@ pub const CLASSICAL: &str = "classical";
 /// contrast: "Every table entry that would rest on fewer than three runs is shown as absent".
 pub const MIN_RUNS: usize = 3;
 
-
 /// The perturbation levels of the paper: S, Δmax, the perturbation family of tests and Tier 2
 /// range over these only (never over presentation or contamination cells).
 pub const LEVELS: [&str; 2] = ["representation", "design"];

@@ -209,12 +209,7 @@ fn absent_reason(claim: &Claim, idx: &Index, rosters: &Rosters) -> String {
     }
     match &claim.kind {
         ClaimKind::CriticalMass { .. } => "absent: no tipping sweep of this arm".into(),
-        _ => format!(
-            "absent: no {whose}run of {} / {} records `{}`",
-            claim.environment,
-            claim.arm,
-            claim.metric
-        ),
+        _ => format!("absent: no {whose}run of {} / {} records `{}`", claim.environment, claim.arm, claim.metric),
     }
 }
 
@@ -305,7 +300,8 @@ fn holds_at_baseline(
         let test = match &claim.kind {
             ClaimKind::Direction { sign, margin, .. } => {
                 let m = median(&v).unwrap_or(0.0);
-                let text = format!("median run-level effect {} against a margin of {}", fmt(Some(m)), fmt(Some(*margin)));
+                let text =
+                    format!("median run-level effect {} against a margin of {}", fmt(Some(m)), fmt(Some(*margin)));
                 if m * sign >= *margin {
                     Match::Yes(text)
                 } else {
@@ -396,7 +392,9 @@ fn robust(
                             format!("no {level}-level cell with {MIN_RUNS} runs")
                         }
                     }
-                    _ => format!("the canonical effect ({}) rests on fewer than {MIN_RUNS} baseline runs", effect.metric),
+                    _ => {
+                        format!("the canonical effect ({}) rests on fewer than {MIN_RUNS} baseline runs", effect.metric)
+                    }
                 };
                 evidence.push(format!("{model}: {short}"));
                 first_gap.get_or_insert(format!("sign stability at the {level} level: {short} for {model}"));
@@ -419,7 +417,11 @@ fn robust(
             }
             Some(e) if reversed(effect, e.value) => {
                 ok = false;
-                evidence.push(format!("{model}: {} reversed under divergent payoffs (C3): {}", effect.text, fmt(Some(e.value))));
+                evidence.push(format!(
+                    "{model}: {} reversed under divergent payoffs (C3): {}",
+                    effect.text,
+                    fmt(Some(e.value))
+                ));
                 first_gap.get_or_insert(format!("reversed under C3 for {model}"));
             }
             Some(_) => {}

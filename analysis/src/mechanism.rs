@@ -429,7 +429,12 @@ fn model_shows(
             } else {
                 match intervened(audit, key, model, &claim.environment, role, value, sign) {
                     Ok(tau) => {
-                        return Ok(format!("{} ({}) finds {}; {interval}; {tau}", key.coder, v.label(), shares.join("; ")))
+                        return Ok(format!(
+                            "{} ({}) finds {}; {interval}; {tau}",
+                            key.coder,
+                            v.label(),
+                            shares.join("; ")
+                        ))
                     }
                     Err(gap) => intervention_gaps.push(format!("{interval}, but {gap}")),
                 }

@@ -85,7 +85,8 @@ pub(crate) fn level_summary(effect: &CanonicalEffect, idx: &Index, model: &str, 
     let Some(base) = cell_effect(effect, idx, model, "baseline", "C0").filter(|b| b.runs >= MIN_RUNS) else {
         return out;
     };
-    let mean_of = |cell: &str| mean(&values(&idx.select(model, &effect.environment, &effect.arm, cell, "C0"), &effect.metric));
+    let mean_of =
+        |cell: &str| mean(&values(&idx.select(model, &effect.environment, &effect.arm, cell, "C0"), &effect.metric));
     out.members = 1;
     out.kept = usize::from(kept(effect, base.value));
     let mut means: Vec<f64> = mean_of("baseline").into_iter().collect();

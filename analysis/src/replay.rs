@@ -187,8 +187,10 @@ impl PaperRoster {
                     })
                     .collect();
                 for i in 0..n {
-                    let mut values: BTreeMap<String, f64> =
-                        means.iter().map(|(metric, mean)| (metric.to_string(), self.value(metric, *mean, i, n))).collect();
+                    let mut values: BTreeMap<String, f64> = means
+                        .iter()
+                        .map(|(metric, mean)| (metric.to_string(), self.value(metric, *mean, i, n)))
+                        .collect();
                     if env == "public-goods" {
                         if let (Some(r1), Some(r10)) = (values.get("contribution_r1"), values.get("contribution_r10")) {
                             let (r1, r10) = (*r1, *r10);
@@ -300,9 +302,8 @@ pub const PAPER_SAYS: [(&str, &str); 16] = [
 /// The verdict table of a replay: each claim's tier and first unmet condition beside what the
 /// paper concludes, then the directional counts and the family sizes, as Markdown.
 pub fn verdict_table(a: &crate::analyze::Analysis) -> String {
-    let mut s = String::from(
-        "| claim | replay: tier | replay: first unmet condition | the paper |\n|---|---|---|---|\n",
-    );
+    let mut s =
+        String::from("| claim | replay: tier | replay: first unmet condition | the paper |\n|---|---|---|---|\n");
     for v in &a.verdicts {
         let paper = PAPER_SAYS.iter().find(|(id, _)| *id == v.claim).map_or("-", |(_, t)| t);
         let unmet = v.first_unmet.as_deref().unwrap_or("-").replace('|', "/");
@@ -332,7 +333,10 @@ pub fn verdict_table(a: &crate::analyze::Analysis) -> String {
         family("Phi-3", "naming-game")
     ));
     for c in &a.contrast_counts {
-        s.push_str(&format!("Perturbation family, {} ({}): {} of {} significant.\n", c.what, c.rosters, c.significant, c.of));
+        s.push_str(&format!(
+            "Perturbation family, {} ({}): {} of {} significant.\n",
+            c.what, c.rosters, c.significant, c.of
+        ));
     }
     s
 }

@@ -90,8 +90,12 @@ fn every_entry_of_the_roster_cites_the_paper_or_says_it_is_not_printed() {
             assert!(e.source.contains('“'), "{} {} {}: an effect is printed", m.name, e.at, e.cell);
         }
     }
-    let e = PaperRoster::parse(&PAPER_ROSTER_RON.replacen("cell: \"reversed-actions\", value: 0.37", "cell: \"nowhere\", value: 0.37", 1))
-        .expect_err("unknown cell");
+    let e = PaperRoster::parse(&PAPER_ROSTER_RON.replacen(
+        "cell: \"reversed-actions\", value: 0.37",
+        "cell: \"nowhere\", value: 0.37",
+        1,
+    ))
+    .expect_err("unknown cell");
     assert!(e.contains("nowhere is not a cell of prisoners-dilemma/baseline"), "{e}");
 }
 
@@ -101,6 +105,9 @@ fn the_verdict_table_sets_each_claim_beside_the_paper() {
     println!("{table}");
     assert!(table.contains("| convention-forms | Tier 2 robust |"), "{table}");
     assert!(table.contains("“Convention formation is the only finding that reaches Tier 2”"), "{table}");
-    assert!(table.contains("public-goods decline 1 / 1, dilemma decline 3 / 3, convention formation 10 / 10, of 12 models"), "{table}");
+    assert!(
+        table.contains("public-goods decline 1 / 1, dilemma decline 3 / 3, convention formation 10 / 10, of 12 models"),
+        "{table}"
+    );
     assert!(table.contains("Llama-3.1 naming game 1 / 1"), "{table}");
 }

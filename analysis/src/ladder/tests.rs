@@ -58,7 +58,6 @@ const STABLE_CELLS: [(&str, &str, &[f64]); 3] = [
 ];
 const C3_KEPT: [f64; 3] = [-0.1, -0.2, -0.15];
 
-
 // ---- Tier 0 and its reasons ----
 
 #[test]
@@ -179,7 +178,10 @@ fn tier_1_not_2_when_no_cell_of_a_level_was_run() {
     let v = grade(&claim("pgg-decline"), &out);
     assert_eq!((v.tier, v.tier_name.as_str()), (1, "Tier 1 exploratory"));
     assert_eq!(unmet(&v), "sign stability at the representation level: no representation-level cell run for m");
-    assert_eq!(v.evidence[0], "m: holds at baseline (median run-level effect -0.250 against a margin of 0.100, 3 runs)");
+    assert_eq!(
+        v.evidence[0],
+        "m: holds at baseline (median run-level effect -0.250 against a margin of 0.100, 3 runs)"
+    );
 }
 
 #[test]
@@ -235,7 +237,12 @@ fn s_counts_the_baseline_so_four_of_five_is_stable() {
     }
     let v = grade(&claim("pgg-decline"), &out);
     assert_eq!(v.tier, 2, "{v:?}");
-    assert!(v.evidence.iter().any(|e| e.starts_with("m1: ") && e.ends_with("keeps its sign in 0.80 of the baseline and 4 representation-level cells")), "{:?}", v.evidence);
+    assert!(
+        v.evidence.iter().any(|e| e.starts_with("m1: ")
+            && e.ends_with("keeps its sign in 0.80 of the baseline and 4 representation-level cells")),
+        "{:?}",
+        v.evidence
+    );
 }
 
 #[test]
@@ -394,9 +401,12 @@ fn a_level_claim_is_not_graded_above_the_game_theoretic_prediction() {
     for (m, f) in MODELS {
         let pd = |cell, level, variant| Place::new(m, f, "prisoners-dilemma", "baseline", cell, level, variant);
         let ug = |cell, level, variant| Place::new(m, f, "bargaining", "ultimatum", cell, level, variant);
-        for (cell, level, variant) in
-            [("baseline", "baseline", "C0"), ("rep-1", "representation", "C0"), ("des-1", "design", "C0"), ("baseline", "baseline", "C3")]
-        {
+        for (cell, level, variant) in [
+            ("baseline", "baseline", "C0"),
+            ("rep-1", "representation", "C0"),
+            ("des-1", "design", "C0"),
+            ("baseline", "baseline", "C3"),
+        ] {
             runs(&mut out, pd(cell, level, variant), "cooperation", &[1.0; 30]);
             runs(&mut out, ug(cell, level, variant), "offer", &[0.2; 6]);
             runs(&mut out, ug(cell, level, variant), "rejection", &[0.0; 6]);
@@ -488,7 +498,12 @@ fn tier_2_not_3_for_a_direction_claim() {
     let v = grade(&claim("pgg-decline"), &out);
     assert_eq!((v.tier, v.tier_name.as_str()), (2, "Tier 2 robust"));
     assert_eq!(unmet(&v), "equivalence with the anchor: the anchor (pgg-decline) is a direction, not a value");
-    assert!(v.evidence.iter().any(|e| e.starts_with("m3: ") && e.ends_with("keeps its sign in 1.00 of the baseline and 2 representation-level cells")), "{:?}", v.evidence);
+    assert!(
+        v.evidence.iter().any(|e| e.starts_with("m3: ")
+            && e.ends_with("keeps its sign in 1.00 of the baseline and 2 representation-level cells")),
+        "{:?}",
+        v.evidence
+    );
 }
 
 #[test]
@@ -647,7 +662,11 @@ fn tier_2_not_3_when_one_hidden_cause_sets_both_the_statement_and_the_action() {
     ev.intervention.clear();
     let v = grade_with(&claim("pgg-round1-human"), &carried(), Some(&ev));
     assert_eq!(v.tier, 2);
-    assert!(unmet(&v).contains("no intervention on positive_reciprocity in the store (run `agora audit prefill`)"), "{}", unmet(&v));
+    assert!(
+        unmet(&v).contains("no intervention on positive_reciprocity in the store (run `agora audit prefill`)"),
+        "{}",
+        unmet(&v)
+    );
     // An intervention against the mechanism's direction fails too.
     ev.intervention = MODELS.iter().map(|(m, _)| intervention(m, -0.3, -0.5, -0.1)).collect();
     assert_eq!(grade_with(&claim("pgg-round1-human"), &carried(), Some(&ev)).tier, 2);

@@ -48,7 +48,8 @@ use crate::variants::two_labels;
 use crate::{check_actions, choice_index, outcome, Action, ActionSpace, DecisionRow, Environment, Request, Step};
 
 /// One line for `agora list environments`.
-pub const DESCRIPTION: &str = "binary allocation (the SUVA audit paper): person B picks B1 or B2, each paying A and B one of \
+pub const DESCRIPTION: &str =
+    "binary allocation (the SUVA audit paper): person B picks B1 or B2, each paying A and B one of \
      0/200/400/600; 240 distributional states (or group-identity, direct or indirect reciprocity), 5 replicates each";
 
 /// Payoff levels per payoff (L).
