@@ -299,6 +299,21 @@ pub const PAPER_SAYS: [(&str, &str); 16] = [
     ("money-request-distance", "distances 0.637 to 0.062 in the Qwen3 family, no threshold printed (not scripted)"),
 ];
 
+/// Tests in `model`'s perturbation family for `environment` (the contrasts Holm-adjusted
+/// together).
+pub fn perturbation_family_size(a: &crate::analyze::Analysis, model: &str, environment: &str) -> usize {
+    a.contrasts
+        .iter()
+        .filter(|c| c.model == model && c.environment == environment && c.family_of_tests == "perturbation")
+        .filter(|c| c.p_holm.is_some())
+        .count()
+}
+
+/// Models whose baseline agrees with the directional rule of `claim`.
+pub fn agreeing(a: &crate::analyze::Analysis, claim: &str) -> usize {
+    a.directional.iter().filter(|r| r.claim == claim && r.agrees == Some(true)).count()
+}
+
 /// The verdict table of a replay: each claim's tier and first unmet condition beside what the
 /// paper concludes, then the directional counts and the family sizes, as Markdown.
 pub fn verdict_table(a: &crate::analyze::Analysis) -> String {
@@ -309,7 +324,7 @@ pub fn verdict_table(a: &crate::analyze::Analysis) -> String {
         let unmet = v.first_unmet.as_deref().unwrap_or("-").replace('|', "/");
         s.push_str(&format!("| {} | {} | {} | {} |\n", v.claim, v.tier_name, unmet, paper));
     }
-    let agree = |claim: &str| a.directional.iter().filter(|r| r.claim == claim && r.agrees == Some(true)).count();
+    let agree = |claim: &str| agreeing(a, claim);
     let models = a.directional.iter().filter(|r| r.claim == "convention-forms").count();
     s.push_str(&format!(
         "\nDirectional agreement (replay / the paper): public-goods decline {} / 1, dilemma decline {} / 3, \
@@ -318,13 +333,7 @@ pub fn verdict_table(a: &crate::analyze::Analysis) -> String {
         agree("pd-decline"),
         agree("convention-forms")
     ));
-    let family = |model: &str, env: &str| {
-        a.contrasts
-            .iter()
-            .filter(|c| c.model == model && c.environment == env && c.family_of_tests == "perturbation")
-            .filter(|c| c.p_holm.is_some())
-            .count()
-    };
+    let family = |model: &str, env: &str| perturbation_family_size(a, model, env);
     s.push_str(&format!(
         "Holm families (tests; replay / the paper): Llama-3.1 naming game {} / 1, Qwen3-14B prisoner's dilemma \
          {} / 12, Phi-3 naming game {} / 7 (the last two rest on unprinted cells: rule 1 of the roster).\n",

@@ -8,7 +8,7 @@
 //! it (run with `--nocapture`), never asserted.
 
 use agora_analysis::analyze::{analyze_outcomes, Analysis, Verdict};
-use agora_analysis::replay::{PaperRoster, PAPER_ROSTER_RON};
+use agora_analysis::replay::{self, PaperRoster, PAPER_ROSTER_RON};
 
 fn replay() -> Analysis {
     let roster = PaperRoster::parse(PAPER_ROSTER_RON).expect("the shipped roster parses");
@@ -48,7 +48,7 @@ fn the_replayed_paper_reaches_the_papers_verdicts() {
     assert_eq!((offer.tier, offer.first_unmet.as_deref()), (1, Some("two runs per cell: descriptive only")));
     // "the canonical decline of public-goods contributions is reproduced by one model of twelve,
     // the decline of cooperation in the repeated dilemma by three, and convention formation by ten."
-    let agree = |claim: &str| a.directional.iter().filter(|r| r.claim == claim && r.agrees == Some(true)).count();
+    let agree = |claim: &str| replay::agreeing(&a, claim);
     assert_eq!((agree("pgg-decline"), agree("pd-decline"), agree("convention-forms")), (1, 3, 10));
     // Llama-3.1's naming block: the self-interested persona, "p_H = 2.4 × 10⁻⁹", alone in its family.
     let llama: Vec<_> = a
@@ -65,13 +65,7 @@ fn the_replayed_paper_reaches_the_papers_verdicts() {
     assert_eq!(verdict(&a, "critical-mass").tier, 0);
 
     // Reported beside the paper, not asserted: what rests on figures the paper does not print.
-    let family = |model: &str, env: &str| {
-        a.contrasts
-            .iter()
-            .filter(|c| c.model == model && c.environment == env && c.family_of_tests == "perturbation")
-            .filter(|c| c.p_holm.is_some())
-            .count()
-    };
+    let family = |model: &str, env: &str| replay::perturbation_family_size(&a, model, env);
     println!("pd-decline: {}", verdict(&a, "pd-decline").tier_name);
     println!("pd-endgame: {}", verdict(&a, "pd-endgame").tier_name);
     println!("Qwen3-14B prisoner's dilemma family: {} tests (the paper: 12)", family("Qwen3-14B", "prisoners-dilemma"));
