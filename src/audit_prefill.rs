@@ -41,7 +41,6 @@ use agora_agents::llm::{
     cache_key, parse_cut_reply, parse_reply, CachedReply, ChatRequest, LlmClient, Message, ModelSpec, ParseOutcome,
     ReplyCache,
 };
-use agora_analysis::audit::dependency::indicator_for;
 use agora_analysis::audit::faithfulness::{self, Arm, Faithfulness, ModelSupport, Trial};
 use agora_analysis::audit::{agreement, labels, LoadedCodebook};
 use agora_engine::store::SqliteCache;
@@ -216,6 +215,9 @@ pub fn main(args: PrefillArgs) -> anyhow::Result<()> {
     let declared = agora_scenarios::ModelsFile::load(&args.models)
         .map_err(|e| BadInput(format!("--models {}: {e}", args.models.display())))?;
     let conn = Connection::open_with_flags(&args.store, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    // The action indicators as the games declared them with their runs.
+    let games = agora_analysis::Declared::read(&conn, &args.store)?;
+    let indicator_for = |e: &str, r: &str| games.indicator(e, r);
     let has: i64 = conn.query_row(
         "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ('audit_responses', 'audit_sentences')",
         [],

@@ -736,3 +736,41 @@ fn stages_that_mix_ready_and_awaited_decisions_record_what_synchronous_play_reco
     assert!(a.len() > 200, "{} decisions", a.len());
     assert!(a == b, "mixed and synchronous play recorded different decisions or payoffs");
 }
+
+#[test]
+fn the_engine_records_each_games_declaration_and_the_analysis_reads_it_from_the_store() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = plan("classical.ron", 1);
+    drop(run_into(dir.path(), "s.sqlite", &p, &RunnerOptions::default()));
+    let path = dir.path().join("s.sqlite");
+    let declared = |path: &Path| {
+        let c = rusqlite::Connection::open(path).expect("open");
+        let mut st =
+            c.prepare("SELECT environment, declaration_json FROM declarations ORDER BY environment").expect("q");
+        st.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))
+            .expect("rows")
+            .collect::<Result<Vec<_>, _>>()
+            .expect("read")
+    };
+    let rows = declared(&path);
+    let played: std::collections::BTreeSet<&str> = p.runs.iter().map(|r| r.environment.kind().as_str()).collect();
+    assert_eq!(rows.iter().map(|(e, _)| e.as_str()).collect::<std::collections::BTreeSet<_>>(), played);
+    // Each row is the game's own declaration, byte for byte.
+    for (env, json) in &rows {
+        let kind = *EnvKind::ALL.iter().find(|k| k.as_str() == env).expect("a game");
+        assert_eq!(json, &serde_json::to_string(&agora_environments::declaration(kind)).expect("json"));
+    }
+    let analysis = agora_analysis::analyze::analyze(&path, None).expect("analyses");
+    assert!(analysis.baselines.iter().any(|b| b.environment == "public-goods" && b.metric == "contribution_r1"));
+
+    // A store without them (schema 5) is refused by the analysis, naming the store, and gets
+    // them when it is next opened for writing.
+    let c = rusqlite::Connection::open(&path).expect("open");
+    c.execute_batch("DROP TABLE declarations; PRAGMA user_version = 5;").expect("downgrade");
+    drop(c);
+    let e = agora_analysis::analyze::analyze(&path, None).expect_err("no declarations").to_string();
+    assert!(e.contains("s.sqlite") && e.contains("no declaration of it"), "{e}");
+    drop(Store::open(&path).expect("a schema-5 store opens and is upgraded"));
+    assert_eq!(declared(&path), rows);
+    assert!(agora_analysis::analyze::analyze(&path, None).is_ok());
+}

@@ -82,7 +82,7 @@ mod tests {
         for _ in 0..3 {
             run(&mut out, at("full"), &[("accept_10", 0.0), ("accept_50", 1.0), ("payoff_consistency", 1.0)]);
         }
-        let idx = Index::new(&out);
+        let idx = Index::new(&out, crate::declared::tests::shipped());
         let rows = acceptance(&idx, &idx.models());
         assert_eq!(rows[0].model, "full");
         assert_eq!((rows[0].threshold, rows[0].payoff_consistency), (Some(50.0), Some(1.0)));

@@ -15,6 +15,7 @@ use serde::Serialize;
 use crate::anchors::AnchorTable;
 use crate::claims::ClaimTable;
 use crate::common::{Index, PRESENTATION};
+use crate::declared::Declared;
 use crate::error::AnalysisError;
 use crate::outcomes::{run_outcomes, RunOutcome};
 use crate::{
@@ -24,7 +25,7 @@ use crate::{
 
 pub use crate::acceptance::AcceptanceRow;
 pub use crate::baselines::BaselineRow;
-pub use crate::common::{Options, PRIMARY};
+pub use crate::common::Options;
 pub use crate::contrasts::{ContrastCount, ContrastRow, FAMILIES, MIN_RUNS};
 pub use crate::directional::DirectionalRow;
 pub use crate::divergent::{DivergentRow, FOLLOWS_PAYOFFS, FOLLOWS_SCRIPT};
@@ -103,25 +104,33 @@ pub fn analyze(path: &Path, study: Option<&str>) -> Result<Analysis, AnalysisErr
 /// Runs the whole analysis on a store (of one study, or of all).
 pub fn analyze_with(path: &Path, study: Option<&str>, options: &Options) -> Result<Analysis, AnalysisError> {
     let outcomes = run_outcomes(path, study)?;
+    let declared = Declared::read_path(path)?;
     let audit = crate::mechanism::read(path, study)?;
-    Ok(analyze_outcomes_audited(&outcomes, study, options, audit.as_ref()))
+    Ok(analyze_outcomes_audited(&outcomes, &declared, study, options, audit.as_ref()))
 }
 
-/// Runs the whole analysis on run outcomes already read from a store, with the default options.
-pub fn analyze_outcomes(outcomes: &[RunOutcome], study: Option<&str>) -> Analysis {
-    analyze_outcomes_with(outcomes, study, &Options::default())
+/// Runs the whole analysis on run outcomes already read from a store, with the games'
+/// declarations read from the same store ([`Declared::read_path`]), with the default options.
+pub fn analyze_outcomes(outcomes: &[RunOutcome], declared: &Declared, study: Option<&str>) -> Analysis {
+    analyze_outcomes_with(outcomes, declared, study, &Options::default())
 }
 
 /// Runs the whole analysis on run outcomes already read from a store, without a transcript
 /// audit (Tier 3 names it as missing).
-pub fn analyze_outcomes_with(outcomes: &[RunOutcome], study: Option<&str>, options: &Options) -> Analysis {
-    analyze_outcomes_audited(outcomes, study, options, None)
+pub fn analyze_outcomes_with(
+    outcomes: &[RunOutcome],
+    declared: &Declared,
+    study: Option<&str>,
+    options: &Options,
+) -> Analysis {
+    analyze_outcomes_audited(outcomes, declared, study, options, None)
 }
 
 /// Runs the whole analysis on run outcomes already read from a store, with the transcript
 /// audit's evidence where the store holds one ([`crate::mechanism::read`]).
 pub fn analyze_outcomes_audited(
     outcomes: &[RunOutcome],
+    declared: &Declared,
     study: Option<&str>,
     options: &Options,
     audit: Option<&AuditEvidence>,
@@ -129,7 +138,8 @@ pub fn analyze_outcomes_audited(
     let anchors = AnchorTable::shipped();
     let table = ClaimTable::shipped();
     let claims = &table.claims;
-    let idx = Index::new(outcomes);
+    let idx = Index::new(outcomes, declared);
+    let effects = declared.effects();
     let models = idx.models();
     let tipping = tipping::tipping(outcomes);
     let critical_anchor = claims
@@ -146,7 +156,6 @@ pub fn analyze_outcomes_audited(
         contrasts: &contrasts,
         critical_mass: &critical_mass,
         anchors,
-        effects: &table.effects,
         audit,
     };
     let verdicts = claims.iter().map(|c| ladder::ladder(c, &inputs)).collect();
@@ -159,7 +168,7 @@ pub fn analyze_outcomes_audited(
         contrast_counts: contrasts::counts(&contrasts),
         contrasts,
         presentation,
-        perturbation: perturbation::perturbation(&table.effects, &idx, &models),
+        perturbation: perturbation::perturbation(&effects, &idx, &models),
         divergent: divergent::divergent(&idx, &models),
         acceptance: acceptance::acceptance(&idx, &models),
         heterogeneity: heterogeneity::heterogeneity(&idx, &models, options),

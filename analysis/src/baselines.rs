@@ -3,7 +3,7 @@
 
 use serde::Serialize;
 
-use crate::common::{is_classical, mean, values, Index, MIN_RUNS, PRIMARY};
+use crate::common::{is_classical, mean, values, Index, MIN_RUNS};
 use crate::stats;
 
 /// One model against one classical roster on one primary outcome at the canonical baseline (C0).
@@ -40,7 +40,7 @@ pub struct BaselineRow {
 pub(crate) fn baselines(idx: &Index, models: &[(String, String)]) -> Vec<BaselineRow> {
     let mut baselines = Vec::new();
     let classical: Vec<&(String, String)> = models.iter().filter(|(_, f)| is_classical(f)).collect();
-    for (env, arm, metric) in PRIMARY {
+    for (env, arm, metric) in idx.headline() {
         for (model, family) in models {
             let v = values(&idx.select(model, env, arm, "baseline", "C0"), metric);
             if v.is_empty() {
@@ -89,7 +89,7 @@ mod tests {
         runs(&mut out, pd("m", "f"), "cooperation", &[0.9, 0.8, 0.7]);
         runs(&mut out, pd("thin", "f"), "cooperation", &[0.9, 0.8]);
         runs(&mut out, pd("tft", "classical"), "cooperation", &[0.1, 0.2, 0.3]);
-        let idx = Index::new(&out);
+        let idx = Index::new(&out, crate::declared::tests::shipped());
         let rows = baselines(&idx, &idx.models());
         let m = rows.iter().find(|r| r.model == "m").expect("m");
         assert!(m.mean.is_some() && m.classical_mean.is_some() && m.p.is_some());

@@ -28,36 +28,7 @@ use crate::anchors::{AnchorTable, AnchorValue};
 /// The shipped claim table's text.
 pub const CLAIMS_RON: &str = include_str!("../../assets/claims.ron");
 
-/// How a canonical human effect is read from a cell's runs.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub enum EffectRule {
-    /// A run-level change (last minus first round, or the modelled change over the rounds):
-    /// the cell's statistic is the median of its runs' changes, as in the directional rule,
-    /// and the effect keeps its sign where `sign` × median > 0.
-    Change,
-    /// A 0/1 run-level outcome whose human effect is that it happens in the majority of runs:
-    /// the statistic is the share of runs where it happened minus one half.
-    Majority,
-}
-
-/// The canonical human effect of one environment: what sign stability (S) and the divergent
-/// payoffs (C3) are read from at Tier 2, for every claim of the environment.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CanonicalEffect {
-    /// Environment the effect belongs to (as in study files, e.g. `public-goods`).
-    pub environment: String,
-    /// Arm of the environment the effect is read from (the canonical arm).
-    pub arm: String,
-    /// Run-level metric holding each run's effect.
-    pub metric: String,
-    /// +1: the human effect is a rise (or formation); −1: a decline.
-    pub sign: f64,
-    /// How a cell's statistic is read.
-    pub rule: EffectRule,
-    /// The effect in words, as the verdicts name it.
-    pub text: String,
-}
+pub use crate::declared::{CanonicalEffect, EffectRule};
 
 /// One category of a type-share claim: the anchor's label and the run-level metric holding
 /// the share of agents of that type.
@@ -164,8 +135,8 @@ impl ClaimKind {
 pub enum Mechanism {
     /// The mechanism named as value codes of the default codebook.
     Values {
-        /// Role whose action indicator the dependency is read from (an indicator of
-        /// [`crate::audit::dependency::INDICATORS`] for the claim's environment).
+        /// Role whose action indicator the dependency is read from (an indicator the claim's
+        /// game declares; see [`crate::declared::Declared::indicator`]).
         role: String,
         /// Value codes of the default codebook (`assets/codebooks/default.ron`), any one of
         /// which carries the mechanism.
@@ -224,8 +195,6 @@ impl Claim {
 pub struct ClaimTable {
     /// Format version of the table.
     pub version: u32,
-    /// The canonical human effect of each environment that has one (at most one each).
-    pub effects: Vec<CanonicalEffect>,
     /// The claims, in the order they are graded.
     pub claims: Vec<Claim>,
 }
@@ -237,12 +206,8 @@ fn check_mechanism(c: &Claim) -> Result<(), String> {
         Some(Mechanism::Unnamed { why }) if why.trim().is_empty() => Err("mechanism: Unnamed needs a `why`".into()),
         Some(Mechanism::Unnamed { .. }) => Ok(()),
         Some(Mechanism::Values { role, values, sign, why }) => {
-            if crate::audit::dependency::indicator_for(&c.environment, role).is_none() {
-                return Err(format!(
-                    "mechanism.role: {} / {role} has no action indicator ({})",
-                    c.environment,
-                    crate::audit::dependency::left_out_reason(&c.environment, role)
-                ));
+            if role.trim().is_empty() {
+                return Err("mechanism.role: empty".into());
             }
             if values.is_empty() {
                 return Err("mechanism.values: no value listed".into());
@@ -329,25 +294,12 @@ fn check(c: &Claim, anchors: &AnchorTable) -> Result<(), String> {
 }
 
 impl ClaimTable {
-    /// Parses a table; every canonical effect must have a sign of ±1 and be the only one of
-    /// its environment; every claim must name an anchor of the shipped anchor table that fits
+    /// Parses a table; every claim must name an anchor of the shipped anchor table that fits
     /// its kind, have a unique id, and name its mechanism's values by value codes of the default
-    /// codebook, for a role with an action indicator.
+    /// codebook (the role's action indicator is the game's declaration, read with the runs).
     pub fn parse(text: &str) -> Result<ClaimTable, String> {
         let opts = ron::Options::default().with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME);
         let t: ClaimTable = opts.from_str(text).map_err(|e| e.to_string())?;
-        let mut envs = BTreeSet::new();
-        for e in &t.effects {
-            if !envs.insert(e.environment.as_str()) {
-                return Err(format!("effects: {} has two canonical effects; the paper gives one", e.environment));
-            }
-            if e.sign != 1.0 && e.sign != -1.0 {
-                return Err(format!("effects: {}: sign must be +1 or -1, got {}", e.environment, e.sign));
-            }
-            if e.rule == EffectRule::Majority && e.sign != 1.0 {
-                return Err(format!("effects: {}: a majority effect has sign +1", e.environment));
-            }
-        }
         let anchors = AnchorTable::shipped();
         let mut ids = BTreeSet::new();
         for c in &t.claims {
@@ -357,12 +309,6 @@ impl ClaimTable {
             check(c, anchors).and_then(|()| check_mechanism(c)).map_err(|e| format!("claim {}: {e}", c.id))?;
         }
         Ok(t)
-    }
-
-    /// The canonical human effect of `environment`; `None` where the paper names none (the
-    /// bargaining battery, the 11–20 game).
-    pub fn effect_of(&self, environment: &str) -> Option<&CanonicalEffect> {
-        self.effects.iter().find(|e| e.environment == environment)
     }
 
     /// The shipped table.
@@ -387,29 +333,13 @@ mod tests {
     }
 
     #[test]
-    fn the_canonical_effects_are_the_three_the_paper_names_and_no_level_claim_has_one() {
-        let t = ClaimTable::parse(CLAIMS_RON).expect("parses");
-        let got: Vec<(&str, &str, &str, f64, &EffectRule)> = t
-            .effects
-            .iter()
-            .map(|e| (e.environment.as_str(), e.arm.as_str(), e.metric.as_str(), e.sign, &e.rule))
-            .collect();
-        assert_eq!(
-            got,
-            [
-                ("public-goods", "baseline", "contribution_change", -1.0, &EffectRule::Change),
-                ("prisoners-dilemma", "baseline", "cooperation_change", -1.0, &EffectRule::Change),
-                ("naming-game", "baseline", "convention", 1.0, &EffectRule::Majority),
-            ]
-        );
-        assert!(t.effect_of("bargaining").is_none() && t.effect_of("money-request").is_none());
-        let e = ClaimTable::parse(&CLAIMS_RON.replacen(
-            "environment: \"naming-game\", arm: \"baseline\", metric: \"convention\"",
-            "environment: \"public-goods\", arm: \"baseline\", metric: \"convention\"",
-            1,
-        ))
-        .expect_err("two effects");
-        assert!(e.contains("public-goods has two canonical effects"), "{e}");
+    fn every_shipped_mechanism_names_a_role_its_game_declares_an_indicator_for() {
+        let declared = crate::declared::tests::shipped();
+        for c in &ClaimTable::shipped().claims {
+            if let Some(Mechanism::Values { role, .. }) = &c.mechanism {
+                assert!(declared.indicator(&c.environment, role).is_some(), "{}: {} / {role}", c.id, c.environment);
+            }
+        }
     }
 
     #[test]
@@ -434,7 +364,7 @@ mod tests {
     fn a_claim_may_not_override_a_margin_fixed_in_advance_nor_omit_a_missing_one() {
         let base = |kind: &str| {
             format!(
-                "ClaimTable(version: 3, effects: [], claims: [Claim(id: \"x\", text: \"t\", environment: \"bargaining\", \
+                "ClaimTable(version: 4, claims: [Claim(id: \"x\", text: \"t\", environment: \"bargaining\", \
                  arm: \"ultimatum\", metric: \"offer\", \
                  kind: {kind})])"
             )
@@ -470,10 +400,10 @@ mod tests {
     }
 
     #[test]
-    fn a_mechanism_must_name_codes_of_the_codebook_for_a_role_with_an_indicator() {
+    fn a_mechanism_must_name_codes_of_the_codebook() {
         let base = |mechanism: &str| {
             format!(
-                "ClaimTable(version: 3, effects: [], claims: [Claim(id: \"x\", text: \"t\", environment: \"bargaining\", \
+                "ClaimTable(version: 4, claims: [Claim(id: \"x\", text: \"t\", environment: \"bargaining\", \
                  arm: \"ultimatum\", metric: \"offer\", \
                  kind: Equivalence(anchor: \"ultimatum-offer\"), mechanism: {mechanism})])"
             )
@@ -484,8 +414,6 @@ mod tests {
         assert!(e.contains("claim x: mechanism.values: `kindness` is not a value code of the default codebook"), "{e}");
         let e = ClaimTable::parse(&base(&ok.replace("\"fairness\"", "\"understanding\""))).expect_err("residual");
         assert!(e.contains("`understanding` is not a value code"), "{e}");
-        let e = ClaimTable::parse(&base(&ok.replace("proposer", "referee"))).expect_err("no indicator");
-        assert!(e.contains("mechanism.role: bargaining / referee has no action indicator"), "{e}");
         let e = ClaimTable::parse(&base(&ok.replace("1.0, why", "0.5, why"))).expect_err("sign");
         assert!(e.contains("mechanism.sign"), "{e}");
         let e = ClaimTable::parse(&base("Unnamed(why: \"\")")).expect_err("no reason");

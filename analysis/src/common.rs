@@ -1,23 +1,11 @@
-//! What the analyses share: the primary outcomes, the run index, sample helpers and the number
-//! format of the tables and the ladder's evidence.
+//! What the analyses share: the run index (with the games' declarations), sample helpers and
+//! the number format of the tables and the ladder's evidence.
 
 use std::collections::BTreeSet;
 
+use crate::declared::Declared;
 use crate::outcomes::RunOutcome;
 use crate::stats;
-
-/// The primary outcomes of each environment arm (public goods: rounds 1 and 10, as the paper has
-/// it), used by the audit grid, heterogeneity, the baselines and the recognition table.
-pub const PRIMARY: [(&str, &str, &str); 8] = [
-    ("prisoners-dilemma", "baseline", "cooperation"),
-    ("public-goods", "baseline", "contribution_r1"),
-    ("public-goods", "baseline", "contribution_r10"),
-    ("bargaining", "ultimatum", "offer"),
-    ("bargaining", "dictator", "giving"),
-    ("bargaining", "trust", "sent"),
-    ("money-request", "baseline", "mode_share"),
-    ("naming-game", "baseline", "convention"),
-];
 
 /// Family of the classical rosters. Classical rosters are graded in a family of their own, never
 /// counted as model families, and kept out of cross-model statistics unless asked for.
@@ -73,14 +61,28 @@ pub(crate) fn fmt(x: Option<f64>) -> String {
     x.map_or("-".into(), |v| if v != 0.0 && v.abs() < 1e-3 { format!("{v:.2e}") } else { format!("{v:.3}") })
 }
 
-/// Runs of a model in an environment arm, cell and variant.
+/// Runs of a model in an environment arm, cell and variant, with what the games declared
+/// about their outcomes.
 pub(crate) struct Index<'a> {
     runs: Vec<&'a RunOutcome>,
+    declared: &'a Declared,
 }
 
 impl<'a> Index<'a> {
-    pub(crate) fn new(outcomes: &'a [RunOutcome]) -> Index<'a> {
-        Index { runs: outcomes.iter().collect() }
+    pub(crate) fn new(outcomes: &'a [RunOutcome], declared: &'a Declared) -> Index<'a> {
+        Index { runs: outcomes.iter().collect(), declared }
+    }
+
+    /// What the games declared.
+    pub(crate) fn declared(&self) -> &'a Declared {
+        self.declared
+    }
+
+    /// The headline (environment, arm, metric) outcomes the games declare, in registry order:
+    /// the outcomes of the audit grid, heterogeneity, the baselines and the recognition table
+    /// (public goods: rounds 1 and 10, as the instrument paper has it).
+    pub(crate) fn headline(&self) -> Vec<(&'a str, &'a str, &'a str)> {
+        self.declared.headline()
     }
 
     /// Runs of the model in the arm, cell and variant, outside any sweep.

@@ -35,7 +35,7 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use crate::common::{is_classical, mean, values, Index, CONTAMINATION, LEVELS, PRESENTATION, PRIMARY, PROBE_CELL};
+use crate::common::{is_classical, mean, values, Index, CONTAMINATION, LEVELS, PRESENTATION, PROBE_CELL};
 use crate::stats;
 
 pub use crate::common::MIN_RUNS;
@@ -115,7 +115,7 @@ fn family_of(cell: &str, level: &str) -> Option<&'static str> {
 /// caller reports it apart).
 pub(crate) fn contrasts(idx: &Index, models: &[(String, String)]) -> Vec<ContrastRow> {
     let mut contrasts = Vec::new();
-    for (env, arm, metric) in PRIMARY {
+    for (env, arm, metric) in idx.headline() {
         for (model, family) in models {
             let bv = values(&idx.select(model, env, arm, "baseline", "C0"), metric);
             if bv.is_empty() {
@@ -291,7 +291,7 @@ mod tests {
     }
 
     fn grid(out: &[crate::RunOutcome]) -> Vec<ContrastRow> {
-        let idx = Index::new(out);
+        let idx = Index::new(out, crate::declared::tests::shipped());
         contrasts(&idx, &idx.models())
     }
 

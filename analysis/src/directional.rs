@@ -86,7 +86,7 @@ mod tests {
         let pd = |m| Place::base(m, "f", "prisoners-dilemma", "baseline");
         runs(&mut out, pd("thin"), "defection_endgame_rise", &[0.3, 0.3]);
         runs(&mut out, pd("full"), "defection_endgame_rise", &[0.3, 0.2, 0.0]);
-        let idx = Index::new(&out);
+        let idx = Index::new(&out, crate::declared::tests::shipped());
         let claims: Vec<Claim> =
             ClaimTable::shipped().claims.iter().filter(|c| c.id == "pd-endgame").cloned().collect();
         let rows = directional(&claims, &idx, &idx.models());

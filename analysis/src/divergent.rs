@@ -5,36 +5,6 @@ use serde::Serialize;
 
 use crate::common::{mean, values, Index, MIN_RUNS};
 
-/// The decision share consistent with the divergent (C3) payoffs, per environment arm.
-const DIVERGENT: [(&str, &str, &str, &str); 6] = [
-    (
-        "prisoners-dilemma",
-        "baseline",
-        "cooperation",
-        "cooperation is strictly dominant: share of cooperative decisions",
-    ),
-    (
-        "public-goods",
-        "baseline",
-        "full_contribution",
-        "full contribution pays: share of decisions contributing the whole endowment",
-    ),
-    ("bargaining", "ultimatum", "payoff_consistency", "rejection pays 40: per game, reject below 40 and accept above"),
-    (
-        "bargaining",
-        "ultimatum-fixed-offer",
-        "payoff_consistency",
-        "rejection pays 40: per game, reject below 40 and accept above",
-    ),
-    (
-        "money-request",
-        "baseline",
-        "choice_20",
-        "the bonus rewards exceeding: share of requests at the top of the range",
-    ),
-    ("naming-game", "baseline", "mismatch_share", "mismatching pays: share of interactions that mismatch"),
-];
-
 /// Threshold above which behaviour follows the altered payoffs, and below which the script.
 pub const FOLLOWS_PAYOFFS: f64 = 0.70;
 /// Share v at or below which behaviour follows the script rather than the altered payoffs.
@@ -63,13 +33,15 @@ pub struct DivergentRow {
 /// One row per environment arm and model with C3 runs at the baseline cell.
 pub(crate) fn divergent(idx: &Index, models: &[(String, String)]) -> Vec<DivergentRow> {
     let mut divergent = Vec::new();
-    for (env, arm, metric, rule) in DIVERGENT {
+    // The share each game declares for its arms ([`crate::declared::Divergent`]).
+    for (env, d) in idx.declared().divergent() {
+        let (arm, rule) = (d.arm.as_str(), d.rule.as_str());
         for (model, _) in models {
             let runs = idx.select(model, env, arm, "baseline", "C3");
-            let v = if metric == "mismatch_share" {
-                values(&runs, "match_share").into_iter().map(|m| 1.0 - m).collect()
+            let v: Vec<f64> = if d.complement {
+                values(&runs, &d.metric).into_iter().map(|m| 1.0 - m).collect()
             } else {
-                values(&runs, metric)
+                values(&runs, &d.metric)
             };
             let Some(m) = mean(&v) else { continue };
             let m = (v.len() >= MIN_RUNS).then_some(m);
@@ -109,7 +81,7 @@ mod tests {
         let c3 = |m| Place::new(m, "f", "prisoners-dilemma", "baseline", "baseline", "baseline", "C3");
         runs(&mut out, c3("thin"), "cooperation", &[1.0, 1.0]);
         runs(&mut out, c3("full"), "cooperation", &[1.0, 0.5, 0.75]);
-        let idx = Index::new(&out);
+        let idx = Index::new(&out, crate::declared::tests::shipped());
         let rows = divergent(&idx, &idx.models());
         let got: Vec<(&str, Option<f64>, &str)> =
             rows.iter().map(|r| (r.model.as_str(), r.v, r.classification.as_str())).collect();

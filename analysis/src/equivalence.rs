@@ -195,7 +195,7 @@ mod tests {
     }
 
     fn table(out: &[crate::RunOutcome], ids: &[&str]) -> Vec<EquivalenceRow> {
-        let idx = Index::new(out);
+        let idx = Index::new(out, crate::declared::tests::shipped());
         let claims: Vec<Claim> = ids.iter().map(|id| claim(id)).collect();
         equivalence(&claims, AnchorTable::shipped(), &idx, &idx.models())
     }
@@ -211,7 +211,7 @@ mod tests {
         assert!(r.anchor.is_nan());
         assert_eq!((r.estimate, r.ci_low, r.p), (None, None, None));
         assert!((r.mean.expect("mean") - 0.2).abs() < 1e-12);
-        let idx = Index::new(&out);
+        let idx = Index::new(&out, crate::declared::tests::shipped());
         assert_eq!(
             tost_match(&claim("pgg-round10-human"), AnchorTable::shipped(), &idx, "m"),
             Some(Match::Absent("the anchor value is not on record (pgg-round10)".into()))
@@ -238,14 +238,14 @@ mod tests {
         // No shipped claim reads the type shares (the strategy method's types are not measured
         // by play); a claim table of a user's may.
         let types = ClaimTable::parse(
-            "ClaimTable(version: 3, effects: [], claims: [Claim(id: \"cc-types\", text: \"t\", \
+            "ClaimTable(version: 4, claims: [Claim(id: \"cc-types\", text: \"t\", \
              environment: \"public-goods\", arm: \"baseline\", metric: \"cc_conditional_share\", \
              kind: TypeShares(anchor: \"cc-types\", margin: 0.10, shares: [\
              TypeShare(label: \"conditional cooperators\", metric: \"cc_conditional_share\"), \
              TypeShare(label: \"free riders\", metric: \"cc_free_rider_share\")]))])",
         )
         .expect("parses");
-        let idx = Index::new(&out);
+        let idx = Index::new(&out, crate::declared::tests::shipped());
         let claims = [claim("ultimatum-rejection"), types.claims[0].clone()];
         let rows = equivalence(&claims, AnchorTable::shipped(), &idx, &idx.models());
         let got: Vec<(&str, f64, f64, &str)> =

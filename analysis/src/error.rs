@@ -14,6 +14,14 @@ pub enum AnalysisError {
         /// The SQLite error.
         source: rusqlite::Error,
     },
+    /// The store's game declarations are missing or do not read.
+    #[error("store {}: declarations: {message}", path.display())]
+    Declarations {
+        /// Path of the store.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
     /// A stored run specification could not be read.
     #[error("store {}: run {run}: {message}", path.display())]
     Spec {

@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::common::{is_classical, mean, values, Index, Options, MIN_RUNS, PRIMARY};
+use crate::common::{is_classical, mean, values, Index, Options, MIN_RUNS};
 use crate::stats;
 
 /// Between-model heterogeneity of one primary outcome's baseline means.
@@ -34,7 +34,7 @@ pub struct HeterogeneityRow {
 /// runs (the classical rosters too when `options` asks for them).
 pub(crate) fn heterogeneity(idx: &Index, models: &[(String, String)], options: &Options) -> Vec<HeterogeneityRow> {
     let mut heterogeneity = Vec::new();
-    for (env, arm, metric) in PRIMARY {
+    for (env, arm, metric) in idx.headline() {
         let mut means = Vec::new();
         let mut vars = Vec::new();
         let mut zero = Vec::new();
@@ -157,7 +157,7 @@ mod tests {
     #[test]
     fn classical_rosters_and_thin_models_stay_out_unless_asked_for() {
         let out = outcomes();
-        let idx = Index::new(&out);
+        let idx = Index::new(&out, crate::declared::tests::shipped());
         let rows = heterogeneity(&idx, &idx.models(), &Options::default());
         assert_eq!(rows.len(), 1);
         let names: Vec<&str> = rows[0].means.iter().map(|m| m.0.as_str()).collect();
@@ -179,7 +179,7 @@ mod tests {
         let pd = |m, f| Place::base(m, f, "prisoners-dilemma", "baseline");
         runs(&mut out, pd("all", "fa"), "cooperation", &[1.0, 1.0, 1.0]);
         runs(&mut out, pd("none", "fb"), "cooperation", &[0.0, 0.0, 0.0]);
-        let idx = Index::new(&out);
+        let idx = Index::new(&out, crate::declared::tests::shipped());
         let rows = heterogeneity(&idx, &idx.models(), &Options::default());
         assert_eq!(rows[0].i2, Some(1.0));
         assert!(rows[0].note.contains("limit"), "{}", rows[0].note);
@@ -187,13 +187,13 @@ mod tests {
         let mut out = Vec::new();
         runs(&mut out, pd("c", "fa"), "cooperation", &[0.5, 0.5, 0.5]);
         runs(&mut out, pd("v", "fb"), "cooperation", &[0.4, 0.5, 0.6]);
-        let idx = Index::new(&out);
+        let idx = Index::new(&out, crate::declared::tests::shipped());
         assert_eq!(heterogeneity(&idx, &idx.models(), &Options::default())[0].i2, Some(0.0));
         // ... and with a different mean, the limit Q = (m - m*)^2 / var(mean) against df = 1.
         let mut out = Vec::new();
         runs(&mut out, pd("c", "fa"), "cooperation", &[0.5, 0.5, 0.5]);
         runs(&mut out, pd("v", "fb"), "cooperation", &[0.7, 0.8, 0.9]);
-        let idx = Index::new(&out);
+        let idx = Index::new(&out, crate::declared::tests::shipped());
         let q = (0.8f64 - 0.5).powi(2) / (0.01 / 3.0);
         let i2 = heterogeneity(&idx, &idx.models(), &Options::default())[0].i2.expect("defined");
         assert!((i2 - (q - 1.0) / q).abs() < 1e-12, "{i2}");

@@ -150,7 +150,7 @@ mod tests {
             ng(&mut out, "list", SHUFFLED_ARM, Some(n), 1.0);
         }
         ng(&mut out, "thin", SHUFFLED_ARM, Some(1.0), 1.0);
-        let idx = Index::new(&out);
+        let idx = Index::new(&out, crate::declared::tests::shipped());
         let rows = label_prior(&idx, &idx.models());
         let r = &rows[0];
         assert_eq!((r.model.as_str(), r.baseline_name, r.shuffled_name), ("label", Some(4), Some(4)));

@@ -103,8 +103,6 @@ pub(crate) struct Inputs<'a> {
     pub contrasts: &'a [ContrastRow],
     pub critical_mass: &'a [CriticalMassRow],
     pub anchors: &'a AnchorTable,
-    /// The canonical human effect of each environment that has one (Tier 2).
-    pub effects: &'a [CanonicalEffect],
     /// The transcript audit's evidence, where the store holds an audit.
     pub audit: Option<&'a AuditEvidence>,
 }
@@ -167,7 +165,7 @@ fn grade(claim: &Claim, inputs: &Inputs, rosters: &Rosters) -> Grade {
     }
     // Tier 2: the environment's canonical effect keeps its sign in >= 0.8 of the baseline and
     // the cells at both levels and is not reversed under C3, in enough families.
-    let Some(effect) = inputs.effects.iter().find(|e| e.environment == claim.environment) else {
+    let Some(effect) = inputs.idx.declared().effect(&claim.environment) else {
         return grade_of(1, evidence, Some(no_canonical_effect(claim, inputs.idx, &holding)));
     };
     let (robust, first_gap) = robust(effect, inputs.idx, &holding, &mut evidence);
@@ -192,7 +190,7 @@ fn grade(claim: &Claim, inputs: &Inputs, rosters: &Rosters) -> Grade {
         Ok(carriers) => carriers,
         Err(unmet) => return grade_of(2, evidence, Some(unmet)),
     };
-    match crate::mechanism::audit_condition(claim, &carriers, inputs.audit, &mut evidence) {
+    match crate::mechanism::audit_condition(claim, &carriers, inputs.idx.declared(), inputs.audit, &mut evidence) {
         Ok(()) => grade_of(3, evidence, None),
         Err(unmet) => grade_of(2, evidence, Some(unmet)),
     }

@@ -20,6 +20,7 @@ pub mod claims;
 mod columns;
 mod common;
 pub mod contrasts;
+pub mod declared;
 pub mod directional;
 pub mod divergent;
 mod effect;
@@ -47,6 +48,7 @@ pub mod wasserstein;
 
 pub use analyze::{analyze_outcomes, analyze_outcomes_with, Analysis, Table};
 pub use common::{Options, CLASSICAL, LEVELS, MIN_RUNS};
+pub use declared::Declared;
 pub use error::AnalysisError;
 pub use outcomes::{run_outcomes, RunOutcome};
 pub use summary::{summarize, summarize_outcomes, Condition, GroupSummary, Stat, TippingCurve};

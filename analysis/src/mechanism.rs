@@ -33,10 +33,11 @@ use rusqlite::{params, Connection};
 
 use crate::audit::agreement::{self, Validation, DEFAULT_MIN_KAPPA};
 use crate::audit::codebook::Codebook;
-use crate::audit::dependency::{indicator_for, ALPHA};
+use crate::audit::dependency::ALPHA;
 use crate::audit::labels::has_table;
 use crate::claims::{Claim, Mechanism};
 use crate::common::fmt;
+use crate::declared::Declared;
 use crate::error::AnalysisError;
 use crate::outcomes::open;
 
@@ -289,6 +290,7 @@ struct Shortfall {
 pub(crate) fn audit_condition(
     claim: &Claim,
     carriers: &[String],
+    declared: &Declared,
     audit: Option<&AuditEvidence>,
     evidence: &mut Vec<String>,
 ) -> Result<(), String> {
@@ -298,10 +300,18 @@ pub(crate) fn audit_condition(
         Some(Mechanism::Unnamed { why }) => return Err(format!("{HEAD}: the claim names no mechanism ({why})")),
         Some(Mechanism::Values { role, values, sign, .. }) => (role, values, *sign),
     };
+    let Some(indicator) = declared.indicator(&claim.environment, role) else {
+        return Err(format!(
+            "{HEAD}: {} / {role} has no action indicator ({})",
+            claim.environment,
+            declared.left_out_reason(&claim.environment, role)
+        ));
+    };
+    let indicator = indicator.name.as_str();
     let Some(audit) = audit else { return Err(AUDIT_MISSING.into()) };
     let mut best: Option<Shortfall> = None;
     for model in carriers {
-        match model_shows(claim, model, role, values, sign, audit) {
+        match model_shows(claim, model, role, indicator, values, sign, audit) {
             Ok(line) => {
                 evidence.push(format!("{model}: mechanism shown: {line}"));
                 return Ok(());
@@ -322,6 +332,7 @@ fn model_shows(
     claim: &Claim,
     model: &str,
     role: &str,
+    indicator: &str,
     values: &[String],
     sign: f64,
     audit: &AuditEvidence,
@@ -364,7 +375,6 @@ fn model_shows(
             .collect();
         return Err(Shortfall { stage: 1, condition: format!("coder not validated for {model} ({})", why.join("; ")) });
     }
-    let indicator = indicator_for(&claim.environment, role).map_or("the action indicator", |i| i.name);
     let mut best: Option<Shortfall> = None;
     let mut keep = |s: Shortfall| {
         if best.as_ref().is_none_or(|b| s.stage > b.stage) {

@@ -14,7 +14,7 @@
 use serde::Serialize;
 
 use crate::claims::CanonicalEffect;
-use crate::common::{mean, values, Index, LEVELS, MIN_RUNS, PRIMARY};
+use crate::common::{mean, values, Index, LEVELS, MIN_RUNS};
 use crate::effect::{cell_effect, kept};
 
 /// Robustness of one model's outcome across the baseline and the cells of one perturbation level.
@@ -166,7 +166,7 @@ pub(crate) fn perturbation(
             }
         }
     }
-    for (env, arm, metric) in PRIMARY {
+    for (env, arm, metric) in idx.headline() {
         if effects.iter().any(|e| e.environment == env && e.arm == arm && e.metric == metric) {
             continue;
         }
@@ -202,11 +202,10 @@ pub(crate) fn perturbation(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::claims::ClaimTable;
     use crate::test_support::{runs, Place};
 
     fn effect(env: &str) -> CanonicalEffect {
-        ClaimTable::shipped().effect_of(env).expect("a canonical effect").clone()
+        crate::declared::tests::shipped().effect(env).expect("a canonical effect").clone()
     }
 
     #[test]
@@ -222,7 +221,7 @@ mod tests {
         // A presentation cell and the probe enter neither.
         runs(&mut out, at("layout-inline", "presentation"), "contribution_change", &[0.5, 0.5, 0.5]);
         runs(&mut out, at("recognition-probe", "contamination"), "contribution_change", &[0.5, 0.5, 0.5]);
-        let idx = Index::new(&out);
+        let idx = Index::new(&out, crate::declared::tests::shipped());
         let l = level_summary(&effect("public-goods"), &idx, "m", "representation");
         // 𝒞_E = baseline, rep-2, rep-3: the decline keeps its sign in two of three.
         assert_eq!((l.cells, l.judged, l.members, l.kept), (3, 2, 3, 2));
@@ -240,12 +239,12 @@ mod tests {
         let at = |cell, level| Place::new("m", "fam", "naming-game", "baseline", cell, level, "C0");
         runs(&mut out, at("baseline", "baseline"), "convention", &[1.0, 1.0]);
         runs(&mut out, at("des-1", "design"), "convention", &[1.0, 1.0, 1.0]);
-        let idx = Index::new(&out);
+        let idx = Index::new(&out, crate::declared::tests::shipped());
         assert_eq!(level_summary(&effect("naming-game"), &idx, "m", "design").s, None, "two baseline runs");
         let mut out = Vec::new();
         runs(&mut out, at("baseline", "baseline"), "convention", &[1.0, 1.0, 0.0]);
         runs(&mut out, at("des-1", "design"), "convention", &[1.0, 1.0]);
-        let idx = Index::new(&out);
+        let idx = Index::new(&out, crate::declared::tests::shipped());
         let l = level_summary(&effect("naming-game"), &idx, "m", "design");
         assert_eq!((l.cells, l.judged, l.s), (1, 0, None), "the one design cell holds two runs");
     }
@@ -258,7 +257,7 @@ mod tests {
         runs(&mut out, at("des-1", "design"), "convention", &[1.0, 0.0, 1.0, 0.0]);
         runs(&mut out, at("des-2", "design"), "convention", &[0.0, 0.0, 0.0]);
         runs(&mut out, at("des-3", "design"), "convention", &[1.0, 1.0, 1.0]);
-        let idx = Index::new(&out);
+        let idx = Index::new(&out, crate::declared::tests::shipped());
         let l = level_summary(&effect("naming-game"), &idx, "m", "design");
         assert_eq!((l.members, l.kept), (4, 2), "baseline and des-3 form in a majority; des-1 in half");
     }

@@ -184,7 +184,7 @@ mod tests {
                 run(&mut out, at(m, f), &[("punishment_points", p), ("contribution_change", c)]);
             }
         }
-        let idx = Index::new(&out);
+        let idx = Index::new(&out, crate::declared::tests::shipped());
         let rows = punishment(&idx, &idx.models(), &Options::default());
         assert_eq!(rows[0].models, 3);
         assert!((rows[0].rho.expect("rho") + 1.0).abs() < 1e-12);
@@ -207,7 +207,7 @@ mod tests {
                 run(&mut out, at(m, "punishment"), &[("contribution_last", 0.5 + 0.1 * f64::from(i))]);
             }
         }
-        let idx = Index::new(&out);
+        let idx = Index::new(&out, crate::declared::tests::shipped());
         let models = idx.models();
         let contrasts = crate::contrasts::contrasts(&idx, &models);
         let rows = punishment_effect(&idx, &models, &contrasts);

@@ -7,7 +7,7 @@
 
 use serde::Serialize;
 
-use crate::common::{is_classical, mean, values, Index, Options, MIN_RUNS, PRIMARY, PROBE_CELL};
+use crate::common::{is_classical, mean, values, Index, Options, MIN_RUNS, PROBE_CELL};
 use crate::stats;
 
 /// The run-level metric a probe run records its recognition in.
@@ -38,7 +38,7 @@ pub struct RecognitionRow {
 /// One row per primary outcome with recognition-probe runs.
 pub(crate) fn recognition(idx: &Index, models: &[(String, String)], options: &Options) -> Vec<RecognitionRow> {
     let mut rows = Vec::new();
-    for (env, arm, metric) in PRIMARY {
+    for (env, arm, metric) in idx.headline() {
         let mut probed = 0;
         let mut recorded = false;
         let mut points = Vec::new();
@@ -114,7 +114,7 @@ mod tests {
             // One probe session per model and game: its share is over the seats it asked.
             runs(&mut out, probe, RECOGNISED, &[rec]);
         }
-        let idx = Index::new(&out);
+        let idx = Index::new(&out, crate::declared::tests::shipped());
         let rows = recognition(&idx, &idx.models(), &Options::default());
         assert_eq!(rows.len(), 1);
         assert_eq!((rows[0].probed, rows[0].points.len()), (3, 3));
@@ -126,7 +126,7 @@ mod tests {
         let mut out = Vec::new();
         let probe = Place::new("a", "f", "bargaining", "ultimatum", PROBE_CELL, "contamination", "C0");
         run(&mut out, probe, &[]);
-        let idx = Index::new(&out);
+        let idx = Index::new(&out, crate::declared::tests::shipped());
         let rows = recognition(&idx, &idx.models(), &Options::default());
         assert_eq!(rows.len(), 1);
         assert_eq!(rows[0].rho, None);

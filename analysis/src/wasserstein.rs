@@ -169,7 +169,7 @@ mod tests {
             run(&mut out, Place::base("far", "f", "money-request", "baseline"), &[("choice_20", 1.0)]);
         }
         human_run(&mut out, "thin");
-        let idx = Index::new(&out);
+        let idx = Index::new(&out, crate::declared::tests::shipped());
         let rows = wasserstein(&[claim()], AnchorTable::shipped(), &idx, &idx.models());
         let got: Vec<(&str, usize, &str)> =
             rows.iter().map(|r| (r.model.as_str(), r.runs, r.verdict.as_str())).collect();

@@ -16,9 +16,17 @@ fn store(path: &Path, runs: &[(String, String, Vec<(String, f64)>)]) {
         "CREATE TABLE runs (run_id INTEGER PRIMARY KEY, run_key TEXT, study TEXT, block TEXT, environment TEXT,
             arm TEXT, variant TEXT, cell TEXT, level TEXT, roster TEXT, family TEXT, sweep_value REAL,
             committed INTEGER, population INTEGER);
-         CREATE TABLE metrics (run_id INTEGER, name TEXT, value REAL);",
+         CREATE TABLE metrics (run_id INTEGER, name TEXT, value REAL);
+         CREATE TABLE declarations (environment TEXT PRIMARY KEY, declaration_json TEXT NOT NULL);",
     )
     .expect("schema");
+    for d in agora_environments::declarations() {
+        c.execute(
+            "INSERT INTO declarations VALUES (?1, ?2)",
+            params![d.environment, serde_json::to_string(&d).expect("serialise")],
+        )
+        .expect("declaration");
+    }
     for (key, env, metrics) in runs {
         c.execute(
             "INSERT INTO runs (run_key, study, block, environment, arm, variant, cell, level, roster, family,

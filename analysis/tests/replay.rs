@@ -10,10 +10,18 @@
 use agora_analysis::analyze::{analyze_outcomes, Analysis, Verdict};
 use agora_analysis::replay::{self, PaperRoster, PAPER_ROSTER_RON};
 
+/// The declarations of this build's games, as the engine records them in a store.
+fn declared() -> agora_analysis::Declared {
+    agora_analysis::Declared::from_json(
+        agora_environments::declarations().iter().map(|d| serde_json::to_string(d).expect("serialise")),
+    )
+    .expect("declarations read")
+}
+
 fn replay() -> Analysis {
     let roster = PaperRoster::parse(PAPER_ROSTER_RON).expect("the shipped roster parses");
     assert_eq!(roster.models.len(), 12, "the paper's twelve models");
-    analyze_outcomes(&roster.outcomes(), None)
+    analyze_outcomes(&roster.outcomes(), &declared(), None)
 }
 
 fn verdict<'a>(a: &'a Analysis, id: &str) -> &'a Verdict {

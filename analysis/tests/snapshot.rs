@@ -67,6 +67,14 @@ struct Place<'a> {
     level: &'a str,
 }
 
+/// The declarations of this build's games, as the engine records them in a store.
+fn declared() -> agora_analysis::Declared {
+    agora_analysis::Declared::from_json(
+        agora_environments::declarations().iter().map(|d| serde_json::to_string(d).expect("serialise")),
+    )
+    .expect("declarations read")
+}
+
 fn place<'a>(environment: &'a str, arm: &'a str, variant: &'a str, cell: &'a str, level: &'a str) -> Place<'a> {
     Place { block: "main", environment, arm, variant, cell, level }
 }
@@ -376,7 +384,7 @@ fn outcomes() -> Vec<RunOutcome> {
 
 /// Everything `agora analyze` writes, as `agora analyze` writes it, one file after another.
 fn snapshot_text(outcomes: &[RunOutcome], study: Option<&str>) -> String {
-    let analysis = analyze_outcomes(outcomes, study);
+    let analysis = analyze_outcomes(outcomes, &declared(), study);
     let mut s = String::new();
     s.push_str("===== analysis.md =====\n");
     s.push_str(&analysis.to_markdown());

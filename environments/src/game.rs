@@ -15,7 +15,7 @@ use crate::observation::{Feedback, Observation};
 use crate::Environment;
 
 /// How the human literature moves an outcome, for the directional claims and the report.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum Direction {
     /// Humans show more of it than the game-theoretic prediction (or it rises over rounds).
     Higher,
@@ -26,7 +26,7 @@ pub enum Direction {
 }
 
 /// What counts as payoff-consistent play under the divergent C3 payoffs, for one metric.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
 pub enum C3Rule {
     /// The metric is the share of decisions consistent with the C3 payoffs already.
     ShareConsistent,
@@ -37,7 +37,7 @@ pub enum C3Rule {
 }
 
 /// One run-level outcome a game reports.
-#[derive(Clone, Copy, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
 pub struct MetricDef {
     /// Name in the `metrics` table (`cooperation`, `contribution_r1`, ...); a family of
     /// metrics is written with a placeholder (`accept_{offer}`).
@@ -67,6 +67,124 @@ impl MetricDef {
     pub const fn with_c3(self, rule: C3Rule) -> MetricDef {
         MetricDef { c3: Some(rule), ..self }
     }
+}
+
+/// How a canonical human effect is read from the runs of one cell.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum EffectRule {
+    /// A run-level change (last minus first round, or the modelled change over the rounds):
+    /// the cell's statistic is the median of its runs' changes, and the effect keeps its sign
+    /// where sign × median > 0.
+    Change,
+    /// A 0/1 run-level outcome whose human effect is that it happens in the majority of runs:
+    /// the statistic is the share of runs where it happened minus one half.
+    Majority,
+}
+
+/// The canonical human effect of an environment, as the instrument paper ("Benchmarking large
+/// language model agent societies against human behavioural distributions") defines it:
+///
+/// > "the change in contributions between the first and last round, the modelled change in
+/// > cooperation across the ten rounds, or, for a rate outcome, formation of a convention in
+/// > the majority of runs."
+///
+/// One per environment at most; Tier 2 reads it for every claim of the environment (sign
+/// stability S over the baseline and the cells of each level, and not reversed under C3).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+pub struct CanonicalEffect {
+    /// The arm the effect is read from.
+    pub arm: &'static str,
+    /// The run-level metric holding each run's effect (one of the game's [`MetricDef`]s).
+    pub metric: &'static str,
+    /// +1: the human effect is a rise (or formation); −1: a decline.
+    pub sign: f64,
+    /// How a cell's statistic is read.
+    pub rule: EffectRule,
+    /// The effect in words, as the verdicts name it.
+    pub text: &'static str,
+}
+
+/// A headline outcome: the run-level metric of an arm that the cross-model tables (baselines,
+/// heterogeneity, recognition) report and the perturbation family of tests contrasts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Headline {
+    /// The arm.
+    pub arm: &'static str,
+    /// The metric (one of the game's [`MetricDef`]s).
+    pub metric: &'static str,
+}
+
+/// How the divergent payoffs (C3) are read in an arm: the share v of decisions consistent with
+/// the altered payoffs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Divergent {
+    /// The arm.
+    pub arm: &'static str,
+    /// The run-level metric v is read from.
+    pub metric: &'static str,
+    /// Whether v is one minus the metric (the metric counts the script's choice).
+    pub complement: bool,
+    /// What counts as consistent with the altered payoffs, in words.
+    pub rule: &'static str,
+}
+
+/// How an action indicator is read from one decision.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub enum IndicatorRule {
+    /// 1 when the choice has this index, else 0.
+    Choice(u32),
+    /// (amount − min) / (max − min) of the decision's action space.
+    Share,
+    /// 1 when the choice is the option better for A (binary-allocation states).
+    BetterForA,
+}
+
+/// The action indicator of one role: what the transcript audit's dependency estimate regresses
+/// on the stated values, oriented so that 1 (or more) is the prosocial action.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct Indicator {
+    /// The role's name in the store.
+    pub role: &'static str,
+    /// The indicator's name.
+    pub name: &'static str,
+    /// What it is, in words.
+    pub definition: &'static str,
+    /// Whether it is 0 or 1 (then the logit robustness check runs too).
+    pub binary: bool,
+    /// How it is read from the action.
+    pub rule: IndicatorRule,
+}
+
+/// A role without an action indicator, and why (`*`: every role of the game).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+pub struct NoIndicator {
+    /// The role, or `*`.
+    pub role: &'static str,
+    /// Why no indicator is defined.
+    pub why: &'static str,
+}
+
+/// What a game declares about its outcomes, as the engine records it with every run (the
+/// store's `declarations` table) and the analysis reads it back: the metrics, the headline
+/// outcomes, the canonical human effect, the C3 reading and the audit's action indicators.
+#[derive(Clone, Debug, PartialEq, serde::Serialize)]
+pub struct Declaration {
+    /// The environment's name in the store.
+    pub environment: &'static str,
+    /// Its place in the game registry (the order tables list environments in).
+    pub order: usize,
+    /// The run-level metrics.
+    pub metrics: &'static [MetricDef],
+    /// The headline outcomes, per arm.
+    pub headline: &'static [Headline],
+    /// The canonical human effect, where the environment has one.
+    pub canonical: Option<CanonicalEffect>,
+    /// The C3 reading, per arm.
+    pub divergent: &'static [Divergent],
+    /// The action indicators, per role.
+    pub indicators: &'static [Indicator],
+    /// Roles without an indicator, and why.
+    pub no_indicator: &'static [NoIndicator],
 }
 
 /// How a history's summary line is written (the history-summary cell).
@@ -296,6 +414,47 @@ pub trait Game: Send + Sync + std::fmt::Debug {
     /// What an LLM decision falls back to after its last unusable attempt.
     fn fallback(&self) -> Fallback {
         Fallback::Random
+    }
+
+    /// The headline outcomes of each arm ([`Headline`]); none by default.
+    fn headline(&self) -> &'static [Headline] {
+        &[]
+    }
+
+    /// The environment's canonical human effect ([`CanonicalEffect`]); none by default (the
+    /// instrument paper names one for public goods, the repeated dilemma and the naming game).
+    fn canonical_effect(&self) -> Option<CanonicalEffect> {
+        None
+    }
+
+    /// How the divergent payoffs (C3) are read in each arm ([`Divergent`]); none by default.
+    fn divergent(&self) -> &'static [Divergent] {
+        &[]
+    }
+
+    /// The action indicator of each role the audit can regress ([`Indicator`]); none by default.
+    fn indicators(&self) -> &'static [Indicator] {
+        &[]
+    }
+
+    /// Roles without an indicator, and why ([`NoIndicator`]).
+    fn no_indicator(&self) -> &'static [NoIndicator] {
+        &[]
+    }
+
+    /// Everything above, with the metrics, as the engine records it.
+    fn declaration(&self) -> Declaration {
+        let kind = self.kind();
+        Declaration {
+            environment: kind.as_str(),
+            order: EnvKind::ALL.iter().position(|k| *k == kind).unwrap_or(usize::MAX),
+            metrics: self.metrics(),
+            headline: self.headline(),
+            canonical: self.canonical_effect(),
+            divergent: self.divergent(),
+            indicators: self.indicators(),
+            no_indicator: self.no_indicator(),
+        }
     }
 
     /// The labels a framing cell puts in place of the variant's two action labels. A game

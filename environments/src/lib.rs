@@ -20,8 +20,11 @@ pub mod variants;
 
 pub use action::{Action, ActionSpace};
 pub use error::EnvError;
-pub use game::{Fallback, Frame, Game, MetricDef, Rules, RunView, Wording};
-pub use games::{bargaining, coordination, money_request, naming, prisoners_dilemma, public_goods, stag_hunt, EnvSpec};
+pub use game::{Declaration, Fallback, Frame, Game, MetricDef, Rules, RunView, Wording};
+pub use games::{
+    bargaining, coordination, declaration, declarations, money_request, naming, prisoners_dilemma, public_goods,
+    stag_hunt, EnvSpec,
+};
 pub use kind::{EnvKind, Role, Variant};
 pub use observation::{Context, Feedback, Observation, PayoffBounds};
 

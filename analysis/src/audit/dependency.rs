@@ -78,8 +78,7 @@ mod estimate;
 mod indicator;
 use estimate::*;
 pub use estimate::{logit, lpm, Estimate};
-use indicator::Rule;
-pub use indicator::{indicator_for, left_out_reason, Indicator, INDICATORS, LEFT_OUT};
+pub use indicator::{Indicator, IndicatorRule, NoIndicator};
 
 /// The replicates table, written by `agora audit replicates` (see the [module
 /// documentation](self)): one row per replicate of an original decision (run, seat, slot), per
@@ -297,8 +296,10 @@ pub struct Dependency {
     pub without_reasoning: usize,
     /// Replicates whose coder output failed validation.
     pub coder_errors: usize,
-    /// The indicators, as defined.
+    /// The indicators, as the games declare them.
     pub indicators: Vec<Indicator>,
+    /// (environment, role or `*`, why) of every role without an indicator.
+    pub left_out: Vec<(String, String, String)>,
     /// Per model, environment and role.
     pub groups: Vec<GroupRow>,
     /// The estimates.
@@ -350,6 +351,8 @@ pub fn dependency(
     if !super::labels::has_table(&conn, "audit_replicates").map_err(sql)? {
         return Ok(None);
     }
+    let declared = crate::declared::Declared::read(&conn, path).map_err(|e| AuditError::Declarations(e.to_string()))?;
+    let indicator_for = |e: &str, r: &str| declared.indicator(e, r);
     let cb = &codebook.codebook;
     let coder_id = coder.id();
     let replicates = read_replicates(&conn, study).map_err(sql)?;
@@ -380,7 +383,7 @@ pub fn dependency(
                 observations: 0,
                 prompts: 0,
                 prompts_action_varies: 0,
-                left_out: ind.is_none().then(|| left_out_reason(&rep.environment, &rep.role)),
+                left_out: ind.is_none().then(|| declared.left_out_reason(&rep.environment, &rep.role)),
             }
         });
         g.replicates += 1;
@@ -415,7 +418,7 @@ pub fn dependency(
         if !(c.segmentation.has_reasoning() && c.coder_error.is_none()) {
             continue;
         }
-        let pro = if ind.rule == Rule::BetterForA {
+        let pro = if ind.rule == IndicatorRule::BetterForA {
             match better_for_a.get(&(r.run_id, r.seat, r.slot)) {
                 Some(p) => *p,
                 None => {
@@ -510,7 +513,12 @@ pub fn dependency(
         coded: with_action - without_reasoning - coder_errors,
         without_reasoning,
         coder_errors,
-        indicators: INDICATORS.to_vec(),
+        indicators: declared.indicators().into_iter().cloned().collect(),
+        left_out: declared
+            .left_out()
+            .into_iter()
+            .map(|(e, r, why)| (e.to_string(), r.to_string(), why.to_string()))
+            .collect(),
         groups: groups.into_values().collect(),
         rows,
         validation,

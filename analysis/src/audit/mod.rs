@@ -59,6 +59,9 @@ pub enum AuditError {
     /// The codebook cannot be used.
     #[error(transparent)]
     Codebook(#[from] CodebookError),
+    /// The store's game declarations are missing or do not read.
+    #[error("{0}")]
+    Declarations(String),
     /// The store could not be opened, read or written.
     #[error("store {}: {source}", path.display())]
     Store {

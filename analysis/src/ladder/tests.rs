@@ -11,7 +11,7 @@ fn claim(id: &str) -> Claim {
 
 /// Grades the claim on the outcomes as `analyze` does, with this audit evidence.
 fn grade_with(claim: &Claim, outcomes: &[RunOutcome], audit: Option<&AuditEvidence>) -> Verdict {
-    let idx = Index::new(outcomes);
+    let idx = Index::new(outcomes, crate::declared::tests::shipped());
     let models = idx.models();
     let contrasts = crate::contrasts::contrasts(&idx, &models);
     let curves = crate::tipping::tipping(outcomes);
@@ -22,7 +22,6 @@ fn grade_with(claim: &Claim, outcomes: &[RunOutcome], audit: Option<&AuditEviden
         contrasts: &contrasts,
         critical_mass: &cm,
         anchors: AnchorTable::shipped(),
-        effects: &crate::claims::ClaimTable::shipped().effects,
         audit,
     };
     ladder(claim, &inputs)

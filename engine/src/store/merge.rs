@@ -72,6 +72,7 @@ impl Store {
                         t.raw_reply, t.action, t.reason, t.parse_status, t.detail,
                         t.latency_ms, t.prompt_tokens, t.completion_tokens
                      FROM src.transcript_calls t JOIN merge_map p ON t.run_id = p.old;
+                 INSERT OR IGNORE INTO main.declarations SELECT * FROM src.declarations;
                  INSERT OR IGNORE INTO main.studies SELECT * FROM src.studies;
                  INSERT OR IGNORE INTO main.models SELECT * FROM src.models;
                  INSERT OR IGNORE INTO main.llm_cache SELECT * FROM src.llm_cache;",

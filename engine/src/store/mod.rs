@@ -19,7 +19,7 @@ mod upgrade;
 
 pub use cache::{SqliteCache, FLUSH_AFTER, FLUSH_AT};
 pub use merge::MergeReport;
-use upgrade::{upgrade_metrics, upgrade_rows, upgrade_transcripts, Upgrade};
+use upgrade::{upgrade_declarations, upgrade_metrics, upgrade_rows, upgrade_transcripts, Upgrade};
 
 /// Bytes a page of a store this build creates (an existing store keeps its own).
 pub const PAGE_SIZE: i64 = 8192;
@@ -27,9 +27,13 @@ pub const PAGE_SIZE: i64 = 8192;
 /// `PRAGMA application_id` of an Agora store ("AGOR").
 pub const APPLICATION_ID: i32 = 0x4147_4f52;
 /// Version of the table layout.
-pub const SCHEMA_VERSION: i32 = 5;
+pub const SCHEMA_VERSION: i32 = 6;
 
 const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS declarations (
+    environment TEXT PRIMARY KEY,
+    declaration_json TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS studies (
     study TEXT NOT NULL,
     plan_hash TEXT NOT NULL,
@@ -266,6 +270,8 @@ pub struct Store {
     conn: Connection,
     path: PathBuf,
     parts: Parts,
+    /// Environments whose declaration this writer has stored (see [`declare`]).
+    declared: HashSet<agora_environments::EnvKind>,
 }
 
 /// Writes prompt parts, each once per store; the ids of the parts met so far are kept in
@@ -317,6 +323,18 @@ impl Parts {
     }
 }
 
+/// Records what a game declares about its outcomes ([`agora_environments::Declaration`]: its
+/// metrics, headline outcomes, canonical human effect, C3 reading and action indicators) with
+/// the runs of its environment, so that the analysis reads them from the store. The first
+/// declaration of an environment stands (`INSERT OR IGNORE`), as for the studies and models.
+pub(crate) fn declare(conn: &Connection, kind: agora_environments::EnvKind) -> Result<(), rusqlite::Error> {
+    let json = serde_json::to_string(&agora_environments::declaration(kind))
+        .map_err(|e| rusqlite::Error::ToSqlConversionFailure(Box::new(e)))?;
+    conn.prepare_cached("INSERT OR IGNORE INTO declarations (environment, declaration_json) VALUES (?1, ?2)")?
+        .execute(params![kind.as_str(), json])?;
+    Ok(())
+}
+
 impl Store {
     /// Opens a store, creating it if the file does not exist. A file that exists but is not an
     /// intact Agora store is refused with [`EngineError::Corrupt`], never silently used.
@@ -358,6 +376,9 @@ impl Store {
                     Upgrade::Spec(run, message) => corrupt(format!("run {run}: {message}")),
                 })?;
                 conn.execute_batch(SCHEMA).map_err(sql)?;
+                // Version 6 records each environment's declaration: filled here from the
+                // environments of the stored runs.
+                upgrade_declarations(&conn).map_err(sql)?;
                 if version <= 2 {
                     upgrade_metrics(&conn).map_err(|e| match e {
                         Upgrade::Sql(source) => EngineError::Store { path: path.to_path_buf(), source },
@@ -391,6 +412,7 @@ impl Store {
             conn,
             path: path.to_path_buf(),
             parts: Parts::default(),
+            declared: HashSet::new(),
         })
     }
 
@@ -524,6 +546,11 @@ impl Store {
         })
         .map_err(sql)?;
         let run_id = tx.last_insert_rowid();
+        let kind = s.environment.kind();
+        let declares = !self.declared.contains(&kind);
+        if declares {
+            declare(&tx, kind).map_err(sql)?;
+        }
         {
             let mut st = tx
                 .prepare_cached(
@@ -579,6 +606,9 @@ impl Store {
             }
         }
         tx.commit().map_err(sql)?;
+        if declares {
+            self.declared.insert(kind);
+        }
         let written = rows.decisions.len()
             + rows.payoffs.len()
             + rows.interactions.len()

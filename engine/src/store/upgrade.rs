@@ -217,3 +217,17 @@ pub(super) fn upgrade_transcripts(conn: &Connection) -> Result<(), rusqlite::Err
         conn.execute_batch("DROP TABLE transcripts_before_parts")
     })
 }
+
+/// Records the declaration of every environment a stored run played (schema version 6).
+pub(super) fn upgrade_declarations(conn: &Connection) -> Result<(), rusqlite::Error> {
+    let names: Vec<String> = conn
+        .prepare("SELECT DISTINCT environment FROM runs")?
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    for name in names {
+        if let Some(kind) = agora_environments::EnvKind::ALL.iter().find(|k| k.as_str() == name) {
+            super::declare(conn, *kind)?;
+        }
+    }
+    Ok(())
+}

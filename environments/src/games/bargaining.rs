@@ -11,7 +11,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{at_least_one, invalid, EnvError};
 use crate::game::{
-    default_question, in_order, C3Rule, Direction, Game, MetricDef, Rules, RunView, SummaryKind, Wording,
+    default_question, in_order, C3Rule, Direction, Divergent, Game, Headline, Indicator, IndicatorRule, MetricDef,
+    Rules, RunView, SummaryKind, Wording,
 };
 use crate::kind::{EnvKind, Role, Variant};
 use crate::observation::{Context, Feedback, Observation, PayoffBounds};
@@ -241,6 +242,62 @@ impl Game for BargainParams {
 
     fn metrics(&self) -> &'static [MetricDef] {
         METRICS
+    }
+
+    fn headline(&self) -> &'static [Headline] {
+        &[
+            Headline { arm: "ultimatum", metric: "offer" },
+            Headline { arm: "dictator", metric: "giving" },
+            Headline { arm: "trust", metric: "sent" },
+        ]
+    }
+
+    fn divergent(&self) -> &'static [Divergent] {
+        const RULE: &str = "rejection pays 40: per game, reject below 40 and accept above";
+        &[
+            Divergent { arm: "ultimatum", metric: "payoff_consistency", complement: false, rule: RULE },
+            Divergent { arm: "ultimatum-fixed-offer", metric: "payoff_consistency", complement: false, rule: RULE },
+        ]
+    }
+
+    fn indicators(&self) -> &'static [Indicator] {
+        &[
+            Indicator {
+                role: "responder",
+                name: "accept",
+                definition: "1 when the ultimatum responder accepts (choice 0), 0 when it rejects",
+                binary: true,
+                rule: IndicatorRule::Choice(0),
+            },
+            Indicator {
+                role: "proposer",
+                name: "offer_share",
+                definition: "the ultimatum offer as a share of the pie (amount / maximum)",
+                binary: false,
+                rule: IndicatorRule::Share,
+            },
+            Indicator {
+                role: "dictator",
+                name: "give_share",
+                definition: "the dictator's gift as a share of the pie (amount / maximum)",
+                binary: false,
+                rule: IndicatorRule::Share,
+            },
+            Indicator {
+                role: "investor",
+                name: "send_share",
+                definition: "the amount the investor sends as a share of the endowment (amount / maximum)",
+                binary: false,
+                rule: IndicatorRule::Share,
+            },
+            Indicator {
+                role: "trustee",
+                name: "return_share",
+                definition: "the amount the trustee returns as a share of what it holds (amount / maximum); a trustee who holds nothing is left out",
+                binary: false,
+                rule: IndicatorRule::Share,
+            },
+        ]
     }
 
     fn outcomes(&self, run: &RunView<'_>) -> Vec<(String, f64)> {

@@ -41,7 +41,9 @@ use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{at_least_one, invalid, EnvError};
-use crate::game::{in_order, Direction, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
+use crate::game::{
+    in_order, Direction, Game, Headline, Indicator, IndicatorRule, MetricDef, Rules, RunView, SummaryKind, Wording,
+};
 use crate::kind::{EnvKind, Role, Variant};
 use crate::observation::{Context, Feedback, Observation, PayoffBounds};
 use crate::variants::two_labels;
@@ -425,6 +427,21 @@ impl Game for BaParams {
 
     fn metrics(&self) -> &'static [MetricDef] {
         METRICS
+    }
+
+    /// The distributional treatment: the 240 configurations without cue or history.
+    fn headline(&self) -> &'static [Headline] {
+        &[Headline { arm: "distributional", metric: "prosocial" }]
+    }
+
+    fn indicators(&self) -> &'static [Indicator] {
+        &[Indicator {
+            role: "dictator",
+            name: "prosocial",
+            definition: "1 when person B chooses the option better for A (the SUVA audit paper's prosocial option, Eq. 240.8), 0 for the other; states in which both options give A the same are left out",
+            binary: true,
+            rule: IndicatorRule::BetterForA,
+        }]
     }
 
     fn outcomes(&self, run: &RunView<'_>) -> Vec<(String, f64)> {

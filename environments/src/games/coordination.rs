@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 
 use super::two_by_two::{matched_rounds, TwoByTwo};
 use crate::error::{at_least_one, finite, EnvError};
-use crate::game::{in_order, Direction, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
+use crate::game::{in_order, Direction, Game, Headline, MetricDef, NoIndicator, Rules, RunView, SummaryKind, Wording};
 use crate::kind::{EnvKind, Variant};
 use crate::observation::Observation;
 use crate::variants::two_labels;
@@ -124,6 +124,14 @@ impl Game for CgParams {
 
     fn metrics(&self) -> &'static [MetricDef] {
         METRICS
+    }
+
+    fn headline(&self) -> &'static [Headline] {
+        &[Headline { arm: "baseline", metric: "coordination" }]
+    }
+
+    fn no_indicator(&self) -> &'static [NoIndicator] {
+        &[NoIndicator { role: "*", why: "symmetric options: no option is the prosocial one" }]
     }
 
     fn outcomes(&self, run: &RunView<'_>) -> Vec<(String, f64)> {

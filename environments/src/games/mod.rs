@@ -129,6 +129,18 @@ impl EnvSpec {
     }
 }
 
+/// What a game declares about its outcomes ([`crate::game::Declaration`]), from its canonical
+/// specification: the engine records it with every run of the game, and the analysis reads it
+/// from the store.
+pub fn declaration(kind: EnvKind) -> crate::game::Declaration {
+    EnvSpec::canonical(kind).game().declaration()
+}
+
+/// Every game's declaration, in registry order.
+pub fn declarations() -> Vec<crate::game::Declaration> {
+    EnvKind::ALL.iter().map(|k| declaration(*k)).collect()
+}
+
 #[cfg(test)]
 mod tests {
     //! Registry tests: every game that is registered gets these checks for free, so a game
@@ -182,6 +194,36 @@ mod tests {
             names.dedup();
             assert_eq!(names.len(), spec.game().metrics().len(), "{kind:?}: metric names repeat");
         }
+    }
+
+    #[test]
+    fn every_declaration_names_the_games_own_metrics_and_arms() {
+        for d in declarations() {
+            let kind = EnvKind::ALL[d.order];
+            assert_eq!(kind.as_str(), d.environment);
+            // A family of metrics is written with a placeholder (`choice_{request}`).
+            let known = |m: &str| {
+                d.metrics.iter().any(|x| match x.name.split_once('{') {
+                    Some((stem, _)) => m.len() > stem.len() && m.starts_with(stem),
+                    None => x.name == m,
+                })
+            };
+            let mut names: Vec<&str> = d.headline.iter().map(|h| h.metric).collect();
+            names.extend(d.divergent.iter().map(|v| v.metric));
+            names.extend(d.canonical.iter().map(|c| c.metric));
+            for m in names {
+                assert!(known(m), "{}: {m} is not one of its metrics", d.environment);
+            }
+            for c in &d.canonical {
+                assert!(c.sign == 1.0 || c.sign == -1.0, "{}", d.environment);
+            }
+            for i in d.indicators {
+                assert!(!d.no_indicator.iter().any(|n| n.role == i.role || n.role == "*"), "{}", d.environment);
+            }
+        }
+        // The three canonical effects the instrument paper names, and no other.
+        let with: Vec<&str> = declarations().iter().filter(|d| d.canonical.is_some()).map(|d| d.environment).collect();
+        assert_eq!(with, ["prisoners-dilemma", "public-goods", "naming-game"]);
     }
 
     #[test]

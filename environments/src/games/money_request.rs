@@ -8,7 +8,7 @@ use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{at_least_one, invalid, EnvError};
-use crate::game::{Direction, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
+use crate::game::{Direction, Divergent, Game, Headline, MetricDef, NoIndicator, Rules, RunView, SummaryKind, Wording};
 use crate::kind::{EnvKind, Role, Variant};
 use crate::observation::{Context, Feedback, Observation, PayoffBounds};
 use crate::{amount, check_actions, outcome, Action, ActionSpace, DecisionRow, Environment, Request, Step};
@@ -138,6 +138,23 @@ impl Game for MrParams {
 
     fn metrics(&self) -> &'static [MetricDef] {
         METRICS
+    }
+
+    fn headline(&self) -> &'static [Headline] {
+        &[Headline { arm: "baseline", metric: "mode_share" }]
+    }
+
+    fn divergent(&self) -> &'static [Divergent] {
+        &[Divergent {
+            arm: "baseline",
+            metric: "choice_20",
+            complement: false,
+            rule: "the bonus rewards exceeding: share of requests at the top of the range",
+        }]
+    }
+
+    fn no_indicator(&self) -> &'static [NoIndicator] {
+        &[NoIndicator { role: "*", why: "the 11-20 request has no prosocial direction" }]
     }
 
     fn outcomes(&self, run: &RunView<'_>) -> Vec<(String, f64)> {

@@ -23,7 +23,10 @@ pub mod network;
 pub use convention::{first_convention, ConventionEvent, ConventionWindow};
 
 use crate::error::{at_least_one, invalid, EnvError};
-use crate::game::{Direction, Fallback, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
+use crate::game::{
+    CanonicalEffect, Direction, Divergent, EffectRule, Fallback, Game, Headline, MetricDef, NoIndicator, Rules,
+    RunView, SummaryKind, Wording,
+};
 use crate::kind::{EnvKind, Role, Variant};
 use crate::observation::{Context, Feedback, Observation, PayoffBounds};
 use crate::DecisionRow;
@@ -307,6 +310,36 @@ impl Game for NgParams {
 
     fn metrics(&self) -> &'static [MetricDef] {
         METRICS
+    }
+
+    fn headline(&self) -> &'static [Headline] {
+        &[Headline { arm: "baseline", metric: "convention" }]
+    }
+
+    /// "formation of a convention in the majority of runs" (the instrument paper's canonical
+    /// effects, for a rate outcome).
+    fn canonical_effect(&self) -> Option<CanonicalEffect> {
+        Some(CanonicalEffect {
+            arm: "baseline",
+            metric: "convention",
+            sign: 1.0,
+            rule: EffectRule::Majority,
+            text: "a convention forms in the majority of runs",
+        })
+    }
+
+    /// v counts mismatches: one minus the share of interactions that match.
+    fn divergent(&self) -> &'static [Divergent] {
+        &[Divergent {
+            arm: "baseline",
+            metric: "match_share",
+            complement: true,
+            rule: "mismatching pays: share of interactions that mismatch",
+        }]
+    }
+
+    fn no_indicator(&self) -> &'static [NoIndicator] {
+        &[NoIndicator { role: "*", why: "symmetric names: no option is the prosocial one" }]
     }
 
     fn outcomes_read_decisions(&self) -> bool {

@@ -6,7 +6,10 @@ use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{at_least_one, EnvError};
-use crate::game::{in_order, Direction, Frame, Framed, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
+use crate::game::{
+    in_order, CanonicalEffect, Direction, Divergent, EffectRule, Frame, Framed, Game, Headline, Indicator,
+    IndicatorRule, MetricDef, Rules, RunView, SummaryKind, Wording,
+};
 use crate::kind::{EnvKind, Role, Variant};
 use crate::observation::{Context, Feedback, Observation, PayoffBounds};
 use crate::variants::two_labels;
@@ -130,6 +133,41 @@ impl Game for PdParams {
 
     fn metrics(&self) -> &'static [MetricDef] {
         METRICS
+    }
+
+    fn headline(&self) -> &'static [Headline] {
+        &[Headline { arm: "baseline", metric: "cooperation" }]
+    }
+
+    /// "the modelled change in cooperation across the ten rounds" (the instrument paper's
+    /// canonical effects), a decline in the human literature.
+    fn canonical_effect(&self) -> Option<CanonicalEffect> {
+        Some(CanonicalEffect {
+            arm: "baseline",
+            metric: "cooperation_change",
+            sign: -1.0,
+            rule: EffectRule::Change,
+            text: "cooperation declines across the ten rounds (modelled change)",
+        })
+    }
+
+    fn divergent(&self) -> &'static [Divergent] {
+        &[Divergent {
+            arm: "baseline",
+            metric: "cooperation",
+            complement: false,
+            rule: "cooperation is strictly dominant: share of cooperative decisions",
+        }]
+    }
+
+    fn indicators(&self) -> &'static [Indicator] {
+        &[Indicator {
+            role: "player",
+            name: "cooperate",
+            definition: "1 when the player cooperates (choice 0), 0 when it defects",
+            binary: true,
+            rule: IndicatorRule::Choice(0),
+        }]
     }
 
     fn outcomes(&self, run: &RunView<'_>) -> Vec<(String, f64)> {

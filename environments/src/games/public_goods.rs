@@ -10,7 +10,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{at_least_one, invalid, EnvError};
 use crate::game::{
-    default_question, C3Rule, Direction, Game, MetricDef, RecordedDecision, Rules, RunView, SummaryKind, Wording,
+    default_question, C3Rule, CanonicalEffect, Direction, Divergent, EffectRule, Game, Headline, Indicator,
+    IndicatorRule, MetricDef, NoIndicator, RecordedDecision, Rules, RunView, SummaryKind, Wording,
 };
 use crate::kind::{EnvKind, Role, Variant};
 use crate::observation::{Context, Feedback, Observation, PayoffBounds};
@@ -186,6 +187,49 @@ impl Game for PgParams {
 
     fn metrics(&self) -> &'static [MetricDef] {
         METRICS
+    }
+
+    /// Rounds 1 and 10 of the baseline, as the instrument paper reports them.
+    fn headline(&self) -> &'static [Headline] {
+        &[
+            Headline { arm: "baseline", metric: "contribution_r1" },
+            Headline { arm: "baseline", metric: "contribution_r10" },
+        ]
+    }
+
+    /// "the change in contributions between the first and last round" (the instrument paper's
+    /// canonical effects), a decline in the human literature.
+    fn canonical_effect(&self) -> Option<CanonicalEffect> {
+        Some(CanonicalEffect {
+            arm: "baseline",
+            metric: "contribution_change",
+            sign: -1.0,
+            rule: EffectRule::Change,
+            text: "contributions decline between the first and last round",
+        })
+    }
+
+    fn divergent(&self) -> &'static [Divergent] {
+        &[Divergent {
+            arm: "baseline",
+            metric: "full_contribution",
+            complement: false,
+            rule: "full contribution pays: share of decisions contributing the whole endowment",
+        }]
+    }
+
+    fn indicators(&self) -> &'static [Indicator] {
+        &[Indicator {
+            role: "contributor",
+            name: "contribution_share",
+            definition: "the contribution as a share of the endowment (amount / maximum)",
+            binary: false,
+            rule: IndicatorRule::Share,
+        }]
+    }
+
+    fn no_indicator(&self) -> &'static [NoIndicator] {
+        &[NoIndicator { role: "punisher", why: "punishment is an allocation over several targets, not one indicator" }]
     }
 
     fn outcomes(&self, run: &RunView<'_>) -> Vec<(String, f64)> {

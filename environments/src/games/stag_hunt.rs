@@ -9,7 +9,9 @@ use serde::{Deserialize, Serialize};
 
 use super::two_by_two::TwoByTwo;
 use crate::error::{at_least_one, finite, EnvError};
-use crate::game::{in_order, Direction, Game, MetricDef, Rules, RunView, SummaryKind, Wording};
+use crate::game::{
+    in_order, Direction, Game, Headline, Indicator, IndicatorRule, MetricDef, Rules, RunView, SummaryKind, Wording,
+};
 use crate::kind::{EnvKind, Role, Variant};
 use crate::observation::Observation;
 use crate::variants::two_labels;
@@ -130,6 +132,20 @@ impl Game for ShParams {
 
     fn metrics(&self) -> &'static [MetricDef] {
         METRICS
+    }
+
+    fn headline(&self) -> &'static [Headline] {
+        &[Headline { arm: "baseline", metric: "stag" }]
+    }
+
+    fn indicators(&self) -> &'static [Indicator] {
+        &[Indicator {
+            role: "player",
+            name: "stag",
+            definition: "1 when the player chooses B, the stag (choice 1), 0 for A, the safe action",
+            binary: true,
+            rule: IndicatorRule::Choice(1),
+        }]
     }
 
     fn outcomes(&self, run: &RunView<'_>) -> Vec<(String, f64)> {

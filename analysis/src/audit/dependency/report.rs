@@ -29,7 +29,7 @@ impl Dependency {
         for i in &self.indicators {
             s.push_str(&format!("- {} / {}: `{}`, {}\n", i.environment, i.role, i.name, i.definition));
         }
-        for (e, r, why) in LEFT_OUT {
+        for (e, r, why) in &self.left_out {
             s.push_str(&format!(
                 "- {e}{}: left out, {why}\n",
                 if r == "*" { String::new() } else { format!(" / {r}") }

@@ -71,6 +71,9 @@ fn the_logit_uses_the_prompts_whose_action_varies() {
 
 #[test]
 fn indicators_read_actions() {
+    let d = crate::declared::tests::shipped();
+    let indicator_for = |e: &str, r: &str| d.indicator(e, r);
+    let left_out_reason = |e: &str, r: &str| d.left_out_reason(e, r);
     let pd = indicator_for("prisoners-dilemma", "player").expect("pd");
     assert_eq!(pd.value("c0", "", None), Some(1.0));
     assert_eq!(pd.value("c1", "", None), Some(0.0));
