@@ -492,3 +492,52 @@ fn the_public_goods_re_skins_reach_the_rules_text() {
         assert!(!points.contains(" point"), "{variant:?}: the canonical unit is gone: {text}");
     }
 }
+
+/// Every decision's system and user text and schema in `variant`, for one game.
+fn every_text(r: &PromptRenderer, spec: &EnvSpec, variant: Variant) -> Vec<String> {
+    scenes_in(spec, variant)
+        .into_iter()
+        .map(|(seat, obs, history)| {
+            let s = show(r, spec, seat, &obs, &history, &PromptOptions::default());
+            format!("{}\n{}\n{}", s.system, s.user, s.schema)
+        })
+        .collect()
+}
+
+#[test]
+fn the_bargaining_re_skins_reach_the_rules_questions_and_labels() {
+    let r = PromptRenderer::new();
+    for game in [BargainGame::Ultimatum, BargainGame::Dictator, BargainGame::Trust] {
+        let spec = EnvSpec::Bargaining(BargainParams { game, ..Default::default() });
+        for text in every_text(&r, &spec, Variant::C0) {
+            assert!(text.contains(" points"), "{game:?} C0 keeps points: {text}");
+        }
+        for (variant, unit, labels) in
+            [(Variant::C1, " dollars", ["agree", "refuse"]), (Variant::C2, " coins", ["take it", "leave it"])]
+        {
+            for text in every_text(&r, &spec, variant) {
+                assert!(text.contains(unit), "{game:?} {variant:?}: {text}");
+                assert!(!text.contains(" point"), "{game:?} {variant:?}: the canonical unit is gone: {text}");
+                if game == BargainGame::Ultimatum {
+                    assert!(labels.iter().all(|l| text.contains(l)), "{variant:?}: its own labels: {text}");
+                    assert!(!text.contains("accept") && !text.contains("reject"), "{variant:?}: {text}");
+                }
+            }
+        }
+    }
+}
+
+#[test]
+fn the_money_request_re_skins_reach_the_rules_and_the_question() {
+    let r = PromptRenderer::new();
+    let spec = EnvSpec::canonical(EnvKind::MoneyRequest);
+    for text in every_text(&r, &spec, Variant::C0) {
+        assert!(text.contains("request an amount of money") && text.contains("How much do you request?"), "{text}");
+    }
+    for (variant, words) in [(Variant::C1, ["price", "dollars"]), (Variant::C2, ["tokens", "claim"])] {
+        for text in every_text(&r, &spec, variant) {
+            assert!(words.iter().all(|w| text.contains(w)), "{variant:?}: {text}");
+            assert!(!text.contains("request") && !text.contains("money"), "{variant:?}: C0's words are gone: {text}");
+        }
+    }
+}

@@ -43,6 +43,14 @@ pub struct BargainVariant {
     pub trust_multiplier: i64,
     /// Responder labels: index 0 accepts, index 1 rejects.
     pub labels: std::sync::Arc<[String]>,
+    /// The unit of the sums as the rules and questions name it, singular and plural (a re-skin
+    /// names its own: `dollar`/`dollars`).
+    #[serde(default = "default_unit")]
+    pub unit: [String; 2],
+}
+
+fn default_unit() -> [String; 2] {
+    ["point".into(), "points".into()]
 }
 
 crate::shipped_variants!(variants, BargainVariant, "bargaining.ron", |v: &BargainVariant| two_labels(&v.labels));
@@ -202,13 +210,16 @@ impl Game for BargainParams {
                 "pie": d.pie, "labels": labels, "accept": d.labels[0], "reject": d.labels[1],
                 "proposer_outside": num(d.proposer_outside), "responder_outside": num(d.responder_outside),
                 "trust_endowment": d.trust_endowment, "trust_multiplier": d.trust_multiplier,
+                "units": d.unit[1],
             }),
         })
     }
 
     fn question(&self, obs: &Observation) -> String {
+        // The variant's unit (C1 and C2 re-skin it).
+        let units = &variants().get(obs.variant).unit[1];
         match (obs.role, &obs.context) {
-            (Role::Proposer, _) => "You are the proposer in this game. How many points do you offer the responder?".into(),
+            (Role::Proposer, _) => format!("You are the proposer in this game. How many {units} do you offer the responder?"),
             (Role::Responder, Context::Offer { offer, pie }) => {
                 // The variant's own words for the two actions (C1 and C2 re-skin them).
                 let labels = &variants().get(obs.variant).labels;
@@ -216,14 +227,14 @@ impl Game for BargainParams {
                 // proposer, and the prompt says so.
                 let from = if self.fixed_offers.is_some() { "You are offered" } else { "The proposer offers you" };
                 format!(
-                    "You are the responder in this game. {from} {offer} of the {pie} points. Do you {} or {}?",
+                    "You are the responder in this game. {from} {offer} of the {pie} {units}. Do you {} or {}?",
                     labels[0], labels[1]
                 )
             }
-            (Role::Dictator, _) => "You are the allocator in this game. How many points do you give the recipient?".into(),
-            (Role::Investor, _) => "You are the investor in this game. How many points do you send?".into(),
+            (Role::Dictator, _) => format!("You are the allocator in this game. How many {units} do you give the recipient?"),
+            (Role::Investor, _) => format!("You are the investor in this game. How many {units} do you send?"),
             (Role::Trustee, Context::Received { amount }) => format!(
-                "You are the trustee in this game. You received {amount} points. How many do you return to the investor?"
+                "You are the trustee in this game. You received {amount} {units}. How many do you return to the investor?"
             ),
             (role, _) => default_question(role),
         }

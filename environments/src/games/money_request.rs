@@ -40,6 +40,38 @@ pub struct MrVariant {
     pub bonus: i64,
     /// When the bonus is paid.
     pub rule: BonusRule,
+    /// The surface the rules and the question read in (a re-skin names its own act, what is
+    /// received, the participant's noun and the goal); C0's words by default.
+    #[serde(default)]
+    pub words: MrWords,
+}
+
+/// How one variant of the 11-20 game words the request.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MrWords {
+    /// What each does (`request an amount of money`).
+    pub act: String,
+    /// What each receives (`the amount requested`).
+    pub receives: String,
+    /// Who asks, as the bonus sentence opens (`A participant who asks for`).
+    pub who: String,
+    /// What the goal is to earn as much of (`as much money`).
+    pub goal: String,
+    /// The question before the answer (`How much do you request?`).
+    pub question: String,
+}
+
+impl Default for MrWords {
+    fn default() -> MrWords {
+        MrWords {
+            act: "request an amount of money".into(),
+            receives: "the amount requested".into(),
+            who: "A participant who asks for".into(),
+            goal: "as much money".into(),
+            question: "How much do you request?".into(),
+        }
+    }
 }
 
 crate::shipped_variants!(variants, MrVariant, "money-request.ron", |v: &MrVariant| {
@@ -128,12 +160,13 @@ impl Game for MrParams {
                 "cover_story": d.cover_story, "games": self.games, "min": d.min, "max": d.max, "bonus": d.bonus,
                 "population": self.population, "one_shot": self.memory == 0,
                 "rule": format!("{:?}", d.rule),
+                "act": d.words.act, "receives": d.words.receives, "who": d.words.who, "goal": d.words.goal,
             }),
         })
     }
 
-    fn question(&self, _obs: &Observation) -> String {
-        "How much do you request?".into()
+    fn question(&self, obs: &Observation) -> String {
+        variants().get(obs.variant).words.question.clone()
     }
 
     fn metrics(&self) -> &'static [MetricDef] {
