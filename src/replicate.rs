@@ -205,10 +205,8 @@ fn study_path() -> PathBuf {
 pub fn main(args: ReplicateArgs) -> anyhow::Result<()> {
     if args.verdicts {
         let roster = agora_analysis::replay::PaperRoster::shipped();
-        let declared = agora_analysis::Declared::from_json(
-            agora_environments::declarations().iter().map(|d| serde_json::to_string(d).unwrap_or_default()),
-        )
-        .map_err(|e| anyhow::anyhow!("the games' declarations: {e}"))?;
+        let declared = agora_analysis::Declared::from_values(&agora_environments::declarations())
+            .map_err(|e| anyhow::anyhow!("the games' declarations: {e}"))?;
         let analysis = agora_analysis::analyze_outcomes(&roster.outcomes(), &declared, None);
         print!("{}", agora_analysis::replay::verdict_table(&analysis));
         return Ok(());

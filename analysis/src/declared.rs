@@ -191,6 +191,15 @@ impl Declared {
         Ok(Declared { list: by_env.into_values().collect() })
     }
 
+    /// Declarations as a build of the games hands them out (any value that serialises as the
+    /// engine records it: `agora_environments::declarations()`), for outcomes not read from a
+    /// store (the replay).
+    pub fn from_values<T: Serialize>(values: &[T]) -> Result<Declared, String> {
+        let texts: Result<Vec<String>, String> =
+            values.iter().map(|v| serde_json::to_string(v).map_err(|e| e.to_string())).collect();
+        Declared::from_json(texts?)
+    }
+
     /// The declarations a store holds; refused where a stored run's environment has none (a
     /// store written before declarations were recorded is upgraded by opening it for writing,
     /// as `agora run` and `agora merge` do).
@@ -295,13 +304,7 @@ pub(crate) mod tests {
     /// The declarations of this build's games, as the engine records them.
     pub(crate) fn shipped() -> &'static Declared {
         static D: std::sync::OnceLock<Declared> = std::sync::OnceLock::new();
-        D.get_or_init(|| {
-            let texts: Vec<String> = agora_environments::declarations()
-                .iter()
-                .map(|d| serde_json::to_string(d).expect("serialise"))
-                .collect();
-            Declared::from_json(texts).expect("read")
-        })
+        D.get_or_init(|| Declared::from_values(&agora_environments::declarations()).expect("read"))
     }
 
     #[test]

@@ -12,10 +12,7 @@ use agora_analysis::replay::{self, PaperRoster, PAPER_ROSTER_RON};
 
 /// The declarations of this build's games, as the engine records them in a store.
 fn declared() -> agora_analysis::Declared {
-    agora_analysis::Declared::from_json(
-        agora_environments::declarations().iter().map(|d| serde_json::to_string(d).expect("serialise")),
-    )
-    .expect("declarations read")
+    agora_analysis::Declared::from_values(&agora_environments::declarations()).expect("declarations read")
 }
 
 fn replay() -> Analysis {

@@ -69,10 +69,7 @@ struct Place<'a> {
 
 /// The declarations of this build's games, as the engine records them in a store.
 fn declared() -> agora_analysis::Declared {
-    agora_analysis::Declared::from_json(
-        agora_environments::declarations().iter().map(|d| serde_json::to_string(d).expect("serialise")),
-    )
-    .expect("declarations read")
+    agora_analysis::Declared::from_values(&agora_environments::declarations()).expect("declarations read")
 }
 
 fn place<'a>(environment: &'a str, arm: &'a str, variant: &'a str, cell: &'a str, level: &'a str) -> Place<'a> {
