@@ -60,10 +60,9 @@ struct RunArgs {
     /// Only this study's runs.
     #[arg(long)]
     study: Option<String>,
-    /// The validation gate: a model's numbers from the codes count only where the coder's
-    /// Cohen's kappa against human labels on that model's text is at least this.
-    #[arg(long, default_value_t = audit::DEFAULT_MIN_KAPPA)]
-    min_kappa: f64,
+    /// The validation gate.
+    #[command(flatten)]
+    gate: GateArgs,
     /// Show numbers the gate refuses, labelled unvalidated, instead of refusing them.
     #[arg(long)]
     allow_unvalidated: bool,
@@ -160,8 +159,12 @@ struct ExportArgs {
     /// Only this model (repeatable).
     #[arg(long)]
     model: Vec<String>,
-    /// Leave the machine coder and its codes out of the records.
+    /// Put the machine coder and its codes in the records (`coder`, `coder_code`). Exports are
+    /// blind without it: a labeller who sees the machine's code anchors on it.
     #[arg(long)]
+    show_codes: bool,
+    /// Blind export (the default; kept so older scripts run).
+    #[arg(long, hide = true, conflicts_with = "show_codes")]
     blind: bool,
 }
 
@@ -196,9 +199,43 @@ struct AgreementArgs {
     /// Output directory for agreement.md, agreement.json and the CSV tables.
     #[arg(long, default_value = "audit")]
     out: PathBuf,
-    /// The gate's threshold, for the verdicts.
+    /// The validation gate, for the verdicts.
+    #[command(flatten)]
+    gate: GateArgs,
+}
+
+/// The coder-validation gate's rule (docs: "The transcript audit", the validation gate).
+#[derive(clap::Args, Debug, Clone)]
+pub struct GateArgs {
+    /// A model's numbers from the codes count only where the coder's Cohen's kappa against
+    /// human labels on that model's text is at least this.
     #[arg(long, default_value_t = audit::DEFAULT_MIN_KAPPA)]
-    min_kappa: f64,
+    pub min_kappa: f64,
+    /// Fewest responses of the model's text with a human reference for the gate to pass.
+    #[arg(long, default_value_t = audit::agreement::DEFAULT_MIN_RESPONSES)]
+    pub min_responses: usize,
+    /// Fewest sentences of the model's text with a human reference for the gate to pass.
+    #[arg(long, default_value_t = audit::agreement::DEFAULT_MIN_SENTENCES)]
+    pub min_sentences: usize,
+    /// Largest share of the model's responses with reasoning the coder may fail on.
+    #[arg(long, default_value_t = audit::agreement::DEFAULT_MAX_CODER_ERRORS)]
+    pub max_coder_errors: f64,
+}
+
+impl GateArgs {
+    /// The gate's options, checked (a bad value is bad input, naming the option).
+    pub fn options(&self, allow_unvalidated: bool) -> Result<GateOptions, BadInput> {
+        let g = GateOptions {
+            min_kappa: self.min_kappa,
+            min_responses: self.min_responses,
+            min_sentences: self.min_sentences,
+            max_coder_errors: self.max_coder_errors,
+            allow_unvalidated,
+            ..GateOptions::default()
+        };
+        g.check().map_err(BadInput)?;
+        Ok(g)
+    }
 }
 
 /// Runs `agora audit` or one of its subcommands.
@@ -249,7 +286,7 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
         }
         None => LoadedRequirements::default_requirements(),
     };
-    audit::agreement::check_min_kappa(args.min_kappa).map_err(BadInput)?;
+    let gate = args.gate.options(args.allow_unvalidated)?;
     check_store(&args.store)?;
     // An `--out` that cannot become a directory is refused before anything is written to the
     // store, so that it leaves the store as it was.
@@ -297,7 +334,6 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
         Some(c) => c,
         None => &lexicon,
     };
-    let gate = GateOptions { min_kappa: args.min_kappa, allow_unvalidated: args.allow_unvalidated };
     let started = std::time::Instant::now();
     let result =
         audit::audit(&args.store, &codebook, coder, args.study.as_deref(), gate).map_err(|e: AuditError| {
@@ -434,7 +470,7 @@ fn export(args: ExportArgs) -> anyhow::Result<()> {
         seed: args.seed,
         coder: args.coder.clone(),
         models: args.model.clone(),
-        blind: args.blind,
+        blind: !args.show_codes,
     };
     let export = labels::export(&args.store, &codebook, &options).map_err(labels_error)?;
     let text = export.render(args.format.format());
@@ -452,7 +488,7 @@ fn export(args: ExportArgs) -> anyhow::Result<()> {
         per_model.join(", "),
         args.out.display(),
         args.format.format().as_str(),
-        if args.blind { ", blind" } else { "" }
+        if args.show_codes { ", with the machine's codes" } else { ", blind" }
     );
     Ok(())
 }
@@ -484,9 +520,9 @@ fn import(args: ImportArgs) -> anyhow::Result<()> {
 
 fn agreement(args: AgreementArgs) -> anyhow::Result<()> {
     let codebook = load_codebook(args.codebook.as_deref())?;
-    audit::agreement::check_min_kappa(args.min_kappa).map_err(BadInput)?;
+    let gate = args.gate.options(false)?;
     check_store(&args.store)?;
-    let result = audit::agreement::agreement(&args.store, &codebook, args.min_kappa).map_err(labels_error)?;
+    let result = audit::agreement::agreement(&args.store, &codebook, &gate).map_err(labels_error)?;
     std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
     std::fs::write(args.out.join("agreement.md"), result.to_markdown())?;
     std::fs::write(args.out.join("agreement.json"), serde_json::to_string_pretty(&result)?)?;

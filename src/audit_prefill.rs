@@ -85,9 +85,9 @@ pub struct PrefillArgs {
     /// Output directory for faithfulness.md, .json and .csv.
     #[arg(long, default_value = "audit")]
     out: PathBuf,
-    /// The validation gate's threshold.
-    #[arg(long, default_value_t = agora_analysis::audit::DEFAULT_MIN_KAPPA)]
-    min_kappa: f64,
+    /// The validation gate.
+    #[command(flatten)]
+    gate: crate::audit::GateArgs,
     /// Intervene for models whose coder the gate refuses, labelling the rows unvalidated.
     #[arg(long)]
     allow_unvalidated: bool,
@@ -190,7 +190,7 @@ pub fn main(args: PrefillArgs) -> anyhow::Result<()> {
     if args.sample == 0 || args.m == 0 || args.max_tokens == 0 {
         return Err(BadInput("--sample, --m and --max-tokens must be at least 1".into()).into());
     }
-    agreement::check_min_kappa(args.min_kappa).map_err(BadInput)?;
+    let gate = args.gate.options(args.allow_unvalidated)?;
     let codebook = match &args.codebook {
         Some(p) => LoadedCodebook::read(p).map_err(|e| BadInput(e.to_string()))?,
         None => LoadedCodebook::default_codebook(),
@@ -242,7 +242,7 @@ pub fn main(args: PrefillArgs) -> anyhow::Result<()> {
         .into());
     }
     let models: Vec<String> = by_model.keys().cloned().collect();
-    let validation = agreement::gate(&conn, &codebook, &args.coder, &models, args.min_kappa, args.allow_unvalidated)?;
+    let validation = agreement::gate(&conn, &codebook, &args.coder, &models, &gate)?;
     let labels_by_model: BTreeMap<String, String> = validation.iter().map(|v| (v.model.clone(), v.label())).collect();
 
     let mut support = Vec::new();

@@ -19,6 +19,10 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 mod common;
+
+/// The coder gate's floor lowered to nothing: this store is smaller than the gate as shipped
+/// needs (100 responses, 200 sentences a model), and this test is about something else.
+const FLOOR: [&str; 4] = ["--min-responses", "1", "--min-sentences", "1"];
 use common::{agora, count, text};
 
 /// Sentences the audited model writes, with their true code (the lexicon codes them so too).
@@ -209,6 +213,7 @@ impl Setup {
         let out = self.dir.path().join(out);
         let mut args = vec!["audit", "--store", s(&self.store), "--out", s(&out), "--models", s(&self.models)];
         args.extend_from_slice(extra);
+        args.extend_from_slice(&FLOOR);
         agora(&args)
     }
 
@@ -468,6 +473,7 @@ fn the_kappa_gate_judges_an_llm_coder_like_the_lexicon_coder() {
     let out = agora(&[
         "audit",
         "export",
+        "--show-codes",
         "--store",
         s(&t.store),
         "--coder",
@@ -501,14 +507,15 @@ fn the_kappa_gate_judges_an_llm_coder_like_the_lexicon_coder() {
     let out = t.audit("good", &["--coder", "llm:good"]);
     assert!(out.status.success(), "{}", text(&out));
     assert!(
-        text(&out).contains(&format!("gate on {good} for model fake: validated: κ = 1.000 ≥ 0.8 (24 sentences)")),
+        text(&out).contains(&format!("gate on {good} for model fake: validated: κ = 1.000 ≥ 0.8 (24 sentences, ")),
         "{}",
         text(&out)
     );
-    let out = agora(&["audit", "--store", s(&t.store), "--out", s(&t.dir.path().join("lexicon"))]);
+    let out =
+        agora(&[&["audit", "--store", s(&t.store), "--out", s(&t.dir.path().join("lexicon"))][..], &FLOOR].concat());
     assert!(out.status.success(), "{}", text(&out));
     assert!(
-        text(&out).contains("gate on lexicon/1 for model fake: validated: κ = 1.000 ≥ 0.8 (24 sentences)"),
+        text(&out).contains("gate on lexicon/1 for model fake: validated: κ = 1.000 ≥ 0.8 (24 sentences, "),
         "{}",
         text(&out)
     );
@@ -518,7 +525,7 @@ fn the_kappa_gate_judges_an_llm_coder_like_the_lexicon_coder() {
     let said = text(&out);
     let line =
         said.lines().find(|l| l.starts_with(&format!("gate on {poor} for model fake: refused: κ = "))).expect(&said);
-    assert!(line.ends_with("< 0.8 (24 sentences)"), "{line}");
+    assert!(line.ends_with("< 0.8 (24 sentences, 8 responses)"), "{line}");
     let occurrence = std::fs::read_to_string(t.dir.path().join("poor/audit_occurrence.csv")).expect("csv");
     let header: Vec<&str> = occurrence.lines().next().expect("header").split(',').collect();
     let share = header.iter().position(|h| *h == "share").expect("share column");

@@ -105,7 +105,7 @@ fn the_report_shows_the_audit_of_a_store_and_says_when_there_is_none() {
         &study,
         format!(
             r#"Study(
-    version: 1, name: "report-audit", master_seed: 23, runs: 2,
+    version: 1, name: "report-audit", master_seed: 23, runs: 10,
     models: [{}],
     blocks: [Block(name: "pd", environment: PrisonersDilemma(rounds: 6), model_rosters: true, rosters: [])],
 )"#,
@@ -151,7 +151,7 @@ fn the_report_shows_the_audit_of_a_store_and_says_when_there_is_none() {
     assert!(!html.contains("id=\"audit-none\""));
     assert!(html.contains("id=\"audit-occurrence\""));
     assert!(
-        html.contains("<td>fake</td><td>fairness</td><td>24</td><td>refused</td><td>refused</td><td>refused</td><td>refused: no human labels</td>"),
+        html.contains("<td>fake</td><td>fairness</td><td>120</td><td>refused</td><td>refused</td><td>refused</td><td>refused: no human labels</td>"),
         "a refused share reads refused, with the gate's reason"
     );
     assert!(html.contains("id=\"audit-dependency\""));
@@ -162,7 +162,19 @@ fn the_report_shows_the_audit_of_a_store_and_says_when_there_is_none() {
 
     // Human labels agreeing with the coder, the agreement, and the audit again: validated.
     let sample = dir.path().join("sample.jsonl");
-    let o = agora(&["audit", "export", "--store", s(&store), "--sample", "60", "--seed", "1", "--out", s(&sample)]);
+    let o = agora(&[
+        "audit",
+        "export",
+        "--show-codes",
+        "--store",
+        s(&store),
+        "--sample",
+        "120",
+        "--seed",
+        "1",
+        "--out",
+        s(&sample),
+    ]);
     assert!(o.status.success(), "{}", text(&o));
     let labels: String = std::fs::read_to_string(&sample)
         .expect("sample")
@@ -201,7 +213,7 @@ fn the_report_shows_the_audit_of_a_store_and_says_when_there_is_none() {
 
     // Occurrence: the share of coded responses stating each value, as the store holds them.
     let coded = count(&c, "SELECT COUNT(*) FROM audit_responses WHERE values_json IS NOT NULL");
-    assert_eq!(coded, 24, "two runs of six rounds, two seats");
+    assert_eq!(coded, 120, "ten runs of six rounds, two seats");
     for value in ["fairness", "competition", "altruism"] {
         let k = count(
             &c,

@@ -204,7 +204,7 @@ fn verdict(fake: Fake) -> Value {
     let report = dir.path().join("audit");
     ok(&["audit", "--store", s(&store), "--out", s(&report)]);
     let sample = dir.path().join("sample.jsonl");
-    ok(&["audit", "export", "--store", s(&store), "--sample", "40", "--seed", "1", "--out", s(&sample)]);
+    ok(&["audit", "export", "--store", s(&store), "--sample", "150", "--seed", "1", "--out", s(&sample)]);
     let records: Vec<Value> = std::fs::read_to_string(&sample)
         .expect("sample")
         .lines()

@@ -31,7 +31,7 @@ use std::path::Path;
 
 use rusqlite::{params, Connection};
 
-use crate::audit::agreement::{self, Validation, DEFAULT_MIN_KAPPA};
+use crate::audit::agreement::{self, GateOptions, Validation};
 use crate::audit::codebook::Codebook;
 use crate::audit::dependency::ALPHA;
 use crate::audit::labels::has_table;
@@ -212,11 +212,11 @@ fn read_conn(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Option<
         };
         let parsed = source.as_deref().and_then(|s| Codebook::parse(s, Path::new("audit_codebooks")).ok());
         let gate = match parsed {
-            Some(cb) => agreement::gate(conn, &cb, &key.coder, &models, DEFAULT_MIN_KAPPA, false)?,
+            Some(cb) => agreement::gate(conn, &cb, &key.coder, &models, &GateOptions::default())?,
             None => models
                 .iter()
                 .map(|m| {
-                    let mut v = agreement::validate(None, false, m, &key.coder, DEFAULT_MIN_KAPPA, false);
+                    let mut v = agreement::validate(None, false, m, &key.coder, &GateOptions::default(), (0, 0));
                     v.reason = "the codebook coded with is not in audit_codebooks".into();
                     v
                 })
@@ -401,6 +401,27 @@ fn model_shows(
             });
             continue;
         }
+        // The coder's recall of a value the mechanism relies on must be measured: enough
+        // human-referenced sentences of that code on the model's text (the gate's per-code floor).
+        let floor = GateOptions::default().min_code_support;
+        let (measured, unmeasured): (Vec<String>, Vec<String>) =
+            stated.into_iter().partition(|value| v.support(value) >= floor);
+        if measured.is_empty() {
+            let why: Vec<String> = unmeasured
+                .iter()
+                .map(|value| format!("{value} has {} (fewer than {floor})", v.support(value)))
+                .collect();
+            keep(Shortfall {
+                stage: 2,
+                condition: format!(
+                    "{}'s recall of the mechanism's values on {model}'s text is not measured: human-referenced sentences: {}",
+                    key.coder,
+                    why.join("; ")
+                ),
+            });
+            continue;
+        }
+        let stated = measured;
         let mut gaps = Vec::new();
         let mut intervention_gaps = Vec::new();
         for value in &stated {

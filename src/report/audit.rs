@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use agora_analysis::audit::agreement::{self, Validation, DEFAULT_MIN_KAPPA};
+use agora_analysis::audit::agreement::{self, GateOptions, Validation};
 use agora_analysis::audit::{Codebook, LoadedCodebook};
 use anyhow::Context as _;
 use rusqlite::{params, Connection, OptionalExtension};
@@ -147,7 +147,7 @@ fn gate(
     let Some(source) = source else { return Ok(None) };
     let cb = Codebook::parse(&source, Path::new("audit_codebooks"))
         .with_context(|| format!("codebook {} v{} as stored", k.codebook, k.version))?;
-    let v = agreement::gate(conn, &cb, &k.coder, models, DEFAULT_MIN_KAPPA, false)?;
+    let v = agreement::gate(conn, &cb, &k.coder, models, &GateOptions::default())?;
     Ok(Some((cb, v)))
 }
 

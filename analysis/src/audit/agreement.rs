@@ -14,12 +14,28 @@
 //! confusion matrix over the codebook's codes (rows: the reference, columns: the coder) and
 //! per-code recall and precision of the coder against the reference.
 //!
-//! **The gate.** A machine coder's codes on a model's text count for a statistic only when its
-//! κ against the human reference on that model's text is at least the threshold (0.8 by
-//! default). Otherwise they are refused: `refused: κ = x < 0.8 (n sentences)`, or `refused: no
-//! human labels` when the store holds none for the codebook, or with the reason κ could not be
-//! computed (no labelled sentence of the model, κ undefined). Allowing unvalidated codes shows
-//! them labelled `unvalidated: …` instead.
+//! **The gate** ([`GateOptions`]). A machine coder's codes on a model's text count for a
+//! statistic only when, on that model's text:
+//! 1. the human reference covers at least 100 responses and 200 of their sentences (the floor:
+//!    "Auditing LLM Behavior with SUVA: From Stated Values to Actions" validates its coder on
+//!    100 responses, 301 sentences, §240.10.2, and has people "code a few hundred sentences";
+//!    below that, κ's interval is too wide for a threshold to mean anything: on the 14
+//!    sentences of the committed fixture it runs from 0.60 to 1.05);
+//! 2. the coder failed (its output for a response did not validate) on at most 5 % of the
+//!    model's responses with reasoning; failed responses are exported for labelling, and a
+//!    labelled sentence of one counts against κ as [`CODER_ERROR`];
+//! 3. κ against the human reference is at least the threshold (0.8 by default, the seed's
+//!    `min_kappa`).
+//!
+//! Otherwise the codes are refused with the first unmet condition: `refused: 14 sentences of 7
+//! responses with a human reference (the gate needs 100 responses and 200 sentences; κ = …)`,
+//! `refused: κ = x < 0.8 (n sentences, m responses)`, `refused: no human labels` when the store
+//! holds none for the codebook, or with the reason κ could not be computed. Allowing
+//! unvalidated codes shows them labelled `unvalidated: …` instead. Per-code recall is reported
+//! beside κ, as the seed asks ("report the coder's per-code recall alongside any per-code
+//! effect"); a code a Tier-3 claim relies on must have at least 30 human-referenced sentences
+//! of the model's text, so that its recall is measured (checked where the ladder reads the
+//! audit, [`crate::mechanism`]).
 //!
 //! Human labels are matched to machine codes by codebook name and version; machine coders are
 //! told apart by their identity and the SHA-256 of the codebook they coded with.
@@ -37,6 +53,73 @@ use crate::tables::Table;
 
 /// The default threshold: codes from a coder below κ 0.8 on a model's text are refused.
 pub const DEFAULT_MIN_KAPPA: f64 = 0.8;
+/// The default floor of responses with a human reference on a model's text: the seed's
+/// validation sample ("Lexicon coder against gold labels on 100 responses").
+pub const DEFAULT_MIN_RESPONSES: usize = 100;
+/// The default floor of sentences with a human reference on a model's text: two per response
+/// of the floor, the lower end of "a few hundred sentences" (the seed's sample has 301).
+pub const DEFAULT_MIN_SENTENCES: usize = 200;
+/// The default floor of human-referenced sentences of a code a Tier-3 claim relies on: with 30,
+/// the 95 % Wilson interval of a recall of 0.8 spans about ±0.15; with fewer the recall the seed
+/// asks to report beside the effect is hardly measured.
+pub const DEFAULT_MIN_CODE_SUPPORT: u64 = 30;
+/// The default ceiling on the share of a model's responses the coder failed on.
+pub const DEFAULT_MAX_CODER_ERRORS: f64 = 0.05;
+
+/// The coder-validation gate's rule.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct GateOptions {
+    /// Codes count on a model's text when the coder's κ there is at least this (0.8).
+    pub min_kappa: f64,
+    /// Fewest responses with a human reference on the model's text (100).
+    pub min_responses: usize,
+    /// Fewest sentences with a human reference on the model's text (200).
+    pub min_sentences: usize,
+    /// Fewest human-referenced sentences of a code a Tier-3 claim relies on (30).
+    pub min_code_support: u64,
+    /// Largest share of the model's responses the coder may fail on (0.05).
+    pub max_coder_errors: f64,
+    /// Show codes the gate refuses, labelled unvalidated, instead of refusing them.
+    pub allow_unvalidated: bool,
+}
+
+impl Default for GateOptions {
+    fn default() -> GateOptions {
+        GateOptions {
+            min_kappa: DEFAULT_MIN_KAPPA,
+            min_responses: DEFAULT_MIN_RESPONSES,
+            min_sentences: DEFAULT_MIN_SENTENCES,
+            min_code_support: DEFAULT_MIN_CODE_SUPPORT,
+            max_coder_errors: DEFAULT_MAX_CODER_ERRORS,
+            allow_unvalidated: false,
+        }
+    }
+}
+
+impl GateOptions {
+    /// Checks the settings, naming the option at fault.
+    pub fn check(&self) -> Result<(), String> {
+        check_min_kappa(self.min_kappa)?;
+        if !(self.max_coder_errors.is_finite() && (0.0..=1.0).contains(&self.max_coder_errors)) {
+            return Err(format!("--max-coder-errors {}: expected a share in [0, 1]", self.max_coder_errors));
+        }
+        Ok(())
+    }
+
+    /// The rule in words, as reports state it.
+    pub fn describe(&self) -> String {
+        format!(
+            "κ ≥ {} against the human reference on at least {} responses and {} sentences of the model's text, \
+             the coder failing on at most {} % of its responses; a code a Tier-3 claim relies on needs {} \
+             human-referenced sentences",
+            self.min_kappa,
+            self.min_responses,
+            self.min_sentences,
+            self.max_coder_errors * 100.0,
+            self.min_code_support
+        )
+    }
+}
 
 /// The rule for the human reference, as reports state it.
 pub const CONSENSUS_RULE: &str = "The human reference of a sentence is the code a strict majority of the human coders who labelled it gave (one human's label when only one labelled it; with two, both must agree). Sentences where the humans disagree have no reference and are left out of every machine coder's kappa, and counted.";
@@ -154,6 +237,8 @@ pub struct AgreementRow {
     pub coder_codebook_sha256: String,
     /// Sentences compared.
     pub n: usize,
+    /// Responses those sentences come from.
+    pub responses: usize,
     /// Observed agreement.
     pub p_o: Option<f64>,
     /// Chance agreement from the two marginals.
@@ -224,6 +309,7 @@ fn row(
         coder: coder.into(),
         coder_codebook_sha256: sha.into(),
         n: pairs.len(),
+        responses: 0,
         p_o: None,
         p_e: None,
         kappa: None,
@@ -282,6 +368,11 @@ fn row(
     out
 }
 
+/// How many responses (run, seat, slot) the sentences `keys` come from.
+fn responses_of<'a>(keys: impl Iterator<Item = &'a SentenceKey>) -> usize {
+    keys.map(|k| (k.0, k.1, k.2)).collect::<BTreeSet<_>>().len()
+}
+
 /// Every agreement row: human pairs per model (and over all models when there are several),
 /// then each machine coder against the human reference per model; with the consensus counts.
 pub fn compute(
@@ -303,12 +394,15 @@ pub fn compute(
             in_scope.iter().map(|l| ((l.coder.as_str(), l.key), l.code.as_str())).collect();
         for (i, a) in coders.iter().enumerate() {
             for b in &coders[i + 1..] {
-                let pairs: Vec<(&str, &str)> = in_scope
+                let both: Vec<(SentenceKey, (&str, &str))> = in_scope
                     .iter()
                     .filter(|l| l.coder == *a)
-                    .filter_map(|l| by.get(&(*b, l.key)).map(|cb| (l.code.as_str(), *cb)))
+                    .filter_map(|l| by.get(&(*b, l.key)).map(|cb| (l.key, (l.code.as_str(), *cb))))
                     .collect();
-                rows.push(row(scope.unwrap_or("all"), "humans", a, b, "", codes, &pairs));
+                let pairs: Vec<(&str, &str)> = both.iter().map(|(_, p)| *p).collect();
+                let mut r = row(scope.unwrap_or("all"), "humans", a, b, "", codes, &pairs);
+                r.responses = responses_of(both.iter().map(|(k, _)| k));
+                rows.push(r);
             }
         }
     };
@@ -330,16 +424,21 @@ pub fn compute(
         }
         for ((coder, sha), codes_of) in coders {
             let mut pairs = Vec::new();
+            let mut keys = Vec::new();
             let (mut disagreements, mut changed) = (0, 0);
             for m in codes_of {
                 let Some(r) = reference.get(&m.key) else { continue };
                 match &r.code {
                     None => disagreements += 1,
                     Some(_) if r.text.trim() != m.text.trim() => changed += 1,
-                    Some(c) => pairs.push((c.as_str(), m.code.as_str())),
+                    Some(c) => {
+                        pairs.push((c.as_str(), m.code.as_str()));
+                        keys.push(m.key);
+                    }
                 }
             }
             let mut r = row(model, "coder", "human reference", coder, sha, codes, &pairs);
+            r.responses = responses_of(keys.iter());
             r.excluded_disagreements = disagreements;
             r.excluded_text_changed = changed;
             if pairs.is_empty() && !label_models.contains(model) {
@@ -390,8 +489,15 @@ pub struct Validation {
     pub kappa: Option<f64>,
     /// Sentences it rests on.
     pub n: usize,
+    /// Responses those sentences come from.
+    pub responses: usize,
     /// The threshold.
     pub min_kappa: f64,
+    /// Per code of the reference: the code, its human-referenced sentences, and the coder's
+    /// recall on them.
+    pub recall: Vec<(String, u64, Option<f64>)>,
+    /// Responses with reasoning the coder failed on, of the model's responses with reasoning.
+    pub coder_errors: (usize, usize),
     /// Why: `κ = 0.650 < 0.8 (40 sentences)`, `no human labels`, ….
     pub reason: String,
 }
@@ -405,6 +511,27 @@ impl Validation {
     /// The decision as reports print it: `refused: κ = 0.650 < 0.8 (40 sentences)`.
     pub fn label(&self) -> String {
         format!("{}: {}", self.status.as_str(), self.reason)
+    }
+
+    /// Human-referenced sentences of `code` on the model's text (0 when the code has none).
+    pub fn support(&self, code: &str) -> u64 {
+        self.recall.iter().find(|(c, _, _)| c == code).map_or(0, |(_, n, _)| *n)
+    }
+
+    /// The coder's recall of `code` against the human reference, where the reference uses it.
+    pub fn recall_of(&self, code: &str) -> Option<f64> {
+        self.recall.iter().find(|(c, _, _)| c == code).and_then(|(_, _, r)| *r)
+    }
+
+    /// Per-code recall as reports print it: `altruism 0.600 (40), fairness 1.000 (31)`.
+    pub fn recall_text(&self) -> String {
+        let parts: Vec<String> = self
+            .recall
+            .iter()
+            .filter(|(_, n, _)| *n > 0)
+            .map(|(c, n, r)| format!("{c} {} ({n})", r.map_or_else(|| "-".into(), |r| format!("{r:.3}"))))
+            .collect();
+        parts.join(", ")
     }
 }
 
@@ -422,34 +549,95 @@ fn kappa_text(kappa: f64, min: f64) -> String {
 }
 
 /// The gate's decision for `coder` on `model`'s text from its agreement row (none when the
-/// coder has no row there), given whether the store holds any human label for the codebook.
+/// coder has no row there), given whether the store holds any human label for the codebook and
+/// the coder's failures on the model's responses with reasoning (failed, of).
 pub fn validate(
     row: Option<&AgreementRow>,
     any_labels: bool,
     model: &str,
     coder: &str,
-    min_kappa: f64,
-    allow_unvalidated: bool,
+    gate: &GateOptions,
+    coder_errors: (usize, usize),
 ) -> Validation {
-    let below = if allow_unvalidated { Status::Unvalidated } else { Status::Refused };
-    let (status, kappa, n, reason) = match row {
-        _ if !any_labels => (below, None, 0, "no human labels".to_string()),
-        None => (below, None, 0, "no human labels on this model's text".to_string()),
+    let min_kappa = gate.min_kappa;
+    let below = if gate.allow_unvalidated { Status::Unvalidated } else { Status::Refused };
+    let (failed, of) = coder_errors;
+    let error_share = if of == 0 { 0.0 } else { failed as f64 / of as f64 };
+    let (status, reason) = match row {
+        _ if !any_labels => (below, "no human labels".to_string()),
+        None => (below, "no human labels on this model's text".to_string()),
         Some(r) => match r.kappa {
+            None if r.n == 0 => (below, r.note.clone().unwrap_or_else(|| "no human labels".into())),
+            None => (below, format!("κ undefined, every sentence has the same code ({} sentences)", r.n)),
+            Some(k) if r.responses < gate.min_responses || r.n < gate.min_sentences => (
+                below,
+                format!(
+                    "{} sentences of {} responses with a human reference (the gate needs {} responses and {} sentences; κ = {} there)",
+                    r.n,
+                    r.responses,
+                    gate.min_responses,
+                    gate.min_sentences,
+                    kappa_text(k, min_kappa)
+                ),
+            ),
+            Some(_) if error_share > gate.max_coder_errors => (
+                below,
+                format!(
+                    "the coder failed on {failed} of {of} responses ({:.1} % > {} %)",
+                    error_share * 100.0,
+                    gate.max_coder_errors * 100.0
+                ),
+            ),
             Some(k) if k >= min_kappa => (
                 Status::Validated,
-                Some(k),
-                r.n,
-                format!("κ = {} ≥ {min_kappa} ({} sentences)", kappa_text(k, min_kappa), r.n),
+                format!("κ = {} ≥ {min_kappa} ({} sentences, {} responses)", kappa_text(k, min_kappa), r.n, r.responses),
             ),
-            Some(k) => {
-                (below, Some(k), r.n, format!("κ = {} < {min_kappa} ({} sentences)", kappa_text(k, min_kappa), r.n))
-            }
-            None if r.n == 0 => (below, None, 0, r.note.clone().unwrap_or_else(|| "no human labels".into())),
-            None => (below, None, r.n, format!("κ undefined, every sentence has the same code ({} sentences)", r.n)),
+            Some(k) => (
+                below,
+                format!("κ = {} < {min_kappa} ({} sentences, {} responses)", kappa_text(k, min_kappa), r.n, r.responses),
+            ),
         },
     };
-    Validation { model: model.into(), coder: coder.into(), status, kappa, n, min_kappa, reason }
+    let recall = row.map_or_else(Vec::new, |r| {
+        r.labels
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.clone(), r.support.get(i).copied().unwrap_or(0), r.recall.get(i).copied().flatten()))
+            .collect()
+    });
+    Validation {
+        model: model.into(),
+        coder: coder.into(),
+        status,
+        kappa: row.and_then(|r| r.kappa),
+        n: row.map_or(0, |r| r.n),
+        responses: row.map_or(0, |r| r.responses),
+        min_kappa,
+        recall,
+        coder_errors,
+        reason,
+    }
+}
+
+/// (model, coder, codebook SHA-256) → (responses with reasoning the coder failed on, responses
+/// with reasoning).
+pub type CoderErrors = BTreeMap<(String, String, String), (usize, usize)>;
+
+/// Per model, coder and codebook SHA-256 of a codebook (name and version): the responses with
+/// reasoning the coder failed on, of the responses with reasoning.
+pub fn load_coder_errors(conn: &Connection, codebook: &str, version: u32) -> rusqlite::Result<CoderErrors> {
+    if !has_table(conn, "audit_responses")? {
+        return Ok(BTreeMap::new());
+    }
+    let mut st = conn.prepare(
+        "SELECT model, coder, codebook_sha256, SUM(coder_error IS NOT NULL), COUNT(*) FROM audit_responses
+         WHERE codebook = ?1 AND codebook_version = ?2 AND reasoning_present = 1
+         GROUP BY model, coder, codebook_sha256",
+    )?;
+    let rows = st.query_map(params![codebook, version], |r| {
+        Ok(((r.get(0)?, r.get(1)?, r.get(2)?), (r.get::<_, i64>(3)? as usize, r.get::<_, i64>(4)? as usize)))
+    })?;
+    rows.collect()
 }
 
 /// Checks a threshold: a finite number in (−1, 1].
@@ -534,19 +722,20 @@ pub fn gate(
     codebook: &LoadedCodebook,
     coder: &str,
     models: &[String],
-    min_kappa: f64,
-    allow_unvalidated: bool,
+    gate: &GateOptions,
 ) -> rusqlite::Result<Vec<Validation>> {
     let cb = &codebook.codebook;
     let labels = load_labels(conn, &cb.name, cb.version)?;
     let machine = load_machine(conn, &cb.name, cb.version, Some((coder, &codebook.sha256)))?;
+    let errors = load_coder_errors(conn, &cb.name, cb.version)?;
     let codes: Vec<String> = cb.codes.iter().map(|c| c.name.clone()).collect();
     let (_, rows) = compute(&codes, &labels, &machine);
     Ok(models
         .iter()
         .map(|m| {
             let r = rows.iter().find(|r| r.kind == "coder" && r.model == *m && r.coder == coder);
-            validate(r, !labels.is_empty(), m, coder, min_kappa, allow_unvalidated)
+            let e = errors.get(&(m.clone(), coder.to_string(), codebook.sha256.clone())).copied().unwrap_or((0, 0));
+            validate(r, !labels.is_empty(), m, coder, gate, e)
         })
         .collect())
 }
@@ -571,6 +760,8 @@ pub struct Agreement {
     pub codebook_version: u32,
     /// The gate's threshold.
     pub min_kappa: f64,
+    /// The gate's rule in words.
+    pub gate_rule: String,
     /// How the human reference is formed.
     pub consensus_rule: String,
     /// The human coders.
@@ -587,8 +778,9 @@ pub struct Agreement {
 /// (name and version) in the store at `path`, writes it to `audit_agreement` (replacing the
 /// codebook's earlier rows) and returns it. A store without human labels for the codebook is
 /// bad input.
-pub fn agreement(path: &Path, codebook: &LoadedCodebook, min_kappa: f64) -> Result<Agreement, LabelsError> {
-    check_min_kappa(min_kappa).map_err(LabelsError::Option)?;
+pub fn agreement(path: &Path, codebook: &LoadedCodebook, gate: &GateOptions) -> Result<Agreement, LabelsError> {
+    gate.check().map_err(LabelsError::Option)?;
+    let min_kappa = gate.min_kappa;
     let sql = |source| LabelsError::Store { path: path.to_path_buf(), source };
     let mut conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(sql)?;
     conn.busy_timeout(std::time::Duration::from_secs(30)).map_err(sql)?;
@@ -610,11 +802,15 @@ pub fn agreement(path: &Path, codebook: &LoadedCodebook, min_kappa: f64) -> Resu
         });
     }
     let machine = load_machine(&conn, &cb.name, cb.version, None).map_err(sql)?;
+    let errors = load_coder_errors(&conn, &cb.name, cb.version).map_err(sql)?;
     let codes: Vec<String> = cb.codes.iter().map(|c| c.name.clone()).collect();
     let (consensus, mut rows) = compute(&codes, &labels, &machine);
     let mut validation = Vec::new();
+    let refuse = GateOptions { allow_unvalidated: false, ..*gate };
     for r in rows.iter_mut().filter(|r| r.kind == "coder") {
-        let v = validate(Some(r), true, &r.model, &r.coder, min_kappa, false);
+        let key = (r.model.clone(), r.coder.clone(), r.coder_codebook_sha256.clone());
+        let e = errors.get(&key).copied().unwrap_or((0, 0));
+        let v = validate(Some(r), true, &r.model, &r.coder, &refuse, e);
         r.min_kappa = Some(min_kappa);
         r.verdict = Some(v.status.as_str().to_string());
         validation.push(v);
@@ -676,6 +872,7 @@ pub fn agreement(path: &Path, codebook: &LoadedCodebook, min_kappa: f64) -> Resu
         codebook: cb.name.clone(),
         codebook_version: cb.version,
         min_kappa,
+        gate_rule: gate.describe(),
         consensus_rule: CONSENSUS_RULE.into(),
         humans: humans.into_iter().map(|(c, n)| HumanCoder { coder: c.to_string(), labels: n }).collect(),
         consensus,

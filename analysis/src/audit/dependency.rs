@@ -405,8 +405,7 @@ pub fn dependency(
     let without_reasoning = coded.iter().filter(|c| !c.segmentation.has_reasoning()).count();
     let coder_errors = coded.iter().filter(|c| c.segmentation.has_reasoning() && c.coder_error.is_some()).count();
     let models: Vec<String> = groups.keys().map(|(m, _, _)| m.clone()).collect::<BTreeSet<_>>().into_iter().collect();
-    let validation =
-        agreement::gate(&conn, codebook, &coder_id, &models, gate.min_kappa, gate.allow_unvalidated).map_err(sql)?;
+    let validation = agreement::gate(&conn, codebook, &coder_id, &models, &gate).map_err(sql)?;
     let value_names: Vec<String> = cb.values().map(|c| c.name.clone()).collect();
 
     // Observations per group.

@@ -2,8 +2,10 @@
 //! imported back into the store's `audit_labels` table (the SUVA audit paper §240.6.2).
 //!
 //! # The sample
-//! The population is every response a coder coded with a codebook (pre-action reasoning, coder
-//! output valid), as `agora audit` left them in `audit_responses`. A response is named by its
+//! The population is every response with pre-action reasoning a coder coded with a codebook,
+//! as `agora audit` left them in `audit_responses`, including the responses the coder failed on
+//! (its output did not validate): those are the hard cases, and a labelled sentence of one
+//! counts against the coder's κ ([`super::agreement::CODER_ERROR`]). A response is named by its
 //! **response id** `{run_key}:{seat}:{slot}` (the run key is the run's content hash, so the id is
 //! the same in every store that holds the run). For each audited model on its own, the responses
 //! are ranked by the lower-case hex SHA-256 of `{seed}:{response_id}` (ties, which do not occur,
@@ -18,9 +20,10 @@
 //! `sentence_id` (`{response_id}:{sentence_index}`), `response_id`, `sentence_index`, `text`
 //! (the sentence to label), `reasoning` (the response's whole pre-action reasoning, its
 //! sentences joined by spaces: the context a labeller reads; never the action), `model`,
-//! `environment`, `cell`, `codebook`, `codebook_version`, and, unless the export is blind,
-//! `coder` and `coder_code` (the machine coder's code, kept apart so a labelling interface can
-//! hide it). No field is called `label`: that is the field the labeller fills in.
+//! `environment`, `cell`, `codebook`, `codebook_version`. Exports are blind by default: only
+//! when asked to show the codes (`--show-codes`) do they carry `coder` and `coder_code` (the
+//! machine coder's code, empty where the coder failed on the response), for checking a coder,
+//! not for labelling. No field is called `label`: that is the field the labeller fills in.
 //!
 //! Formats: `jsonl` (one flat JSON object per line), `json` (one JSON array of the same
 //! objects: Label Studio's list of tasks, each object becoming a task's `data`) and `csv`
@@ -352,7 +355,7 @@ pub fn export(path: &Path, codebook: &LoadedCodebook, options: &ExportOptions) -
             "SELECT r.run_key, a.run_id, a.seat, a.slot, a.model, a.environment, a.cell
              FROM audit_responses a JOIN runs r ON r.run_id = a.run_id
              WHERE a.coder = ?1 AND a.codebook = ?2 AND a.codebook_version = ?3 AND a.codebook_sha256 = ?4
-               AND a.reasoning_present = 1 AND a.coder_error IS NULL
+               AND a.reasoning_present = 1
              ORDER BY a.run_id, a.seat, a.slot",
         )
         .map_err(sql)?;

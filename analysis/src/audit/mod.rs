@@ -43,7 +43,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OpenFlags};
 use serde::Serialize;
 
-pub use agreement::{Agreement, AgreementRow, Status, Validation, DEFAULT_MIN_KAPPA};
+pub use agreement::{Agreement, AgreementRow, GateOptions, Status, Validation, DEFAULT_MIN_KAPPA};
 pub use codebook::{Codebook, CodebookError, LoadedCodebook};
 pub use coder::{validate_output, Coded, Coder, CoderError, LexiconCoder};
 pub use labels::{ExportOptions, Format, Imported, LabelsError};
@@ -259,21 +259,6 @@ pub fn code_reply(
     (segmentation, sentences, coder_error, values)
 }
 
-/// The coder-validation gate's settings.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct GateOptions {
-    /// Codes count on a model's text when the coder's κ there is at least this (0.8).
-    pub min_kappa: f64,
-    /// Show codes the gate refuses, labelled unvalidated, instead of refusing them.
-    pub allow_unvalidated: bool,
-}
-
-impl Default for GateOptions {
-    fn default() -> GateOptions {
-        GateOptions { min_kappa: DEFAULT_MIN_KAPPA, allow_unvalidated: false }
-    }
-}
-
 /// Audits the store at `path`: reads its decision transcripts (of `study` only, when given),
 /// segments and codes them with `coder` against `codebook`, writes the `audit_*` tables,
 /// passes the codes through the validation gate (`gate`) against the store's human labels and
@@ -351,11 +336,11 @@ pub fn audit(
     let earlier = tables::write(&mut conn, codebook, coder, study, &responses).map_err(sql)?;
     let models: Vec<String> =
         responses.iter().map(|r| r.model.clone()).collect::<std::collections::BTreeSet<_>>().into_iter().collect();
-    let validation =
-        agreement::gate(&conn, codebook, &coder.id(), &models, gate.min_kappa, gate.allow_unvalidated).map_err(sql)?;
+    let validation = agreement::gate(&conn, codebook, &coder.id(), &models, &gate).map_err(sql)?;
     let gate = CoderGate {
         coder: coder.id(),
         min_kappa: gate.min_kappa,
+        rule: gate.describe(),
         allow_unvalidated: gate.allow_unvalidated,
         validation,
     };

@@ -170,6 +170,8 @@ pub struct CoderGate {
     pub coder: String,
     /// The gate's threshold.
     pub min_kappa: f64,
+    /// The gate's rule in words.
+    pub rule: String,
     /// Whether refused codes are shown anyway, labelled unvalidated.
     pub allow_unvalidated: bool,
     /// The gate's decision per model.
@@ -192,7 +194,7 @@ impl Audit {
         earlier: &[String],
         gate: CoderGate,
     ) -> Audit {
-        let CoderGate { coder, min_kappa, allow_unvalidated, validation } = gate;
+        let CoderGate { coder, min_kappa, rule, allow_unvalidated, validation } = gate;
         let coder = coder.as_str();
         let cb = &codebook.codebook;
         let gate = |model: &str| validation.iter().find(|v| v.model == model);
@@ -274,7 +276,7 @@ impl Audit {
             ),
             "A share is the coded responses stating the value at least once over the coded responses (those with pre-action reasoning); responses without pre-action reasoning are counted, not coded, and enter no share.".into(),
             format!(
-                "The coder-validation gate: coder `{coder}`'s codes count for a model's statistics only where its Cohen's kappa against human labels on that model's own text is at least {min_kappa} (`agora audit export`, `import`, `agreement`). Elsewhere every number computed from the codes (shares, their counts and intervals, sentences per code, residual sentences) is refused{}.",
+                "The coder-validation gate: coder `{coder}`'s codes count for a model's statistics only where, on that model's own text, {rule} (`agora audit export`, `import`, `agreement`). Elsewhere every number computed from the codes (shares, their counts and intervals, sentences per code, residual sentences) is refused{}.",
                 if allow_unvalidated { "; here unvalidated codes were allowed and are shown, labelled unvalidated" } else { "" }
             ),
             "The 95 % Wilson intervals treat responses as independent; the decisions of one run are not, so the intervals are too narrow.".into(),
@@ -457,7 +459,16 @@ impl Audit {
             s.push_str("No model.\n");
         }
         for v in &self.validation {
-            s.push_str(&format!("- `{}`: {}\n", v.model, v.label()));
+            let recall = v.recall_text();
+            if recall.is_empty() {
+                s.push_str(&format!("- `{}`: {}\n", v.model, v.label()));
+            } else {
+                s.push_str(&format!(
+                    "- `{}`: {}; recall per code (human-referenced sentences): {recall}\n",
+                    v.model,
+                    v.label()
+                ));
+            }
         }
         let tables = self.tables();
         s.push_str(&format!("\n## {}\n\n", tables[0].title));

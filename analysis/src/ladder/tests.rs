@@ -577,9 +577,16 @@ fn audit(stating: usize, of: usize, kappa: f64, dep: Option<(f64, f64, f64)>) ->
             coder: "lexicon".into(),
             status: if ok { Status::Validated } else { Status::Refused },
             kappa: Some(kappa),
-            n: 40,
+            n: 240,
+            responses: 100,
             min_kappa: 0.8,
-            reason: format!("κ = {kappa:.3} {} 0.8 (40 sentences)", if ok { "≥" } else { "<" }),
+            recall: vec![
+                ("positive_reciprocity".into(), 60, Some(0.9)),
+                ("altruism".into(), 30, Some(0.9)),
+                ("understanding".into(), 150, Some(1.0)),
+            ],
+            coder_errors: (0, 100),
+            reason: format!("κ = {kappa:.3} {} 0.8 (240 sentences, 100 responses)", if ok { "≥" } else { "<" }),
         });
         if let Some((coef, lo, hi)) = dep {
             ev.dependency.push(DependencyEstimate {
@@ -630,12 +637,33 @@ fn tier_3_when_a_validated_coder_finds_the_value_stated_and_the_action_depends_o
     assert_eq!(
         v.evidence.last().map(String::as_str),
         Some(
-            "m1: mechanism shown: lexicon (validated: κ = 0.900 ≥ 0.8 (40 sentences)) finds positive_reciprocity in 10 of 20 \
+            "m1: mechanism shown: lexicon (validated: κ = 0.900 ≥ 0.8 (240 sentences, 100 responses)) finds positive_reciprocity in 10 of 20 \
              coded responses (Wilson 95 % [0.299, 0.701]); altruism in 0 of 20 coded \
              responses (Wilson 95 % [0.000, 0.161]); dependency of contribution_share on positive_reciprocity 0.300 (95 % CI \
              [0.100, 0.500], CR1 by prompt, 12 prompts); intervention effect τ of positive_reciprocity on \
              contribution_share 0.300 (95 % CI [0.100, 0.500])"
         )
+    );
+}
+
+#[test]
+fn tier_2_not_3_when_the_coders_recall_of_the_value_rests_on_too_few_sentences() {
+    // The gate's per-code floor: a value the mechanism relies on needs 30 human-referenced
+    // sentences of the model's text, so that the recall reported beside the effect is measured.
+    let mut ev = audit(10, 20, 0.9, Some((0.3, 0.1, 0.5)));
+    for gate in ev.gates.values_mut() {
+        for v in gate.iter_mut() {
+            v.recall[0].1 = 12;
+        }
+    }
+    let v = grade_with(&claim("pgg-round1-human"), &carried(), Some(&ev));
+    assert_eq!(v.tier, 2);
+    let unmet = v.first_unmet.as_deref().unwrap_or_default();
+    assert!(
+        unmet.contains(
+            "lexicon's recall of the mechanism's values on m1's text is not measured: human-referenced sentences: positive_reciprocity has 12 (fewer than 30)"
+        ),
+        "{unmet}"
     );
 }
 
@@ -693,7 +721,9 @@ fn tier_2_not_3_when_the_coder_is_not_validated_on_the_models_text() {
     assert_eq!(v.tier, 2);
     assert_eq!(
         unmet(&v),
-        format!("{HEAD}: coder not validated for m1 (lexicon: refused: κ = 0.650 < 0.8 (40 sentences))")
+        format!(
+            "{HEAD}: coder not validated for m1 (lexicon: refused: κ = 0.650 < 0.8 (240 sentences, 100 responses))"
+        )
     );
     assert!(v.evidence.iter().any(|e| e.starts_with("m3: mechanism not shown: coder not validated")));
 }

@@ -92,11 +92,11 @@ impl Agreement {
     pub fn to_markdown(&self) -> String {
         let f3 = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |v| format!("{v:.3}"));
         let mut s = format!(
-            "# Coder validation: agreement with human labels\n\nStore `{}`; codebook `{}` v{}; a machine coder's codes count on a model's text when its kappa against the human reference there is at least {}.\n\n{}\n\nHuman coders: {}.\n",
+            "# Coder validation: agreement with human labels\n\nStore `{}`; codebook `{}` v{}; a machine coder's codes count on a model's text when, there, {}.\n\n{}\n\nHuman coders: {}.\n",
             self.store,
             self.codebook,
             self.codebook_version,
-            self.min_kappa,
+            self.gate_rule,
             self.consensus_rule,
             self.humans.iter().map(|h| format!("`{}` ({} labels)", h.coder, h.labels)).collect::<Vec<_>>().join(", ")
         );
@@ -132,6 +132,9 @@ impl Agreement {
                     r.verdict.as_deref().unwrap_or("-"),
                     r.note.as_deref().unwrap_or("").replace('|', "\\|")
                 ));
+            }
+            for v in self.validation.iter().filter(|v| v.model == model) {
+                s.push_str(&format!("\nThe gate on `{}`: {}.\n", v.coder, v.label()));
             }
             let weak: Vec<String> = rows
                 .iter()

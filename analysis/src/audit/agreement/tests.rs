@@ -19,6 +19,11 @@ fn codes() -> Vec<String> {
     ["a", "b", "c"].map(str::to_string).to_vec()
 }
 
+/// The gate at threshold `min_kappa` without the floors, for the threshold's own logic.
+fn threshold(min_kappa: f64, allow_unvalidated: bool) -> GateOptions {
+    GateOptions { min_kappa, min_responses: 0, min_sentences: 0, allow_unvalidated, ..GateOptions::default() }
+}
+
 #[test]
 fn a_sentence_the_coder_could_not_code_is_a_disagreement_not_left_out() {
     // Regression (review): sentences of responses whose coder output failed validation had
@@ -95,19 +100,22 @@ fn the_gate_refuses_below_the_threshold_and_says_why() {
     codes_m.push(machine(1000, "unlabelled", "a"));
     let (_, rows) = compute(&codes(), &labels, &codes_m);
     let get = |m: &str| rows.iter().find(|r| r.kind == "coder" && r.model == m);
-    let good = validate(get("good"), true, "good", "lexicon/1", 0.8, false);
-    assert_eq!((good.status, good.label()), (Status::Validated, "validated: κ = 1.000 ≥ 0.8 (10 sentences)".into()));
-    let poor = validate(get("poor"), true, "poor", "lexicon/1", 0.8, false);
+    let good = validate(get("good"), true, "good", "lexicon/1", &threshold(0.8, false), (0, 10));
+    assert_eq!(
+        (good.status, good.label()),
+        (Status::Validated, "validated: κ = 1.000 ≥ 0.8 (10 sentences, 10 responses)".into())
+    );
+    let poor = validate(get("poor"), true, "poor", "lexicon/1", &threshold(0.8, false), (0, 10));
     let k = get("poor").and_then(|r| r.kappa).expect("kappa");
     assert!(k < 0.8);
-    assert_eq!(poor.label(), format!("refused: κ = {k:.3} < 0.8 (10 sentences)"));
+    assert_eq!(poor.label(), format!("refused: κ = {k:.3} < 0.8 (10 sentences, 10 responses)"));
     assert!(!poor.shown());
-    let allowed = validate(get("poor"), true, "poor", "lexicon/1", 0.8, true);
+    let allowed = validate(get("poor"), true, "poor", "lexicon/1", &threshold(0.8, true), (0, 10));
     assert_eq!(allowed.status, Status::Unvalidated);
     assert!(allowed.shown());
-    let none = validate(get("unlabelled"), true, "unlabelled", "lexicon/1", 0.8, false);
+    let none = validate(get("unlabelled"), true, "unlabelled", "lexicon/1", &threshold(0.8, false), (0, 1));
     assert_eq!(none.label(), "refused: no human labels on this model's text");
-    let nothing = validate(None, false, "x", "lexicon/1", 0.8, false);
+    let nothing = validate(None, false, "x", "lexicon/1", &threshold(0.8, false), (0, 0));
     assert_eq!(nothing.label(), "refused: no human labels");
     // A threshold just above kappa is not printed as equal to it.
     assert_eq!(kappa_text(0.79996, 0.8), "0.79996");
@@ -121,6 +129,111 @@ fn a_single_shared_code_leaves_kappa_undefined() {
     let (_, rows) = compute(&codes(), &labels, &machine);
     let r = rows.iter().find(|r| r.kind == "coder").expect("row");
     assert_eq!((r.kappa, r.p_o, r.n), (None, Some(1.0), 2));
-    let v = validate(Some(r), true, "m", "lexicon/1", 0.8, false);
+    let v = validate(Some(r), true, "m", "lexicon/1", &threshold(0.8, false), (0, 2));
     assert_eq!(v.label(), "refused: κ undefined, every sentence has the same code (2 sentences)");
+}
+
+/// The seed's own validation example ("Auditing LLM Behavior with SUVA", Table 240.5: the
+/// lexicon coder against gold labels on 100 responses of Model F, 301 sentences, κ 0.877),
+/// rebuilt sentence by sentence from its confusion matrix: three sentences a response, the
+/// last response four.
+fn seed_example() -> (Vec<String>, Vec<HumanLabel>, Vec<MachineCode>) {
+    let codes: Vec<String> =
+        ["altruism", "competition", "fairness", "self_interest", "social_welfare", "understanding"]
+            .map(str::to_string)
+            .to_vec();
+    // Rows: gold; columns: the coder (Table 240.5).
+    let table: [[usize; 6]; 6] = [
+        [24, 0, 0, 0, 0, 16],
+        [0, 3, 0, 0, 0, 0],
+        [0, 0, 31, 0, 0, 0],
+        [0, 0, 9, 37, 0, 0],
+        [0, 0, 0, 0, 32, 0],
+        [0, 0, 0, 0, 0, 149],
+    ];
+    let (mut labels, mut machine) = (Vec::new(), Vec::new());
+    let mut i = 0_i64;
+    for (g, row) in table.iter().enumerate() {
+        for (c, n) in row.iter().enumerate() {
+            for _ in 0..*n {
+                let key = (1, 0, (i / 3).min(99), i);
+                labels.push(HumanLabel {
+                    key,
+                    model: "F".into(),
+                    coder: "gold".into(),
+                    code: codes[g].clone(),
+                    text: format!("s{i}"),
+                });
+                machine.push(MachineCode {
+                    key,
+                    model: "F".into(),
+                    coder: "lexicon/1".into(),
+                    codebook_sha256: "abc".into(),
+                    code: codes[c].clone(),
+                    text: format!("s{i}"),
+                });
+                i += 1;
+            }
+        }
+    }
+    (codes, labels, machine)
+}
+
+#[test]
+fn the_seeds_301_sentence_example_passes_the_gate_as_shipped() {
+    let (codes, labels, machine) = seed_example();
+    let (_, rows) = compute(&codes, &labels, &machine);
+    let r = rows.iter().find(|r| r.kind == "coder").expect("coder row");
+    assert_eq!((r.n, r.responses), (301, 100));
+    // "sentences: 301, raw agreement: 0.917, kappa: 0.877"; the interval [0.83, 0.92].
+    assert_eq!(format!("{:.3} {:.3}", r.p_o.expect("p_o"), r.kappa.expect("kappa")), "0.917 0.877");
+    assert_eq!(format!("[{:.2}, {:.2}]", r.ci_low.expect("low"), r.ci_high.expect("high")), "[0.83, 0.92]");
+    let v = validate(Some(r), true, "F", "lexicon/1", &GateOptions::default(), (0, 100));
+    assert_eq!(v.label(), "validated: κ = 0.877 ≥ 0.8 (301 sentences, 100 responses)");
+    // Per-code recall beside κ: the missed altruism paraphrases show (24 of 40).
+    assert_eq!(v.recall_of("altruism"), Some(0.6));
+    assert_eq!((v.support("altruism"), v.support("competition")), (40, 3));
+    assert!(
+        v.recall_text().starts_with("altruism 0.600 (40), competition 1.000 (3), fairness 1.000 (31)"),
+        "{}",
+        v.recall_text()
+    );
+}
+
+#[test]
+fn a_small_sample_is_refused_whatever_its_kappa() {
+    // The first 14 sentences of the seed's example (five responses), every one agreed: κ 1 on
+    // too little to mean anything.
+    let (codes, labels, machine) = seed_example();
+    let keep = |k: &SentenceKey| k.3 >= 301 - 14;
+    let labels: Vec<HumanLabel> = labels.into_iter().filter(|l| keep(&l.key)).collect();
+    let machine: Vec<MachineCode> = machine.into_iter().filter(|m| keep(&m.key)).collect();
+    let (_, rows) = compute(&codes, &labels, &machine);
+    let r = rows.iter().find(|r| r.kind == "coder").expect("coder row");
+    assert_eq!((r.n, r.responses, r.kappa), (14, 5, None), "one shared code: κ undefined");
+    // With two codes among them κ is defined and high, and still refused for the floor.
+    let mut labels = labels;
+    let mut machine = machine;
+    labels[0].code = "altruism".into();
+    machine[0].code = "altruism".into();
+    let (_, rows) = compute(&codes, &labels, &machine);
+    let r = rows.iter().find(|r| r.kind == "coder").expect("coder row");
+    let v = validate(Some(r), true, "F", "lexicon/1", &GateOptions::default(), (0, 5));
+    assert_eq!(v.status, Status::Refused);
+    assert_eq!(
+        v.label(),
+        "refused: 14 sentences of 5 responses with a human reference (the gate needs 100 responses and 200 sentences; κ = 1.000 there)"
+    );
+}
+
+#[test]
+fn the_coder_failing_on_more_than_five_percent_of_responses_is_refused() {
+    let (codes, labels, machine) = seed_example();
+    let (_, rows) = compute(&codes, &labels, &machine);
+    let r = rows.iter().find(|r| r.kind == "coder");
+    let gate = GateOptions::default();
+    assert_eq!(validate(r, true, "F", "lexicon/1", &gate, (5, 100)).status, Status::Validated);
+    let v = validate(r, true, "F", "lexicon/1", &gate, (6, 100));
+    assert_eq!(v.label(), "refused: the coder failed on 6 of 100 responses (6.0 % > 5 %)");
+    assert!(GateOptions { max_coder_errors: 1.5, ..gate }.check().is_err());
 }
