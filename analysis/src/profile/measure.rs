@@ -72,12 +72,15 @@ pub struct LinearCheck {
     pub values: Vec<f64>,
 }
 
-/// A B4 version: its matches H of 450 and its checks.
+/// A B4 version: its matches H of its S scored choices and its checks.
 #[derive(Clone, Debug, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct B4Version {
-    /// H: scored choices (rounds 8–12) that match the opponent, of 450.
+    /// H: scored choices (rounds 8–12) that match the opponent.
     pub matches: u32,
+    /// S: the scored choices the schedule holds (450 under the full protocol, the default).
+    #[serde(default = "b4_scored")]
+    pub scored: u32,
     /// Its checks.
     #[serde(default)]
     pub checks: Vec<B4Check>,
@@ -94,6 +97,17 @@ pub struct B4Check {
     pub reference_matches: u32,
     /// H^check: matches under the check at the same positions.
     pub check_matches: u32,
+    /// The positions retested (60 under the full protocol, the default).
+    #[serde(default = "b4_checked")]
+    pub checked: u32,
+}
+
+fn b4_scored() -> u32 {
+    super::replace::B4_SCORED
+}
+
+fn b4_checked() -> u32 {
+    super::replace::B4_CHECKED
 }
 
 /// A D1 version: six triples [p_XY, p_YZ, p_XZ] (P1 low, middle, high; P2 low, middle, high).
@@ -232,9 +246,9 @@ pub fn profile_measure(versions: &Versions) -> Result<MeasureProfile, ProfileErr
         }
         Versions::B4(vs) => {
             for (q, v) in vs.iter().enumerate() {
-                reference.push(b4_result(v.matches).map_err(at(format!("versions[{q}]")))?);
+                reference.push(b4_result(v.matches, v.scored).map_err(at(format!("versions[{q}]")))?);
                 let z = v.checks.iter().enumerate().map(|(k, c)| {
-                    b4_replace(v.matches, c.reference_matches, c.check_matches)
+                    b4_replace(v.matches, v.scored, c.reference_matches, c.check_matches, c.checked)
                         .map_err(at(format!("versions[{q}].checks[{k}]")))
                 });
                 checked.push(z.collect::<Result<Vec<_>, _>>()?);

@@ -25,7 +25,8 @@
 //! C4's coefficients ±1/12 on 24 fractions (§C0 table) are the same sum written on the twelve
 //! pair differences with 1/12 each. B4 counts matches instead: u = 100·H/450 and
 //! z = u + 100(H^check − H^ref)/450 (§B4 lines 618 and 624), in [`b4_result`] and
-//! [`b4_replace`].
+//! [`b4_replace`]; 450 is the full protocol's scored choices, and a reduced protocol divides by
+//! the choices it scheduled.
 
 use serde::{Deserialize, Serialize};
 
@@ -184,43 +185,58 @@ pub fn responder_condition(rejection_percentages: &[f64]) -> Result<f64, Profile
     Ok(rejection_percentages.iter().sum::<f64>() / 4.0)
 }
 
-/// B4's scored choices per version: 3 payoffs × 2 switch directions × 15 episodes × rounds 8–12
-/// (§B4 line 614).
+/// B4's scored choices per version under the full protocol: 3 payoffs × 2 switch directions ×
+/// 15 episodes × rounds 8–12 (§B4 line 614).
 pub const B4_SCORED: u32 = 3 * 2 * 15 * 5;
 
-/// B4's scored choices a check retests: rounds 8 and 12, both directions, 15 episodes, at one
-/// payoff (§B4 line 622: "2×15×2=60").
+/// B4's scored choices a check retests under the full protocol: rounds 8 and 12, both
+/// directions, 15 episodes, at one payoff (§B4 line 622: "2×15×2=60").
 pub const B4_CHECKED: u32 = 2 * 15 * 2;
 
-/// u = 100·H/450: B4's reference result from its H matching choices (§B4 line 618).
-pub fn b4_result(matches: u32) -> Result<f64, ProfileError> {
-    if matches > B4_SCORED {
-        return Err(ProfileError::new("matches", format!("{matches} exceeds the {B4_SCORED} scored choices")));
+/// u = 100·H/S: B4's reference result from its H matching choices of the S scored choices the
+/// schedule holds (§B4 line 618: S = 450 under the full protocol; a reduced protocol with fewer
+/// episodes per cell scores over the choices it scheduled, so that the same answers give the
+/// same result).
+pub fn b4_result(matches: u32, scored: u32) -> Result<f64, ProfileError> {
+    if scored == 0 {
+        return Err(ProfileError::new("scored", "no scored choice scheduled"));
     }
-    Ok(100.0 * f64::from(matches) / f64::from(B4_SCORED))
+    if matches > scored {
+        return Err(ProfileError::new("matches", format!("{matches} exceeds the {scored} scored choices")));
+    }
+    Ok(100.0 * f64::from(matches) / f64::from(scored))
 }
 
-/// z = u + 100(H^check − H^ref)/450: B4's result after a check whose 60 retested positions held
-/// `reference_matches` matches in the reference history and `check_matches` under the check
-/// (§B4 line 624: "The denominator stays 450").
-pub fn b4_replace(matches: u32, reference_matches: u32, check_matches: u32) -> Result<f64, ProfileError> {
-    let u = b4_result(matches)?;
+/// z = u + 100(H^check − H^ref)/S: B4's result after a check whose `checked` retested positions
+/// held `reference_matches` matches in the reference history and `check_matches` under the check
+/// (§B4 line 624: "The denominator stays 450", the scored choices S of the protocol).
+pub fn b4_replace(
+    matches: u32,
+    scored: u32,
+    reference_matches: u32,
+    check_matches: u32,
+    checked: u32,
+) -> Result<f64, ProfileError> {
+    let u = b4_result(matches, scored)?;
+    if checked == 0 || checked > scored {
+        return Err(ProfileError::new("checked", format!("{checked} checked positions of {scored} scored choices")));
+    }
     for (field, h) in [("reference_matches", reference_matches), ("check_matches", check_matches)] {
-        if h > B4_CHECKED {
-            return Err(ProfileError::new(field, format!("{h} exceeds the {B4_CHECKED} checked positions")));
+        if h > checked {
+            return Err(ProfileError::new(field, format!("{h} exceeds the {checked} checked positions")));
         }
     }
-    if reference_matches > matches || matches - reference_matches > B4_SCORED - B4_CHECKED {
+    if reference_matches > matches || matches - reference_matches > scored - checked {
         return Err(ProfileError::new(
             "reference_matches",
             format!(
                 "{reference_matches} of the checked positions cannot belong to a total of {matches} \
                  (the other {} positions hold at most that many)",
-                B4_SCORED - B4_CHECKED
+                scored - checked
             ),
         ));
     }
-    local_replacement(u, &[100.0 / f64::from(B4_SCORED)], &[f64::from(reference_matches)], &[f64::from(check_matches)])
+    local_replacement(u, &[100.0 / f64::from(scored)], &[f64::from(reference_matches)], &[f64::from(check_matches)])
 }
 
 #[cfg(test)]
@@ -335,11 +351,13 @@ mod tests {
         // match. Then u=100×300/450≈66.67%. A check changes matches at its sixty selected
         // positions from 30 to 36. The complete total becomes 306, giving z=100×306/450=68%".
         assert_eq!((B4_SCORED, B4_CHECKED), (450, 60));
-        close(b4_result(300).expect("u"), 66.67, 0.005, "u");
-        close(b4_replace(300, 30, 36).expect("z"), 68.0, 1e-12, "z");
+        close(b4_result(300, B4_SCORED).expect("u"), 66.67, 0.005, "u");
+        close(b4_replace(300, B4_SCORED, 30, 36, B4_CHECKED).expect("z"), 68.0, 1e-12, "z");
         // Line 620: "an always-L or always-R strategy a theoretical reference of 50%": half of
         // the 450 positions match.
-        close(b4_result(B4_SCORED / 2).expect("u"), 50.0, 1e-12, "always-L");
+        close(b4_result(B4_SCORED / 2, B4_SCORED).expect("u"), 50.0, 1e-12, "always-L");
+        // One episode per cell (a reduced protocol): 30 scored choices, 15 matched.
+        close(b4_result(15, 30).expect("u"), 50.0, 1e-12, "always-L, reduced");
     }
 
     #[test]
@@ -436,10 +454,12 @@ mod tests {
             "values[0]"
         );
         assert_eq!(percentage(16, 15).unwrap_err().field, "count");
-        assert_eq!(b4_result(451).unwrap_err().field, "matches");
-        assert_eq!(b4_replace(300, 61, 30).unwrap_err().field, "reference_matches");
-        assert_eq!(b4_replace(20, 30, 30).unwrap_err().field, "reference_matches");
-        assert_eq!(b4_replace(300, 30, 61).unwrap_err().field, "check_matches");
+        assert_eq!(b4_result(451, B4_SCORED).unwrap_err().field, "matches");
+        assert_eq!(b4_result(0, 0).unwrap_err().field, "scored");
+        assert_eq!(b4_replace(10, 30, 1, 1, 31).unwrap_err().field, "checked");
+        assert_eq!(b4_replace(300, B4_SCORED, 61, 30, B4_CHECKED).unwrap_err().field, "reference_matches");
+        assert_eq!(b4_replace(20, B4_SCORED, 30, 30, B4_CHECKED).unwrap_err().field, "reference_matches");
+        assert_eq!(b4_replace(300, B4_SCORED, 30, 61, B4_CHECKED).unwrap_err().field, "check_matches");
         assert_eq!(local_replacement(1.0, &[0.5], &[1.0, 2.0], &[1.0]).unwrap_err().field, "reference");
     }
 }

@@ -224,6 +224,11 @@ impl Cell<'_> {
         })
     }
 
+    /// The rows scheduled at `level` (every level when none) in `rounds`, whatever their status.
+    fn scheduled(&self, level: Option<&str>, rounds: &[u32]) -> u32 {
+        self.rows.iter().filter(|r| level.is_none_or(|l| r.level == l) && rounds.contains(&r.round)).count() as u32
+    }
+
     fn matches(&self, level: Option<&str>, rounds: &[u32]) -> u32 {
         self.rows
             .iter()
@@ -364,7 +369,10 @@ fn versions(kind: Kind, rows: &[&ResponseRow]) -> Result<Versions, ProfileError>
                 linear.push(LinearVersion { points, checks: out });
             }
             Kind::B4 => {
+                // Scored over the choices the schedule holds (450 under the full protocol, fewer
+                // under a reduced one), so the same answers give the same result.
                 let matches = reference.matches(None, &[8, 9, 10, 11, 12]);
+                let scored = reference.scheduled(None, &[8, 9, 10, 11, 12]);
                 let mut out = Vec::new();
                 for (_, c) in &checks {
                     let level = c.level()?;
@@ -372,9 +380,10 @@ fn versions(kind: Kind, rows: &[&ResponseRow]) -> Result<Versions, ProfileError>
                         condition: condition(level)?,
                         reference_matches: reference.matches(Some(level), &[8, 12]),
                         check_matches: c.matches(Some(level), &[8, 12]),
+                        checked: c.scheduled(Some(level), &[8, 12]),
                     });
                 }
-                b4.push(B4Version { matches, checks: out });
+                b4.push(B4Version { matches, scored, checks: out });
             }
             Kind::D1 => {
                 let mut points = Vec::new();

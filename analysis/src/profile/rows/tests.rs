@@ -111,44 +111,64 @@ fn b2_uses_the_difference_between_its_histories() {
     assert_eq!(l.checks, 11);
 }
 
-#[test]
-fn an_always_l_player_scores_50_on_b4() {
-    // §B4: the opponent plays L in rounds 1–6 then R, or the reverse; a model that always
-    // answers L matches in half of the scored positions (rounds 8–12): 100·225/450 = 50.
+/// B4 rows of a player answering `reference` in every round and `check` at the check's side
+/// queries (rounds 8 and 12 at the low payoff), with `episodes` episodes per payoff and direction
+/// (15 under the full protocol).
+fn b4_rows(episodes: u32, reference: &str, check: &str) -> Vec<ResponseRow> {
     let mut rows = Vec::new();
+    let mut push = |q: usize, presentation: &str, level: &str, direction: &str, episode: u32, round: u32, v: &str| {
+        let opponent = if (direction == "l-to-r") == (round <= 6) { "l" } else { "r" };
+        let mut r = row("b4", q, presentation, level, &format!("round-{round}"), "", episode, None);
+        r.direction = direction.into();
+        r.round = round;
+        r.value = Some(v.into());
+        r.score = Some(if opponent == v { 100.0 } else { 0.0 });
+        rows.push(r);
+    };
     for q in 0..11 {
-        for level in LEVELS {
-            for direction in ["l-to-r", "r-to-l"] {
-                for episode in 0..15 {
+        for direction in ["l-to-r", "r-to-l"] {
+            for episode in 0..episodes {
+                for level in LEVELS {
                     for round in 1..=12u32 {
-                        let opponent = if (direction == "l-to-r") == (round <= 6) { "l" } else { "r" };
-                        let mut r = row("b4", q, REFERENCE, level, &format!("round-{round}"), "", episode, None);
-                        r.direction = direction.into();
-                        r.round = round;
-                        r.value = Some("l".into());
-                        r.score = Some(if opponent == "l" { 100.0 } else { 0.0 });
-                        rows.push(r);
+                        push(q, REFERENCE, level, direction, episode, round, reference);
                     }
                 }
-            }
-        }
-        // One check per version at the low payoff: the side queries at rounds 8 and 12.
-        for direction in ["l-to-r", "r-to-l"] {
-            for episode in 0..15 {
+                // One check per version at the low payoff: the side queries at rounds 8 and 12.
                 for round in [8u32, 12] {
-                    let opponent = if (direction == "l-to-r") == (round <= 6) { "l" } else { "r" };
-                    let mut r = row("b4", q, "history-table", "low", &format!("round-{round}"), "", episode, None);
-                    r.direction = direction.into();
-                    r.round = round;
-                    r.value = Some("l".into());
-                    r.score = Some(if opponent == "l" { 100.0 } else { 0.0 });
-                    rows.push(r);
+                    push(q, "history-table", "low", direction, episode, round, check);
                 }
             }
         }
     }
+    rows
+}
+
+#[test]
+fn an_always_l_player_scores_50_on_b4() {
+    // §B4: the opponent plays L in rounds 1–6 then R, or the reverse; a model that always
+    // answers L matches in half of the scored positions (rounds 8–12): 100·225/450 = 50.
+    let rows = b4_rows(15, "l", "l");
     let l = profile_table(&rows).into_iter().find(|l| l.measure == "b4").expect("b4");
     assert_eq!(l.status, "available", "{l:?}");
     assert!((l.centre.unwrap() - 50.0).abs() < 1e-12, "{l:?}");
     assert_eq!(l.outer, Some([50.0, 50.0]), "the same choices under the check change nothing");
+}
+
+#[test]
+fn b4_under_a_reduced_protocol_scores_the_same_answers_as_the_full_one() {
+    // One episode per payoff and direction (`reduced_protocol`) scores over the 30 choices it
+    // scheduled, not the full protocol's 450: an always-L player scores 50, not 100·15/450 = 3.3,
+    // and a check that answers R instead moves z by the same amount under both schedules.
+    for (reference, check) in [("l", "l"), ("l", "r")] {
+        let full = profile_table(&b4_rows(15, reference, check)).into_iter().find(|l| l.measure == "b4").expect("b4");
+        let reduced = profile_table(&b4_rows(1, reference, check)).into_iter().find(|l| l.measure == "b4").expect("b4");
+        assert_eq!(reduced.status, "available", "{reduced:?}");
+        assert!((reduced.centre.unwrap() - 50.0).abs() < 1e-12, "{reduced:?}");
+        for (a, b) in [(full.centre, reduced.centre)]
+            .into_iter()
+            .chain(full.outer.unwrap().into_iter().zip(reduced.outer.unwrap()).map(|(a, b)| (Some(a), Some(b))))
+        {
+            assert!((a.unwrap() - b.unwrap()).abs() < 1e-9, "{full:?} vs {reduced:?}");
+        }
+    }
 }
