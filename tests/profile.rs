@@ -366,3 +366,238 @@ fn the_shipped_study_has_the_seeds_call_counts() {
     assert!((18_000..19_500).contains(&n("B")), "{said}");
     assert!(said.contains("general robustness: 690"), "{said}");
 }
+
+/// A models file for `fake` with these extra fields (seeds sent, so that an answer depends on
+/// the attempt it was given at).
+fn write_models(dir: &Path, endpoint: &str, extra: &str) {
+    std::fs::write(
+        dir.join("models.ron"),
+        format!(
+            r#"Models(version: 1, models: [Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
+                concurrency: 8, structured: JsonSchema, max_attempts: 2, max_retries: 1, backoff_ms: 1, send_seed: true{extra})])"#
+        ),
+    )
+    .expect("models");
+}
+
+/// A legal answer drawn from the request and its sampling seed: an answer given at another
+/// attempt (another seed) would differ.
+fn seeded_answer(body: &Value) -> String {
+    let mut b = body.clone();
+    let seed = body["seed"].as_i64().unwrap_or(-1);
+    if let Some(t) = b["messages"][0]["content"].as_str() {
+        b["messages"][0]["content"] = Value::from(format!("{t} #{seed}"));
+    }
+    legal_answer(&b)
+}
+
+fn statuses(store: &Path) -> Vec<(String, i64)> {
+    let c = Connection::open(store).expect("open");
+    let mut st =
+        c.prepare("SELECT status, COUNT(*) FROM profile_responses GROUP BY status ORDER BY status").expect("q");
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).expect("rows").map(|r| r.expect("row")).collect()
+}
+
+#[test]
+fn a_server_outage_stops_the_study_and_a_plain_resume_fills_every_slot() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rt = runtime();
+    let tasks = r#", tasks: ["dictator", "b4"], general_robustness: false"#;
+    // The run that never fails.
+    let clean = rt.block_on(FakeServer::start(Arc::new(|_, body: &Value| FakeReply::Content(seeded_answer(body)))));
+    let clean = clean.expect("server");
+    let clean_dir = dir.path().join("clean");
+    std::fs::create_dir_all(&clean_dir).expect("mkdir");
+    let study = write_study(&clean_dir, &clean.endpoint(), "outage", tasks);
+    write_models(&clean_dir, &clean.endpoint(), "");
+    let clean_store = clean_dir.join("s.sqlite");
+    let o = profile(&clean_store, &clean_dir.join("out"), &study, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(statuses(&clean_store).iter().filter(|(s, _)| s == "missing").count(), 0);
+
+    // The same study against a server that fails every request from the 60th on (HTTP 503)
+    // until it is brought back.
+    let down = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let is_down = down.clone();
+    let server = rt
+        .block_on(FakeServer::start(Arc::new(move |n, body: &Value| {
+            if n >= 60 && is_down.load(std::sync::atomic::Ordering::SeqCst) {
+                FakeReply::Status(503)
+            } else {
+                FakeReply::Content(seeded_answer(body))
+            }
+        })))
+        .expect("server");
+    let study = write_study(dir.path(), &server.endpoint(), "outage", tasks);
+    write_models(dir.path(), &server.endpoint(), "");
+    let store = dir.path().join("s.sqlite");
+    let o = profile(&store, &dir.path().join("out"), &study, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert!(text(&o).contains("stopped: ") && text(&o).contains("HTTP 503"), "{}", text(&o));
+    assert!(text(&o).contains("Run the same command again to resume"), "{}", text(&o));
+    let c = Connection::open(&store).expect("open");
+    // A failure at the server is not an answer: nothing missing, no failed attempt recorded.
+    assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_responses WHERE status <> 'valid'"), 0);
+    assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_attempts WHERE status = 'error'"), 0);
+    let partial = count(&c, "SELECT COUNT(*) FROM profile_responses");
+    let total = records(&clean_store).len() as i64;
+    assert!(partial < total, "{partial} of {total} recorded before the outage");
+    assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_passes WHERE outcome LIKE 'stopped: %'"), 1);
+    drop(c);
+
+    // A resume while the server is still down stops again, recording nothing false.
+    let o = profile(&store, &dir.path().join("out"), &study, &[]);
+    assert_eq!(o.status.code(), Some(1), "{}", text(&o));
+    assert_eq!(
+        count(
+            &Connection::open(&store).expect("open"),
+            "SELECT COUNT(*) FROM profile_responses WHERE status <> 'valid'"
+        ),
+        0
+    );
+
+    // A plain resume, the server up again: every slot filled, the same answers and scores as
+    // the run that never failed (the same attempt numbers, seeds and cache keys).
+    down.store(false, std::sync::atomic::Ordering::SeqCst);
+    let o = profile(&store, &dir.path().join("out"), &study, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(records(&store), records(&clean_store));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("out/profile.csv")).expect("csv"),
+        std::fs::read_to_string(clean_dir.join("out/profile.csv")).expect("csv")
+    );
+}
+
+#[test]
+fn a_changed_setting_on_resume_is_refused_by_name_and_a_retry_pass_records_what_it_raised() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rt = runtime();
+    // The model answers a question that starts with a task identifier only once it is let.
+    let answer_all = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = answer_all.clone();
+    let server = rt
+        .block_on(FakeServer::start(Arc::new(move |_, body: &Value| {
+            let t = body["messages"][0]["content"].as_str().unwrap_or("");
+            if t.starts_with("Task ID:") && !flag.load(std::sync::atomic::Ordering::SeqCst) {
+                FakeReply::Content("I would rather not say.".into())
+            } else {
+                FakeReply::Content(seeded_answer(body))
+            }
+        })))
+        .expect("server");
+    let study =
+        write_study(dir.path(), &server.endpoint(), "retry", r#", tasks: ["dictator"], general_robustness: false"#);
+    write_models(dir.path(), &server.endpoint(), "");
+    let store = dir.path().join("s.sqlite");
+    let out = dir.path().join("out");
+    let o = profile(&store, &out, &study, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    let c = Connection::open(&store).expect("open");
+    let missing = "SELECT COUNT(*) FROM profile_responses WHERE status = 'missing'";
+    assert_eq!(count(&c, missing), 5);
+
+    // A plain resume asks nothing again: missing is a recorded final status.
+    let before = server.requests.load(std::sync::atomic::Ordering::SeqCst);
+    let o = profile(&store, &out, &study, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(server.requests.load(std::sync::atomic::Ordering::SeqCst), before);
+
+    // A changed setting is refused by name, with exit 2, and nothing is recorded.
+    write_models(dir.path(), &server.endpoint(), ", temperature: 0.2");
+    let passes = count(&c, "SELECT COUNT(*) FROM profile_passes");
+    let o = profile(&store, &out, &study, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("`temperature` was 0.7") && text(&o).contains("is 0.2 now"), "{}", text(&o));
+    let o = profile(&store, &out, &study, &["--retry-missing"]);
+    assert_eq!(o.status.code(), Some(2), "a retry pass may not change the temperature either: {}", text(&o));
+    assert!(text(&o).contains("may raise only max_attempts and max_tokens"), "{}", text(&o));
+    assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_passes"), passes);
+    write_models(dir.path(), &server.endpoint(), ", max_tokens: 512");
+    let o = profile(&store, &out, &study, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("`max_tokens` was 256") && text(&o).contains("--retry-missing may raise"),
+        "{}",
+        text(&o)
+    );
+
+    // The recovery pass, the model answering now and the token limit raised: the five slots
+    // are asked again at their own slots, attempts 3 and on, and the pass records the change.
+    answer_all.store(true, std::sync::atomic::Ordering::SeqCst);
+    let o = profile(&store, &out, &study, &["--retry-missing"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(count(&c, missing), 0);
+    assert_eq!(
+        count(&c, "SELECT COUNT(*) FROM profile_attempts WHERE attempt = 3 AND status = 'ok'"),
+        5,
+        "each missing slot answered at its third attempt"
+    );
+    assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_responses WHERE attempts = 3"), 5);
+    let (kind, changed): (String, String) = c
+        .query_row("SELECT kind, changed_json FROM profile_passes ORDER BY pass DESC LIMIT 1", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .expect("pass");
+    assert_eq!(kind, "retry-missing");
+    assert_eq!(changed, r#"[{"field":"max_tokens","was":"256","now":"512"}]"#);
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("profile.json")).expect("json")).expect("parse");
+    let line = json["models"][0]["measures"].as_array().unwrap().iter().find(|l| l["measure"] == "a:dictator").cloned();
+    assert!(line.expect("line")["centre"].is_number(), "the measure is available once every slot is filled");
+}
+
+#[test]
+fn an_ended_b4_episode_resumes_under_retry_missing_keeping_its_answered_rounds() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rt = runtime();
+    // The model gives no usable answer in round 5 (of the versions asking "… in round 5?")
+    // until it is let: those episodes end there, their later rounds recorded as ended.
+    let answer_all = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = answer_all.clone();
+    let server = rt
+        .block_on(FakeServer::start(Arc::new(move |_, body: &Value| {
+            let t = body["messages"][0]["content"].as_str().unwrap_or("");
+            if t.contains("in round 5?") && !flag.load(std::sync::atomic::Ordering::SeqCst) {
+                FakeReply::Content("Hard to say.".into())
+            } else {
+                FakeReply::Content(seeded_answer(body))
+            }
+        })))
+        .expect("server");
+    let study = write_study(dir.path(), &server.endpoint(), "b4retry", r#", tasks: ["b4"], general_robustness: false"#);
+    write_models(dir.path(), &server.endpoint(), "");
+    let store = dir.path().join("s.sqlite");
+    let out = dir.path().join("out");
+    assert!(profile(&store, &out, &study, &[]).status.success());
+    let c = Connection::open(&store).expect("open");
+    let ended = count(&c, "SELECT COUNT(*) FROM profile_responses WHERE status = 'episode-ended'");
+    let missing = count(&c, "SELECT COUNT(*) FROM profile_responses WHERE status = 'missing'");
+    assert!(missing > 0 && ended > 0, "{missing} missing, {ended} ended");
+    let early = |c: &Connection| -> Vec<String> {
+        let mut st = c
+            .prepare(
+                "SELECT slot_key || '|' || value || '|' || attempts FROM profile_responses
+                 WHERE task = 'b4' AND round < 5 AND status = 'valid' ORDER BY slot_key",
+            )
+            .expect("q");
+        st.query_map([], |r| r.get(0)).expect("rows").map(|r| r.expect("row")).collect()
+    };
+    let before = early(&c);
+
+    // The recovery pass with a larger token limit: the ended episodes are played again from
+    // round 5, their answered rounds kept as adopted (not asked again under the new limit).
+    answer_all.store(true, std::sync::atomic::Ordering::SeqCst);
+    write_models(dir.path(), &server.endpoint(), ", max_tokens: 512");
+    let o = profile(&store, &out, &study, &["--retry-missing"]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_responses WHERE status <> 'valid'"), 0);
+    assert_eq!(early(&c), before, "the rounds answered before are kept");
+    assert_eq!(
+        count(
+            &c,
+            "SELECT COUNT(*) FROM profile_attempts WHERE attempt = 3 AND status = 'ok' AND slot_key LIKE '%/round-5/%'"
+        ),
+        missing,
+        "each missing round answered at its third attempt"
+    );
+}

@@ -2,9 +2,16 @@
 //! no system prompt, persona, goal sentence, request for reasons or history from other
 //! decisions — with the answer asked in one JSON field. A retry is another attempt at the same
 //! slot; the first valid answer is kept; a slot without one stays missing (no fallback).
+//!
+//! A failure at the server (connection refused, time-out, HTTP 429 or 5xx once the client's
+//! retries are spent, or a refusal) is not an answer: the slot stays unasked, every question
+//! not yet sent stops, and the study ends with the reason; a resume asks those slots as if the
+//! failure had never happened (the same attempt numbers, seeds and cache keys). `missing` is kept
+//! for a model's unusable answers after the attempt limit.
 
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use agora_agents::llm::{
     cache_key, parse_cut_reply, parse_reply, ChatRequest, LlmClient, Message, ModelSpec, ParseOutcome, ReplyCache,
@@ -104,6 +111,14 @@ pub struct Asker {
     pub from_cache: AtomicUsize,
     /// Requests sent.
     pub sent: AtomicUsize,
+    /// The first server failure: once set, no further question is sent.
+    pub outage: OnceLock<String>,
+    /// Attempts already made at a slot asked again by `--retry-missing` (slot key → the last
+    /// attempt number recorded); a retry continues the slot's attempt numbers.
+    pub retry: HashMap<String, u32>,
+    /// Answered slots of a B4 episode asked again by `--retry-missing`: their recorded attempts,
+    /// whose adopted answer is kept (read again from its reply, not asked).
+    pub kept: HashMap<String, Vec<Attempt>>,
 }
 
 impl Asker {
@@ -112,11 +127,32 @@ impl Asker {
     }
 
     /// Asks `text` at `slot_key` until a valid answer or the declared attempts run out. An error
-    /// is returned only in replay when a reply is not cached (the study cannot be reproduced).
+    /// is returned when the server fails (the slot is not answered and nothing more is sent:
+    /// [`Asker::outage`]) and in replay when a reply is not cached (the study cannot be
+    /// reproduced).
     pub async fn ask(&self, text: &str, field: &str, ask: &Ask, slot_key: &str) -> Result<Asked, String> {
+        if let Some(reason) = self.outage.get() {
+            return Err(format!("not asked after the server failed: {reason}"));
+        }
         let space = ask.space();
+        if let Some(kept) = self.kept.get(slot_key) {
+            let answer = kept.last().and_then(|a| match parse_reply(&a.reply, &space, field) {
+                ParseOutcome::Parsed { action, .. } => Some(action),
+                _ => match parse_cut_reply(&a.reply, &space, field) {
+                    ParseOutcome::Parsed { action, .. } => Some(action),
+                    _ => None,
+                },
+            });
+            let answer = match answer {
+                Some(Action::Choice(i)) => Answer::Label(i as usize),
+                Some(Action::Amount(x)) => Answer::Amount(x),
+                _ => return Err(format!("{slot_key}: the recorded answer no longer reads as an answer")),
+            };
+            return Ok(Asked { answer: Some(answer), attempts: kept.clone() });
+        }
         let mut attempts = Vec::new();
-        for attempt in 1..=self.spec.max_attempts.max(1) {
+        let first = self.retry.get(slot_key).map_or(1, |done| done + 1);
+        for attempt in first..first + self.spec.max_attempts.max(1) {
             let req = ChatRequest {
                 messages: vec![Message { role: "user".into(), content: text.to_string() }],
                 temperature: self.spec.temperature,
@@ -148,8 +184,10 @@ impl Asker {
                             r
                         }
                         Err(e) => {
-                            attempts.push(Attempt { attempt, status: "error".into(), reply: e.to_string(), cache_key: key });
-                            continue;
+                            // Not an answer, and not an attempt: the slot stays unasked.
+                            let reason = e.to_string();
+                            let _ = self.outage.set(reason.clone());
+                            return Err(format!("{slot_key}: {reason}"));
                         }
                     },
                 },

@@ -67,6 +67,12 @@ pub struct ProfileArgs {
     /// first: a frozen file is what a study runs).
     #[arg(long)]
     freeze: bool,
+    /// A recovery pass: ask the slots left `missing` (unusable answers after the attempt limit)
+    /// again at the same slots, continuing their attempt numbers, with the model file's attempt
+    /// limit and token limit (which may be raised for it); the pass and any changed setting are
+    /// recorded in `profile_passes`.
+    #[arg(long)]
+    retry_missing: bool,
 }
 
 /// A profile study file.
@@ -256,10 +262,19 @@ pub fn main(args: ProfileArgs) -> anyhow::Result<()> {
     let mut report = Vec::new();
     for spec in &models {
         let key = crate::audit_llm::api_key(spec, args.replay)?;
+        let changed = store::check_settings(&conn, &study.name, spec, args.retry_missing)
+            .map_err(|e| BadInput(format!("{}: {e}", args.store.display())))?;
         let client = if args.replay { None } else { Some(LlmClient::new(spec.clone(), key).map_err(BadInput)?) };
         if let Some(c) = &client {
             rt.block_on(c.check_reachable())?;
         }
+        let (retry, redo, kept) = if args.retry_missing {
+            let redo = store::episodes_missing(&conn, &study.name, &spec.name)?;
+            let kept = store::kept_b4(&conn, &study.name, &spec.name, &redo)?;
+            (store::missing(&conn, &study.name, &spec.name)?, redo, kept)
+        } else {
+            Default::default()
+        };
         let asker = Arc::new(Asker {
             spec: spec.clone(),
             client,
@@ -267,6 +282,9 @@ pub fn main(args: ProfileArgs) -> anyhow::Result<()> {
             master_seed: study.master_seed,
             from_cache: Default::default(),
             sent: Default::default(),
+            outage: Default::default(),
+            retry,
+            kept,
         });
         let ctx = Arc::new(Ctx {
             study: study.name.clone(),
@@ -277,26 +295,47 @@ pub fn main(args: ProfileArgs) -> anyhow::Result<()> {
         let limit = run::in_flight(spec);
         // Records are committed every few hundred jobs, so an interrupted study resumes there.
         let batch = (16 * limit).max(512);
-        for (task, plan) in &plans {
-            let done = store::done_keys(&conn, &study.name, &spec.name, task.name())?;
-            let mut jobs = run::jobs(&ctx, plan, &done);
+        let (mut asked, mut recorded_jobs, mut failure) = (0, 0, None);
+        'tasks: for (task, plan) in &plans {
+            let done = store::done_keys(&conn, &study.name, &spec.name, task.name(), args.retry_missing)?;
+            let mut jobs = run::jobs(&ctx, plan, &done, &redo);
+            asked += jobs.len();
             while !jobs.is_empty() {
                 let rest = jobs.split_off(batch.min(jobs.len()));
-                let recorded = rt.block_on(run::in_order(limit, std::mem::replace(&mut jobs, rest)))?;
+                let (recorded, failed) = rt.block_on(run::in_order(limit, std::mem::replace(&mut jobs, rest)))?;
+                recorded_jobs += recorded.len();
                 store::write_rows(&mut conn, &study.name, spec, recorded.iter().flatten())?;
+                if failed.is_some() {
+                    failure = failed;
+                    break 'tasks;
+                }
             }
         }
-        if study.general_robustness {
-            let done = store::done_gr(&conn, &study.name, &spec.name)?;
-            let recorded = rt.block_on(run::in_order(limit, gr::jobs(&ctx, &wording, study.gr_responses, &done)?))?;
+        if study.general_robustness && failure.is_none() {
+            let done = store::done_gr(&conn, &study.name, &spec.name, args.retry_missing)?;
+            let jobs = gr::jobs(&ctx, &wording, study.gr_responses, &done)?;
+            asked += jobs.len();
+            let (recorded, failed) = rt.block_on(run::in_order(limit, jobs))?;
+            recorded_jobs += recorded.len();
             store::write_gr(&mut conn, &study.name, spec, &recorded)?;
+            failure = failed;
         }
+        let kind = if args.retry_missing { "retry-missing" } else { "ask" };
+        let outcome = failure.as_ref().map_or_else(|| "complete".to_string(), |e| format!("stopped: {e}"));
+        store::record_pass(&conn, &study.name, spec, kind, &changed, asked, &outcome)?;
         eprintln!(
             "{}: {} requests sent, {} replies from the cache",
             spec.name,
             asker.sent.load(Ordering::Relaxed),
             asker.from_cache.load(Ordering::Relaxed)
         );
+        if let Some(e) = failure {
+            cache.flush();
+            anyhow::bail!(
+                "model `{}`: stopped: {e}. {recorded_jobs} of {asked} questions were answered and recorded before it; the rest were not asked, and nothing was recorded for them. Run the same command again to resume: it asks them as if the failure had not happened.",
+                spec.name
+            );
+        }
         report.push(output::model_profile(&conn, &study, spec)?);
     }
     output::write_outputs(&args.out, &study, &report)?;

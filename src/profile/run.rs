@@ -57,8 +57,10 @@ pub fn in_flight(spec: &ModelSpec) -> usize {
     (spec.concurrency * spec.endpoints.len()).max(1) * 2
 }
 
-/// Runs `jobs` with at most `limit` at once; the results come back in job order.
-pub async fn in_order<T: Send + 'static>(limit: usize, jobs: Vec<Job<T>>) -> anyhow::Result<Vec<T>> {
+/// Runs `jobs` with at most `limit` at once; the results come back in job order, and the first
+/// job's failure beside them (the jobs that succeeded are kept, so that what was answered before
+/// a server failed is recorded).
+pub async fn in_order<T: Send + 'static>(limit: usize, jobs: Vec<Job<T>>) -> anyhow::Result<(Vec<T>, Option<String>)> {
     let permits = Arc::new(tokio::sync::Semaphore::new(limit.max(1)));
     let mut set = tokio::task::JoinSet::new();
     for (i, job) in jobs.into_iter().enumerate() {
@@ -70,12 +72,18 @@ pub async fn in_order<T: Send + 'static>(limit: usize, jobs: Vec<Job<T>>) -> any
         });
     }
     let mut results = Vec::with_capacity(set.len());
+    let mut failures = Vec::new();
     while let Some(joined) = set.join_next().await {
-        let (i, r) = joined.context("a profile question panicked")?;
-        results.push((i, r.map_err(|e| anyhow::anyhow!(e))?));
+        match joined.context("a profile question panicked")? {
+            (i, Ok(r)) => results.push((i, r)),
+            (i, Err(e)) => failures.push((i, e)),
+        }
     }
     results.sort_by_key(|(i, _)| *i);
-    Ok(results.into_iter().map(|(_, r)| r).collect())
+    failures.sort_by_key(|(i, _)| *i);
+    // The failure that stopped the others (they say "not asked after …") comes first.
+    let first = failures.iter().find(|(_, e)| !e.starts_with("not asked after")).or(failures.first());
+    Ok((results.into_iter().map(|(_, r)| r).collect(), first.map(|(_, e)| e.clone())))
 }
 
 #[expect(clippy::too_many_arguments, reason = "a slot is named by all of its coordinates")]
@@ -199,9 +207,21 @@ async fn run_episode(ctx: Arc<Ctx>, e: Episode) -> Result<Vec<Recorded>, String>
     Ok(out)
 }
 
+/// A B4 episode's identity among a model's rows: `{version}/{level}/{direction}/{episode}`.
+pub fn episode_id(version: &str, level: &str, direction: &str, episode: u32) -> String {
+    format!("{version}/{level}/{direction}/{episode}")
+}
+
 /// The jobs of a task's plan that `done` (the slot keys already recorded) does not hold; a B4
-/// episode is done when its first round is.
-pub fn jobs(ctx: &Arc<Ctx>, plan: &TaskPlan, done: &HashSet<String>) -> Vec<Job<Vec<Recorded>>> {
+/// episode is done when its first round is, unless `redo` names it ([`episode_id`]: an episode
+/// with a missing slot, asked again by `--retry-missing` from its first round — the rounds
+/// before the missing one read their replies from the cache).
+pub fn jobs(
+    ctx: &Arc<Ctx>,
+    plan: &TaskPlan,
+    done: &HashSet<String>,
+    redo: &HashSet<String>,
+) -> Vec<Job<Vec<Recorded>>> {
     let mut out: Vec<Job<Vec<Recorded>>> = Vec::new();
     for s in &plan.slots {
         let key = slot_key(&ctx.study, s.task, s.version, s.presentation, &s.input, "", 0, s.slot);
@@ -212,7 +232,8 @@ pub fn jobs(ctx: &Arc<Ctx>, plan: &TaskPlan, done: &HashSet<String>) -> Vec<Job<
     for e in &plan.episodes {
         let first = b4_input(e.level, 1, &[]);
         let key = slot_key(&ctx.study, Task::B4, e.version, None, &first, e.direction, 1, e.episode);
-        if !done.contains(&key) {
+        let id = episode_id(VERSION_IDS[e.version], e.level.name(), e.direction, e.episode);
+        if !done.contains(&key) || redo.contains(&id) {
             out.push(Box::pin(run_episode(ctx.clone(), e.clone())));
         }
     }

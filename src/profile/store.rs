@@ -2,14 +2,14 @@
 //! (or its missing status), every attempt with its raw reply and cache key, each distinct
 //! question text once under its SHA-256, and the version files' hashes a study ran with.
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 
 use agora_agents::llm::ModelSpec;
 use agora_analysis::profile::rows::ResponseRow;
 use agora_environments::profile::versions::{sha256_hex, Loaded};
 use rusqlite::{params, Connection, Transaction};
 
-use super::ask::Asked;
+use super::ask::{Asked, Attempt};
 use super::gr::{GrRecorded, GrRow};
 use super::run::Recorded;
 
@@ -32,6 +32,14 @@ CREATE TABLE IF NOT EXISTS profile_responses (
 CREATE TABLE IF NOT EXISTS profile_attempts (
     study TEXT NOT NULL, model TEXT NOT NULL, slot_key TEXT NOT NULL, attempt INTEGER NOT NULL,
     status TEXT NOT NULL, reply TEXT NOT NULL, cache_key TEXT NOT NULL, PRIMARY KEY (study, model, slot_key, attempt)
+);
+CREATE TABLE IF NOT EXISTS profile_settings (
+    study TEXT NOT NULL, model TEXT NOT NULL, settings_json TEXT NOT NULL, PRIMARY KEY (study, model)
+);
+CREATE TABLE IF NOT EXISTS profile_passes (
+    study TEXT NOT NULL, model TEXT NOT NULL, pass INTEGER NOT NULL, kind TEXT NOT NULL,
+    settings_json TEXT NOT NULL, changed_json TEXT NOT NULL, slots INTEGER NOT NULL, outcome TEXT NOT NULL,
+    PRIMARY KEY (study, model, pass)
 );
 CREATE TABLE IF NOT EXISTS profile_gr (
     study TEXT NOT NULL, model TEXT NOT NULL, served_id TEXT NOT NULL, condition TEXT NOT NULL,
@@ -103,19 +111,211 @@ pub fn record_study(
     Ok(())
 }
 
-/// The slot keys already recorded for a task.
-pub fn done_keys(conn: &Connection, study: &str, model: &str, task: &str) -> rusqlite::Result<HashSet<String>> {
-    let mut st =
-        conn.prepare("SELECT slot_key FROM profile_responses WHERE study = ?1 AND model = ?2 AND task = ?3")?;
-    let keys = st.query_map(params![study, model, task], |r| r.get(0))?.collect();
+/// The model settings a profile's answers depend on, as recorded with it: the served model, the
+/// sampling temperature, the token limit, the output mode, the chat-template arguments
+/// (deliberation among them), the attempt limit and whether a seed is sent.
+pub fn settings(spec: &ModelSpec) -> serde_json::Value {
+    serde_json::json!({
+        "served_id": spec.served_id,
+        "temperature": spec.temperature,
+        "max_tokens": spec.max_tokens,
+        "structured": spec.structured,
+        "chat_template_kwargs": spec.template_kwargs(),
+        "max_attempts": spec.max_attempts,
+        "send_seed": spec.send_seed,
+    })
+}
+
+/// The settings `--retry-missing` may change (and records): more attempts and a larger token
+/// limit, the profile methods' recovery passes ("staged output caps").
+pub const RETRY_MAY_CHANGE: [&str; 2] = ["max_attempts", "max_tokens"];
+
+/// The fields of `now` that differ from `then`, as (field, then, now).
+pub fn changed(then: &serde_json::Value, now: &serde_json::Value) -> Vec<(String, String, String)> {
+    let (Some(a), Some(b)) = (then.as_object(), now.as_object()) else { return Vec::new() };
+    let mut out = Vec::new();
+    for (k, v) in b {
+        let old = a.get(k).cloned().unwrap_or(serde_json::Value::Null);
+        if old != *v {
+            out.push((k.clone(), old.to_string(), v.to_string()));
+        }
+    }
+    out
+}
+
+/// Records a model's settings with the profile the first time it runs and checks them on every
+/// later run: a plain resume must keep them all; `--retry-missing` may change only
+/// [`RETRY_MAY_CHANGE`]. Returns the fields changed (recorded with the pass).
+pub fn check_settings(
+    conn: &Connection,
+    study: &str,
+    spec: &ModelSpec,
+    retry_missing: bool,
+) -> Result<Vec<(String, String, String)>, String> {
+    let now = settings(spec);
+    let recorded: Option<String> = conn
+        .query_row(
+            "SELECT settings_json FROM profile_settings WHERE study = ?1 AND model = ?2",
+            params![study, spec.name],
+            |r| r.get(0),
+        )
+        .ok();
+    let Some(recorded) = recorded else {
+        conn.execute(
+            "INSERT INTO profile_settings (study, model, settings_json) VALUES (?1, ?2, ?3)",
+            params![study, spec.name, now.to_string()],
+        )
+        .map_err(|e| e.to_string())?;
+        return Ok(Vec::new());
+    };
+    let then: serde_json::Value = serde_json::from_str(&recorded).map_err(|e| e.to_string())?;
+    let changed = changed(&then, &now);
+    for (field, old, new) in &changed {
+        if !(retry_missing && RETRY_MAY_CHANGE.contains(&field.as_str())) {
+            return Err(format!(
+                "model `{}`: `{field}` was {old} when profile study `{study}` was recorded and is {new} now; a resumed profile keeps its settings{} (or give the study another name for a new profile)",
+                spec.name,
+                if retry_missing { ": --retry-missing may raise only max_attempts and max_tokens" } else { "; --retry-missing may raise max_attempts and max_tokens for a recovery pass" }
+            ));
+        }
+    }
+    Ok(changed)
+}
+
+/// Records one pass over a model's slots: `initial` (or a plain resume) or `retry-missing`, with
+/// its settings, the fields changed from the recorded ones, the slots it asked and how it ended.
+pub fn record_pass(
+    conn: &Connection,
+    study: &str,
+    spec: &ModelSpec,
+    kind: &str,
+    changed: &[(String, String, String)],
+    slots: usize,
+    outcome: &str,
+) -> rusqlite::Result<()> {
+    let pass: i64 = conn.query_row(
+        "SELECT COALESCE(MAX(pass), 0) + 1 FROM profile_passes WHERE study = ?1 AND model = ?2",
+        params![study, spec.name],
+        |r| r.get(0),
+    )?;
+    let changed: Vec<serde_json::Value> =
+        changed.iter().map(|(f, a, b)| serde_json::json!({"field": f, "was": a, "now": b})).collect();
+    conn.execute(
+        "INSERT INTO profile_passes (study, model, pass, kind, settings_json, changed_json, slots, outcome)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![
+            study,
+            spec.name,
+            pass,
+            kind,
+            settings(spec).to_string(),
+            serde_json::Value::Array(changed).to_string(),
+            slots as i64,
+            outcome
+        ],
+    )?;
+    Ok(())
+}
+
+/// The slot keys already recorded for a task; with `retry_missing`, those with an answer only
+/// (a missing slot, or a B4 round after an episode ended, is asked again).
+pub fn done_keys(
+    conn: &Connection,
+    study: &str,
+    model: &str,
+    task: &str,
+    retry_missing: bool,
+) -> rusqlite::Result<HashSet<String>> {
+    let mut st = conn.prepare(
+        "SELECT slot_key FROM profile_responses WHERE study = ?1 AND model = ?2 AND task = ?3
+           AND (?4 = 0 OR status = 'valid')",
+    )?;
+    let keys = st.query_map(params![study, model, task, retry_missing], |r| r.get(0))?.collect();
     keys
 }
 
-/// The GR slot keys already recorded.
-pub fn done_gr(conn: &Connection, study: &str, model: &str) -> rusqlite::Result<HashSet<String>> {
-    let mut st = conn.prepare("SELECT slot_key FROM profile_gr WHERE study = ?1 AND model = ?2")?;
-    let keys = st.query_map(params![study, model], |r| r.get(0))?.collect();
+/// The missing slots of a model (slot key → the last attempt number recorded there), which
+/// `--retry-missing` asks again, continuing their attempt numbers.
+pub fn missing(conn: &Connection, study: &str, model: &str) -> rusqlite::Result<HashMap<String, u32>> {
+    let mut st = conn.prepare(
+        "SELECT slot_key, attempts FROM profile_responses WHERE study = ?1 AND model = ?2 AND status = 'missing'
+         UNION ALL SELECT slot_key, attempts FROM profile_gr WHERE study = ?1 AND model = ?2 AND status = 'missing'",
+    )?;
+    let rows = st.query_map(params![study, model], |r| Ok((r.get(0)?, r.get(1)?)))?.collect();
+    rows
+}
+
+/// The B4 episodes of a model with a missing slot ([`super::run::episode_id`]).
+pub fn episodes_missing(conn: &Connection, study: &str, model: &str) -> rusqlite::Result<HashSet<String>> {
+    let mut st = conn.prepare(
+        "SELECT DISTINCT version, level, direction, slot FROM profile_responses
+         WHERE study = ?1 AND model = ?2 AND task = 'b4' AND status = 'missing'",
+    )?;
+    let rows = st
+        .query_map(params![study, model], |r| {
+            Ok(super::run::episode_id(
+                &r.get::<_, String>(0)?,
+                &r.get::<_, String>(1)?,
+                &r.get::<_, String>(2)?,
+                r.get(3)?,
+            ))
+        })?
+        .collect();
+    rows
+}
+
+/// The recorded attempts of the answered B4 slots of the episodes in `redo`, by slot key: a
+/// retried episode keeps their adopted answers ("the first valid answer at that slot is
+/// retained") instead of asking them again, even where the retry pass changed a setting.
+pub fn kept_b4(
+    conn: &Connection,
+    study: &str,
+    model: &str,
+    redo: &HashSet<String>,
+) -> rusqlite::Result<HashMap<String, Vec<Attempt>>> {
+    let mut out: HashMap<String, Vec<Attempt>> = HashMap::new();
+    if redo.is_empty() {
+        return Ok(out);
+    }
+    let mut st = conn.prepare(
+        "SELECT r.version, r.level, r.direction, r.slot, r.slot_key, a.attempt, a.status, a.reply, a.cache_key
+         FROM profile_responses r JOIN profile_attempts a ON a.study = r.study AND a.model = r.model AND a.slot_key = r.slot_key
+         WHERE r.study = ?1 AND r.model = ?2 AND r.task = 'b4' AND r.status = 'valid'
+         ORDER BY r.slot_key, a.attempt",
+    )?;
+    let rows = st.query_map(params![study, model], |r| {
+        let id = super::run::episode_id(
+            &r.get::<_, String>(0)?,
+            &r.get::<_, String>(1)?,
+            &r.get::<_, String>(2)?,
+            r.get(3)?,
+        );
+        Ok((
+            id,
+            r.get::<_, String>(4)?,
+            Attempt { attempt: r.get(5)?, status: r.get(6)?, reply: r.get(7)?, cache_key: r.get(8)? },
+        ))
+    })?;
+    for row in rows {
+        let (id, key, attempt) = row?;
+        if redo.contains(&id) {
+            out.entry(key).or_default().push(attempt);
+        }
+    }
+    Ok(out)
+}
+
+/// The GR slot keys already recorded; with `retry_missing`, those with an answer only.
+pub fn done_gr(conn: &Connection, study: &str, model: &str, retry_missing: bool) -> rusqlite::Result<HashSet<String>> {
+    let mut st = conn
+        .prepare("SELECT slot_key FROM profile_gr WHERE study = ?1 AND model = ?2 AND (?3 = 0 OR status = 'valid')")?;
+    let keys = st.query_map(params![study, model, retry_missing], |r| r.get(0))?.collect();
     keys
+}
+
+/// The slot's attempts so far: the last attempt's number (a retry pass continues the numbers).
+fn last_attempt(asked: &Asked) -> i64 {
+    asked.attempts.last().map_or(0, |a| i64::from(a.attempt))
 }
 
 fn status(value_present: bool, attempts: usize) -> &'static str {
@@ -180,7 +380,7 @@ pub fn write_rows<'a>(
             w.slot,
             w.scored,
             status(w.value.is_some(), r.asked.attempts.len()),
-            r.asked.attempts.len() as i64,
+            last_attempt(&r.asked),
             w.value,
             w.score,
             sha,
@@ -208,7 +408,7 @@ pub fn write_gr(conn: &mut Connection, study: &str, spec: &ModelSpec, rows: &[Gr
             r.class,
             r.slot,
             status(r.value.is_some(), r.asked.attempts.len()),
-            r.asked.attempts.len() as i64,
+            last_attempt(&r.asked),
             r.value,
             r.strict,
             sha,
