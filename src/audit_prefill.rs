@@ -6,17 +6,19 @@
 //! (`prefill: Some(TrailingAssistant)` for llama.cpp's server, which continues a trailing
 //! assistant message by default since ggml-org/llama.cpp#13174; `Some(ContinueFinalMessage)` for
 //! vLLM, sent `continue_final_message: true, add_generation_prompt: false`), `--sample` of its
-//! decisions whose reasoning a coder coded (`--coder`, default `lexicon/1`) and found to state at
-//! least one value are drawn (ranked by SHA-256 of `{seed}:{response_id}`, the export's rule).
-//! For each, the stored request is read back and asked again with one more message: the
-//! assistant turn, prefilled with the reasoning closed and the answer field's key open
-//! ([`faithfulness::closed_prefix`]) — once as coded (arm `original`) and once per value with
-//! that value deleted or inserted ([`faithfulness::intervene`]) — `--m` times each, with the
-//! sampling seed `derive(seed, ["prefill", response_id, value, j]) mod 2³¹` where the original
-//! sent one, no answer schema (a grammar would constrain the continuation as a whole reply) and
-//! `--max-tokens` (16). The reply is the continuation: prefix and continuation together are read
-//! by the agents' parser against the decision's action space and mapped to the dependency's
-//! action indicator.
+//! decisions whose reasoning a coder coded (`--coder`, default `lexicon/1`) are drawn, whether
+//! or not the reasoning states a value (ranked by SHA-256 of `{seed}:{response_id}`, the
+//! export's rule). For each decision and value, the stored request is read back and asked again
+//! with one more message: the assistant turn, prefilled with the reasoning closed and the answer
+//! field's key open ([`faithfulness::closed_prefix`]) — once with every sentence of the value
+//! deleted and once with one sentence of it inserted, true in the decision's state
+//! ([`faithfulness::intervene`]; the game supplies the state's facts where it has them: the
+//! binary-allocation game's payoffs, labels, unit, cue and history) — `--m` times each, with the
+//! sampling seed `derive(seed, ["prefill", response_id, value/arm, j]) mod 2³¹` where the
+//! original sent one, no answer schema (a grammar would constrain the continuation as a whole
+//! reply) and `--max-tokens` (16). The reply is the continuation: prefix and continuation
+//! together are read by the agents' parser against the decision's action space and mapped to
+//! the game's declared action indicator. The state of a decision is its prompt (by digest).
 //!
 //! A model without prefill support is reported as such (`no prefill`) and asked nothing; a
 //! model whose coder the validation gate refuses is reported `refused: …` and asked nothing
@@ -24,7 +26,7 @@
 //!
 //! # The cache and what is written
 //! Every call goes through the store's reply cache under slot
-//! `{run_key}/{seat}/{slot}/prefill/{seed}/{value or original}/{j}`; `--replay` answers from the
+//! `{run_key}/{seat}/{slot}/prefill/{seed}/{value}/{insert or delete}/{j}`; `--replay` answers from the
 //! cache only (a miss stops the command with nothing written), so re-running reproduces the
 //! rows byte for byte. After every call answered, one transaction writes `audit_prefill` (one
 //! row per call) and `audit_faithfulness` (one per estimate); `faithfulness.md`, `.json` and
@@ -42,6 +44,7 @@ use agora_agents::llm::{
     ReplyCache,
 };
 use agora_analysis::audit::faithfulness::{self, Arm, Faithfulness, ModelSupport, Trial};
+use agora_analysis::audit::statements::{Facts, Situation};
 use agora_analysis::audit::{agreement, labels, LoadedCodebook};
 use agora_engine::store::SqliteCache;
 use agora_environments::{ActionSpace, EnvSpec, Variant};
@@ -170,6 +173,8 @@ struct Call {
     decision: usize,
     value: String,
     arm: Arm,
+    /// Whether the decision's own reasoning stated the value.
+    stated: bool,
     replicate: usize,
     prefix: String,
     request_seed: Option<u64>,
@@ -183,6 +188,32 @@ struct Ready {
     d: Decision,
     space: ActionSpace,
     better_for_a: Option<u32>,
+    /// The state's facts, where the game supplies them.
+    facts: Option<Facts>,
+    /// The state: the digest of the prompt's messages.
+    state: String,
+}
+
+/// The facts of a binary-allocation decision's state, from its recorded context and variant.
+fn allocation_facts(conn: &Connection, d: &Decision, variant: Variant) -> rusqlite::Result<Option<Facts>> {
+    if d.environment != "binary-allocation" {
+        return Ok(None);
+    }
+    let id = agora_analysis::audit::dependency::state_context(conn, d.run_id, d.seat, d.slot)?;
+    let Some(state) = id.and_then(agora_environments::games::binary_allocation::state) else { return Ok(None) };
+    let f = state.facts(variant);
+    Ok(Some(Facts {
+        labels: f.labels.to_vec(),
+        own: f.own.iter().map(|x| *x as f64).collect(),
+        other: f.other.iter().map(|x| *x as f64).collect(),
+        unit: f.unit,
+        other_name: "person A".into(),
+        situation: match (f.shared_group, f.before) {
+            (Some(shared), _) => Situation::Group { shared },
+            (_, Some((direct, helped))) => Situation::Before { direct, helped },
+            _ => Situation::Plain,
+        },
+    }))
 }
 
 /// Runs `agora audit prefill`.
@@ -272,15 +303,14 @@ pub fn main(args: PrefillArgs) -> anyhow::Result<()> {
             continue;
         }
         let spec = spec.expect("declared").clone();
-        // Decisions whose reasoning states at least one value.
-        let stating: Vec<Decision> =
-            ds.into_iter().filter(|d| d.sentences.iter().any(|(_, c)| all_values.contains(c))).collect();
-        let ids: Vec<String> = stating.iter().map(|d| d.response_id.clone()).collect();
+        // Every coded decision with reasoning, whether or not it states a value (the source
+        // samples "a natural reasoning" per state).
+        let ids: Vec<String> = ds.iter().map(|d| d.response_id.clone()).collect();
         let chosen: BTreeSet<String> = labels::sample_ids(ids.iter().map(String::as_str), args.seed, args.sample)
             .into_iter()
             .map(str::to_string)
             .collect();
-        let mut picked: Vec<Decision> = stating.into_iter().filter(|d| chosen.contains(&d.response_id)).collect();
+        let mut picked: Vec<Decision> = ds.into_iter().filter(|d| chosen.contains(&d.response_id)).collect();
         picked.sort_by_cached_key(|d| labels::rank_key(args.seed, &d.response_id));
         for d in picked {
             if d.served_id != spec.served_id {
@@ -306,7 +336,9 @@ pub fn main(args: PrefillArgs) -> anyhow::Result<()> {
                 .and_then(|s| semantic_space(s, &env, variant))
                 .ok_or_else(|| fail(format!("cannot recover the action space of `{}`", d.answer_field)))?;
             let better_for_a = prosocial_option(&conn, d.run_id, d.seat, d.slot)?;
-            ready.push(Ready { d, space, better_for_a });
+            let facts = allocation_facts(&conn, &d, variant)?;
+            let state = agora_engine::seed::hex_digest(serde_json::to_string(&stored.messages)?.as_bytes());
+            ready.push(Ready { d, space, better_for_a, facts, state });
         }
         specs.insert(model, spec);
     }
@@ -316,16 +348,15 @@ pub fn main(args: PrefillArgs) -> anyhow::Result<()> {
     for (i, r) in ready.iter().enumerate() {
         let d = &r.d;
         let stored: StoredRequest = serde_json::from_str(&d.messages_json)?;
-        let original: Vec<String> = d.sentences.iter().map(|(t, _)| t.clone()).collect();
-        let mut arms = vec![(String::new(), Arm::Original, original)];
+        let mut arms = Vec::new();
         for v in &values {
-            if let Some((arm, edited)) = faithfulness::intervene(cb, &d.sentences, v) {
-                arms.push((v.clone(), arm, edited));
-            }
+            let e = faithfulness::intervene(cb, &d.sentences, v, r.facts.as_ref()).map_err(BadInput)?;
+            arms.push((v.clone(), Arm::Insert, e.inserted, e.stated));
+            arms.push((v.clone(), Arm::Delete, e.deleted, e.stated));
         }
-        for (value, arm, sentences) in arms {
+        for (value, arm, sentences, stated) in arms {
             let prefix = faithfulness::closed_prefix(&sentences, &d.answer_field);
-            let label = if value.is_empty() { "original".to_string() } else { value.clone() };
+            let label = format!("{value}/{}", arm.as_str());
             for j in 0..args.m {
                 let request_seed = stored.seed.map(|_| {
                     agora_engine::seed::derive(args.seed, &["prefill", &d.response_id, &label, &j.to_string()])
@@ -348,6 +379,7 @@ pub fn main(args: PrefillArgs) -> anyhow::Result<()> {
                     decision: i,
                     value: value.clone(),
                     arm,
+                    stated,
                     replicate: j,
                     prefix: prefix.clone(),
                     request_seed,
@@ -417,7 +449,8 @@ pub fn main(args: PrefillArgs) -> anyhow::Result<()> {
                 (Some(i), Some(a)) => i.value(a, &space_json, r.better_for_a),
                 _ => None,
             };
-            let stated = c.value.is_empty() || c.arm == Arm::Delete;
+            // Whether the prefilled reasoning states the value.
+            let stated = c.arm == Arm::Insert;
             st.execute(params![
                 d.run_id,
                 d.seat,
@@ -453,7 +486,9 @@ pub fn main(args: PrefillArgs) -> anyhow::Result<()> {
                 model: d.model.clone(),
                 environment: d.environment.clone(),
                 role: d.role.clone(),
+                state: r.state.clone(),
                 decision: d.response_id.clone(),
+                stated: c.stated,
                 value: c.value.clone(),
                 arm: c.arm,
                 y,
@@ -482,6 +517,7 @@ pub fn main(args: PrefillArgs) -> anyhow::Result<()> {
                 value: v.clone(),
                 status: status.clone(),
                 reason: reason.clone(),
+                n_states: 0,
                 n_decisions: 0,
                 n_deleted: 0,
                 n_inserted: 0,

@@ -184,6 +184,29 @@ fn a_faithful_model_moves_with_the_stated_value_and_replay_reproduces_the_rows()
     assert!(out.status.success(), "{}", text(&out));
     let (t, lo, _) = tau(&store);
     assert!((t - 1.0).abs() < 1e-9 && lo > 0.5, "faithful: tau {t}, low {lo}");
+    // The sample holds decisions whose reasoning states no value, and both arms were asked of
+    // every sampled decision: the inserted sentence (the value's general wording: the dilemma
+    // supplies no state facts) in one, every sentence of the value deleted in the other.
+    let c = Connection::open(&store).expect("open");
+    let silent = count(
+        &c,
+        "SELECT COUNT(DISTINCT p.response_id) FROM audit_prefill p JOIN audit_responses a
+           ON a.run_id = p.run_id AND a.seat = p.seat AND a.slot = p.slot
+         WHERE json_extract(a.values_json, '$.fairness') = 0 AND json_extract(a.values_json, '$.altruism') = 0",
+    );
+    assert!(silent > 0, "decisions stating no value are sampled");
+    let one_arm = count(
+        &c,
+        "SELECT COUNT(*) FROM (SELECT response_id, value FROM audit_prefill GROUP BY response_id, value
+           HAVING COUNT(DISTINCT arm) <> 2)",
+    );
+    assert_eq!(one_arm, 0, "every decision and value has both arms");
+    assert_eq!(
+        count(&c, "SELECT COUNT(*) FROM audit_prefill WHERE arm = 'insert' AND value = 'fairness' AND prefill NOT LIKE '%I want the payoffs split evenly between us.%'"),
+        0
+    );
+    assert_eq!(count(&c, "SELECT COUNT(*) FROM audit_prefill WHERE arm = 'delete' AND value = 'fairness' AND prefill LIKE '%evenly%'"), 0);
+    drop(c);
     const SQL: &str = "SELECT * FROM audit_prefill ORDER BY run_id, seat, slot, value, arm, replicate";
     let before = rows(&store, SQL);
     assert!(!before.is_empty());

@@ -580,7 +580,7 @@ mod tests {
         conn.execute_batch(crate::audit::faithfulness::SCHEMA).expect("schema");
         conn.execute_batch(
             "INSERT INTO audit_faithfulness VALUES ('5', 'lexicon', 'default', 1, 'abc', 'm1', 'bargaining', 'proposer',
-                 'offer_share', 'fairness', 'estimated', '', 24, 12, 12, 0.2, 0.05, 0.1, 0.3, 0.5, 0.2, 0.8, '', 'validated');",
+                 'offer_share', 'fairness', 'estimated', '', 24, 12, 12, 0.2, 0.05, 0.1, 0.3, 0.5, 0.2, 0.8, '', 'validated', 20);",
         )
         .expect("faithfulness row");
         let read = read_conn(&conn, Some("s")).expect("read").expect("an audit");

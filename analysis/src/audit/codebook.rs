@@ -7,7 +7,7 @@
 //!     version: 1,               // bump it whenever a definition or a rule changes
 //!     description: "…",         // optional
 //!     residual: "understanding", // the code of a sentence no value fits
-//!     codes: [Code(name: "fairness", definition: "…", example: "…"), …],
+//!     codes: [Code(name: "fairness", definition: "…", example: "…", statement: Some(…)), …],
 //!     lexicon: [Rule(code: "fairness", patterns: ["evenly", "fair*"]), …],
 //! )
 //! ```
@@ -62,6 +62,10 @@ pub struct Code {
     pub definition: String,
     /// An example sentence of the code.
     pub example: String,
+    /// How the prefill intervention states the value in a reasoning
+    /// ([`super::statements`]); a value without one cannot be inserted.
+    #[serde(default)]
+    pub statement: Option<super::statements::Statement>,
 }
 
 /// One lexicon rule: a code and the phrases that give it.
@@ -197,6 +201,9 @@ impl Codebook {
             }
             if c.example.trim().is_empty() {
                 return err(format!("codes[{i}].example"), "must not be empty");
+            }
+            if let Some(st) = &c.statement {
+                st.validate().map_err(|(f, m)| (format!("codes[{i}].statement.{f}"), m))?;
             }
         }
         if self.code(&self.residual).is_none() {

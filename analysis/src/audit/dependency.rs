@@ -22,7 +22,7 @@
 //! # The estimate
 //! Per audited model, environment and role, over the replicates that have an action, coded
 //! reasoning (a replicate without reasoning, or whose coder output failed validation, is
-//! counted and left out) and a defined action indicator ([`INDICATORS`]):
+//! counted and left out) and a defined action indicator (the game's declared indicator, read from the store):
 //! - **LPM** (`lpm-fe`): y on the value vector W (one 0/1 column per value code of the codebook)
 //!   with a fixed effect per prompt, by within-prompt demeaning, CR1 clustered by prompt
 //!   ([`fe_cr1()`], df `auto`, which is `within` here since every prompt is its own cluster; t on
@@ -54,7 +54,7 @@
 //!
 //! # The action indicators
 //! One per environment and role where an action has a defensible prosocial or cooperative
-//! direction ([`INDICATORS`]): cooperating in the prisoner's dilemma, hunting the stag, accepting
+//! direction (each game declares its indicator per role): cooperating in the prisoner's dilemma, hunting the stag, accepting
 //! an ultimatum offer, the share offered, given, sent, returned or contributed in the amount
 //! games, and, in the binary-allocation game, choosing the option better for A (the SUVA audit paper's
 //! prosocial option, Eq. 240.8). Left out ([`LEFT_OUT`]): the naming and coordination games
@@ -558,6 +558,12 @@ fn read_replicates(conn: &Connection, study: Option<&str>) -> rusqlite::Result<V
 /// The option better for A in the binary-allocation state of a seat's `slot`-th decision (its
 /// id is the decision's context; see [`crate::motives`]).
 pub fn prosocial_option(conn: &Connection, run_id: i64, seat: i64, slot: i64) -> rusqlite::Result<Option<u32>> {
+    Ok(state_context(conn, run_id, seat, slot)?.and_then(crate::motives::state).and_then(|s| s.prosocial_option()))
+}
+
+/// The state id a binary-allocation decision was asked in (its recorded `context`), where the
+/// store holds one.
+pub fn state_context(conn: &Connection, run_id: i64, seat: i64, slot: i64) -> rusqlite::Result<Option<u32>> {
     let context: Option<Option<f64>> = conn
         .query_row(
             "SELECT context FROM decisions WHERE run_id = ?1 AND seat = ?2 AND role = 'dictator'
@@ -566,11 +572,7 @@ pub fn prosocial_option(conn: &Connection, run_id: i64, seat: i64, slot: i64) ->
             |r| r.get(0),
         )
         .optional()?;
-    Ok(context
-        .flatten()
-        .filter(|c| c.fract() == 0.0 && *c >= 0.0 && *c < f64::from(u32::MAX))
-        .and_then(|c| crate::motives::state(c as u32))
-        .and_then(|s| s.prosocial_option()))
+    Ok(context.flatten().filter(|c| c.fract() == 0.0 && *c >= 0.0 && *c < f64::from(u32::MAX)).map(|c| c as u32))
 }
 
 fn write_coded(

@@ -35,6 +35,7 @@ pub mod requirements;
 pub mod segment;
 pub mod sentence;
 mod sha256;
+pub mod statements;
 pub mod tables;
 
 use std::collections::BTreeMap;

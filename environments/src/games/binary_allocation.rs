@@ -197,6 +197,42 @@ impl State {
     }
 }
 
+/// What a state says, as the decider (person B) reads it under one variant: the facts a
+/// sentence about the state can be checked against (the transcript audit's prefill states a
+/// value only in terms these make true).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct StateFacts {
+    /// The two options' labels, B1 first.
+    pub labels: [String; 2],
+    /// What person B (the decider) receives under each option.
+    pub own: [i64; 2],
+    /// What person A receives under each option.
+    pub other: [i64; 2],
+    /// What the payoffs are counted in.
+    pub unit: String,
+    /// Group states: whether A shares the cue with B.
+    pub shared_group: Option<bool>,
+    /// Reciprocity states: whether A's earlier choice was about B (direct) or another person,
+    /// and whether it gave them more (helped).
+    pub before: Option<(bool, bool)>,
+}
+
+impl State {
+    /// The state's facts under `variant`.
+    pub fn facts(&self, variant: Variant) -> StateFacts {
+        let v = variants().get(variant);
+        let [a1, b1, a2, b2] = self.payoffs(&v.levels);
+        StateFacts {
+            labels: [v.labels[0].clone(), v.labels[1].clone()],
+            own: [b1, b2],
+            other: [a1, a2],
+            unit: v.unit.clone(),
+            shared_group: self.cue.map(|(_, shared)| shared),
+            before: self.history.map(|h| (self.treatment == Treatment::DirectReciprocity, h == History::Helped)),
+        }
+    }
+}
+
 /// The distributional grid: level indices `(a1, b1, a2, b2)` in lexicographic order, without
 /// the configurations whose two options are identical.
 pub fn payoff_grid() -> &'static [[u8; 4]] {
