@@ -13,7 +13,11 @@
 //! a decision's response id `{run_key}:{seat}:{slot}` is ranked by the hex SHA-256 of
 //! `{seed}:{response_id}` and the `--sample` smallest are taken (all when fewer): the rule of
 //! `agora audit export` ([`labels::sample_ids`]), so a sample does not depend on row order and
-//! a larger one extends a smaller.
+//! a larger one extends a smaller. The sample can be aimed: `--environment`, `--cell`,
+//! `--variant` and `--role` keep the decisions of those games, cells, conditions and roles (a
+//! name the store does not hold is refused, naming what it holds), and `--with-reasoning`
+//! keeps the decisions whose original reply `agora audit` found to hold pre-action reasoning,
+//! so that no replicate is asked of a prompt whose replies have nothing to code.
 //!
 //! # The request
 //! A transcript's `messages_json` is the request as the policy serialised it (messages,
@@ -88,6 +92,23 @@ pub struct ReplicatesArgs {
     /// Only this model (repeatable; default: every model with decisions in scope).
     #[arg(long)]
     model: Vec<String>,
+    /// Only decisions in this environment (repeatable), e.g. `binary-allocation`.
+    #[arg(long)]
+    environment: Vec<String>,
+    /// Only decisions in this cell (repeatable), e.g. `baseline`, `step-by-step`.
+    #[arg(long)]
+    cell: Vec<String>,
+    /// Only decisions under this condition (repeatable): C0, C1, C2 or C3.
+    #[arg(long)]
+    variant: Vec<String>,
+    /// Only decisions of this role (repeatable), e.g. `dictator`.
+    #[arg(long)]
+    role: Vec<String>,
+    /// Only decisions whose original reply has pre-action reasoning to code, as `agora audit`
+    /// found (the store must have been audited): a replicate of a decision without reasoning
+    /// has nothing for the dependency estimate to code.
+    #[arg(long)]
+    with_reasoning: bool,
     /// Answer from the store's reply cache only; a replicate not cached stops the command with
     /// nothing written.
     #[arg(long)]
@@ -266,17 +287,32 @@ struct Row {
     parse_status: String,
     spec_json: String,
     variant: String,
+    environment: String,
+    cell: String,
+    /// Whether `agora audit` found pre-action reasoning in the original reply (none when the
+    /// store was not audited).
+    reasoning: Option<bool>,
 }
 
 fn read_rows(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Vec<Row>> {
-    let mut st = conn.prepare(
+    let audited: bool = conn.query_row(
+        "SELECT COUNT(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'audit_responses'",
+        [],
+        |r| r.get(0),
+    )?;
+    let reasoning = if audited {
+        "(SELECT MAX(a.reasoning_present) FROM audit_responses a WHERE a.run_id = t.run_id AND a.seat = t.seat AND a.slot = t.slot)"
+    } else {
+        "NULL"
+    };
+    let mut st = conn.prepare(&format!(
         "SELECT t.run_id, r.run_key, t.seat, t.slot, t.attempt, t.model, t.served_id, t.round, t.role, t.messages_json,
-                t.raw_reply, t.action, t.parse_status, r.spec_json, r.variant
+                t.raw_reply, t.action, t.parse_status, r.spec_json, r.variant, r.environment, r.cell, {reasoning}
          FROM transcripts t JOIN runs r ON r.run_id = t.run_id
          WHERE t.kind = 'decision' AND t.action IS NOT NULL
            AND (t.parse_status = 'ok' OR t.parse_status = 'truncated') AND (?1 IS NULL OR r.study = ?1)
-         ORDER BY t.run_id, t.seat, t.slot, t.attempt",
-    )?;
+         ORDER BY t.run_id, t.seat, t.slot, t.attempt"
+    ))?;
     let rows = st.query_map([study], |r| {
         Ok(Row {
             run_id: r.get(0)?,
@@ -294,6 +330,9 @@ fn read_rows(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Vec<Row
             parse_status: r.get(12)?,
             spec_json: r.get(13)?,
             variant: r.get(14)?,
+            environment: r.get(15)?,
+            cell: r.get(16)?,
+            reasoning: r.get::<_, Option<i64>>(17)?.map(|x| x == 1),
         })
     })?;
     rows.collect()
@@ -393,7 +432,39 @@ pub fn main(args: ReplicatesArgs) -> anyhow::Result<()> {
             return Err(BadInput(format!("--study: store {} holds no study `{s}`", args.store.display())).into());
         }
     }
-    let rows = read_rows(&conn, args.study.as_deref())?;
+    let mut rows = read_rows(&conn, args.study.as_deref())?;
+    // The sample's aim: each filter must name something the store holds, or it is refused.
+    type Filter<'a> = (&'a str, &'a Vec<String>, fn(&Row) -> &str);
+    let filters: [Filter<'_>; 4] = [
+        ("--environment", &args.environment, |r| &r.environment),
+        ("--cell", &args.cell, |r| &r.cell),
+        ("--variant", &args.variant, |r| &r.variant),
+        ("--role", &args.role, |r| &r.role),
+    ];
+    for (flag, wanted, field) in filters {
+        if wanted.is_empty() {
+            continue;
+        }
+        let held: BTreeSet<&str> = rows.iter().map(field).collect();
+        if let Some(w) = wanted.iter().find(|w| !held.contains(w.as_str())) {
+            return Err(BadInput(format!(
+                "{flag} `{w}`: no decision transcript in scope has it (the store has: {})",
+                held.into_iter().collect::<Vec<_>>().join(", ")
+            ))
+            .into());
+        }
+        rows.retain(|r| wanted.iter().any(|w| w == field(r)));
+    }
+    if args.with_reasoning {
+        if !rows.is_empty() && rows.iter().all(|r| r.reasoning.is_none()) {
+            return Err(BadInput(format!(
+                "--with-reasoning: store {} has not been audited (run `agora audit` first)",
+                args.store.display()
+            ))
+            .into());
+        }
+        rows.retain(|r| r.reasoning == Some(true));
+    }
     let mut by_model: BTreeMap<String, Vec<Row>> = BTreeMap::new();
     for r in rows {
         by_model.entry(r.model.clone()).or_default().push(r);

@@ -231,6 +231,12 @@ fn replicates_recover_the_dependency_without_touching_the_runs() {
         (with(&["--sample", "5", "--m", "5", "--model", "nosuch"]), "--model `nosuch`"),
         (with(&["--sample", "5", "--m", "5", "--study", "nosuch"]), "--study"),
         (
+            with(&["--sample", "5", "--m", "5", "--environment", "public-goods"]),
+            "--environment `public-goods`: no decision transcript in scope has it (the store has: prisoners-dilemma)",
+        ),
+        (with(&["--sample", "5", "--m", "5", "--variant", "C3"]), "--variant `C3`"),
+        (with(&["--sample", "5", "--m", "5", "--with-reasoning"]), "has not been audited (run `agora audit` first)"),
+        (
             agora(&[
                 "audit",
                 "replicates",
@@ -258,7 +264,21 @@ fn replicates_recover_the_dependency_without_touching_the_runs() {
 
     // The replicates: every decision (40 < 50), 12 times each.
     let before = server.requests.load(std::sync::atomic::Ordering::Relaxed);
-    let out = with(&["--sample", "50", "--m", "12"]);
+    // Aimed at the game, cell, condition and role the store holds: the same 40 prompts.
+    let out = with(&[
+        "--sample",
+        "50",
+        "--m",
+        "12",
+        "--environment",
+        "prisoners-dilemma",
+        "--cell",
+        "baseline",
+        "--variant",
+        "C0",
+        "--role",
+        "player",
+    ]);
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("480 replicates of 40 prompts"), "{}", text(&out));
     assert!(text(&out).contains("0 from the reply cache, 480 requests sent"), "{}", text(&out));
@@ -537,4 +557,63 @@ fn binary_allocation_replicates_use_the_prosocial_option_of_their_state() {
     assert_eq!(fair["status"], "estimated", "{fair:?}");
     assert!(fair["validation"].starts_with("unvalidated"), "{fair:?}");
     assert_eq!(fair["n_replicates"], with_option.to_string());
+}
+
+/// `--with-reasoning` aims the sample at decisions whose original reply has pre-action
+/// reasoning to code; a replicate of any other prompt would have nothing for the dependency.
+#[test]
+fn an_aimed_sample_asks_only_decisions_with_reasoning() {
+    let rt = runtime();
+    // Half the replies (by hash) carry no reasoning field at all.
+    let server = rt
+        .block_on(FakeServer::start(Arc::new(|_, body: &Value| {
+            let h = Sha256::digest(body.to_string().as_bytes());
+            match reply(body) {
+                FakeReply::Content(c) if h[7] & 1 == 1 => {
+                    let mut v: Value = serde_json::from_str(&c).expect("json");
+                    v.as_object_mut().expect("object").remove("reasoning");
+                    FakeReply::Content(v.to_string())
+                }
+                other => other,
+            }
+        })))
+        .expect("server");
+    let dir = tempfile::tempdir().expect("tempdir");
+    let study = write_study(dir.path(), &server.endpoint());
+    let store = dir.path().join("s.sqlite");
+    assert!(agora(&["run", s(&study), "--store", s(&store)]).status.success());
+    assert!(agora(&["audit", "--store", s(&store), "--out", s(&dir.path().join("audit"))]).status.success());
+    let c = Connection::open(&store).expect("open");
+    let with = count(&c, "SELECT COUNT(*) FROM audit_responses WHERE reasoning_present = 1");
+    assert!(with > 0 && with < 40, "{with} of 40 decisions have reasoning");
+    drop(c);
+    let models = dir.path().join("models.ron");
+    std::fs::write(&models, format!("Models(version: 1, models: [{}])", model(&server.endpoint(), "fake")))
+        .expect("models");
+    let out = agora(&[
+        "audit",
+        "replicates",
+        "--store",
+        s(&store),
+        "--models",
+        s(&models),
+        "--seed",
+        "3",
+        "--sample",
+        "50",
+        "--m",
+        "2",
+        "--with-reasoning",
+    ]);
+    assert!(out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains(&format!("{} replicates of {with} prompts", 2 * with)), "{}", text(&out));
+    let c = Connection::open(&store).expect("open");
+    assert_eq!(
+        count(
+            &c,
+            "SELECT COUNT(*) FROM audit_replicates q WHERE NOT EXISTS (SELECT 1 FROM audit_responses a
+               WHERE a.run_id = q.run_id AND a.seat = q.seat AND a.slot = q.slot AND a.reasoning_present = 1)"
+        ),
+        0
+    );
 }
