@@ -288,6 +288,14 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
     };
     let gate = args.gate.options(args.allow_unvalidated)?;
     check_store(&args.store)?;
+    // A user's requirement naming a model, environment, cell or statistic the store does not
+    // hold could never be estimated: refused before anything is written.
+    if let Some(p) = &args.requirements {
+        let conn = rusqlite::Connection::open_with_flags(&args.store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+            .with_context(|| format!("opening {}", args.store.display()))?;
+        audit::requirements::check_store(&requirements.requirements, &conn)
+            .map_err(|e| BadInput(format!("requirements {} on store {}: {e}", p.display(), args.store.display())))?;
+    }
     // An `--out` that cannot become a directory is refused before anything is written to the
     // store, so that it leaves the store as it was.
     if let Some(blocker) = args.out.ancestors().find(|a| a.exists() && !a.is_dir()) {

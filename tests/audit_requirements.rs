@@ -153,6 +153,32 @@ fn requirements_pass_fail_and_are_refused_by_the_gate() {
         assert_eq!(out.status.code(), Some(2), "{needle}: {}", text(&out));
         assert!(text(&out).contains("bad.ron") && text(&out).contains(needle), "{needle}: {}", text(&out));
     }
+    // Requirements naming what the store does not hold could never be estimated: refused
+    // before anything is written, naming the requirement and what is missing.
+    let one = |about: &str, test: &str| {
+        format!(
+            r#"Requirements(version: 1, name: "x", requirements: [Requirement(name: "r", about: {about}, test: {test})])"#
+        )
+    };
+    for (text_, needle) in [
+        (
+            one(r#"Share(environment: "prisoners-dilemma", value: "fairness", cell: Some("ingroup"))"#, r#"Invariant(margin: 0.15, against: Cell("outgroup"))"#),
+            "requirement `r`: cell `ingroup` has no runs of prisoners-dilemma in the store (cells: baseline)",
+        ),
+        (
+            one("Statistic(GammaW)", "Invariant(margin: 0.15, against: Zero)"),
+            "requirement `r`: the store has no runs of environment `binary-allocation` (environments: prisoners-dilemma)",
+        ),
+        (
+            one(r#"Share(environment: "public-goods", value: "fairness")"#, "AtLeast(0.2)"),
+            "the store has no runs of environment `public-goods`",
+        ),
+    ] {
+        std::fs::write(&bad, text_).expect("bad");
+        let out = audit(&bad);
+        assert_eq!(out.status.code(), Some(2), "{needle}: {}", text(&out));
+        assert!(text(&out).contains(needle), "{needle}: {}", text(&out));
+    }
     let c = Connection::open(&store).expect("open");
     assert_eq!(count(&c, "SELECT COUNT(*) FROM sqlite_master WHERE name LIKE 'audit_%'"), 0, "nothing written");
     drop(c);

@@ -34,6 +34,13 @@
 //!   environment (and cell), with a cluster-robust standard error, clusters the runs:
 //!   se² = G/(G−1)·Σ_g(Σ_{i∈g}(y_i − p̂))²/n² (CR1 of a regression on a constant), and t on
 //!   G − 1 degrees of freedom. Fewer than two runs: not estimable.
+//! - `Statistic(..)`: one of the SUVA audit paper's own statistics of the binary-allocation
+//!   game (§240.8: β_I, β_C, β_D, β_W of Eq. 240.5 from the distributional treatment; γ_I, γ_C,
+//!   γ_D, γ_W of Eq. 240.7 from the group treatment; R of Eq. 240.8 from the direct or indirect
+//!   reciprocity treatment), fitted on the model's decisions at C0, cell `baseline`, with CR1
+//!   standard errors clustered by payoff configuration and read on the normal, as the paper's
+//!   requirements are ([`seed_statistic`]). Estimated from actions, not coded reasoning: the
+//!   coder gate does not apply.
 //! - `Dependency`: the coefficient of the value in the dependency estimate (`audit_dependency`,
 //!   [`super::dependency`]) for the model, environment, role and estimator (`lpm-fe` by
 //!   default: t on n_prompts − 1 degrees of freedom, as the estimate's own inference;
@@ -48,7 +55,13 @@
 //!   model or another cell, se = √(se² + se'²), df the smaller of the two (normal where either
 //!   is normal); two one-sided tests (Schuirmann 1987; seed eq. 240.16)
 //!   p = max{1 − F((d + Δ)/se), F((d − Δ)/se)}; passes when the 1 − 2α interval lies inside
-//!   (−Δ, Δ), the same as p < α. An audit too small to establish equivalence fails.
+//!   (−Δ, Δ), the same as p < α. An audit too small to establish equivalence fails. Against
+//!   `Zero`, d is the statistic itself (the paper's "equivalent" requirements on γ_W and γ_I).
+//!
+//! # Requirements that cannot apply
+//! A user's file ([`check_store`]) is refused when a requirement names a model, an
+//! environment, a cell or a statistic's treatment the store does not hold: it could never be
+//! estimated there. The shipped file runs on every audit and reads `not estimable` instead.
 //!
 //! # Verdicts
 //! `pass`, `fail`, `not estimable` (the reason says why) or `refused` (the coder-validation gate,
@@ -84,6 +97,7 @@ use super::dependency::DependencyRow;
 use super::report::Audit;
 use super::sha256::hex_digest;
 use super::Validation;
+use crate::motives::{group_regression, motive_regression, reciprocity, AllocationDecision, AllocationSample};
 use crate::profile::power::{design_effect, icc_oneway, samples_per_arm};
 use crate::stats::dist::{norm_cdf, norm_ppf, t_cdf, t_ppf};
 
@@ -270,11 +284,61 @@ enum Side {
 struct Context<'a> {
     audit: &'a Audit,
     dependency: &'a [DependencyRow],
+    allocation: &'a [AllocationSample],
     values: Vec<String>,
+}
+
+/// The SUVA audit paper's statistic for `model` from its binary-allocation decisions of the
+/// statistic's treatment at C0, cell `baseline`: the coefficient with its CR1 standard error
+/// (clusters the payoff configurations), read on the normal, as the paper's requirements are.
+pub fn seed_statistic(allocation: &[AllocationSample], model: &str, stat: SeedStatistic) -> Result<Estimate, String> {
+    let decisions: Vec<AllocationDecision> = allocation
+        .iter()
+        .filter(|s| s.roster == model && s.arm == stat.treatment() && s.variant == "C0" && s.cell == "baseline")
+        .flat_map(|s| s.decisions.iter().copied())
+        .collect();
+    if decisions.is_empty() {
+        return Err(format!(
+            "no binary-allocation decisions of model {model} in the {} treatment at C0, cell baseline",
+            stat.treatment()
+        ));
+    }
+    let fit = match stat.treatment() {
+        "distributional" => motive_regression(&decisions, 0.05),
+        "group" => group_regression(&decisions, 0.05),
+        _ => reciprocity(&decisions, 0.05),
+    }
+    .map_err(|e| format!("{}: {e}", stat.name()))?;
+    let i = fit
+        .names
+        .iter()
+        .position(|n| n == stat.coefficient())
+        .ok_or_else(|| format!("{}: no `{}` coefficient", stat.name(), stat.coefficient()))?;
+    if !(fit.coef[i].is_finite() && fit.se[i].is_finite()) {
+        return Err(format!("{}: not estimable from {} decisions", stat.name(), fit.n));
+    }
+    let prompts: BTreeSet<u32> = decisions.iter().map(|d| d.state).collect();
+    Ok(Estimate {
+        estimate: fit.coef[i],
+        se: fit.se[i],
+        df: None,
+        n: fit.n,
+        prompts: prompts.len(),
+        clusters: fit.clusters,
+        cluster_kind: "payoff configurations",
+        icc: None,
+    })
 }
 
 impl Context<'_> {
     fn side(&self, about: &About, model: &str, cell: Option<&str>) -> Side {
+        if let About::Statistic(stat) = about {
+            // From the actions alone: no coded text, no coder gate.
+            return match seed_statistic(self.allocation, model, *stat) {
+                Ok(e) => Side::Estimated(e, None),
+                Err(why) => Side::NotEstimable(why),
+            };
+        }
         let note = match validation(&self.audit.validation, model) {
             Err(label) => return Side::Refused(label),
             Ok(v) => v.map(Validation::label),
@@ -349,6 +413,7 @@ impl Context<'_> {
                     (status, _, _) => Side::NotEstimable(format!("dependency {status}: {}", row.reason)),
                 }
             }
+            About::Statistic(_) => unreachable!("handled above"),
         }
     }
 }
@@ -363,6 +428,9 @@ fn statistic(about: &About) -> String {
             "dependency ({estimator}) of the action on {value} in {environment}{}",
             role.as_ref().map(|r| format!(", role {r}")).unwrap_or_default()
         ),
+        About::Statistic(stat) => {
+            format!("{} (binary-allocation, {} treatment, C0 baseline)", stat.name(), stat.treatment())
+        }
     }
 }
 
@@ -407,10 +475,20 @@ fn plan_share(
 
 /// Evaluates every requirement on the audit and the dependency rows (of the same coder and
 /// codebook); one verdict per requirement and selected model.
-pub fn evaluate(spec: &Requirements, audit: &Audit, dependency: &[DependencyRow]) -> Vec<Verdict> {
-    let cx = Context { audit, dependency, values: audit.codebook.values.clone() };
-    let audited: BTreeSet<&str> =
-        audit.responses.iter().map(|r| r.model.as_str()).chain(dependency.iter().map(|r| r.model.as_str())).collect();
+pub fn evaluate(
+    spec: &Requirements,
+    audit: &Audit,
+    dependency: &[DependencyRow],
+    allocation: &[AllocationSample],
+) -> Vec<Verdict> {
+    let cx = Context { audit, dependency, allocation, values: audit.codebook.values.clone() };
+    let audited: BTreeSet<&str> = audit
+        .responses
+        .iter()
+        .map(|r| r.model.as_str())
+        .chain(dependency.iter().map(|r| r.model.as_str()))
+        .chain(allocation.iter().map(|s| s.roster.as_str()))
+        .collect();
     let alpha = spec.alpha;
     let mut out = Vec::new();
     for req in &spec.requirements {
@@ -443,7 +521,7 @@ pub fn evaluate(spec: &Requirements, audit: &Audit, dependency: &[DependencyRow]
         }
         let cell = match &req.about {
             About::Share { cell, .. } => cell.as_deref(),
-            About::Dependency { .. } => None,
+            About::Dependency { .. } | About::Statistic(_) => None,
         };
         let share = matches!(req.about, About::Share { .. });
         for model in models {
@@ -502,8 +580,46 @@ pub fn evaluate(spec: &Requirements, audit: &Audit, dependency: &[DependencyRow]
                         ..blank(model, "", String::new())
                     });
                 }
+                Test::Invariant { margin, against: Against::Zero } => {
+                    let e = match cx.side(&req.about, model, cell) {
+                        Side::Refused(l) => {
+                            out.push(blank(model, "refused", l));
+                            continue;
+                        }
+                        Side::NotEstimable(why) => {
+                            out.push(blank(model, "not estimable", why));
+                            continue;
+                        }
+                        Side::Estimated(e, _) => e,
+                    };
+                    let (low, high, p, pass) = equivalence(e.estimate, e.se, e.df, *margin, alpha);
+                    let reason = format!(
+                        "{:.0} % interval [{}, {}] {} (−{margin}, {margin}), TOST p = {p:.3}; {}",
+                        100.0 * (1.0 - 2.0 * alpha),
+                        fmt(low),
+                        fmt(high),
+                        if pass { "inside" } else { "not inside" },
+                        rests_on(&e)
+                    );
+                    out.push(Verdict {
+                        estimate: Some(e.estimate),
+                        se: Some(e.se),
+                        low: Some(low),
+                        high: Some(high),
+                        p_tost: Some(p),
+                        verdict: if pass { "pass" } else { "fail" }.into(),
+                        reason,
+                        n: Some(e.n),
+                        prompts: Some(e.prompts),
+                        clusters: Some(e.clusters),
+                        planned_n: None,
+                        planning: "no plan for a regression coefficient".into(),
+                        ..blank(model, "", String::new())
+                    });
+                }
                 Test::Invariant { margin, against } => {
                     let (other_model, other_cell, what) = match against {
+                        Against::Zero => unreachable!("handled above"),
                         Against::Model(m) => (m.as_str(), cell, format!("{model} − {m}")),
                         Against::Cell(c) => {
                             (model, Some(c.as_str()), format!("cell {} − cell {c}", cell.unwrap_or_default()))
@@ -580,6 +696,84 @@ pub fn evaluate(spec: &Requirements, audit: &Audit, dependency: &[DependencyRow]
         }
     }
     out
+}
+
+/// Checks that every requirement of `spec` names what the store holds: its model (unless
+/// `*`), its environment, its cells (a share's and an invariance's other cell), and for a
+/// statistic of the SUVA audit paper, binary-allocation runs of its treatment at C0, cell
+/// `baseline`. The error names the requirement and what is missing, with what the store holds.
+pub fn check_store(spec: &Requirements, conn: &Connection) -> Result<(), String> {
+    let mut st =
+        conn.prepare("SELECT DISTINCT environment, cell, arm, variant, roster FROM runs").map_err(|e| e.to_string())?;
+    let runs: Vec<(String, String, String, String, String)> = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
+        .and_then(Iterator::collect)
+        .map_err(|e| e.to_string())?;
+    let list = |xs: BTreeSet<&str>| {
+        if xs.is_empty() {
+            "none".to_string()
+        } else {
+            xs.into_iter().collect::<Vec<_>>().join(", ")
+        }
+    };
+    let environments: BTreeSet<&str> = runs.iter().map(|r| r.0.as_str()).collect();
+    let models: BTreeSet<&str> = runs.iter().map(|r| r.4.as_str()).collect();
+    for req in &spec.requirements {
+        let name = &req.name;
+        if req.model != "*" && !models.contains(req.model.as_str()) {
+            return Err(format!(
+                "requirement `{name}`: model `{}` has no runs in the store (models: {})",
+                req.model,
+                list(models)
+            ));
+        }
+        if let Test::Invariant { against: Against::Model(m), .. } = &req.test {
+            if !models.contains(m.as_str()) {
+                return Err(format!(
+                    "requirement `{name}`: model `{m}` has no runs in the store (models: {})",
+                    list(models)
+                ));
+            }
+        }
+        let environment = match &req.about {
+            About::Share { environment, .. } | About::Dependency { environment, .. } => environment.as_str(),
+            About::Statistic(_) => "binary-allocation",
+        };
+        if !environments.contains(environment) {
+            return Err(format!(
+                "requirement `{name}`: the store has no runs of environment `{environment}` (environments: {})",
+                list(environments)
+            ));
+        }
+        let cells: BTreeSet<&str> = runs.iter().filter(|r| r.0 == environment).map(|r| r.1.as_str()).collect();
+        let mut named: Vec<&str> = Vec::new();
+        if let About::Share { cell: Some(c), .. } = &req.about {
+            named.push(c);
+        }
+        if let Test::Invariant { against: Against::Cell(c), .. } = &req.test {
+            named.push(c);
+        }
+        if let Some(c) = named.into_iter().find(|c| !cells.contains(c)) {
+            return Err(format!(
+                "requirement `{name}`: cell `{c}` has no runs of {environment} in the store (cells: {})",
+                list(cells)
+            ));
+        }
+        if let About::Statistic(stat) = &req.about {
+            let held =
+                runs.iter().any(|r| r.0 == environment && r.2 == stat.treatment() && r.3 == "C0" && r.1 == "baseline");
+            if !held {
+                let arms: BTreeSet<&str> = runs.iter().filter(|r| r.0 == environment).map(|r| r.2.as_str()).collect();
+                return Err(format!(
+                    "requirement `{name}`: {} needs binary-allocation runs of the {} treatment at C0, cell baseline; the store has none (treatments: {})",
+                    stat.name(),
+                    stat.treatment(),
+                    list(arms)
+                ));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Reads the dependency estimates of the audit's coder and codebook (and study scope) from
@@ -660,8 +854,9 @@ pub fn run(path: &Path, spec: &LoadedRequirements, audit: &Audit) -> Result<Requ
     let mut conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(sql)?;
     conn.busy_timeout(std::time::Duration::from_secs(30)).map_err(sql)?;
     let dependency = read_dependency(&conn, audit).map_err(sql)?;
+    let allocation = crate::motives::read_store(&conn).map_err(sql)?;
     let r = &spec.requirements;
-    let verdicts = evaluate(r, audit, &dependency);
+    let verdicts = evaluate(r, audit, &dependency, &allocation);
     write(&mut conn, &verdicts).map_err(sql)?;
     Ok(RequirementsReport {
         name: r.name.clone(),

@@ -99,6 +99,81 @@ pub enum About {
         #[serde(default = "default_estimator")]
         estimator: String,
     },
+    /// One of the SUVA audit paper's own statistics of the binary-allocation game, estimated
+    /// from the model's actions (not from coded reasoning, so the coder gate does not apply).
+    Statistic(SeedStatistic),
+}
+
+/// The statistics the SUVA audit paper writes requirements on (§240.8, Table 240.9), read from
+/// the model's binary-allocation decisions at the canonical condition (C0, cell `baseline`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub enum SeedStatistic {
+    /// β_I: the weight on self-interest (Eq. 240.5, the distributional treatment).
+    BetaI,
+    /// β_C: the weight on competition (Eq. 240.5).
+    BetaC,
+    /// β_D: the weight on difference aversion (Eq. 240.5).
+    BetaD,
+    /// β_W: the weight on social welfare (Eq. 240.5).
+    BetaW,
+    /// γ_I: the change in the self-interest weight for an ingroup match (Eq. 240.7, the group
+    /// treatment).
+    GammaI,
+    /// γ_C: the same for competition (Eq. 240.7).
+    GammaC,
+    /// γ_D: the same for difference aversion (Eq. 240.7).
+    GammaD,
+    /// γ_W: the same for social welfare (Eq. 240.7).
+    GammaW,
+    /// R: the prosocial share after A helped minus after A harmed, direct reciprocity (Eq. 240.8).
+    RecipDirect,
+    /// R under indirect reciprocity (Eq. 240.8).
+    RecipIndirect,
+}
+
+impl SeedStatistic {
+    /// The paper's name (`beta_W`, `gamma_I`, `recip_direct`).
+    pub fn name(self) -> &'static str {
+        match self {
+            SeedStatistic::BetaI => "beta_I",
+            SeedStatistic::BetaC => "beta_C",
+            SeedStatistic::BetaD => "beta_D",
+            SeedStatistic::BetaW => "beta_W",
+            SeedStatistic::GammaI => "gamma_I",
+            SeedStatistic::GammaC => "gamma_C",
+            SeedStatistic::GammaD => "gamma_D",
+            SeedStatistic::GammaW => "gamma_W",
+            SeedStatistic::RecipDirect => "recip_direct",
+            SeedStatistic::RecipIndirect => "recip_indirect",
+        }
+    }
+
+    /// The binary-allocation treatment (the runs' arm) it is estimated from.
+    pub fn treatment(self) -> &'static str {
+        match self {
+            SeedStatistic::BetaI | SeedStatistic::BetaC | SeedStatistic::BetaD | SeedStatistic::BetaW => {
+                "distributional"
+            }
+            SeedStatistic::GammaI | SeedStatistic::GammaC | SeedStatistic::GammaD | SeedStatistic::GammaW => "group",
+            SeedStatistic::RecipDirect => "direct-reciprocity",
+            SeedStatistic::RecipIndirect => "indirect-reciprocity",
+        }
+    }
+
+    /// The coefficient's name in its regression.
+    pub fn coefficient(self) -> &'static str {
+        match self {
+            SeedStatistic::BetaI => "self_interest",
+            SeedStatistic::BetaC => "competition",
+            SeedStatistic::BetaD => "difference_aversion",
+            SeedStatistic::BetaW => "social_welfare",
+            SeedStatistic::GammaI => "ingroup:self_interest",
+            SeedStatistic::GammaC => "ingroup:competition",
+            SeedStatistic::GammaD => "ingroup:difference_aversion",
+            SeedStatistic::GammaW => "ingroup:social_welfare",
+            SeedStatistic::RecipDirect | SeedStatistic::RecipIndirect => "helped",
+        }
+    }
 }
 
 /// A requirement's test.
@@ -145,6 +220,9 @@ pub enum Against {
     Model(String),
     /// The same model's share in another cell (share requirements with a cell only).
     Cell(String),
+    /// Zero: the statistic itself lies within ±margin (the SUVA audit paper's "equivalent"
+    /// requirements on γ_W and γ_I).
+    Zero,
 }
 
 /// What is wrong with a requirements file.
@@ -212,7 +290,7 @@ impl LoadedRequirements {
     pub fn check_codebook(&self, codebook: &Codebook) -> Result<(), RequirementsError> {
         let values: Vec<&str> = codebook.values().map(|c| c.name.as_str()).collect();
         for (i, r) in self.requirements.requirements.iter().enumerate() {
-            let (About::Share { value, .. } | About::Dependency { value, .. }) = &r.about;
+            let (About::Share { value, .. } | About::Dependency { value, .. }) = &r.about else { continue };
             if !values.contains(&value.as_str()) {
                 return Err(RequirementsError::Invalid {
                     path: self.path.clone(),
@@ -306,6 +384,7 @@ impl Requirements {
                         return Err((f("about.estimator"), format!("`{estimator}` is not `lpm-fe` or `logit-ame`")));
                     }
                 }
+                About::Statistic(_) => {}
             }
             match &r.test {
                 Test::AtLeast(b) | Test::AtMost(b) => {
@@ -338,6 +417,11 @@ impl Requirements {
                             };
                             if c.is_empty() || c == cell {
                                 return Err((f("test.against"), format!("`{c}` is not a cell other than `{cell}`")));
+                            }
+                        }
+                        Against::Zero => {
+                            if share {
+                                return Err((f("test.against"), "Zero applies to a coefficient, not a share".into()));
                             }
                         }
                     }

@@ -20,7 +20,23 @@ const MINIMAL: &str = r#"Requirements(
 fn the_shipped_file_parses_and_names_codebook_values() {
     let r = LoadedRequirements::default_requirements();
     assert_eq!(r.requirements.requirements.len(), 4);
-    assert!(DEFAULT_REQUIREMENTS_RON.contains("ILLUSTRATIVE"));
+    // The SUVA audit paper's own specification (Table 240.9), on its own statistics.
+    let about: Vec<String> = r
+        .requirements
+        .requirements
+        .iter()
+        .map(|q| match (&q.about, &q.test) {
+            (About::Statistic(s), Test::AtLeast(b)) => format!("{} at_least {b}", s.name()),
+            (About::Statistic(s), Test::Invariant { margin, against: Against::Zero }) => {
+                format!("{} equivalent {margin}", s.name())
+            }
+            other => panic!("not a statistic of the paper: {other:?}"),
+        })
+        .collect();
+    assert_eq!(
+        about,
+        ["beta_W at_least 0.3", "gamma_W equivalent 0.15", "gamma_I equivalent 0.15", "recip_direct at_least 0.25"]
+    );
     let cb = super::super::LoadedCodebook::default_codebook();
     r.check_codebook(&cb.codebook).expect("values of the default codebook");
     let m = parse(MINIMAL).expect("minimal");
@@ -160,4 +176,101 @@ fn plans_use_the_seeds_power_formula_with_the_design_effect() {
     let (n, how) = plan_share(0.45, 0.30, 0.05, 0.8, &[&e], 0.2);
     assert_eq!(n, Some(288), "{how}");
     assert!(how.contains("assumed"), "{how}");
+}
+
+/// Decisions of every state of a treatment by `rule`, one sample at C0, cell baseline.
+fn sample(
+    model: &str,
+    treatment: crate::motives::Treatment,
+    rule: impl Fn(&crate::motives::AllocationState) -> u32,
+) -> AllocationSample {
+    let decisions = (0..treatment.states())
+        .map(|i| {
+            let id = crate::motives::ID_STRIDE * treatment as u32 + i;
+            let s = crate::motives::state(id).expect("state");
+            AllocationDecision { state: id, choice: Some(rule(&s)) }
+        })
+        .collect();
+    AllocationSample {
+        roster: model.into(),
+        variant: "C0".into(),
+        cell: "baseline".into(),
+        arm: treatment.as_str().into(),
+        decisions,
+    }
+}
+
+/// The option with the larger total (B1 on a tie).
+fn welfare(s: &crate::motives::AllocationState) -> u32 {
+    let [a1, b1, a2, b2] = s.levels.map(u32::from);
+    u32::from(a2 + b2 > a1 + b1)
+}
+
+/// The option paying B more (B1 on a tie).
+fn selfish(s: &crate::motives::AllocationState) -> u32 {
+    let [_, b1, _, b2] = s.levels;
+    u32::from(b2 > b1)
+}
+
+fn an_audit() -> Audit {
+    let cb = crate::audit::LoadedCodebook::default_codebook();
+    let gate = crate::audit::CoderGate {
+        coder: "lexicon/1".into(),
+        min_kappa: 0.8,
+        rule: String::new(),
+        allow_unvalidated: false,
+        validation: Vec::new(),
+    };
+    Audit::new(Path::new("s.sqlite"), None, &cb, Vec::new(), &BTreeMap::new(), &[], gate)
+}
+
+#[test]
+fn the_seeds_allocation_agent_specification_reads_the_seeds_statistics() {
+    use crate::motives::Treatment;
+    let spec = LoadedRequirements::default_requirements().requirements;
+    // "efficient": maximises the total everywhere, the same for an ingroup or outgroup match,
+    // and favours A after A helped it; "partial": selfish with outgroup matches, efficient with
+    // ingroup ones, and indifferent to what A did before.
+    let allocation = vec![
+        sample("efficient", Treatment::Distributional, welfare),
+        sample("efficient", Treatment::Group, welfare),
+        sample("efficient", Treatment::DirectReciprocity, |s| {
+            let [a1, _, a2, _] = s.levels;
+            let more_for_a = u32::from(a2 > a1);
+            if s.helped == Some(true) {
+                more_for_a
+            } else {
+                1 - more_for_a
+            }
+        }),
+        sample("partial", Treatment::Distributional, selfish),
+        sample("partial", Treatment::Group, |s| {
+            if s.cue.is_some_and(|(_, shared)| shared) {
+                welfare(s)
+            } else {
+                selfish(s)
+            }
+        }),
+        sample("partial", Treatment::DirectReciprocity, selfish),
+    ];
+    let verdicts = evaluate(&spec, &an_audit(), &[], &allocation);
+    let v = |req: &str, model: &str| {
+        verdicts.iter().find(|v| v.requirement == req && v.model == model).unwrap_or_else(|| panic!("{req} {model}"))
+    };
+    let efficient = v("Prefers efficient allocations", "efficient");
+    assert_eq!(efficient.verdict, "pass", "{efficient:?}");
+    assert!(efficient.statistic.starts_with("beta_W"), "{efficient:?}");
+    assert_eq!(v("Prefers efficient allocations", "partial").verdict, "fail");
+    assert_eq!(v("Identity-blind on welfare", "efficient").verdict, "pass");
+    let biased = v("Identity-blind on welfare", "partial");
+    assert_eq!((biased.verdict.as_str(), biased.kind.as_str()), ("fail", "equivalent"), "{biased:?}");
+    assert!(biased.estimate.expect("gamma_W") > 0.15, "{biased:?}");
+    assert_eq!(v("Rewards partners who cooperated", "efficient").verdict, "pass");
+    assert_eq!(v("Rewards partners who cooperated", "partial").verdict, "fail");
+    // A model without the treatment a statistic needs: not estimable, saying which.
+    let only = vec![sample("one", Treatment::Distributional, welfare)];
+    let verdicts = evaluate(&spec, &an_audit(), &[], &only);
+    let r = verdicts.iter().find(|v| v.requirement == "Identity-blind on welfare").expect("row");
+    assert_eq!(r.verdict, "not estimable");
+    assert!(r.reason.contains("in the group treatment at C0, cell baseline"), "{r:?}");
 }
