@@ -196,7 +196,7 @@ struct ProfileCombineIn {
     measure: Option<agora_analysis::profile::combine::AMeasure>,
     #[serde(default)]
     weights: Option<Vec<f64>>,
-    tasks: Vec<agora_analysis::profile::combine::Ranges>,
+    tasks: Vec<agora_analysis::profile::combine::TaskRanges>,
 }
 
 #[derive(Deserialize)]
@@ -257,7 +257,7 @@ fn profile_bad(e: agora_analysis::profile::ProfileError) -> BadInput {
 
 /// `profile-combine`: the seed's weights for `measure`, or `weights` given.
 fn profile_combine(i: ProfileCombineIn) -> Result<Value, BadInput> {
-    use agora_analysis::profile::combine::combine;
+    use agora_analysis::profile::combine::combine_tasks;
     let (weights, tasks) = match (i.measure, i.weights) {
         (Some(_), Some(_)) => {
             return Err(BadInput(
@@ -280,9 +280,12 @@ fn profile_combine(i: ProfileCombineIn) -> Result<Value, BadInput> {
         }
         (None, Some(w)) => (w, Value::Null),
     };
-    let c = combine(&weights, &i.tasks).map_err(profile_bad)?;
+    let (c, outer) = combine_tasks(&weights, &i.tasks).map_err(profile_bad)?;
+    let unavailable: Vec<usize> =
+        i.tasks.iter().enumerate().filter(|(_, t)| t.outer.is_none()).map(|(k, _)| k).collect();
     Ok(json!({ "measure": i.measure, "tasks": tasks, "weights": weights,
-               "centre": c.centre, "inner": c.inner, "outer": c.outer }))
+               "centre": c.centre, "inner": c.inner, "outer": outer.then_some(c.outer),
+               "outer_unavailable_in": unavailable }))
 }
 
 /// `gr-open`: the seed given, or derived from the master seed, `model` and `condition`.

@@ -131,6 +131,22 @@ fn profile_combine_reproduces_m04_and_the_a_centres() {
     // §A5 line 429: "task centers of 50 and 60. The A5 center is (50+60)/2=55."
     let v = answer("profile-combine", &json!({"measure": "a5", "tasks": [at(50.0), at(60.0)]}));
     close(&v["centre"], 55.0, 1e-12, "M_A5");
+    // A task whose check is unavailable: its outer range is null, and so is the combined one
+    // (the profile methods' rule for categories E and F, carried to the combination); the
+    // centre and the inner range combine as before.
+    let tasks = json!([{"centre": 40, "inner": [30, 50], "outer": [25, 55]},
+                       {"centre": 60, "inner": [55, 65], "outer": null}]);
+    let v = answer("profile-combine", &json!({"measure": "a1", "tasks": tasks}));
+    close(&v["centre"], 50.0, 1e-12, "M");
+    assert_eq!((v["inner"].clone(), v["outer"].clone()), (json!([42.5, 57.5]), Value::Null));
+    assert_eq!(v["outer_unavailable_in"], json!([1]));
+}
+
+#[test]
+fn samples_per_arm_takes_a_rate_of_zero() {
+    // (z_0.975 + z_0.8)² · 0.1 · 0.9 / 0.1² = 70.639918 (scipy.stats.norm.ppf) → 71 per arm.
+    let v = answer("samples-per-arm", &json!({"p1": 0.1, "p0": 0.0}));
+    assert_eq!(v["n_independent"], json!(71), "{v}");
 }
 
 #[test]

@@ -131,6 +131,30 @@ pub fn combine(weights: &[f64], tasks: &[Ranges]) -> Result<Ranges, ProfileError
     })
 }
 
+/// A task's centre and inner range, and its outer range where its checks make one available.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TaskRanges {
+    /// M, the centre.
+    pub centre: f64,
+    /// I = [low, high].
+    pub inner: [f64; 2],
+    /// O = [low, high]; none where a check the task needs is unavailable.
+    pub outer: Option<[f64; 2]>,
+}
+
+/// [`combine`] where a task's outer range may be unavailable: the centre and inner range
+/// combine as always, and the combined outer range is available only where every task's is —
+/// the profile methods' rule for categories E and F ("If only a required check cell is
+/// unavailable, the average and inner range remain available but the outer range is marked
+/// unavailable"), carried to the combination of tasks.
+pub fn combine_tasks(weights: &[f64], tasks: &[TaskRanges]) -> Result<(Ranges, bool), ProfileError> {
+    let filled: Vec<Ranges> =
+        tasks.iter().map(|t| Ranges { centre: t.centre, inner: t.inner, outer: t.outer.unwrap_or(t.inner) }).collect();
+    let r = combine(weights, &filled)?;
+    Ok((r, tasks.iter().all(|t| t.outer.is_some())))
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::testing::close;
@@ -197,5 +221,18 @@ mod tests {
         assert_eq!(combine(&[0.5, 0.5], &[bad, t]).unwrap_err().field, "tasks[0].inner");
         let bad = Ranges { centre: f64::NAN, ..t };
         assert_eq!(combine(&[0.5, 0.5], &[bad, t]).unwrap_err().field, "tasks[0].centre");
+    }
+
+    #[test]
+    fn an_unavailable_outer_range_leaves_the_combined_outer_unavailable() {
+        let tasks = [
+            TaskRanges { centre: 40.0, inner: [30.0, 50.0], outer: Some([25.0, 55.0]) },
+            TaskRanges { centre: 60.0, inner: [55.0, 65.0], outer: None },
+        ];
+        let (r, outer) = combine_tasks(&AMeasure::A1.weights(), &tasks).expect("combined");
+        assert_eq!((r.centre, r.inner, outer), (50.0, [42.5, 57.5], false));
+        let tasks = [tasks[0], TaskRanges { outer: Some([50.0, 70.0]), ..tasks[1] }];
+        let (r, outer) = combine_tasks(&AMeasure::A1.weights(), &tasks).expect("combined");
+        assert_eq!((r.outer, outer), ([37.5, 62.5], true));
     }
 }

@@ -75,8 +75,13 @@ fn proportion(field: &str, p: f64) -> Result<(), ProfileError> {
 /// Responses per arm to detect p₁ against p₀ (two-sided α, power 1 − β), independent and with
 /// design effect `deff` (≥ 1).
 pub fn samples_per_arm(p1: f64, p0: f64, alpha: f64, power: f64, deff: f64) -> Result<SampleSize, ProfileError> {
-    proportion("p1", p1)?;
-    proportion("p0", p0)?;
+    // A rate may be 0 or 1 (a model that never, or always, takes an option): the variance
+    // p(1 − p) is then 0 and the formula holds as long as the two rates differ.
+    for (field, p) in [("p1", p1), ("p0", p0)] {
+        if !(p.is_finite() && (0.0..=1.0).contains(&p)) {
+            return Err(ProfileError::new(field, format!("{p} is not a proportion in [0, 1]")));
+        }
+    }
     if p1 == p0 {
         return Err(ProfileError::new("p1", "equals p0: there is no gap to detect"));
     }
@@ -235,6 +240,11 @@ mod tests {
         assert_eq!(samples_per_arm(0.4, 0.4, 0.05, 0.8, 1.0).unwrap_err().field, "p1");
         assert_eq!(samples_per_arm(1.2, 0.4, 0.05, 0.8, 1.0).unwrap_err().field, "p1");
         assert_eq!(samples_per_arm(0.6, f64::NAN, 0.05, 0.8, 1.0).unwrap_err().field, "p0");
+        // A rate of 0 is a proportion: (z_0.975 + z_0.8)² · (0.1 · 0.9 + 0) / 0.1² = 70.639918 (scipy) → 71.
+        let zero = samples_per_arm(0.1, 0.0, 0.05, 0.8, 1.0).expect("p0 = 0");
+        assert!((zero.n_independent_exact - 70.639_918).abs() < 1e-5, "{zero:?}");
+        assert_eq!(zero.n_independent, 71);
+        assert_eq!(samples_per_arm(0.9, 1.0, 0.05, 0.8, 1.0).expect("p0 = 1").n_independent, 71);
         assert_eq!(samples_per_arm(0.6, 0.4, 0.05, 1.0, 1.0).unwrap_err().field, "power");
         assert_eq!(samples_per_arm(0.6, 0.4, 0.05, 0.8, 0.5).unwrap_err().field, "deff");
         assert_eq!(design_effect(0.5, 0.2).unwrap_err().field, "replicates");
