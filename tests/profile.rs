@@ -112,7 +112,15 @@ fn a_reduced_profile_of_every_task_runs_end_to_end_and_writes_the_ranges() {
     assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_responses WHERE status <> 'valid'"), 0);
     assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_gr"), 46, "23 conditions × 2");
     assert_eq!(count(&c, "SELECT COUNT(DISTINCT task) FROM profile_responses"), 17);
-    assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_versions"), 17, "every frozen version file's hash recorded");
+    assert_eq!(
+        count(&c, "SELECT COUNT(*) FROM profile_versions"),
+        17 + 8,
+        "every frozen version file's hash recorded, and the schedules', the GR wording's and the six check cells'"
+    );
+    assert_eq!(
+        count(&c, "SELECT COUNT(*) FROM profile_versions WHERE task IN ('schedules', 'gr') OR task LIKE 'cell:%'"),
+        8
+    );
     // The responder's unscored curve: the original version only.
     assert_eq!(
         count(
@@ -279,7 +287,7 @@ fn copy_assets(dir: &Path) -> PathBuf {
     let to = dir.join("assets");
     std::fs::create_dir_all(to.join("versions")).expect("mkdir");
     let from = root().join("assets/profile");
-    for f in ["versions.lock", "schedules.ron", "gr.ron"] {
+    for f in ["versions.lock", "inputs.lock", "schedules.ron", "gr.ron"] {
         std::fs::copy(from.join(f), to.join(f)).expect("copy");
     }
     for e in std::fs::read_dir(from.join("versions")).expect("dir") {
@@ -328,6 +336,23 @@ fn bad_input_is_refused_with_the_file_and_field_and_exit_2() {
     let o = profile(&store, &out, &study, &["--dry-run", "--assets", assets.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("condition") && text(&o).contains("extreme"), "{}", text(&o));
+
+    // A valid schedule, or GR wording, changed after freezing: refused, naming it, until frozen.
+    for (file, name) in [(sched.clone(), "schedules"), (assets.join("gr.ron"), "gr")] {
+        let before = std::fs::read_to_string(&file).unwrap();
+        let original = if name == "schedules" { s.clone() } else { before.clone() };
+        std::fs::write(&file, format!("// reviewed again\n{original}")).unwrap();
+        let o = profile(&store, &out, &study, &["--dry-run", "--assets", assets.to_str().unwrap()]);
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+        assert!(
+            text(&o).contains("inputs.lock") && text(&o).contains(&format!("`{name}` is ")) && text(&o).contains("--freeze"),
+            "{}",
+            text(&o)
+        );
+        std::fs::write(&file, original).unwrap();
+    }
+    let o = profile(&store, &out, &study, &["--dry-run", "--assets", assets.to_str().unwrap()]);
+    assert!(o.status.success(), "restored: {}", text(&o));
 
     // Fewer responses than the seed's without the opt-in; an unknown task.
     let s2 = dir.path().join("s2.ron");
@@ -501,6 +526,15 @@ fn a_changed_setting_on_resume_is_refused_by_name_and_a_retry_pass_records_what_
     let o = profile(&store, &out, &study, &[]);
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(server.requests.load(std::sync::atomic::Ordering::SeqCst), before);
+
+    // The same study under other frozen inputs (a GR wording reviewed and refrozen) is refused.
+    let assets = copy_assets(dir.path());
+    let gr = assets.join("gr.ron");
+    std::fs::write(&gr, format!("// reviewed again\n{}", std::fs::read_to_string(&gr).unwrap())).unwrap();
+    assert!(agora(&["profile", "--freeze", "--assets", assets.to_str().unwrap()]).status.success());
+    let o = profile(&store, &out, &study, &["--assets", assets.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("profile study `retry` ran with gr "), "{}", text(&o));
 
     // A changed setting is refused by name, with exit 2, and nothing is recorded.
     write_models(dir.path(), &server.endpoint(), ", temperature: 0.2");

@@ -129,6 +129,60 @@ fn assets_dir(arg: Option<&Path>) -> PathBuf {
 }
 
 /// The society prompts' cell files (`scenarios/cells`) whose presentation checks the profile reuses.
+/// The society cells the presentation checks reuse ([`Cells::load`]).
+const CHECK_CELLS: [&str; 6] =
+    ["answer-field", "task-id", "alt-opening", "layout-inline", "layout-sentence-per-line", "reversed-actions"];
+
+/// Every input of a profile beside the question versions, by name, with the SHA-256 of its
+/// file: the schedules, the GR wording and the cells the checks reuse.
+fn input_hashes(assets: &Path) -> anyhow::Result<BTreeMap<String, String>> {
+    let mut files: Vec<(String, PathBuf)> =
+        vec![("schedules".into(), assets.join("schedules.ron")), ("gr".into(), assets.join("gr.ron"))];
+    files.extend(CHECK_CELLS.iter().map(|c| (format!("cell:{c}"), cells_dir().join(format!("{c}.ron")))));
+    let mut out = BTreeMap::new();
+    for (name, file) in files {
+        let bytes = std::fs::read(&file).map_err(|e| BadInput(format!("{}: cannot be read: {e}", file.display())))?;
+        out.insert(name, agora_environments::profile::versions::sha256_hex(&bytes));
+    }
+    Ok(out)
+}
+
+/// The inputs' hashes, each checked against `lock` (`assets/profile/inputs.lock`, written by
+/// `--freeze`): a changed or unfrozen input is refused, naming it.
+fn check_inputs(assets: &Path, lock: &Path) -> anyhow::Result<BTreeMap<String, String>> {
+    let now = input_hashes(assets)?;
+    let frozen: BTreeMap<String, String> = match std::fs::read_to_string(lock) {
+        Ok(text) => ron::from_str(&text).map_err(|e| BadInput(format!("{}: {e}", lock.display())))?,
+        Err(e) => {
+            return Err(BadInput(format!(
+                "{}: cannot be read ({e}): run `agora profile --freeze` after reviewing the schedules, the GR wording and the cells",
+                lock.display()
+            ))
+            .into())
+        }
+    };
+    for (name, sha) in &now {
+        match frozen.get(name) {
+            Some(f) if f == sha => {}
+            Some(f) => {
+                return Err(BadInput(format!(
+                    "{}: `{name}` is {sha} but was frozen as {f}: the input changed after freezing; review it and run `agora profile --freeze`",
+                    lock.display()
+                ))
+                .into())
+            }
+            None => {
+                return Err(BadInput(format!(
+                    "{}: `{name}` is not frozen: run `agora profile --freeze` after reviewing it",
+                    lock.display()
+                ))
+                .into())
+            }
+        }
+    }
+    Ok(now)
+}
+
 fn cells_dir() -> PathBuf {
     let here = Path::new("scenarios/cells");
     if here.join("task-id.ron").exists() {
@@ -229,12 +283,20 @@ pub fn main(args: ProfileArgs) -> anyhow::Result<()> {
     let assets = assets_dir(args.assets.as_deref());
     let versions_dir = assets.join("versions");
     let lock = assets.join("versions.lock");
+    let inputs_lock = assets.join("inputs.lock");
     if args.freeze {
         let l = versions::freeze(&versions_dir, &lock).map_err(bad)?;
         for (task, sha) in &l {
             println!("{task}: {sha}");
         }
         println!("froze {} version files into {}", l.len(), lock.display());
+        let inputs = input_hashes(&assets)?;
+        let text = ron::ser::to_string_pretty(&inputs, ron::ser::PrettyConfig::default())?;
+        std::fs::write(&inputs_lock, text + "\n").with_context(|| format!("writing {}", inputs_lock.display()))?;
+        for (name, sha) in &inputs {
+            println!("{name}: {sha}");
+        }
+        println!("froze {} inputs (schedules, GR wording, cells) into {}", inputs.len(), inputs_lock.display());
         return Ok(());
     }
     let study_path = args.study.as_deref().ok_or_else(|| BadInput("give a profile study file (or --freeze)".into()))?;
@@ -244,6 +306,7 @@ pub fn main(args: ProfileArgs) -> anyhow::Result<()> {
     let loaded = versions::load(&versions_dir, &lock, &tasks).map_err(bad)?;
     let wording = Wording::load(&assets.join("gr.ron")).map_err(bad)?;
     let cells = Cells::load(&cells_dir())?;
+    let inputs = check_inputs(&assets, &inputs_lock)?;
     let models = load_models(study_path, &study, args.models.as_deref())?;
     let plans: Vec<(Task, TaskPlan)> = tasks.iter().map(|t| (*t, task_plan(*t, &schedules, study.responses))).collect();
     if args.dry_run {
@@ -257,6 +320,7 @@ pub fn main(args: ProfileArgs) -> anyhow::Result<()> {
     store::create(&conn).with_context(|| format!("creating the profile tables in {}", args.store.display()))?;
     store::record_study(&conn, &study.name, study.master_seed, study.responses, study.gr_responses, &loaded)
         .map_err(|e| BadInput(format!("{}: {e}", args.store.display())))?;
+    store::record_inputs(&conn, &study.name, &inputs).map_err(|e| BadInput(format!("{}: {e}", args.store.display())))?;
     let cache: Arc<SqliteCache> = Arc::new(SqliteCache::open(&args.store)?);
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
     let mut report = Vec::new();

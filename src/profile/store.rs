@@ -111,6 +111,41 @@ pub fn record_study(
     Ok(())
 }
 
+/// Records the hashes of a study's other inputs (schedules, GR wording, the cells the checks
+/// reuse) beside its version files' in `profile_versions`; a study resumed under other inputs is
+/// refused, naming the input.
+pub fn record_inputs(
+    conn: &Connection,
+    study: &str,
+    inputs: &std::collections::BTreeMap<String, String>,
+) -> Result<(), String> {
+    for (name, sha) in inputs {
+        let old: Option<String> = conn
+            .query_row(
+                "SELECT sha256 FROM profile_versions WHERE study = ?1 AND task = ?2",
+                params![study, name],
+                |r| r.get(0),
+            )
+            .ok();
+        match old {
+            Some(o) if o != *sha => {
+                return Err(format!(
+                    "profile study `{study}` ran with {name} {o}; it is now {sha}: use another name or store"
+                ))
+            }
+            Some(_) => {}
+            None => {
+                conn.execute(
+                    "INSERT INTO profile_versions (study, task, sha256) VALUES (?1, ?2, ?3)",
+                    params![study, name, sha],
+                )
+                .map_err(|e| e.to_string())?;
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The model settings a profile's answers depend on, as recorded with it: the served model, the
 /// sampling temperature, the token limit, the output mode, the chat-template arguments
 /// (deliberation among them), the attempt limit and whether a seed is sent.
