@@ -239,3 +239,60 @@ proptest! {
         }
     }
 }
+
+/// The answer the audit's segmenter locates, read as an action of `space` the way the parser
+/// reads its answer value.
+fn segmented_action(raw: &str, space: &ActionSpace, field: &str) -> Option<Action> {
+    let s = agora_analysis::audit::segment_reply(raw, field, false);
+    let value = s.answer?;
+    // The value as the parser would find it: a JSON object with the field alone.
+    let json = serde_json::json!({ field: value }).to_string();
+    match parse_reply(&json, space, field) {
+        ParseOutcome::Parsed { action, .. } => Some(action),
+        _ => None,
+    }
+}
+
+proptest! {
+    /// One reply grammar: for any reply, the answer the transcript audit's segmenter locates
+    /// is the one the agents' parser plays, and a reply the segmenter finds malformed gives
+    /// the parser no answer at all.
+    #[test]
+    fn the_segmenter_locates_the_answer_the_parser_plays(raw in syntax_heavy_text(120), which in 0usize..3) {
+        let space = &spaces()[which % spaces().len()];
+        let field = "action";
+        let parsed = match parse_reply(&raw, space, field) {
+            ParseOutcome::Parsed { action, .. } => Some(action),
+            _ => None,
+        };
+        let seg = agora_analysis::audit::segment_reply(&raw, field, false);
+        if let Some(a) = &parsed {
+            prop_assert_eq!(Some(a.clone()), segmented_action(&raw, space, field), "{:?}", raw);
+        }
+        if seg.form == agora_analysis::audit::ReplyForm::Malformed {
+            prop_assert!(parsed.is_none(), "{:?}", raw);
+        }
+    }
+
+    /// The same on replies built the way models write them: deliberation, prose, a JSON
+    /// object with the answer under the field or a synonym, and a trailing rationale.
+    #[test]
+    fn the_grammar_is_shared_on_model_shaped_replies(
+        think in prop::option::of("[a-z {}\"<>/]{0,20}"),
+        pre in "[A-Za-z .{}\"]{0,20}",
+        key in prop::sample::select(vec!["action", "answer", "choice", "decision", "other"]),
+        amount in 0i64..30,
+        post in "[a-z .]{0,15}",
+        fence in any::<bool>(),
+    ) {
+        let space = ActionSpace::Amount { min: 0, max: 20 };
+        let body = format!("{{\"reasoning\": \"{pre}\", \"{key}\": {amount}, \"reason\": \"{post}\"}}");
+        let body = if fence { format!("```json\n{body}\n```") } else { body };
+        let raw = format!("{}{pre} {body} {post}", think.map(|t| format!("<think>{t}</think>")).unwrap_or_default());
+        let parsed = match parse_reply(&raw, &space, "action") {
+            ParseOutcome::Parsed { action, .. } => Some(action),
+            _ => None,
+        };
+        prop_assert_eq!(parsed.clone(), segmented_action(&raw, &space, "action"), "{:?}", raw);
+    }
+}

@@ -345,7 +345,9 @@ fn bad_input_is_refused_with_the_file_and_field_and_exit_2() {
         let o = profile(&store, &out, &study, &["--dry-run", "--assets", assets.to_str().unwrap()]);
         assert_eq!(o.status.code(), Some(2), "{}", text(&o));
         assert!(
-            text(&o).contains("inputs.lock") && text(&o).contains(&format!("`{name}` is ")) && text(&o).contains("--freeze"),
+            text(&o).contains("inputs.lock")
+                && text(&o).contains(&format!("`{name}` is "))
+                && text(&o).contains("--freeze"),
             "{}",
             text(&o)
         );

@@ -320,7 +320,8 @@ pub fn main(args: ProfileArgs) -> anyhow::Result<()> {
     store::create(&conn).with_context(|| format!("creating the profile tables in {}", args.store.display()))?;
     store::record_study(&conn, &study.name, study.master_seed, study.responses, study.gr_responses, &loaded)
         .map_err(|e| BadInput(format!("{}: {e}", args.store.display())))?;
-    store::record_inputs(&conn, &study.name, &inputs).map_err(|e| BadInput(format!("{}: {e}", args.store.display())))?;
+    store::record_inputs(&conn, &study.name, &inputs)
+        .map_err(|e| BadInput(format!("{}: {e}", args.store.display())))?;
     let cache: Arc<SqliteCache> = Arc::new(SqliteCache::open(&args.store)?);
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
     let mut report = Vec::new();

@@ -1,13 +1,17 @@
 //! Reading a model's reply into a legal action.
 //!
-//! Deliberation blocks (`<think>…</think>` and the like) are removed first; then the first JSON
-//! object in the reply is read and its answer field checked against the action space. Only
-//! legal actions are accepted: anything else is reported, never repaired.
+//! The reply is read by the project's one reply grammar ([`agora_reply`], which the transcript
+//! audit's segmenter reads by too): deliberation blocks (`<think>…</think>` and the like) are
+//! removed first; then the first JSON object in the reply is read and its answer field checked
+//! against the action space, or a short bare answer. Only legal actions are accepted: anything
+//! else is reported, never repaired.
 //!
 //! A reply the server cut at the token limit is read by [`parse_cut_reply`]: the fields that
 //! were complete before the cut count, and nothing after them is guessed.
 
 use agora_environments::{Action, ActionSpace};
+pub use agora_reply::strip_deliberation;
+use agora_reply::{answer_keys, bare_answer, cut_string, first_object, partial_object};
 
 /// What a reply said.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,113 +43,6 @@ impl ParseOutcome {
     }
 }
 
-const MARKERS: [(&str, &str); 4] = [
-    ("<think>", "</think>"),
-    ("<thinking>", "</thinking>"),
-    ("<reasoning>", "</reasoning>"),
-    ("<|begin_of_thought|>", "<|end_of_thought|>"),
-];
-
-/// Removes deliberation blocks; an opened block that never closes swallows the rest, and a
-/// closing marker without an opening one drops everything before it. A marker inside a string
-/// of a JSON object (a reason that mentions `<think>`) is text, not a block.
-pub fn strip_deliberation(raw: &str) -> String {
-    let mut s = raw.to_string();
-    for (open, close) in MARKERS {
-        loop {
-            // ASCII case folding keeps byte offsets: full Unicode lowercasing can change a
-            // character's length (`İ` becomes three bytes), and the offsets index `s`.
-            let lower = s.to_ascii_lowercase();
-            if !lower.contains(open) && !lower.contains(close) {
-                break;
-            }
-            let quoted = inside_json_strings(&s);
-            let find = |marker: &str| lower.match_indices(marker).map(|(i, _)| i).find(|i| !quoted[*i]);
-            match (find(open), find(close)) {
-                (Some(o), Some(c)) if c > o => s.replace_range(o..c + close.len(), ""),
-                (Some(o), None) => s.truncate(o),
-                (None, Some(c)) | (Some(_), Some(c)) => s.replace_range(..c + close.len(), ""),
-                (None, None) => break,
-            }
-        }
-    }
-    s.trim().to_string()
-}
-
-/// Tracks whether a scan is inside a JSON string literal.
-#[derive(Default)]
-struct StringLiteral {
-    open: bool,
-    escaped: bool,
-}
-
-impl StringLiteral {
-    /// Feeds one character of an open literal (it closes on an unescaped quote); false, and
-    /// nothing changed, when no literal is open.
-    fn consume(&mut self, c: char) -> bool {
-        if !self.open {
-            return false;
-        }
-        match (self.escaped, c) {
-            (true, _) => self.escaped = false,
-            (false, '\\') => self.escaped = true,
-            (false, '"') => self.open = false,
-            _ => {}
-        }
-        true
-    }
-}
-
-/// For each byte of `s`: whether it lies inside a string literal within braces (prose quotes
-/// outside any `{…}` do not count).
-fn inside_json_strings(s: &str) -> Vec<bool> {
-    let mut mask = vec![false; s.len()];
-    let (mut depth, mut literal) = (0u32, StringLiteral::default());
-    for (i, c) in s.char_indices() {
-        if literal.consume(c) {
-            mask[i..i + c.len_utf8()].fill(true);
-            continue;
-        }
-        match c {
-            '"' if depth > 0 => literal.open = true,
-            '{' => depth += 1,
-            '}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    mask
-}
-
-/// The first balanced `{…}` that parses as a JSON object.
-fn first_object(text: &str) -> Option<serde_json::Map<String, serde_json::Value>> {
-    let bytes: Vec<char> = text.chars().collect();
-    for start in (0..bytes.len()).filter(|i| bytes[*i] == '{') {
-        let (mut depth, mut literal) = (0i32, StringLiteral::default());
-        for end in start..bytes.len() {
-            let c = bytes[end];
-            if literal.consume(c) {
-                continue;
-            }
-            match c {
-                '"' => literal.open = true,
-                '{' => depth += 1,
-                '}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        let candidate: String = bytes[start..=end].iter().collect();
-                        if let Ok(serde_json::Value::Object(m)) = serde_json::from_str(&candidate) {
-                            return Some(m);
-                        }
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    None
-}
-
 fn as_integer(v: &serde_json::Value) -> Option<i64> {
     match v {
         serde_json::Value::Number(n) => {
@@ -160,11 +57,6 @@ fn normalise(s: &str) -> String {
     s.trim().trim_matches(|c: char| c == '"' || c == '\'' || c == '.' || c == '*').trim().to_lowercase()
 }
 
-/// The keys an answer is read from, the requested field first.
-fn answer_keys(field: &str) -> [&str; 5] {
-    [field, "action", "answer", "choice", "decision"]
-}
-
 /// The keys a free-text reason is read from.
 const REASON_KEYS: [&str; 3] = ["reason", "reasoning", "explanation"];
 
@@ -173,7 +65,7 @@ pub fn parse_reply(raw: &str, space: &ActionSpace, field: &str) -> ParseOutcome 
     let text = strip_deliberation(raw);
     let object = first_object(&text);
     let (value, reason) = match &object {
-        Some(m) => {
+        Some((_, _, m)) => {
             let v = answer_keys(field).iter().find_map(|k| m.get(*k)).cloned();
             let reason = REASON_KEYS.iter().find_map(|k| m.get(*k)).and_then(|r| r.as_str()).map(str::to_string);
             match v {
@@ -182,9 +74,7 @@ pub fn parse_reply(raw: &str, space: &ActionSpace, field: &str) -> ParseOutcome 
             }
         }
         // No JSON: accept a bare answer (a label or a number) and nothing else.
-        None if !text.is_empty() && text.len() <= 40 && !text.contains('{') => {
-            (serde_json::Value::String(text.clone()), None)
-        }
+        None if bare_answer(&text).is_some() => (serde_json::Value::String(text.clone()), None),
         None => return ParseOutcome::Unparsable("no JSON object in the reply".into()),
     };
     legal(&value, space, reason)
@@ -224,67 +114,6 @@ pub fn parse_cut_reply(raw: &str, space: &ActionSpace, field: &str) -> ParseOutc
         _ => None,
     };
     legal(&value, space, reason)
-}
-
-/// A JSON object cut short: the key–value pairs complete before the cut, in order, and the key
-/// and raw remaining text of the value the cut fell in, if it fell in one.
-struct PartialObject {
-    fields: Vec<(String, serde_json::Value)>,
-    cut: Option<(String, String)>,
-}
-
-/// Reads the first `{` of `text` field by field until the text ends or stops being JSON.
-fn partial_object(text: &str) -> Option<PartialObject> {
-    /// One JSON value at the start of `s`, and the bytes it took.
-    fn next_value(s: &str) -> Option<(serde_json::Value, usize)> {
-        let mut values = serde_json::Deserializer::from_str(s).into_iter::<serde_json::Value>();
-        match values.next() {
-            Some(Ok(v)) => Some((v, values.byte_offset())),
-            _ => None,
-        }
-    }
-    let mut rest = &text[text.find('{')? + 1..];
-    let mut out = PartialObject { fields: Vec::new(), cut: None };
-    loop {
-        rest = rest.trim_start();
-        let Some((serde_json::Value::String(key), used)) = rest.starts_with('"').then(|| next_value(rest)).flatten()
-        else {
-            return Some(out);
-        };
-        rest = rest[used..].trim_start();
-        let Some(after_colon) = rest.strip_prefix(':') else { return Some(out) };
-        rest = after_colon.trim_start();
-        match next_value(rest) {
-            // A string, array or object is complete once closed; a number, `true`, `false` or
-            // `null` only once something follows it (the cut may have fallen inside `150`).
-            Some((v, used)) if v.is_string() || v.is_array() || v.is_object() || used < rest.len() => {
-                out.fields.push((key, v));
-                rest = &rest[used..];
-            }
-            _ => {
-                out.cut = Some((key, rest.to_string()));
-                return Some(out);
-            }
-        }
-        rest = rest.trim_start();
-        match rest.strip_prefix(',') {
-            Some(r) => rest = r,
-            None => return Some(out),
-        }
-    }
-}
-
-/// The text of a JSON string literal cut short (`"Because the other`), unescaped where possible.
-fn cut_string(raw: &str) -> String {
-    let body = raw.strip_prefix('"').unwrap_or(raw);
-    // Drop up to a few trailing characters of an escape sequence the cut fell in.
-    for drop in 0..=6.min(body.len()) {
-        let Some(head) = body.get(..body.len() - drop) else { continue };
-        if let Ok(s) = serde_json::from_str::<String>(&format!("\"{head}\"")) {
-            return s;
-        }
-    }
-    body.to_string()
 }
 
 /// Checks an answer value against the action space: a legal action with the reason, or why not.

@@ -2,8 +2,10 @@
 //! what was written after it (a post-hoc rationale).
 //!
 //! Only text generated before the action is reasoning in the audit's sense (the SUVA audit paper §240.1:
-//! the reasoning is generated first, then the action given it). The rule, applied to the
-//! reply's raw text:
+//! the reasoning is generated first, then the action given it). The reply is read by the
+//! project's one reply grammar ([`agora_reply`]), the one the agents' parser reads the action
+//! by, so the answer located here is the one the game played. The rule, applied to the reply's
+//! raw text:
 //!
 //! 1. Deliberation blocks are found as the agents' reply parser finds them: `<think>…</think>`,
 //!    `<thinking>…</thinking>`, `<reasoning>…</reasoning>` and
@@ -27,21 +29,13 @@
 //! 6. Anything else is malformed: no segment is located, so the reply has no reasoning. It is
 //!    counted, not coded.
 
+pub use agora_reply::ANSWER_SYNONYMS;
+use agora_reply::{bare_answer, deliberation_blocks, first_object, partial_object, Span};
 use serde::Serialize;
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 /// Version of this segmentation rule, recorded with every stored segment.
 pub const SEGMENTER_VERSION: u32 = 1;
-
-/// The keys an answer is read from after the asked field, as the agents' parser reads them.
-pub const ANSWER_SYNONYMS: [&str; 4] = ["action", "answer", "choice", "decision"];
-
-const MARKERS: [(&str, &str); 4] = [
-    ("<think>", "</think>"),
-    ("<thinking>", "</thinking>"),
-    ("<reasoning>", "</reasoning>"),
-    ("<|begin_of_thought|>", "<|end_of_thought|>"),
-];
 
 /// What a segment is.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -217,14 +211,15 @@ pub fn segment_reply(raw: &str, answer_field: &str, cut: bool) -> Segmentation {
     let (pairs, start, end, form) = match first_object(&rest) {
         Some((s, e, m)) => (m.into_iter().collect::<Vec<_>>(), s, e, ReplyForm::Json),
         None if cut => match rest.find('{') {
-            Some(s) => (partial_pairs(&rest[s..]), s, rest.len(), ReplyForm::JsonCut),
+            Some(s) => {
+                (partial_object(&rest[s..]).map(|p| p.fields).unwrap_or_default(), s, rest.len(), ReplyForm::JsonCut)
+            }
             None => return Segmentation::malformed(),
         },
         None => {
-            let text = rest.trim();
-            if text.is_empty() || text.chars().count() > 40 || text.contains('{') {
+            let Some(text) = bare_answer(&rest) else {
                 return Segmentation::malformed();
-            }
+            };
             let at = to_raw(rest.find(text).unwrap_or(0));
             let mut items: Vec<(usize, usize, Segment)> = blocks_as_items(raw, &blocks, at);
             items.push((at, 0, segment(SegmentKind::Action, "bare", text)));
@@ -293,202 +288,6 @@ fn clean_prose(s: &str) -> String {
         s.to_string()
     } else {
         String::new()
-    }
-}
-
-/// A byte range (start, end).
-type Span = (usize, usize);
-
-/// The deliberation blocks' inner byte ranges, and the byte ranges outside every block (and
-/// outside the markers), both in order.
-fn deliberation_blocks(raw: &str) -> (Vec<Span>, Vec<Span>) {
-    // ASCII lower-casing keeps byte offsets.
-    let lower = raw.to_ascii_lowercase();
-    let quoted = inside_json_strings(raw);
-    let find =
-        |marker: &str, from: usize| lower[from..].match_indices(marker).map(|(i, _)| from + i).find(|i| !quoted[*i]);
-    let (mut blocks, mut outside) = (Vec::new(), Vec::new());
-    let mut pos = 0;
-    while pos < raw.len() {
-        let open = MARKERS.iter().filter_map(|(o, c)| find(o, pos).map(|i| (i, *o, *c))).min_by_key(|x| x.0);
-        let close = MARKERS.iter().filter_map(|(_, c)| find(c, pos).map(|i| (i, *c))).min_by_key(|x| x.0);
-        match (open, close) {
-            (o, Some((c, cm))) if o.is_none_or(|(o, _, _)| c < o) => {
-                // A closing marker with no opening one: the block began at `pos`.
-                blocks.push((pos, c));
-                pos = c + cm.len();
-            }
-            (Some((o, om, cm)), _) => {
-                outside.push((pos, o));
-                let inner = o + om.len();
-                match find(cm, inner) {
-                    Some(c) => {
-                        blocks.push((inner, c));
-                        pos = c + cm.len();
-                    }
-                    None => {
-                        blocks.push((inner, raw.len()));
-                        pos = raw.len();
-                    }
-                }
-            }
-            _ => break,
-        }
-    }
-    if pos < raw.len() {
-        outside.push((pos, raw.len()));
-    }
-    (blocks, outside)
-}
-
-/// Whether a scan is inside a JSON string literal.
-#[derive(Default)]
-struct Literal {
-    open: bool,
-    escaped: bool,
-}
-
-impl Literal {
-    /// Feeds one character of an open literal; false, and nothing changed, when none is open.
-    fn consume(&mut self, c: char) -> bool {
-        if !self.open {
-            return false;
-        }
-        match (self.escaped, c) {
-            (true, _) => self.escaped = false,
-            (false, '\\') => self.escaped = true,
-            (false, '"') => self.open = false,
-            _ => {}
-        }
-        true
-    }
-}
-
-/// For each byte: whether it lies inside a string literal within braces.
-fn inside_json_strings(s: &str) -> Vec<bool> {
-    let mut mask = vec![false; s.len()];
-    let (mut depth, mut literal) = (0u32, Literal::default());
-    for (i, c) in s.char_indices() {
-        if literal.consume(c) {
-            mask[i..i + c.len_utf8()].fill(true);
-            continue;
-        }
-        match c {
-            '"' if depth > 0 => literal.open = true,
-            '{' => depth += 1,
-            '}' => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-    }
-    mask
-}
-
-/// The first balanced `{…}` that parses as a JSON object: (start byte, end byte, object).
-fn first_object(text: &str) -> Option<(usize, usize, Map<String, Value>)> {
-    for (start, _) in text.char_indices().filter(|(_, c)| *c == '{') {
-        let (mut depth, mut literal) = (0i32, Literal::default());
-        for (off, c) in text[start..].char_indices() {
-            if literal.consume(c) {
-                continue;
-            }
-            match c {
-                '"' => literal.open = true,
-                '{' => depth += 1,
-                '}' => {
-                    depth -= 1;
-                    if depth == 0 {
-                        let end = start + off + 1;
-                        if let Ok(Value::Object(m)) = serde_json::from_str(&text[start..end]) {
-                            return Some((start, end, m));
-                        }
-                        break;
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-    None
-}
-
-/// The key-value pairs of an object cut short, in order, up to the first one not complete.
-/// `text` begins with `{`.
-fn partial_pairs(text: &str) -> Vec<(String, Value)> {
-    let b = text.as_bytes();
-    let mut pairs = Vec::new();
-    let mut i = 1;
-    let skip_ws = |i: &mut usize| {
-        while *i < b.len() && b[*i].is_ascii_whitespace() {
-            *i += 1;
-        }
-    };
-    loop {
-        skip_ws(&mut i);
-        let Some(key_end) = value_end(b, i).filter(|_| b.get(i) == Some(&b'"')) else { break };
-        let Ok(key) = serde_json::from_str::<String>(&text[i..key_end]) else { break };
-        i = key_end;
-        skip_ws(&mut i);
-        if b.get(i) != Some(&b':') {
-            break;
-        }
-        i += 1;
-        skip_ws(&mut i);
-        let Some(end) = value_end(b, i) else { break };
-        let Ok(value) = serde_json::from_str::<Value>(&text[i..end]) else { break };
-        pairs.push((key, value));
-        i = end;
-        skip_ws(&mut i);
-        if b.get(i) != Some(&b',') {
-            break;
-        }
-        i += 1;
-    }
-    pairs
-}
-
-/// End (exclusive) of the JSON value starting at `i`, if it is complete: a string closed, a
-/// bracket balanced, a scalar followed by a delimiter.
-fn value_end(b: &[u8], i: usize) -> Option<usize> {
-    match b.get(i)? {
-        b'"' => {
-            let mut escaped = false;
-            for (j, c) in b.iter().enumerate().skip(i + 1) {
-                match (escaped, c) {
-                    (true, _) => escaped = false,
-                    (false, b'\\') => escaped = true,
-                    (false, b'"') => return Some(j + 1),
-                    _ => {}
-                }
-            }
-            None
-        }
-        b'{' | b'[' => {
-            let (mut depth, mut in_str, mut escaped) = (0i32, false, false);
-            for (j, c) in b.iter().enumerate().skip(i) {
-                if in_str {
-                    match (escaped, c) {
-                        (true, _) => escaped = false,
-                        (false, b'\\') => escaped = true,
-                        (false, b'"') => in_str = false,
-                        _ => {}
-                    }
-                    continue;
-                }
-                match c {
-                    b'"' => in_str = true,
-                    b'{' | b'[' => depth += 1,
-                    b'}' | b']' => {
-                        depth -= 1;
-                        if depth == 0 {
-                            return Some(j + 1);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-            None
-        }
-        _ => b[i..].iter().position(|c| matches!(c, b',' | b'}' | b']') || c.is_ascii_whitespace()).map(|p| i + p),
     }
 }
 
