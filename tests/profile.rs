@@ -637,3 +637,54 @@ fn an_ended_b4_episode_resumes_under_retry_missing_keeping_its_answered_rounds()
         "each missing round answered at its third attempt"
     );
 }
+
+#[test]
+fn general_robustness_reads_the_whole_reply() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rt = runtime();
+    // Open conditions: the amount stated in a sentence, with an explanation. Labels 1/2: a JSON
+    // number. Every other binary condition: a JSON answer contradicted by a sentence after it.
+    let server = rt
+        .block_on(FakeServer::start(Arc::new(|_, body: &Value| {
+            let t = body["messages"][0]["content"].as_str().unwrap_or("");
+            if t.contains("whole number of dollars from 0 to 10") {
+                FakeReply::Content("I would give the other participant $3. That feels about right.".into())
+            } else if t.contains(r#"{"choice": "1"}"#) {
+                FakeReply::Content(r#"{"choice": 2}"#.into())
+            } else if t.contains(r#"{"choice": "#) {
+                let labels: Vec<&str> =
+                    t.rsplit(r#"{"choice": ""#).take(2).map(|x| x.split('"').next().unwrap_or("")).collect();
+                FakeReply::Content(format!(
+                    r#"{{"choice": "{}"}} On second thought, I choose {}."#,
+                    labels[0], labels[1]
+                ))
+            } else {
+                FakeReply::Content(legal_answer(body))
+            }
+        })))
+        .expect("server");
+    let study = write_study(dir.path(), &server.endpoint(), "gr", r#", tasks: ["dictator"], general_robustness: true"#);
+    let store = dir.path().join("s.sqlite");
+    let out = dir.path().join("out");
+    let o = profile(&store, &out, &study, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    let c = Connection::open(&store).expect("open");
+    let q = |sql: &str| count(&c, sql);
+    // A choice stated in a sentence is usable (and not strictly compliant).
+    assert_eq!(
+        q("SELECT COUNT(*) FROM profile_gr WHERE format = 'open' AND status = 'valid' AND value = '3' AND strict = 0"),
+        20
+    );
+    // A JSON number for the label "1"/"2".
+    assert_eq!(q("SELECT COUNT(*) FROM profile_gr WHERE condition = 'BI-OL1' AND value = 'equal'"), 2);
+    // A second, conflicting answer is seen: missing, with the reason on every attempt.
+    let conflicting =
+        q("SELECT COUNT(*) FROM profile_gr WHERE format = 'binary' AND condition <> 'BI-OL1' AND status = 'missing'");
+    assert_eq!(conflicting, 24);
+    assert!(q("SELECT COUNT(*) FROM profile_attempts WHERE status LIKE 'unusable: conflicting answers%'") >= 48);
+    // Without its reference every binary comparison reports coverage and no Δp.
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("profile.json")).expect("json")).expect("parse");
+    let text_ = json.to_string();
+    assert!(text_.contains("unavailable: 0 of 2 reference and 2 of 2 check answers usable"), "{text_}");
+}

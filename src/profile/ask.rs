@@ -131,6 +131,30 @@ impl Asker {
     /// [`Asker::outage`]) and in replay when a reply is not cached (the study cannot be
     /// reproduced).
     pub async fn ask(&self, text: &str, field: &str, ask: &Ask, slot_key: &str) -> Result<Asked, String> {
+        let space = ask.space();
+        let read = |reply: &str, cut: bool| -> Result<Answer, String> {
+            let outcome = if cut { parse_cut_reply(reply, &space, field) } else { parse_reply(reply, &space, field) };
+            match outcome {
+                ParseOutcome::Parsed { action: Action::Choice(i), .. } => Ok(Answer::Label(i as usize)),
+                ParseOutcome::Parsed { action: Action::Amount(x), .. } => Ok(Answer::Amount(x)),
+                ParseOutcome::Parsed { .. } => Err("illegal".into()),
+                other => Err(other.status().to_string()),
+            }
+        };
+        self.ask_with(text, field, ask, slot_key, &read).await
+    }
+
+    /// [`Asker::ask`] with the answer read by `read` (the reply and whether the server cut it
+    /// → the answer, or the attempt's status saying why there is none): GR reads the whole
+    /// reply by its full-answer review.
+    pub async fn ask_with(
+        &self,
+        text: &str,
+        field: &str,
+        ask: &Ask,
+        slot_key: &str,
+        read: &(dyn Fn(&str, bool) -> Result<Answer, String> + Sync),
+    ) -> Result<Asked, String> {
         if let Some(reason) = self.outage.get() {
             return Err(format!("not asked after the server failed: {reason}"));
         }
@@ -192,20 +216,17 @@ impl Asker {
                     },
                 },
             };
-            let outcome = if reply.truncated() {
-                parse_cut_reply(&reply.content, &space, field)
-            } else {
-                parse_reply(&reply.content, &space, field)
-            };
-            let status = outcome.status().to_string();
-            attempts.push(Attempt { attempt, status, reply: reply.content.clone(), cache_key: key });
-            if let ParseOutcome::Parsed { action, .. } = outcome {
-                let answer = match action {
-                    Action::Choice(i) => Answer::Label(i as usize),
-                    Action::Amount(x) => Answer::Amount(x),
-                    Action::Allocation(_) => continue,
-                };
-                return Ok(Asked { answer: Some(answer), attempts });
+            match read(&reply.content, reply.truncated()) {
+                Ok(answer) => {
+                    attempts.push(Attempt {
+                        attempt,
+                        status: "ok".into(),
+                        reply: reply.content.clone(),
+                        cache_key: key,
+                    });
+                    return Ok(Asked { answer: Some(answer), attempts });
+                }
+                Err(status) => attempts.push(Attempt { attempt, status, reply: reply.content.clone(), cache_key: key }),
             }
         }
         Ok(Asked { answer: None, attempts })

@@ -12,6 +12,7 @@ use serde_json::json;
 use super::ask::{Answer, Ask, Asked};
 use super::run::{Ctx, Job};
 use crate::BadInput;
+use agora_environments::profile::gr_review::Reviewed;
 
 /// A stored GR row: (condition, format, class, value, strict).
 pub type GrRow = (String, String, String, Option<String>, bool);
@@ -60,7 +61,16 @@ pub fn jobs(
                     Format::Open => Ask::Amount { max: OPEN_MAX },
                     Format::Binary => Ask::Choice { labels: c.shown.iter().map(|(l, _)| l.clone()).collect() },
                 };
-                let asked = asker.ask(&c.text, &c.field, &ask, &slot_key).await?;
+                // GR's full-answer review (§GR3) reads the whole visible reply.
+                let read = |reply: &str, cut: bool| -> Result<Answer, String> {
+                    match agora_environments::profile::gr_review::review(reply, &c) {
+                        Ok(Reviewed::Amount(a)) => Ok(Answer::Amount(a)),
+                        Ok(Reviewed::Label(i)) => Ok(Answer::Label(i)),
+                        Err(_) if cut => Err("truncated".into()),
+                        Err(why) => Err(why),
+                    }
+                };
+                let asked = asker.ask_with(&c.text, &c.field, &ask, &slot_key, &read).await?;
                 let value = asked.answer.and_then(|a| match (a, c.format) {
                     (Answer::Amount(x), Format::Open) => Some(x.to_string()),
                     (Answer::Label(i), Format::Binary) => c.shown.get(i).map(|(_, m)| (*m).to_string()),
@@ -108,7 +118,7 @@ pub fn summary(rows: &[GrRow], model: &str) -> anyhow::Result<serde_json::Value>
         let complete =
             r.iter().all(Option::is_some) && c.iter().all(Option::is_some) && !r.is_empty() && r.len() == c.len();
         let result = if !complete {
-            json!({"status": format!("unavailable: {} of {} reference and {} of {} check answers usable (GR3 needs every slot)",
+            json!({"status": format!("unavailable: {} of {} reference and {} of {} check answers usable (GR3 needs every slot; `--retry-missing` asks the missing ones again)",
                 r.iter().flatten().count(), r.len(), c.iter().flatten().count(), c.len())})
         } else if format == "open" {
             let amounts =

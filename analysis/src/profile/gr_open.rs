@@ -12,6 +12,13 @@
 //! percentiles of each, type 7 (linear interpolation), form the 95 % interval (line 1626).
 //! The counts of the eleven amounts and the means are retained (line 1606).
 //!
+//! `agora stats gr-open` is a general tool: it also takes other or unequal counts, computing
+//! W₁ as the distance between the two empirical distributions (Σ_x |F_ref(x) − F_check(x)|,
+//! which is the sorted-rank formula when both hold n) and resampling each sample at its own
+//! size; such an answer says it lies outside GR's thirty-each protocol (`protocol`). The
+//! profile itself reports no Δμ or W₁ for a condition until all its scheduled answers are
+//! usable (§GR3).
+//!
 //! # Seed of the resampling
 //! The source saves a seed per comparison derived "from the master seed 20260826, the
 //! model-configuration identifier and the condition identifier; the full derivation is retained
@@ -64,8 +71,13 @@ pub fn derive_seed(model: &str, condition: &str) -> u64 {
 /// One open-format comparison.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct OpenComparison {
-    /// Responses per condition (the same in both).
+    /// Reference responses.
     pub n: usize,
+    /// Checked responses.
+    pub n_check: usize,
+    /// Where the counts are not GR's thirty each: that the comparison lies outside the
+    /// protocol (W₁ is then the distance between the two empirical distributions).
+    pub protocol: Option<String>,
     /// How many reference answers gave $0, $1, …, $10.
     pub counts_reference: Vec<u32>,
     /// How many checked answers gave $0, $1, …, $10.
@@ -105,18 +117,16 @@ fn check_amounts(field: &str, x: &[u32]) -> Result<(), ProfileError> {
 
 fn check_pair(reference: &[u32], check: &[u32]) -> Result<(), ProfileError> {
     check_amounts("reference", reference)?;
-    check_amounts("check", check)?;
-    if reference.len() != check.len() {
-        return Err(ProfileError::new(
-            "check",
-            format!(
-                "has {} answers, the reference {}: W₁ compares sorted ranks one to one (GR: thirty each)",
-                check.len(),
-                reference.len()
-            ),
-        ));
-    }
-    Ok(())
+    check_amounts("check", check)
+}
+
+/// The note an answer carries where the counts are not GR's thirty each.
+fn protocol_note(reference: usize, check: usize) -> Option<String> {
+    (reference != RESPONSES || check != RESPONSES).then(|| {
+        format!(
+            "outside GR's thirty-each protocol ({reference} reference and {check} checked answers): a general comparison of two samples, not GR's statistic"
+        )
+    })
 }
 
 fn mean(x: &[u32]) -> f64 {
@@ -129,17 +139,27 @@ pub fn mean_shift(reference: &[u32], check: &[u32]) -> Result<f64, ProfileError>
     Ok(mean(check) - mean(reference))
 }
 
-fn w1_unchecked(reference: &mut [u32], check: &mut [u32]) -> f64 {
-    reference.sort_unstable();
-    check.sort_unstable();
-    let total: u32 = reference.iter().zip(check.iter()).map(|(r, c)| r.abs_diff(*c)).sum();
-    f64::from(total) / reference.len() as f64
+/// W₁ between the two empirical distributions, Σ_x |F_ref(x) − F_check(x)| over the whole-dollar
+/// amounts, computed exactly in integers: with n_r = n_c = n it is (1/n)·Σ_i |x_(i)^check −
+/// x_(i)^ref| of the separately sorted samples, bit for bit.
+fn w1_unchecked(reference: &[u32], check: &[u32]) -> f64 {
+    let (cr, cc) = (counts(reference), counts(check));
+    let (nr, nc) = (reference.len() as u64, check.len() as u64);
+    let (mut a, mut b, mut total) = (0u64, 0u64, 0u64);
+    for x in 0..MAX_AMOUNT as usize {
+        a += u64::from(cr[x]);
+        b += u64::from(cc[x]);
+        total += (a * nc).abs_diff(b * nr);
+    }
+    total as f64 / (nr * nc) as f64
 }
 
-/// W₁ = (1/n)·Σ_i |x_(i)^check − x_(i)^ref| on separately sorted samples (dollars).
+/// W₁ = (1/n)·Σ_i |x_(i)^check − x_(i)^ref| on separately sorted samples of thirty each
+/// (dollars); with other or unequal counts, the Wasserstein-1 distance between the two
+/// empirical distributions (what `scipy.stats.wasserstein_distance` computes).
 pub fn w1(reference: &[u32], check: &[u32]) -> Result<f64, ProfileError> {
     check_pair(reference, check)?;
-    Ok(w1_unchecked(&mut reference.to_vec(), &mut check.to_vec()))
+    Ok(w1_unchecked(reference, check))
 }
 
 fn counts(x: &[u32]) -> Vec<u32> {
@@ -166,19 +186,19 @@ pub fn open_comparison(
     if !(level > 0.0 && level < 1.0) {
         return Err(ProfileError::new("level", format!("{level} is not in (0, 1)")));
     }
-    let n = reference.len();
+    let (n, m) = (reference.len(), check.len());
     let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
     let (mut shifts, mut distances) = (Vec::with_capacity(resamples), Vec::with_capacity(resamples));
-    let (mut r, mut c) = (vec![0; n], vec![0; n]);
+    let (mut r, mut c) = (vec![0; n], vec![0; m]);
     for _ in 0..resamples {
         for x in r.iter_mut() {
             *x = reference[rng.random_range(0..n)];
         }
         for x in c.iter_mut() {
-            *x = check[rng.random_range(0..n)];
+            *x = check[rng.random_range(0..m)];
         }
         shifts.push(mean(&c) - mean(&r));
-        distances.push(w1_unchecked(&mut r, &mut c));
+        distances.push(w1_unchecked(&r, &c));
     }
     let tail = (1.0 - level) / 2.0 * 100.0;
     let interval = |v: &[f64]| -> Result<[f64; 2], ProfileError> {
@@ -187,6 +207,8 @@ pub fn open_comparison(
     };
     Ok(OpenComparison {
         n,
+        n_check: m,
+        protocol: protocol_note(n, m),
         counts_reference: counts(reference),
         counts_check: counts(check),
         mean_reference: mean(reference),
@@ -250,6 +272,20 @@ mod tests {
     }
 
     #[test]
+    fn unequal_counts_give_the_distance_between_the_empirical_distributions() {
+        // scipy.stats.wasserstein_distance([5, 5], [0, 10, 10]) = 5.0 and
+        // wasserstein_distance([1, 2, 3, 4], [2, 2, 7]) = 1.5.
+        close(w1(&[5, 5], &[0, 10, 10]).expect("W1"), 5.0, 1e-12, "W1");
+        close(w1(&[1, 2, 3, 4], &[2, 2, 7]).expect("W1"), 1.5, 1e-12, "W1");
+        let c = open_comparison(&[1, 2, 3, 4], &[2, 2, 7], 200, 0.95, 7).expect("comparison");
+        assert_eq!((c.n, c.n_check), (4, 3));
+        assert!(c.protocol.as_deref().is_some_and(|p| p.starts_with("outside GR's thirty-each protocol")), "{c:?}");
+        close(c.mean_shift, 11.0 / 3.0 - 2.5, 1e-12, "Δμ");
+        let (reference, check) = seed_example();
+        assert_eq!(open_comparison(&reference, &check, 20, 0.95, 1).expect("comparison").protocol, None);
+    }
+
+    #[test]
     fn seeds_differ_by_model_and_condition() {
         let s = derive_seed("m", "OE-PL1");
         assert_eq!(s, derive_seed("m", "OE-PL1"));
@@ -262,7 +298,7 @@ mod tests {
     #[test]
     fn refuses_bad_input_naming_the_field() {
         let (reference, check) = seed_example();
-        assert_eq!(w1(&reference, &check[..29]).unwrap_err().field, "check");
+        assert_eq!(w1(&reference, &[]).unwrap_err().field, "check");
         assert_eq!(w1(&[], &[]).unwrap_err().field, "reference");
         let mut bad = check.clone();
         bad[4] = 11;

@@ -20,6 +20,7 @@
 
 pub mod decimal;
 pub mod gr;
+pub mod gr_review;
 pub mod render;
 pub mod schedule;
 pub mod tasks;
