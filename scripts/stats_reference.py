@@ -1,11 +1,11 @@
 #!/usr/bin/env python3
-"""Generates analysis/tests/reference.json: reference values for Agora's statistics, computed
+"""Generates stats/tests/reference.json: reference values for Agora's statistics, computed
 with scipy, statsmodels and scikit-learn. Each entry records the call that produced it, and the
 file records the versions used. On a clean machine:
 
     python3 -m venv /tmp/statsref
     /tmp/statsref/bin/pip install scipy==1.17.1 statsmodels==0.15.0 scikit-learn==1.9.1 numpy==2.4.6
-    /tmp/statsref/bin/python scripts/stats_reference.py > analysis/tests/reference.json
+    /tmp/statsref/bin/python scripts/stats_reference.py > stats/tests/reference.json
 
 Every input is fixed or drawn from a seeded generator, so the output is byte-for-byte the same
 with the same versions.

@@ -31,7 +31,7 @@ fn answer(test: &str, input: &Value) -> Value {
 }
 
 fn reference() -> Value {
-    serde_json::from_str(include_str!("../analysis/tests/reference.json")).expect("reference.json parses")
+    serde_json::from_str(include_str!("../stats/tests/reference.json")).expect("reference.json parses")
 }
 
 fn assert_close(got: &Value, want: &Value, rel: f64, what: &str) {

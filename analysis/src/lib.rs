@@ -38,7 +38,11 @@ pub mod profile;
 pub mod punishment;
 pub mod recognition;
 pub mod replay;
-pub mod stats;
+/// The statistics (the `agora-stats` crate), with the summary statistics' names beside them.
+pub mod stats {
+    pub use crate::summary::Stat;
+    pub use agora_stats::*;
+}
 pub mod summary;
 pub mod tables;
 #[cfg(test)]

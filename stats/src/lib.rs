@@ -1,6 +1,7 @@
-//! Statistics, one per module, each with its formula and references. Argument names follow
+//! Statistics, one per module, each with its formula and references: pure functions of their
+//! inputs, no store and no SQL (the analysis crate applies them to the store's records). Argument names follow
 //! scipy where a counterpart exists; every function is tested against scipy/statsmodels values
-//! (`analysis/tests/reference.json`, made by `scripts/stats_reference.py`); the transcript
+//! (`stats/tests/reference.json`, made by `scripts/stats_reference.py`); the transcript
 //! audit's statistics (κ, CR1 OLS, fixed effects, logit marginal effects) against statsmodels
 //! and scikit-learn values from the same script.
 
@@ -21,7 +22,6 @@ pub mod spearman;
 pub mod tost;
 pub mod wasserstein;
 
-pub use crate::summary::Stat;
 pub use cliffs_delta::cliffs_delta;
 pub use fe_cr1::{fe_cr1, FeDf, FixedEffects};
 pub use heterogeneity::{i_squared, Heterogeneity};

@@ -4,7 +4,7 @@
 //! would panic. Reference values from mpmath 1.3 at 60 digits (the call beside each), rounded
 //! to the nearest f64.
 
-use agora_analysis::stats::dist;
+use agora_stats::dist;
 
 /// The criterion of `reference.rs`: within `abs` or `rel` of the reference, whichever is wider.
 fn close(got: f64, want: f64, rel: f64, abs: f64, call: &str) {
