@@ -39,7 +39,7 @@ pub struct ReplicateArgs {
     #[arg(long)]
     runs: Option<u32>,
     /// Instead of the classical baselines: grade the paper's own results, replayed from its
-    /// scripted roster (`assets/replay/paper-roster.ron`), and print the verdict table beside
+    /// scripted roster (`test-support/replay/paper-roster.ron`), and print the verdict table beside
     /// the paper's conclusions. Runs nothing and writes no store.
     #[arg(long)]
     verdicts: bool,
@@ -204,11 +204,11 @@ fn study_path() -> PathBuf {
 /// Runs the replication study and prints the table.
 pub fn main(args: ReplicateArgs) -> anyhow::Result<()> {
     if args.verdicts {
-        let roster = agora_analysis::replay::PaperRoster::shipped();
+        let roster = agora_test_support::replay::PaperRoster::shipped();
         let declared = agora_analysis::Declared::from_values(&agora_environments::declarations())
             .map_err(|e| anyhow::anyhow!("the games' declarations: {e}"))?;
         let analysis = agora_analysis::analyze_outcomes(&roster.outcomes(), &declared, None);
-        print!("{}", agora_analysis::replay::verdict_table(&analysis));
+        print!("{}", agora_test_support::replay::verdict_table(&analysis));
         return Ok(());
     }
     let path = study_path();

@@ -37,7 +37,6 @@ pub mod perturbation;
 pub mod profile;
 pub mod punishment;
 pub mod recognition;
-pub mod replay;
 /// The statistics (the `agora-stats` crate), with the summary statistics' names beside them.
 pub mod stats {
     pub use crate::summary::Stat;

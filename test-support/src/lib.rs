@@ -1,13 +1,17 @@
-//! Test support for Agora: a local fake OpenAI-compatible server for tests and benchmarks.
+//! Test support for Agora: a local fake OpenAI-compatible server for tests and benchmarks, and
+//! the scripted roster of the instrument paper's twelve models ([`replay`]), whose verdicts
+//! `agora replicate --verdicts` prints beside the paper's.
 //!
-//! A dev-dependency of the crates whose tests talk to a model server, and an optional
-//! dependency of the `agora-bench` binary; it never ships in `agora`.
+//! The fake server is a dev-dependency of the crates whose tests talk to a model server and is
+//! used by the `agora-bench` binary; the `agora` binary uses only the roster.
 //!
 //! It answers `GET /v1/models` and `POST /v1/chat/completions` on 127.0.0.1 with a behaviour
 //! chosen per request: a legal answer read off the request's JSON schema, a given text, a
 //! given text cut at the token limit (`finish_reason: "length"`), an HTTP status, a malformed
 //! or truncated body, a delay, a hang or a dropped connection. It counts requests and the most
 //! in flight at once, and keeps the latest completion request's body as sent.
+
+pub mod replay;
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

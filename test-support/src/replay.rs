@@ -1,5 +1,5 @@
 //! The paper's own results, replayed: a scripted roster of the paper's twelve models
-//! (`assets/replay/paper-roster.ron`) expanded into run outcomes at the paper's run counts, and
+//! (`test-support/replay/paper-roster.ron`) expanded into run outcomes at the paper's run counts, and
 //! graded by the same analysis `agora analyze` runs on a store.
 //!
 //! The roster file states each model's run-level means as the paper ("Benchmarking large
@@ -15,10 +15,10 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use crate::outcomes::RunOutcome;
+use agora_analysis::outcomes::RunOutcome;
 
 /// The shipped roster file's text.
-pub const PAPER_ROSTER_RON: &str = include_str!("../../assets/replay/paper-roster.ron");
+pub const PAPER_ROSTER_RON: &str = include_str!("../replay/paper-roster.ron");
 
 /// Runs per cell.
 #[derive(Clone, Debug, Deserialize)]
@@ -301,7 +301,7 @@ pub const PAPER_SAYS: [(&str, &str); 16] = [
 
 /// Tests in `model`'s perturbation family for `environment` (the contrasts Holm-adjusted
 /// together).
-pub fn perturbation_family_size(a: &crate::analyze::Analysis, model: &str, environment: &str) -> usize {
+pub fn perturbation_family_size(a: &agora_analysis::analyze::Analysis, model: &str, environment: &str) -> usize {
     a.contrasts
         .iter()
         .filter(|c| c.model == model && c.environment == environment && c.family_of_tests == "perturbation")
@@ -310,13 +310,13 @@ pub fn perturbation_family_size(a: &crate::analyze::Analysis, model: &str, envir
 }
 
 /// Models whose baseline agrees with the directional rule of `claim`.
-pub fn agreeing(a: &crate::analyze::Analysis, claim: &str) -> usize {
+pub fn agreeing(a: &agora_analysis::analyze::Analysis, claim: &str) -> usize {
     a.directional.iter().filter(|r| r.claim == claim && r.agrees == Some(true)).count()
 }
 
 /// The verdict table of a replay: each claim's tier and first unmet condition beside what the
 /// paper concludes, then the directional counts and the family sizes, as Markdown.
-pub fn verdict_table(a: &crate::analyze::Analysis) -> String {
+pub fn verdict_table(a: &agora_analysis::analyze::Analysis) -> String {
     let mut s =
         String::from("| claim | replay: tier | replay: first unmet condition | the paper |\n|---|---|---|---|\n");
     for v in &a.verdicts {

@@ -1,14 +1,14 @@
 //! The acceptance test of the ladder: the paper's own results, replayed through the analysis
 //! `agora analyze` runs, give the paper's verdicts where its printed figures determine them.
 //!
-//! The roster (`assets/replay/paper-roster.ron`) scripts the twelve models of "Benchmarking
+//! The roster (`test-support/replay/paper-roster.ron`) scripts the twelve models of "Benchmarking
 //! large language model agent societies against human behavioural distributions" from the
 //! figures the paper prints, and fills the rest by rules declared in the file. This test asserts
 //! only what the printed figures determine; what rests on the filled entries is printed beside
 //! it (run with `--nocapture`), never asserted.
 
 use agora_analysis::analyze::{analyze_outcomes, Analysis, Verdict};
-use agora_analysis::replay::{self, PaperRoster, PAPER_ROSTER_RON};
+use agora_test_support::replay::{self, PaperRoster, PAPER_ROSTER_RON};
 
 /// The declarations of this build's games, as the engine records them in a store.
 fn declared() -> agora_analysis::Declared {
@@ -100,7 +100,7 @@ fn every_entry_of_the_roster_cites_the_paper_or_says_it_is_not_printed() {
 
 #[test]
 fn the_verdict_table_sets_each_claim_beside_the_paper() {
-    let table = agora_analysis::replay::verdict_table(&replay());
+    let table = agora_test_support::replay::verdict_table(&replay());
     println!("{table}");
     assert!(table.contains("| convention-forms | Tier 2 robust |"), "{table}");
     assert!(table.contains("“Convention formation is the only finding that reaches Tier 2”"), "{table}");
