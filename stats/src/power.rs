@@ -21,7 +21,8 @@ pub fn runs_per_arm(effect_size: f64, alpha: f64, power: f64, decisions: u32, ic
     if !(effect_size.is_finite() && effect_size != 0.0) {
         return Err(StatsError::OutOfRange("effect_size", "must be a non-zero number".into()));
     }
-    if !(alpha > 0.0 && alpha < 1.0) || !(power > 0.0 && power < 1.0) {
+    let open_unit = |x: f64| x > 0.0 && x < 1.0;
+    if !(open_unit(alpha) && open_unit(power)) {
         return Err(StatsError::OutOfRange("alpha, power", "must lie in (0, 1)".into()));
     }
     if decisions == 0 || !(0.0..=1.0).contains(&icc) {

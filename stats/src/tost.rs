@@ -71,7 +71,7 @@ pub fn t_interval(values: &[f64], confidence: f64) -> Result<(f64, f64, f64), St
 /// Tests `values` against `theta` with margin `margin` at level `alpha` (0.05: a 90 % CI).
 pub fn tost(values: &[f64], theta: f64, margin: f64, alpha: f64) -> Result<Tost, StatsError> {
     check("values", values, 3)?;
-    if !(margin > 0.0) || !margin.is_finite() {
+    if !(margin.is_finite() && margin > 0.0) {
         return Err(StatsError::OutOfRange("margin", format!("must be positive, got {margin}")));
     }
     if !(alpha > 0.0 && alpha < 0.5) {
