@@ -472,6 +472,11 @@ fn a_server_outage_stops_the_study_and_a_plain_resume_fills_every_slot() {
     assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_passes WHERE outcome LIKE 'stopped: %'"), 1);
     drop(c);
 
+    // A recovery pass is refused while questions remain that were never asked.
+    let o = profile(&store, &dir.path().join("out"), &study, &["--retry-missing"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("have not been asked yet: run it without --retry-missing first"), "{}", text(&o));
+
     // A resume while the server is still down stops again, recording nothing false.
     let o = profile(&store, &dir.path().join("out"), &study, &[]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
@@ -556,6 +561,13 @@ fn a_changed_setting_on_resume_is_refused_by_name_and_a_retry_pass_records_what_
         "{}",
         text(&o)
     );
+
+    // A recovery pass may raise the limits, not lower them.
+    write_models(dir.path(), &server.endpoint(), ", max_tokens: 128");
+    let o = profile(&store, &out, &study, &["--retry-missing"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("may raise it, not lower it to 128"), "{}", text(&o));
+    write_models(dir.path(), &server.endpoint(), ", max_tokens: 512");
 
     // The recovery pass, the model answering now and the token limit raised: the five slots
     // are asked again at their own slots, attempts 3 and on, and the pass records the change.

@@ -177,6 +177,11 @@ impl Asker {
         let mut attempts = Vec::new();
         let first = self.retry.get(slot_key).map_or(1, |done| done + 1);
         for attempt in first..first + self.spec.max_attempts.max(1) {
+            // A failure at the server stops every slot, in flight too, before its next attempt:
+            // the slot stays unasked and a resume asks it from its first attempt (cached).
+            if let Some(reason) = self.outage.get() {
+                return Err(format!("not asked after the server failed: {reason}"));
+            }
             let req = ChatRequest {
                 messages: vec![Message { role: "user".into(), content: text.to_string() }],
                 temperature: self.spec.temperature,

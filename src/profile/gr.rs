@@ -62,11 +62,21 @@ pub fn jobs(
                     Format::Binary => Ask::Choice { labels: c.shown.iter().map(|(l, _)| l.clone()).collect() },
                 };
                 // GR's full-answer review (§GR3) reads the whole visible reply.
+                // A reply cut at the token limit is not a complete visible reply: usable only
+                // where a complete JSON answer came before the cut, and then read as a whole.
                 let read = |reply: &str, cut: bool| -> Result<Answer, String> {
+                    if cut {
+                        let text = agora_reply::strip_deliberation(reply);
+                        let answered = agora_reply::first_object(&text).is_some_and(|(_, _, m)| {
+                            agora_reply::answer_keys(&c.field).iter().any(|k| m.contains_key(*k))
+                        });
+                        if !answered {
+                            return Err("truncated".into());
+                        }
+                    }
                     match agora_environments::profile::gr_review::review(reply, &c) {
                         Ok(Reviewed::Amount(a)) => Ok(Answer::Amount(a)),
                         Ok(Reviewed::Label(i)) => Ok(Answer::Label(i)),
-                        Err(_) if cut => Err("truncated".into()),
                         Err(why) => Err(why),
                     }
                 };

@@ -357,6 +357,27 @@ pub fn main(args: ProfileArgs) -> anyhow::Result<()> {
             loaded: loaded.clone(),
             cells: cells.clone(),
         });
+        // A recovery pass asks only the slots left missing: slots never asked yet would get
+        // their first answer under the pass's settings, mixing two configurations in one
+        // profile. They are asked by a plain run first.
+        if args.retry_missing {
+            let mut unasked = 0;
+            for (task, plan) in &plans {
+                let done = store::done_keys(&conn, &study.name, &spec.name, task.name(), false)?;
+                unasked += run::jobs(&ctx, plan, &done, &Default::default()).len();
+            }
+            if study.general_robustness {
+                let done = store::done_gr(&conn, &study.name, &spec.name, false)?;
+                unasked += gr::jobs(&ctx, &wording, study.gr_responses, &done)?.len();
+            }
+            if unasked > 0 {
+                return Err(BadInput(format!(
+                    "model `{}`: {unasked} question(s) of profile study `{}` have not been asked yet: run it without --retry-missing first; a recovery pass asks again only the slots left missing",
+                    spec.name, study.name
+                ))
+                .into());
+            }
+        }
         let limit = run::in_flight(spec);
         // Records are committed every few hundred jobs, so an interrupted study resumes there.
         let batch = (16 * limit).max(512);

@@ -206,7 +206,20 @@ pub fn check_settings(
     let then: serde_json::Value = serde_json::from_str(&recorded).map_err(|e| e.to_string())?;
     let changed = changed(&then, &now);
     for (field, old, new) in &changed {
-        if !(retry_missing && RETRY_MAY_CHANGE.contains(&field.as_str())) {
+        if retry_missing && RETRY_MAY_CHANGE.contains(&field.as_str()) {
+            let raised = match (old.parse::<f64>(), new.parse::<f64>()) {
+                (Ok(a), Ok(b)) => b >= a,
+                _ => false,
+            };
+            if !raised {
+                return Err(format!(
+                    "model `{}`: `{field}` was {old} when profile study `{study}` was recorded; a recovery pass may raise it, not lower it to {new}",
+                    spec.name
+                ));
+            }
+            continue;
+        }
+        {
             return Err(format!(
                 "model `{}`: `{field}` was {old} when profile study `{study}` was recorded and is {new} now; a resumed profile keeps its settings{} (or give the study another name for a new profile)",
                 spec.name,

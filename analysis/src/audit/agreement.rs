@@ -18,7 +18,7 @@
 //! statistic only when, on that model's text:
 //! 1. the human reference covers at least 100 responses and 200 of their sentences (the floor:
 //!    "Auditing LLM Behavior with SUVA: From Stated Values to Actions" validates its coder on
-//!    100 responses, 301 sentences, §240.10.2, and has people "code a few hundred sentences";
+//!    100 responses, 301 sentences, §240.6.2 and Table 240.5, and has people "code a few hundred sentences";
 //!    below that, κ's interval is too wide for a threshold to mean anything: on the 14
 //!    sentences of the committed fixture it runs from 0.60 to 1.05);
 //! 2. the coder failed (its output for a response did not validate) on at most 5 % of the

@@ -84,47 +84,86 @@ fn from_json(v: &serde_json::Value, c: &Condition) -> Stated {
     }
 }
 
-/// Choices stated in sentences of `prose`.
+/// Words of `s` with their case kept (for labels such as `A`, which as `a` is an article).
+fn words_as_written(s: &str) -> Vec<String> {
+    s.split(|c: char| !(c.is_alphanumeric() || c == '$' || c == '\''))
+        .filter(|w| !w.is_empty())
+        .map(|w| w.trim_start_matches('$').to_string())
+        .filter(|w| !w.is_empty())
+        .collect()
+}
+
+const NEGATIONS: [&str; 6] = ["not", "never", "no", "won't", "wouldn't", "don't"];
+const GIVE: [&str; 10] =
+    ["give", "gives", "giving", "offer", "offers", "send", "sends", "transfer", "allocate", "allocating"];
+const KEEP: [&str; 3] = ["keep", "keeps", "keeping"];
+/// Words that end the search for a verb's amount: another verb, or a phrase that names a total
+/// (`a share of 10`), not an amount given.
+const STOP: [&str; 5] = ["of", "out", "in", "and", "but"];
+
+/// Choices stated in sentences of `prose`. A verb negated within the three words before it
+/// states no choice, and an amount followed by `myself` or `me` is not given to the other.
 fn from_prose(prose: &str, c: &Condition) -> Vec<Stated> {
     let w = words(prose);
+    let negated = |i: usize| w[i.saturating_sub(3)..i].iter().any(|x| NEGATIONS.contains(&x.as_str()));
     let mut out = Vec::new();
     match c.format {
         Format::Open => {
-            const GIVE: [&str; 10] =
-                ["give", "gives", "giving", "offer", "offers", "send", "sends", "transfer", "allocate", "allocating"];
-            const KEEP: [&str; 3] = ["keep", "keeps", "keeping"];
             for (i, word) in w.iter().enumerate() {
                 let give = GIVE.contains(&word.as_str());
                 let keep = KEEP.contains(&word.as_str());
-                if !(give || keep) {
+                if !(give || keep) || negated(i) {
                     continue;
                 }
-                if let Some(n) = w[i + 1..].iter().take(5).find_map(|x| x.parse::<i64>().ok()) {
+                for (k, x) in w.iter().enumerate().skip(i + 1).take(4) {
+                    if GIVE.contains(&x.as_str()) || KEEP.contains(&x.as_str()) || STOP.contains(&x.as_str()) {
+                        break;
+                    }
+                    let Ok(n) = x.parse::<i64>() else { continue };
+                    // `7 to myself`, `3 dollars for me`: an amount the decider keeps.
+                    let to_self = w[k + 1..(k + 4).min(w.len())].iter().any(|a| a == "myself" || a == "me");
+                    if to_self {
+                        break;
+                    }
                     let given = if keep { OPEN_MAX - n } else { n };
                     out.push(if (0..=OPEN_MAX).contains(&n) {
                         Stated::Legal(Reviewed::Amount(given))
                     } else {
                         Stated::Illegal
                     });
+                    break;
                 }
             }
         }
         Format::Binary => {
-            let labels: Vec<Vec<String>> = c.shown.iter().map(|(l, _)| words(l)).collect();
+            // A one-letter label is matched as written (`A`, not the article `a`); longer
+            // labels without regard to case.
+            let written = words_as_written(prose);
+            let labels: Vec<(Vec<String>, bool)> = c
+                .shown
+                .iter()
+                .map(|(l, _)| {
+                    let exact = l.trim().chars().count() == 1;
+                    (if exact { words_as_written(l) } else { words(l) }, exact)
+                })
+                .collect();
             const CHOOSE: [&str; 11] = [
                 "choose", "chooses", "choosing", "chose", "pick", "picks", "select", "selects", "prefer", "take", "opt",
             ];
             for (i, word) in w.iter().enumerate() {
                 let go_with = word == "go" && w.get(i + 1).is_some_and(|x| x == "with");
-                if !(CHOOSE.contains(&word.as_str()) || go_with) {
+                if !(CHOOSE.contains(&word.as_str()) || go_with) || negated(i) {
                     continue;
                 }
                 let from = i + if go_with { 2 } else { 1 };
-                for skip in 0..=2 {
+                'skip: for skip in 0..=2 {
                     let at = from + skip;
-                    if let Some(k) = labels.iter().position(|l| !l.is_empty() && w.get(at..at + l.len()) == Some(l)) {
-                        out.push(Stated::Legal(Reviewed::Label(k)));
-                        break;
+                    for (k, (l, exact)) in labels.iter().enumerate() {
+                        let source = if *exact { &written } else { &w };
+                        if !l.is_empty() && source.get(at..at + l.len()) == Some(l.as_slice()) {
+                            out.push(Stated::Legal(Reviewed::Label(k)));
+                            break 'skip;
+                        }
                     }
                 }
             }
@@ -148,7 +187,12 @@ pub fn review(reply: &str, c: &Condition) -> Result<Reviewed, String> {
         rest = &rest[e..];
     }
     prose.push_str(rest);
-    stated.extend(from_prose(&prose, c));
+    let from_text = from_prose(&prose, c);
+    let conditional = words(&prose).iter().any(|x| ["if", "unless", "depends"].contains(&x.as_str()));
+    if !from_text.is_empty() && conditional && stated.is_empty() {
+        return Err("unusable: conditional".into());
+    }
+    stated.extend(from_text);
     if stated.is_empty() {
         if let Some(bare) = agora_reply::bare_answer(&visible) {
             // A bare reply counts only as a legal label or amount: a short sentence is not one.
@@ -253,6 +297,13 @@ mod tests {
             review("It depends on who the other person is.", &o),
             Err("unusable: conditional, no choice stated".into())
         );
+        // Conditional, negated or self-directed amounts are not a choice given.
+        assert_eq!(review("If they need it, I'd give 8.", &o), Err("unusable: conditional".into()));
+        assert_eq!(review("I would not give 10; I give 4.", &o), Ok(Reviewed::Amount(4)));
+        assert_eq!(review("I allocate 7 to myself and give 3 to them.", &o), Ok(Reviewed::Amount(3)));
+        // A verb's amount is searched up to the next verb or a total.
+        assert_eq!(review("Keeping in mind the 10 dollars, I give 5.", &o), Ok(Reviewed::Amount(5)));
+        assert_eq!(review("I give a share of 10 dollars: 4.", &o), Err("unusable: no answer identified".into()));
         // Isolated numbers are not a choice.
         assert_eq!(review("There are 10 dollars and 2 people.", &o), Err("unusable: no answer identified".into()));
     }
@@ -268,6 +319,12 @@ mod tests {
             review(r#"{"choice": "1"} but I would rather go with 2"#, &b),
             Err("unusable: conflicting answers (\"1\" and \"2\")".into())
         );
+        // The label "A" is not the article "a".
+        let ab = binary(["A", "B"]);
+        assert_eq!(review("I choose a fair split: B.", &ab), Err("unusable: no answer identified".into()));
+        assert_eq!(review(r#"{"choice": "B"} I prefer a more equal outcome."#, &ab), Ok(Reviewed::Label(1)));
+        assert_eq!(review("I choose A.", &ab), Ok(Reviewed::Label(0)));
+        assert_eq!(review("I would not choose A; I choose B.", &ab), Ok(Reviewed::Label(1)));
         let xy = binary(["X", "Y"]);
         assert_eq!(review("I pick Y, the equal split.", &xy), Ok(Reviewed::Label(1)));
         assert_eq!(review(r#"{"choice": 2}"#, &xy), Err("unusable: an answer outside the legal choices".into()));
