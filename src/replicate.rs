@@ -1,193 +1,38 @@
 //! `agora replicate`: runs `scenarios/studies/replication.ron` and prints every figure the
-//! instrument paper reports for its classical baselines beside Agora's, as a Markdown table.
-//!
-//! Every Agora figure is computed here from the run-level outcomes the store holds for the
-//! runs of this plan (no other runs of the store, whatever they are); the paper's figures are
-//! the reference column, constants below, each with the sentence of the paper it comes from.
-//! The 95 % intervals are percentile bootstrap intervals over runs: the runs of a condition
-//! are resampled with replacement [`RESAMPLES`] times (xoshiro256++, seeded, so the table is
-//! reproducible) and the statistic recomputed on each resample.
+//! instrument paper reports for its classical baselines beside Agora's, as a Markdown table
+//! (`agora_analysis::replication`), from the run-level outcomes the store holds for the runs of
+//! this plan (no other runs of the store, whatever they are). `--verdicts` plays the paper's
+//! scripted roster instead and prints its verdict table.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
-use agora_analysis::stats::percentile_type7;
 use agora_analysis::{run_outcomes, RunOutcome};
 use agora_engine::{execute, RunnerOptions, Store};
 use agora_scenarios::plan::default_cells_dir;
 use agora_scenarios::{Plan, Study};
 use anyhow::Context as _;
-use rand::{Rng, SeedableRng};
-use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::BadInput;
-
-/// Bootstrap resamples per interval.
-pub const RESAMPLES: usize = 10_000;
-/// Seed of the bootstrap (the row's position is added to it).
-const SEED: u64 = 20_260_815;
 
 /// Arguments of `agora replicate`.
 #[derive(clap::Args, Debug)]
 pub struct ReplicateArgs {
     /// Store file (the runs are resumed from it, and kept in it). A store of its own by
-    /// default, so that its runs are never pooled with a study's by `agora analyze`.
-    #[arg(long, default_value = "replication.sqlite")]
-    store: PathBuf,
+    /// default, so that its runs are never pooled with a study's by `agora analyze`:
+    /// `replication.sqlite`, and `paper-replay.sqlite` with `--verdicts`.
+    #[arg(long)]
+    store: Option<PathBuf>,
     /// Seeded runs per condition (default: the study's 30, the paper's count per baseline); the
     /// first runs keep their seeds whatever the count.
     #[arg(long)]
     runs: Option<u32>,
-    /// Instead of the classical baselines: grade the paper's own results, replayed from its
-    /// scripted roster (`test-support/replay/paper-roster.ron`), and print the verdict table beside
-    /// the paper's conclusions. Runs nothing and writes no store.
+    /// Instead of the classical baselines: play the paper's twelve models, scripted from its
+    /// printed figures (`test-support/replay/paper-roster.ron`), through the instrument's games at
+    /// the paper's run counts, grade the store on the ladder and print the verdict table beside
+    /// the paper's conclusions.
     #[arg(long)]
     verdicts: bool,
-}
-
-/// How a figure is computed from a condition's runs.
-#[derive(Clone, Copy, Debug)]
-enum Statistic {
-    /// Mean over runs of a run-level metric.
-    Mean(&'static str),
-    /// Median over runs of a run-level metric.
-    Median(&'static str),
-    /// Median of `convention_time` over the runs whose `convention` is 1.
-    MedianConverged,
-}
-
-/// One row of the table.
-struct Figure {
-    /// What is measured.
-    quantity: &'static str,
-    /// Block of the replication study.
-    block: &'static str,
-    /// Roster of the block.
-    roster: &'static str,
-    /// How the runs are summarised, in words.
-    statistic: &'static str,
-    /// How the runs are summarised.
-    how: Statistic,
-    /// The paper's figure, as the paper prints it; `None` where it reports none.
-    paper: Option<&'static str>,
-    /// Decimals shown.
-    decimals: usize,
-}
-
-/// The paper's figures for its classical baselines, with the sentences they come from
-/// ("Benchmarking large language model agent societies against human behavioural distributions").
-const FIGURES: &[Figure] = &[
-    // "A conditional-cooperator model (Fischbacher et al., 2001) run in the same environment
-    // declines from 0.48 to 0.07 of endowment"
-    Figure {
-        quantity: "public goods: contribution in round 1 (share of endowment)",
-        block: "pgg",
-        roster: "cooperation-types",
-        statistic: "mean over runs",
-        how: Statistic::Mean("contribution_r1"),
-        paper: Some("0.48"),
-        decimals: 3,
-    },
-    Figure {
-        quantity: "public goods: contribution in round 10 (share of endowment)",
-        block: "pgg",
-        roster: "cooperation-types",
-        statistic: "mean over runs",
-        how: Statistic::Mean("contribution_last"),
-        paper: Some("0.07"),
-        decimals: 3,
-    },
-    Figure {
-        quantity: "public goods: contribution in round 1 (share of endowment)",
-        block: "pgg",
-        roster: "conditional-cooperator",
-        statistic: "mean over runs",
-        how: Statistic::Mean("contribution_r1"),
-        paper: Some("0.48"),
-        decimals: 3,
-    },
-    Figure {
-        quantity: "public goods: contribution in round 10 (share of endowment)",
-        block: "pgg",
-        roster: "conditional-cooperator",
-        statistic: "mean over runs",
-        how: Statistic::Mean("contribution_last"),
-        paper: Some("0.07"),
-        decimals: 3,
-    },
-    // "a Roth–Erev learner (Roth and Erev, 1995) declines by only 0.03 and does not clear the
-    // margin" (the margin is the directional rule's: the median run-level change)
-    Figure {
-        quantity: "public goods: change in contribution, round 1 to 10",
-        block: "pgg",
-        roster: "roth-erev",
-        statistic: "median of run-level changes",
-        how: Statistic::Median("contribution_change"),
-        paper: Some("-0.03"),
-        decimals: 3,
-    },
-    // "in the repeated dilemma that same learner cooperates in 0.42 of rounds"
-    Figure {
-        quantity: "prisoner's dilemma: cooperation (share of rounds)",
-        block: "pd",
-        roster: "roth-erev",
-        statistic: "mean over runs",
-        how: Statistic::Mean("cooperation"),
-        paper: Some("0.42"),
-        decimals: 3,
-    },
-    // The paper states no share of converging runs for the classical naming game; its anchor
-    // is that a convention always forms.
-    Figure {
-        quantity: "naming game, cap 3,000: runs forming a convention",
-        block: "naming",
-        roster: "minimal-naming",
-        statistic: "share of runs",
-        how: Statistic::Mean("convention"),
-        paper: None,
-        decimals: 3,
-    },
-    // "the classical minimal naming game (Baronchelli et al., 2006), which reaches consensus in
-    // a median of 2,076 interactions"
-    Figure {
-        quantity: "naming game, cap 3,000: interactions to a convention",
-        block: "naming",
-        roster: "minimal-naming",
-        statistic: "median over the runs that form one",
-        how: Statistic::MedianConverged,
-        paper: Some("2,076"),
-        decimals: 0,
-    },
-    Figure {
-        quantity: "naming game, cap 20,000 (context): runs forming a convention",
-        block: "naming-uncapped",
-        roster: "minimal-naming",
-        statistic: "share of runs",
-        how: Statistic::Mean("convention"),
-        paper: None,
-        decimals: 3,
-    },
-    Figure {
-        quantity: "naming game, cap 20,000 (context): interactions to a convention",
-        block: "naming-uncapped",
-        roster: "minimal-naming",
-        statistic: "median over the runs that form one",
-        how: Statistic::MedianConverged,
-        paper: None,
-        decimals: 0,
-    },
-];
-
-/// "The complete matrix comprises 9,115 model runs and 150 runs of the classical baselines"
-const PAPER_CLASSICAL_RUNS: &str = "150";
-
-/// One computed row.
-#[derive(Debug)]
-struct Row {
-    value: Option<f64>,
-    interval: Option<(f64, f64)>,
-    used: usize,
-    runs: usize,
 }
 
 /// Where the shipped study lives: the working directory's checkout when run there, else the
@@ -204,13 +49,27 @@ fn study_path() -> PathBuf {
 /// Runs the replication study and prints the table.
 pub fn main(args: ReplicateArgs) -> anyhow::Result<()> {
     if args.verdicts {
+        if args.runs.is_some() {
+            return Err(
+                BadInput("--runs: the replay runs the paper's counts; leave it out with --verdicts".into()).into()
+            );
+        }
+        let store = args.store.unwrap_or_else(|| PathBuf::from("paper-replay.sqlite"));
         let roster = agora_test_support::replay::PaperRoster::shipped();
-        let declared = agora_analysis::Declared::from_values(&agora_environments::declarations())
-            .map_err(|e| anyhow::anyhow!("the games' declarations: {e}"))?;
-        let analysis = agora_analysis::analyze_outcomes(&roster.outcomes(), &declared, None);
+        let started = std::time::Instant::now();
+        let analysis = roster
+            .play(&agora_test_support::replay::instrument_path(), &store)
+            .map_err(|e| anyhow::anyhow!("the paper replay: {e}"))?;
+        eprintln!(
+            "{}: played and graded in {} ({:.1} s)",
+            agora_test_support::replay::REPLAY_STUDY,
+            store.display(),
+            started.elapsed().as_secs_f64()
+        );
         print!("{}", agora_test_support::replay::verdict_table(&analysis));
         return Ok(());
     }
+    let store_path = args.store.unwrap_or_else(|| PathBuf::from("replication.sqlite"));
     let path = study_path();
     let mut study = Study::load(&path)?;
     if let Some(n) = args.runs {
@@ -224,7 +83,7 @@ pub fn main(args: ReplicateArgs) -> anyhow::Result<()> {
         }
     }
     let plan = Plan::resolve(&study, &path, &default_cells_dir(&path))?;
-    let mut store = Store::open(&args.store)?;
+    let mut store = Store::open(&store_path)?;
     let source = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
     store.record_study(&plan.study_record(), &source)?;
     let started = std::time::Instant::now();
@@ -235,142 +94,17 @@ pub fn main(args: ReplicateArgs) -> anyhow::Result<()> {
         plan.study,
         report.executed,
         report.skipped,
-        args.store.display(),
+        store_path.display(),
         started.elapsed().as_secs_f64()
     );
     let keys: HashSet<String> = plan.runs.iter().map(|r| r.key()).collect();
     let outcomes: Vec<RunOutcome> =
-        run_outcomes(&args.store, Some(&plan.study))?.into_iter().filter(|o| keys.contains(&o.run_key)).collect();
+        run_outcomes(&store_path, Some(&plan.study))?.into_iter().filter(|o| keys.contains(&o.run_key)).collect();
     let per_condition = study.runs;
-    print!("{}", table(&outcomes, per_condition, plan.runs.len(), args.runs)?);
+    print!(
+        "{}",
+        agora_analysis::replication::table(&outcomes, per_condition, plan.runs.len(), args.runs)
+            .map_err(anyhow::Error::msg)?
+    );
     Ok(())
-}
-
-/// The figure's per-run values: the metric of each run (NaN where a run has none).
-fn values(runs: &[&RunOutcome], how: Statistic) -> Vec<f64> {
-    let get = |o: &RunOutcome, m: &str| o.metrics.get(m).copied().unwrap_or(f64::NAN);
-    match how {
-        Statistic::Mean(m) | Statistic::Median(m) => runs.iter().map(|o| get(o, m)).collect(),
-        Statistic::MedianConverged => runs
-            .iter()
-            .map(|o| if get(o, "convention") == 1.0 { get(o, "convention_time") } else { f64::NAN })
-            .collect(),
-    }
-}
-
-/// The statistic over per-run values (NaN values left out); `None` when none is finite.
-fn statistic(values: &[f64], how: Statistic) -> Option<f64> {
-    let v: Vec<f64> = values.iter().copied().filter(|x| x.is_finite()).collect();
-    if v.is_empty() {
-        return None;
-    }
-    match how {
-        Statistic::Mean(_) => Some(v.iter().sum::<f64>() / v.len() as f64),
-        Statistic::Median(_) | Statistic::MedianConverged => agora_analysis::Stat::median_of(&v),
-    }
-}
-
-/// Percentile bootstrap 95 % interval of the statistic, resampling runs.
-fn bootstrap(values: &[f64], how: Statistic, seed: u64) -> Option<(f64, f64)> {
-    if values.is_empty() {
-        return None;
-    }
-    let mut rng = Xoshiro256PlusPlus::seed_from_u64(seed);
-    let n = values.len();
-    let mut resample = vec![0.0; n];
-    let mut stats = Vec::with_capacity(RESAMPLES);
-    for _ in 0..RESAMPLES {
-        for x in resample.iter_mut() {
-            *x = values[rng.random_range(0..n)];
-        }
-        if let Some(s) = statistic(&resample, how) {
-            stats.push(s);
-        }
-    }
-    let lo = percentile_type7(&stats, 2.5).ok()?;
-    let hi = percentile_type7(&stats, 97.5).ok()?;
-    Some((lo, hi))
-}
-
-fn compute(outcomes: &[RunOutcome], f: &Figure, seed: u64) -> anyhow::Result<Row> {
-    let runs: Vec<&RunOutcome> = outcomes.iter().filter(|o| o.block == f.block && o.roster == f.roster).collect();
-    if runs.is_empty() {
-        anyhow::bail!("the replication study has no runs of block `{}`, roster `{}`", f.block, f.roster);
-    }
-    let v = values(&runs, f.how);
-    Ok(Row {
-        value: statistic(&v, f.how),
-        interval: bootstrap(&v, f.how, seed),
-        used: v.iter().filter(|x| x.is_finite()).count(),
-        runs: runs.len(),
-    })
-}
-
-fn fmt(x: Option<f64>, decimals: usize) -> String {
-    match x {
-        // "-0.000" would read as a decline.
-        Some(v) if (v * 10f64.powi(decimals as i32)).round() == 0.0 => format!("{:.*}", decimals, 0.0),
-        // A median of an even count of whole interactions may end in .5: shown, not rounded.
-        Some(v) if decimals == 0 && ((v * 10.0).round() / 10.0).fract() != 0.0 => format!("{v:.1}"),
-        Some(v) => format!("{v:.decimals$}"),
-        None => "—".into(),
-    }
-}
-
-/// The Markdown table (and the lines under it) for the runs of the plan.
-fn table(outcomes: &[RunOutcome], per_condition: u32, total: usize, runs_arg: Option<u32>) -> anyhow::Result<String> {
-    let mut out = String::new();
-    out.push_str("| figure | agents | statistic | paper | Agora | 95 % CI | runs |\n");
-    out.push_str("|---|---|---|---|---|---|---|\n");
-    for (i, f) in FIGURES.iter().enumerate() {
-        let row = compute(outcomes, f, SEED + i as u64)?;
-        let ci = match row.interval {
-            Some((lo, hi)) => format!("[{}, {}]", fmt(Some(lo), f.decimals), fmt(Some(hi), f.decimals)),
-            None => "—".into(),
-        };
-        let runs = if row.used == row.runs { row.runs.to_string() } else { format!("{} of {}", row.used, row.runs) };
-        out.push_str(&format!(
-            "| {} | {} | {} | {} | {} | {} | {} |\n",
-            f.quantity,
-            f.roster,
-            f.statistic,
-            f.paper.unwrap_or("—"),
-            fmt(row.value, f.decimals),
-            ci,
-            runs
-        ));
-    }
-    out.push_str(&format!(
-        "| classical-baseline runs in all | all | count | {PAPER_CLASSICAL_RUNS} | {total} | — | {total} |\n"
-    ));
-    out.push_str(&format!(
-        "\n{per_condition} seeded runs per condition (study `replication`, scenarios/studies/replication.ron); \
-         95 % CI: percentile bootstrap over runs, {RESAMPLES} resamples, seeded.\n"
-    ));
-    out.push_str(&format!(
-        "Command: `agora replicate{}`\n",
-        runs_arg.map_or(String::new(), |n| format!(" --runs {n}"))
-    ));
-    Ok(out)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn statistics_and_a_degenerate_bootstrap() {
-        let v = [1.0, f64::NAN, 3.0, 2.0];
-        assert_eq!(statistic(&v, Statistic::Mean("x")), Some(2.0));
-        assert_eq!(statistic(&v, Statistic::MedianConverged), Some(2.0));
-        assert_eq!(statistic(&[f64::NAN], Statistic::Median("x")), None);
-        assert_eq!(bootstrap(&[0.5; 7], Statistic::Mean("x"), 1), Some((0.5, 0.5)));
-        let (lo, hi) =
-            bootstrap(&[0.0, 1.0, 0.0, 1.0, 1.0, 0.0, 1.0, 0.0], Statistic::Mean("x"), 1).expect("an interval");
-        assert!(lo < 0.5 && 0.5 < hi, "[{lo}, {hi}]");
-        assert_eq!(fmt(Some(-0.0001), 3), "0.000");
-        assert_eq!(fmt(Some(2121.5), 0), "2121.5");
-        assert_eq!(fmt(Some(2076.0), 0), "2076");
-        assert_eq!(fmt(Some(1840.000_000_1), 0), "1840");
-    }
 }

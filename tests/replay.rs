@@ -1,5 +1,6 @@
-//! The acceptance test of the ladder: the paper's own results, replayed through the analysis
-//! `agora analyze` runs, give the paper's verdicts where its printed figures determine them.
+//! The acceptance test of the ladder: the paper's own results, played through the engine at the
+//! paper's run counts and graded by the analysis `agora analyze` runs on the store, give the
+//! paper's verdicts where its printed figures determine them.
 //!
 //! The roster (`test-support/replay/paper-roster.ron`) scripts the twelve models of "Benchmarking
 //! large language model agent societies against human behavioural distributions" from the
@@ -7,18 +8,75 @@
 //! only what the printed figures determine; what rests on the filled entries is printed beside
 //! it (run with `--nocapture`), never asserted.
 
-use agora_analysis::analyze::{analyze_outcomes, Analysis, Verdict};
+use std::sync::OnceLock;
+
+use agora_analysis::analyze::{Analysis, Verdict};
 use agora_test_support::replay::{self, PaperRoster, PAPER_ROSTER_RON};
 
-/// The declarations of this build's games, as the engine records them in a store.
-fn declared() -> agora_analysis::Declared {
-    agora_analysis::Declared::from_values(&agora_environments::declarations()).expect("declarations read")
+/// The replay, played once into a temporary store (kept for the tests of this file) and
+/// analysed.
+fn played() -> &'static (tempfile::TempDir, Analysis) {
+    static A: OnceLock<(tempfile::TempDir, Analysis)> = OnceLock::new();
+    A.get_or_init(|| {
+        let roster = PaperRoster::parse(PAPER_ROSTER_RON).expect("the shipped roster parses");
+        assert_eq!(roster.models.len(), 12, "the paper's twelve models");
+        let dir = tempfile::tempdir().expect("temporary directory");
+        let started = std::time::Instant::now();
+        let a = roster.play(&replay::instrument_path(), &dir.path().join("replay.sqlite")).expect("the replay plays");
+        println!("replay played and analysed in {:.1} s", started.elapsed().as_secs_f64());
+        (dir, a)
+    })
 }
 
-fn replay() -> Analysis {
-    let roster = PaperRoster::parse(PAPER_ROSTER_RON).expect("the shipped roster parses");
-    assert_eq!(roster.models.len(), 12, "the paper's twelve models");
-    analyze_outcomes(&roster.outcomes(), &declared(), None)
+fn replay() -> &'static Analysis {
+    &played().1
+}
+
+#[test]
+fn the_replay_plays_the_papers_run_counts_through_the_engine() {
+    let roster = PaperRoster::shipped();
+    let plan = roster.plan(&replay::instrument_path()).expect("plan");
+    let count = |model: &str, block: &str, cell: &str| {
+        plan.runs
+            .iter()
+            .filter(|r| r.roster == model && r.block == block && r.cell == cell && r.variant.as_str() == "C0")
+            .count()
+    };
+    // "30 baseline runs, 10 per cell"; the one-shot battery 6 and 2; R1-Distill's partial battery.
+    assert_eq!(count("Qwen3-14B", "pd", "baseline"), 30);
+    assert_eq!(count("Qwen3-14B", "pd", "reversed-actions"), 10);
+    assert_eq!(count("Qwen3-14B", "ultimatum", "baseline"), 6);
+    assert_eq!(count("Qwen3-14B", "ultimatum", "persona-table"), 2);
+    assert_eq!(count("R1-Distill", "pd", "baseline"), 11);
+    assert_eq!(count("R1-Distill", "ultimatum", "baseline"), 3);
+    assert_eq!(count("R1-Distill", "pgg", "baseline"), 0);
+    // Every run of the plan is in the store, played through the game: its decisions are the
+    // store's, e.g. Qwen1.5-7B "cooperates in 0.07 of prisoner's dilemma rounds" and Qwen2.5-7B
+    // "in 1.00 of them".
+    let store = played().0.path().join("replay.sqlite");
+    let outcomes = agora_analysis::run_outcomes(&store, Some(replay::REPLAY_STUDY)).expect("outcomes");
+    assert_eq!(outcomes.len(), plan.runs.len());
+    let mean = |model: &str, block: &str, metric: &str| {
+        let v: Vec<f64> = outcomes
+            .iter()
+            .filter(|o| o.roster == model && o.block == block && o.cell == "baseline" && o.variant == "C0")
+            .map(|o| o.metrics[metric])
+            .collect();
+        v.iter().sum::<f64>() / v.len() as f64
+    };
+    assert!(
+        (mean("Qwen1.5-7B", "pd", "cooperation") - 0.07).abs() < 0.02,
+        "{}",
+        mean("Qwen1.5-7B", "pd", "cooperation")
+    );
+    assert_eq!(mean("Qwen2.5-7B", "pd", "cooperation"), 1.0);
+    assert!((mean("Qwen2.5-7B", "pgg", "contribution_r1") - 0.41).abs() < 0.03);
+    let decisions: i64 = rusqlite::Connection::open(&store)
+        .expect("store")
+        .query_row("SELECT COUNT(*) FROM decisions", [], |r| r.get(0))
+        .expect("decisions counted");
+    println!("{} runs, {decisions} decisions", plan.runs.len());
+    assert!(decisions > 100 * plan.runs.len() as i64 / 10, "{decisions} decisions");
 }
 
 fn verdict<'a>(a: &'a Analysis, id: &str) -> &'a Verdict {
@@ -34,26 +92,26 @@ fn the_replayed_paper_reaches_the_papers_verdicts() {
     // "Convention formation is the only finding that reaches Tier 2."
     let tier2: Vec<&str> = a.verdicts.iter().filter(|v| v.tier >= 2).map(|v| v.claim.as_str()).collect();
     assert_eq!(tier2, ["convention-forms"]);
-    assert_eq!(verdict(&a, "convention-forms").tier, 2);
+    assert_eq!(verdict(a, "convention-forms").tier, 2);
     // "No finding in this study reaches the top of the certification ladder."
     assert!(a.verdicts.iter().all(|v| v.tier < 3));
     // First-round contributions: inside the margin for eight of eleven (Tier 1), but the
     // contributions do not decline, so the public-goods effect is not sign-stable.
-    let r1 = verdict(&a, "pgg-round1-human");
+    let r1 = verdict(a, "pgg-round1-human");
     assert_eq!(r1.tier, 1, "{r1:?}");
     assert!(r1.first_unmet.as_deref().is_some_and(|u| u.contains("sign stability")), "{r1:?}");
     let inside = r1.evidence.iter().filter(|e| e.contains(": holds at baseline")).count();
     assert_eq!(inside, 8, "{:?}", r1.evidence);
     // "no model's cooperation rate falls inside the corridor"; "Dictator giving matches for none".
-    assert_eq!(verdict(&a, "pd-corridor").tier, 0);
-    assert_eq!(verdict(&a, "dictator-giving").tier, 0);
+    assert_eq!(verdict(a, "pd-corridor").tier, 0);
+    assert_eq!(verdict(a, "dictator-giving").tier, 0);
     // "Ultimatum offers match the meta-analytic mean of 0.40 of the pie for one model of twelve",
     // and the one-shot battery is descriptive beyond that.
-    let offer = verdict(&a, "ultimatum-offer");
+    let offer = verdict(a, "ultimatum-offer");
     assert_eq!((offer.tier, offer.first_unmet.as_deref()), (1, Some("two runs per cell: descriptive only")));
     // "the canonical decline of public-goods contributions is reproduced by one model of twelve,
     // the decline of cooperation in the repeated dilemma by three, and convention formation by ten."
-    let agree = |claim: &str| replay::agreeing(&a, claim);
+    let agree = |claim: &str| replay::agreeing(a, claim);
     assert_eq!((agree("pgg-decline"), agree("pd-decline"), agree("convention-forms")), (1, 3, 10));
     // Llama-3.1's naming block: the self-interested persona, "p_H = 2.4 × 10⁻⁹", alone in its family.
     let llama: Vec<_> = a
@@ -67,12 +125,12 @@ fn the_replayed_paper_reaches_the_papers_verdicts() {
     assert_eq!(format!("{:.1e}", llama[0].p_holm.expect("p")), "2.4e-9");
     assert!(llama[0].significant);
     // The critical mass: "none of the seven falls inside the human bracket".
-    assert_eq!(verdict(&a, "critical-mass").tier, 0);
+    assert_eq!(verdict(a, "critical-mass").tier, 0);
 
     // Reported beside the paper, not asserted: what rests on figures the paper does not print.
-    let family = |model: &str, env: &str| replay::perturbation_family_size(&a, model, env);
-    println!("pd-decline: {}", verdict(&a, "pd-decline").tier_name);
-    println!("pd-endgame: {}", verdict(&a, "pd-endgame").tier_name);
+    let family = |model: &str, env: &str| replay::perturbation_family_size(a, model, env);
+    println!("pd-decline: {}", verdict(a, "pd-decline").tier_name);
+    println!("pd-endgame: {}", verdict(a, "pd-endgame").tier_name);
     println!("Qwen3-14B prisoner's dilemma family: {} tests (the paper: 12)", family("Qwen3-14B", "prisoners-dilemma"));
     println!("Phi-3 naming-game family: {} tests (the paper: 7)", family("Phi-3", "naming-game"));
 }
@@ -100,7 +158,7 @@ fn every_entry_of_the_roster_cites_the_paper_or_says_it_is_not_printed() {
 
 #[test]
 fn the_verdict_table_sets_each_claim_beside_the_paper() {
-    let table = agora_test_support::replay::verdict_table(&replay());
+    let table = agora_test_support::replay::verdict_table(replay());
     println!("{table}");
     assert!(table.contains("| convention-forms | Tier 2 robust |"), "{table}");
     assert!(table.contains("“Convention formation is the only finding that reaches Tier 2”"), "{table}");

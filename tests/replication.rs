@@ -217,11 +217,22 @@ fn replicate_refuses_zero_runs() {
 
 #[test]
 fn replicate_verdicts_prints_the_replayed_papers_verdicts_beside_the_papers() {
-    let out = common::agora(&["replicate", "--verdicts"]);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = dir.path().join("replay.sqlite");
+    let out = common::agora(&["replicate", "--verdicts", "--store", store.to_str().expect("utf-8")]);
     let text = common::text(&out);
     assert!(out.status.success(), "{text}");
+    // The table grades runs the engine played into the store.
+    let runs: i64 = rusqlite::Connection::open(&store)
+        .expect("store")
+        .query_row("SELECT COUNT(*) FROM runs WHERE study = 'paper-replay'", [], |r| r.get(0))
+        .expect("runs counted");
+    assert!(runs > 9000, "{runs} runs");
     assert!(text.contains("| convention-forms | Tier 2 robust |"), "{text}");
     assert!(text.contains("| pd-corridor | not exploratory | holds at baseline in no model |"), "{text}");
     assert!(text.contains("| ultimatum-offer | Tier 1 exploratory | two runs per cell: descriptive only |"), "{text}");
     assert!(text.contains("convention formation 10 / 10, of 12 models"), "{text}");
+    // `--runs` belongs to the classical replication: the replay runs the paper's counts.
+    let out = common::agora(&["replicate", "--verdicts", "--runs", "3", "--store", store.to_str().expect("utf-8")]);
+    assert_eq!(out.status.code(), Some(2), "{}", common::text(&out));
 }

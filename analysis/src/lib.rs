@@ -37,6 +37,7 @@ pub mod perturbation;
 pub mod profile;
 pub mod punishment;
 pub mod recognition;
+pub mod replication;
 /// The statistics (the `agora-stats` crate), with the summary statistics' names beside them.
 pub mod stats {
     pub use crate::summary::Stat;

@@ -1,37 +1,50 @@
 //! The paper's own results, replayed: a scripted roster of the paper's twelve models
-//! (`test-support/replay/paper-roster.ron`) expanded into run outcomes at the paper's run counts, and
-//! graded by the same analysis `agora analyze` runs on a store.
+//! (`test-support/replay/paper-roster.ron`) played through the engine at the paper's run counts,
+//! into a store, and graded by the same analysis `agora analyze` runs on it.
 //!
 //! The roster file states each model's run-level means as the paper ("Benchmarking large
 //! language model agent societies against human behavioural distributions") prints them, fills
-//! what it does not print by rules declared in the file, and cites each entry. The expansion
-//! here is mechanical (rule 3 of the file): a run's value is the entry's mean plus a fixed
-//! spread, and a 0/1 outcome holds in the first round(rate × runs) runs. The runs are outcomes,
-//! not played games: the replay tests the step from numbers to verdicts, which is where the
-//! paper's conclusions are drawn.
+//! what it does not print by rules declared in the file, and cites each entry. Here each entry
+//! becomes a seat's way of playing (rule 3 of the file): [`PaperRoster::plan`] takes the shipped
+//! instrument study's blocks for the arms the roster scripts, [`PaperRoster::factory`] gives
+//! every model seat a [`ScriptedSeat`] that answers each decision the game asks, and
+//! [`PaperRoster::play`] runs them and analyses the store. The games, their metrics, the
+//! records and the analysis are the ones a study of real models goes through; only the answers
+//! are scripted.
 
 use std::collections::BTreeMap;
-use std::sync::OnceLock;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, OnceLock};
 
+use rand::{Rng, RngCore};
 use serde::Deserialize;
 
-use agora_analysis::outcomes::RunOutcome;
+use agora_agents::llm::ModelSpec;
+use agora_agents::{Decision, Policy, PolicyMeta, PolicySpec};
+use agora_engine::runner::PolicyFactory;
+use agora_engine::{execute, RunSpec, RunnerOptions, Store};
+use agora_environments::{Action, ActionSpace, EnvKind, Feedback, Observation, Variant};
+use agora_scenarios::plan::default_cells_dir;
+use agora_scenarios::{Plan, Study};
 
 /// The shipped roster file's text.
 pub const PAPER_ROSTER_RON: &str = include_str!("../replay/paper-roster.ron");
+
+/// The name of the study the replay records.
+pub const REPLAY_STUDY: &str = "paper-replay";
 
 /// Runs per cell.
 #[derive(Clone, Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Runs {
     /// Baseline runs of a repeated game or the naming game.
-    pub repeated: usize,
+    pub repeated: u32,
     /// Runs of each perturbation cell, re-skin and C3 there.
-    pub repeated_cell: usize,
+    pub repeated_cell: u32,
     /// Baseline runs of a one-shot game.
-    pub one_shot: usize,
+    pub one_shot: u32,
     /// Runs of each cell of a one-shot game.
-    pub one_shot_cell: usize,
+    pub one_shot_cell: u32,
 }
 
 /// A model's partial battery.
@@ -39,11 +52,11 @@ pub struct Runs {
 #[serde(deny_unknown_fields)]
 pub struct Partial {
     /// Baseline runs of a repeated game.
-    pub repeated: usize,
+    pub repeated: u32,
     /// Baseline runs of a one-shot game.
-    pub one_shot: usize,
+    pub one_shot: u32,
     /// Runs of each cell.
-    pub cell: usize,
+    pub cell: u32,
 }
 
 /// A change the paper names in one cell.
@@ -63,7 +76,7 @@ pub struct Effect {
 /// How a model's convention meets a committed minority.
 #[derive(Clone, Debug, Deserialize)]
 pub enum Tipping {
-    /// Overturned in every run from this committed fraction on, held below it.
+    /// Overturned from this committed fraction on, held below it.
     Critical(f64, String),
     /// Held at every fraction tested.
     NeverOverturned(String),
@@ -98,24 +111,16 @@ pub struct Model {
 pub struct PaperRoster {
     /// Format version.
     pub version: u32,
-    /// Spread d of a run's value around its mean.
-    pub spread: f64,
     /// Runs per cell.
     pub runs: Runs,
-    /// `environment/arm` → (representation-level cells, design-level cells).
+    /// `environment/arm` → (representation-level cells, design-level cells) the replay runs.
     pub cells: BTreeMap<String, (Vec<String>, Vec<String>)>,
-    /// Committed fractions of the tipping sweep.
-    pub tipping_fractions: Vec<f64>,
     /// The twelve models.
     pub models: Vec<Model>,
 }
 
 /// Environments whose games are one-shot (two runs per cell in the paper).
-const ONE_SHOT: [&str; 2] = ["bargaining", "money-request"];
-/// Run-level outcomes that are 0/1.
-const BINARY: [&str; 2] = ["convention", "overturned"];
-/// Population of the naming game.
-const NAMING_POPULATION: i64 = 24;
+const ONE_SHOT: [EnvKind; 2] = [EnvKind::Bargaining, EnvKind::MoneyRequest];
 
 impl PaperRoster {
     /// Parses a roster file; every effect must name a metric of the model's baseline and a
@@ -143,139 +148,347 @@ impl PaperRoster {
         R.get_or_init(|| PaperRoster::parse(PAPER_ROSTER_RON).expect("invariant: the shipped roster parses (tested)"))
     }
 
-    /// Every run of the roster, in a fixed order.
-    pub fn outcomes(&self) -> Vec<RunOutcome> {
-        let mut out = Vec::new();
-        for m in &self.models {
-            self.model_outcomes(m, &mut out);
-        }
-        out
+    fn model(&self, name: &str) -> Option<&Model> {
+        self.models.iter().find(|m| m.name == name)
     }
 
-    fn model_outcomes(&self, m: &Model, out: &mut Vec<RunOutcome>) {
-        // The environment arms the model has entries for.
-        let mut arms: BTreeMap<&str, Vec<(&str, f64)>> = BTreeMap::new();
-        for (key, (value, _)) in &m.baseline {
-            let Some((arm, metric)) = key.rsplit_once('/') else { continue };
-            arms.entry(arm).or_default().push((metric, *value));
-        }
-        for (arm_key, metrics) in arms {
-            let Some((env, arm)) = arm_key.split_once('/') else { continue };
-            if env == "public-goods" && m.partial.is_some() {
+    /// The study the roster plays: the instrument's blocks for the environment arms the roster
+    /// has entries for (and its tipping arm), each with the cells the roster lists for it, the
+    /// roster's run counts and the roster's twelve models in place of the instrument's.
+    pub fn study(&self, instrument: &Study) -> Result<Study, String> {
+        let mut study = instrument.clone();
+        study.name = REPLAY_STUDY.into();
+        study.description = "The instrument paper's twelve models, scripted from its printed figures".into();
+        study.reference = None;
+        study.include_models = None;
+        study.models = self.models.iter().map(scripted_model).collect::<Result<_, _>>()?;
+        let arms: std::collections::BTreeSet<&str> = self
+            .models
+            .iter()
+            .flat_map(|m| m.baseline.keys())
+            .filter_map(|k| k.rsplit_once('/').map(|(arm, _)| arm))
+            .collect();
+        let mut blocks = Vec::new();
+        for b in &instrument.blocks {
+            let key = format!("{}/{}", b.environment.kind().as_str(), b.environment.arm());
+            let tipping = b.environment.arm() == "tipping";
+            if !tipping && !arms.contains(key.as_str()) {
                 continue;
             }
-            let one_shot = ONE_SHOT.contains(&env);
-            let (base_runs, cell_runs) = match (&m.partial, one_shot) {
-                (Some(p), true) => (p.one_shot, p.cell),
-                (Some(p), false) => (p.repeated, p.cell),
-                (None, true) => (self.runs.one_shot, self.runs.one_shot_cell),
-                (None, false) => (self.runs.repeated, self.runs.repeated_cell),
-            };
-            let mut places = vec![("baseline", "baseline", "C0", base_runs)];
-            if let Some((rep, des)) = self.cells.get(arm_key) {
-                places.extend(rep.iter().map(|c| (c.as_str(), "representation", "C0", cell_runs)));
-                places.extend(des.iter().map(|c| (c.as_str(), "design", "C0", cell_runs)));
-            }
-            places.extend(["C1", "C2", "C3"].map(|v| ("baseline", "baseline", v, cell_runs)));
-            for (cell, level, variant, n) in places {
-                let means: Vec<(&str, f64)> = metrics
-                    .iter()
-                    .map(|(metric, base)| {
-                        let at = format!("{arm_key}/{metric}");
-                        let named = m.effects.iter().find(|e| e.at == at && e.cell == cell && variant == "C0");
-                        (*metric, named.map_or(*base, |e| e.value))
-                    })
-                    .collect();
-                for i in 0..n {
-                    let mut values: BTreeMap<String, f64> = means
-                        .iter()
-                        .map(|(metric, mean)| (metric.to_string(), self.value(metric, *mean, i, n)))
-                        .collect();
-                    if env == "public-goods" {
-                        if let (Some(r1), Some(r10)) = (values.get("contribution_r1"), values.get("contribution_r10")) {
-                            let (r1, r10) = (*r1, *r10);
-                            values.insert("contribution_change".into(), r10 - r1);
-                            values.insert("contribution_last".into(), r10);
-                        }
+            let mut b = b.clone();
+            let one_shot = ONE_SHOT.contains(&b.environment.kind());
+            // The tipping sweep runs as the instrument runs it: the paper gives no count for it.
+            if !tipping {
+                let (rep, des) = self
+                    .cells
+                    .get(&key)
+                    .ok_or_else(|| format!("cells: no entry for {key}, an arm the roster plays"))?;
+                let mut cells = vec!["baseline".to_string()];
+                for c in rep.iter().chain(des) {
+                    if !b.cells.contains(c) {
+                        return Err(format!("cells: {c} is not a cell of the instrument's block `{}`", b.name));
                     }
-                    let population = if env == "naming-game" { NAMING_POPULATION } else { 2 };
-                    push(out, m, (env, arm, cell, level, variant), values, None, 0, population);
+                    cells.push(c.clone());
                 }
+                b.cells = cells;
+                let (base, cell) = if one_shot {
+                    (self.runs.one_shot, self.runs.one_shot_cell)
+                } else {
+                    (self.runs.repeated, self.runs.repeated_cell)
+                };
+                b.runs = Some(base);
+                b.cell_runs = Some(cell);
             }
+            blocks.push(b);
         }
-        self.tipping(m, out);
+        study.blocks = blocks;
+        Ok(study)
     }
 
-    /// The run-level value of run `i` of `n` around `mean` (rule 3 of the roster file).
-    fn value(&self, metric: &str, mean: f64, i: usize, n: usize) -> f64 {
-        if BINARY.contains(&metric) {
-            let held = (mean * n as f64).round() as usize;
-            return if i < held { 1.0 } else { 0.0 };
-        }
-        let offset = [-1.0, -0.5, 0.0, 0.5, 1.0][i % 5] * self.spread;
-        let v = mean + offset;
-        let is_change = metric.ends_with("_change");
-        if is_change {
-            v
-        } else {
-            v.clamp(0.0, 1.0)
-        }
+    /// The runs of the replay: the plan of [`PaperRoster::study`], less what a model did not
+    /// run (an arm it has no entries for, a tipping sweep it did not run, the runs beyond a
+    /// partial battery).
+    pub fn plan(&self, instrument_path: &Path) -> Result<Plan, String> {
+        Ok(self.study_and_plan(instrument_path)?.1)
     }
 
-    /// The committed-minority sweep: at each fraction, `repeated_cell` runs that formed a
-    /// convention, overturned from the critical fraction on.
-    fn tipping(&self, m: &Model, out: &mut Vec<RunOutcome>) {
-        let (formed, critical) = match &m.tipping {
-            Tipping::NotSwept(_) => return,
-            Tipping::NoConvention(_) => (0.0, None),
-            Tipping::NeverOverturned(_) => (1.0, None),
-            Tipping::Critical(c, _) => (1.0, Some(*c)),
-        };
-        for f in &self.tipping_fractions {
-            let k = (f * NAMING_POPULATION as f64).round() as i64;
-            let over = match critical {
-                Some(c) if *f >= c - 1e-9 && formed > 0.0 => 1.0,
-                _ => 0.0,
-            };
-            for _ in 0..self.runs.repeated_cell {
-                let values = BTreeMap::from([
-                    ("convention".to_string(), formed),
-                    ("committed_share".to_string(), k as f64 / NAMING_POPULATION as f64),
-                    ("overturned".to_string(), over),
-                ]);
-                let place = ("naming-game", "tipping", "baseline", "baseline", "C0");
-                push(out, m, place, values, Some(*f), k, NAMING_POPULATION);
-            }
+    /// The study the roster plays and its runs ([`PaperRoster::plan`]).
+    fn study_and_plan(&self, instrument_path: &Path) -> Result<(Study, Plan), String> {
+        let instrument = Study::load(instrument_path).map_err(|e| e.to_string())?;
+        let study = self.study(&instrument)?;
+        let mut plan =
+            Plan::resolve(&study, instrument_path, &default_cells_dir(instrument_path)).map_err(|e| e.to_string())?;
+        plan.runs.retain(|r| self.model(&r.roster).is_some_and(|m| ran(m, r)));
+        Ok((study, plan))
+    }
+
+    /// Builds the seats of a replay run: each model seat a [`ScriptedSeat`] playing its
+    /// model's entries for the run's arm, cell and variant; committed and classical seats
+    /// from their specifications.
+    pub fn factory(&self, plan: &Plan) -> PolicyFactory {
+        let mut counts: BTreeMap<String, u32> = BTreeMap::new();
+        for r in &plan.runs {
+            *counts.entry(condition(r)).or_default() += 1;
         }
+        let roster = self.clone();
+        Arc::new(move |spec: &RunSpec, _| {
+            let n = counts.get(&condition(spec)).copied().unwrap_or(1);
+            spec.seats
+                .iter()
+                .map(|p| match p {
+                    PolicySpec::Llm { model } => {
+                        let m = roster.model(model).ok_or_else(|| format!("{model} is not in the roster"))?;
+                        let play = Play::of(m, spec, n)?;
+                        Ok(Box::new(ScriptedSeat::new(play)) as Box<dyn Policy>)
+                    }
+                    other => Ok(other.build()),
+                })
+                .collect()
+        })
+    }
+
+    /// Plays the replay into the store at `store` (runs already there are kept) and analyses
+    /// it as `agora analyze --study paper-replay` does.
+    pub fn play(&self, instrument_path: &Path, store: &Path) -> Result<agora_analysis::analyze::Analysis, String> {
+        let (study, plan) = self.study_and_plan(instrument_path)?;
+        let mut s = Store::open(store).map_err(|e| e.to_string())?;
+        // The store keeps the study as played for its source.
+        let source =
+            ron::ser::to_string_pretty(&study, ron::ser::PrettyConfig::default()).map_err(|e| e.to_string())?;
+        s.record_study(&plan.study_record(), &source).map_err(|e| e.to_string())?;
+        let opts = RunnerOptions { policy_factory: Some(self.factory(&plan)), ..RunnerOptions::default() };
+        execute(&plan.runs, &mut s, &opts, &mut |_| {}).map_err(|e| e.to_string())?;
+        drop(s);
+        agora_analysis::analyze::analyze(store, Some(REPLAY_STUDY)).map_err(|e| e.to_string())
     }
 }
 
-fn push(
-    out: &mut Vec<RunOutcome>,
-    m: &Model,
-    (environment, arm, cell, level, variant): (&str, &str, &str, &str, &str),
-    metrics: BTreeMap<String, f64>,
-    sweep: Option<f64>,
-    committed: i64,
-    population: i64,
-) {
-    out.push(RunOutcome {
-        run_id: out.len() as i64 + 1,
-        run_key: format!("paper-{:06}", out.len() + 1),
-        study: "paper-replay".into(),
-        block: format!("{environment}/{arm}"),
-        environment: environment.into(),
-        arm: arm.into(),
-        variant: variant.into(),
-        cell: cell.into(),
-        level: level.into(),
-        roster: m.name.clone(),
-        family: m.family.clone(),
-        sweep,
-        committed,
-        population,
-        metrics,
-    });
+/// The shipped instrument study, found from the working directory or from this crate's
+/// place in the repository.
+pub fn instrument_path() -> PathBuf {
+    let rel = Path::new("scenarios/studies/instrument.ron");
+    if rel.exists() {
+        rel.to_path_buf()
+    } else {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("..").join(rel)
+    }
+}
+
+/// A roster model as a study's model: its name and family, and an address in the reserved
+/// `.invalid` domain, since a scripted seat never calls a server.
+fn scripted_model(m: &Model) -> Result<ModelSpec, String> {
+    let text = format!(
+        "Model(name: {:?}, family: {:?}, endpoints: [\"http://scripted.invalid/v1\"], served_id: {:?}, \
+         notes: \"scripted from the paper's printed figures; no server is called\")",
+        m.name, m.family, m.name
+    );
+    ron::from_str(&text).map_err(|e| format!("{}: {e}", m.name))
+}
+
+/// Whether the roster model `m` ran `r` (rule 2 of the roster file).
+fn ran(m: &Model, r: &RunSpec) -> bool {
+    let arm = r.arm();
+    if arm == "tipping" {
+        return !matches!(m.tipping, Tipping::NotSwept(_));
+    }
+    let key = format!("{}/{arm}/", r.environment.kind().as_str());
+    if !m.baseline.keys().any(|k| k.starts_with(&key)) {
+        return false;
+    }
+    let Some(p) = &m.partial else { return true };
+    let baseline = r.cell == "baseline" && r.variant == Variant::C0;
+    let limit = match (baseline, ONE_SHOT.contains(&r.environment.kind())) {
+        (true, true) => p.one_shot,
+        (true, false) => p.repeated,
+        (false, _) => p.cell,
+    };
+    r.run_index < limit
+}
+
+/// The runs that share a run's condition: roster, block, cell, variant and swept value.
+fn condition(r: &RunSpec) -> String {
+    format!(
+        "{}|{}|{}|{}|{:?}",
+        r.roster,
+        r.block,
+        r.cell,
+        r.variant.as_str(),
+        r.sweep.as_ref().map(|(_, v)| v.to_bits())
+    )
+}
+
+/// How a scripted seat plays one run (rule 3 of the roster file).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Play {
+    /// The repeated dilemma: cooperate in round r of R with probability
+    /// `mean + change × ((r − 1)/(R − 1) − 1/2)`, kept inside [0, 1].
+    Dilemma {
+        /// Share of cooperative decisions.
+        mean: f64,
+        /// Change from the first round to the last.
+        change: f64,
+    },
+    /// Public goods: contribute a share of the endowment on a straight line from round 1 to
+    /// the last round.
+    Contribute {
+        /// Share in round 1.
+        first: f64,
+        /// Share in the last round.
+        last: f64,
+    },
+    /// The ultimatum or dictator game: offer or give this share of the pie; as a responder,
+    /// accept.
+    Share(f64),
+    /// The naming game.
+    Naming(Naming),
+}
+
+/// How a scripted seat names in the naming game.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Naming {
+    /// Proposes the first name of the list in every interaction: a convention forms.
+    FirstListed,
+    /// Proposes a name drawn uniformly from the pool: none forms.
+    Uniform,
+    /// Proposes the first name until a partner proposes another, then that one from then on:
+    /// a committed minority overturns the convention.
+    Follow,
+}
+
+impl Play {
+    /// The play of model `m` in run `r`, one of `n` runs of its condition.
+    fn of(m: &Model, r: &RunSpec, n: u32) -> Result<Play, String> {
+        let env = r.environment.kind().as_str();
+        let arm = r.arm();
+        let value = |metric: &str| -> Result<f64, String> {
+            let at = format!("{env}/{arm}/{metric}");
+            let named = m.effects.iter().find(|e| e.at == at && e.cell == r.cell && r.variant == Variant::C0);
+            match (named, m.baseline.get(&at)) {
+                (Some(e), _) => Ok(e.value),
+                (None, Some((v, _))) => Ok(*v),
+                (None, None) => Err(format!("{}: no entry for {at}", m.name)),
+            }
+        };
+        Ok(match (r.environment.kind(), arm.as_str()) {
+            (EnvKind::PrisonersDilemma, "baseline") => {
+                Play::Dilemma { mean: value("cooperation")?, change: value("cooperation_change")? }
+            }
+            (EnvKind::PublicGoods, "baseline") => {
+                Play::Contribute { first: value("contribution_r1")?, last: value("contribution_r10")? }
+            }
+            (EnvKind::Bargaining, "ultimatum") => Play::Share(value("offer")?),
+            (EnvKind::Bargaining, "dictator") => Play::Share(value("giving")?),
+            (EnvKind::NamingGame, "baseline") => {
+                // A convention forms in the first round(rate × n) runs of the condition.
+                let rate = value("convention")?;
+                let forms = r.run_index < (rate * f64::from(n)).round() as u32;
+                Play::Naming(if forms { Naming::FirstListed } else { Naming::Uniform })
+            }
+            (EnvKind::NamingGame, "tipping") => {
+                let fraction = r.sweep.as_ref().map(|(_, f)| *f).unwrap_or(0.0);
+                Play::Naming(match &m.tipping {
+                    Tipping::NoConvention(_) => Naming::Uniform,
+                    Tipping::NeverOverturned(_) => Naming::FirstListed,
+                    Tipping::Critical(c, _) if fraction >= c - 1e-9 => Naming::Follow,
+                    Tipping::Critical(..) => Naming::FirstListed,
+                    Tipping::NotSwept(_) => return Err(format!("{}: no tipping sweep", m.name)),
+                })
+            }
+            (_, arm) => return Err(format!("{}: the roster does not script {env}/{arm}", m.name)),
+        })
+    }
+}
+
+/// A seat of the scripted roster: answers each decision by its [`Play`], drawing from the
+/// seat's own seeded stream, so the same run plays the same way.
+#[derive(Clone, Debug)]
+pub struct ScriptedSeat {
+    play: Play,
+    /// Phase of the systematic sampling of choices, drawn at the seat's first decision.
+    phase: Option<f64>,
+    /// Sum of the choice probabilities so far.
+    sum: f64,
+    /// The name a following seat proposes.
+    name: u32,
+}
+
+static SCRIPTED: PolicyMeta = PolicyMeta {
+    name: "paper-roster",
+    family: "scripted",
+    memory_depth: Some(1),
+    stochastic: true,
+    environments: EnvKind::ALL,
+    description: "plays a model of the instrument paper as its printed figures describe it",
+    reference: "Benchmarking large language model agent societies against human behavioural distributions",
+};
+
+impl ScriptedSeat {
+    /// A seat playing `play`.
+    pub fn new(play: Play) -> ScriptedSeat {
+        ScriptedSeat { play, phase: None, sum: 0.0, name: 0 }
+    }
+
+    /// Chooses with probability `p` by systematic sampling: over a run the seat's count of
+    /// such choices is the sum of the probabilities, rounded up or down at a random phase.
+    fn sampled(&mut self, p: f64, rng: &mut dyn RngCore) -> bool {
+        let phase = *self.phase.get_or_insert_with(|| rng.random::<f64>());
+        let before = (phase + self.sum).floor();
+        self.sum += p.clamp(0.0, 1.0);
+        (phase + self.sum).floor() > before
+    }
+}
+
+/// An amount of `share × max`, rounded up or down at random so that its expected value is
+/// exact, inside `min..=max`.
+fn amount(share: f64, min: i64, max: i64, rng: &mut dyn RngCore) -> Action {
+    let x = share.clamp(0.0, 1.0) * max as f64;
+    Action::Amount(((x + rng.random::<f64>()).floor() as i64).clamp(min, max))
+}
+
+impl Policy for ScriptedSeat {
+    fn meta(&self) -> &'static PolicyMeta {
+        &SCRIPTED
+    }
+
+    fn decide(&mut self, obs: &Observation, rng: &mut dyn RngCore) -> Decision {
+        let along = match obs.rounds {
+            Some(n) if n > 1 => f64::from(obs.round.saturating_sub(1)) / f64::from(n - 1),
+            _ => 0.0,
+        };
+        let action = match (self.play, &obs.space) {
+            (Play::Dilemma { mean, change }, ActionSpace::Choice { .. }) => {
+                let cooperate = self.sampled(mean + change * (along - 0.5), rng);
+                Action::Choice(if cooperate { 0 } else { 1 })
+            }
+            (Play::Contribute { first, last }, ActionSpace::Amount { min, max }) => {
+                amount(first + (last - first) * along, *min, *max, rng)
+            }
+            (Play::Share(s), ActionSpace::Amount { min, max }) => amount(s, *min, *max, rng),
+            // A responder accepts every offer (rejection is not scripted: rule 7).
+            (Play::Share(_), ActionSpace::Choice { .. }) => Action::Choice(0),
+            (Play::Naming(Naming::Uniform), ActionSpace::Choice { labels }) => {
+                Action::Choice(rng.random_range(0..labels.len()) as u32)
+            }
+            (Play::Naming(_), ActionSpace::Choice { .. }) => Action::Choice(self.name),
+            (play, space) => {
+                let e = agora_agents::AgentError::Failed(format!("the scripted {play:?} has no answer in {space:?}"));
+                return Decision::Deferred(Box::pin(async move { Err(e) }));
+            }
+        };
+        Decision::Ready(action)
+    }
+
+    fn update(&mut self, feedback: &Feedback) {
+        if self.play == Play::Naming(Naming::Follow) && self.name == 0 {
+            if let Some(Action::Choice(n)) = feedback.others.first() {
+                self.name = *n;
+            }
+        }
+    }
+
+    fn reset(&mut self) {
+        *self = ScriptedSeat::new(self.play);
+    }
 }
 
 /// What the paper concludes of each claim it grades, in its words, for the verdict table beside
@@ -348,4 +561,98 @@ pub fn verdict_table(a: &agora_analysis::analyze::Analysis) -> String {
         ));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agora_environments::{Context, PayoffBounds, Role};
+    use rand::SeedableRng;
+
+    fn obs(round: u32, rounds: u32, space: ActionSpace) -> Observation {
+        Observation {
+            env: EnvKind::PrisonersDilemma,
+            variant: Variant::C0,
+            role: Role::Player,
+            round,
+            rounds: Some(rounds),
+            space,
+            context: Context::None,
+            payoffs: PayoffBounds { min: 0.0, mean_abs: 1.0 },
+            memory: 5,
+        }
+    }
+
+    fn choice(n: usize) -> ActionSpace {
+        ActionSpace::Choice { labels: (0..n).map(|i| format!("n{i}")).collect::<Vec<_>>().into() }
+    }
+
+    fn ready(d: Decision) -> Action {
+        match d {
+            Decision::Ready(a) => a,
+            Decision::Deferred(_) => panic!("a scripted seat answers at once"),
+        }
+    }
+
+    #[test]
+    fn systematic_sampling_plays_the_expected_count_in_every_run() {
+        // Mean 0.3 and change -0.2 over ten rounds: probabilities 0.4 down to 0.2, summing to 3.
+        for seed in 0..50 {
+            let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(seed);
+            let mut seat = ScriptedSeat::new(Play::Dilemma { mean: 0.3, change: -0.2 });
+            let cooperated =
+                (1..=10).filter(|r| ready(seat.decide(&obs(*r, 10, choice(2)), &mut rng)) == Action::Choice(0)).count();
+            assert_eq!(cooperated, 3, "seed {seed}");
+        }
+    }
+
+    #[test]
+    fn an_amount_is_exact_in_expectation() {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(7);
+        let mut seat = ScriptedSeat::new(Play::Share(0.23));
+        let n = 20_000;
+        let total: i64 = (0..n)
+            .map(|_| match ready(seat.decide(&obs(1, 1, ActionSpace::Amount { min: 0, max: 100 }), &mut rng)) {
+                Action::Amount(a) => a,
+                other => panic!("{other:?}"),
+            })
+            .sum();
+        assert!((total as f64 / n as f64 - 23.0).abs() < 0.1, "{}", total as f64 / n as f64);
+        // As a responder it accepts.
+        assert_eq!(ready(seat.decide(&obs(1, 1, choice(2)), &mut rng)), Action::Choice(0));
+    }
+
+    #[test]
+    fn a_follower_takes_the_first_other_name_it_meets_and_keeps_it() {
+        let mut rng = rand_xoshiro::Xoshiro256PlusPlus::seed_from_u64(1);
+        let mut seat = ScriptedSeat::new(Play::Naming(Naming::Follow));
+        let fb = |n: u32| Feedback {
+            round: 1,
+            own: Vec::new(),
+            others: vec![Action::Choice(n)],
+            partner: None,
+            payoff: 0.0,
+        };
+        assert_eq!(ready(seat.decide(&obs(1, 1, choice(10)), &mut rng)), Action::Choice(0));
+        seat.update(&fb(0));
+        assert_eq!(ready(seat.decide(&obs(2, 1, choice(10)), &mut rng)), Action::Choice(0));
+        seat.update(&fb(1));
+        seat.update(&fb(0));
+        assert_eq!(ready(seat.decide(&obs(3, 1, choice(10)), &mut rng)), Action::Choice(1));
+        // A holder never moves.
+        let mut holder = ScriptedSeat::new(Play::Naming(Naming::FirstListed));
+        holder.update(&fb(1));
+        assert_eq!(ready(holder.decide(&obs(4, 1, choice(10)), &mut rng)), Action::Choice(0));
+    }
+
+    #[test]
+    fn an_arm_the_roster_does_not_script_is_refused_by_name() {
+        let roster = PaperRoster::shipped();
+        let plan = roster.plan(&instrument_path()).expect("plan");
+        let mut run = plan.runs.iter().find(|r| r.roster == "Qwen3-8B" && r.block == "pd").expect("a run").clone();
+        run.environment = ron::from_str("Bargaining((game: Trust))").expect("a trust game");
+        run.seats = vec![run.seats[0].clone(); 2];
+        let err = roster.factory(&plan)(&run, &Default::default()).err().expect("refused");
+        assert_eq!(err, "Qwen3-8B: the roster does not script bargaining/trust");
+    }
 }
