@@ -296,14 +296,8 @@ impl RunRecords {
                 format!("{:?}|{:?}|{:?}|{:?}\n", t.action, t.reason, t.prompt_tokens, t.completion_tokens).as_bytes(),
             );
         }
-        hex(&h.finalize())
+        format!("{:x}", h.finalize())
     }
-}
-
-/// A digest as lower-case hex (as `{:02x}` per byte writes it).
-fn hex(digest: &[u8]) -> String {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    digest.iter().flat_map(|b| [HEX[usize::from(b >> 4)] as char, HEX[usize::from(b & 0xf)] as char]).collect()
 }
 
 /// The game's outcomes of one run, non-finite values left out (a store holds numbers).
@@ -352,5 +346,5 @@ pub fn chain_metrics(records_hash: &str, metrics: &[(String, f64)]) -> String {
     for (name, value) in metrics {
         h.update(format!("\nM{name}|{:x}", value.to_bits()).as_bytes());
     }
-    hex(&h.finalize())
+    format!("{:x}", h.finalize())
 }

@@ -20,8 +20,7 @@ pub fn derive(master: u64, parts: &[&str]) -> u64 {
 
 /// Hex SHA-256 of some bytes.
 pub fn hex_digest(bytes: &[u8]) -> String {
-    let d = Sha256::digest(bytes);
-    d.iter().map(|b| format!("{b:02x}")).collect()
+    format!("{:x}", Sha256::digest(bytes))
 }
 
 #[cfg(test)]

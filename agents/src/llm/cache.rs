@@ -76,11 +76,5 @@ pub fn cache_key(model: &str, request_json: &str, slot: &str) -> String {
         h.update((part.len() as u64).to_le_bytes());
         h.update(part.as_bytes());
     }
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    let mut key = String::with_capacity(64);
-    for b in h.finalize() {
-        key.push(HEX[usize::from(b >> 4)] as char);
-        key.push(HEX[usize::from(b & 15)] as char);
-    }
-    key
+    format!("{:x}", h.finalize())
 }

@@ -5,7 +5,7 @@ use sha2::{Digest, Sha256};
 
 /// Lower-case hex SHA-256 digest of `data`.
 pub fn hex_digest(data: &[u8]) -> String {
-    Sha256::digest(data).iter().map(|b| format!("{b:02x}")).collect()
+    format!("{:x}", Sha256::digest(data))
 }
 
 #[cfg(test)]
