@@ -355,7 +355,7 @@ fn run(args: RunArgs) -> anyhow::Result<()> {
     std::fs::write(args.out.join("audit.md"), result.to_markdown())?;
     std::fs::write(args.out.join("audit.json"), serde_json::to_string_pretty(&result)?)?;
     for t in result.tables() {
-        std::fs::write(args.out.join(format!("{}.csv", t.name)), agora_analysis::tables::to_csv(&t))?;
+        std::fs::write(args.out.join(format!("{}.csv", t.name)), agora_analysis::table::to_csv(&t))?;
     }
     let t = &result.total;
     println!(
@@ -456,7 +456,7 @@ fn write_requirements(
     let report = audit::requirements::run(store, requirements, result)?;
     std::fs::write(out.join("requirements.md"), report.to_markdown())?;
     std::fs::write(out.join("requirements.json"), serde_json::to_string_pretty(&report)?)?;
-    std::fs::write(out.join("requirements.csv"), agora_analysis::tables::to_csv(&report.table()))?;
+    std::fs::write(out.join("requirements.csv"), agora_analysis::table::to_csv(&report.table()))?;
     let count = |v: &str| report.verdicts.iter().filter(|x| x.verdict == v).count();
     println!(
         "requirements {} ({}): {} pass, {} fail, {} not estimable, {} refused by the gate; table audit_requirements; requirements.md/json/csv",
@@ -535,7 +535,7 @@ fn agreement(args: AgreementArgs) -> anyhow::Result<()> {
     std::fs::write(args.out.join("agreement.md"), result.to_markdown())?;
     std::fs::write(args.out.join("agreement.json"), serde_json::to_string_pretty(&result)?)?;
     for t in result.tables() {
-        std::fs::write(args.out.join(format!("{}.csv", t.name)), agora_analysis::tables::to_csv(&t))?;
+        std::fs::write(args.out.join(format!("{}.csv", t.name)), agora_analysis::table::to_csv(&t))?;
     }
     for r in &result.rows {
         println!(

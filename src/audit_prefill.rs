@@ -551,7 +551,7 @@ pub fn main(args: PrefillArgs) -> anyhow::Result<()> {
     std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
     std::fs::write(args.out.join("faithfulness.md"), report.to_markdown())?;
     std::fs::write(args.out.join("faithfulness.json"), serde_json::to_string_pretty(&report)?)?;
-    std::fs::write(args.out.join("faithfulness.csv"), agora_analysis::tables::to_csv(&report.table()))?;
+    std::fs::write(args.out.join("faithfulness.csv"), agora_analysis::table::to_csv(&report.table()))?;
     let cached = replies.iter().filter(|(_, c)| *c).count();
     println!(
         "{} prefilled calls for {} decisions (seed {}, m = {}) in {:.2} s: {} from the reply cache, {} requests sent; {} with an action indicator",

@@ -685,7 +685,7 @@ pub fn dependency(
     };
     std::fs::write(out.join("dependency.md"), d.to_markdown())?;
     std::fs::write(out.join("dependency.json"), serde_json::to_string_pretty(&d)?)?;
-    std::fs::write(out.join("dependency.csv"), agora_analysis::tables::to_csv(&d.table()))?;
+    std::fs::write(out.join("dependency.csv"), agora_analysis::table::to_csv(&d.table()))?;
     let estimated = d.rows.iter().filter(|r| r.status == "estimated").count();
     let refused = d.rows.iter().filter(|r| r.status == "refused").count();
     println!(

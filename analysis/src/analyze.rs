@@ -38,7 +38,7 @@ pub use crate::mechanism::AuditEvidence;
 pub use crate::perturbation::PerturbationRow;
 pub use crate::punishment::{MeanInterval, PunishmentEffectRow, PunishmentRow};
 pub use crate::recognition::RecognitionRow;
-pub use crate::tables::{to_csv, Table};
+pub use crate::table::{to_csv, Table};
 pub use crate::tipping::{CriticalMassRow, TippingCurve};
 pub use crate::wasserstein::WassersteinRow;
 

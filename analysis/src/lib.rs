@@ -44,6 +44,7 @@ pub mod stats {
     pub use agora_stats::*;
 }
 pub mod summary;
+pub mod table;
 pub mod tables;
 #[cfg(test)]
 mod test_support;

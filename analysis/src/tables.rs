@@ -14,18 +14,7 @@ use crate::analyze::Analysis;
 use crate::columns::{fields, Cell};
 use crate::common::fmt;
 use crate::punishment::MeanInterval;
-
-/// A table for Markdown and CSV output.
-pub struct Table {
-    /// Short name of the table; the CSV file is named after it.
-    pub name: &'static str,
-    /// Title written above the table.
-    pub title: &'static str,
-    /// Column headers, in order.
-    pub columns: Vec<&'static str>,
-    /// Rows, each cell already written as text.
-    pub rows: Vec<Vec<String>>,
-}
+use crate::table::Table;
 
 /// A custom cell: the field's text, from the whole row.
 type Custom<R> = (&'static str, fn(&R) -> String);
@@ -345,17 +334,4 @@ impl Analysis {
         }
         s
     }
-}
-
-/// CSV text of a table (RFC 4180 quoting).
-pub fn to_csv(t: &Table) -> String {
-    let q =
-        |c: &str| if c.contains([',', '"', '\n']) { format!("\"{}\"", c.replace('"', "\"\"")) } else { c.to_string() };
-    let mut s = t.columns.iter().map(|c| q(c)).collect::<Vec<_>>().join(",");
-    s.push('\n');
-    for r in &t.rows {
-        s.push_str(&r.iter().map(|c| q(c)).collect::<Vec<_>>().join(","));
-        s.push('\n');
-    }
-    s
 }

@@ -49,7 +49,7 @@ use serde::Serialize;
 use super::codebook::LoadedCodebook;
 use super::labels::{has_table, LabelsError};
 use crate::stats::cohen_kappa;
-use crate::tables::Table;
+use crate::table::Table;
 
 /// The default threshold: codes from a coder below κ 0.8 on a model's text are refused.
 pub const DEFAULT_MIN_KAPPA: f64 = 0.8;

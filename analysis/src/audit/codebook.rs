@@ -219,7 +219,7 @@ impl Codebook {
             }
             for (j, p) in r.patterns.iter().enumerate() {
                 let field = format!("lexicon[{i}].patterns[{j}]");
-                if let Err(m) = super::coder::check_pattern(p) {
+                if let Err(m) = check_pattern(p) {
                     return err(field, &format!("`{p}`: {m}"));
                 }
                 if let Some((_, first)) = seen.iter().find(|(q, _)| *q == p.as_str()) {
@@ -230,6 +230,38 @@ impl Codebook {
         }
         Ok(())
     }
+}
+
+/// Checks one pattern of the lexicon's pattern language (the module documentation of
+/// [`super::coder`] describes it; the lexicon coder matches by it).
+pub(crate) fn check_pattern(p: &str) -> Result<(), String> {
+    if p.trim().is_empty() {
+        return Err("a pattern must not be empty".into());
+    }
+    if p.to_lowercase() != p {
+        return Err("write patterns in lower case".into());
+    }
+    let parts: Vec<&str> = p.split(' ').collect();
+    for w in &parts {
+        if *w == "*" {
+            continue;
+        }
+        let body = w.strip_suffix('*').unwrap_or(w);
+        let word_ok = !body.is_empty()
+            && body.chars().all(|c| c.is_alphanumeric() || c == '\'')
+            && !body.starts_with('\'')
+            && !body.ends_with('\'');
+        if !word_ok {
+            return Err(
+                "a pattern is words of letters, digits and inner apostrophes, separated by single spaces (a word may end in `*`)"
+                    .into(),
+            );
+        }
+    }
+    if parts.iter().all(|w| *w == "*") {
+        return Err("a pattern of wildcards alone matches every sentence".into());
+    }
+    Ok(())
 }
 
 #[cfg(test)]

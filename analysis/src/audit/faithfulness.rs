@@ -486,8 +486,8 @@ fn num(x: Option<f64>) -> String {
 
 impl Faithfulness {
     /// The estimates as a table (`faithfulness.csv`).
-    pub fn table(&self) -> crate::tables::Table {
-        crate::tables::Table {
+    pub fn table(&self) -> crate::table::Table {
+        crate::table::Table {
             name: "faithfulness",
             title:
                 "Interventional effect of a stated value on the action (tau), beside the observational dependency (phi)",

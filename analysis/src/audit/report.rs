@@ -25,7 +25,7 @@ use super::codebook::LoadedCodebook;
 use super::segment::{ReplyForm, SegmentKind, SEGMENTER_VERSION};
 use super::{Response, Skipped};
 use crate::stats::wilson;
-use crate::tables::Table;
+use crate::table::Table;
 
 /// Written for a dimension a row aggregates over.
 pub const ALL: &str = "all";

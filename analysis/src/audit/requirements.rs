@@ -875,8 +875,8 @@ fn cell(x: Option<f64>) -> String {
 
 impl RequirementsReport {
     /// The verdicts as a table (`requirements.csv`).
-    pub fn table(&self) -> crate::tables::Table {
-        crate::tables::Table {
+    pub fn table(&self) -> crate::table::Table {
+        crate::table::Table {
             name: "requirements",
             title: "Requirements as tests",
             columns: vec![
