@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use crate::action::Action;
 use crate::error::EnvError;
-use crate::kind::{EnvKind, Role, Variant};
+use crate::kind::{Role, Variant};
 use crate::observation::{Feedback, Observation};
 use crate::Environment;
 
@@ -323,14 +323,11 @@ pub struct RecordedInteraction {
 
 /// A game: everything specific to it, in one place.
 ///
-/// Implemented by the game's parameters. Required: what the game is, its validation, building
-/// one run, its memory window, its wording (rules and questions), its metrics and outcomes,
-/// and how many decisions a run asks for; the rest has defaults that fit a two-player game
-/// without arms.
+/// Implemented by the game's parameters. Required: its validation, building one run, its
+/// memory window, its wording (rules and questions), its metrics and outcomes, and how many
+/// decisions a run asks for; the rest has defaults that fit a two-player game without arms.
+/// Which game it is, the registry line says ([`crate::EnvSpec::kind`]).
 pub trait Game: Send + Sync + std::fmt::Debug {
-    /// Which game this is.
-    fn kind(&self) -> EnvKind;
-
     /// Checks every parameter; the error names the field.
     fn validate(&self) -> Result<(), EnvError>;
 
@@ -440,21 +437,6 @@ pub trait Game: Send + Sync + std::fmt::Debug {
     /// Roles without an indicator, and why ([`NoIndicator`]).
     fn no_indicator(&self) -> &'static [NoIndicator] {
         &[]
-    }
-
-    /// Everything above, with the metrics, as the engine records it.
-    fn declaration(&self) -> Declaration {
-        let kind = self.kind();
-        Declaration {
-            environment: kind.as_str(),
-            order: EnvKind::ALL.iter().position(|k| *k == kind).unwrap_or(usize::MAX),
-            metrics: self.metrics(),
-            headline: self.headline(),
-            canonical: self.canonical_effect(),
-            divergent: self.divergent(),
-            indicators: self.indicators(),
-            no_indicator: self.no_indicator(),
-        }
     }
 
     /// The labels a framing cell puts in place of the variant's two action labels. A game

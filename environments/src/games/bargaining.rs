@@ -131,10 +131,6 @@ impl Default for BargainParams {
 }
 
 impl Game for BargainParams {
-    fn kind(&self) -> EnvKind {
-        EnvKind::Bargaining
-    }
-
     fn validate(&self) -> Result<(), EnvError> {
         if self.population < 2 {
             return Err(invalid("population", format!("must be at least 2, got {}", self.population)));

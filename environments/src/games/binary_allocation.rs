@@ -383,10 +383,6 @@ fn scene(s: &State, unit: &str) -> Option<String> {
 }
 
 impl Game for BaParams {
-    fn kind(&self) -> EnvKind {
-        EnvKind::BinaryAllocation
-    }
-
     fn validate(&self) -> Result<(), EnvError> {
         at_least_one("replicates", self.replicates)?;
         if self.replicates > MAX_REPLICATES {

@@ -67,10 +67,6 @@ impl CgParams {
 }
 
 impl Game for CgParams {
-    fn kind(&self) -> EnvKind {
-        EnvKind::Coordination
-    }
-
     fn validate(&self) -> Result<(), EnvError> {
         at_least_one("rounds", self.rounds)?;
         at_least_one("memory", self.memory)?;

@@ -48,6 +48,13 @@ macro_rules! games {
                 }
             }
 
+            /// Which game: the registry line says.
+            pub fn kind(&self) -> EnvKind {
+                match self {
+                    $(EnvSpec::$kind(_) => EnvKind::$kind,)*
+                }
+            }
+
             /// The canonical specification of a game (every parameter at its default).
             pub fn canonical(kind: EnvKind) -> EnvSpec {
                 match kind {
@@ -77,9 +84,21 @@ games! {
 }
 
 impl EnvSpec {
-    /// Which game.
-    pub fn kind(&self) -> EnvKind {
-        self.game().kind()
+    /// What the game declares about its outcomes, with its metrics, as the engine records
+    /// it with the runs of its environment.
+    pub fn declaration(&self) -> crate::game::Declaration {
+        let kind = self.kind();
+        let g = self.game();
+        crate::game::Declaration {
+            environment: kind.as_str(),
+            order: EnvKind::ALL.iter().position(|k| *k == kind).unwrap_or(usize::MAX),
+            metrics: g.metrics(),
+            headline: g.headline(),
+            canonical: g.canonical_effect(),
+            divergent: g.divergent(),
+            indicators: g.indicators(),
+            no_indicator: g.no_indicator(),
+        }
     }
 
     /// Checks every parameter; the error names the field.
@@ -133,7 +152,7 @@ impl EnvSpec {
 /// specification: the engine records it with every run of the game, and the analysis reads it
 /// from the store.
 pub fn declaration(kind: EnvKind) -> crate::game::Declaration {
-    EnvSpec::canonical(kind).game().declaration()
+    EnvSpec::canonical(kind).declaration()
 }
 
 /// Every game's declaration, in registry order.

@@ -111,10 +111,6 @@ impl Default for MrParams {
 }
 
 impl Game for MrParams {
-    fn kind(&self) -> EnvKind {
-        EnvKind::MoneyRequest
-    }
-
     fn validate(&self) -> Result<(), EnvError> {
         if self.population < 2 {
             return Err(invalid("population", format!("must be at least 2, got {}", self.population)));

@@ -187,10 +187,6 @@ impl NgParams {
 }
 
 impl Game for NgParams {
-    fn kind(&self) -> EnvKind {
-        EnvKind::NamingGame
-    }
-
     fn validate(&self) -> Result<(), EnvError> {
         if self.population < 2 {
             return Err(invalid("population", format!("must be at least 2, got {}", self.population)));

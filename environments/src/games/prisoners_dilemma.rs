@@ -67,10 +67,6 @@ impl Default for PdParams {
 }
 
 impl Game for PdParams {
-    fn kind(&self) -> EnvKind {
-        EnvKind::PrisonersDilemma
-    }
-
     fn validate(&self) -> Result<(), EnvError> {
         at_least_one("rounds", self.rounds)?;
         at_least_one("memory", self.memory)?;

@@ -91,10 +91,6 @@ impl Default for PgParams {
 }
 
 impl Game for PgParams {
-    fn kind(&self) -> EnvKind {
-        EnvKind::PublicGoods
-    }
-
     fn validate(&self) -> Result<(), EnvError> {
         if self.group_size < 2 {
             return Err(invalid("group_size", format!("must be at least 2, got {}", self.group_size)));

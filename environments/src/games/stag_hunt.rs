@@ -75,10 +75,6 @@ impl ShParams {
 }
 
 impl Game for ShParams {
-    fn kind(&self) -> EnvKind {
-        EnvKind::StagHunt
-    }
-
     fn validate(&self) -> Result<(), EnvError> {
         at_least_one("rounds", self.rounds)?;
         at_least_one("memory", self.memory)?;
