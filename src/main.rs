@@ -478,7 +478,10 @@ fn run_plan(
         }
         None => store_path,
     };
-    let llm = llm::prepare(plan, cache_path, replay)?;
+    let llm = agora_engine::llm_seats::prepare(&plan.runs, &plan.models, cache_path, replay).map_err(|e| match e {
+        agora_engine::llm_seats::PrepareError::Declaration(m) => anyhow::Error::from(BadInput(m)),
+        other => other.into(),
+    })?;
     let source = std::fs::read_to_string(study).with_context(|| format!("reading {}", study.display()))?;
     store.record_study(&plan.study_record(), &source)?;
     let bar = indicatif::ProgressBar::new(plan.runs.len() as u64);

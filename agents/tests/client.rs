@@ -315,3 +315,21 @@ fn naming_fallback_is_the_first_listed_name_in_the_baseline_and_random_in_the_sh
     // Seat 0's own permutation decides what "first listed" means, not the pool's order.
     assert_ne!(forced[0].1, Action::Choice(0), "this seed gives seat 0 a list that does not start with name 0");
 }
+
+#[test]
+fn every_command_builds_its_clients_one_way_with_keys_from_the_environment() {
+    let var = "AGORA_TEST_KEY_THAT_IS_NEVER_SET";
+    std::env::remove_var(var);
+    let mut keyed = model(vec!["http://127.0.0.1:9/v1".into()]);
+    keyed.name = "hosted".into();
+    keyed.api_key_env = Some(var.into());
+    let open = model(vec!["http://127.0.0.1:9/v1".into()]);
+    // An unset key is refused, naming the model and the variable; none is needed in replay.
+    let err = agora_agents::llm::clients([&open, &keyed], false).err().expect("refused");
+    assert_eq!(err, format!("model `hosted`: environment variable {var} (its API key) is not set"));
+    let built = agora_agents::llm::clients([&open, &keyed], true).expect("replay needs no key");
+    assert_eq!(built.keys().collect::<Vec<_>>(), ["fake", "hosted"]);
+    // Reachability is not checked in replay; outside it, a dead server stops the command.
+    rt().block_on(agora_agents::llm::check_reachable(built.values(), true)).expect("replay asks nothing");
+    assert!(rt().block_on(agora_agents::llm::check_reachable(built.values(), false)).is_err());
+}

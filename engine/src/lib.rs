@@ -9,6 +9,7 @@
 pub mod components;
 pub mod digits;
 pub mod error;
+pub mod llm_seats;
 mod pool;
 pub mod probe;
 pub mod records;

@@ -32,7 +32,7 @@ pub mod transcript;
 
 pub use cache::{cache_key, CachedReply, MemoryCache, ReplyCache};
 #[cfg(feature = "llm")]
-pub use client::{raise_open_file_limit, CallError, ChatRequest, LlmClient, Message};
+pub use client::{check_reachable, clients, raise_open_file_limit, CallError, ChatRequest, LlmClient, Message};
 pub use model::{Deliberation, ModelSpec, Prefill, StructuredMode};
 pub use options::{Framing, HistoryFormat, Layout, PersonaContent, PersonaFormat, PromptOptions};
 pub use parse::{parse_cut_reply, parse_reply, strip_deliberation, ParseOutcome};

@@ -160,6 +160,21 @@ pub struct ModelSpec {
 }
 
 impl ModelSpec {
+    /// The API key, read from the environment variable the declaration names (keys come from
+    /// the environment only, never from a file). `None` when the model names no variable, or
+    /// when answering from the reply cache (`replay`) and the variable is unset; otherwise an
+    /// unset or empty variable is refused with a message naming the model and the variable.
+    pub fn api_key(&self, replay: bool) -> Result<Option<String>, String> {
+        match &self.api_key_env {
+            Some(var) => match std::env::var(var) {
+                Ok(k) if !k.is_empty() => Ok(Some(k)),
+                _ if replay => Ok(None),
+                _ => Err(format!("model `{}`: environment variable {var} (its API key) is not set", self.name)),
+            },
+            None => Ok(None),
+        }
+    }
+
     /// Checks the declaration; the message names the field.
     pub fn validate(&self) -> Result<(), String> {
         if self.name.trim().is_empty() {
