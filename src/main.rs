@@ -233,6 +233,7 @@ fn main() -> ExitCode {
             eprintln!("error: {e:#}");
             let bad = e.chain().any(|c| {
                 c.is::<BadInput>()
+                    || c.is::<agora_profile::BadInput>()
                     || c.is::<ScenarioError>()
                     || matches!(c.downcast_ref::<EngineError>(), Some(EngineError::Corrupt { .. }))
             });

@@ -185,7 +185,7 @@ struct ProfileRangeIn {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct ProfileMeasureIn {
-    measure: agora_analysis::profile::measure::Measure,
+    measure: agora_profile::score::measure::Measure,
     versions: Vec<Value>,
 }
 
@@ -193,10 +193,10 @@ struct ProfileMeasureIn {
 #[serde(deny_unknown_fields)]
 struct ProfileCombineIn {
     #[serde(default)]
-    measure: Option<agora_analysis::profile::combine::AMeasure>,
+    measure: Option<agora_profile::score::combine::AMeasure>,
     #[serde(default)]
     weights: Option<Vec<f64>>,
-    tasks: Vec<agora_analysis::profile::combine::TaskRanges>,
+    tasks: Vec<agora_profile::score::combine::TaskRanges>,
 }
 
 #[derive(Deserialize)]
@@ -219,8 +219,8 @@ struct GrOpenIn {
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 struct GrBinaryIn {
-    reference: agora_analysis::profile::gr_binary::BinaryCounts,
-    check: agora_analysis::profile::gr_binary::BinaryCounts,
+    reference: agora_profile::score::gr_binary::BinaryCounts,
+    check: agora_profile::score::gr_binary::BinaryCounts,
     #[serde(default = "alpha05")]
     alpha: f64,
 }
@@ -245,19 +245,19 @@ struct SamplesPerArmIn {
 }
 
 fn gr_resamples() -> usize {
-    agora_analysis::profile::gr_open::RESAMPLES
+    agora_profile::score::gr_open::RESAMPLES
 }
 fn power80() -> f64 {
     0.8
 }
 
-fn profile_bad(e: agora_analysis::profile::ProfileError) -> BadInput {
+fn profile_bad(e: impl std::fmt::Display) -> BadInput {
     BadInput(format!("stdin: {e}"))
 }
 
 /// `profile-combine`: the seed's weights for `measure`, or `weights` given.
 fn profile_combine(i: ProfileCombineIn) -> Result<Value, BadInput> {
-    use agora_analysis::profile::combine::combine_tasks;
+    use agora_profile::score::combine::combine_tasks;
     let (weights, tasks) = match (i.measure, i.weights) {
         (Some(_), Some(_)) => {
             return Err(BadInput(
@@ -290,7 +290,7 @@ fn profile_combine(i: ProfileCombineIn) -> Result<Value, BadInput> {
 
 /// `gr-open`: the seed given, or derived from the master seed, `model` and `condition`.
 fn gr_open(i: GrOpenIn) -> Result<Value, BadInput> {
-    use agora_analysis::profile::gr_open::{derive_seed, open_comparison};
+    use agora_profile::score::gr_open::{derive_seed, open_comparison};
     let seed = match (i.seed, &i.model, &i.condition) {
         (Some(s), None, None) => s,
         (None, Some(m), Some(c)) => derive_seed(m, c),
@@ -316,7 +316,7 @@ fn gr_open(i: GrOpenIn) -> Result<Value, BadInput> {
 /// `samples-per-arm`: the design effect given, from `replicates` and `icc`, estimated from
 /// `arms`, or 1.
 fn samples_per_arm(i: SamplesPerArmIn) -> Result<Value, BadInput> {
-    use agora_analysis::profile::power::{design_effect, icc_by_arm, samples_per_arm};
+    use agora_analysis::audit::samples::{design_effect, icc_by_arm, samples_per_arm};
     let mut extra = json!({ "replicates": null, "icc": null, "icc_by_arm": null });
     let deff = match (i.deff, i.replicates, i.icc, i.arms) {
         (None, None, None, None) => 1.0,
@@ -560,13 +560,13 @@ pub fn run(test: Test, input: &str) -> Result<Value, BadInput> {
         }
         Test::ProfileRange => {
             let i: ProfileRangeIn = parse(input)?;
-            json!(agora_analysis::profile::range::measure_range(&i.reference, &i.checked).map_err(profile_bad)?)
+            json!(agora_profile::score::range::measure_range(&i.reference, &i.checked).map_err(profile_bad)?)
         }
         Test::ProfileMeasure => {
             let i: ProfileMeasureIn = parse(input)?;
             let versions =
-                agora_analysis::profile::measure::Versions::from_json(i.measure, i.versions).map_err(profile_bad)?;
-            let mut answer = json!(agora_analysis::profile::measure::profile_measure(&versions).map_err(profile_bad)?);
+                agora_profile::score::measure::Versions::from_json(i.measure, i.versions).map_err(profile_bad)?;
+            let mut answer = json!(agora_profile::score::measure::profile_measure(&versions).map_err(profile_bad)?);
             answer["measure"] = json!(i.measure);
             answer
         }
@@ -574,7 +574,7 @@ pub fn run(test: Test, input: &str) -> Result<Value, BadInput> {
         Test::GrOpen => gr_open(parse(input)?)?,
         Test::GrBinary => {
             let i: GrBinaryIn = parse(input)?;
-            json!(agora_analysis::profile::gr_binary::binary_comparison(i.reference, i.check, i.alpha)
+            json!(agora_profile::score::gr_binary::binary_comparison(i.reference, i.check, i.alpha)
                 .map_err(profile_bad)?)
         }
         Test::SamplesPerArm => samples_per_arm(parse(input)?)?,

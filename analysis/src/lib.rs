@@ -34,7 +34,6 @@ pub mod mechanism;
 pub mod motives;
 pub mod outcomes;
 pub mod perturbation;
-pub mod profile;
 pub mod punishment;
 pub mod recognition;
 pub mod replication;

@@ -13,9 +13,9 @@ pub mod error;
 pub mod game;
 pub mod games;
 pub mod kind;
+pub mod layout;
 pub mod observation;
 pub mod outcome;
-pub mod profile;
 pub mod variants;
 
 pub use action::{Action, ActionSpace};

@@ -210,7 +210,7 @@ fn range(r: Option<[f64; 2]>) -> String {
 }
 
 /// A profile line's centre with its inner range, or its status where the centre is unavailable.
-fn centre_and_inner(l: Option<&agora_analysis::profile::rows::ProfileLine>, what: &str) -> String {
+fn centre_and_inner(l: Option<&agora_profile::score::rows::ProfileLine>, what: &str) -> String {
     match l {
         None => format!("{} not in this profile", escape(what)),
         Some(l) if l.centre.is_some() => format!("{} {}", one_decimal(l.centre), range(l.inner)),

@@ -49,7 +49,7 @@ pub fn write_with(store: &Path, out: &Path, options: &Options) -> anyhow::Result
         tree: audit::tree(&conn, options.tree_prompt.as_deref())?,
     };
     // The behavioural profiles (`agora profile`), joined to the same models' society decisions.
-    let profiles = crate::profile::stored_profiles(&conn)?;
+    let profiles = agora_profile::runner::stored_profiles(&conn)?;
     let society = if profiles.is_empty() { Vec::new() } else { queries::society_outcomes(&conn)? };
     let joined = profile::join(&profiles, &society);
     let tree = audit.tree.as_ref().filter(|t| !t.paths.is_empty()).map(|t| figures::tree::Node::from_paths(&t.paths));

@@ -6,7 +6,7 @@
 //! repeated games against other agents, so the two numbers sit side by side on the same 0–100
 //! scale and nothing is tested.
 
-use agora_analysis::profile::rows::ProfileLine;
+use agora_profile::score::rows::ProfileLine;
 
 use super::queries::SocietyOutcome;
 
@@ -54,7 +54,7 @@ pub fn order(id: &str) -> usize {
 
 /// The combined Category A measure a task enters.
 pub fn a_measure_of(task: &str) -> Option<&'static str> {
-    agora_analysis::profile::rows::A_MEASURES
+    agora_profile::score::rows::A_MEASURES
         .iter()
         .find(|(_, _, tasks)| tasks.contains(&task))
         .map(|(name, _, _)| *name)
@@ -182,7 +182,7 @@ pub fn join<'a>(profiles: &'a [StoredProfile], outcomes: &[SocietyOutcome]) -> V
 
 #[cfg(test)]
 mod tests {
-    use agora_analysis::profile::rows::{Coverage, ProfileLine};
+    use agora_profile::score::rows::{Coverage, ProfileLine};
 
     use super::{join, SocietyOutcome};
 

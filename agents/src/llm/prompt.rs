@@ -528,9 +528,9 @@ fn summary(shown: &[Feedback], w: &Wording) -> String {
 }
 
 /// Applies the layout presentation check to rendered text: the one text function the
-/// profile's layout checks use too (`agora_environments::profile::render::apply_layout`).
+/// profile's layout checks use too (`agora_environments::layout::apply_layout`).
 fn apply_layout(text: String, layout: Layout) -> String {
-    use agora_environments::profile::render::{apply_layout, TextLayout};
+    use agora_environments::layout::{apply_layout, TextLayout};
     if layout == Layout::Default {
         // As written: the trailing whitespace trimmed, in place.
         let mut text = text;

@@ -32,6 +32,7 @@ pub mod faithfulness;
 pub mod labels;
 pub mod report;
 pub mod requirements;
+pub mod samples;
 pub mod segment;
 pub mod sentence;
 mod sha256;

@@ -72,10 +72,10 @@
 //!
 //! # Power
 //! For a share requirement, the responses per arm a next audit needs
-//! ([`crate::profile::power::samples_per_arm`], eq. 240.9, rounded up after multiplying by the
-//! design effect 1 + (m − 1)ρ, [`crate::profile::power::design_effect`]): m is the mean number
+//! ([`crate::audit::samples::samples_per_arm`], eq. 240.9, rounded up after multiplying by the
+//! design effect 1 + (m − 1)ρ, [`crate::audit::samples::design_effect`]): m is the mean number
 //! of responses per run and ρ the one-way ANOVA intraclass correlation of the value indicator
-//! within runs ([`crate::profile::power::icc_oneway`]; `assumed_icc` where it cannot be
+//! within runs ([`crate::audit::samples::icc_oneway`]; `assumed_icc` where it cannot be
 //! estimated). Directional: p₁ the estimate, p₀ the bound, level 2α two-sided (z_{1−α}, the
 //! one-sided test's); none where the estimate does not clear the bound (no sample makes it
 //! pass). Invariance: a gap of Δ from the pooled share, level 2α and power 1 − (1 − power)/2
@@ -97,8 +97,8 @@ use super::dependency::DependencyRow;
 use super::report::Audit;
 use super::sha256::hex_digest;
 use super::Validation;
+use crate::audit::samples::{design_effect, icc_oneway, samples_per_arm};
 use crate::motives::{group_regression, motive_regression, reciprocity, AllocationDecision, AllocationSample};
-use crate::profile::power::{design_effect, icc_oneway, samples_per_arm};
 use crate::stats::dist::{norm_cdf, norm_ppf, t_cdf, t_ppf};
 
 /// The store table of verdicts.

@@ -3,7 +3,7 @@
 //! measures and the −100..100 measures (B1–B3, C4) have a panel each, with their own axis. An
 //! unavailable value is not drawn (the report's table says why).
 
-use agora_analysis::profile::rows::ProfileLine;
+use agora_profile::score::rows::ProfileLine;
 use plotters::prelude::*;
 
 use super::{Fig, PALETTE};

@@ -1,4 +1,4 @@
-//! `agora profile`: each model's individual baseline in isolated decisions (the profile methods): the
+//! The runner of `agora profile`: each model's individual baseline in isolated decisions (the profile methods): the
 //! tasks of categories A–D under eleven frozen question versions and their scheduled
 //! presentation checks, and General Robustness's 23 conditions; the records go into the
 //! store's `profile_*` tables, the ranges into `profile.json`, `profile.md` and `profile.csv`.
@@ -20,15 +20,15 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
+use crate::tasks::catalogue::b4_input;
+use crate::tasks::gr::Wording;
+use crate::tasks::render::render;
+use crate::tasks::schedule::Schedules;
+use crate::tasks::versions::{self, Loaded};
+use crate::tasks::{ProfileInputError, Task};
 use agora_agents::llm::{LlmClient, ModelSpec};
 use agora_engine::store::SqliteCache;
 use agora_engine::Store;
-use agora_environments::profile::gr::Wording;
-use agora_environments::profile::render::render;
-use agora_environments::profile::schedule::Schedules;
-use agora_environments::profile::tasks::b4_input;
-use agora_environments::profile::versions::{self, Loaded};
-use agora_environments::profile::{ProfileInputError, Task};
 use anyhow::Context as _;
 use serde::Deserialize;
 
@@ -39,40 +39,32 @@ use run::Ctx;
 
 pub use output::stored_profiles;
 
-/// Arguments of `agora profile`.
-#[derive(clap::Args, Debug)]
-pub struct ProfileArgs {
+/// What `agora profile` is asked to do.
+#[derive(Clone, Debug, Default)]
+pub struct ProfileOptions {
     /// The profile study file (`ProfileStudy(...)`).
-    study: Option<PathBuf>,
+    pub study: Option<PathBuf>,
     /// Store file.
-    #[arg(long, default_value = crate::DEFAULT_STORE)]
-    store: PathBuf,
+    pub store: PathBuf,
     /// Models file (`Models(version: 1, models: [...])`); default: the study's include_models.
-    #[arg(long)]
-    models: Option<PathBuf>,
+    pub models: Option<PathBuf>,
     /// Print the calls per model and category, and the store size to expect, without asking.
-    #[arg(long)]
-    dry_run: bool,
+    pub dry_run: bool,
     /// Answer from the store's reply cache only; a missing reply is an error.
-    #[arg(long)]
-    replay: bool,
+    pub replay: bool,
     /// Output directory for profile.json, profile.md and profile.csv.
-    #[arg(long, default_value = "profile")]
-    out: PathBuf,
+    pub out: PathBuf,
     /// Directory holding versions/, versions.lock, schedules.ron and gr.ron (default: the
     /// checkout's assets/profile).
-    #[arg(long)]
-    assets: Option<PathBuf>,
+    pub assets: Option<PathBuf>,
     /// Check every version file and write its hash to versions.lock (review the versions
     /// first: a frozen file is what a study runs).
-    #[arg(long)]
-    freeze: bool,
+    pub freeze: bool,
     /// A recovery pass: ask the slots left `missing` (unusable answers after the attempt limit)
     /// again at the same slots, continuing their attempt numbers, with the model file's attempt
     /// limit and token limit (which may be raised for it); the pass and any changed setting are
     /// recorded in `profile_passes`.
-    #[arg(long)]
-    retry_missing: bool,
+    pub retry_missing: bool,
 }
 
 /// A profile study file.
@@ -105,7 +97,7 @@ fn fifteen() -> u32 {
     15
 }
 fn thirty() -> u32 {
-    agora_environments::profile::gr::RESPONSES as u32
+    crate::tasks::gr::RESPONSES as u32
 }
 fn yes() -> bool {
     true
@@ -124,7 +116,7 @@ fn assets_dir(arg: Option<&Path>) -> PathBuf {
     if here.join("versions.lock").exists() {
         here.to_path_buf()
     } else {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("assets/profile")
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/profile")
     }
 }
 
@@ -142,7 +134,7 @@ fn input_hashes(assets: &Path) -> anyhow::Result<BTreeMap<String, String>> {
     let mut out = BTreeMap::new();
     for (name, file) in files {
         let bytes = std::fs::read(&file).map_err(|e| BadInput(format!("{}: cannot be read: {e}", file.display())))?;
-        out.insert(name, agora_environments::profile::versions::sha256_hex(&bytes));
+        out.insert(name, crate::tasks::versions::sha256_hex(&bytes));
     }
     Ok(out)
 }
@@ -188,7 +180,7 @@ fn cells_dir() -> PathBuf {
     if here.join("task-id.ron").exists() {
         here.to_path_buf()
     } else {
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/cells")
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../scenarios/cells")
     }
 }
 
@@ -279,7 +271,7 @@ fn load_models(study_path: &Path, study: &ProfileStudy, models: Option<&Path>) -
 }
 
 /// `agora profile`.
-pub fn main(args: ProfileArgs) -> anyhow::Result<()> {
+pub fn main(args: ProfileOptions) -> anyhow::Result<()> {
     let assets = assets_dir(args.assets.as_deref());
     let versions_dir = assets.join("versions");
     let lock = assets.join("versions.lock");
@@ -326,10 +318,9 @@ pub fn main(args: ProfileArgs) -> anyhow::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
     let mut report = Vec::new();
     for spec in &models {
-        let key = crate::audit_llm::api_key(spec, args.replay)?;
         let changed = store::check_settings(&conn, &study.name, spec, args.retry_missing)
             .map_err(|e| BadInput(format!("{}: {e}", args.store.display())))?;
-        let client = if args.replay { None } else { Some(LlmClient::new(spec.clone(), key).map_err(BadInput)?) };
+        let client = if args.replay { None } else { Some(LlmClient::from_environment(spec, false).map_err(BadInput)?) };
         if let Some(c) = &client {
             rt.block_on(c.check_reachable())?;
         }
@@ -481,7 +472,7 @@ fn distinct_texts(plans: &[(Task, TaskPlan)], loaded: &[Loaded], cells: &Cells) 
     for (task, plan) in plans {
         let Some(l) = loaded.iter().find(|l| l.task == *task) else { continue };
         let mut add = |text: String| {
-            if seen.insert(agora_environments::profile::versions::sha256_hex(text.as_bytes())) {
+            if seen.insert(crate::tasks::versions::sha256_hex(text.as_bytes())) {
                 bytes += text.len();
             }
         };

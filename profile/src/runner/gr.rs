@@ -4,15 +4,15 @@
 use std::collections::{BTreeMap, HashSet};
 use std::sync::Arc;
 
-use agora_analysis::profile::gr_binary::{binary_comparison, BinaryCounts};
-use agora_analysis::profile::gr_open::{derive_seed, open_comparison};
-use agora_environments::profile::gr::{Format, Wording, OPEN_MAX};
+use crate::score::gr_binary::{binary_comparison, BinaryCounts};
+use crate::score::gr_open::{derive_seed, open_comparison};
+use crate::tasks::gr::{Format, Wording, OPEN_MAX};
 use serde_json::json;
 
 use super::ask::{Answer, Ask, Asked};
 use super::run::{Ctx, Job};
+use crate::tasks::gr_review::Reviewed;
 use crate::BadInput;
-use agora_environments::profile::gr_review::Reviewed;
 
 /// A stored GR row: (condition, format, class, value, strict).
 pub type GrRow = (String, String, String, Option<String>, bool);
@@ -74,7 +74,7 @@ pub fn jobs(
                             return Err("truncated".into());
                         }
                     }
-                    match agora_environments::profile::gr_review::review(reply, &c) {
+                    match crate::tasks::gr_review::review(reply, &c) {
                         Ok(Reviewed::Amount(a)) => Ok(Answer::Amount(a)),
                         Ok(Reviewed::Label(i)) => Ok(Answer::Label(i)),
                         Err(why) => Err(why),
@@ -104,10 +104,13 @@ pub fn jobs(
     Ok(out)
 }
 
+/// One GR slot of a condition: its format, its value (if usable), whether it was strict, its class.
+type Slot = (String, Option<String>, bool, String);
+
 /// GR's 21 comparisons of one model (§GR1, §GR2) from its stored rows, with usable and strict
 /// counts (§GR3).
 pub fn summary(rows: &[GrRow], model: &str) -> anyhow::Result<serde_json::Value> {
-    let mut by: BTreeMap<String, Vec<(String, Option<String>, bool, String)>> = BTreeMap::new();
+    let mut by: BTreeMap<String, Vec<Slot>> = BTreeMap::new();
     for (condition, format, class, value, strict) in rows {
         by.entry(condition.clone()).or_default().push((format.clone(), value.clone(), *strict, class.clone()));
     }

@@ -7,10 +7,10 @@
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
-use agora_environments::profile::render::{render, Presentation};
-use agora_environments::profile::tasks::{b4_input, b4_round, inputs, Answer, Input};
-use agora_environments::profile::versions::{self, TaskVersions, Verdict, Version, RULES};
-use agora_environments::profile::{Level, Task, VERSION_IDS};
+use agora_profile::tasks::catalogue::{b4_input, b4_round, inputs, Answer, Input};
+use agora_profile::tasks::render::{render, Presentation};
+use agora_profile::tasks::versions::{self, TaskVersions, Verdict, Version, RULES};
+use agora_profile::tasks::{Level, Task, VERSION_IDS};
 
 fn versions_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../assets/profile/versions")

@@ -3,8 +3,8 @@
 
 use std::path::Path;
 
+use crate::score::rows::{profile_table, ProfileLine};
 use agora_agents::llm::ModelSpec;
-use agora_analysis::profile::rows::{profile_table, ProfileLine};
 use anyhow::Context as _;
 use serde::Serialize;
 use serde_json::json;

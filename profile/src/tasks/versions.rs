@@ -21,8 +21,8 @@ use std::path::Path;
 
 use sha2::{Digest, Sha256};
 
+use super::catalogue::{b4_input, b4_round, inputs, Answer};
 use super::render::{render, Presentation};
-use super::tasks::{b4_input, b4_round, inputs, Answer};
 use super::{Level, ProfileInputError, Task, VERSION_IDS};
 
 pub use super::version::{AnswerWording, Judgement, Stated, TaskVersions, Verdict, Version, FORMAT, RULES};
@@ -40,7 +40,7 @@ pub struct Loaded {
 
 /// SHA-256 of `bytes`, lowercase hex.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+    format!("{:x}", Sha256::digest(bytes))
 }
 
 /// Text that breaks a rule wherever it appears in an input, by rule (lowercase).

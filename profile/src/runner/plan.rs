@@ -7,10 +7,10 @@
 //! episodes per payoff, switch direction and version (twelve rounds each), with each scheduled
 //! check asked as a side query at rounds 1, 8 and 12 of the episodes at its condition.
 
-use agora_environments::profile::render::{Presentation, TextLayout};
-use agora_environments::profile::schedule::Schedules;
-use agora_environments::profile::tasks::{inputs, Input, B4_DIRECTIONS};
-use agora_environments::profile::{Level, Operation, Task, VERSION_IDS};
+use crate::tasks::catalogue::{inputs, Input, B4_DIRECTIONS};
+use crate::tasks::render::{Presentation, TextLayout};
+use crate::tasks::schedule::Schedules;
+use crate::tasks::{Level, Operation, Task, VERSION_IDS};
 
 /// The reference presentation's name in the records.
 pub const REFERENCE: &str = "reference";
@@ -75,7 +75,7 @@ pub fn presentation_name(op: Option<Operation>) -> &'static str {
 }
 
 /// Whether a check at `level` retests `input` (the points the measure's local replacement uses,
-/// `analysis::profile::replace` and `consistency`).
+/// `crate::score::replace` and `consistency`).
 pub fn retested(input: &Input, level: Level) -> bool {
     if input.level != level || !input.scored {
         return false;

@@ -1,4 +1,4 @@
-//! The behavioural profile's computations (the profile methods, issue 13 item 6), each a pure function in
+//! The behavioural profile's computations (the profile methods), each a pure function in
 //! its own module with its formula and the seed section it follows.
 //!
 //! - [`range`]: centre M, inner range I and outer range O of one measure from its eleven
@@ -14,8 +14,6 @@
 //! - [`gr_open`], [`gr_binary`]: General Robustness's open-allocation comparison (mean shift and
 //!   W₁ with an independent two-sample bootstrap) and binary comparison (Δp with Newcombe's
 //!   interval) (§GR1, §GR2).
-//! - [`power`]: responses per arm for a two-proportion comparison, inflated by the design effect
-//!   1 + (m − 1)ρ. The profile methods have no power calculation; this one is the SUVA audit paper's (§240.5.3).
 //!
 //! Every worked example of those sections is a unit test beside its formula. The ranges are
 //! not confidence intervals (§M04: "they are not confidence intervals"); only GR reports
@@ -26,7 +24,6 @@ pub mod consistency;
 pub mod gr_binary;
 pub mod gr_open;
 pub mod measure;
-pub mod power;
 pub mod range;
 pub mod replace;
 pub mod rows;

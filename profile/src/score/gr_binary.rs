@@ -14,12 +14,12 @@
 //!
 //! # References
 //! Newcombe (1998) Stat. Med. 17:873–890 (method 10); Wilson (1927) JASA 22:209–212. The
-//! arithmetic is [`crate::stats::newcombe`] and [`crate::stats::wilson`].
+//! arithmetic is [`agora_stats::newcombe`] and [`agora_stats::wilson`].
 
 use serde::{Deserialize, Serialize};
 
 use super::ProfileError;
-use crate::stats::{newcombe, wilson};
+use agora_stats::{newcombe, wilson};
 
 /// One binary condition's answers: counts of the two allocations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -79,7 +79,7 @@ pub fn binary_comparison(
     if !(alpha > 0.0 && alpha < 1.0) {
         return Err(ProfileError::new("alpha", format!("{alpha} is not in (0, 1)")));
     }
-    let e = |field: &'static str| move |e: crate::stats::StatsError| ProfileError::new(field, e.to_string());
+    let e = |field: &'static str| move |e: agora_stats::StatsError| ProfileError::new(field, e.to_string());
     let wr = wilson(reference.equal, reference.n(), alpha).map_err(e("reference"))?;
     let wc = wilson(check.equal, check.n(), alpha).map_err(e("check"))?;
     let (d, low, high) = newcombe(check.equal, check.n(), reference.equal, reference.n(), alpha).map_err(e("check"))?;

@@ -35,7 +35,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 use serde::Serialize;
 
 use super::ProfileError;
-use crate::stats::percentile_type7;
+use agora_stats::percentile_type7;
 
 /// The master seed of the source's GR analysis (§GR1 line 1628).
 pub const MASTER_SEED: u64 = 20_260_826;

@@ -1,9 +1,10 @@
 //! Responses per arm to detect a difference between two proportions, inflated by the design
 //! effect of replicates clustered within states.
 //!
-//! The profile methods have no power calculation (its ranges are not confidence intervals, and GR's thirty
-//! responses per condition are fixed by protocol). This is the SUVA audit paper's (§240.5.3 "How many
-//! samples?", lines 280–325), which the issue's `agora stats` list names.
+//! The audit's sample sizes ("Auditing LLM Behavior with SUVA: From Stated Values to Actions",
+//! §240.5.3 "How many samples?"): the requirements check reads them, and `agora stats` serves
+//! them. (The behavioural profile has no power calculation: its ranges are not confidence
+//! intervals, and General Robustness's thirty responses per condition are fixed by protocol.)
 //!
 //! # Formula
 //! For a gap p₁ − p₀ tested two-sided at level α with power 1 − β (the SUVA audit paper eq. 240.9,
@@ -25,14 +26,52 @@
 
 use serde::Serialize;
 
-use super::{finite, within, ProfileError};
 use crate::stats::dist::norm_ppf;
+
+/// Why a sample-size computation refuses its input: the field (a path into the input, e.g.
+/// `arms[1].states`) and the reason.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("`{field}`: {reason}")]
+pub struct SampleSizeError {
+    /// The offending field.
+    pub field: String,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl SampleSizeError {
+    fn new(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        SampleSizeError { field: field.into(), reason: reason.into() }
+    }
+}
+
+/// Refuses an empty `values` or a non-finite number in it.
+fn finite(field: &str, values: &[f64]) -> Result<(), SampleSizeError> {
+    if values.is_empty() {
+        return Err(SampleSizeError::new(field, "is empty"));
+    }
+    match values.iter().position(|v| !v.is_finite()) {
+        Some(i) => Err(SampleSizeError::new(format!("{field}[{i}]"), "is not a finite number")),
+        None => Ok(()),
+    }
+}
+
+/// Refuses a value outside [lo, hi] (or a non-finite one).
+fn within(field: &str, value: f64, lo: f64, hi: f64) -> Result<(), SampleSizeError> {
+    if !value.is_finite() {
+        return Err(SampleSizeError::new(field, "is not a finite number"));
+    }
+    if value < lo || value > hi {
+        return Err(SampleSizeError::new(field, format!("{value} lies outside [{lo}, {hi}]")));
+    }
+    Ok(())
+}
 
 /// deff = 1 + (m − 1)ρ for `replicates` m ≥ 1 per state and intraclass correlation `icc` ρ in
 /// [0, 1].
-pub fn design_effect(replicates: f64, icc: f64) -> Result<f64, ProfileError> {
+pub fn design_effect(replicates: f64, icc: f64) -> Result<f64, SampleSizeError> {
     if !(replicates.is_finite() && replicates >= 1.0) {
-        return Err(ProfileError::new("replicates", format!("{replicates} is not a number ≥ 1")));
+        return Err(SampleSizeError::new("replicates", format!("{replicates} is not a number ≥ 1")));
     }
     within("icc", icc, 0.0, 1.0)?;
     Ok(1.0 + (replicates - 1.0) * icc)
@@ -65,30 +104,30 @@ pub struct SampleSize {
     pub n_clustered: u64,
 }
 
-fn proportion(field: &str, p: f64) -> Result<(), ProfileError> {
+fn proportion(field: &str, p: f64) -> Result<(), SampleSizeError> {
     if !(p.is_finite() && p > 0.0 && p < 1.0) {
-        return Err(ProfileError::new(field, format!("{p} is not a proportion in (0, 1)")));
+        return Err(SampleSizeError::new(field, format!("{p} is not a proportion in (0, 1)")));
     }
     Ok(())
 }
 
 /// Responses per arm to detect p₁ against p₀ (two-sided α, power 1 − β), independent and with
 /// design effect `deff` (≥ 1).
-pub fn samples_per_arm(p1: f64, p0: f64, alpha: f64, power: f64, deff: f64) -> Result<SampleSize, ProfileError> {
+pub fn samples_per_arm(p1: f64, p0: f64, alpha: f64, power: f64, deff: f64) -> Result<SampleSize, SampleSizeError> {
     // A rate may be 0 or 1 (a model that never, or always, takes an option): the variance
     // p(1 − p) is then 0 and the formula holds as long as the two rates differ.
     for (field, p) in [("p1", p1), ("p0", p0)] {
         if !(p.is_finite() && (0.0..=1.0).contains(&p)) {
-            return Err(ProfileError::new(field, format!("{p} is not a proportion in [0, 1]")));
+            return Err(SampleSizeError::new(field, format!("{p} is not a proportion in [0, 1]")));
         }
     }
     if p1 == p0 {
-        return Err(ProfileError::new("p1", "equals p0: there is no gap to detect"));
+        return Err(SampleSizeError::new("p1", "equals p0: there is no gap to detect"));
     }
     proportion("alpha", alpha)?;
     proportion("power", power)?;
     if !(deff.is_finite() && deff >= 1.0) {
-        return Err(ProfileError::new("deff", format!("{deff} is not a design effect ≥ 1")));
+        return Err(SampleSizeError::new("deff", format!("{deff} is not a design effect ≥ 1")));
     }
     let (z_alpha, z_power) = (norm_ppf(1.0 - alpha / 2.0), norm_ppf(power));
     let n = (z_alpha + z_power).powi(2) * (p1 * (1.0 - p1) + p0 * (1.0 - p0)) / (p1 - p0).powi(2);
@@ -125,9 +164,9 @@ pub struct Icc {
 }
 
 /// ρ of one arm from its responses grouped by state (the SUVA audit paper's `icc_oneway`).
-pub fn icc_oneway(states: &[Vec<f64>]) -> Result<Icc, ProfileError> {
+pub fn icc_oneway(states: &[Vec<f64>]) -> Result<Icc, SampleSizeError> {
     if states.len() < 2 {
-        return Err(ProfileError::new("states", "needs at least two states"));
+        return Err(SampleSizeError::new("states", "needs at least two states"));
     }
     for (s, y) in states.iter().enumerate() {
         finite(&format!("states[{s}]"), y)?;
@@ -135,7 +174,7 @@ pub fn icc_oneway(states: &[Vec<f64>]) -> Result<Icc, ProfileError> {
     let k = states.len();
     let n: usize = states.iter().map(Vec::len).sum();
     if n <= k {
-        return Err(ProfileError::new("states", "needs more responses than states (some state with two or more)"));
+        return Err(SampleSizeError::new("states", "needs more responses than states (some state with two or more)"));
     }
     let m = n as f64 / k as f64;
     let grand = states.iter().flatten().sum::<f64>() / n as f64;
@@ -145,21 +184,24 @@ pub fn icc_oneway(states: &[Vec<f64>]) -> Result<Icc, ProfileError> {
     let (msb, msw) = (ssb / (k - 1) as f64, ssw / (n - k) as f64);
     let denominator = msb + (m - 1.0) * msw;
     if denominator <= 0.0 {
-        return Err(ProfileError::new("states", "every response is the same: the intraclass correlation is undefined"));
+        return Err(SampleSizeError::new(
+            "states",
+            "every response is the same: the intraclass correlation is undefined",
+        ));
     }
     Ok(Icc { states: k, n, replicates: m, msb, msw, icc: 0.0_f64.max((msb - msw) / denominator) })
 }
 
 /// Per-arm ICCs and their means (m̄, ρ̄), as the SUVA audit paper pools its help and harm arms.
-pub fn icc_by_arm(arms: &[Vec<Vec<f64>>]) -> Result<(Vec<Icc>, f64, f64), ProfileError> {
+pub fn icc_by_arm(arms: &[Vec<Vec<f64>>]) -> Result<(Vec<Icc>, f64, f64), SampleSizeError> {
     if arms.is_empty() {
-        return Err(ProfileError::new("arms", "is empty"));
+        return Err(SampleSizeError::new("arms", "is empty"));
     }
     let per_arm = arms
         .iter()
         .enumerate()
         .map(|(a, states)| {
-            icc_oneway(states).map_err(|e| ProfileError::new(format!("arms[{a}].{}", e.field), e.reason))
+            icc_oneway(states).map_err(|e| SampleSizeError::new(format!("arms[{a}].{}", e.field), e.reason))
         })
         .collect::<Result<Vec<_>, _>>()?;
     let count = per_arm.len() as f64;
@@ -170,7 +212,9 @@ pub fn icc_by_arm(arms: &[Vec<Vec<f64>>]) -> Result<(Vec<Icc>, f64, f64), Profil
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::close;
+    fn close(got: f64, want: f64, tol: f64, what: &str) {
+        assert!((got - want).abs() <= tol, "{what}: got {got}, want {want} (±{tol})");
+    }
     use super::*;
 
     #[test]

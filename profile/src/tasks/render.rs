@@ -15,33 +15,10 @@
 //! labels (the version's alternative labels), the order of options or permissible responses,
 //! the history as a table, the options as a table.
 
-use super::tasks::{Answer, Decoded, Input, Round};
+use super::catalogue::{Answer, Decoded, Input, Round};
 use super::version::{AnswerWording, Stated, Version};
 
-/// How text is broken into lines: the society prompts' layout cells and the profile's layout
-/// checks share this one function.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum TextLayout {
-    /// As written.
-    #[default]
-    AsWritten,
-    /// Everything on one line.
-    Inline,
-    /// One sentence per line.
-    SentencePerLine,
-}
-
-/// Applies a layout to rendered text.
-pub fn apply_layout(text: &str, layout: TextLayout) -> String {
-    match layout {
-        TextLayout::AsWritten => text.trim_end().to_string(),
-        TextLayout::Inline => text.split_whitespace().collect::<Vec<_>>().join(" "),
-        TextLayout::SentencePerLine => {
-            let flat = text.split_whitespace().collect::<Vec<_>>().join(" ");
-            flat.replace(". ", ".\n").replace("? ", "?\n").replace(": |", ":\n|")
-        }
-    }
-}
+pub use agora_environments::layout::{apply_layout, TextLayout};
 
 /// What one presentation changes; the default is the reference presentation.
 #[derive(Clone, Debug, PartialEq, Default)]
@@ -250,9 +227,9 @@ mod tests {
     use std::collections::BTreeMap;
 
     use super::*;
-    use crate::profile::tasks::inputs_at;
-    use crate::profile::version::{Judgement, Verdict, RULES};
-    use crate::profile::{Level, Task};
+    use crate::tasks::catalogue::inputs_at;
+    use crate::tasks::version::{Judgement, Verdict, RULES};
+    use crate::tasks::{Level, Task};
 
     fn version(answer: AnswerWording) -> Version {
         Version {

@@ -4,9 +4,9 @@
 
 use std::collections::{HashMap, HashSet};
 
+use crate::score::rows::ResponseRow;
+use crate::tasks::versions::{sha256_hex, Loaded};
 use agora_agents::llm::ModelSpec;
-use agora_analysis::profile::rows::ResponseRow;
-use agora_environments::profile::versions::{sha256_hex, Loaded};
 use rusqlite::{params, Connection, Transaction};
 
 use super::ask::{Asked, Attempt};

@@ -6,12 +6,12 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Arc;
 
+use crate::score::rows::ResponseRow;
+use crate::tasks::catalogue::{b4_input, b4_opponent, b4_round, score, Decoded, Input, Round};
+use crate::tasks::render::render;
+use crate::tasks::versions::{Loaded, Version};
+use crate::tasks::{Operation, Task, VERSION_IDS};
 use agora_agents::llm::ModelSpec;
-use agora_analysis::profile::rows::ResponseRow;
-use agora_environments::profile::render::render;
-use agora_environments::profile::tasks::{b4_input, b4_opponent, b4_round, score, Decoded, Input, Round};
-use agora_environments::profile::versions::{Loaded, Version};
-use agora_environments::profile::{Operation, Task, VERSION_IDS};
 use anyhow::Context as _;
 
 use super::ask::{Answer, Ask, Asked, Asker};

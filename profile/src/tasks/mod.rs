@@ -10,7 +10,7 @@
 //! [`versions`]); the presentation checks are operations on the rendered question
 //! ([`render`]); the schedules saying which check runs where are data too ([`schedule`]).
 //!
-//! - [`tasks`]: the catalogue of inputs per task (the profile methods §A0–§D3).
+//! - [`catalogue`]: the catalogue of inputs per task (the profile methods §A0–§D3).
 //! - [`versions`]: question version files Q00–Q10, their eligibility records and content hash.
 //! - [`schedule`]: the additional-check schedules A-S1, A-S2, B-S1, C-S1 and D-S1.
 //! - [`render`]: one input, one version, one presentation → the question text, and the
@@ -18,12 +18,12 @@
 //! - [`gr`]: General Robustness's 23 conditions (§GR).
 //! - [`decimal`]: C3's later amounts at 50-digit precision.
 
+pub mod catalogue;
 pub mod decimal;
 pub mod gr;
 pub mod gr_review;
 pub mod render;
 pub mod schedule;
-pub mod tasks;
 pub mod version;
 pub mod versions;
 

@@ -1,0 +1,30 @@
+//! The behavioural profile: each model measured alone, in isolated decisions, as the methods of
+//! an AI behavioural profile describe it.
+//!
+//! - [`tasks`]: the seventeen tasks of categories A–D, their inputs and scoring, the eleven
+//!   frozen question versions, the presentation checks and their schedules, the rendering of a
+//!   question and the decoding of its answer, and General Robustness's wording and review.
+//! - [`runner`]: `agora profile` — asking each model every scheduled slot through its server,
+//!   recording attempts, responses and settings in the store, resuming after a failure, the
+//!   recovery pass, and the outputs.
+//! - [`score`]: the computations — components, replaced results, the centre and the inner and
+//!   outer ranges of each measure, Category A's weights, General Robustness's comparisons — each
+//!   a pure function beside its formula.
+//!
+//! The docs chapter "The behavioural profile" describes the protocol and its outputs.
+
+pub mod runner;
+pub mod score;
+pub mod tasks;
+
+/// Bad input (a file, a field, a changed setting): the command exits with status 2.
+#[derive(Debug)]
+pub struct BadInput(pub String);
+
+impl std::fmt::Display for BadInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadInput {}
