@@ -1,4 +1,5 @@
-//! `agora audit`: the transcript audit of a store (the work is in `agora_analysis::audit`).
+//! `agora audit`: the command line of the transcript audit (the work is in `agora_audit` and
+//! `agora_analysis::audit`).
 //!
 //! Without a subcommand it reads the store's terminal decision transcripts, splits each reply
 //! into pre-action reasoning, action and post-hoc rationale, codes the reasoning's sentences
@@ -19,21 +20,14 @@
 //! not an Agora store or holds no audit, a malformed label file, an option out of range) exits
 //! with 2 and writes nothing.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use agora_analysis::audit::requirements::LoadedRequirements;
-use agora_analysis::audit::{self, labels, AuditError, Coder, GateOptions, LabelsError, LexiconCoder, LoadedCodebook};
-use agora_engine::Store;
-use anyhow::Context as _;
+use agora_analysis::audit::{self, labels, GateOptions};
 
-use crate::audit_llm::{self, CoderChoice, LlmCoderOptions};
+use agora_audit::llm_coder::CoderChoice;
+use agora_audit::{command, prefill, replicates};
+
 use crate::BadInput;
-
-#[path = "audit_replicates.rs"]
-mod replicates;
-
-#[path = "audit_prefill.rs"]
-mod prefill;
 
 /// Arguments of `agora audit`.
 #[derive(clap::Args, Debug)]
@@ -105,11 +99,11 @@ enum AuditCommand {
     Agreement(AgreementArgs),
     /// Re-ask a seeded sample of stored decision prompts m times each with fresh sampling
     /// seeds, advancing no game, into audit_replicates (the dependency estimate's data).
-    Replicates(replicates::ReplicatesArgs),
+    Replicates(ReplicatesArgs),
     /// Faithfulness by intervention: prefill sampled decisions' closed reasoning with one stated
     /// value inserted or deleted and measure the change in the action (tau per value), into
     /// audit_prefill, audit_faithfulness and faithfulness.md/json/csv.
-    Prefill(prefill::PrefillArgs),
+    Prefill(PrefillArgs),
 }
 
 /// Export formats.
@@ -204,6 +198,142 @@ struct AgreementArgs {
     gate: GateArgs,
 }
 
+/// Arguments of `agora audit prefill`.
+#[derive(clap::Args, Debug)]
+pub struct PrefillArgs {
+    /// Store file (audited with `agora audit`; the prefilled calls and estimates are added).
+    #[arg(long, default_value = crate::DEFAULT_STORE)]
+    store: PathBuf,
+    /// Models file declaring the audited models, with `prefill` where their server accepts an
+    /// assistant prefill.
+    #[arg(long)]
+    models: PathBuf,
+    /// Decisions per model (all of a model's when it has fewer).
+    #[arg(long)]
+    sample: usize,
+    /// Seed of the sample and of the calls' sampling seeds.
+    #[arg(long)]
+    seed: u64,
+    /// Calls per decision and arm.
+    #[arg(long, default_value_t = 4)]
+    m: usize,
+    /// The coder whose codes choose the edits.
+    #[arg(long, default_value = "lexicon/1")]
+    coder: String,
+    /// Codebook the decisions were coded with (default: the shipped one).
+    #[arg(long)]
+    codebook: Option<PathBuf>,
+    /// Only this value (repeatable; default: every value code of the codebook).
+    #[arg(long)]
+    value: Vec<String>,
+    /// Most tokens the continuation may have.
+    #[arg(long, default_value_t = 16)]
+    max_tokens: u32,
+    /// Output directory for faithfulness.md, .json and .csv.
+    #[arg(long, default_value = "audit")]
+    out: PathBuf,
+    /// The validation gate.
+    #[command(flatten)]
+    gate: GateArgs,
+    /// Intervene for models whose coder the gate refuses, labelling the rows unvalidated.
+    #[arg(long)]
+    allow_unvalidated: bool,
+    /// Answer from the store's reply cache only.
+    #[arg(long)]
+    replay: bool,
+}
+
+/// Arguments of `agora audit replicates`.
+#[derive(clap::Args, Debug)]
+pub struct ReplicatesArgs {
+    /// Store file (its decision transcripts are sampled; the replicates are added to it).
+    #[arg(long, default_value = crate::DEFAULT_STORE)]
+    store: PathBuf,
+    /// Models file declaring the audited models (`Models(version: 1, models: [...])`): where
+    /// their servers are. Name and served id must match the store's transcripts.
+    #[arg(long)]
+    models: PathBuf,
+    /// Prompts per model (all of a model's when it has fewer).
+    #[arg(long)]
+    sample: usize,
+    /// Replicates per prompt (at least 2).
+    #[arg(long)]
+    m: usize,
+    /// Seed of the sample (decisions ranked by SHA-256 of `{seed}:{response_id}`) and of the
+    /// replicates' sampling seeds.
+    #[arg(long)]
+    seed: u64,
+    /// Only this study's runs.
+    #[arg(long)]
+    study: Option<String>,
+    /// Only this model (repeatable; default: every model with decisions in scope).
+    #[arg(long)]
+    model: Vec<String>,
+    /// Only decisions in this environment (repeatable), e.g. `binary-allocation`.
+    #[arg(long)]
+    environment: Vec<String>,
+    /// Only decisions in this cell (repeatable), e.g. `baseline`, `step-by-step`.
+    #[arg(long)]
+    cell: Vec<String>,
+    /// Only decisions under this condition (repeatable): C0, C1, C2 or C3.
+    #[arg(long)]
+    variant: Vec<String>,
+    /// Only decisions of this role (repeatable), e.g. `dictator`.
+    #[arg(long)]
+    role: Vec<String>,
+    /// Only decisions whose original reply has pre-action reasoning to code, as `agora audit`
+    /// found (the store must have been audited): a replicate of a decision without reasoning
+    /// has nothing for the dependency estimate to code.
+    #[arg(long)]
+    with_reasoning: bool,
+    /// Answer from the store's reply cache only; a replicate not cached stops the command with
+    /// nothing written.
+    #[arg(long)]
+    replay: bool,
+}
+
+impl PrefillArgs {
+    /// The library's options, the gate checked (a bad value is bad input, naming the option).
+    fn options(self) -> Result<prefill::PrefillOptions, BadInput> {
+        let gate = self.gate.options(self.allow_unvalidated)?;
+        Ok(prefill::PrefillOptions {
+            store: self.store,
+            models: self.models,
+            sample: self.sample,
+            seed: self.seed,
+            m: self.m,
+            coder: self.coder,
+            codebook: self.codebook,
+            value: self.value,
+            max_tokens: self.max_tokens,
+            out: self.out,
+            gate,
+            allow_unvalidated: self.allow_unvalidated,
+            replay: self.replay,
+        })
+    }
+}
+
+impl From<ReplicatesArgs> for replicates::ReplicatesOptions {
+    fn from(a: ReplicatesArgs) -> Self {
+        replicates::ReplicatesOptions {
+            store: a.store,
+            models: a.models,
+            sample: a.sample,
+            m: a.m,
+            seed: a.seed,
+            study: a.study,
+            model: a.model,
+            environment: a.environment,
+            cell: a.cell,
+            variant: a.variant,
+            role: a.role,
+            with_reasoning: a.with_reasoning,
+            replay: a.replay,
+        }
+    }
+}
+
 /// The coder-validation gate's rule (docs: "The transcript audit", the validation gate).
 #[derive(clap::Args, Debug, Clone)]
 pub struct GateArgs {
@@ -241,314 +371,69 @@ impl GateArgs {
 /// Runs `agora audit` or one of its subcommands.
 pub fn main(args: AuditArgs) -> anyhow::Result<()> {
     match args.command {
-        None => run(args.run),
-        Some(AuditCommand::Export(a)) => export(a),
-        Some(AuditCommand::Import(a)) => import(a),
-        Some(AuditCommand::Agreement(a)) => agreement(a),
-        Some(AuditCommand::Replicates(a)) => replicates::main(a),
-        Some(AuditCommand::Prefill(a)) => prefill::main(a),
+        None => command::run(args.run.options()?),
+        Some(AuditCommand::Export(a)) => command::export(a.into()),
+        Some(AuditCommand::Import(a)) => command::import(a.into()),
+        Some(AuditCommand::Agreement(a)) => command::agreement(a.options()?),
+        Some(AuditCommand::Replicates(a)) => replicates::main(a.into()),
+        Some(AuditCommand::Prefill(a)) => prefill::main(a.options()?),
     }
 }
 
-fn load_codebook(path: Option<&Path>) -> anyhow::Result<LoadedCodebook> {
-    Ok(match path {
-        Some(p) => LoadedCodebook::read(p).map_err(|e| BadInput(e.to_string()))?,
-        None => LoadedCodebook::default_codebook(),
-    })
-}
-
-/// Refuses a missing store, or a file that is not an intact Agora store (exit 2).
-fn check_store(store: &Path) -> anyhow::Result<()> {
-    if !store.exists() {
-        return Err(BadInput(format!("store {} does not exist", store.display())).into());
-    }
-    drop(Store::open(store)?);
-    Ok(())
-}
-
-fn labels_error(e: LabelsError) -> anyhow::Error {
-    if e.is_bad_input() {
-        BadInput(e.to_string()).into()
-    } else {
-        anyhow::Error::new(e)
+impl RunArgs {
+    fn options(self) -> Result<command::RunOptions, BadInput> {
+        Ok(command::RunOptions {
+            gate: self.gate.options(self.allow_unvalidated)?,
+            store: self.store,
+            codebook: self.codebook,
+            out: self.out,
+            study: self.study,
+            coder: self.coder,
+            models: self.models,
+            coder_temperature: self.coder_temperature,
+            coder_max_tokens: self.coder_max_tokens,
+            coder_seed: self.coder_seed,
+            replay: self.replay,
+            requirements: self.requirements,
+        })
     }
 }
 
-fn run(args: RunArgs) -> anyhow::Result<()> {
-    let codebook = load_codebook(args.codebook.as_deref())?;
-    // A user's requirements must name the codebook's values; the shipped ones, written for the
-    // default codebook, read `not estimable` under another.
-    let requirements = match &args.requirements {
-        Some(p) => {
-            let r = LoadedRequirements::read(p).map_err(|e| BadInput(e.to_string()))?;
-            r.check_codebook(&codebook.codebook).map_err(|e| BadInput(e.to_string()))?;
-            r
+impl From<ExportArgs> for command::ExportOptions {
+    fn from(a: ExportArgs) -> Self {
+        command::ExportOptions {
+            store: a.store,
+            sample: a.sample,
+            seed: a.seed,
+            format: a.format.format(),
+            out: a.out,
+            coder: a.coder,
+            codebook: a.codebook,
+            model: a.model,
+            show_codes: a.show_codes,
         }
-        None => LoadedRequirements::default_requirements(),
-    };
-    let gate = args.gate.options(args.allow_unvalidated)?;
-    check_store(&args.store)?;
-    // A user's requirement naming a model, environment, cell or statistic the store does not
-    // hold could never be estimated: refused before anything is written.
-    if let Some(p) = &args.requirements {
-        let conn = rusqlite::Connection::open_with_flags(&args.store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-            .with_context(|| format!("opening {}", args.store.display()))?;
-        audit::requirements::check_store(&requirements.requirements, &conn)
-            .map_err(|e| BadInput(format!("requirements {} on store {}: {e}", p.display(), args.store.display())))?;
     }
-    // An `--out` that cannot become a directory is refused before anything is written to the
-    // store, so that it leaves the store as it was.
-    if let Some(blocker) = args.out.ancestors().find(|a| a.exists() && !a.is_dir()) {
-        return Err(BadInput(format!(
-            "--out {}: cannot be a directory ({} is a file)",
-            args.out.display(),
-            blocker.display()
-        ))
-        .into());
-    }
-    let llm = match &args.coder {
-        CoderChoice::Lexicon => {
-            let llm_only = [
-                ("--models", args.models.is_some()),
-                ("--coder-temperature", args.coder_temperature.is_some()),
-                ("--coder-max-tokens", args.coder_max_tokens.is_some()),
-                ("--coder-seed", args.coder_seed.is_some()),
-                ("--replay", args.replay),
-            ];
-            let given: Vec<&str> = llm_only.iter().filter(|(_, given)| *given).map(|(flag, _)| *flag).collect();
-            if !given.is_empty() {
-                return Err(BadInput(format!(
-                    "{} appl{} to an LLM coder only (--coder llm:MODEL)",
-                    given.join(", "),
-                    if given.len() == 1 { "ies" } else { "y" }
-                ))
-                .into());
-            }
-            None
+}
+
+impl From<ImportArgs> for command::ImportOptions {
+    fn from(a: ImportArgs) -> Self {
+        command::ImportOptions {
+            store: a.store,
+            labels: a.labels,
+            coder_name: a.coder_name,
+            codebook: a.codebook,
+            label_field: a.label_field,
         }
-        CoderChoice::Llm(name) => {
-            let options = LlmCoderOptions {
-                temperature: args.coder_temperature.unwrap_or(0.0),
-                max_tokens: args.coder_max_tokens,
-                seed: args.coder_seed.unwrap_or(0),
-                replay: args.replay,
-            };
-            let models = args.models.as_deref();
-            Some(audit_llm::build(&args.store, args.study.as_deref(), models, name, &codebook.codebook, &options)?)
-        }
-    };
-    let lexicon = LexiconCoder::new(&codebook.codebook);
-    let coder: &dyn Coder = match &llm {
-        Some(c) => c,
-        None => &lexicon,
-    };
-    let started = std::time::Instant::now();
-    let result =
-        audit::audit(&args.store, &codebook, coder, args.study.as_deref(), gate).map_err(|e: AuditError| {
-            if e.is_bad_input() {
-                BadInput(e.to_string()).into()
-            } else {
-                anyhow::Error::new(e)
-            }
-        })?;
-    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
-    std::fs::write(args.out.join("audit.md"), result.to_markdown())?;
-    std::fs::write(args.out.join("audit.json"), serde_json::to_string_pretty(&result)?)?;
-    for t in result.tables() {
-        std::fs::write(args.out.join(format!("{}.csv", t.name)), agora_analysis::table::to_csv(&t))?;
     }
-    let t = &result.total;
-    println!(
-        "{} responses audited in {:.2} s with {} and codebook {} v{}: {} with pre-action reasoning (coded), {} without (counted), {} with a post-hoc rationale (never coded), {} fallbacks skipped",
-        t.responses,
-        started.elapsed().as_secs_f64(),
-        result.coder,
-        result.codebook.name,
-        result.codebook.version,
-        t.with_reasoning,
-        t.without_reasoning,
-        t.with_post_hoc,
-        t.fallbacks_skipped
-    );
-    if t.responses > 0 && t.with_reasoning == 0 {
-        // Every table below would be empty: say why, plainly, instead.
-        println!(
-            "no codeable reasoning in this store: none of its {} responses wrote reasoning before its answer, so \
-             no value can be coded and the occurrence, dependency and requirement tables are empty. Run a study \
-             whose decisions ask for pre-action reasoning (the step-by-step cell, or a game that asks for it, as \
-             the binary-allocation game does).",
-            t.responses
-        );
-    }
-    if let Some(llm) = &llm {
-        let (cached, sent) = llm.calls();
-        println!(
-            "coder {}: {} replies from the reply cache, {} requests sent; identity {}; serving {}",
-            coder.id(),
-            cached,
-            sent,
-            coder.identity(),
-            coder.serving()
-        );
-    }
-    for v in &result.validation {
-        println!("gate on {} for model {}: {}", v.coder, v.model, v.label());
-    }
-    replicates::dependency(&args.store, &codebook, coder, args.study.as_deref(), gate, &args.out)?;
-    write_requirements(&args.store, &requirements, &result, &args.out)?;
-    write_motives(&args.store, &args.out)?;
-    println!(
-        "tables audit_responses, audit_sentences, audit_segments, audit_coders in {}; report in {}",
-        args.store.display(),
-        args.out.display()
-    );
-    Ok(())
 }
 
-/// The motive regression of the SUVA audit paper (Eq. 240.5, with the group and reciprocity extensions;
-/// CR1 clustered by payoff configuration) for every binary-allocation condition of the store,
-/// into motives.json and motives.md; nothing is written when the store has none.
-fn write_motives(store: &std::path::Path, out: &std::path::Path) -> anyhow::Result<()> {
-    let conn = rusqlite::Connection::open_with_flags(store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-    let samples = agora_analysis::motives::read_store(&conn)?;
-    if samples.is_empty() {
-        return Ok(());
+impl AgreementArgs {
+    fn options(self) -> Result<command::AgreementOptions, BadInput> {
+        Ok(command::AgreementOptions {
+            gate: self.gate.options(false)?,
+            store: self.store,
+            codebook: self.codebook,
+            out: self.out,
+        })
     }
-    let mut json = Vec::new();
-    let mut md = String::from(
-        "# Motive regressions (binary allocation, the SUVA audit paper Eq. 240.5, CR1 by payoff configuration)\n\n",
-    );
-    for s in &samples {
-        let fit = agora_analysis::motives::motive_report(&s.decisions, 0.05);
-        md.push_str(&format!("## {} · {} · {} · {}\n\n", s.roster, s.arm, s.variant, s.cell));
-        match &fit {
-            Ok(r) => {
-                md.push_str(&format!("{} decisions ({} without a choice)\n\n| term | coefficient | CR1 SE | 95 % CI |\n|---|---|---|---|\n", r.decisions, r.no_choice));
-                for (i, name) in r.motives.names.iter().enumerate() {
-                    md.push_str(&format!(
-                        "| {name} | {:.4} | {:.4} | [{:.4}, {:.4}] |\n",
-                        r.motives.coef[i], r.motives.se[i], r.motives.ci_low[i], r.motives.ci_high[i]
-                    ));
-                }
-                md.push('\n');
-            }
-            Err(e) => md.push_str(&format!("not estimated: {e}\n\n")),
-        }
-        json.push(serde_json::json!({
-            "roster": s.roster, "arm": s.arm, "variant": s.variant, "cell": s.cell,
-            "report": fit.as_ref().ok(), "error": fit.as_ref().err().map(ToString::to_string),
-        }));
-    }
-    std::fs::write(out.join("motives.json"), serde_json::to_string_pretty(&json)?)?;
-    std::fs::write(out.join("motives.md"), md)?;
-    println!("motive regressions: {} binary-allocation condition(s); motives.md/json", samples.len());
-    Ok(())
-}
-
-/// Tests the requirements on the audit and the store's dependency estimates, into
-/// `audit_requirements` and requirements.md/json/csv.
-fn write_requirements(
-    store: &Path,
-    requirements: &LoadedRequirements,
-    result: &audit::Audit,
-    out: &Path,
-) -> anyhow::Result<()> {
-    let report = audit::requirements::run(store, requirements, result)?;
-    std::fs::write(out.join("requirements.md"), report.to_markdown())?;
-    std::fs::write(out.join("requirements.json"), serde_json::to_string_pretty(&report)?)?;
-    std::fs::write(out.join("requirements.csv"), agora_analysis::table::to_csv(&report.table()))?;
-    let count = |v: &str| report.verdicts.iter().filter(|x| x.verdict == v).count();
-    println!(
-        "requirements {} ({}): {} pass, {} fail, {} not estimable, {} refused by the gate; table audit_requirements; requirements.md/json/csv",
-        report.name,
-        report.path,
-        count("pass"),
-        count("fail"),
-        count("not estimable"),
-        count("refused")
-    );
-    Ok(())
-}
-
-fn export(args: ExportArgs) -> anyhow::Result<()> {
-    let codebook = load_codebook(args.codebook.as_deref())?;
-    check_store(&args.store)?;
-    let options = labels::ExportOptions {
-        sample: args.sample,
-        seed: args.seed,
-        coder: args.coder.clone(),
-        models: args.model.clone(),
-        blind: !args.show_codes,
-    };
-    let export = labels::export(&args.store, &codebook, &options).map_err(labels_error)?;
-    let text = export.render(args.format.format());
-    if let Some(dir) = args.out.parent().filter(|d| !d.as_os_str().is_empty()) {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
-    std::fs::write(&args.out, text).with_context(|| format!("writing {}", args.out.display()))?;
-    let per_model: Vec<String> =
-        export.per_model.iter().map(|(m, (n, of))| format!("{m}: {n} of {of} responses")).collect();
-    println!(
-        "{} sentences of {} sampled responses (seed {}; {}) written to {} as {}{}",
-        export.records.len(),
-        export.per_model.values().map(|(n, _)| n).sum::<usize>(),
-        args.seed,
-        per_model.join(", "),
-        args.out.display(),
-        args.format.format().as_str(),
-        if args.show_codes { ", with the machine's codes" } else { ", blind" }
-    );
-    Ok(())
-}
-
-fn import(args: ImportArgs) -> anyhow::Result<()> {
-    let codebook = load_codebook(args.codebook.as_deref())?;
-    labels::check_coder_name(&args.coder_name).map_err(BadInput)?;
-    check_store(&args.store)?;
-    let done = labels::import(&args.store, &codebook, &args.labels, &args.coder_name, &args.label_field, None)
-        .map_err(labels_error)?;
-    println!(
-        "{} labels by {} imported from {} ({}): {} new, {} changed, {} unchanged; {} records without a label skipped; {} labels by {} with codebook {} v{} in {}",
-        done.labels,
-        done.coder,
-        args.labels.display(),
-        done.format.as_str(),
-        done.labels - done.changed - done.unchanged,
-        done.changed,
-        done.unchanged,
-        done.unlabelled,
-        done.total,
-        done.coder,
-        codebook.codebook.name,
-        codebook.codebook.version,
-        args.store.display()
-    );
-    Ok(())
-}
-
-fn agreement(args: AgreementArgs) -> anyhow::Result<()> {
-    let codebook = load_codebook(args.codebook.as_deref())?;
-    let gate = args.gate.options(false)?;
-    check_store(&args.store)?;
-    let result = audit::agreement::agreement(&args.store, &codebook, &gate).map_err(labels_error)?;
-    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
-    std::fs::write(args.out.join("agreement.md"), result.to_markdown())?;
-    std::fs::write(args.out.join("agreement.json"), serde_json::to_string_pretty(&result)?)?;
-    for t in result.tables() {
-        std::fs::write(args.out.join(format!("{}.csv", t.name)), agora_analysis::table::to_csv(&t))?;
-    }
-    for r in &result.rows {
-        println!(
-            "{} {} vs {} on {}: n = {}, kappa = {}{}",
-            r.kind,
-            r.coder,
-            r.reference,
-            r.model,
-            r.n,
-            r.kappa.map_or_else(|| "-".to_string(), |k| format!("{k:.3}")),
-            r.verdict.as_ref().map(|v| format!(" ({v})")).unwrap_or_default()
-        );
-    }
-    println!("table audit_agreement in {}; report in {}", args.store.display(), args.out.display());
-    Ok(())
 }

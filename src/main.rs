@@ -5,7 +5,6 @@
 //! store).
 
 mod audit;
-mod audit_llm;
 mod export;
 mod huge_pages;
 mod llm;
@@ -234,6 +233,7 @@ fn main() -> ExitCode {
             let bad = e.chain().any(|c| {
                 c.is::<BadInput>()
                     || c.is::<agora_profile::BadInput>()
+                    || c.is::<agora_audit::BadInput>()
                     || c.is::<ScenarioError>()
                     || matches!(c.downcast_ref::<EngineError>(), Some(EngineError::Corrupt { .. }))
             });

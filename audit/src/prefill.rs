@@ -36,7 +36,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use super::replicates::{semantic_space, shown_space, StoredRequest};
+use crate::replicates::{semantic_space, shown_space, StoredRequest};
 use agora_analysis::audit::dependency::prosocial_option;
 
 use agora_agents::llm::{
@@ -54,49 +54,36 @@ use serde_json::Value;
 
 use crate::BadInput;
 
-/// Arguments of `agora audit prefill`.
-#[derive(clap::Args, Debug)]
-pub struct PrefillArgs {
+/// What `agora audit prefill` is asked to do.
+#[derive(Clone, Debug)]
+pub struct PrefillOptions {
     /// Store file (audited with `agora audit`; the prefilled calls and estimates are added).
-    #[arg(long, default_value = crate::DEFAULT_STORE)]
-    store: PathBuf,
+    pub store: PathBuf,
     /// Models file declaring the audited models, with `prefill` where their server accepts an
     /// assistant prefill.
-    #[arg(long)]
-    models: PathBuf,
+    pub models: PathBuf,
     /// Decisions per model (all of a model's when it has fewer).
-    #[arg(long)]
-    sample: usize,
+    pub sample: usize,
     /// Seed of the sample and of the calls' sampling seeds.
-    #[arg(long)]
-    seed: u64,
+    pub seed: u64,
     /// Calls per decision and arm.
-    #[arg(long, default_value_t = 4)]
-    m: usize,
+    pub m: usize,
     /// The coder whose codes choose the edits.
-    #[arg(long, default_value = "lexicon/1")]
-    coder: String,
+    pub coder: String,
     /// Codebook the decisions were coded with (default: the shipped one).
-    #[arg(long)]
-    codebook: Option<PathBuf>,
+    pub codebook: Option<PathBuf>,
     /// Only this value (repeatable; default: every value code of the codebook).
-    #[arg(long)]
-    value: Vec<String>,
+    pub value: Vec<String>,
     /// Most tokens the continuation may have.
-    #[arg(long, default_value_t = 16)]
-    max_tokens: u32,
+    pub max_tokens: u32,
     /// Output directory for faithfulness.md, .json and .csv.
-    #[arg(long, default_value = "audit")]
-    out: PathBuf,
+    pub out: PathBuf,
     /// The validation gate.
-    #[command(flatten)]
-    gate: crate::audit::GateArgs,
+    pub gate: agora_analysis::audit::GateOptions,
     /// Intervene for models whose coder the gate refuses, labelling the rows unvalidated.
-    #[arg(long)]
-    allow_unvalidated: bool,
+    pub allow_unvalidated: bool,
     /// Answer from the store's reply cache only.
-    #[arg(long)]
-    replay: bool,
+    pub replay: bool,
 }
 
 /// A coded decision, as read.
@@ -217,11 +204,11 @@ fn allocation_facts(conn: &Connection, d: &Decision, variant: Variant) -> rusqli
 }
 
 /// Runs `agora audit prefill`.
-pub fn main(args: PrefillArgs) -> anyhow::Result<()> {
+pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
     if args.sample == 0 || args.m == 0 || args.max_tokens == 0 {
         return Err(BadInput("--sample, --m and --max-tokens must be at least 1".into()).into());
     }
-    let gate = args.gate.options(args.allow_unvalidated)?;
+    let gate = agora_analysis::audit::GateOptions { allow_unvalidated: args.allow_unvalidated, ..args.gate };
     let codebook = match &args.codebook {
         Some(p) => LoadedCodebook::read(p).map_err(|e| BadInput(e.to_string()))?,
         None => LoadedCodebook::default_codebook(),
@@ -391,23 +378,12 @@ pub fn main(args: PrefillArgs) -> anyhow::Result<()> {
         }
     }
 
-    let mut clients: BTreeMap<String, Arc<LlmClient>> = BTreeMap::new();
-    for (name, spec) in &specs {
-        let key = spec.api_key_env.as_ref().and_then(|v| std::env::var(v).ok()).filter(|k| !k.is_empty());
-        if spec.api_key_env.is_some() && key.is_none() && !args.replay {
-            return Err(BadInput(format!("--models: model `{name}`: its API key variable is not set")).into());
-        }
-        let client = LlmClient::new(spec.clone(), key).map_err(|e| BadInput(format!("--models: {e}")))?;
-        clients.insert(name.clone(), Arc::new(client));
-    }
+    let clients = agora_agents::llm::clients(specs.values(), args.replay)
+        .map_err(|e| BadInput(format!("--models {}: {e}", args.models.display())))?;
     drop(conn);
     let cache: Arc<dyn ReplyCache> = Arc::new(SqliteCache::open(&args.store)?);
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().context("runtime")?;
-    if !args.replay {
-        for c in clients.values() {
-            rt.block_on(c.check_reachable())?;
-        }
-    }
+    rt.block_on(agora_agents::llm::check_reachable(clients.values(), args.replay))?;
     let started = std::time::Instant::now();
     let replies = rt.block_on(ask(&calls, &ready, &clients, &cache, args.replay))?;
     drop(rt);

@@ -475,17 +475,7 @@ pub fn declared_model(path: &Path, name: &str) -> anyhow::Result<ModelSpec> {
 
 /// The API key of a declaration, from the variable it names; none needed in replay.
 pub fn api_key(spec: &ModelSpec, replay: bool) -> anyhow::Result<Option<String>> {
-    match &spec.api_key_env {
-        Some(var) => match std::env::var(var) {
-            Ok(k) if !k.is_empty() => Ok(Some(k)),
-            _ if replay => Ok(None),
-            _ => {
-                Err(BadInput(format!("model `{}`: environment variable {var} (its API key) is not set", spec.name))
-                    .into())
-            }
-        },
-        None => Ok(None),
-    }
+    Ok(spec.api_key(replay).map_err(BadInput)?)
 }
 
 /// Refuses a coder model that is one of the audited models: its declared name or served id

@@ -48,7 +48,7 @@
 //! whose rows are hashed into each run's record hash, and no run's records.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::Arc;
 
 use agora_agents::llm::{
@@ -66,53 +66,40 @@ use serde_json::Value;
 
 use crate::BadInput;
 
-/// Arguments of `agora audit replicates`.
-#[derive(clap::Args, Debug)]
-pub struct ReplicatesArgs {
+/// What `agora audit replicates` is asked to do.
+#[derive(Clone, Debug)]
+pub struct ReplicatesOptions {
     /// Store file (its decision transcripts are sampled; the replicates are added to it).
-    #[arg(long, default_value = crate::DEFAULT_STORE)]
-    store: PathBuf,
+    pub store: PathBuf,
     /// Models file declaring the audited models (`Models(version: 1, models: [...])`): where
     /// their servers are. Name and served id must match the store's transcripts.
-    #[arg(long)]
-    models: PathBuf,
+    pub models: PathBuf,
     /// Prompts per model (all of a model's when it has fewer).
-    #[arg(long)]
-    sample: usize,
+    pub sample: usize,
     /// Replicates per prompt (at least 2).
-    #[arg(long)]
-    m: usize,
+    pub m: usize,
     /// Seed of the sample (decisions ranked by SHA-256 of `{seed}:{response_id}`) and of the
     /// replicates' sampling seeds.
-    #[arg(long)]
-    seed: u64,
+    pub seed: u64,
     /// Only this study's runs.
-    #[arg(long)]
-    study: Option<String>,
+    pub study: Option<String>,
     /// Only this model (repeatable; default: every model with decisions in scope).
-    #[arg(long)]
-    model: Vec<String>,
+    pub model: Vec<String>,
     /// Only decisions in this environment (repeatable), e.g. `binary-allocation`.
-    #[arg(long)]
-    environment: Vec<String>,
+    pub environment: Vec<String>,
     /// Only decisions in this cell (repeatable), e.g. `baseline`, `step-by-step`.
-    #[arg(long)]
-    cell: Vec<String>,
+    pub cell: Vec<String>,
     /// Only decisions under this condition (repeatable): C0, C1, C2 or C3.
-    #[arg(long)]
-    variant: Vec<String>,
+    pub variant: Vec<String>,
     /// Only decisions of this role (repeatable), e.g. `dictator`.
-    #[arg(long)]
-    role: Vec<String>,
+    pub role: Vec<String>,
     /// Only decisions whose original reply has pre-action reasoning to code, as `agora audit`
     /// found (the store must have been audited): a replicate of a decision without reasoning
     /// has nothing for the dependency estimate to code.
-    #[arg(long)]
-    with_reasoning: bool,
+    pub with_reasoning: bool,
     /// Answer from the store's reply cache only; a replicate not cached stops the command with
     /// nothing written.
-    #[arg(long)]
-    replay: bool,
+    pub replay: bool,
 }
 
 /// The original request as the policy serialised it ([`ChatRequest`]'s fields, in order).
@@ -408,7 +395,7 @@ struct Asked {
 }
 
 /// Runs `agora audit replicates`.
-pub fn main(args: ReplicatesArgs) -> anyhow::Result<()> {
+pub fn main(args: ReplicatesOptions) -> anyhow::Result<()> {
     if args.sample == 0 {
         return Err(BadInput("--sample must be at least 1".into()).into());
     }
@@ -538,25 +525,8 @@ pub fn main(args: ReplicatesArgs) -> anyhow::Result<()> {
     }
 
     // Clients and the cache.
-    let mut clients: BTreeMap<String, Arc<LlmClient>> = BTreeMap::new();
-    for (name, spec) in &specs {
-        let key = match &spec.api_key_env {
-            Some(var) => match std::env::var(var) {
-                Ok(k) if !k.is_empty() => Some(k),
-                _ if args.replay => None,
-                _ => {
-                    return Err(BadInput(format!(
-                        "--models {}: model `{name}`: environment variable {var} (its API key) is not set",
-                        args.models.display()
-                    ))
-                    .into())
-                }
-            },
-            None => None,
-        };
-        let client = LlmClient::new(spec.clone(), key).map_err(|e| BadInput(format!("--models: {e}")))?;
-        clients.insert(name.clone(), Arc::new(client));
-    }
+    let clients = agora_agents::llm::clients(specs.values(), args.replay)
+        .map_err(|e| BadInput(format!("--models {}: {e}", args.models.display())))?;
     let originals_cached = prompts
         .iter()
         .map(|p| {
@@ -572,11 +542,7 @@ pub fn main(args: ReplicatesArgs) -> anyhow::Result<()> {
         .enable_all()
         .build()
         .context("starting the runtime")?;
-    if !args.replay {
-        for c in clients.values() {
-            rt.block_on(c.check_reachable())?;
-        }
-    }
+    rt.block_on(agora_agents::llm::check_reachable(clients.values(), args.replay))?;
     let started = std::time::Instant::now();
     let asked = rt.block_on(ask(&prompts, &clients, &cache, args.seed, args.m, args.replay))?;
     drop(rt);
@@ -657,45 +623,6 @@ pub fn main(args: ReplicatesArgs) -> anyhow::Result<()> {
         prompts.len()
     );
     println!("table audit_replicates in {}; code and estimate with `agora audit`", args.store.display());
-    Ok(())
-}
-
-/// The dependency step of `agora audit`: codes the store's replicates with the audit's coder,
-/// estimates the dependency of the action on the stated values and writes `dependency.md`,
-/// `.json` and `.csv` into `out` ([`agora_analysis::audit::dependency`]); says so and does
-/// nothing where the store holds no replicates.
-pub fn dependency(
-    store: &Path,
-    codebook: &agora_analysis::audit::LoadedCodebook,
-    coder: &dyn agora_analysis::audit::Coder,
-    study: Option<&str>,
-    gate: agora_analysis::audit::GateOptions,
-    out: &Path,
-) -> anyhow::Result<()> {
-    let report = agora_analysis::audit::dependency::dependency(store, codebook, coder, study, gate).map_err(|e| {
-        if e.is_bad_input() {
-            BadInput(e.to_string()).into()
-        } else {
-            anyhow::Error::new(e)
-        }
-    })?;
-    let Some(d) = report else {
-        println!("dependency: no replicates in the store (`agora audit replicates` asks them)");
-        return Ok(());
-    };
-    std::fs::write(out.join("dependency.md"), d.to_markdown())?;
-    std::fs::write(out.join("dependency.json"), serde_json::to_string_pretty(&d)?)?;
-    std::fs::write(out.join("dependency.csv"), agora_analysis::table::to_csv(&d.table()))?;
-    let estimated = d.rows.iter().filter(|r| r.status == "estimated").count();
-    let refused = d.rows.iter().filter(|r| r.status == "refused").count();
-    println!(
-        "dependency: {} replicates, {} coded; {} estimates, {} not identified or not estimated, {} refused by the gate; tables audit_replicate_responses, audit_dependency; dependency.md/json/csv",
-        d.replicates,
-        d.coded,
-        estimated,
-        d.rows.len() - estimated - refused,
-        refused
-    );
     Ok(())
 }
 
