@@ -11,7 +11,6 @@ mod llm;
 mod network;
 mod profile;
 mod replicate;
-mod report;
 mod shard_auto;
 mod stats;
 mod summary;
@@ -307,7 +306,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             for t in analysis.tables() {
                 std::fs::write(dir.join(format!("{}.csv", t.name)), agora_analysis::analyze::to_csv(&t))?;
             }
-            let path = report::write(&store, &out)?;
+            let path = agora_report::write(&store, &out)?;
             println!("\nanalysis tables in {}\nreport written to {}", dir.display(), path.display());
             Ok(())
         }
@@ -324,7 +323,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     );
                 }
             }
-            let path = report::write_with(&store, &out, &report::Options { tree_prompt })?;
+            let path = agora_report::write_with(&store, &out, &agora_report::Options { tree_prompt })?;
             println!("report written to {}", path.display());
             Ok(())
         }

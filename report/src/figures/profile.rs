@@ -7,7 +7,7 @@ use agora_profile::score::rows::ProfileLine;
 use plotters::prelude::*;
 
 use super::{Fig, PALETTE};
-use crate::report::profile::{measure_name, order, signed, StoredProfile};
+use crate::profile::{measure_name, order, signed, StoredProfile};
 
 /// The caption of the figure, as the report and its file name show it.
 pub const CAPTION: &str = "Behavioural profile: centre (dot), inner range (thick bar), outer range (thin bar)";

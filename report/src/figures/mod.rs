@@ -60,7 +60,7 @@ macro_rules! figure {
     ($w:expr, $h:expr, |$root:ident| $body:block) => {{
         let (w, h): (u32, u32) = ($w, $h);
         // Both backends measure text with the registered font when laying out a chart.
-        $crate::report::figures::register_font()?;
+        $crate::figures::register_font()?;
         let mut svg = String::new();
         {
             let $root = SVGBackend::with_string(&mut svg, (w, h)).into_drawing_area();
@@ -77,7 +77,7 @@ macro_rules! figure {
             drawn.map_err(|e| anyhow::anyhow!("{e}"))?;
             $root.present().map_err(|e| anyhow::anyhow!("{e}"))?;
         }
-        Ok($crate::report::figures::Figure { svg, png: $crate::report::figures::encode_png(&rgb, w, h)? })
+        Ok($crate::figures::Figure { svg, png: $crate::figures::encode_png(&rgb, w, h)? })
     }};
 }
 
@@ -110,7 +110,7 @@ pub struct Inputs<'a> {
     /// The reasoning tree of the audit's chosen prompt, and its title.
     pub tree: Option<(&'a tree::Node, &'a str)>,
     /// The behavioural profiles in the store (`agora profile`), one per model.
-    pub profiles: &'a [crate::report::profile::StoredProfile],
+    pub profiles: &'a [crate::profile::StoredProfile],
 }
 
 /// Every figure the data allow, in report order, with its caption.

@@ -4,7 +4,7 @@
 use plotters::prelude::*;
 
 use super::{Fig, PALETTE};
-use crate::report::queries::{Meeting, TippingRun};
+use crate::queries::{Meeting, TippingRun};
 
 /// One tipping run read as a social process: what each agent proposed at each interaction
 /// (rows: agents, committed ones first; colour: established or alternative name).

@@ -3,7 +3,7 @@
 use plotters::prelude::*;
 
 use super::{Fig, PALETTE};
-use crate::report::queries::{RequestDistribution, Series};
+use crate::queries::{RequestDistribution, Series};
 
 /// A shaded reference band on a line chart: a range of y (an anchor) or of x (a bracket).
 pub enum Band<'a> {

@@ -54,10 +54,7 @@ pub fn order(id: &str) -> usize {
 
 /// The combined Category A measure a task enters.
 pub fn a_measure_of(task: &str) -> Option<&'static str> {
-    agora_profile::score::rows::A_MEASURES
-        .iter()
-        .find(|(_, _, tasks)| tasks.contains(&task))
-        .map(|(name, _, _)| *name)
+    agora_profile::score::rows::A_MEASURES.iter().find(|(_, _, tasks)| tasks.contains(&task)).map(|(name, _, _)| *name)
 }
 
 /// How a society outcome is read off a role's decisions.
