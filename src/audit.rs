@@ -49,7 +49,7 @@ struct RunArgs {
     #[arg(long)]
     codebook: Option<PathBuf>,
     /// Output directory for audit.md, audit.json and the CSV tables.
-    #[arg(long, default_value = "audit")]
+    #[arg(long, default_value = "out/audit")]
     out: PathBuf,
     /// Only this study's runs.
     #[arg(long)]
@@ -191,7 +191,7 @@ struct AgreementArgs {
     #[arg(long)]
     codebook: Option<PathBuf>,
     /// Output directory for agreement.md, agreement.json and the CSV tables.
-    #[arg(long, default_value = "audit")]
+    #[arg(long, default_value = "out/audit")]
     out: PathBuf,
     /// The validation gate, for the verdicts.
     #[command(flatten)]
@@ -230,7 +230,7 @@ pub struct PrefillArgs {
     #[arg(long, default_value_t = 16)]
     max_tokens: u32,
     /// Output directory for faithfulness.md, .json and .csv.
-    #[arg(long, default_value = "audit")]
+    #[arg(long, default_value = "out/audit")]
     out: PathBuf,
     /// The validation gate.
     #[command(flatten)]

@@ -113,7 +113,7 @@ enum Command {
         #[arg(long, default_value = DEFAULT_STORE)]
         store: PathBuf,
         /// Output directory.
-        #[arg(long, default_value = "analysis")]
+        #[arg(long, default_value = "out/analysis")]
         out: PathBuf,
         /// Only this study.
         #[arg(long)]
@@ -129,14 +129,14 @@ enum Command {
         #[arg(long, default_value = DEFAULT_STORE)]
         store: PathBuf,
         /// Output directory for the analysis and the report.
-        #[arg(long, default_value = "report")]
+        #[arg(long, default_value = "out/report")]
         out: PathBuf,
     },
     /// Write one self-contained HTML report (tables and figures) of a store.
     Report {
         #[arg(long, default_value = DEFAULT_STORE)]
         store: PathBuf,
-        #[arg(long, default_value = "report")]
+        #[arg(long, default_value = "out/report")]
         out: PathBuf,
         /// The prompt whose replicates the reasoning tree draws, as `run_id:seat:slot` (by
         /// default the audited prompt with most replicates).

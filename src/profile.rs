@@ -22,7 +22,7 @@ pub struct ProfileArgs {
     #[arg(long)]
     replay: bool,
     /// Output directory for profile.json, profile.md and profile.csv.
-    #[arg(long, default_value = "profile")]
+    #[arg(long, default_value = "out/profile")]
     out: PathBuf,
     /// Directory holding versions/, versions.lock, schedules.ron and gr.ron (default: the
     /// checkout's assets/profile).

@@ -91,9 +91,9 @@ fn demo_runs_both_studies_analyses_them_and_writes_the_report() {
     let stdout = String::from_utf8_lossy(&o.stdout);
     assert!(stdout.lines().all(|l| l.chars().count() <= 100), "a line over 100 columns:\n{stdout}");
     assert!(dir.path().join("agora.sqlite").exists());
-    assert!(dir.path().join("report/analysis/verdicts.csv").exists());
-    let html = std::fs::read_to_string(dir.path().join("report/report.html")).expect("report");
+    assert!(dir.path().join("out/report/analysis/verdicts.csv").exists());
+    let html = std::fs::read_to_string(dir.path().join("out/report/report.html")).expect("report");
     assert!(html.matches("class=\"figure\"").count() >= 11);
-    let effect = std::fs::read_to_string(dir.path().join("report/analysis/punishment-effect.csv")).expect("table");
+    let effect = std::fs::read_to_string(dir.path().join("out/report/analysis/punishment-effect.csv")).expect("table");
     assert!(effect.lines().count() >= 3, "one row per classical model that plays public goods:\n{effect}");
 }
