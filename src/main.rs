@@ -152,6 +152,12 @@ enum Command {
         #[arg(required = true)]
         stores: Vec<PathBuf>,
     },
+    /// Recompute every run's record hash from what a store holds and compare it with the
+    /// stored one (exit 1 naming each run that differs).
+    Verify {
+        #[arg(long, default_value = DEFAULT_STORE)]
+        store: PathBuf,
+    },
     /// Play the naming or coordination game on a network of up to millions of agents, with an
     /// optional committed minority; prints the outcome as JSON.
     Network(network::NetworkArgs),
@@ -339,6 +345,24 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 println!("{}: {} runs added, {} already present", s.display(), r.added, r.already_present);
             }
             println!("{}: {} runs", into.display(), out.run_count()?);
+            Ok(())
+        }
+        Command::Verify { store } => {
+            if !store.exists() {
+                return Err(BadInput(format!("store {} does not exist", store.display())).into());
+            }
+            let v = Store::open(&store)?.verify()?;
+            for m in &v.mismatches {
+                println!("run {}: stored hash {}, its stored values hash to {}", m.run_key, m.stored, m.recomputed);
+            }
+            anyhow::ensure!(
+                v.mismatches.is_empty(),
+                "{}: {} of {} runs do not hash to their stored record hash",
+                store.display(),
+                v.mismatches.len(),
+                v.runs
+            );
+            println!("{}: {} runs, each record hash is the hash of its stored values", store.display(), v.runs);
             Ok(())
         }
         Command::Analyze { store, out, study, classical_in_cross_model } => {

@@ -234,7 +234,7 @@ fn a_version_1_store_gains_the_models_table_and_keeps_its_runs() {
     let path = dir.path().join("v1.sqlite");
     let p = plan("classical.ron", 1);
     drop(run_into(dir.path(), "v1.sqlite", &p, &RunnerOptions::default()));
-    downgrade(&path, &p, 2);
+    downgrade(&path, 2);
     {
         // Make it what version 1 wrote: no models table.
         let c = rusqlite::Connection::open(&path).expect("open");
@@ -250,15 +250,11 @@ fn a_version_1_store_gains_the_models_table_and_keeps_its_runs() {
     assert_eq!(models, 0);
 }
 
-/// Makes a store what schema version 2 wrote: no metrics table, record hashes over the records
-/// alone.
-fn downgrade(path: &Path, plan: &Plan, version: i32) {
+/// Makes a store what schema version 2 wrote: no metrics table, and record hashes of an
+/// earlier definition (here a stand-in: the upgrade recomputes them from the store).
+fn downgrade(path: &Path, version: i32) {
     let c = rusqlite::Connection::open(path).expect("open");
-    for spec in &plan.runs {
-        let rec = RunWorld::new(spec).expect("world").run_to_end().expect("runs");
-        c.execute("UPDATE runs SET record_hash = ?1 WHERE run_key = ?2", [rec.records_hash(), rec.key.clone()])
-            .expect("old hash");
-    }
+    c.execute("UPDATE runs SET record_hash = 'a hash of schema 2'", []).expect("old hash");
     c.execute_batch(&format!("DROP TABLE metrics; PRAGMA user_version = {version};")).expect("downgrade");
 }
 
@@ -281,7 +277,7 @@ fn a_version_2_store_gains_the_metrics_of_each_run_and_the_same_record_hashes() 
     assert!(want.len() > p.runs.len(), "every run reports metrics");
     drop(run_into(dir.path(), "v2.sqlite", &p, &RunnerOptions::default()));
     let path = dir.path().join("v2.sqlite");
-    downgrade(&path, &p, 2);
+    downgrade(&path, 2);
     let store = Store::open(&path).expect("a version-2 store opens and is upgraded");
     assert_eq!(store.records_digest().expect("digest"), digest, "upgraded hashes equal a fresh store's");
     drop(store);
@@ -534,71 +530,68 @@ fn a_new_store_has_8_kib_pages_and_an_older_one_keeps_its_own() {
     assert_eq!(resumed.records_digest().expect("digest"), fresh.records_digest().expect("digest"));
 }
 
-/// The record hash as it was first defined: one `format!` per record. The hash a store keeps
-/// must not change when the way it is computed does.
-fn records_hash_by_format(rec: &agora_engine::RunRecords) -> String {
-    use sha2::{Digest, Sha256};
-    let mut h = Sha256::new();
-    h.update(rec.key.as_bytes());
-    for a in &rec.agents {
-        h.update(format!("A{}|{}|{}|{}\n", a.seat, a.policy, a.family, a.committed).as_bytes());
-    }
-    for d in &rec.decisions {
-        h.update(
-            format!(
-                "D{}|{}|{}|{}|{}|{:x}|{:x}|{:?}\n",
-                d.step,
-                d.round,
-                d.seat,
-                d.role,
-                d.action.encode(),
-                d.value.to_bits(),
-                d.scale.to_bits(),
-                d.context.map(f64::to_bits)
-            )
-            .as_bytes(),
-        );
-    }
-    for p in &rec.payoffs {
-        h.update(format!("P{}|{}|{}|{:x}\n", p.step, p.round, p.seat, p.payoff.to_bits()).as_bytes());
-    }
-    for i in &rec.interactions {
-        h.update(format!("I{}|{}|{}|{}|{}|{}\n", i.t, i.a, i.b, i.name_a, i.name_b, i.matched).as_bytes());
-    }
-    h.finalize().iter().map(|b| format!("{b:02x}")).collect()
+/// Every stored run's record hash, by run key.
+fn stored_hashes(path: &Path) -> Vec<(String, String)> {
+    let c = rusqlite::Connection::open(path).expect("open");
+    let mut st = c.prepare("SELECT run_key, record_hash FROM runs ORDER BY run_key").expect("runs");
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).expect("query").map(|r| r.expect("row")).collect()
 }
 
 #[test]
-fn the_record_hash_is_the_one_first_defined() {
-    let mut checked = 0;
-    for study in ["classical.ron", "tipping.ron"] {
-        for spec in &plan(study, 1).runs {
-            let rec = RunWorld::new(spec).expect("world").run_to_end().expect("runs");
-            assert!(rec.transcripts.is_empty());
-            assert_eq!(rec.records_hash(), records_hash_by_format(&rec), "run {}", rec.key);
-            checked += usize::from(rec.decisions.iter().any(|d| d.context.is_some()));
-        }
+fn the_record_hash_is_recomputed_from_the_store_alone() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("s.sqlite");
+    let p = plan("classical.ron", 1);
+    let store = run_into(dir.path(), "s.sqlite", &p, &RunnerOptions::default());
+    let v = store.verify().expect("verifies");
+    assert_eq!((v.runs, v.mismatches.len()), (p.runs.len() as u64, 0), "{:?}", v.mismatches.first());
+    drop(store);
+    // The hash a live run computes is the one its stored values give.
+    let stored = stored_hashes(&path);
+    for spec in p.runs.iter().step_by(7) {
+        let rec = RunWorld::new(spec).expect("world").run_to_end().expect("runs");
+        let want = &stored.iter().find(|(k, _)| *k == rec.key).expect("stored").1;
+        assert_eq!(&rec.hash().expect("hash"), want, "{}", rec.key);
     }
-    assert!(checked > 0, "some runs record a context");
-    // Records no shipped game makes, through the hash's general path: a role longer than a
-    // line takes, allocations of many amounts, values whose bits have leading zero digits.
-    let spec = &plan("classical.ron", 1).runs[0];
-    let mut rec = RunWorld::new(spec).expect("world").run_to_end().expect("runs");
-    let long: &'static str = Box::leak("role ".repeat(40).into_boxed_str());
-    for (k, role) in [long, "short", long].into_iter().enumerate() {
-        let k = k as u32;
-        rec.decisions.push(agora_engine::records::DecisionRecord {
-            step: 100_000 + k,
-            round: 12_345_678,
-            seat: k,
-            role,
-            action: agora_environments::Action::Allocation(vec![i64::MIN, -7, 0, i64::MAX, 12_345]),
-            value: 1e-300,
-            scale: f64::MIN_POSITIVE,
-            context: Some(-2.5),
-        });
+    // Any stored value changed is found, naming the run.
+    let c = rusqlite::Connection::open(&path).expect("open");
+    let first: (i64, String) = c
+        .query_row("SELECT run_id, run_key FROM runs ORDER BY run_id LIMIT 1", [], |r| Ok((r.get(0)?, r.get(1)?)))
+        .expect("a run");
+    c.execute("UPDATE run_rows SET payoffs = replace(payoffs, ',', ', ') WHERE run_id = ?1", [first.0])
+        .expect("altered");
+    c.execute("UPDATE metrics SET value = value + 1e-9 WHERE run_id = (SELECT max(run_id) FROM runs)", [])
+        .expect("altered");
+    drop(c);
+    let v = Store::open(&path).expect("opens").verify().expect("verifies");
+    assert_eq!(v.mismatches.len(), 2, "{:?}", v.mismatches);
+    assert_eq!(v.mismatches[0].run_key, first.1);
+}
+
+#[test]
+fn a_schema_6_store_is_rehashed_from_its_stored_values_and_then_verifies() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = plan("tipping.ron", 1);
+    drop(run_into(dir.path(), "fresh.sqlite", &p, &RunnerOptions::default()));
+    let fresh = stored_hashes(&dir.path().join("fresh.sqlite"));
+    let path = dir.path().join("v6.sqlite");
+    drop(run_into(dir.path(), "v6.sqlite", &p, &RunnerOptions::default()));
+    {
+        // What schema 6 kept: the same values, hashed by the earlier definition.
+        let c = rusqlite::Connection::open(&path).expect("open");
+        c.execute_batch("UPDATE runs SET record_hash = 'schema 6: ' || record_hash; PRAGMA user_version = 6;")
+            .expect("downgrade");
     }
-    assert_eq!(rec.records_hash(), records_hash_by_format(&rec));
+    let store = Store::open(&path).expect("a schema-6 store opens and is upgraded");
+    assert_eq!(store.verify().expect("verifies").mismatches, vec![]);
+    drop(store);
+    assert_eq!(stored_hashes(&path), fresh, "the upgraded hashes are a fresh store's");
+    // A store merged from it holds the same hashes and verifies too.
+    let mut merged = Store::open(&dir.path().join("merged.sqlite")).expect("opens");
+    merged.merge_from(&path).expect("merges");
+    assert_eq!(merged.verify().expect("verifies").mismatches, vec![]);
+    drop(merged);
+    assert_eq!(stored_hashes(&dir.path().join("merged.sqlite")), fresh);
 }
 
 /// Plays a run stage by stage through the two stage schedules (Observe → Decide, then
@@ -619,7 +612,7 @@ fn ready_stages_played_in_one_pass_record_what_stage_by_stage_play_records() {
         for spec in &plan(study, 1).runs {
             let one_pass = RunWorld::new(spec).expect("builds").run_to_end().expect("runs");
             let stepped = stage_by_stage(spec);
-            assert_eq!(one_pass.records_hash(), stepped.records_hash(), "{}", spec.key());
+            assert_eq!(one_pass.hash(), stepped.hash(), "{}", spec.key());
             assert_eq!(one_pass.decisions, stepped.decisions, "{}", spec.key());
             assert_eq!(one_pass.interactions, stepped.interactions, "{}", spec.key());
             assert_eq!(one_pass.steps, stepped.steps, "{}", spec.key());
@@ -645,7 +638,7 @@ fn a_run_records_the_same_into_a_threads_spare_lists_as_into_fresh_ones() {
                 .join()
                 .expect("thread");
             assert_eq!(rec, alone, "{}", alone.key);
-            assert_eq!(rec.records_hash(), alone.records_hash(), "{}", alone.key);
+            assert_eq!(rec.hash(), alone.hash(), "{}", alone.key);
             compared += 1;
         }
     }

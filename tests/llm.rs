@@ -160,6 +160,22 @@ fn faults_are_survived_recorded_and_replayed_byte_for_byte() {
         std::fs::write(std::env::temp_dir().join("agora-replayed.dump"), &b).expect("write");
     }
     assert!(a == b, "replay reproduces every record byte for byte (dumps in the temp dir)");
+    // Each record hash, transcripts included, is the hash of the values the store holds.
+    for s in [&store, &replayed] {
+        let out = agora(&["verify", "--store", s.to_str().expect("utf8")]);
+        assert!(out.status.success() && text(&out).contains("10 runs, each record hash"), "{}", text(&out));
+    }
+    let c = Connection::open(&replayed).expect("open");
+    c.execute(
+        "UPDATE transcript_calls SET reason = coalesce(reason, '') || '.'
+         WHERE (run_id, seat, slot, kind, attempt) = (SELECT run_id, seat, slot, kind, attempt FROM transcript_calls LIMIT 1)",
+        [],
+    )
+    .expect("altered");
+    drop(c);
+    let out = agora(&["verify", "--store", replayed.to_str().expect("utf8")]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains("1 of 10 runs do not hash"), "{}", text(&out));
     // Replay with nothing cached fails clearly instead of calling a server.
     let empty = dir.path().join("empty.sqlite");
     let out = agora(&["run", study.to_str().expect("utf8"), "--store", empty.to_str().expect("utf8"), "--replay"]);

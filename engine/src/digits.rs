@@ -1,5 +1,5 @@
-//! Integers written as text by hand, as bytes: the record encoding and the record hash write millions of
-//! them a second, where `format!` cost more than the rest of a run's encoding.
+//! Integers written as text by hand, as bytes: the record encoding writes millions of them a
+//! second, where `format!` cost more than the rest of a run's encoding.
 
 use agora_environments::Action;
 
@@ -16,8 +16,7 @@ pub fn push_dec(out: &mut Vec<u8>, n: u64) {
 
 /// Where record text is written: an output buffer itself ([`Text`], or a `Vec<u8>`), or a
 /// [`Line`], the window of a [`Text`] one record is written into in place. The record encoding
-/// and the record hash each write a record through one function generic over this, whichever
-/// it goes to.
+/// writes a record through one function generic over this, whichever it goes to.
 pub trait Sink {
     /// Appends one byte.
     fn put(&mut self, b: u8);
@@ -27,9 +26,6 @@ pub trait Sink {
 
     /// Appends `n` in decimal, as `{}` writes it.
     fn dec(&mut self, n: u64);
-
-    /// Appends `n` in lower-case hexadecimal, as `{:x}` writes it.
-    fn hex(&mut self, n: u64);
 
     /// Appends each of `numbers` in decimal, each followed by `separator` (the leading fields
     /// of a record: its step, round and seat, or an interaction's numbers).
@@ -92,39 +88,11 @@ impl Sink for Vec<u8> {
     fn dec(&mut self, n: u64) {
         push_dec(self, n);
     }
-
-    #[inline]
-    fn hex(&mut self, n: u64) {
-        push_hex(self, n);
-    }
 }
 
-/// Appends `n` in lower-case hexadecimal, as `{:x}` writes it.
-pub fn push_hex(out: &mut Vec<u8>, n: u64) {
-    const HEX: &[u8; 16] = b"0123456789abcdef";
-    if n >> 60 != 0 {
-        // Sixteen digits (the bits of almost every f64 the records hold): one fixed-size copy.
-        out.extend_from_slice(&hex16(n));
-        return;
-    }
-    let mut digits = [0u8; 16];
-    let mut i = digits.len();
-    let mut n = n;
-    loop {
-        i -= 1;
-        digits[i] = HEX[(n & 0xf) as usize];
-        n >>= 4;
-        if n == 0 {
-            break;
-        }
-    }
-    out.extend_from_slice(&digits[i..]);
-}
-
-/// Bytes a [`Line`] may write: the longest record line the record encoding and the record hash
-/// write on their fast path (a decision row is at most about 210 bytes with a role of
-/// [`Line::ROLE`] bytes and a one-number action), with room past it for the fixed sixteen
-/// bytes [`Line::hex`] writes.
+/// Bytes a [`Line`] may write: the longest record line the record encoding writes on its fast
+/// path (a decision row is at most about 210 bytes with a role of [`Line::ROLE`] bytes and a
+/// one-number action), with room past it.
 const LINE: usize = 256;
 
 /// A record's output: bytes written through [`Text::line`] straight into the buffer, which
@@ -225,12 +193,6 @@ impl Sink for Text {
     fn dec(&mut self, n: u64) {
         self.put_slice(itoa::Buffer::new().format(n).as_bytes());
     }
-
-    #[inline]
-    fn hex(&mut self, n: u64) {
-        let skip = hex_skip(n);
-        self.put_slice(&hex16(n << (4 * skip))[..16 - skip as usize]);
-    }
 }
 
 /// One record's text, written in place into a [`Text`] ([`Text::line`]).
@@ -300,15 +262,6 @@ impl Sink for Line<'_> {
             }
         }
     }
-
-    #[inline]
-    fn hex(&mut self, n: u64) {
-        // The digits past the leading zeros written as a fixed sixteen bytes (one store, no
-        // call), of which the line keeps the significant ones.
-        let skip = hex_skip(n);
-        self.buf[self.len..self.len + 16].copy_from_slice(&hex16(n << (4 * skip)));
-        self.len += 16 - skip as usize;
-    }
 }
 
 /// The digits of `n` (below 10,000) from [`DEC4`], lowest byte first, and their count.
@@ -350,27 +303,6 @@ const fn dec4_table() -> [u64; 10_000] {
     table
 }
 
-/// The leading zero digits `{:x}` leaves out of `n` (all but one for zero).
-#[inline]
-fn hex_skip(n: u64) -> u32 {
-    (n | 1).leading_zeros() / 4
-}
-
-/// The sixteen hexadecimal digits of `n`, computed in one 128-bit register: each digit moved
-/// to a byte of its own, then turned into its character (`'0' + d`, and 39 more for `a`–`f`).
-#[inline]
-fn hex16(n: u64) -> [u8; 16] {
-    const LOW: u128 = 0x0f0f_0f0f_0f0f_0f0f_0f0f_0f0f_0f0f_0f0f;
-    let mut x = u128::from(n);
-    x = (x | (x << 32)) & 0x0000_0000_ffff_ffff_0000_0000_ffff_ffff;
-    x = (x | (x << 16)) & 0x0000_ffff_0000_ffff_0000_ffff_0000_ffff;
-    x = (x | (x << 8)) & 0x00ff_00ff_00ff_00ff_00ff_00ff_00ff_00ff;
-    x = (x | (x << 4)) & LOW;
-    // A byte from 10 up gains its fifth bit when 6 is added: 1 where the digit is a letter.
-    let letters = ((x + 0x0606_0606_0606_0606_0606_0606_0606_0606) >> 4) & 0x0101_0101_0101_0101_0101_0101_0101_0101;
-    (x + 0x3030_3030_3030_3030_3030_3030_3030_3030 + letters * 39).to_be_bytes()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -383,25 +315,20 @@ mod tests {
             .into_iter()
             .chain((0..10_000).map(|_| rng.random::<u64>() >> rng.random_range(0..64)))
         {
-            let (mut d, mut h) = (Vec::new(), Vec::new());
+            let mut d = Vec::new();
             push_dec(&mut d, n);
-            push_hex(&mut h, n);
-            assert_eq!((d, h), (format!("{n}").into_bytes(), format!("{n:x}").into_bytes()));
+            assert_eq!(d, format!("{n}").into_bytes());
             // In place through a line, and through the text's general path, twice each (the
             // second time over bytes the first left).
-            let want = format!("{n}|{n:x}|{}", n as i64);
+            let want = format!("{n}|{}", n as i64);
             let mut text = Text::in_buffer(b"old bytes".to_vec(), 0);
             for _ in 0..2 {
                 text.line(|line| {
                     line.dec(n);
                     line.put(b'|');
-                    line.hex(n);
-                    line.put(b'|');
                     line.signed(n as i64);
                 });
                 text.dec(n);
-                text.put(b'|');
-                text.hex(n);
                 text.put(b'|');
                 text.signed(n as i64);
             }

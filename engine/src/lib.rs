@@ -12,6 +12,7 @@ pub mod error;
 pub mod llm_seats;
 mod pool;
 pub mod probe;
+pub mod record_hash;
 pub mod records;
 pub mod request_parts;
 pub mod run;

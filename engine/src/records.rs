@@ -1,10 +1,8 @@
 //! What a run records, and its hash.
 
-use crate::digits::{Line, Sink, Text};
 use crate::pool::{Held, Pool};
 use crate::spec::RunSpec;
 use agora_environments::game::{RecordedDecision, RecordedInteraction, RunView};
-use sha2::{Digest, Sha256};
 
 /// One decision.
 #[derive(Clone, Debug, PartialEq)]
@@ -217,86 +215,27 @@ impl RunRecords {
         }
     }
 
-    /// SHA-256 over every record and the run's metrics, floats by their bit patterns, so that
-    /// two runs hash alike exactly when they recorded the same thing. It chains the hash of the
-    /// records with the metrics ([`chain_metrics`]), so a store written before the metrics table
-    /// existed can be brought up to date in place.
-    pub fn hash(&self) -> String {
-        chain_metrics(&self.records_hash(), &self.metrics)
+    /// The record hash ([`crate::record_hash`]): SHA-256 over what the store keeps of this
+    /// run, its rows encoded as the store keeps them. Errors name a record the store cannot
+    /// keep.
+    pub fn hash(&self) -> Result<String, String> {
+        let rows = crate::run_rows::encode(&self.decisions, &self.payoffs, &self.interactions)?;
+        Ok(self.hash_with_rows(&rows))
     }
 
-    /// SHA-256 over every record but the metrics.
-    pub fn records_hash(&self) -> String {
-        let mut h = Sha256::new();
-        h.update(self.key.as_bytes());
-        // The same bytes as one `format!` per record, written in place into one buffer
-        // ([`Text`]) that is hashed whenever it fills (hashing in pieces gives the same
-        // digest); a decision whose role or action is too long for a line is written by the
-        // buffer's general path.
-        let mut buf = Text::in_buffer(Vec::new(), 1 << 16);
-        let flush = |buf: &mut Text, h: &mut Sha256| {
-            if buf.len() >= 1 << 15 {
-                h.update(buf.as_bytes());
-                buf.clear();
-            }
-        };
-        for a in &self.agents {
-            buf.put_slice(format!("A{}|{}|{}|{}\n", a.seat, a.policy, a.family, a.committed).as_bytes());
-            flush(&mut buf, &mut h);
-        }
-        for d in &self.decisions {
-            if d.role.len() <= Line::ROLE && Line::fits(&d.action) {
-                buf.line(|line| decision_line(line, d));
-            } else {
-                decision_line(&mut buf, d);
-            }
-            flush(&mut buf, &mut h);
-        }
-        for p in &self.payoffs {
-            buf.line(|line| {
-                line.put(b'P');
-                line.fields(&[p.step, p.round, p.seat], b'|');
-                line.hex(p.payoff.to_bits());
-                line.put(b'\n');
-            });
-            flush(&mut buf, &mut h);
-        }
-        for i in &self.interactions {
-            buf.line(|line| {
-                line.put(b'I');
-                line.fields(&[i.t, i.a, i.b, i.name_a, i.name_b], b'|');
-                line.put_slice(if i.matched { b"true" } else { b"false" });
-                line.put(b'\n');
-            });
-            flush(&mut buf, &mut h);
-        }
-        h.update(buf.as_bytes());
-        for t in &self.transcripts {
-            h.update(
-                format!(
-                    "T{}|{}|{}|{}|{}|{}|{}|{}|{}|{}\n",
-                    t.seat,
-                    t.slot,
-                    t.attempt,
-                    t.kind,
-                    t.round,
-                    t.role,
-                    t.model,
-                    t.endpoint,
-                    t.parse_status,
-                    t.latency_ms.to_bits()
-                )
-                .as_bytes(),
-            );
-            for part in [&t.messages_json, &t.raw_reply, &t.detail] {
-                h.update((part.len() as u64).to_le_bytes());
-                h.update(part.as_bytes());
-            }
-            h.update(
-                format!("{:?}|{:?}|{:?}|{:?}\n", t.action, t.reason, t.prompt_tokens, t.completion_tokens).as_bytes(),
-            );
-        }
-        format!("{:x}", h.finalize())
+    /// The record hash over `rows`, this run's decisions, payoffs and interactions as encoded
+    /// for the store (the lists themselves are not read: they may have been let go of).
+    pub fn hash_with_rows(&self, rows: &crate::run_rows::RowValues) -> String {
+        use crate::record_hash::{record_hash, AgentRow, CallRow, RowsText};
+        let agents: Vec<AgentRow> = self
+            .agents
+            .iter()
+            .map(|a| AgentRow { seat: a.seat, policy: a.policy, family: a.family, committed: a.committed })
+            .collect();
+        let calls: Vec<CallRow> = self.transcripts.iter().map(CallRow::from).collect();
+        let metrics: Vec<(&str, f64)> = self.metrics.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+        let text = RowsText { decisions: &rows.decisions, payoffs: &rows.payoffs, interactions: &rows.interactions };
+        record_hash(&self.key, &agents, text, &calls, &metrics)
     }
 }
 
@@ -310,41 +249,4 @@ pub fn outcomes(
 ) -> Vec<(String, f64)> {
     let view = RunView { variant, decisions, interactions, reversed_labels };
     env.game().outcomes(&view).into_iter().filter(|(_, v)| v.is_finite()).collect()
-}
-
-/// A decision's line of the record hash:
-/// `D{step}|{round}|{seat}|{role}|{action}|{value:x}|{scale:x}|{context:?}\n`, the context's
-/// bits in decimal.
-#[inline]
-fn decision_line<W: Sink>(out: &mut W, d: &DecisionRecord) {
-    out.put(b'D');
-    out.fields(&[d.step, d.round, d.seat], b'|');
-    out.put_slice(d.role.as_bytes());
-    out.put(b'|');
-    out.action(&d.action);
-    out.put(b'|');
-    out.hex(d.value.to_bits());
-    out.put(b'|');
-    out.hex(d.scale.to_bits());
-    out.put(b'|');
-    match d.context {
-        Some(c) => {
-            out.put_slice(b"Some(");
-            out.dec(c.to_bits());
-            out.put(b')');
-        }
-        None => out.put_slice(b"None"),
-    }
-    out.put(b'\n');
-}
-
-/// The record hash of a run: its records' hash chained with its metrics.
-pub fn chain_metrics(records_hash: &str, metrics: &[(String, f64)]) -> String {
-    let mut h = Sha256::new();
-    h.update(b"agora-records-v3\n");
-    h.update(records_hash.as_bytes());
-    for (name, value) in metrics {
-        h.update(format!("\nM{name}|{:x}", value.to_bits()).as_bytes());
-    }
-    format!("{:x}", h.finalize())
 }

@@ -16,6 +16,9 @@ mod cache;
 mod checkpoint;
 mod merge;
 mod upgrade;
+mod verify;
+
+pub use verify::{Mismatch, Verification};
 
 pub use cache::{SqliteCache, FLUSH_AFTER, FLUSH_AT};
 pub use merge::MergeReport;
@@ -27,7 +30,7 @@ pub const PAGE_SIZE: i64 = 8192;
 /// `PRAGMA application_id` of an Agora store ("AGOR").
 pub const APPLICATION_ID: i32 = 0x4147_4f52;
 /// Version of the table layout.
-pub const SCHEMA_VERSION: i32 = 6;
+pub const SCHEMA_VERSION: i32 = 7;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS declarations (
@@ -244,7 +247,7 @@ impl PreparedRun {
     fn parts(&mut self) -> (&RunRecords, &str, &crate::run_rows::RowValues) {
         let PreparedRun { rec, hash, rows, .. } = self;
         let hash = hash.get_or_insert_with(|| {
-            let hash = rec.hash();
+            let hash = rec.hash_with_rows(rows);
             rec.let_go_of_lists();
             hash
         });
@@ -387,6 +390,9 @@ impl Store {
                         }
                     })?;
                 }
+                // Version 7 hashes each run's stored values, byte for byte
+                // (crate::record_hash): every run's hash is recomputed from the store.
+                verify::upgrade_hashes(&conn).map_err(sql)?;
                 conn.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(sql)?;
             } else if version != SCHEMA_VERSION {
                 return Err(corrupt(format!("schema version {version}, this build reads {SCHEMA_VERSION}")));

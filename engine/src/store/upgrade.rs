@@ -34,21 +34,22 @@ impl From<rusqlite::Error> for Upgrade {
 }
 
 /// Fills the metrics table of a store written before it existed: each run's game computes its
-/// outcomes from the stored records, exactly as it does at the end of a live run, and the
-/// run's record hash is chained with them. One transaction: a store is upgraded whole or not.
+/// outcomes from the stored records, exactly as it does at the end of a live run (the record
+/// hashes are recomputed afterwards, with every other upgrade's). One transaction: a store is
+/// upgraded whole or not.
 pub(super) fn upgrade_metrics(conn: &Connection) -> Result<(), Upgrade> {
     use agora_environments::game::{RecordedDecision, RecordedInteraction};
     in_transaction(conn, || -> Result<(), Upgrade> {
-        let runs: Vec<(i64, String, String, String, String)> = conn
-            .prepare("SELECT run_id, run_key, variant, spec_json, record_hash FROM runs ORDER BY run_id")?
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?
+        let runs: Vec<(i64, String, String, String)> = conn
+            .prepare("SELECT run_id, run_key, variant, spec_json FROM runs ORDER BY run_id")?
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?
             .collect::<Result<_, _>>()?;
         let mut decisions = conn.prepare(
             "SELECT round, seat, role, value, scale, context FROM decisions WHERE run_id = ?1 ORDER BY step, seat",
         )?;
         let mut interactions =
             conn.prepare("SELECT t, name_a, matched FROM interactions WHERE run_id = ?1 ORDER BY t")?;
-        for (run_id, key, variant, spec_json, record_hash) in runs {
+        for (run_id, key, variant, spec_json) in runs {
             let spec: serde_json::Value =
                 serde_json::from_str(&spec_json).map_err(|e| Upgrade::Spec(key.clone(), e.to_string()))?;
             let env: agora_environments::EnvSpec = serde_json::from_value(spec["environment"].clone())
@@ -86,10 +87,6 @@ pub(super) fn upgrade_metrics(conn: &Connection) -> Result<(), Upgrade> {
                     params![run_id, name, value],
                 )?;
             }
-            conn.execute(
-                "UPDATE runs SET record_hash = ?1 WHERE run_id = ?2",
-                params![crate::records::chain_metrics(&record_hash, &metrics), run_id],
-            )?;
         }
         Ok(())
     })
