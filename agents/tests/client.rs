@@ -7,7 +7,7 @@ use std::time::{Duration, Instant};
 
 use agora_agents::llm::{
     ChatRequest, Deliberation, LlmClient, LlmContext, LlmPolicy, LlmSeat, MemoryCache, Message, ModelSpec,
-    PromptOptions, PromptRenderer, StructuredMode, TranscriptSink,
+    PromptOptions, PromptRenderer, Session, StructuredMode, TranscriptSink,
 };
 use agora_agents::{Decision, Policy};
 use agora_environments::prisoners_dilemma::PdParams;
@@ -211,13 +211,11 @@ fn think_blocks_illegal_answers_and_fallback_are_recorded() {
     let server = rt
         .block_on(FakeServer::start(Arc::new(move |n, _| replies.get(n).cloned().unwrap_or(FakeReply::Legal))))
         .expect("server");
-    let client = Arc::new(LlmClient::new(model(vec![server.endpoint()]), None).expect("client"));
+    let spec = model(vec![server.endpoint()]);
     let cache = Arc::new(MemoryCache::default());
     let ctx = LlmContext {
-        clients: [("fake".to_string(), client)].into_iter().collect(),
+        session: Arc::new(Session::new([&spec], cache.clone(), false).expect("session")),
         renderer: Arc::new(PromptRenderer::new()),
-        cache: cache.clone(),
-        replay: false,
     };
     let sink = TranscriptSink::default();
     let mut p = policy(&ctx, &sink);
@@ -240,7 +238,8 @@ fn think_blocks_illegal_answers_and_fallback_are_recorded() {
 
     // Replay: the same decisions from the cache, with the server gone; a new slot misses.
     server.stop();
-    let replay_ctx = LlmContext { replay: true, ..ctx };
+    let replay_ctx =
+        LlmContext { session: Arc::new(Session::new([&spec], cache.clone(), true).expect("session")), ..ctx };
     let replayed = TranscriptSink::default();
     let mut q = policy(&replay_ctx, &replayed);
     assert_eq!(decide(&mut q, &rt).expect("replayed"), Action::Choice(0));
@@ -259,12 +258,10 @@ fn naming_fallback_is_the_first_listed_name_in_the_baseline_and_random_in_the_sh
     let rt = rt();
     let server =
         rt.block_on(FakeServer::start(Arc::new(|_, _| FakeReply::Content("I cannot decide.".into())))).expect("server");
-    let client = Arc::new(LlmClient::new(model(vec![server.endpoint()]), None).expect("client"));
+    let spec = model(vec![server.endpoint()]);
     let ctx = LlmContext {
-        clients: [("fake".to_string(), client)].into_iter().collect(),
+        session: Arc::new(Session::new([&spec], Arc::new(MemoryCache::default()), false).expect("session")),
         renderer: Arc::new(PromptRenderer::new()),
-        cache: Arc::new(MemoryCache::default()),
-        replay: false,
     };
     // Fallback actions of eight decisions of seat 0, and the first name its list showed each time.
     let play = |params: NgParams| -> Vec<(Action, Action)> {
@@ -317,19 +314,77 @@ fn naming_fallback_is_the_first_listed_name_in_the_baseline_and_random_in_the_sh
 }
 
 #[test]
-fn every_command_builds_its_clients_one_way_with_keys_from_the_environment() {
+fn every_command_asks_through_one_session_with_keys_from_the_environment() {
+    let rt = rt();
     let var = "AGORA_TEST_KEY_THAT_IS_NEVER_SET";
     std::env::remove_var(var);
     let mut keyed = model(vec!["http://127.0.0.1:9/v1".into()]);
     keyed.name = "hosted".into();
     keyed.api_key_env = Some(var.into());
     let open = model(vec!["http://127.0.0.1:9/v1".into()]);
+    let cache = Arc::new(MemoryCache::default());
     // An unset key is refused, naming the model and the variable; none is needed in replay.
-    let err = agora_agents::llm::clients([&open, &keyed], false).err().expect("refused");
+    let err = Session::new([&open, &keyed], cache.clone(), false).err().expect("refused");
     assert_eq!(err, format!("model `hosted`: environment variable {var} (its API key) is not set"));
-    let built = agora_agents::llm::clients([&open, &keyed], true).expect("replay needs no key");
-    assert_eq!(built.keys().collect::<Vec<_>>(), ["fake", "hosted"]);
+    let replaying = Session::new([&open, &keyed], cache.clone(), true).expect("replay needs no key");
+    assert_eq!(replaying.clients().keys().collect::<Vec<_>>(), ["fake", "hosted"]);
     // Reachability is not checked in replay; outside it, a dead server stops the command.
-    rt().block_on(agora_agents::llm::check_reachable(built.values(), true)).expect("replay asks nothing");
-    assert!(rt().block_on(agora_agents::llm::check_reachable(built.values(), false)).is_err());
+    rt.block_on(replaying.check_reachable()).expect("replay asks nothing");
+    let live = Session::new([&open], cache.clone(), false).expect("session");
+    assert!(rt.block_on(live.check_reachable()).is_err());
+
+    // A call: the server's reply is cached under the session's key and read back from the
+    // cache the second time; a replay miss is an error, never a call; a server failure is an
+    // error and caches nothing.
+    let server = rt
+        .block_on(FakeServer::start(Arc::new(|_, _| FakeReply::Content("{\"action\": \"Option J\"}".into()))))
+        .expect("server");
+    let spec = model(vec![server.endpoint()]);
+    let session = Session::new([&spec], cache.clone(), false).expect("session");
+    let req = ChatRequest {
+        messages: vec![Message { role: "user".into(), content: "Choose.".into() }],
+        temperature: 0.0,
+        max_tokens: 16,
+        seed: None,
+        schema: None,
+        chat_template_kwargs: None,
+    };
+    let json = serde_json::to_string(&req).expect("json");
+    let first = rt.block_on(session.call("fake", &req, &json, "slot/1")).expect("asked");
+    assert!(!first.cached);
+    assert_eq!(first.key, Session::key(&spec, &json, "slot/1"));
+    assert_eq!(first.key, agora_agents::llm::cache_key("fake|fake-1", &json, "slot/1"), "name and served id");
+    let again = rt.block_on(session.call("fake", &req, &json, "slot/1")).expect("asked");
+    assert!(again.cached && again.reply.content == first.reply.content);
+    let replay = Session::new([&spec], cache.clone(), true).expect("session");
+    assert!(matches!(
+        rt.block_on(replay.call("fake", &req, &json, "slot/2")),
+        Err(agora_agents::llm::SessionError::NotCached)
+    ));
+    assert!(matches!(
+        rt.block_on(session.call("nobody", &req, &json, "slot/1")),
+        Err(agora_agents::llm::SessionError::UnknownModel(_))
+    ));
+    let before = cache.len();
+    server.stop();
+    drop(server);
+    let failing = Session::new([&ModelSpec { max_retries: 0, timeout_s: 0.5, ..spec.clone() }], cache.clone(), false)
+        .expect("session");
+    assert!(rt.block_on(failing.call("fake", &req, &json, "slot/3")).is_err());
+    assert_eq!(cache.len(), before, "a failure is not a reply");
+
+    // Fan-out: results in the jobs' order; the first error is returned.
+    let out: Result<Vec<u32>, String> = rt.block_on(agora_agents::llm::fan_out((0..20u32).map(|i| async move {
+        tokio::time::sleep(Duration::from_millis(u64::from(20 - i))).await;
+        Ok(i)
+    })));
+    assert_eq!(out.expect("all answered"), (0..20).collect::<Vec<_>>());
+    let failed: Result<Vec<u32>, String> = rt.block_on(agora_agents::llm::fan_out((0..5u32).map(|i| async move {
+        if i == 3 {
+            Err(format!("job {i}"))
+        } else {
+            Ok(i)
+        }
+    })));
+    assert_eq!(failed, Err("job 3".into()));
 }

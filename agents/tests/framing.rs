@@ -9,8 +9,8 @@
 use std::sync::Arc;
 
 use agora_agents::llm::{
-    parse_reply, Framing, HistoryFormat, LlmClient, LlmContext, LlmPolicy, LlmSeat, MemoryCache, ModelSpec,
-    ParseOutcome, PromptOptions, PromptRenderer, TranscriptSink,
+    parse_reply, Framing, HistoryFormat, LlmContext, LlmPolicy, LlmSeat, MemoryCache, ModelSpec, ParseOutcome,
+    PromptOptions, PromptRenderer, Session, TranscriptSink,
 };
 use agora_agents::{Decision, Policy};
 use agora_environments::bargaining::BargainParams;
@@ -151,10 +151,8 @@ fn a_framed_reply_decides_by_the_framed_label() {
     }))
     .expect("a model declared with its defaults");
     let ctx = LlmContext {
-        clients: [("fake".to_string(), Arc::new(LlmClient::new(spec, None).expect("client")))].into_iter().collect(),
+        session: Arc::new(Session::new([&spec], Arc::new(MemoryCache::default()), false).expect("session")),
         renderer: Arc::new(PromptRenderer::new()),
-        cache: Arc::new(MemoryCache::default()),
-        replay: false,
     };
     let sink = TranscriptSink::default();
     let env = EnvSpec::PrisonersDilemma(PdParams::default());

@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use agora_agents::llm::{
-    CachedReply, ChatRequest, Deliberation, LlmClient, LlmContext, LlmPolicy, LlmSeat, MemoryCache, ModelSpec,
-    PromptOptions, PromptRenderer, Transcript, TranscriptSink,
+    CachedReply, ChatRequest, Deliberation, LlmContext, LlmPolicy, LlmSeat, MemoryCache, ModelSpec, PromptOptions,
+    PromptRenderer, Session, Transcript, TranscriptSink,
 };
 use agora_agents::{Decision, Policy};
 use agora_environments::prisoners_dilemma::PdParams;
@@ -35,10 +35,8 @@ fn test_derive(seed: u64, parts: &[&str]) -> u64 {
 
 fn context(spec: ModelSpec, cache: Arc<MemoryCache>, replay: bool) -> LlmContext {
     LlmContext {
-        clients: [("fake".to_string(), Arc::new(LlmClient::new(spec, None).expect("client")))].into_iter().collect(),
+        session: Arc::new(Session::new([&spec], cache, replay).expect("session")),
         renderer: Arc::new(PromptRenderer::new()),
-        cache,
-        replay,
     }
 }
 

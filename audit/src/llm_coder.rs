@@ -57,7 +57,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use agora_agents::llm::{
-    cache_key, strip_deliberation, ChatRequest, LlmClient, Message, ModelSpec, ReplyCache, StructuredMode,
+    strip_deliberation, ChatRequest, Message, ModelSpec, ReplyCache, Session, SessionError, StructuredMode,
 };
 use agora_analysis::audit::{hex_digest, validate_output, Codebook, Coded, Coder, CoderError};
 use agora_engine::store::SqliteCache;
@@ -213,9 +213,7 @@ enum Outcome {
 /// What the requests need, shared by the concurrent calls.
 struct Shared {
     spec: ModelSpec,
-    client: LlmClient,
-    cache: Arc<dyn ReplyCache>,
-    replay: bool,
+    session: Session,
     system: String,
     codebook: Codebook,
     temperature: f64,
@@ -247,29 +245,28 @@ impl Shared {
 
     /// Asks for the codes of one response: attempts until a reply holds a list of codes.
     async fn fetch(&self, sentences: &[String]) -> Result<Outcome, String> {
-        let model = format!("{}|{}", self.spec.name, self.spec.served_id);
         let mut last = (String::new(), String::new());
         for attempt in 1..=self.spec.max_attempts {
             let req = self.request(sentences, attempt);
             let request_json = serde_json::to_string(&req).map_err(|e| e.to_string())?;
-            let key = cache_key(&model, &request_json, &format!("audit-coder/{attempt}"));
-            let reply = match self.cache.get(&key) {
-                Some(r) => {
-                    self.from_cache.fetch_add(1, Ordering::Relaxed);
-                    r
-                }
-                None if self.replay => {
-                    return Err(format!(
-                        "replay: no cached reply for request {key} (attempt {attempt}); run without --replay to call the server"
-                    ))
-                }
-                None => {
-                    let r = self.client.chat(&req).await.map_err(|e| e.to_string())?;
-                    self.sent.fetch_add(1, Ordering::Relaxed);
-                    self.cache.put(&key, &self.spec.name, &r);
-                    r
-                }
-            };
+            let (reply, key) =
+                match self.session.call(&self.spec.name, &req, &request_json, &format!("audit-coder/{attempt}")).await {
+                    Ok(r) => {
+                        if r.cached {
+                            self.from_cache.fetch_add(1, Ordering::Relaxed);
+                        } else {
+                            self.sent.fetch_add(1, Ordering::Relaxed);
+                        }
+                        (r.reply, r.key)
+                    }
+                    Err(SessionError::NotCached) => {
+                        return Err(format!(
+                            "replay: no cached reply for request {} (attempt {attempt}); run without --replay to call the server",
+                            Session::key(&self.spec, &request_json, &format!("audit-coder/{attempt}"))
+                        ))
+                    }
+                    Err(e) => return Err(e.to_string()),
+                };
             match parse_codes(&reply.content) {
                 Ok(codes) => return Ok(Outcome::Codes { codes, key, attempt }),
                 Err(why) => {
@@ -293,11 +290,11 @@ pub struct LlmCoder {
 }
 
 impl LlmCoder {
-    /// A coder for the declared model `spec` (checked), with `codebook`, using the store's
-    /// reply cache `cache`; `api_key` as read from the declaration's variable.
+    /// A coder for the declared model `spec` (checked), with `codebook`, asking through a
+    /// model session over the store's reply cache `cache` (its API key from the variable the
+    /// declaration names).
     pub fn new(
         spec: ModelSpec,
-        api_key: Option<String>,
         codebook: &Codebook,
         cache: Arc<dyn ReplyCache>,
         options: &LlmCoderOptions,
@@ -326,19 +323,16 @@ impl LlmCoder {
             "prompt_template_sha256": prompt_template_sha256(),
         });
         let id = format!("llm/{}@{}", spec.name, &hex_digest(identity.to_string().as_bytes())[..12]);
-        let client = LlmClient::new(spec.clone(), api_key).map_err(BadInput)?;
-        let runtime =
-            tokio::runtime::Builder::new_current_thread().enable_all().build().context("starting the runtime")?;
+        let session = Session::new([&spec], cache, options.replay).map_err(BadInput)?;
+        let runtime = agora_agents::llm::session::runtime().context("starting the runtime")?;
         let shared = Arc::new(Shared {
             system: system_message(codebook),
             codebook: codebook.clone(),
             temperature: options.temperature,
             max_tokens,
             seed: options.seed,
-            replay: options.replay,
             spec,
-            client,
-            cache,
+            session,
             from_cache: AtomicUsize::new(0),
             sent: AtomicUsize::new(0),
         });
@@ -347,7 +341,7 @@ impl LlmCoder {
 
     /// Checks that one of the model's endpoints answers (not needed in replay).
     pub fn check_reachable(&self) -> anyhow::Result<()> {
-        Ok(self.runtime.block_on(self.shared.client.check_reachable())?)
+        Ok(self.runtime.block_on(self.shared.session.check_reachable())?)
     }
 
     /// Replies read from the cache and requests sent to a server so far.
@@ -384,28 +378,14 @@ impl Coder for LlmCoder {
                 }
             }
         }
-        let results = self.runtime.block_on(async {
-            let mut set = tokio::task::JoinSet::new();
-            for sentences in todo {
+        let jobs: Vec<_> = todo
+            .into_iter()
+            .map(|sentences| {
                 let shared = self.shared.clone();
-                set.spawn(async move {
-                    let outcome = shared.fetch(&sentences).await;
-                    (sentences, outcome)
-                });
-            }
-            let mut results = Vec::new();
-            while let Some(joined) = set.join_next().await {
-                let (sentences, outcome) = joined.map_err(|e| CoderError(format!("a request task failed: {e}")))?;
-                match outcome {
-                    Ok(o) => results.push((sentences, o)),
-                    Err(e) => {
-                        set.abort_all();
-                        return Err(CoderError(e));
-                    }
-                }
-            }
-            Ok(results)
-        })?;
+                async move { shared.fetch(&sentences).await.map(|o| (sentences, o)) }
+            })
+            .collect();
+        let results = self.runtime.block_on(agora_agents::llm::fan_out(jobs)).map_err(CoderError)?;
         self.outcomes().extend(results);
         Ok(())
     }
@@ -473,11 +453,6 @@ pub fn declared_model(path: &Path, name: &str) -> anyhow::Result<ModelSpec> {
     Ok(spec)
 }
 
-/// The API key of a declaration, from the variable it names; none needed in replay.
-pub fn api_key(spec: &ModelSpec, replay: bool) -> anyhow::Result<Option<String>> {
-    Ok(spec.api_key(replay).map_err(BadInput)?)
-}
-
 /// Refuses a coder model that is one of the audited models: its declared name or served id
 /// equals the model name or served id of a decision transcript in scope (of `study`, when
 /// given). The message names both.
@@ -511,7 +486,7 @@ pub fn refuse_audited_model(store: &Path, study: Option<&str>, spec: &ModelSpec)
 }
 
 /// Builds the LLM coder for `agora audit`: the declaration, the refusal of an audited model,
-/// the API key, the store's reply cache and (unless replaying) a reachable endpoint.
+/// the model session over the store's reply cache and (unless replaying) a reachable endpoint.
 pub fn build(
     store: &Path,
     study: Option<&str>,
@@ -525,9 +500,8 @@ pub fn build(
     })?;
     let spec = declared_model(models, name)?;
     refuse_audited_model(store, study, &spec)?;
-    let key = api_key(&spec, options.replay)?;
     let cache = SqliteCache::open(store)?;
-    let coder = LlmCoder::new(spec, key, codebook, Arc::new(cache), options)?;
+    let coder = LlmCoder::new(spec, codebook, Arc::new(cache), options)?;
     if !options.replay {
         coder.check_reachable()?;
     }

@@ -40,8 +40,8 @@ use crate::replicates::{semantic_space, shown_space, StoredRequest};
 use agora_analysis::audit::dependency::prosocial_option;
 
 use agora_agents::llm::{
-    cache_key, parse_cut_reply, parse_reply, CachedReply, ChatRequest, LlmClient, Message, ModelSpec, ParseOutcome,
-    ReplyCache,
+    parse_cut_reply, parse_reply, CachedReply, ChatRequest, Message, ModelSpec, ParseOutcome, ReplyCache, Session,
+    SessionError,
 };
 use agora_analysis::audit::faithfulness::{self, Arm, Faithfulness, ModelSupport, Trial};
 use agora_analysis::audit::statements::{Facts, Situation};
@@ -167,6 +167,8 @@ struct Call {
     request_seed: Option<u64>,
     request: ChatRequest,
     request_json: String,
+    /// The call's slot in the reply cache.
+    slot: String,
     key: String,
 }
 
@@ -361,7 +363,7 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
                 };
                 let request_json = serde_json::to_string(&request)?;
                 let slot = format!("{}/{}/{}/prefill/{}/{label}/{j}", d.run_key, d.seat, d.slot, args.seed);
-                let key = cache_key(&format!("{}|{}", d.model, d.served_id), &request_json, &slot);
+                let key = Session::key(&specs[&d.model], &request_json, &slot);
                 calls.push(Call {
                     decision: i,
                     value: value.clone(),
@@ -372,20 +374,23 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
                     request_seed,
                     request,
                     request_json,
+                    slot,
                     key,
                 });
             }
         }
     }
 
-    let clients = agora_agents::llm::clients(specs.values(), args.replay)
-        .map_err(|e| BadInput(format!("--models {}: {e}", args.models.display())))?;
-    drop(conn);
     let cache: Arc<dyn ReplyCache> = Arc::new(SqliteCache::open(&args.store)?);
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().context("runtime")?;
-    rt.block_on(agora_agents::llm::check_reachable(clients.values(), args.replay))?;
+    let session = Arc::new(
+        Session::new(specs.values(), cache, args.replay)
+            .map_err(|e| BadInput(format!("--models {}: {e}", args.models.display())))?,
+    );
+    drop(conn);
+    let rt = agora_agents::llm::session::runtime().context("runtime")?;
+    rt.block_on(session.check_reachable())?;
     let started = std::time::Instant::now();
-    let replies = rt.block_on(ask(&calls, &ready, &clients, &cache, args.replay))?;
+    let replies = rt.block_on(ask(&calls, &ready, &session))?;
     drop(rt);
 
     // Read, write, estimate.
@@ -554,45 +559,26 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Asks every call concurrently through the reply cache; the first failure stops it.
-async fn ask(
-    calls: &[Call],
-    ready: &[Ready],
-    clients: &BTreeMap<String, Arc<LlmClient>>,
-    cache: &Arc<dyn ReplyCache>,
-    replay: bool,
-) -> anyhow::Result<Vec<(CachedReply, bool)>> {
-    let mut tasks = tokio::task::JoinSet::new();
-    for (i, c) in calls.iter().enumerate() {
-        let d = &ready[c.decision].d;
-        let client = clients[&d.model].clone();
-        let cache = cache.clone();
-        let (key, req, model, rid) = (c.key.clone(), c.request.clone(), d.model.clone(), d.response_id.clone());
-        let what = format!("{} call {}", if c.value.is_empty() { "original" } else { &c.value }, c.replicate);
-        tasks.spawn(async move {
-            let out = match cache.get(&key) {
-                Some(r) => (r, true),
-                None if replay => anyhow::bail!(
-                    "replay: no cached reply for model `{model}`, decision {rid}, {what}; run without --replay to call the server"
-                ),
-                None => {
-                    let r = client.chat(&req).await?;
-                    cache.put(&key, &model, &r);
-                    (r, false)
+/// Asks every call concurrently through the model session; the first failure stops it.
+async fn ask(calls: &[Call], ready: &[Ready], session: &Arc<Session>) -> anyhow::Result<Vec<(CachedReply, bool)>> {
+    let jobs: Vec<_> = calls
+        .iter()
+        .map(|c| {
+            let d = &ready[c.decision].d;
+            let session = session.clone();
+            let (req, request_json, slot) = (c.request.clone(), c.request_json.clone(), c.slot.clone());
+            let (model, rid) = (d.model.clone(), d.response_id.clone());
+            let what = format!("{} call {}", if c.value.is_empty() { "original" } else { &c.value }, c.replicate);
+            async move {
+                match session.call(&model, &req, &request_json, &slot).await {
+                    Ok(r) => Ok((r.reply, r.cached)),
+                    Err(SessionError::NotCached) => Err(anyhow::anyhow!(
+                        "replay: no cached reply for model `{model}`, decision {rid}, {what}; run without --replay to call the server"
+                    )),
+                    Err(e) => Err(e.into()),
                 }
-            };
-            Ok::<_, anyhow::Error>((i, out))
-        });
-    }
-    let mut out: Vec<Option<(CachedReply, bool)>> = (0..calls.len()).map(|_| None).collect();
-    while let Some(done) = tasks.join_next().await {
-        match done.context("a prefill task failed")? {
-            Ok((i, r)) => out[i] = Some(r),
-            Err(e) => {
-                tasks.abort_all();
-                return Err(e);
             }
-        }
-    }
-    Ok(out.into_iter().map(|r| r.expect("every call answered")).collect())
+        })
+        .collect();
+    agora_agents::llm::fan_out(jobs).await
 }

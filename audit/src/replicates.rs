@@ -52,8 +52,8 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use agora_agents::llm::{
-    cache_key, parse_cut_reply, parse_reply, CachedReply, ChatRequest, LlmClient, Message, ModelSpec, ParseOutcome,
-    ReplyCache, StructuredMode,
+    parse_cut_reply, parse_reply, CachedReply, ChatRequest, Message, ModelSpec, ParseOutcome, ReplyCache, Session,
+    SessionError, StructuredMode,
 };
 use agora_analysis::audit::dependency::REPLICATES_SCHEMA;
 use agora_analysis::audit::{labels, segment};
@@ -140,11 +140,6 @@ fn rebuild(messages_json: &str) -> Result<(StoredRequest, ChatRequest), String> 
         return Err("the rebuilt request does not serialise to the stored one byte for byte".into());
     }
     Ok((stored, req))
-}
-
-/// The cache key of a model's request in a slot, as the policy forms it.
-fn key(model: &str, served_id: &str, request_json: &str, slot: &str) -> String {
-    cache_key(&format!("{model}|{served_id}"), request_json, slot)
 }
 
 /// What the request showed of the decision's action space.
@@ -359,7 +354,7 @@ fn prepare(row: Row) -> Result<Prompt, String> {
             row.action
         )));
     }
-    let original_key = key(
+    let original_key = Session::key_of(
         &row.model,
         &row.served_id,
         &row.messages_json,
@@ -525,8 +520,11 @@ pub fn main(args: ReplicatesOptions) -> anyhow::Result<()> {
     }
 
     // Clients and the cache.
-    let clients = agora_agents::llm::clients(specs.values(), args.replay)
-        .map_err(|e| BadInput(format!("--models {}: {e}", args.models.display())))?;
+    let cache: Arc<dyn ReplyCache> = Arc::new(SqliteCache::open(&args.store)?);
+    let session = Arc::new(
+        Session::new(specs.values(), cache, args.replay)
+            .map_err(|e| BadInput(format!("--models {}: {e}", args.models.display())))?,
+    );
     let originals_cached = prompts
         .iter()
         .map(|p| {
@@ -536,15 +534,10 @@ pub fn main(args: ReplicatesOptions) -> anyhow::Result<()> {
         })
         .collect::<rusqlite::Result<Vec<bool>>>()?;
     drop(conn);
-    let cache: Arc<dyn ReplyCache> = Arc::new(SqliteCache::open(&args.store)?);
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .context("starting the runtime")?;
-    rt.block_on(agora_agents::llm::check_reachable(clients.values(), args.replay))?;
+    let rt = agora_agents::llm::session::runtime().context("starting the runtime")?;
+    rt.block_on(session.check_reachable())?;
     let started = std::time::Instant::now();
-    let asked = rt.block_on(ask(&prompts, &clients, &cache, args.seed, args.m, args.replay))?;
+    let asked = rt.block_on(ask(&prompts, &session, args.seed, args.m))?;
     drop(rt);
 
     // Everything answered: write the rows in one transaction.
@@ -627,16 +620,9 @@ pub fn main(args: ReplicatesOptions) -> anyhow::Result<()> {
 }
 
 /// Asks every replicate of every prompt, concurrently (each endpoint's limit holds), through
-/// the reply cache; the first failure stops it.
-async fn ask(
-    prompts: &[Prompt],
-    clients: &BTreeMap<String, Arc<LlmClient>>,
-    cache: &Arc<dyn ReplyCache>,
-    seed: u64,
-    m: usize,
-    replay: bool,
-) -> anyhow::Result<Vec<Asked>> {
-    let mut tasks = tokio::task::JoinSet::new();
+/// the model session; the first failure stops it.
+async fn ask(prompts: &[Prompt], session: &Arc<Session>, seed: u64, m: usize) -> anyhow::Result<Vec<Asked>> {
+    let mut jobs = Vec::new();
     for (i, p) in prompts.iter().enumerate() {
         for j in 0..m {
             let request_seed = p
@@ -646,40 +632,28 @@ async fn ask(
             let req = p.stored.request(request_seed);
             let request_json = serde_json::to_string(&req)?;
             let slot = format!("{}/{}/{}/replicate/{seed}/{j}", p.run_key, p.seat, p.slot);
-            let key = key(&p.model, &p.served_id, &request_json, &slot);
-            let client = clients[&p.model].clone();
-            let cache = cache.clone();
+            let session = session.clone();
             let (model, response_id) = (p.model.clone(), p.response_id.clone());
-            tasks.spawn(async move {
-                let (reply, cached) = match cache.get(&key) {
-                    Some(r) => (r, true),
-                    None if replay => {
-                        anyhow::bail!(
-                            "replay: no cached reply for model `{model}`, decision {response_id}, replicate {j} of seed {seed}; run without --replay to call the server"
-                        )
-                    }
-                    None => {
-                        let r = client.chat(&req).await?;
-                        cache.put(&key, &model, &r);
-                        (r, false)
-                    }
-                };
-                Ok::<Asked, anyhow::Error>(Asked { prompt: i, replicate: j, seed: request_seed, request_json, key, reply, cached })
+            jobs.push(async move {
+                match session.call(&model, &req, &request_json, &slot).await {
+                    Ok(r) => Ok(Asked {
+                        prompt: i,
+                        replicate: j,
+                        seed: request_seed,
+                        request_json,
+                        key: r.key,
+                        reply: r.reply,
+                        cached: r.cached,
+                    }),
+                    Err(SessionError::NotCached) => Err(anyhow::anyhow!(
+                        "replay: no cached reply for model `{model}`, decision {response_id}, replicate {j} of seed {seed}; run without --replay to call the server"
+                    )),
+                    Err(e) => Err(e.into()),
+                }
             });
         }
     }
-    let mut asked = Vec::new();
-    while let Some(done) = tasks.join_next().await {
-        match done.context("a replicate's task failed")? {
-            Ok(a) => asked.push(a),
-            Err(e) => {
-                tasks.abort_all();
-                return Err(e);
-            }
-        }
-    }
-    asked.sort_by_key(|a| (a.prompt, a.replicate));
-    Ok(asked)
+    agora_agents::llm::fan_out(jobs).await
 }
 
 #[cfg(test)]

@@ -7,7 +7,9 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use agora_agents::llm::{CallError, LlmContext, LlmPolicy, LlmSeat, ModelSpec, PromptRenderer, TranscriptSink};
+use agora_agents::llm::{
+    CallError, LlmContext, LlmPolicy, LlmSeat, ModelSpec, PromptRenderer, Session, TranscriptSink,
+};
 use agora_agents::Policy;
 use rand::SeedableRng;
 
@@ -74,9 +76,8 @@ pub fn uses_llm(runs: &[RunSpec]) -> bool {
     runs.iter().any(|r| r.seats.iter().any(|s| s.is_async()))
 }
 
-/// Prepares the clients and the reply cache when the runs have LLM seats: the clients of the
-/// models they use ([`agora_agents::llm::clients`], keys from the environment), every server
-/// checked unless replaying, and the store's reply cache.
+/// Prepares the model session when the runs have LLM seats ([`Session`]: the models they use,
+/// keys from the environment, the store's reply cache), every server checked unless replaying.
 pub fn prepare(
     runs: &[RunSpec],
     models: &[ModelSpec],
@@ -88,17 +89,15 @@ pub fn prepare(
     }
     let used: std::collections::BTreeSet<&str> =
         runs.iter().flat_map(|r| r.seats.iter().filter_map(|s| s.model())).collect();
-    let clients = agora_agents::llm::clients(models.iter().filter(|m| used.contains(m.name.as_str())), replay)
+    let cache = Arc::new(SqliteCache::open(store)?);
+    let session = Session::new(models.iter().filter(|m| used.contains(m.name.as_str())), cache, replay)
         .map_err(PrepareError::Declaration)?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| PrepareError::Declaration(format!("starting the runtime: {e}")))?;
-    rt.block_on(agora_agents::llm::check_reachable(clients.values(), replay))?;
-    let cache = SqliteCache::open(store)?;
-    Ok(Some(LlmSeats {
-        ctx: LlmContext { clients, renderer: Arc::new(PromptRenderer::new()), cache: Arc::new(cache), replay },
-    }))
+    rt.block_on(session.check_reachable())?;
+    Ok(Some(LlmSeats { ctx: LlmContext { session: Arc::new(session), renderer: Arc::new(PromptRenderer::new()) } }))
 }
 
 /// The calls a model will be asked for by a plan's runs.

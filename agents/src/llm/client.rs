@@ -195,31 +195,6 @@ struct Usage {
     completion_tokens: Option<u64>,
 }
 
-/// The clients of `models`, by name, each with its API key read from the variable its
-/// declaration names ([`ModelSpec::api_key`]): the one way every command that asks models
-/// builds its clients. In `replay` (answers from the reply cache only) an unset key is no error.
-pub fn clients<'a>(
-    models: impl IntoIterator<Item = &'a ModelSpec>,
-    replay: bool,
-) -> Result<std::collections::BTreeMap<String, Arc<LlmClient>>, String> {
-    models.into_iter().map(|m| Ok((m.name.clone(), Arc::new(LlmClient::from_environment(m, replay)?)))).collect()
-}
-
-/// Checks that every client's servers answer (nothing is asked in `replay`): a server that
-/// cannot be reached stops a command before it asks anything.
-pub async fn check_reachable<'a>(
-    clients: impl IntoIterator<Item = &'a Arc<LlmClient>>,
-    replay: bool,
-) -> Result<(), CallError> {
-    if replay {
-        return Ok(());
-    }
-    for c in clients {
-        c.check_reachable().await?;
-    }
-    Ok(())
-}
-
 impl LlmClient {
     /// A client for `spec` with its API key read from the environment
     /// ([`ModelSpec::api_key`]; none needed in `replay`).

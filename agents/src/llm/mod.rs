@@ -28,11 +28,13 @@ pub mod parse;
 pub mod policy;
 #[cfg(feature = "llm")]
 pub mod prompt;
+#[cfg(feature = "llm")]
+pub mod session;
 pub mod transcript;
 
 pub use cache::{cache_key, CachedReply, MemoryCache, ReplyCache};
 #[cfg(feature = "llm")]
-pub use client::{check_reachable, clients, raise_open_file_limit, CallError, ChatRequest, LlmClient, Message};
+pub use client::{raise_open_file_limit, CallError, ChatRequest, LlmClient, Message};
 pub use model::{Deliberation, ModelSpec, Prefill, StructuredMode};
 pub use options::{Framing, HistoryFormat, Layout, PersonaContent, PersonaFormat, PromptOptions};
 pub use parse::{parse_cut_reply, parse_reply, strip_deliberation, ParseOutcome};
@@ -40,6 +42,8 @@ pub use parse::{parse_cut_reply, parse_reply, strip_deliberation, ParseOutcome};
 pub use policy::{DeriveSeed, LlmContext, LlmPolicy, LlmSeat};
 #[cfg(feature = "llm")]
 pub use prompt::PromptRenderer;
+#[cfg(feature = "llm")]
+pub use session::{fan_out, Reply, Session, SessionError};
 pub use transcript::{Transcript, TranscriptSink};
 
 use crate::policy::PolicyMeta;

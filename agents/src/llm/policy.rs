@@ -1,31 +1,28 @@
 //! The LLM-backed policy.
 
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::VecDeque;
 use std::sync::Arc;
 
 use agora_environments::{Action, ActionSpace, EnvSpec, Fallback, Feedback, Observation};
 use rand::{RngCore, SeedableRng};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
-use super::cache::{cache_key, ReplyCache};
 use super::client::{ChatRequest, LlmClient};
 use super::parse::{parse_cut_reply, parse_reply, ParseOutcome};
 use super::prompt::{paradigm, PromptOptions, PromptRenderer, SystemMemo};
+use super::session::{Session, SessionError};
 use super::transcript::Transcript;
 use crate::error::AgentError;
 use crate::policy::{Decision, Policy, PolicyMeta};
 
-/// What every LLM policy of a study shares: one client per model, the templates, the cache.
+/// What every LLM policy of a study shares: the model session (clients, reply cache, replay)
+/// and the templates.
 #[derive(Clone)]
 pub struct LlmContext {
-    /// One client per declared model, by the model's name.
-    pub clients: BTreeMap<String, Arc<LlmClient>>,
+    /// The model session every seat asks through.
+    pub session: Arc<Session>,
     /// The prompt templates.
     pub renderer: Arc<PromptRenderer>,
-    /// Where replies are looked up before a call and kept after it.
-    pub cache: Arc<dyn ReplyCache>,
-    /// Replay: answer from the cache only; a miss is an error, no server is called.
-    pub replay: bool,
 }
 
 /// Who the policy is within its run.
@@ -101,12 +98,11 @@ fn blank_transcript(seat: &LlmSeat, slot: u64, obs: &Observation, spec: &super::
 
 /// One call of a decision slot, with what it borrows from the slot.
 struct Ask<'a> {
+    session: &'a Session,
     client: &'a LlmClient,
-    cache: &'a dyn ReplyCache,
     seat: &'a LlmSeat,
     slot: u64,
     slot_id: &'a str,
-    replay: bool,
     attempt: u32,
     kind: &'static str,
 }
@@ -116,7 +112,7 @@ struct Ask<'a> {
 /// (derived from the seat, slot, kind and attempt). Returns the request as sent, in JSON, and
 /// the reply.
 async fn ask(a: Ask<'_>, req: &mut ChatRequest) -> Result<(String, super::cache::CachedReply), AgentError> {
-    let Ask { client, cache, seat, slot, slot_id, replay, attempt, kind } = a;
+    let Ask { session, client, seat, slot, slot_id, attempt, kind } = a;
     let spec = client.spec();
     req.seed = spec.send_seed.then(|| {
         (seat.derive)(seat.run_seed, &["llm", &seat.seat.to_string(), &slot.to_string(), kind, &attempt.to_string()])
@@ -128,21 +124,16 @@ async fn ask(a: Ask<'_>, req: &mut ChatRequest) -> Result<(String, super::cache:
     serde_json::to_writer(&mut bytes, &*req).map_err(|e| AgentError::Failed(e.to_string()))?;
     bytes.shrink_to_fit();
     let request_json = String::from_utf8(bytes).map_err(|e| AgentError::Failed(e.to_string()))?;
-    let key =
-        cache_key(&format!("{}|{}", spec.name, spec.served_id), &request_json, &format!("{slot_id}/{kind}/{attempt}"));
-    let reply = match cache.get(&key) {
-        Some(r) => r,
-        None if replay => {
+    let slot_key = format!("{slot_id}/{kind}/{attempt}");
+    let reply = match session.call(&spec.name, req, &request_json, &slot_key).await {
+        Ok(r) => r.reply,
+        Err(SessionError::NotCached) => {
             return Err(AgentError::Failed(format!(
                 "replay: no cached reply for model `{}`, run {}, seat {}, decision {slot}, attempt {attempt}; run without --replay to call the server",
                 spec.name, seat.run_key, seat.seat
             )))
         }
-        None => {
-            let r = client.chat(req).await.map_err(|e| AgentError::Failed(e.to_string()))?;
-            cache.put(&key, &spec.name, &r);
-            r
-        }
+        Err(e) => return Err(AgentError::Failed(e.to_string())),
     };
     Ok((request_json, reply))
 }
@@ -171,7 +162,7 @@ fn slot_request(
 impl LlmPolicy {
     /// A policy for `seat` playing model `model` of `ctx`.
     pub fn new(ctx: &LlmContext, model: &str, seat: LlmSeat) -> Result<LlmPolicy, AgentError> {
-        let client = ctx.clients.get(model).cloned().ok_or_else(|| AgentError::InvalidParameter {
+        let client = ctx.session.clients().get(model).cloned().ok_or_else(|| AgentError::InvalidParameter {
             policy: super::llm_meta().name,
             field: "model",
             reason: format!("no model named `{model}` is declared"),
@@ -203,8 +194,7 @@ impl Policy for LlmPolicy {
         // that rendering spreads over the cores instead of queueing on the runner's thread.
         let renderer = self.ctx.renderer.clone();
         let client = self.client.clone();
-        let cache = self.ctx.cache.clone();
-        let replay = self.ctx.replay;
+        let session = self.ctx.session.clone();
         let sink = self.seat.transcripts.clone();
         let seat = self.seat.clone();
         let obs = obs.clone();
@@ -227,12 +217,11 @@ impl Policy for LlmPolicy {
             let slot_id = format!("{}/{}/{}", seat.run_key, seat.seat, slot);
             let base = blank_transcript(&seat, slot, &obs, spec);
             let ask_with = |attempt: u32, kind: &'static str| Ask {
+                session: &session,
                 client: &client,
-                cache: cache.as_ref(),
                 seat: &seat,
                 slot,
                 slot_id: &slot_id,
-                replay,
                 attempt,
                 kind,
             };

@@ -233,7 +233,7 @@ mod tests {
             for m in names {
                 assert!(known(m), "{}: {m} is not one of its metrics", d.environment);
             }
-            for c in &d.canonical {
+            if let Some(c) = &d.canonical {
                 assert!(c.sign == 1.0 || c.sign == -1.0, "{}", d.environment);
             }
             for i in d.indicators {

@@ -11,11 +11,10 @@
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicUsize, Ordering};
-use std::sync::{Arc, OnceLock};
+use std::sync::OnceLock;
 
 use agora_agents::llm::{
-    cache_key, parse_cut_reply, parse_reply, ChatRequest, LlmClient, Message, ModelSpec, ParseOutcome, ReplyCache,
-    StructuredMode,
+    parse_cut_reply, parse_reply, ChatRequest, Message, ModelSpec, ParseOutcome, Session, SessionError, StructuredMode,
 };
 use agora_environments::{Action, ActionSpace};
 use serde_json::{json, Value};
@@ -101,10 +100,9 @@ pub struct Asked {
 pub struct Asker {
     /// The declaration.
     pub spec: ModelSpec,
-    /// The client (absent when replaying).
-    pub client: Option<LlmClient>,
-    /// The store's reply cache.
-    pub cache: Arc<dyn ReplyCache>,
+    /// The model session the questions are asked through (the store's reply cache; in
+    /// replay, answers from it only).
+    pub session: Session,
     /// The master seed the sampling seeds derive from.
     pub master_seed: u64,
     /// Replies read from the cache.
@@ -122,10 +120,6 @@ pub struct Asker {
 }
 
 impl Asker {
-    fn model_id(&self) -> String {
-        format!("{}|{}", self.spec.name, self.spec.served_id)
-    }
-
     /// Asks `text` at `slot_key` until a valid answer or the declared attempts run out. An error
     /// is returned when the server fails (the slot is not answered and nothing more is sent:
     /// [`Asker::outage`]) and in replay when a reply is not cached (the study cannot be
@@ -194,33 +188,28 @@ impl Asker {
                 chat_template_kwargs: self.spec.template_kwargs(),
             };
             let request_json = serde_json::to_string(&req).map_err(|e| e.to_string())?;
-            let key = cache_key(&self.model_id(), &request_json, &format!("{slot_key}/{attempt}"));
-            let reply = match self.cache.get(&key) {
-                Some(r) => {
-                    self.from_cache.fetch_add(1, Ordering::Relaxed);
-                    r
-                }
-                None => match &self.client {
-                    None => {
-                        return Err(format!(
-                            "replay: no cached reply for {slot_key} attempt {attempt}; run without --replay to call the server"
-                        ))
-                    }
-                    Some(client) => match client.chat(&req).await {
-                        Ok(r) => {
+            let (reply, key) =
+                match self.session.call(&self.spec.name, &req, &request_json, &format!("{slot_key}/{attempt}")).await {
+                    Ok(r) => {
+                        if r.cached {
+                            self.from_cache.fetch_add(1, Ordering::Relaxed);
+                        } else {
                             self.sent.fetch_add(1, Ordering::Relaxed);
-                            self.cache.put(&key, &self.spec.name, &r);
-                            r
                         }
-                        Err(e) => {
-                            // Not an answer, and not an attempt: the slot stays unasked.
-                            let reason = e.to_string();
-                            let _ = self.outage.set(reason.clone());
-                            return Err(format!("{slot_key}: {reason}"));
-                        }
-                    },
-                },
-            };
+                        (r.reply, r.key)
+                    }
+                    Err(SessionError::NotCached) => {
+                        return Err(format!(
+                    "replay: no cached reply for {slot_key} attempt {attempt}; run without --replay to call the server"
+                ))
+                    }
+                    Err(e) => {
+                        // Not an answer, and not an attempt: the slot stays unasked.
+                        let reason = e.to_string();
+                        let _ = self.outage.set(reason.clone());
+                        return Err(format!("{slot_key}: {reason}"));
+                    }
+                };
             match read(&reply.content, reply.truncated()) {
                 Ok(answer) => {
                     attempts.push(Attempt {

@@ -26,7 +26,7 @@ use crate::tasks::render::render;
 use crate::tasks::schedule::Schedules;
 use crate::tasks::versions::{self, Loaded};
 use crate::tasks::{ProfileInputError, Task};
-use agora_agents::llm::{LlmClient, ModelSpec};
+use agora_agents::llm::{ModelSpec, Session};
 use agora_engine::store::SqliteCache;
 use agora_engine::Store;
 use anyhow::Context as _;
@@ -315,15 +315,13 @@ pub fn main(args: ProfileOptions) -> anyhow::Result<()> {
     store::record_inputs(&conn, &study.name, &inputs)
         .map_err(|e| BadInput(format!("{}: {e}", args.store.display())))?;
     let cache: Arc<SqliteCache> = Arc::new(SqliteCache::open(&args.store)?);
-    let rt = tokio::runtime::Builder::new_multi_thread().enable_all().build().context("starting the runtime")?;
+    let rt = agora_agents::llm::session::runtime().context("starting the runtime")?;
     let mut report = Vec::new();
     for spec in &models {
         let changed = store::check_settings(&conn, &study.name, spec, args.retry_missing)
             .map_err(|e| BadInput(format!("{}: {e}", args.store.display())))?;
-        let client = if args.replay { None } else { Some(LlmClient::from_environment(spec, false).map_err(BadInput)?) };
-        if let Some(c) = &client {
-            rt.block_on(c.check_reachable())?;
-        }
+        let session = Session::new([spec], cache.clone(), args.replay).map_err(BadInput)?;
+        rt.block_on(session.check_reachable())?;
         let (retry, redo, kept) = if args.retry_missing {
             let redo = store::episodes_missing(&conn, &study.name, &spec.name)?;
             let kept = store::kept_b4(&conn, &study.name, &spec.name, &redo)?;
@@ -333,8 +331,7 @@ pub fn main(args: ProfileOptions) -> anyhow::Result<()> {
         };
         let asker = Arc::new(Asker {
             spec: spec.clone(),
-            client,
-            cache: cache.clone(),
+            session,
             master_seed: study.master_seed,
             from_cache: Default::default(),
             sent: Default::default(),
