@@ -320,7 +320,7 @@ fn row_per_record(runs: &[RunSpec], path: &Path) -> anyhow::Result<f64> {
     let start = Instant::now();
     for spec in runs {
         let rec = RunWorld::new(spec)?.run_to_end()?;
-        let hash = rec.hash().map_err(anyhow::Error::msg)?;
+        let hash = agora_engine::record_hash::of_run(&rec).map_err(anyhow::Error::msg)?;
         let tx = conn.transaction()?;
         tx.execute("INSERT INTO runs (run_key, record_hash) VALUES (?1, ?2)", [&rec.key, &hash])?;
         let run_id = tx.last_insert_rowid();

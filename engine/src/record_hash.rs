@@ -3,12 +3,13 @@
 //! A run's records are encoded once, as the store keeps them (the decisions, payoffs and
 //! interactions as the three JSON values of its `run_rows` row, see [`crate::run_rows`]), and
 //! the hash is computed over those bytes and the other stored values, so that the hash of a
-//! stored run can be recomputed from the store alone ([`crate::store::Store::verify`]) and no
+//! stored run can be recomputed from the store alone (`Store::verify`) and no
 //! second text form of a record exists. Nothing in it is formatted by `Debug`.
 //!
 //! The bytes hashed, in order (integers as 8 bytes little-endian, reals as the 8 bytes of
-//! their bit pattern (−0 as 0, as the store keeps it), a text as its length and then its UTF-8 bytes, an absent value as the
-//! byte 0 and a present one as the byte 1 followed by the value):
+//! their bit pattern (−0 as 0, as the store keeps it), a text as its length and then its
+//! UTF-8 bytes, an absent value as the byte 0 and a present one as the byte 1 followed by the
+//! value):
 //!
 //! 1. the text `agora-record-7` and the run key;
 //! 2. the number of agents, then for each agent in seat order its seat, policy, family and
@@ -25,6 +26,9 @@
 //! every run's hash this way, from what the store holds.
 
 use sha2::{Digest, Sha256};
+
+use crate::records::RunRecords;
+use crate::run_rows::RowValues;
 
 /// What the hash starts with: the definition's name, so that a hash of another definition
 /// cannot be mistaken for one of this.
@@ -118,6 +122,28 @@ pub struct RowsText<'a> {
     pub payoffs: &'a str,
     /// The interactions' JSON text.
     pub interactions: &'a str,
+}
+
+/// The record hash of a run's records: its decisions, payoffs and interactions encoded as the
+/// store keeps them, then hashed with the rest ([`record_hash`]). Errors name a record the
+/// store cannot keep.
+pub fn of_run(rec: &RunRecords) -> Result<String, String> {
+    let rows = crate::run_rows::encode(&rec.decisions, &rec.payoffs, &rec.interactions)?;
+    Ok(with_rows(rec, &rows))
+}
+
+/// The record hash of a run over `rows`, its decisions, payoffs and interactions as encoded
+/// for the store (the record lists themselves are not read: they may have been let go of).
+pub fn with_rows(rec: &RunRecords, rows: &RowValues) -> String {
+    let agents: Vec<AgentRow> = rec
+        .agents
+        .iter()
+        .map(|a| AgentRow { seat: a.seat, policy: a.policy, family: a.family, committed: a.committed })
+        .collect();
+    let calls: Vec<CallRow> = rec.transcripts.iter().map(CallRow::from).collect();
+    let metrics: Vec<(&str, f64)> = rec.metrics.iter().map(|(n, v)| (n.as_str(), *v)).collect();
+    let text = RowsText { decisions: &rows.decisions, payoffs: &rows.payoffs, interactions: &rows.interactions };
+    record_hash(&rec.key, &agents, text, &calls, &metrics)
 }
 
 /// SHA-256 as written into bytes of the layout above.

@@ -214,29 +214,6 @@ impl RunRecords {
             };
         }
     }
-
-    /// The record hash ([`crate::record_hash`]): SHA-256 over what the store keeps of this
-    /// run, its rows encoded as the store keeps them. Errors name a record the store cannot
-    /// keep.
-    pub fn hash(&self) -> Result<String, String> {
-        let rows = crate::run_rows::encode(&self.decisions, &self.payoffs, &self.interactions)?;
-        Ok(self.hash_with_rows(&rows))
-    }
-
-    /// The record hash over `rows`, this run's decisions, payoffs and interactions as encoded
-    /// for the store (the lists themselves are not read: they may have been let go of).
-    pub fn hash_with_rows(&self, rows: &crate::run_rows::RowValues) -> String {
-        use crate::record_hash::{record_hash, AgentRow, CallRow, RowsText};
-        let agents: Vec<AgentRow> = self
-            .agents
-            .iter()
-            .map(|a| AgentRow { seat: a.seat, policy: a.policy, family: a.family, committed: a.committed })
-            .collect();
-        let calls: Vec<CallRow> = self.transcripts.iter().map(CallRow::from).collect();
-        let metrics: Vec<(&str, f64)> = self.metrics.iter().map(|(n, v)| (n.as_str(), *v)).collect();
-        let text = RowsText { decisions: &rows.decisions, payoffs: &rows.payoffs, interactions: &rows.interactions };
-        record_hash(&self.key, &agents, text, &calls, &metrics)
-    }
 }
 
 /// The game's outcomes of one run, non-finite values left out (a store holds numbers).

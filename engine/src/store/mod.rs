@@ -247,7 +247,7 @@ impl PreparedRun {
     fn parts(&mut self) -> (&RunRecords, &str, &crate::run_rows::RowValues) {
         let PreparedRun { rec, hash, rows, .. } = self;
         let hash = hash.get_or_insert_with(|| {
-            let hash = rec.hash_with_rows(rows);
+            let hash = crate::record_hash::with_rows(rec, rows);
             rec.let_go_of_lists();
             hash
         });
