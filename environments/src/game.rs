@@ -15,7 +15,7 @@ use crate::observation::{Feedback, Observation};
 use crate::Environment;
 
 /// How the human literature moves an outcome, for the directional claims and the report.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub enum Direction {
     /// Humans show more of it than the game-theoretic prediction (or it rises over rounds).
     Higher,

@@ -33,7 +33,8 @@ impl Variant {
     }
 }
 
-/// Declares the games' names: one line per game, its identifier and its name in the store.
+/// Declares the games' names: one line per game, its identifier and its name in the store,
+/// which also names its variants file and its rules template.
 macro_rules! kinds {
     ($($kind:ident = $name:literal),* $(,)?) => {
         /// Which game.
@@ -53,6 +54,28 @@ macro_rules! kinds {
             pub fn as_str(self) -> &'static str {
                 match self {
                     $(EnvKind::$kind => $name,)*
+                }
+            }
+
+            /// The game's variants file (`assets/environments/<name>.ron`), compiled in: its
+            /// name and text.
+            pub fn variants_file(self) -> (&'static str, &'static str) {
+                match self {
+                    $(EnvKind::$kind => (
+                        concat!($name, ".ron"),
+                        include_str!(concat!("../../assets/environments/", $name, ".ron")),
+                    ),)*
+                }
+            }
+
+            /// The game's rules template (`assets/prompts/<name>.j2`), compiled in: its name
+            /// and text.
+            pub fn template(self) -> (&'static str, &'static str) {
+                match self {
+                    $(EnvKind::$kind => (
+                        concat!($name, ".j2"),
+                        include_str!(concat!("../../assets/prompts/", $name, ".j2")),
+                    ),)*
                 }
             }
         }

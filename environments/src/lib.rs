@@ -22,8 +22,7 @@ pub use action::{Action, ActionSpace};
 pub use error::EnvError;
 pub use game::{Declaration, Fallback, Frame, Game, MetricDef, Rules, RunView, Wording};
 pub use games::{
-    bargaining, coordination, declaration, declarations, money_request, naming, prisoners_dilemma, public_goods,
-    stag_hunt, EnvSpec,
+    bargaining, declaration, declarations, money_request, naming, prisoners_dilemma, public_goods, two_by_two, EnvSpec,
 };
 pub use kind::{EnvKind, Role, Variant};
 pub use observation::{Context, Feedback, Observation, PayoffBounds};

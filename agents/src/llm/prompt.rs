@@ -176,7 +176,8 @@ impl PromptRenderer {
     pub fn new() -> PromptRenderer {
         let mut env = Environment::new();
         env.set_trim_blocks(true);
-        for (name, text) in TEMPLATES {
+        let games = agora_environments::EnvKind::ALL.iter().map(|k| k.template());
+        for (name, text) in TEMPLATES.iter().copied().chain(games) {
             env.add_template(name, text).expect("invariant: shipped templates compile (tested)");
         }
         PromptRenderer { env }
@@ -186,24 +187,14 @@ impl PromptRenderer {
 /// Declares the shipped templates of `assets/prompts/`, one line each.
 macro_rules! templates {
     ($($name:literal),* $(,)?) => {
-        /// Every shipped template: the system frame, the history/question message and one per
-        /// game (the game names its template in its rules).
+        /// The shipped templates of the frame: the system message and the history/question
+        /// message (each game's rules template comes with its registry line,
+        /// [`EnvKind::template`]).
         pub const TEMPLATES: &[(&str, &str)] = &[$(($name, include_str!(concat!("../../../assets/prompts/", $name)))),*];
     };
 }
 
-templates![
-    "system.j2",
-    "user.j2",
-    "prisoners-dilemma.j2",
-    "public-goods.j2",
-    "bargaining.j2",
-    "money-request.j2",
-    "naming-game.j2",
-    "stag-hunt.j2",
-    "coordination.j2",
-    "binary-allocation.j2",
-];
+templates!["system.j2", "user.j2"];
 
 impl PromptRenderer {
     fn render_template(&self, name: &str, ctx: minijinja::Value) -> Result<String, String> {

@@ -6,12 +6,10 @@
 
 pub mod bargaining;
 pub mod binary_allocation;
-pub mod coordination;
 pub mod money_request;
 pub mod naming;
 pub mod prisoners_dilemma;
 pub mod public_goods;
-pub mod stag_hunt;
 pub mod two_by_two;
 
 use serde::{Deserialize, Serialize};
@@ -78,8 +76,8 @@ games! {
     Bargaining(bargaining::BargainParams, bargaining::DESCRIPTION),
     MoneyRequest(money_request::MrParams, money_request::DESCRIPTION),
     NamingGame(naming::NgParams, naming::DESCRIPTION),
-    StagHunt(stag_hunt::ShParams, stag_hunt::DESCRIPTION),
-    Coordination(coordination::CgParams, coordination::DESCRIPTION),
+    StagHunt(two_by_two::TwoByTwoParams<{ EnvKind::StagHunt as usize }>, two_by_two::TwoByTwoParams::<{ EnvKind::StagHunt as usize }>::description()),
+    Coordination(two_by_two::TwoByTwoParams<{ EnvKind::Coordination as usize }>, two_by_two::TwoByTwoParams::<{ EnvKind::Coordination as usize }>::description()),
     BinaryAllocation(binary_allocation::BaParams, binary_allocation::DESCRIPTION),
 }
 
