@@ -323,22 +323,31 @@ pub struct RecordedInteraction {
 
 /// A game: everything specific to it, in one place.
 ///
-/// Implemented by the game's parameters. Required: its validation, building one run, its
-/// memory window, its wording (rules and questions), its metrics and outcomes, and how many
-/// decisions a run asks for; the rest has defaults that fit a two-player game without arms.
-/// Which game it is, the registry line says ([`crate::EnvSpec::kind`]).
+/// Implemented by the game's parameters. Six methods are required: building one run, its
+/// wording and rules, its metrics and outcomes, and how many decisions a run asks for. The
+/// rest has defaults that fit a two-player game without arms: no parameter to check, no
+/// history shown (a game that shows history keeps its memory window), the question "Which
+/// option do you choose?". Which game it is, the registry line says
+/// ([`crate::EnvSpec::kind`]); a symmetric 2×2 game implements none of it (see
+/// `games/two_by_two.rs`).
 pub trait Game: Send + Sync + std::fmt::Debug {
-    /// Checks every parameter; the error names the field.
-    fn validate(&self) -> Result<(), EnvError>;
+    /// Checks every parameter; the error names the field. By default there is nothing to check.
+    fn validate(&self) -> Result<(), EnvError> {
+        Ok(())
+    }
 
     /// Builds the environment of one run in `variant` (parameters already validated).
     fn build_env(&self, variant: Variant) -> Result<Box<dyn Environment>, EnvError>;
 
-    /// The memory window shown to agents (stages of history in a prompt).
-    fn memory(&self) -> u32;
+    /// The memory window shown to agents (stages of history in a prompt); by default none (a
+    /// game of one decision).
+    fn memory(&self) -> u32 {
+        0
+    }
 
-    /// Sets the memory window (the perturbation library's memory cell).
-    fn set_memory(&mut self, memory: u32);
+    /// Sets the memory window (the perturbation library's memory cell); a game without history
+    /// ignores it (the default).
+    fn set_memory(&mut self, _memory: u32) {}
 
     /// The wording a participant reads in `variant`.
     fn wording(&self, variant: Variant) -> Wording;
@@ -348,7 +357,9 @@ pub trait Game: Send + Sync + std::fmt::Debug {
     fn rules(&self, obs: &Observation, reversed: bool) -> Result<Rules, EnvError>;
 
     /// The question put to an agent before one decision.
-    fn question(&self, obs: &Observation) -> String;
+    fn question(&self, _obs: &Observation) -> String {
+        "Which option do you choose?".into()
+    }
 
     /// The run-level metrics this game reports.
     fn metrics(&self) -> &'static [MetricDef];

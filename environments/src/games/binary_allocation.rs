@@ -395,14 +395,6 @@ impl Game for BaParams {
         Ok(Box::new(BinaryAllocation::new(self.clone(), variant, variants().get(variant).clone())))
     }
 
-    fn memory(&self) -> u32 {
-        0
-    }
-
-    /// Each decision is a state of its own and shows no earlier one: there is no memory window
-    /// to set (the memory cells do not run here).
-    fn set_memory(&mut self, _memory: u32) {}
-
     fn arm(&self) -> String {
         self.treatment.as_str().into()
     }

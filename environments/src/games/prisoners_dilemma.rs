@@ -111,10 +111,6 @@ impl Game for PdParams {
         })
     }
 
-    fn question(&self, _obs: &Observation) -> String {
-        "Which option do you choose?".into()
-    }
-
     /// Both frames relabel the player's two actions in place, by semantic index (index 0
     /// cooperates in every variant): cooperating is acting fairly and the riskier option (it
     /// risks the sucker's payoff), defecting is exploiting and the safer option. The mapping is

@@ -431,10 +431,6 @@ impl<const K: usize> Game for TwoByTwoParams<K> {
         Ok(Self::def().rules(&self.plays(), obs, reversed))
     }
 
-    fn question(&self, _obs: &Observation) -> String {
-        "Which option do you choose?".into()
-    }
-
     fn metrics(&self) -> &'static [MetricDef] {
         Self::def().metrics
     }
