@@ -5,7 +5,6 @@
 //! store).
 
 mod audit;
-mod export;
 mod huge_pages;
 mod llm;
 mod network;
@@ -177,12 +176,19 @@ enum Command {
     Export {
         #[arg(long, default_value = DEFAULT_STORE)]
         store: PathBuf,
-        #[arg(long, value_enum, default_value_t = export::Format::Parquet)]
-        format: export::Format,
+        #[arg(long, value_enum, default_value_t = ExportFormat::Parquet)]
+        format: ExportFormat,
         /// Output directory.
-        #[arg(long, default_value = "export")]
+        #[arg(long, default_value = "out/export")]
         out: PathBuf,
     },
+}
+
+/// The file format of `agora export`.
+#[derive(Clone, Copy, Debug, ValueEnum)]
+enum ExportFormat {
+    Parquet,
+    Csv,
 }
 
 #[derive(Clone, Copy, Debug, ValueEnum)]
@@ -402,7 +408,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 return Err(BadInput(format!("store {} does not exist", store.display())).into());
             }
             Store::open(&store)?;
-            let written = export::export(&store, format, &out)?;
+            let format = match format {
+                ExportFormat::Parquet => agora_report::export::Format::Parquet,
+                ExportFormat::Csv => agora_report::export::Format::Csv,
+            };
+            let written = agora_report::export::export(&store, format, &out)?;
             for (table, path, rows) in written {
                 println!("{table:<13} {rows:>9} rows  {}", path.display());
             }

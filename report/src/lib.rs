@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use anyhow::Context as _;
 
 mod audit;
+pub mod export;
 mod figures;
 mod html;
 mod profile;

@@ -1,4 +1,5 @@
-//! Export of the store's tables as Parquet or CSV files.
+//! `agora export`: the store's tables as Parquet or CSV files, one per table, with the
+//! types the tables declare (a view's computed column takes its table's type).
 
 use std::path::{Path, PathBuf};
 
@@ -8,9 +9,11 @@ use polars::prelude::*;
 use rusqlite::types::ValueRef;
 
 /// Output format.
-#[derive(Clone, Copy, Debug, clap::ValueEnum)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
+    /// Apache Parquet, one file per table.
     Parquet,
+    /// CSV with a header row, one file per table.
     Csv,
 }
 
