@@ -106,10 +106,26 @@ struct Spare {
 /// Lists larger than this many bytes are freed rather than kept.
 const SPARE_LIMIT: usize = 64 << 20;
 
-/// Spare lists of finished runs, emptied, up to 64 MiB in all: about one set for each run
-/// between being played and being let go of, for the runs that follow, whichever thread plays
-/// them.
-static SPARES: Pool<Spare> = Pool::new(64 << 20);
+/// Spare lists of finished runs, emptied: about one set for each run between being played and
+/// being let go of, for the runs that follow, whichever thread plays them.
+static SPARES: Pool<Spare> = Pool::new();
+
+/// The views a game reads a run's records through to compute its outcomes, kept from run to
+/// run so that an outcome does not take (and first touch) memory the size of the records.
+#[derive(Default)]
+struct Views {
+    decisions: Vec<RecordedDecision<'static>>,
+    interactions: Vec<RecordedInteraction>,
+}
+
+impl Held for Views {
+    fn bytes(&self) -> usize {
+        self.decisions.capacity() * std::mem::size_of::<RecordedDecision<'static>>()
+            + self.interactions.capacity() * std::mem::size_of::<RecordedInteraction>()
+    }
+}
+
+static VIEWS: Pool<Views> = Pool::new();
 
 impl Held for Spare {
     fn bytes(&self) -> usize {
@@ -139,8 +155,7 @@ impl RunRecords {
     /// Empty records of the run `spec`, whose key (`spec.key()`) the caller has computed.
     /// Their lists are spares of an earlier run when there are some (empty, with room).
     pub fn new(spec: &RunSpec, key: String) -> Self {
-        let Spare { decisions, payoffs, interactions } =
-            SPARES.take(|kept| kept.len().checked_sub(1)).unwrap_or_default();
+        let Spare { decisions, payoffs, interactions } = SPARES.take_any().unwrap_or_default();
         RunRecords {
             key,
             spec: spec.clone(),
@@ -166,34 +181,29 @@ impl RunRecords {
 
     /// Asks the run's game for its outcomes from the records (called once the run has ended).
     pub fn compute_metrics(&mut self) {
-        // The game reads the records through views kept per thread from run to run, so that a
-        // run's outcome does not take (and first touch) memory the size of its records.
-        thread_local! {
-            static VIEWS: std::cell::RefCell<(Vec<RecordedDecision<'static>>, Vec<RecordedInteraction>)> =
-                const { std::cell::RefCell::new((Vec::new(), Vec::new())) };
-        }
+        // The game reads the records through views kept from run to run ([`VIEWS`]).
         let reversed = self.spec.prompt_options().reversed_actions;
-        self.metrics = VIEWS.with(|views| {
-            let (decisions, interactions) = &mut *views.borrow_mut();
-            decisions.clear();
-            if self.spec.environment.game().outcomes_read_decisions() {
-                decisions.extend(self.decisions.iter().map(|d| RecordedDecision {
-                    round: d.round,
-                    seat: d.seat,
-                    role: d.role,
-                    value: d.value,
-                    scale: d.scale,
-                    context: d.context,
-                }));
-            }
-            interactions.clear();
-            interactions.extend(
-                self.interactions
-                    .iter()
-                    .map(|i| RecordedInteraction { t: i.t, matched: i.matched.then_some(i.name_a) }),
-            );
-            outcomes(&self.spec.environment, self.spec.variant, reversed, decisions, interactions)
-        });
+        let mut views = VIEWS.take_any().unwrap_or_default();
+        let Views { decisions, interactions } = &mut views;
+        decisions.clear();
+        if self.spec.environment.game().outcomes_read_decisions() {
+            decisions.extend(self.decisions.iter().map(|d| RecordedDecision {
+                round: d.round,
+                seat: d.seat,
+                role: d.role,
+                value: d.value,
+                scale: d.scale,
+                context: d.context,
+            }));
+        }
+        interactions.clear();
+        interactions.extend(
+            self.interactions.iter().map(|i| RecordedInteraction { t: i.t, matched: i.matched.then_some(i.name_a) }),
+        );
+        self.metrics = outcomes(&self.spec.environment, self.spec.variant, reversed, decisions, interactions);
+        decisions.clear();
+        interactions.clear();
+        VIEWS.give(views);
         if self.spec.is_probe() {
             // A probe session plays no game: its one outcome is how many of its seats named
             // the paradigm.

@@ -11,6 +11,7 @@ use rand_xoshiro::Xoshiro256PlusPlus;
 
 use crate::components::*;
 use crate::error::EngineError;
+use crate::pool::Pool;
 use crate::records::{AgentRecord, RunRecords};
 use crate::systems::{build_play_schedule, build_schedules};
 
@@ -59,7 +60,7 @@ impl RunWorld {
         let Schedules { mut world, decide, resolve, play } = recycled();
         let mut log = RunRecords::new(spec, key.clone());
         let hint = (spec.environment.kind(), spec.seats.len());
-        if let Some((d, p, i)) = SIZES.with(|s| s.borrow().iter().find(|(k, _)| *k == hint).map(|(_, n)| *n)) {
+        if let Some((d, p, i)) = size_hint(hint) {
             log.decisions.reserve_exact(d);
             log.payoffs.reserve_exact(p);
             log.interactions.reserve_exact(i);
@@ -181,30 +182,43 @@ impl RunWorld {
         log.compute_metrics();
         let hint = (log.spec.environment.kind(), log.spec.seats.len());
         let sizes = (log.decisions.len(), log.payoffs.len(), log.interactions.len());
-        SIZES.with(|s| {
-            let mut s = s.borrow_mut();
-            if let Some(i) = s.iter().position(|(k, _)| *k == hint) {
-                s[i].1 = sizes;
-            } else if s.len() < 64 {
-                s.push((hint, sizes));
-            }
-        });
-        RECYCLED.with(|pool| {
-            let mut pool = pool.borrow_mut();
-            if pool.len() < MAX_RECYCLED {
-                pool.push(Schedules { world: self.world, decide: self.decide, resolve: self.resolve, play: self.play });
-            }
-        });
+        let mut hints = SIZES.take_any().unwrap_or_default();
+        if let Some(i) = hints.0.iter().position(|(k, _)| *k == hint) {
+            hints.0[i].1 = sizes;
+        } else if hints.0.len() < 64 {
+            hints.0.push((hint, sizes));
+        }
+        SIZES.give(hints);
+        // Emptied before it is kept: a kept world holds nothing of its run (its policies hold
+        // the model session and with it the reply cache, which must close when the study ends).
+        self.world.clear_entities();
+        self.world.clear_resources();
+        RECYCLED.give(Schedules { world: self.world, decide: self.decide, resolve: self.resolve, play: self.play });
         log
     }
 }
 
-thread_local! {
-    /// How many decisions, payoffs and interactions the last run of a game with so many seats
-    /// recorded on this thread: the next such run reserves as much at once, instead of growing
-    /// its records by doubling (each growth a copy of everything recorded so far). Runs of one
-    /// game and population record about as much; the records are the same either way.
-    static SIZES: std::cell::RefCell<Vec<(SizeKey, Sizes)>> = const { std::cell::RefCell::new(Vec::new()) };
+/// How many decisions, payoffs and interactions the last run of a game with so many seats
+/// recorded: the next such run reserves as much at once, instead of growing its records by
+/// doubling (each growth a copy of everything recorded so far). Runs of one game and
+/// population record about as much; the records are the same either way.
+#[derive(Default)]
+struct SizeHints(Vec<(SizeKey, Sizes)>);
+
+impl crate::pool::Held for SizeHints {
+    fn bytes(&self) -> usize {
+        self.0.capacity() * std::mem::size_of::<(SizeKey, Sizes)>()
+    }
+}
+
+static SIZES: Pool<SizeHints> = Pool::new();
+
+/// The sizes the last run of `hint`'s game and population recorded, if one is known.
+fn size_hint(hint: SizeKey) -> Option<Sizes> {
+    let hints = SIZES.take_any()?;
+    let found = hints.0.iter().find(|(k, _)| *k == hint).map(|(_, n)| *n);
+    SIZES.give(hints);
+    found
 }
 
 /// A game and its number of seats.
@@ -212,12 +226,9 @@ type SizeKey = (agora_environments::EnvKind, usize);
 /// Decisions, payoffs and interactions a run recorded.
 type Sizes = (usize, usize, usize);
 
-/// Finished runs leave their world and schedules here for the next run on the same thread:
-/// building and initialising the schedules costs more than playing a short game. A recycled
-/// world is emptied of entities, and every resource is inserted anew by the next run.
-const MAX_RECYCLED: usize = 1024;
-
-/// A world with its schedules.
+/// Finished runs leave their world and schedules here for the next run: building and
+/// initialising the schedules costs more than playing a short game. A kept world is emptied of
+/// entities, and every resource is inserted anew by the next run.
 struct Schedules {
     world: World,
     decide: Schedule,
@@ -225,16 +236,21 @@ struct Schedules {
     play: Schedule,
 }
 
-thread_local! {
-    static RECYCLED: std::cell::RefCell<Vec<Schedules>> = const { std::cell::RefCell::new(Vec::new()) };
+/// What a world with its schedules counts against the bound on kept memory: a nominal size
+/// (their memory is not measured), so that at most a few thousand are kept.
+const WORLD_BYTES: usize = 32 << 10;
+
+impl crate::pool::Held for Schedules {
+    fn bytes(&self) -> usize {
+        WORLD_BYTES
+    }
 }
 
+static RECYCLED: Pool<Schedules> = Pool::new();
+
 fn recycled() -> Schedules {
-    match RECYCLED.with(|pool| pool.borrow_mut().pop()) {
-        Some(mut s) => {
-            s.world.clear_entities();
-            s
-        }
+    match RECYCLED.take_any() {
+        Some(s) => s,
         None => {
             let (decide, resolve) = build_schedules();
             Schedules { world: World::new(), decide, resolve, play: build_play_schedule() }

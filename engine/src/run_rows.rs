@@ -37,8 +37,8 @@ impl Drop for RowValues {
     }
 }
 
-/// Buffers of rows written and let go of, up to 32 MiB, for the rows of the runs that follow.
-static SPARE: Pool<Vec<u8>> = Pool::new(32 << 20);
+/// Buffers of rows written and let go of, for the rows of the runs that follow.
+static SPARE: Pool<Vec<u8>> = Pool::new();
 
 /// A buffer for `bytes` of a run's rows: the smallest spare one that holds them, else the
 /// largest kept (grown once by its caller), else a new one. Taking whichever came back last
