@@ -1,4 +1,4 @@
-//! A symmetric 2×2 game is its variants file and its rules template (and two registry lines):
+//! A symmetric 2×2 game is its variants file and its rules template (and one registry line):
 //! a game written here only as those two texts — chicken — validates, plays with its payoffs,
 //! reports the metrics it declares, and renders the rules a participant reads.
 

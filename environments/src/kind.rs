@@ -82,16 +82,15 @@ macro_rules! kinds {
     };
 }
 
-kinds! {
+with_two_by_two_games!(kinds {
     PrisonersDilemma = "prisoners-dilemma",
     PublicGoods = "public-goods",
     Bargaining = "bargaining",
     MoneyRequest = "money-request",
     NamingGame = "naming-game",
-    StagHunt = "stag-hunt",
-    Coordination = "coordination",
+} {
     BinaryAllocation = "binary-allocation",
-}
+});
 
 /// The part an agent plays in one decision.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]

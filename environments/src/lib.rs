@@ -8,6 +8,21 @@
 //! from the agents' policies, and the environment resolves them ([`Environment::resolve`]) into
 //! a [`Step`] of records. Adding a game: see "Adding a game" in README.
 
+/// The symmetric 2×2 games, one registry line each: `Name = "name"`, the name its study files
+/// and the store use, which also names its variants file and its rules template. A 2×2 game is
+/// those two files and this line ([`games::two_by_two`]). The list is handed to `kinds!`, which
+/// places the games between the ones given before and after them, and to `games!`.
+macro_rules! with_two_by_two_games {
+    ($callback:ident { $($before:tt)* } { $($after:tt)* }) => {
+        $callback! {
+            $($before)*
+            StagHunt = "stag-hunt",
+            Coordination = "coordination",
+            $($after)*
+        }
+    };
+}
+
 pub mod action;
 pub mod error;
 pub mod game;

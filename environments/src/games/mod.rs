@@ -21,7 +21,18 @@ use crate::Environment;
 
 /// Declares the registry: the study-file form [`EnvSpec`] and its dispatch to the games.
 macro_rules! games {
-    ($($kind:ident($params:ty, $description:expr)),* $(,)?) => {
+    // The games with a module each, then the 2×2 games by name (`with_two_by_two_games!`).
+    ($($kind:ident($params:ty, $description:expr),)* ; $($tkind:ident = $tname:literal,)*) => {
+        games! {
+            @all
+            $($kind($params, $description),)*
+            $($tkind(
+                two_by_two::TwoByTwoParams<{ EnvKind::$tkind as usize }>,
+                two_by_two::TwoByTwoParams::<{ EnvKind::$tkind as usize }>::description()
+            ),)*
+        }
+    };
+    (@all $($kind:ident($params:ty, $description:expr)),* $(,)?) => {
         /// A game with its parameters, as written in a study file.
         #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
         pub enum EnvSpec {
@@ -70,16 +81,15 @@ macro_rules! games {
     };
 }
 
-games! {
+with_two_by_two_games!(games {
     PrisonersDilemma(prisoners_dilemma::PdParams, prisoners_dilemma::DESCRIPTION),
     PublicGoods(public_goods::PgParams, public_goods::DESCRIPTION),
     Bargaining(bargaining::BargainParams, bargaining::DESCRIPTION),
     MoneyRequest(money_request::MrParams, money_request::DESCRIPTION),
     NamingGame(naming::NgParams, naming::DESCRIPTION),
-    StagHunt(two_by_two::TwoByTwoParams<{ EnvKind::StagHunt as usize }>, two_by_two::TwoByTwoParams::<{ EnvKind::StagHunt as usize }>::description()),
-    Coordination(two_by_two::TwoByTwoParams<{ EnvKind::Coordination as usize }>, two_by_two::TwoByTwoParams::<{ EnvKind::Coordination as usize }>::description()),
     BinaryAllocation(binary_allocation::BaParams, binary_allocation::DESCRIPTION),
-}
+    ;
+} {});
 
 impl EnvSpec {
     /// What the game declares about its outcomes, with its metrics, as the engine records

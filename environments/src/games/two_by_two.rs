@@ -4,8 +4,9 @@
 //! paradigm, default rounds and memory, which payoffs a study's `g` replaces, its metrics, its
 //! headline, its action indicator — and the payoffs, labels and cover story of C0–C3), its
 //! rules template (`assets/prompts/<game>.j2`, read with the values `cover_story`, `rounds`,
-//! `labels`, `a`, `b`, `aa`, `ab`, `ba`, `bb`) and its registry lines (the name in
-//! `kinds!`, the entry `Game(TwoByTwoParams<{ EnvKind::Game as usize }>, ...)` in `games!`).
+//! `labels`, `a`, `b`, `aa`, `ab`, `ba`, `bb`) and its one registry line in
+//! `with_two_by_two_games!` (`environments/src/lib.rs`), which registers it in `kinds!` and, as
+//! `Game(TwoByTwoParams<{ EnvKind::Game as usize }>, ...)`, in `games!`.
 
 use std::collections::BTreeMap;
 use std::marker::PhantomData;
