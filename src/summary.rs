@@ -11,51 +11,17 @@ enum Agg {
     Median,
 }
 
-/// Columns shown for an environment arm: (metric, header, aggregate).
+/// The columns a game chose for an arm's table (`Game::summary`): (metric, header, aggregate).
 fn columns(env: &str, arm: &str) -> Vec<(&'static str, &'static str, Agg)> {
-    use Agg::*;
-    match (env, arm) {
-        ("prisoners-dilemma", _) => vec![
-            ("cooperation", "cooperation", Mean),
-            ("cooperation_r1", "round 1", Mean),
-            ("cooperation_last", "last round", Mean),
-            ("cooperation_change", "median change", Median),
-        ],
-        ("public-goods", "punishment") => vec![
-            ("contribution_r1", "contrib r1", Mean),
-            ("contribution_last", "contrib r10", Mean),
-            ("contribution_change", "median change", Median),
-            ("punishment_points", "punish pts", Mean),
-        ],
-        ("public-goods", _) => vec![
-            ("contribution_r1", "contrib r1", Mean),
-            ("contribution_last", "contrib r10", Mean),
-            ("contribution_change", "median change", Median),
-        ],
-        ("bargaining", "ultimatum") => vec![("offer", "offer/pie", Mean), ("rejection", "rejection", Mean)],
-        ("bargaining", "dictator") => vec![("giving", "giving", Mean)],
-        ("bargaining", "trust") => vec![("sent", "sent", Mean), ("returned", "returned", Mean)],
-        ("bargaining", "ultimatum-fixed-offer") => vec![
-            ("accept_10", "acc 10", Mean),
-            ("accept_20", "acc 20", Mean),
-            ("accept_30", "acc 30", Mean),
-            ("accept_37", "acc 37", Mean),
-            ("accept_40", "acc 40", Mean),
-            ("accept_50", "acc 50", Mean),
-        ],
-        ("money-request", _) => {
-            vec![("mode_share", "at mode 17", Mean), ("choice_20", "at 20", Mean), ("choice_19", "at 19", Mean)]
-        }
-        ("naming-game", a) if a.starts_with("tipping") => {
-            vec![("overturned", "overturned", Mean), ("overturn_time", "median t", Median)]
-        }
-        ("naming-game", _) => vec![
-            ("convention", "convention", Mean),
-            ("convention_time", "median t", Median),
-            ("match_share", "matches", Mean),
-        ],
-        _ => Vec::new(),
-    }
+    let Some(kind) = agora_environments::EnvKind::ALL.iter().find(|k| k.as_str() == env) else {
+        return Vec::new();
+    };
+    agora_environments::EnvSpec::canonical(*kind)
+        .game()
+        .summary(arm)
+        .iter()
+        .map(|c| (c.metric, c.header, if c.median { Agg::Median } else { Agg::Mean }))
+        .collect()
 }
 
 fn fmt_stat(g: &GroupSummary, metric: &str, agg: Agg) -> String {

@@ -104,6 +104,30 @@ pub struct CanonicalEffect {
     pub text: &'static str,
 }
 
+/// A column of the table printed after a run (`agora run`, `agora summary`): a metric of one
+/// arm, its header and how the runs of a condition are aggregated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SummaryColumn {
+    /// The metric (one of the game's [`MetricDef`]s).
+    pub metric: &'static str,
+    /// The header printed above it (at most a few words).
+    pub header: &'static str,
+    /// Whether the runs' median is printed instead of their mean.
+    pub median: bool,
+}
+
+impl SummaryColumn {
+    /// A column of the runs' mean.
+    pub const fn mean(metric: &'static str, header: &'static str) -> SummaryColumn {
+        SummaryColumn { metric, header, median: false }
+    }
+
+    /// A column of the runs' median.
+    pub const fn median(metric: &'static str, header: &'static str) -> SummaryColumn {
+        SummaryColumn { metric, header, median: true }
+    }
+}
+
 /// A headline outcome: the run-level metric of an arm that the cross-model tables (baselines,
 /// heterogeneity, recognition) report and the perturbation family of tests contrasts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize)]
@@ -426,6 +450,12 @@ pub trait Game: Send + Sync + std::fmt::Debug {
 
     /// The headline outcomes of each arm ([`Headline`]); none by default.
     fn headline(&self) -> &'static [Headline] {
+        &[]
+    }
+
+    /// The columns of the table printed after a run of `arm` ([`SummaryColumn`]); none by
+    /// default, and then the table shows every metric the runs report.
+    fn summary(&self, _arm: &str) -> &'static [SummaryColumn] {
         &[]
     }
 

@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{at_least_one, invalid, EnvError};
 use crate::game::{
     default_question, in_order, C3Rule, Direction, Divergent, Game, Headline, Indicator, IndicatorRule, MetricDef,
-    Rules, RunView, SummaryKind, Wording,
+    Rules, RunView, SummaryColumn, SummaryKind, Wording,
 };
 use crate::kind::{EnvKind, Role, Variant};
 use crate::observation::{Context, Feedback, Observation, PayoffBounds};
@@ -249,6 +249,29 @@ impl Game for BargainParams {
 
     fn metrics(&self) -> &'static [MetricDef] {
         METRICS
+    }
+
+    fn summary(&self, arm: &str) -> &'static [SummaryColumn] {
+        const ULTIMATUM: &[SummaryColumn] =
+            &[SummaryColumn::mean("offer", "offer/pie"), SummaryColumn::mean("rejection", "rejection")];
+        const DICTATOR: &[SummaryColumn] = &[SummaryColumn::mean("giving", "giving")];
+        const TRUST: &[SummaryColumn] =
+            &[SummaryColumn::mean("sent", "sent"), SummaryColumn::mean("returned", "returned")];
+        const FIXED_OFFER: &[SummaryColumn] = &[
+            SummaryColumn::mean("accept_10", "acc 10"),
+            SummaryColumn::mean("accept_20", "acc 20"),
+            SummaryColumn::mean("accept_30", "acc 30"),
+            SummaryColumn::mean("accept_37", "acc 37"),
+            SummaryColumn::mean("accept_40", "acc 40"),
+            SummaryColumn::mean("accept_50", "acc 50"),
+        ];
+        match arm {
+            "ultimatum" => ULTIMATUM,
+            "dictator" => DICTATOR,
+            "trust" => TRUST,
+            "ultimatum-fixed-offer" => FIXED_OFFER,
+            _ => &[],
+        }
     }
 
     fn headline(&self) -> &'static [Headline] {

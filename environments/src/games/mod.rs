@@ -237,6 +237,11 @@ mod tests {
             };
             let mut names: Vec<&str> = d.headline.iter().map(|h| h.metric).collect();
             names.extend(d.divergent.iter().map(|v| v.metric));
+            // The columns printed after a run, for every arm a game has.
+            let game = EnvSpec::canonical(kind);
+            for arm in ["baseline", "punishment", "ultimatum", "dictator", "trust", "ultimatum-fixed-offer", "tipping"] {
+                names.extend(game.game().summary(arm).iter().map(|c| c.metric));
+            }
             names.extend(d.canonical.iter().map(|c| c.metric));
             for m in names {
                 assert!(known(m), "{}: {m} is not one of its metrics", d.environment);

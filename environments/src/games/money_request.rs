@@ -8,7 +8,9 @@ use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{at_least_one, invalid, EnvError};
-use crate::game::{Direction, Divergent, Game, Headline, MetricDef, NoIndicator, Rules, RunView, SummaryKind, Wording};
+use crate::game::{
+    Direction, Divergent, Game, Headline, MetricDef, NoIndicator, Rules, RunView, SummaryColumn, SummaryKind, Wording,
+};
 use crate::kind::{EnvKind, Role, Variant};
 use crate::observation::{Context, Feedback, Observation, PayoffBounds};
 use crate::{amount, check_actions, outcome, Action, ActionSpace, DecisionRow, Environment, Request, Step};
@@ -167,6 +169,15 @@ impl Game for MrParams {
 
     fn metrics(&self) -> &'static [MetricDef] {
         METRICS
+    }
+
+    fn summary(&self, _arm: &str) -> &'static [SummaryColumn] {
+        const COLUMNS: &[SummaryColumn] = &[
+            SummaryColumn::mean("mode_share", "at mode 17"),
+            SummaryColumn::mean("choice_20", "at 20"),
+            SummaryColumn::mean("choice_19", "at 19"),
+        ];
+        COLUMNS
     }
 
     fn headline(&self) -> &'static [Headline] {

@@ -25,7 +25,7 @@ pub use convention::{first_convention, ConventionEvent, ConventionWindow};
 use crate::error::{at_least_one, invalid, EnvError};
 use crate::game::{
     CanonicalEffect, Direction, Divergent, EffectRule, Fallback, Game, Headline, MetricDef, NoIndicator, Rules,
-    RunView, SummaryKind, Wording,
+    RunView, SummaryColumn, SummaryKind, Wording,
 };
 use crate::kind::{EnvKind, Role, Variant};
 use crate::observation::{Context, Feedback, Observation, PayoffBounds};
@@ -306,6 +306,21 @@ impl Game for NgParams {
 
     fn metrics(&self) -> &'static [MetricDef] {
         METRICS
+    }
+
+    fn summary(&self, arm: &str) -> &'static [SummaryColumn] {
+        const TIPPING: &[SummaryColumn] =
+            &[SummaryColumn::mean("overturned", "overturned"), SummaryColumn::median("overturn_time", "median t")];
+        const FORMATION: &[SummaryColumn] = &[
+            SummaryColumn::mean("convention", "convention"),
+            SummaryColumn::median("convention_time", "median t"),
+            SummaryColumn::mean("match_share", "matches"),
+        ];
+        if arm.starts_with("tipping") {
+            TIPPING
+        } else {
+            FORMATION
+        }
     }
 
     fn headline(&self) -> &'static [Headline] {

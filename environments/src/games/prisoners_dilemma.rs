@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{at_least_one, EnvError};
 use crate::game::{
     in_order, CanonicalEffect, Direction, Divergent, EffectRule, Frame, Framed, Game, Headline, Indicator,
-    IndicatorRule, MetricDef, Rules, RunView, SummaryKind, Wording,
+    IndicatorRule, MetricDef, Rules, RunView, SummaryColumn, SummaryKind, Wording,
 };
 use crate::kind::{EnvKind, Role, Variant};
 use crate::observation::{Context, Feedback, Observation, PayoffBounds};
@@ -125,6 +125,16 @@ impl Game for PdParams {
 
     fn metrics(&self) -> &'static [MetricDef] {
         METRICS
+    }
+
+    fn summary(&self, _arm: &str) -> &'static [SummaryColumn] {
+        const COLUMNS: &[SummaryColumn] = &[
+            SummaryColumn::mean("cooperation", "cooperation"),
+            SummaryColumn::mean("cooperation_r1", "round 1"),
+            SummaryColumn::mean("cooperation_last", "last round"),
+            SummaryColumn::median("cooperation_change", "median change"),
+        ];
+        COLUMNS
     }
 
     fn headline(&self) -> &'static [Headline] {

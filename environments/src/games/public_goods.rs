@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{at_least_one, invalid, EnvError};
 use crate::game::{
     default_question, C3Rule, CanonicalEffect, Direction, Divergent, EffectRule, Game, Headline, Indicator,
-    IndicatorRule, MetricDef, NoIndicator, RecordedDecision, Rules, RunView, SummaryKind, Wording,
+    IndicatorRule, MetricDef, NoIndicator, RecordedDecision, Rules, RunView, SummaryColumn, SummaryKind, Wording,
 };
 use crate::kind::{EnvKind, Role, Variant};
 use crate::observation::{Context, Feedback, Observation, PayoffBounds};
@@ -186,6 +186,25 @@ impl Game for PgParams {
     }
 
     /// Rounds 1 and 10 of the baseline, as the instrument paper reports them.
+    fn summary(&self, arm: &str) -> &'static [SummaryColumn] {
+        const BASE: &[SummaryColumn] = &[
+            SummaryColumn::mean("contribution_r1", "contrib r1"),
+            SummaryColumn::mean("contribution_last", "contrib r10"),
+            SummaryColumn::median("contribution_change", "median change"),
+        ];
+        const PUNISHMENT: &[SummaryColumn] = &[
+            SummaryColumn::mean("contribution_r1", "contrib r1"),
+            SummaryColumn::mean("contribution_last", "contrib r10"),
+            SummaryColumn::median("contribution_change", "median change"),
+            SummaryColumn::mean("punishment_points", "punish pts"),
+        ];
+        if arm == "punishment" {
+            PUNISHMENT
+        } else {
+            BASE
+        }
+    }
+
     fn headline(&self) -> &'static [Headline] {
         &[
             Headline { arm: "baseline", metric: "contribution_r1" },
