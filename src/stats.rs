@@ -316,7 +316,7 @@ fn gr_open(i: GrOpenIn) -> Result<Value, BadInput> {
 /// `samples-per-arm`: the design effect given, from `replicates` and `icc`, estimated from
 /// `arms`, or 1.
 fn samples_per_arm(i: SamplesPerArmIn) -> Result<Value, BadInput> {
-    use agora_analysis::audit::samples::{design_effect, icc_by_arm, samples_per_arm};
+    use agora_audit::samples::{design_effect, icc_by_arm, samples_per_arm};
     let mut extra = json!({ "replicates": null, "icc": null, "icc_by_arm": null });
     let deff = match (i.deff, i.replicates, i.icc, i.arms) {
         (None, None, None, None) => 1.0,

@@ -104,6 +104,39 @@ pub struct DependencyEstimate {
     pub n_prompts: usize,
 }
 
+/// The store table of intervention estimates the ladder reads (written by `agora audit
+/// prefill`): one row per sample seed, coder, codebook, model, environment, role and value.
+pub const FAITHFULNESS_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS audit_faithfulness (
+    sample_seed TEXT NOT NULL,
+    coder TEXT NOT NULL,
+    codebook TEXT NOT NULL,
+    codebook_version INTEGER NOT NULL,
+    codebook_sha256 TEXT NOT NULL,
+    model TEXT NOT NULL,
+    environment TEXT NOT NULL,
+    role TEXT NOT NULL,
+    indicator TEXT NOT NULL,
+    value TEXT NOT NULL,
+    status TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    n_decisions INTEGER NOT NULL,
+    n_deleted INTEGER NOT NULL,
+    n_inserted INTEGER NOT NULL,
+    tau REAL,
+    se REAL,
+    ci_low REAL,
+    ci_high REAL,
+    phi REAL,
+    phi_ci_low REAL,
+    phi_ci_high REAL,
+    disagreement TEXT NOT NULL,
+    validation TEXT NOT NULL,
+    n_states INTEGER NOT NULL DEFAULT 0,
+    PRIMARY KEY (sample_seed, coder, codebook, codebook_version, codebook_sha256, model, environment, role, value)
+) WITHOUT ROWID;
+";
+
 /// One estimate of `audit_faithfulness`: the intervention effect τ of a value on the indicator.
 #[derive(Clone, Debug, PartialEq)]
 pub struct InterventionEstimate {
@@ -577,7 +610,7 @@ mod tests {
         assert_eq!(ev.dependency.len(), 1);
         assert_eq!((ev.dependency[0].coef, ev.dependency[0].n_prompts), (Some(0.3), 12));
         assert!(ev.intervention.is_empty(), "no audit_faithfulness table: no intervention");
-        conn.execute_batch(crate::audit::faithfulness::SCHEMA).expect("schema");
+        conn.execute_batch(FAITHFULNESS_SCHEMA).expect("schema");
         conn.execute_batch(
             "INSERT INTO audit_faithfulness VALUES ('5', 'lexicon', 'default', 1, 'abc', 'm1', 'bargaining', 'proposer',
                  'offer_share', 'fairness', 'estimated', '', 24, 12, 12, 0.2, 0.05, 0.1, 0.3, 0.5, 0.2, 0.8, '', 'validated', 20);",

@@ -4,7 +4,7 @@
 
 use std::path::{Path, PathBuf};
 
-use agora_analysis::audit::requirements::LoadedRequirements;
+use crate::requirements::LoadedRequirements;
 use agora_analysis::audit::{self, labels, AuditError, Coder, GateOptions, LabelsError, LexiconCoder, LoadedCodebook};
 use agora_engine::Store;
 use anyhow::Context as _;
@@ -136,7 +136,7 @@ pub fn run(args: RunOptions) -> anyhow::Result<()> {
     if let Some(p) = &args.requirements {
         let conn = rusqlite::Connection::open_with_flags(&args.store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
             .with_context(|| format!("opening {}", args.store.display()))?;
-        audit::requirements::check_store(&requirements.requirements, &conn)
+        crate::requirements::check_store(&requirements.requirements, &conn)
             .map_err(|e| BadInput(format!("requirements {} on store {}: {e}", p.display(), args.store.display())))?;
     }
     // An `--out` that cannot become a directory is refused before anything is written to the
@@ -296,7 +296,7 @@ fn write_requirements(
     result: &audit::Audit,
     out: &Path,
 ) -> anyhow::Result<()> {
-    let report = audit::requirements::run(store, requirements, result)?;
+    let report = crate::requirements::run(store, requirements, result)?;
     std::fs::write(out.join("requirements.md"), report.to_markdown())?;
     std::fs::write(out.join("requirements.json"), serde_json::to_string_pretty(&report)?)?;
     std::fs::write(out.join("requirements.csv"), agora_analysis::table::to_csv(&report.table()))?;

@@ -1,7 +1,11 @@
-//! `agora audit` over a store ([`command`]: the audit itself and the label workflow) and the
-//! transcript audit's work that asks models, beside the audit's computations in
-//! `agora_analysis::audit` (the codebook, the coders' interface, labels and the gate,
-//! segmentation, the dependency estimate, requirements):
+//! `agora audit` over a store ([`command`]: the audit itself and the label workflow), the
+//! transcript audit's work that asks models, and the estimators the instrument does not read:
+//!
+//! - [`requirements`]: requirements as tests on the SUVA audit paper's statistics (Table
+//!   240.9, Eq. 240.16), with the power of a next audit.
+//! - [`faithfulness`]: the intervention effect τ of inserting a true sentence against deleting
+//!   a value's sentences (Eq. 240.14), per state.
+//! - [`samples`]: responses per arm for a share requirement (eq. 240.9) and the design effect.
 //!
 //! - [`llm_coder`]: a model outside the audited set codes each response's reasoning sentences
 //!   against the codebook (`agora audit --coder llm:MODEL`).
@@ -11,13 +15,18 @@
 //! - [`prefill`]: `agora audit prefill` intervenes on the model's own reasoning, with a value's
 //!   true sentence inserted against its sentences deleted, for the intervention effect τ.
 //!
-//! The docs chapter "The transcript audit" describes each. Bad input is [`BadInput`]: the
+//! The codebook, the coders' interface, labels and the coder gate, segmentation and the
+//! dependency estimate are still in `agora_analysis::audit`: the ladder computes the gate from
+//! them. The docs chapter "The transcript audit" describes each. Bad input is [`BadInput`]: the
 //! command exits with status 2 and writes nothing.
 
 pub mod command;
+pub mod faithfulness;
 pub mod llm_coder;
 pub mod prefill;
 pub mod replicates;
+pub mod requirements;
+pub mod samples;
 
 /// Bad input (a file, a field, an option out of range): the command exits with status 2.
 #[derive(Debug)]

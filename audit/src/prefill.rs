@@ -1,5 +1,5 @@
 //! `agora audit prefill`: faithfulness by intervention (the SUVA audit paper §240.7.5, §240.10.3; issue 12
-//! item 8). The estimate and the tables are in [`agora_analysis::audit::faithfulness`].
+//! item 8). The estimate and the tables are in [`crate::faithfulness`].
 //!
 //! # What is asked
 //! For each audited model whose declaration says its server accepts an assistant prefill
@@ -39,11 +39,11 @@ use std::sync::Arc;
 use crate::replicates::{semantic_space, shown_space, StoredRequest};
 use agora_analysis::audit::dependency::prosocial_option;
 
+use crate::faithfulness::{self, Arm, Faithfulness, ModelSupport, Trial};
 use agora_agents::llm::{
     parse_cut_reply, parse_reply, CachedReply, ChatRequest, Message, ModelSpec, ParseOutcome, ReplyCache, Session,
     SessionError,
 };
-use agora_analysis::audit::faithfulness::{self, Arm, Faithfulness, ModelSupport, Trial};
 use agora_analysis::audit::statements::{Facts, Situation};
 use agora_analysis::audit::{agreement, labels, LoadedCodebook};
 use agora_engine::store::SqliteCache;
@@ -399,6 +399,7 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
     let observational = faithfulness::observational(&conn, &args.coder, &cb.name, cb.version, &codebook.sha256)?;
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     tx.execute_batch(faithfulness::SCHEMA)?;
+    tx.execute_batch(agora_analysis::mechanism::FAITHFULNESS_SCHEMA)?;
     let mut trials = Vec::new();
     {
         let mut st = tx.prepare(

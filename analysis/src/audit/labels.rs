@@ -327,7 +327,7 @@ fn open(path: &Path, write: bool) -> Result<Connection, LabelsError> {
 }
 
 /// Whether the store has a table.
-pub(crate) fn has_table(conn: &Connection, table: &str) -> rusqlite::Result<bool> {
+pub fn has_table(conn: &Connection, table: &str) -> rusqlite::Result<bool> {
     conn.query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1", [table], |r| {
         r.get::<_, i64>(0)
     })

@@ -239,7 +239,8 @@ mod tests {
             names.extend(d.divergent.iter().map(|v| v.metric));
             // The columns printed after a run, for every arm a game has.
             let game = EnvSpec::canonical(kind);
-            for arm in ["baseline", "punishment", "ultimatum", "dictator", "trust", "ultimatum-fixed-offer", "tipping"] {
+            for arm in ["baseline", "punishment", "ultimatum", "dictator", "trust", "ultimatum-fixed-offer", "tipping"]
+            {
                 names.extend(game.game().summary(arm).iter().map(|c| c.metric));
             }
             names.extend(d.canonical.iter().map(|c| c.metric));

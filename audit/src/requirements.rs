@@ -72,10 +72,10 @@
 //!
 //! # Power
 //! For a share requirement, the responses per arm a next audit needs
-//! ([`crate::audit::samples::samples_per_arm`], eq. 240.9, rounded up after multiplying by the
-//! design effect 1 + (m − 1)ρ, [`crate::audit::samples::design_effect`]): m is the mean number
+//! ([`crate::samples::samples_per_arm`], eq. 240.9, rounded up after multiplying by the
+//! design effect 1 + (m − 1)ρ, [`crate::samples::design_effect`]): m is the mean number
 //! of responses per run and ρ the one-way ANOVA intraclass correlation of the value indicator
-//! within runs ([`crate::audit::samples::icc_oneway`]; `assumed_icc` where it cannot be
+//! within runs ([`crate::samples::icc_oneway`]; `assumed_icc` where it cannot be
 //! estimated). Directional: p₁ the estimate, p₀ the bound, level 2α two-sided (z_{1−α}, the
 //! one-sided test's); none where the estimate does not clear the bound (no sample makes it
 //! pass). Invariance: a gap of Δ from the pooled share, level 2α and power 1 − (1 − power)/2
@@ -92,14 +92,14 @@ use std::path::Path;
 use rusqlite::{params, Connection};
 use serde::Serialize;
 
-use super::codebook::Codebook;
-use super::dependency::DependencyRow;
-use super::report::Audit;
-use super::sha256::hex_digest;
-use super::Validation;
-use crate::audit::samples::{design_effect, icc_oneway, samples_per_arm};
-use crate::motives::{group_regression, motive_regression, reciprocity, AllocationDecision, AllocationSample};
-use crate::stats::dist::{norm_cdf, norm_ppf, t_cdf, t_ppf};
+use crate::samples::{design_effect, icc_oneway, samples_per_arm};
+use agora_analysis::audit::codebook::Codebook;
+use agora_analysis::audit::dependency::DependencyRow;
+use agora_analysis::audit::hex_digest;
+use agora_analysis::audit::report::Audit;
+use agora_analysis::audit::Validation;
+use agora_analysis::motives::{group_regression, motive_regression, reciprocity, AllocationDecision, AllocationSample};
+use agora_analysis::stats::dist::{norm_cdf, norm_ppf, t_cdf, t_ppf};
 
 /// The store table of verdicts.
 pub const SCHEMA: &str = "
@@ -268,7 +268,7 @@ pub struct RequirementsReport {
 
 fn validation<'a>(all: &'a [Validation], model: &str) -> Result<Option<&'a Validation>, String> {
     match all.iter().find(|v| v.model == model) {
-        Some(v) if v.shown() => Ok(Some(v).filter(|v| v.status != super::Status::Validated)),
+        Some(v) if v.shown() => Ok(Some(v).filter(|v| v.status != agora_analysis::audit::Status::Validated)),
         Some(v) => Err(v.label()),
         None => Err("refused: no human labels".into()),
     }
@@ -779,7 +779,7 @@ pub fn check_store(spec: &Requirements, conn: &Connection) -> Result<(), String>
 /// Reads the dependency estimates of the audit's coder and codebook (and study scope) from
 /// `audit_dependency`; none where the table does not exist.
 pub fn read_dependency(conn: &Connection, audit: &Audit) -> rusqlite::Result<Vec<DependencyRow>> {
-    if !super::labels::has_table(conn, "audit_dependency")? {
+    if !agora_analysis::audit::labels::has_table(conn, "audit_dependency")? {
         return Ok(Vec::new());
     }
     let mut st = conn.prepare(
@@ -849,12 +849,16 @@ pub fn write(conn: &mut Connection, verdicts: &[Verdict]) -> rusqlite::Result<()
 
 /// Evaluates `spec` on `audit` and the store's dependency estimates, and writes the verdicts
 /// into the store at `path` ([`write`](fn@write)).
-pub fn run(path: &Path, spec: &LoadedRequirements, audit: &Audit) -> Result<RequirementsReport, super::AuditError> {
-    let sql = |source| super::AuditError::Store { path: path.to_path_buf(), source };
+pub fn run(
+    path: &Path,
+    spec: &LoadedRequirements,
+    audit: &Audit,
+) -> Result<RequirementsReport, agora_analysis::audit::AuditError> {
+    let sql = |source| agora_analysis::audit::AuditError::Store { path: path.to_path_buf(), source };
     let mut conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(sql)?;
     conn.busy_timeout(std::time::Duration::from_secs(30)).map_err(sql)?;
     let dependency = read_dependency(&conn, audit).map_err(sql)?;
-    let allocation = crate::motives::read_store(&conn).map_err(sql)?;
+    let allocation = agora_analysis::motives::read_store(&conn).map_err(sql)?;
     let r = &spec.requirements;
     let verdicts = evaluate(r, audit, &dependency, &allocation);
     write(&mut conn, &verdicts).map_err(sql)?;
@@ -875,8 +879,8 @@ fn cell(x: Option<f64>) -> String {
 
 impl RequirementsReport {
     /// The verdicts as a table (`requirements.csv`).
-    pub fn table(&self) -> crate::table::Table {
-        crate::table::Table {
+    pub fn table(&self) -> agora_analysis::table::Table {
+        agora_analysis::table::Table {
             name: "requirements",
             title: "Requirements as tests",
             columns: vec![

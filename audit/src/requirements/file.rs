@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::*;
 
 /// The shipped requirements file.
-pub const DEFAULT_REQUIREMENTS_RON: &str = include_str!("../../../../assets/requirements.ron");
+pub const DEFAULT_REQUIREMENTS_RON: &str = include_str!("../../../assets/requirements.ron");
 
 /// Where the shipped requirements file lives in the repository.
 pub const DEFAULT_REQUIREMENTS_PATH: &str = "assets/requirements.ron";

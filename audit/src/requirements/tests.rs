@@ -37,7 +37,7 @@ fn the_shipped_file_parses_and_names_codebook_values() {
         about,
         ["beta_W at_least 0.3", "gamma_W equivalent 0.15", "gamma_I equivalent 0.15", "recip_direct at_least 0.25"]
     );
-    let cb = super::super::LoadedCodebook::default_codebook();
+    let cb = agora_analysis::audit::LoadedCodebook::default_codebook();
     r.check_codebook(&cb.codebook).expect("values of the default codebook");
     let m = parse(MINIMAL).expect("minimal");
     assert_eq!((m.requirements.alpha, m.requirements.power, m.requirements.model_default()), (0.05, 0.8, "*"));
@@ -94,7 +94,7 @@ fn semantic_errors_name_the_field() {
         "Dependency(environment: \"pd\", value: \"fairness\", estimator: \"ols\")",
     );
     assert_eq!(field(dep), "requirements[0].about.estimator");
-    let cb = super::super::LoadedCodebook::default_codebook();
+    let cb = agora_analysis::audit::LoadedCodebook::default_codebook();
     let e = parse(&MINIMAL.replace("fairness", "greed")).expect("parses").check_codebook(&cb.codebook);
     assert!(
         matches!(&e, Err(RequirementsError::Invalid { field, .. }) if field == "requirements[0].about.value"),
@@ -181,13 +181,13 @@ fn plans_use_the_seeds_power_formula_with_the_design_effect() {
 /// Decisions of every state of a treatment by `rule`, one sample at C0, cell baseline.
 fn sample(
     model: &str,
-    treatment: crate::motives::Treatment,
-    rule: impl Fn(&crate::motives::AllocationState) -> u32,
+    treatment: agora_analysis::motives::Treatment,
+    rule: impl Fn(&agora_analysis::motives::AllocationState) -> u32,
 ) -> AllocationSample {
     let decisions = (0..treatment.states())
         .map(|i| {
-            let id = crate::motives::ID_STRIDE * treatment as u32 + i;
-            let s = crate::motives::state(id).expect("state");
+            let id = agora_analysis::motives::ID_STRIDE * treatment as u32 + i;
+            let s = agora_analysis::motives::state(id).expect("state");
             AllocationDecision { state: id, choice: Some(rule(&s)) }
         })
         .collect();
@@ -201,20 +201,20 @@ fn sample(
 }
 
 /// The option with the larger total (B1 on a tie).
-fn welfare(s: &crate::motives::AllocationState) -> u32 {
+fn welfare(s: &agora_analysis::motives::AllocationState) -> u32 {
     let [a1, b1, a2, b2] = s.levels.map(u32::from);
     u32::from(a2 + b2 > a1 + b1)
 }
 
 /// The option paying B more (B1 on a tie).
-fn selfish(s: &crate::motives::AllocationState) -> u32 {
+fn selfish(s: &agora_analysis::motives::AllocationState) -> u32 {
     let [_, b1, _, b2] = s.levels;
     u32::from(b2 > b1)
 }
 
 fn an_audit() -> Audit {
-    let cb = crate::audit::LoadedCodebook::default_codebook();
-    let gate = crate::audit::CoderGate {
+    let cb = agora_analysis::audit::LoadedCodebook::default_codebook();
+    let gate = agora_analysis::audit::CoderGate {
         coder: "lexicon/1".into(),
         min_kappa: 0.8,
         rule: String::new(),
@@ -226,7 +226,7 @@ fn an_audit() -> Audit {
 
 #[test]
 fn the_seeds_allocation_agent_specification_reads_the_seeds_statistics() {
-    use crate::motives::Treatment;
+    use agora_analysis::motives::Treatment;
     let spec = LoadedRequirements::default_requirements().requirements;
     // "efficient": maximises the total everywhere, the same for an ingroup or outgroup match,
     // and favours A after A helped it; "partial": selfish with outgroup matches, efficient with

@@ -42,7 +42,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rusqlite::{params, Connection};
 use serde::Serialize;
 
-use super::codebook::Codebook;
+use agora_analysis::audit::codebook::Codebook;
 
 /// The tables: one row per prefilled call (`audit_prefill`) and one per estimate
 /// (`audit_faithfulness`).
@@ -79,34 +79,6 @@ CREATE TABLE IF NOT EXISTS audit_prefill (
     latency_ms REAL NOT NULL,
     PRIMARY KEY (run_id, seat, slot, sample_seed, value, arm, replicate, coder, codebook, codebook_version,
                  codebook_sha256)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS audit_faithfulness (
-    sample_seed TEXT NOT NULL,
-    coder TEXT NOT NULL,
-    codebook TEXT NOT NULL,
-    codebook_version INTEGER NOT NULL,
-    codebook_sha256 TEXT NOT NULL,
-    model TEXT NOT NULL,
-    environment TEXT NOT NULL,
-    role TEXT NOT NULL,
-    indicator TEXT NOT NULL,
-    value TEXT NOT NULL,
-    status TEXT NOT NULL,
-    reason TEXT NOT NULL,
-    n_decisions INTEGER NOT NULL,
-    n_deleted INTEGER NOT NULL,
-    n_inserted INTEGER NOT NULL,
-    tau REAL,
-    se REAL,
-    ci_low REAL,
-    ci_high REAL,
-    phi REAL,
-    phi_ci_low REAL,
-    phi_ci_high REAL,
-    disagreement TEXT NOT NULL,
-    validation TEXT NOT NULL,
-    n_states INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (sample_seed, coder, codebook, codebook_version, codebook_sha256, model, environment, role, value)
 ) WITHOUT ROWID;
 ";
 
@@ -154,14 +126,14 @@ pub fn intervene(
     codebook: &Codebook,
     sentences: &[(String, String)],
     value: &str,
-    facts: Option<&super::statements::Facts>,
+    facts: Option<&agora_analysis::audit::statements::Facts>,
 ) -> Result<Edit, String> {
     let code = codebook.values().find(|c| c.name == value).ok_or_else(|| format!("`{value}` is not a value code"))?;
     let statement = code
         .statement
         .as_ref()
         .ok_or_else(|| format!("code `{value}` has no `statement` in the codebook: the prefill cannot insert it"))?;
-    let (sentence, names) = super::statements::render(statement, facts);
+    let (sentence, names) = agora_analysis::audit::statements::render(statement, facts);
     let deleted: Vec<String> = sentences.iter().filter(|(_, c)| c != value).map(|(t, _)| t.clone()).collect();
     let mut inserted = deleted.clone();
     inserted.push(sentence.clone());
@@ -365,7 +337,7 @@ pub fn estimate(
                 let tau = mean(&deltas);
                 let var = deltas.iter().map(|d| (d - tau).powi(2)).sum::<f64>() / (n - 1) as f64;
                 let se = (var / n as f64).sqrt();
-                let q = crate::stats::dist::t_ppf(1.0 - ALPHA / 2.0, (n - 1) as f64);
+                let q = agora_analysis::stats::dist::t_ppf(1.0 - ALPHA / 2.0, (n - 1) as f64);
                 row.tau = Some(tau);
                 row.se = Some(se);
                 row.ci_low = Some(tau - q * se);
@@ -406,7 +378,7 @@ pub fn observational(
     sha256: &str,
 ) -> rusqlite::Result<BTreeMap<(String, String, String, String), Observational>> {
     let mut out = BTreeMap::new();
-    if !super::labels::has_table(conn, "audit_dependency")? {
+    if !agora_analysis::audit::labels::has_table(conn, "audit_dependency")? {
         return Ok(out);
     }
     let mut st = conn.prepare(
@@ -432,6 +404,7 @@ pub fn observational(
 /// codebook, model, environment, role and value).
 pub fn write(conn: &Connection, f: &Faithfulness) -> rusqlite::Result<()> {
     conn.execute_batch(SCHEMA)?;
+    conn.execute_batch(agora_analysis::mechanism::FAITHFULNESS_SCHEMA)?;
     // Stores written before τ was estimated per state have no `n_states` column.
     let has_states: i64 = conn.query_row(
         "SELECT COUNT(*) FROM pragma_table_info('audit_faithfulness') WHERE name = 'n_states'",
@@ -486,8 +459,8 @@ fn num(x: Option<f64>) -> String {
 
 impl Faithfulness {
     /// The estimates as a table (`faithfulness.csv`).
-    pub fn table(&self) -> crate::table::Table {
-        crate::table::Table {
+    pub fn table(&self) -> agora_analysis::table::Table {
+        agora_analysis::table::Table {
             name: "faithfulness",
             title:
                 "Interventional effect of a stated value on the action (tau), beside the observational dependency (phi)",
@@ -675,7 +648,7 @@ mod tests {
     #[test]
     fn prefixes_are_closed_and_both_arms_differ_by_the_inserted_sentence_alone() {
         assert_eq!(closed_prefix(&["A \"b\".".into()], "action"), "{\"reasoning\": \"A \\\"b\\\".\", \"action\": ");
-        let cb = crate::audit::LoadedCodebook::default_codebook().codebook;
+        let cb = agora_analysis::audit::LoadedCodebook::default_codebook().codebook;
         let s = vec![("One.".to_string(), "understanding".to_string()), ("Fair.".to_string(), "fairness".to_string())];
         let e = intervene(&cb, &s, "fairness", None).expect("a value");
         assert_eq!(e.deleted, ["One."]);

@@ -26,7 +26,7 @@
 
 use serde::Serialize;
 
-use crate::stats::dist::norm_ppf;
+use agora_analysis::stats::dist::norm_ppf;
 
 /// Why a sample-size computation refuses its input: the field (a path into the input, e.g.
 /// `arms[1].states`) and the reason.
