@@ -534,7 +534,7 @@ fn binary_allocation_replicates_use_the_prosocial_option_of_their_state() {
     let with_option = contexts
         .iter()
         .filter(|c| {
-            agora_analysis::motives::state(c.expect("a state id") as u32).expect("a state").prosocial_option().is_some()
+            agora_audit::motives::state(c.expect("a state id") as u32).expect("a state").prosocial_option().is_some()
         })
         .count();
     assert!(with_option > 0 && with_option <= 120);

@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use agora_agents::llm::{PromptOptions, PromptRenderer};
-use agora_analysis::motives;
+use agora_audit::motives;
 use agora_environments::games::binary_allocation::{
     self as ba, observed_state, variants, BaParams, Cue, History, Treatment, CHOOSER, ID_STRIDE,
 };

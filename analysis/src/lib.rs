@@ -31,7 +31,6 @@ pub mod heterogeneity;
 pub mod label_prior;
 pub mod ladder;
 pub mod mechanism;
-pub mod motives;
 pub mod outcomes;
 pub mod perturbation;
 pub mod punishment;

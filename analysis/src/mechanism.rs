@@ -33,7 +33,6 @@ use rusqlite::{params, Connection};
 
 use crate::audit::agreement::{self, GateOptions, Validation};
 use crate::audit::codebook::Codebook;
-use crate::audit::dependency::ALPHA;
 use crate::audit::labels::has_table;
 use crate::claims::{Claim, Mechanism};
 use crate::common::fmt;
@@ -74,6 +73,40 @@ pub struct CodedResponse {
     /// The value codes the response states.
     pub stated: Vec<String>,
 }
+
+/// The level of the audit's intervals: 95 % (the dependency estimate, its Wilson bounds).
+pub const ALPHA: f64 = 0.05;
+
+/// The store table of dependency estimates the ladder reads (written by `agora audit`, the
+/// audit crate's dependency estimate).
+pub const DEPENDENCY_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS audit_dependency (
+    scope TEXT NOT NULL,
+    coder TEXT NOT NULL,
+    codebook TEXT NOT NULL,
+    codebook_version INTEGER NOT NULL,
+    codebook_sha256 TEXT NOT NULL,
+    model TEXT NOT NULL,
+    environment TEXT NOT NULL,
+    role TEXT NOT NULL,
+    indicator TEXT NOT NULL,
+    estimator TEXT NOT NULL,
+    value TEXT NOT NULL,
+    status TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    coef REAL,
+    se REAL,
+    stat REAL,
+    p REAL,
+    ci_low REAL,
+    ci_high REAL,
+    n_prompts INTEGER NOT NULL,
+    n_replicates INTEGER NOT NULL,
+    prompts_varying INTEGER,
+    validation TEXT NOT NULL,
+    PRIMARY KEY (scope, coder, codebook, codebook_version, codebook_sha256, model, environment, role, estimator, value)
+) WITHOUT ROWID;
+";
 
 /// One `lpm-fe` row of `audit_dependency`.
 #[derive(Clone, Debug, PartialEq)]
@@ -568,7 +601,7 @@ mod tests {
         let conn = Connection::open_in_memory().expect("db");
         assert_eq!(read_conn(&conn, None).expect("read"), None);
         conn.execute_batch(crate::audit::tables::SCHEMA).expect("schema");
-        conn.execute_batch(crate::audit::dependency::SCHEMA).expect("schema");
+        conn.execute_batch(DEPENDENCY_SCHEMA).expect("schema");
         conn.execute_batch(
             "CREATE TABLE decisions (run_id INTEGER, step INTEGER, round INTEGER, seat INTEGER, role TEXT,
                  action TEXT, value REAL, scale REAL, context REAL);

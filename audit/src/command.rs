@@ -253,7 +253,7 @@ pub fn run(args: RunOptions) -> anyhow::Result<()> {
 /// into motives.json and motives.md; nothing is written when the store has none.
 fn write_motives(store: &std::path::Path, out: &std::path::Path) -> anyhow::Result<()> {
     let conn = rusqlite::Connection::open_with_flags(store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-    let samples = agora_analysis::motives::read_store(&conn)?;
+    let samples = crate::motives::read_store(&conn)?;
     if samples.is_empty() {
         return Ok(());
     }
@@ -262,7 +262,7 @@ fn write_motives(store: &std::path::Path, out: &std::path::Path) -> anyhow::Resu
         "# Motive regressions (binary allocation, the SUVA audit paper Eq. 240.5, CR1 by payoff configuration)\n\n",
     );
     for s in &samples {
-        let fit = agora_analysis::motives::motive_report(&s.decisions, 0.05);
+        let fit = crate::motives::motive_report(&s.decisions, 0.05);
         md.push_str(&format!("## {} · {} · {} · {}\n\n", s.roster, s.arm, s.variant, s.cell));
         match &fit {
             Ok(r) => {
@@ -401,7 +401,7 @@ pub fn agreement(args: AgreementOptions) -> anyhow::Result<()> {
 
 /// The dependency step of `agora audit`: codes the store's replicates with the audit's coder,
 /// estimates the dependency of the action on the stated values and writes `dependency.md`,
-/// `.json` and `.csv` into `out` ([`agora_analysis::audit::dependency`]); says so and does
+/// `.json` and `.csv` into `out` ([`crate::dependency`]); says so and does
 /// nothing where the store holds no replicates.
 pub fn dependency(
     store: &Path,
@@ -411,7 +411,7 @@ pub fn dependency(
     gate: agora_analysis::audit::GateOptions,
     out: &Path,
 ) -> anyhow::Result<()> {
-    let report = agora_analysis::audit::dependency::dependency(store, codebook, coder, study, gate).map_err(|e| {
+    let report = crate::dependency::dependency(store, codebook, coder, study, gate).map_err(|e| {
         if e.is_bad_input() {
             BadInput(e.to_string()).into()
         } else {

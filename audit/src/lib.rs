@@ -6,6 +6,9 @@
 //! - [`faithfulness`]: the intervention effect τ of inserting a true sentence against deleting
 //!   a value's sentences (Eq. 240.14), per state.
 //! - [`samples`]: responses per arm for a share requirement (eq. 240.9) and the design effect.
+//! - [`dependency`]: the dependency of the action on the stated values (the linear
+//!   probability model with prompt fixed effects over replicates).
+//! - [`motives`]: the motive regression of the binary-allocation game.
 //!
 //! - [`llm_coder`]: a model outside the audited set codes each response's reasoning sentences
 //!   against the codebook (`agora audit --coder llm:MODEL`).
@@ -15,14 +18,15 @@
 //! - [`prefill`]: `agora audit prefill` intervenes on the model's own reasoning, with a value's
 //!   true sentence inserted against its sentences deleted, for the intervention effect τ.
 //!
-//! The codebook, the coders' interface, labels and the coder gate, segmentation and the
-//! dependency estimate are still in `agora_analysis::audit`: the ladder computes the gate from
-//! them. The docs chapter "The transcript audit" describes each. Bad input is [`BadInput`]: the
+//! The codebook, the coders' interface, labels and the coder gate and segmentation are still
+//! in `agora_analysis::audit`: the ladder computes the gate from them. The docs chapter "The transcript audit" describes each. Bad input is [`BadInput`]: the
 //! command exits with status 2 and writes nothing.
 
 pub mod command;
+pub mod dependency;
 pub mod faithfulness;
 pub mod llm_coder;
+pub mod motives;
 pub mod prefill;
 pub mod replicates;
 pub mod requirements;

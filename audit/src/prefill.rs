@@ -36,8 +36,8 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::dependency::prosocial_option;
 use crate::replicates::{semantic_space, shown_space, StoredRequest};
-use agora_analysis::audit::dependency::prosocial_option;
 
 use crate::faithfulness::{self, Arm, Faithfulness, ModelSupport, Trial};
 use agora_agents::llm::{
@@ -188,7 +188,7 @@ fn allocation_facts(conn: &Connection, d: &Decision, variant: Variant) -> rusqli
     if d.environment != "binary-allocation" {
         return Ok(None);
     }
-    let id = agora_analysis::audit::dependency::state_context(conn, d.run_id, d.seat, d.slot)?;
+    let id = crate::dependency::state_context(conn, d.run_id, d.seat, d.slot)?;
     let Some(state) = id.and_then(agora_environments::games::binary_allocation::state) else { return Ok(None) };
     let f = state.facts(variant);
     Ok(Some(Facts {

@@ -5,7 +5,7 @@
 //! re-asks a seeded sample of stored decision prompts `--m` times each with fresh sampling
 //! seeds, advancing no game, and keeps the replies in the store's `audit_replicates` table
 //! ([`REPLICATES_SCHEMA`]), which `agora audit` codes and regresses
-//! ([`agora_analysis::audit::dependency`]).
+//! ([`crate::dependency`]).
 //!
 //! # The sample
 //! The population is every terminal decision transcript (status `ok`, or `truncated` with an
@@ -51,11 +51,11 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::dependency::REPLICATES_SCHEMA;
 use agora_agents::llm::{
     parse_cut_reply, parse_reply, CachedReply, ChatRequest, Message, ModelSpec, ParseOutcome, ReplyCache, Session,
     SessionError, StructuredMode,
 };
-use agora_analysis::audit::dependency::REPLICATES_SCHEMA;
 use agora_analysis::audit::{labels, segment};
 use agora_engine::store::SqliteCache;
 use agora_engine::Store;

@@ -92,13 +92,13 @@ use std::path::Path;
 use rusqlite::{params, Connection};
 use serde::Serialize;
 
+use crate::dependency::DependencyRow;
+use crate::motives::{group_regression, motive_regression, reciprocity, AllocationDecision, AllocationSample};
 use crate::samples::{design_effect, icc_oneway, samples_per_arm};
 use agora_analysis::audit::codebook::Codebook;
-use agora_analysis::audit::dependency::DependencyRow;
 use agora_analysis::audit::hex_digest;
 use agora_analysis::audit::report::Audit;
 use agora_analysis::audit::Validation;
-use agora_analysis::motives::{group_regression, motive_regression, reciprocity, AllocationDecision, AllocationSample};
 use agora_analysis::stats::dist::{norm_cdf, norm_ppf, t_cdf, t_ppf};
 
 /// The store table of verdicts.
@@ -858,7 +858,7 @@ pub fn run(
     let mut conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(sql)?;
     conn.busy_timeout(std::time::Duration::from_secs(30)).map_err(sql)?;
     let dependency = read_dependency(&conn, audit).map_err(sql)?;
-    let allocation = agora_analysis::motives::read_store(&conn).map_err(sql)?;
+    let allocation = crate::motives::read_store(&conn).map_err(sql)?;
     let r = &spec.requirements;
     let verdicts = evaluate(r, audit, &dependency, &allocation);
     write(&mut conn, &verdicts).map_err(sql)?;

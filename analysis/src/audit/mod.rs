@@ -27,7 +27,6 @@ pub mod agreement;
 pub mod codebook;
 pub mod coder;
 mod csv;
-pub mod dependency;
 pub mod labels;
 pub mod report;
 pub mod segment;

@@ -181,13 +181,13 @@ fn plans_use_the_seeds_power_formula_with_the_design_effect() {
 /// Decisions of every state of a treatment by `rule`, one sample at C0, cell baseline.
 fn sample(
     model: &str,
-    treatment: agora_analysis::motives::Treatment,
-    rule: impl Fn(&agora_analysis::motives::AllocationState) -> u32,
+    treatment: crate::motives::Treatment,
+    rule: impl Fn(&crate::motives::AllocationState) -> u32,
 ) -> AllocationSample {
     let decisions = (0..treatment.states())
         .map(|i| {
-            let id = agora_analysis::motives::ID_STRIDE * treatment as u32 + i;
-            let s = agora_analysis::motives::state(id).expect("state");
+            let id = crate::motives::ID_STRIDE * treatment as u32 + i;
+            let s = crate::motives::state(id).expect("state");
             AllocationDecision { state: id, choice: Some(rule(&s)) }
         })
         .collect();
@@ -201,13 +201,13 @@ fn sample(
 }
 
 /// The option with the larger total (B1 on a tie).
-fn welfare(s: &agora_analysis::motives::AllocationState) -> u32 {
+fn welfare(s: &crate::motives::AllocationState) -> u32 {
     let [a1, b1, a2, b2] = s.levels.map(u32::from);
     u32::from(a2 + b2 > a1 + b1)
 }
 
 /// The option paying B more (B1 on a tie).
-fn selfish(s: &agora_analysis::motives::AllocationState) -> u32 {
+fn selfish(s: &crate::motives::AllocationState) -> u32 {
     let [_, b1, _, b2] = s.levels;
     u32::from(b2 > b1)
 }
@@ -226,7 +226,7 @@ fn an_audit() -> Audit {
 
 #[test]
 fn the_seeds_allocation_agent_specification_reads_the_seeds_statistics() {
-    use agora_analysis::motives::Treatment;
+    use crate::motives::Treatment;
     let spec = LoadedRequirements::default_requirements().requirements;
     // "efficient": maximises the total everywhere, the same for an ingroup or outgroup match,
     // and favours A after A helped it; "partial": selfish with outgroup matches, efficient with

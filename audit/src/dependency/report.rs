@@ -91,9 +91,9 @@ impl Dependency {
     }
 
     /// The estimates as a table (`dependency.csv`).
-    pub fn table(&self) -> crate::table::Table {
+    pub fn table(&self) -> agora_analysis::table::Table {
         let f = |x: Option<f64>| x.filter(|v| v.is_finite()).map_or_else(String::new, |v| format!("{v:.6}"));
-        crate::table::Table {
+        agora_analysis::table::Table {
             name: "dependency",
             title: "Dependency of the action on the stated values",
             columns: vec![

@@ -1,5 +1,5 @@
 //! The action indicators the dependency estimate regresses: declared by each game beside its
 //! metrics, recorded by the engine with the game's runs, and read from the store
-//! ([`crate::declared::Declared::indicator`]).
+//! ([`agora_analysis::declared::Declared::indicator`]).
 
-pub use crate::declared::{Indicator, IndicatorRule, NoIndicator};
+pub use agora_analysis::declared::{Indicator, IndicatorRule, NoIndicator};

@@ -13,7 +13,7 @@
 //!
 //! # Coding
 //! `agora audit` codes every replicate with an action exactly as it codes a decision
-//! ([`code_reply`](super::code_reply): pre-action reasoning only, one code per sentence) into
+//! ([`code_reply`](agora_analysis::audit::code_reply): pre-action reasoning only, one code per sentence) into
 //! `audit_replicate_responses` and `audit_replicate_sentences` ([`SCHEMA`]), keyed by the
 //! original decision (run, seat, slot: the prompt), the sample seed and the replicate index, so
 //! a prompt's replicates are grouped with it. Re-running replaces the rows of the same coder and
@@ -67,12 +67,12 @@ use std::path::Path;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use serde::Serialize;
 
-use super::agreement::{self, Validation};
-use super::codebook::LoadedCodebook;
-use super::coder::Coder;
-use super::segment::SegmentKind;
-use super::{AuditError, GateOptions};
-use crate::stats::{fe_cr1, logit_ame, FeDf, StatsError};
+use agora_analysis::audit::agreement::{self, Validation};
+use agora_analysis::audit::codebook::LoadedCodebook;
+use agora_analysis::audit::coder::Coder;
+use agora_analysis::audit::segment::SegmentKind;
+use agora_analysis::audit::{AuditError, GateOptions};
+use agora_analysis::stats::{fe_cr1, logit_ame, FeDf, StatsError};
 
 mod estimate;
 mod indicator;
@@ -159,36 +159,10 @@ CREATE TABLE IF NOT EXISTS audit_replicate_sentences (
     PRIMARY KEY (run_id, seat, slot, sample_seed, replicate, coder, codebook, codebook_version, codebook_sha256,
                  sentence_index)
 ) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS audit_dependency (
-    scope TEXT NOT NULL,
-    coder TEXT NOT NULL,
-    codebook TEXT NOT NULL,
-    codebook_version INTEGER NOT NULL,
-    codebook_sha256 TEXT NOT NULL,
-    model TEXT NOT NULL,
-    environment TEXT NOT NULL,
-    role TEXT NOT NULL,
-    indicator TEXT NOT NULL,
-    estimator TEXT NOT NULL,
-    value TEXT NOT NULL,
-    status TEXT NOT NULL,
-    reason TEXT NOT NULL,
-    coef REAL,
-    se REAL,
-    stat REAL,
-    p REAL,
-    ci_low REAL,
-    ci_high REAL,
-    n_prompts INTEGER NOT NULL,
-    n_replicates INTEGER NOT NULL,
-    prompts_varying INTEGER,
-    validation TEXT NOT NULL,
-    PRIMARY KEY (scope, coder, codebook, codebook_version, codebook_sha256, model, environment, role, estimator, value)
-) WITHOUT ROWID;
 ";
 
 /// α of the intervals.
-pub const ALPHA: f64 = 0.05;
+pub const ALPHA: f64 = agora_analysis::mechanism::ALPHA;
 
 /// One observation of the dependency regression: a coded replicate.
 #[derive(Clone, Debug, PartialEq)]
@@ -329,8 +303,8 @@ struct Replicate {
 /// A coded replicate.
 struct Coded {
     rep: Replicate,
-    segmentation: super::Segmentation,
-    sentences: Vec<super::Sentence>,
+    segmentation: agora_analysis::audit::Segmentation,
+    sentences: Vec<agora_analysis::audit::Sentence>,
     coder_error: Option<String>,
     values: Vec<bool>,
 }
@@ -348,10 +322,11 @@ pub fn dependency(
     let sql = |source| AuditError::Store { path: path.to_path_buf(), source };
     let mut conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(sql)?;
     conn.busy_timeout(std::time::Duration::from_secs(30)).map_err(sql)?;
-    if !super::labels::has_table(&conn, "audit_replicates").map_err(sql)? {
+    if !agora_analysis::audit::labels::has_table(&conn, "audit_replicates").map_err(sql)? {
         return Ok(None);
     }
-    let declared = crate::declared::Declared::read(&conn, path).map_err(|e| AuditError::Declarations(e.to_string()))?;
+    let declared =
+        agora_analysis::declared::Declared::read(&conn, path).map_err(|e| AuditError::Declarations(e.to_string()))?;
     let indicator_for = |e: &str, r: &str| declared.indicator(e, r);
     let cb = &codebook.codebook;
     let coder_id = coder.id();
@@ -363,7 +338,9 @@ pub fn dependency(
         .iter()
         .filter(|r| r.action.is_some() && (r.parse_status == "ok" || r.parse_status == "truncated"))
         .map(|r| {
-            super::reasoning_texts(&super::split_reply(&r.raw_reply, &r.answer_field, r.parse_status == "truncated").1)
+            agora_analysis::audit::reasoning_texts(
+                &agora_analysis::audit::split_reply(&r.raw_reply, &r.answer_field, r.parse_status == "truncated").1,
+            )
         })
         .filter(|texts| !texts.is_empty())
         .collect();
@@ -392,8 +369,13 @@ pub fn dependency(
             continue;
         }
         g.with_action += 1;
-        let (segmentation, sentences, coder_error, values) =
-            super::code_reply(&rep.raw_reply, &rep.answer_field, rep.parse_status == "truncated", cb, coder);
+        let (segmentation, sentences, coder_error, values) = agora_analysis::audit::code_reply(
+            &rep.raw_reply,
+            &rep.answer_field,
+            rep.parse_status == "truncated",
+            cb,
+            coder,
+        );
         if segmentation.has_reasoning() && coder_error.is_none() {
             g.coded += 1;
         }
@@ -585,6 +567,7 @@ fn write_coded(
     let cb = &codebook.codebook;
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     tx.execute_batch(SCHEMA)?;
+    tx.execute_batch(agora_analysis::mechanism::DEPENDENCY_SCHEMA)?;
     let scope = "(?1 IS NULL OR run_id IN (SELECT run_id FROM runs WHERE study = ?1))";
     let same = "coder = ?2 AND codebook = ?3 AND codebook_version = ?4 AND codebook_sha256 = ?5";
     for table in ["audit_replicate_responses", "audit_replicate_sentences"] {
@@ -665,6 +648,7 @@ fn write_coded(
 fn write_estimates(conn: &mut Connection, d: &Dependency) -> rusqlite::Result<()> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     tx.execute_batch(SCHEMA)?;
+    tx.execute_batch(agora_analysis::mechanism::DEPENDENCY_SCHEMA)?;
     let scope = d.study.clone().unwrap_or_default();
     tx.execute(
         "DELETE FROM audit_dependency WHERE scope = ?1 AND coder = ?2 AND codebook = ?3 AND codebook_version = ?4

@@ -71,7 +71,7 @@ fn the_logit_uses_the_prompts_whose_action_varies() {
 
 #[test]
 fn indicators_read_actions() {
-    let d = crate::declared::tests::shipped();
+    let d = agora_analysis::Declared::from_values(&agora_environments::declarations()).expect("declarations");
     let indicator_for = |e: &str, r: &str| d.indicator(e, r);
     let left_out_reason = |e: &str, r: &str| d.left_out_reason(e, r);
     let pd = indicator_for("prisoners-dilemma", "player").expect("pd");

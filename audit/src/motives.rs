@@ -17,7 +17,7 @@
 //!   an intercept and a "helped" dummy; the slope is R, the prosocial rate after A helped minus
 //!   after A harmed. Decisions without a choice are left out of R.
 //!
-//! Every fit is [`stats::ols_cr1`](fn@crate::stats::ols_cr1) (Eq. 240.6) clustered by payoff
+//! Every fit is [`stats::ols_cr1`](fn@agora_analysis::stats::ols_cr1) (Eq. 240.6) clustered by payoff
 //! configuration: the replicates of a state, and the cue or history versions of one
 //! configuration, share its payoffs.
 //!
@@ -41,7 +41,7 @@ use std::sync::OnceLock;
 use rusqlite::Connection;
 use serde::Serialize;
 
-use crate::stats::{ols_cr1, ClusterFit, StatsError};
+use agora_analysis::stats::{ols_cr1, ClusterFit, StatsError};
 
 /// Payoff levels per payoff (L).
 pub const LEVELS: usize = 4;
