@@ -243,7 +243,7 @@ proptest! {
 /// The answer the audit's segmenter locates, read as an action of `space` the way the parser
 /// reads its answer value.
 fn segmented_action(raw: &str, space: &ActionSpace, field: &str) -> Option<Action> {
-    let s = agora_analysis::audit::segment_reply(raw, field, false);
+    let s = agora_audit::segment_reply(raw, field, false);
     let value = s.answer?;
     // The value as the parser would find it: a JSON object with the field alone.
     let json = serde_json::json!({ field: value }).to_string();
@@ -265,11 +265,11 @@ proptest! {
             ParseOutcome::Parsed { action, .. } => Some(action),
             _ => None,
         };
-        let seg = agora_analysis::audit::segment_reply(&raw, field, false);
+        let seg = agora_audit::segment_reply(&raw, field, false);
         if let Some(a) = &parsed {
             prop_assert_eq!(Some(a.clone()), segmented_action(&raw, space, field), "{:?}", raw);
         }
-        if seg.form == agora_analysis::audit::ReplyForm::Malformed {
+        if seg.form == agora_audit::ReplyForm::Malformed {
             prop_assert!(parsed.is_none(), "{:?}", raw);
         }
     }

@@ -600,7 +600,7 @@ mod tests {
     fn reads_the_audit_tables_and_none_without_them() {
         let conn = Connection::open_in_memory().expect("db");
         assert_eq!(read_conn(&conn, None).expect("read"), None);
-        conn.execute_batch(crate::audit::tables::SCHEMA).expect("schema");
+        conn.execute_batch(crate::audit::TABLES_SCHEMA).expect("schema");
         conn.execute_batch(DEPENDENCY_SCHEMA).expect("schema");
         conn.execute_batch(
             "CREATE TABLE decisions (run_id INTEGER, step INTEGER, round INTEGER, seat INTEGER, role TEXT,

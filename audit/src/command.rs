@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 
 use crate::requirements::LoadedRequirements;
-use agora_analysis::audit::{self, labels, AuditError, Coder, GateOptions, LabelsError, LexiconCoder, LoadedCodebook};
+use crate::AuditError;
+use agora_analysis::audit::{self, labels, Coder, GateOptions, LabelsError, LexiconCoder, LoadedCodebook};
 use agora_engine::Store;
 use anyhow::Context as _;
 
@@ -187,7 +188,7 @@ pub fn run(args: RunOptions) -> anyhow::Result<()> {
     };
     let started = std::time::Instant::now();
     let result =
-        audit::audit(&args.store, &codebook, coder, args.study.as_deref(), gate).map_err(|e: AuditError| {
+        crate::audit(&args.store, &codebook, coder, args.study.as_deref(), gate).map_err(|e: AuditError| {
             if e.is_bad_input() {
                 BadInput(e.to_string()).into()
             } else {
@@ -293,7 +294,7 @@ fn write_motives(store: &std::path::Path, out: &std::path::Path) -> anyhow::Resu
 fn write_requirements(
     store: &Path,
     requirements: &LoadedRequirements,
-    result: &audit::Audit,
+    result: &crate::Audit,
     out: &Path,
 ) -> anyhow::Result<()> {
     let report = crate::requirements::run(store, requirements, result)?;

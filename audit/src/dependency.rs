@@ -13,7 +13,7 @@
 //!
 //! # Coding
 //! `agora audit` codes every replicate with an action exactly as it codes a decision
-//! ([`code_reply`](agora_analysis::audit::code_reply): pre-action reasoning only, one code per sentence) into
+//! ([`code_reply`](crate::code_reply): pre-action reasoning only, one code per sentence) into
 //! `audit_replicate_responses` and `audit_replicate_sentences` ([`SCHEMA`]), keyed by the
 //! original decision (run, seat, slot: the prompt), the sample seed and the replicate index, so
 //! a prompt's replicates are grouped with it. Re-running replaces the rows of the same coder and
@@ -67,11 +67,12 @@ use std::path::Path;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use serde::Serialize;
 
+use crate::segment::SegmentKind;
+use crate::AuditError;
 use agora_analysis::audit::agreement::{self, Validation};
 use agora_analysis::audit::codebook::LoadedCodebook;
 use agora_analysis::audit::coder::Coder;
-use agora_analysis::audit::segment::SegmentKind;
-use agora_analysis::audit::{AuditError, GateOptions};
+use agora_analysis::audit::GateOptions;
 use agora_analysis::stats::{fe_cr1, logit_ame, FeDf, StatsError};
 
 mod estimate;
@@ -303,8 +304,8 @@ struct Replicate {
 /// A coded replicate.
 struct Coded {
     rep: Replicate,
-    segmentation: agora_analysis::audit::Segmentation,
-    sentences: Vec<agora_analysis::audit::Sentence>,
+    segmentation: crate::Segmentation,
+    sentences: Vec<crate::Sentence>,
     coder_error: Option<String>,
     values: Vec<bool>,
 }
@@ -338,9 +339,7 @@ pub fn dependency(
         .iter()
         .filter(|r| r.action.is_some() && (r.parse_status == "ok" || r.parse_status == "truncated"))
         .map(|r| {
-            agora_analysis::audit::reasoning_texts(
-                &agora_analysis::audit::split_reply(&r.raw_reply, &r.answer_field, r.parse_status == "truncated").1,
-            )
+            crate::reasoning_texts(&crate::split_reply(&r.raw_reply, &r.answer_field, r.parse_status == "truncated").1)
         })
         .filter(|texts| !texts.is_empty())
         .collect();
@@ -369,13 +368,8 @@ pub fn dependency(
             continue;
         }
         g.with_action += 1;
-        let (segmentation, sentences, coder_error, values) = agora_analysis::audit::code_reply(
-            &rep.raw_reply,
-            &rep.answer_field,
-            rep.parse_status == "truncated",
-            cb,
-            coder,
-        );
+        let (segmentation, sentences, coder_error, values) =
+            crate::code_reply(&rep.raw_reply, &rep.answer_field, rep.parse_status == "truncated", cb, coder);
         if segmentation.has_reasoning() && coder_error.is_none() {
             g.coded += 1;
         }

@@ -18,10 +18,12 @@
 //! - [`prefill`]: `agora audit prefill` intervenes on the model's own reasoning, with a value's
 //!   true sentence inserted against its sentences deleted, for the intervention effect τ.
 //!
-//! The codebook, the coders' interface, labels and the coder gate and segmentation are still
-//! in `agora_analysis::audit`: the ladder computes the gate from them. The docs chapter "The transcript audit" describes each. Bad input is [`BadInput`]: the
+//! The audit run itself is [`coding`] (segmentation, sentences, coding, the `audit_*` tables and
+//! the summary). The codebook, the coders' interface, labels and the coder gate are still in
+//! `agora_analysis::audit`: the ladder computes the gate from the stored labels. The docs chapter "The transcript audit" describes each. Bad input is [`BadInput`]: the
 //! command exits with status 2 and writes nothing.
 
+pub mod coding;
 pub mod command;
 pub mod dependency;
 pub mod faithfulness;
@@ -29,8 +31,15 @@ pub mod llm_coder;
 pub mod motives;
 pub mod prefill;
 pub mod replicates;
+pub mod report;
 pub mod requirements;
+pub mod response;
 pub mod samples;
+pub mod segment;
+pub mod sentence;
+pub mod tables;
+
+pub use coding::*;
 
 /// Bad input (a file, a field, an option out of range): the command exits with status 2.
 #[derive(Debug)]

@@ -94,10 +94,10 @@ use serde::Serialize;
 
 use crate::dependency::DependencyRow;
 use crate::motives::{group_regression, motive_regression, reciprocity, AllocationDecision, AllocationSample};
+use crate::report::Audit;
 use crate::samples::{design_effect, icc_oneway, samples_per_arm};
 use agora_analysis::audit::codebook::Codebook;
 use agora_analysis::audit::hex_digest;
-use agora_analysis::audit::report::Audit;
 use agora_analysis::audit::Validation;
 use agora_analysis::stats::dist::{norm_cdf, norm_ppf, t_cdf, t_ppf};
 
@@ -849,12 +849,8 @@ pub fn write(conn: &mut Connection, verdicts: &[Verdict]) -> rusqlite::Result<()
 
 /// Evaluates `spec` on `audit` and the store's dependency estimates, and writes the verdicts
 /// into the store at `path` ([`write`](fn@write)).
-pub fn run(
-    path: &Path,
-    spec: &LoadedRequirements,
-    audit: &Audit,
-) -> Result<RequirementsReport, agora_analysis::audit::AuditError> {
-    let sql = |source| agora_analysis::audit::AuditError::Store { path: path.to_path_buf(), source };
+pub fn run(path: &Path, spec: &LoadedRequirements, audit: &Audit) -> Result<RequirementsReport, crate::AuditError> {
+    let sql = |source| crate::AuditError::Store { path: path.to_path_buf(), source };
     let mut conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(sql)?;
     conn.busy_timeout(std::time::Duration::from_secs(30)).map_err(sql)?;
     let dependency = read_dependency(&conn, audit).map_err(sql)?;

@@ -214,7 +214,7 @@ fn selfish(s: &crate::motives::AllocationState) -> u32 {
 
 fn an_audit() -> Audit {
     let cb = agora_analysis::audit::LoadedCodebook::default_codebook();
-    let gate = agora_analysis::audit::CoderGate {
+    let gate = crate::CoderGate {
         coder: "lexicon/1".into(),
         min_kappa: 0.8,
         rule: String::new(),

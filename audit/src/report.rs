@@ -20,12 +20,12 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::agreement::Validation;
-use super::codebook::LoadedCodebook;
-use super::segment::{ReplyForm, SegmentKind, SEGMENTER_VERSION};
-use super::{Response, Skipped};
-use crate::stats::wilson;
-use crate::table::Table;
+use crate::response::{Response, Skipped};
+use crate::segment::{ReplyForm, SegmentKind, SEGMENTER_VERSION};
+use agora_analysis::audit::agreement::Validation;
+use agora_analysis::audit::codebook::LoadedCodebook;
+use agora_analysis::stats::wilson;
+use agora_analysis::table::Table;
 
 /// Written for a dimension a row aggregates over.
 pub const ALL: &str = "all";

@@ -28,86 +28,13 @@
 
 use rusqlite::{params, Connection};
 
-use super::codebook::LoadedCodebook;
-use super::coder::Coder;
-use super::segment::SEGMENTER_VERSION;
-use super::Response;
+use crate::response::Response;
+use crate::segment::SEGMENTER_VERSION;
+use agora_analysis::audit::codebook::LoadedCodebook;
+use agora_analysis::audit::coder::Coder;
 
-/// The audit's tables.
-pub const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS audit_codebooks (
-    name TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    sha256 TEXT NOT NULL,
-    source TEXT NOT NULL,
-    PRIMARY KEY (name, version, sha256)
-);
-CREATE TABLE IF NOT EXISTS audit_coders (
-    coder TEXT NOT NULL,
-    identity_json TEXT NOT NULL,
-    serving_json TEXT NOT NULL,
-    PRIMARY KEY (coder, identity_json, serving_json)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS audit_segments (
-    run_id INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    slot INTEGER NOT NULL,
-    attempt INTEGER NOT NULL,
-    segment_index INTEGER NOT NULL,
-    segmenter_version INTEGER NOT NULL,
-    kind TEXT NOT NULL,
-    source TEXT NOT NULL,
-    text TEXT NOT NULL,
-    PRIMARY KEY (run_id, seat, slot, segment_index)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS audit_responses (
-    run_id INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    slot INTEGER NOT NULL,
-    attempt INTEGER NOT NULL,
-    coder TEXT NOT NULL,
-    codebook TEXT NOT NULL,
-    codebook_version INTEGER NOT NULL,
-    codebook_sha256 TEXT NOT NULL,
-    model TEXT NOT NULL,
-    study TEXT NOT NULL,
-    environment TEXT NOT NULL,
-    arm TEXT NOT NULL,
-    cell TEXT NOT NULL,
-    parse_status TEXT NOT NULL,
-    action TEXT NOT NULL,
-    answer_field TEXT NOT NULL,
-    answer_key TEXT,
-    answer_agrees INTEGER,
-    reply_form TEXT NOT NULL,
-    reasoning_present INTEGER NOT NULL,
-    reasoning_sources TEXT NOT NULL,
-    post_hoc_present INTEGER NOT NULL,
-    n_sentences INTEGER NOT NULL,
-    n_residual INTEGER NOT NULL,
-    n_post_hoc_sentences INTEGER NOT NULL,
-    coder_error TEXT,
-    values_json TEXT,
-    PRIMARY KEY (run_id, seat, slot, coder, codebook, codebook_version, codebook_sha256)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS audit_sentences (
-    run_id INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    slot INTEGER NOT NULL,
-    coder TEXT NOT NULL,
-    codebook TEXT NOT NULL,
-    codebook_version INTEGER NOT NULL,
-    codebook_sha256 TEXT NOT NULL,
-    sentence_index INTEGER NOT NULL,
-    segment_index INTEGER NOT NULL,
-    segment TEXT NOT NULL,
-    source TEXT NOT NULL,
-    text TEXT NOT NULL,
-    code TEXT,
-    evidence TEXT,
-    PRIMARY KEY (run_id, seat, slot, coder, codebook, codebook_version, codebook_sha256, sentence_index)
-) WITHOUT ROWID;
-";
+/// The audit's store tables (`agora_analysis::audit::TABLES_SCHEMA`: the ladder reads them too).
+pub use agora_analysis::audit::TABLES_SCHEMA as SCHEMA;
 
 /// Writes the audit's rows of `coder` (see the [module documentation](self)); returns the
 /// SHA-256 of other codebooks of the same name and version audited before in this store (a
