@@ -356,6 +356,7 @@ fn every_command_asks_through_one_session_with_keys_from_the_environment() {
     assert_eq!(first.key, agora_agents::llm::cache_key("fake|fake-1", &json, "slot/1"), "name and served id");
     let again = rt.block_on(session.call("fake", &req, &json, "slot/1")).expect("asked");
     assert!(again.cached && again.reply.content == first.reply.content);
+    assert_eq!(session.calls(), (1, 1), "one reply from the cache, one from the server");
     let replay = Session::new([&spec], cache.clone(), true).expect("session");
     assert!(matches!(
         rt.block_on(replay.call("fake", &req, &json, "slot/2")),

@@ -53,7 +53,6 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use agora_agents::llm::{
@@ -219,8 +218,6 @@ struct Shared {
     temperature: f64,
     max_tokens: u32,
     seed: u64,
-    from_cache: AtomicUsize,
-    sent: AtomicUsize,
 }
 
 impl Shared {
@@ -251,14 +248,7 @@ impl Shared {
             let request_json = serde_json::to_string(&req).map_err(|e| e.to_string())?;
             let (reply, key) =
                 match self.session.call(&self.spec.name, &req, &request_json, &format!("audit-coder/{attempt}")).await {
-                    Ok(r) => {
-                        if r.cached {
-                            self.from_cache.fetch_add(1, Ordering::Relaxed);
-                        } else {
-                            self.sent.fetch_add(1, Ordering::Relaxed);
-                        }
-                        (r.reply, r.key)
-                    }
+                    Ok(r) => (r.reply, r.key),
                     Err(SessionError::NotCached) => {
                         return Err(format!(
                             "replay: no cached reply for request {} (attempt {attempt}); run without --replay to call the server",
@@ -333,8 +323,6 @@ impl LlmCoder {
             seed: options.seed,
             spec,
             session,
-            from_cache: AtomicUsize::new(0),
-            sent: AtomicUsize::new(0),
         });
         Ok(LlmCoder { shared, runtime, outcomes: Mutex::new(HashMap::new()), identity, id })
     }
@@ -346,7 +334,7 @@ impl LlmCoder {
 
     /// Replies read from the cache and requests sent to a server so far.
     pub fn calls(&self) -> (usize, usize) {
-        (self.shared.from_cache.load(Ordering::Relaxed), self.shared.sent.load(Ordering::Relaxed))
+        self.shared.session.calls()
     }
 
     fn outcomes(&self) -> std::sync::MutexGuard<'_, HashMap<Vec<String>, Outcome>> {

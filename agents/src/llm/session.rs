@@ -12,6 +12,7 @@
 
 use std::collections::BTreeMap;
 use std::future::Future;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use super::cache::{cache_key, CachedReply, ReplyCache};
@@ -49,6 +50,8 @@ pub struct Session {
     clients: BTreeMap<String, Arc<LlmClient>>,
     cache: Arc<dyn ReplyCache>,
     replay: bool,
+    from_cache: AtomicUsize,
+    sent: AtomicUsize,
 }
 
 impl Session {
@@ -63,7 +66,12 @@ impl Session {
             .into_iter()
             .map(|m| Ok((m.name.clone(), Arc::new(LlmClient::from_environment(m, replay)?))))
             .collect::<Result<_, String>>()?;
-        Ok(Session { clients, cache, replay })
+        Ok(Session { clients, cache, replay, from_cache: AtomicUsize::new(0), sent: AtomicUsize::new(0) })
+    }
+
+    /// Replies read from the cache and requests answered by a server so far.
+    pub fn calls(&self) -> (usize, usize) {
+        (self.from_cache.load(Ordering::Relaxed), self.sent.load(Ordering::Relaxed))
     }
 
     /// Whether the session answers from the cache only.
@@ -130,6 +138,7 @@ impl Session {
         let spec = client.spec();
         let key = Session::key(spec, request_json, slot);
         if let Some(reply) = self.cache.get(&key) {
+            self.from_cache.fetch_add(1, Ordering::Relaxed);
             return Ok(Reply { reply, key, cached: true });
         }
         if self.replay {
@@ -137,6 +146,7 @@ impl Session {
         }
         let reply = client.chat(request).await?;
         self.cache.put(&key, &spec.name, &reply);
+        self.sent.fetch_add(1, Ordering::Relaxed);
         Ok(Reply { reply, key, cached: false })
     }
 }

@@ -10,7 +10,6 @@
 //! for a model's unusable answers after the attempt limit.
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::OnceLock;
 
 use agora_agents::llm::{
@@ -105,10 +104,6 @@ pub struct Asker {
     pub session: Session,
     /// The master seed the sampling seeds derive from.
     pub master_seed: u64,
-    /// Replies read from the cache.
-    pub from_cache: AtomicUsize,
-    /// Requests sent.
-    pub sent: AtomicUsize,
     /// The first server failure: once set, no further question is sent.
     pub outage: OnceLock<String>,
     /// Attempts already made at a slot asked again by `--retry-missing` (slot key → the last
@@ -190,14 +185,7 @@ impl Asker {
             let request_json = serde_json::to_string(&req).map_err(|e| e.to_string())?;
             let (reply, key) =
                 match self.session.call(&self.spec.name, &req, &request_json, &format!("{slot_key}/{attempt}")).await {
-                    Ok(r) => {
-                        if r.cached {
-                            self.from_cache.fetch_add(1, Ordering::Relaxed);
-                        } else {
-                            self.sent.fetch_add(1, Ordering::Relaxed);
-                        }
-                        (r.reply, r.key)
-                    }
+                    Ok(r) => (r.reply, r.key),
                     Err(SessionError::NotCached) => {
                         return Err(format!(
                     "replay: no cached reply for {slot_key} attempt {attempt}; run without --replay to call the server"

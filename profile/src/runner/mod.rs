@@ -17,7 +17,6 @@ mod store;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use crate::tasks::catalogue::b4_input;
@@ -333,8 +332,6 @@ pub fn main(args: ProfileOptions) -> anyhow::Result<()> {
             spec: spec.clone(),
             session,
             master_seed: study.master_seed,
-            from_cache: Default::default(),
-            sent: Default::default(),
             outage: Default::default(),
             retry,
             kept,
@@ -400,8 +397,8 @@ pub fn main(args: ProfileOptions) -> anyhow::Result<()> {
         eprintln!(
             "{}: {} requests sent, {} replies from the cache",
             spec.name,
-            asker.sent.load(Ordering::Relaxed),
-            asker.from_cache.load(Ordering::Relaxed)
+            asker.session.calls().1,
+            asker.session.calls().0
         );
         if let Some(e) = failure {
             cache.flush();
