@@ -1,0 +1,271 @@
+//! Requirements and the store: checking that a file names what the store holds, reading the
+//! dependency estimates, writing and tabulating the verdicts.
+
+use super::*;
+
+/// Checks that every requirement of `spec` names what the store holds: its model (unless
+/// `*`), its environment, its cells (a share's and an invariance's other cell), and for a
+/// statistic of the SUVA audit paper, binary-allocation runs of its treatment at C0, cell
+/// `baseline`. The error names the requirement and what is missing, with what the store holds.
+pub fn check_store(spec: &Requirements, conn: &Connection) -> Result<(), String> {
+    let mut st =
+        conn.prepare("SELECT DISTINCT environment, cell, arm, variant, roster FROM runs").map_err(|e| e.to_string())?;
+    let runs: Vec<(String, String, String, String, String)> = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
+        .and_then(Iterator::collect)
+        .map_err(|e| e.to_string())?;
+    let list = |xs: BTreeSet<&str>| {
+        if xs.is_empty() {
+            "none".to_string()
+        } else {
+            xs.into_iter().collect::<Vec<_>>().join(", ")
+        }
+    };
+    let environments: BTreeSet<&str> = runs.iter().map(|r| r.0.as_str()).collect();
+    let models: BTreeSet<&str> = runs.iter().map(|r| r.4.as_str()).collect();
+    for req in &spec.requirements {
+        let name = &req.name;
+        if req.model != "*" && !models.contains(req.model.as_str()) {
+            return Err(format!(
+                "requirement `{name}`: model `{}` has no runs in the store (models: {})",
+                req.model,
+                list(models)
+            ));
+        }
+        if let Test::Invariant { against: Against::Model(m), .. } = &req.test {
+            if !models.contains(m.as_str()) {
+                return Err(format!(
+                    "requirement `{name}`: model `{m}` has no runs in the store (models: {})",
+                    list(models)
+                ));
+            }
+        }
+        let environment = match &req.about {
+            About::Share { environment, .. } | About::Dependency { environment, .. } => environment.as_str(),
+            About::Statistic(_) => "binary-allocation",
+        };
+        if !environments.contains(environment) {
+            return Err(format!(
+                "requirement `{name}`: the store has no runs of environment `{environment}` (environments: {})",
+                list(environments)
+            ));
+        }
+        let cells: BTreeSet<&str> = runs.iter().filter(|r| r.0 == environment).map(|r| r.1.as_str()).collect();
+        let mut named: Vec<&str> = Vec::new();
+        if let About::Share { cell: Some(c), .. } = &req.about {
+            named.push(c);
+        }
+        if let Test::Invariant { against: Against::Cell(c), .. } = &req.test {
+            named.push(c);
+        }
+        if let Some(c) = named.into_iter().find(|c| !cells.contains(c)) {
+            return Err(format!(
+                "requirement `{name}`: cell `{c}` has no runs of {environment} in the store (cells: {})",
+                list(cells)
+            ));
+        }
+        if let About::Statistic(stat) = &req.about {
+            let held =
+                runs.iter().any(|r| r.0 == environment && r.2 == stat.treatment() && r.3 == "C0" && r.1 == "baseline");
+            if !held {
+                let arms: BTreeSet<&str> = runs.iter().filter(|r| r.0 == environment).map(|r| r.2.as_str()).collect();
+                return Err(format!(
+                    "requirement `{name}`: {} needs binary-allocation runs of the {} treatment at C0, cell baseline; the store has none (treatments: {})",
+                    stat.name(),
+                    stat.treatment(),
+                    list(arms)
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Reads the dependency estimates of the audit's coder and codebook (and study scope) from
+/// `audit_dependency`; none where the table does not exist.
+pub fn read_dependency(conn: &Connection, audit: &Audit) -> rusqlite::Result<Vec<DependencyRow>> {
+    if !agora_analysis::audit::labels::has_table(conn, "audit_dependency")? {
+        return Ok(Vec::new());
+    }
+    let mut st = conn.prepare(
+        "SELECT model, environment, role, indicator, estimator, value, status, reason, coef, se, stat, p, ci_low,
+                ci_high, n_prompts, n_replicates, prompts_varying, validation
+         FROM audit_dependency
+         WHERE scope = ?1 AND coder = ?2 AND codebook = ?3 AND codebook_version = ?4 AND codebook_sha256 = ?5
+         ORDER BY model, environment, role, estimator, value",
+    )?;
+    let scope = audit.study.clone().unwrap_or_default();
+    let rows = st.query_map(
+        params![scope, audit.coder, audit.codebook.name, audit.codebook.version, audit.codebook.sha256],
+        |r| {
+            Ok(DependencyRow {
+                model: r.get(0)?,
+                environment: r.get(1)?,
+                role: r.get(2)?,
+                indicator: r.get(3)?,
+                estimator: r.get(4)?,
+                value: r.get(5)?,
+                status: r.get(6)?,
+                reason: r.get(7)?,
+                coef: r.get(8)?,
+                se: r.get(9)?,
+                stat: r.get(10)?,
+                p: r.get(11)?,
+                ci_low: r.get(12)?,
+                ci_high: r.get(13)?,
+                n_prompts: r.get::<_, i64>(14)? as usize,
+                n_replicates: r.get::<_, i64>(15)? as usize,
+                prompts_varying: r.get::<_, Option<i64>>(16)?.map(|x| x as usize),
+                validation: r.get(17)?,
+            })
+        },
+    )?;
+    rows.collect()
+}
+
+/// Writes the verdicts into `audit_requirements`, replacing its rows, in one transaction.
+pub fn write(conn: &mut Connection, verdicts: &[Verdict]) -> rusqlite::Result<()> {
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    tx.execute_batch(SCHEMA)?;
+    tx.execute("DELETE FROM audit_requirements", [])?;
+    {
+        let mut st = tx.prepare(
+            "INSERT INTO audit_requirements (requirement, model, kind, estimate, low, high, bound, verdict, reason, n,
+                planned_n) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        )?;
+        for v in verdicts {
+            st.execute(params![
+                v.requirement,
+                v.model,
+                v.kind,
+                v.estimate,
+                v.low,
+                v.high,
+                v.bound,
+                v.verdict,
+                v.reason,
+                v.n.map(|n| n as i64),
+                v.planned_n.map(|n| n as i64),
+            ])?;
+        }
+    }
+    tx.commit()
+}
+
+/// Evaluates `spec` on `audit` and the store's dependency estimates, and writes the verdicts
+/// into the store at `path` ([`write`](fn@write)).
+pub fn run(path: &Path, spec: &LoadedRequirements, audit: &Audit) -> Result<RequirementsReport, crate::AuditError> {
+    let sql = |source| crate::AuditError::Store { path: path.to_path_buf(), source };
+    let mut conn = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(sql)?;
+    conn.busy_timeout(std::time::Duration::from_secs(30)).map_err(sql)?;
+    let dependency = read_dependency(&conn, audit).map_err(sql)?;
+    let allocation = crate::motives::read_store(&conn).map_err(sql)?;
+    let r = &spec.requirements;
+    let verdicts = evaluate(r, audit, &dependency, &allocation);
+    write(&mut conn, &verdicts).map_err(sql)?;
+    Ok(RequirementsReport {
+        name: r.name.clone(),
+        path: spec.path.display().to_string(),
+        sha256: spec.sha256.clone(),
+        alpha: r.alpha,
+        power: r.power,
+        assumed_icc: r.assumed_icc,
+        verdicts,
+    })
+}
+
+fn cell(x: Option<f64>) -> String {
+    x.filter(|v| v.is_finite()).map_or_else(String::new, |v| format!("{v:.6}"))
+}
+
+impl RequirementsReport {
+    /// The verdicts as a table (`requirements.csv`).
+    pub fn table(&self) -> agora_analysis::table::Table {
+        agora_analysis::table::Table {
+            name: "requirements",
+            title: "Requirements as tests",
+            columns: vec![
+                "requirement",
+                "model",
+                "kind",
+                "statistic",
+                "estimate",
+                "se",
+                "low",
+                "high",
+                "bound",
+                "p_tost",
+                "verdict",
+                "reason",
+                "n",
+                "prompts",
+                "clusters",
+                "planned_n",
+                "planning",
+            ],
+            rows: self
+                .verdicts
+                .iter()
+                .map(|v| {
+                    let count = |x: Option<usize>| x.map_or_else(String::new, |n| n.to_string());
+                    vec![
+                        v.requirement.clone(),
+                        v.model.clone(),
+                        v.kind.clone(),
+                        v.statistic.clone(),
+                        cell(v.estimate),
+                        cell(v.se),
+                        cell(v.low),
+                        cell(v.high),
+                        cell(Some(v.bound)),
+                        cell(v.p_tost),
+                        v.verdict.clone(),
+                        v.reason.clone(),
+                        count(v.n),
+                        count(v.prompts),
+                        count(v.clusters),
+                        v.planned_n.map_or_else(String::new, |n| n.to_string()),
+                        v.planning.clone(),
+                    ]
+                })
+                .collect(),
+        }
+    }
+
+    /// `requirements.md`.
+    pub fn to_markdown(&self) -> String {
+        let mut s = format!(
+            "# Requirements: {}\n\nFrom {} (SHA-256 {}). Directional requirements pass when the one-sided {:.0} % bound clears the bound; invariance requirements pass when the {:.0} % interval of the difference lies inside (−Δ, Δ) (two one-sided tests at α = {}). Planned n: responses per arm for power {} with the design effect 1 + (m − 1)ρ (ρ assumed {} where the data give none).\n\n",
+            self.name,
+            self.path,
+            self.sha256,
+            100.0 * (1.0 - self.alpha),
+            100.0 * (1.0 - 2.0 * self.alpha),
+            self.alpha,
+            self.power,
+            self.assumed_icc
+        );
+        s.push_str(
+            "| requirement | model | kind | estimate | low | high | bound | verdict | n | planned n | reason |\n",
+        );
+        s.push_str("|---|---|---|---|---|---|---|---|---|---|---|\n");
+        let f = |x: Option<f64>| x.map_or_else(|| "–".to_string(), |v| format!("{v:.3}"));
+        for v in &self.verdicts {
+            s.push_str(&format!(
+                "| {} | {} | {} | {} | {} | {} | {} | **{}** | {} | {} | {} |\n",
+                v.requirement,
+                v.model,
+                v.kind,
+                f(v.estimate),
+                f(v.low),
+                f(v.high),
+                v.bound,
+                v.verdict,
+                v.n.map_or_else(|| "–".to_string(), |n| n.to_string()),
+                v.planned_n.map_or_else(|| "–".to_string(), |n| n.to_string()),
+                v.reason.replace('|', "/")
+            ));
+        }
+        s
+    }
+}
