@@ -1,0 +1,292 @@
+//! The coder-validation gate: whether a machine coder's codes on a model's text count (κ
+//! against the human reference at or above the threshold, with the floors of responses,
+//! sentences and coder errors), and the store reads it is decided from.
+
+use super::*;
+
+/// Whether a coder's codes on a model's text count.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// κ at least the threshold: the codes count.
+    Validated,
+    /// Below the threshold or not validated, shown because unvalidated codes were allowed.
+    Unvalidated,
+    /// Below the threshold or not validated: the codes are refused for every statistic.
+    Refused,
+}
+
+impl Status {
+    /// `validated`, `unvalidated` or `refused`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Validated => "validated",
+            Status::Unvalidated => "unvalidated",
+            Status::Refused => "refused",
+        }
+    }
+}
+
+/// The gate's decision for one coder on one model's text.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Validation {
+    /// The audited model.
+    pub model: String,
+    /// The machine coder.
+    pub coder: String,
+    /// The decision.
+    pub status: Status,
+    /// κ against the human reference, if it could be computed.
+    pub kappa: Option<f64>,
+    /// Sentences it rests on.
+    pub n: usize,
+    /// Responses those sentences come from.
+    pub responses: usize,
+    /// The threshold.
+    pub min_kappa: f64,
+    /// Per code of the reference: the code, its human-referenced sentences, and the coder's
+    /// recall on them.
+    pub recall: Vec<(String, u64, Option<f64>)>,
+    /// Responses with reasoning the coder failed on, of the model's responses with reasoning.
+    pub coder_errors: (usize, usize),
+    /// Why: `κ = 0.650 < 0.8 (40 sentences)`, `no human labels`, ….
+    pub reason: String,
+}
+
+impl Validation {
+    /// Whether the codes may be shown (validated, or unvalidated codes allowed).
+    pub fn shown(&self) -> bool {
+        self.status != Status::Refused
+    }
+
+    /// The decision as reports print it: `refused: κ = 0.650 < 0.8 (40 sentences)`.
+    pub fn label(&self) -> String {
+        format!("{}: {}", self.status.as_str(), self.reason)
+    }
+
+    /// Human-referenced sentences of `code` on the model's text (0 when the code has none).
+    pub fn support(&self, code: &str) -> u64 {
+        self.recall.iter().find(|(c, _, _)| c == code).map_or(0, |(_, n, _)| *n)
+    }
+
+    /// The coder's recall of `code` against the human reference, where the reference uses it.
+    pub fn recall_of(&self, code: &str) -> Option<f64> {
+        self.recall.iter().find(|(c, _, _)| c == code).and_then(|(_, _, r)| *r)
+    }
+
+    /// Per-code recall as reports print it: `altruism 0.600 (40), fairness 1.000 (31)`.
+    pub fn recall_text(&self) -> String {
+        let parts: Vec<String> = self
+            .recall
+            .iter()
+            .filter(|(_, n, _)| *n > 0)
+            .map(|(c, n, r)| format!("{c} {} ({n})", r.map_or_else(|| "-".into(), |r| format!("{r:.3}"))))
+            .collect();
+        parts.join(", ")
+    }
+}
+
+/// κ printed with enough decimals (three or more) that it does not read as the threshold when
+/// it falls on the other side of it.
+pub(super) fn kappa_text(kappa: f64, min: f64) -> String {
+    for d in 3..=8 {
+        let s = format!("{kappa:.d$}");
+        let printed: f64 = s.parse().unwrap_or(kappa);
+        if (printed >= min) == (kappa >= min) {
+            return s;
+        }
+    }
+    format!("{kappa}")
+}
+
+/// The gate's decision for `coder` on `model`'s text from its agreement row (none when the
+/// coder has no row there), given whether the store holds any human label for the codebook and
+/// the coder's failures on the model's responses with reasoning (failed, of).
+pub fn validate(
+    row: Option<&AgreementRow>,
+    any_labels: bool,
+    model: &str,
+    coder: &str,
+    gate: &GateOptions,
+    coder_errors: (usize, usize),
+) -> Validation {
+    let min_kappa = gate.min_kappa;
+    let below = if gate.allow_unvalidated { Status::Unvalidated } else { Status::Refused };
+    let (failed, of) = coder_errors;
+    let error_share = if of == 0 { 0.0 } else { failed as f64 / of as f64 };
+    let (status, reason) = match row {
+        _ if !any_labels => (below, "no human labels".to_string()),
+        None => (below, "no human labels on this model's text".to_string()),
+        Some(r) => match r.kappa {
+            None if r.n == 0 => (below, r.note.clone().unwrap_or_else(|| "no human labels".into())),
+            None => (below, format!("κ undefined, every sentence has the same code ({} sentences)", r.n)),
+            Some(k) if r.responses < gate.min_responses || r.n < gate.min_sentences => (
+                below,
+                format!(
+                    "{} sentences of {} responses with a human reference (the gate needs {} responses and {} sentences; κ = {} there)",
+                    r.n,
+                    r.responses,
+                    gate.min_responses,
+                    gate.min_sentences,
+                    kappa_text(k, min_kappa)
+                ),
+            ),
+            Some(_) if error_share > gate.max_coder_errors => (
+                below,
+                format!(
+                    "the coder failed on {failed} of {of} responses ({:.1} % > {} %)",
+                    error_share * 100.0,
+                    gate.max_coder_errors * 100.0
+                ),
+            ),
+            Some(k) if k >= min_kappa => (
+                Status::Validated,
+                format!("κ = {} ≥ {min_kappa} ({} sentences, {} responses)", kappa_text(k, min_kappa), r.n, r.responses),
+            ),
+            Some(k) => (
+                below,
+                format!("κ = {} < {min_kappa} ({} sentences, {} responses)", kappa_text(k, min_kappa), r.n, r.responses),
+            ),
+        },
+    };
+    let recall = row.map_or_else(Vec::new, |r| {
+        r.labels
+            .iter()
+            .enumerate()
+            .map(|(i, c)| (c.clone(), r.support.get(i).copied().unwrap_or(0), r.recall.get(i).copied().flatten()))
+            .collect()
+    });
+    Validation {
+        model: model.into(),
+        coder: coder.into(),
+        status,
+        kappa: row.and_then(|r| r.kappa),
+        n: row.map_or(0, |r| r.n),
+        responses: row.map_or(0, |r| r.responses),
+        min_kappa,
+        recall,
+        coder_errors,
+        reason,
+    }
+}
+
+/// (model, coder, codebook SHA-256) → (responses with reasoning the coder failed on, responses
+/// with reasoning).
+pub type CoderErrors = BTreeMap<(String, String, String), (usize, usize)>;
+
+/// Per model, coder and codebook SHA-256 of a codebook (name and version): the responses with
+/// reasoning the coder failed on, of the responses with reasoning.
+pub fn load_coder_errors(conn: &Connection, codebook: &str, version: u32) -> rusqlite::Result<CoderErrors> {
+    if !has_table(conn, "audit_responses")? {
+        return Ok(BTreeMap::new());
+    }
+    let mut st = conn.prepare(
+        "SELECT model, coder, codebook_sha256, SUM(coder_error IS NOT NULL), COUNT(*) FROM audit_responses
+         WHERE codebook = ?1 AND codebook_version = ?2 AND reasoning_present = 1
+         GROUP BY model, coder, codebook_sha256",
+    )?;
+    let rows = st.query_map(params![codebook, version], |r| {
+        Ok(((r.get(0)?, r.get(1)?, r.get(2)?), (r.get::<_, i64>(3)? as usize, r.get::<_, i64>(4)? as usize)))
+    })?;
+    rows.collect()
+}
+
+/// Checks a threshold: a finite number in (−1, 1].
+pub fn check_min_kappa(min_kappa: f64) -> Result<(), String> {
+    if min_kappa.is_finite() && min_kappa > -1.0 && min_kappa <= 1.0 {
+        Ok(())
+    } else {
+        Err(format!("--min-kappa {min_kappa}: expected a number in (-1, 1]"))
+    }
+}
+
+/// The human labels of a codebook (name and version) in the store, with their models.
+pub fn load_labels(conn: &Connection, codebook: &str, version: u32) -> rusqlite::Result<Vec<HumanLabel>> {
+    if !has_table(conn, "audit_labels")? {
+        return Ok(Vec::new());
+    }
+    let mut st = conn.prepare(
+        "SELECT l.run_id, l.seat, l.slot, l.sentence_index, l.coder, l.code, l.text,
+                COALESCE((SELECT a.model FROM audit_responses a
+                          WHERE a.run_id = l.run_id AND a.seat = l.seat AND a.slot = l.slot LIMIT 1), '')
+         FROM audit_labels l WHERE l.codebook = ?1 AND l.codebook_version = ?2
+         ORDER BY l.run_id, l.seat, l.slot, l.sentence_index, l.coder",
+    )?;
+    let rows = st.query_map(params![codebook, version], |r| {
+        Ok(HumanLabel {
+            key: (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?),
+            coder: r.get(4)?,
+            code: r.get(5)?,
+            text: r.get(6)?,
+            model: r.get(7)?,
+        })
+    })?;
+    rows.collect()
+}
+
+/// What a reasoning sentence counts as when its coder's reply for the response failed
+/// validation (the wrong number of codes, an unknown code): a label of its own, so that a
+/// human-labelled sentence the coder could not code is a disagreement in κ, not left out —
+/// a coder cannot pass the gate by failing on the hard sentences.
+pub const CODER_ERROR: &str = "(coder error)";
+
+/// The machine codes of a codebook's reasoning sentences in the store (of one coder and
+/// codebook SHA-256 when given), with their models; a sentence of a response whose coder
+/// output failed validation reads [`CODER_ERROR`].
+pub fn load_machine(
+    conn: &Connection,
+    codebook: &str,
+    version: u32,
+    only: Option<(&str, &str)>,
+) -> rusqlite::Result<Vec<MachineCode>> {
+    if !has_table(conn, "audit_sentences")? || !has_table(conn, "audit_responses")? {
+        return Ok(Vec::new());
+    }
+    let (coder, sha) = only.map_or((None, None), |(c, s)| (Some(c), Some(s)));
+    let mut st = conn.prepare(
+        "SELECT s.run_id, s.seat, s.slot, s.sentence_index, a.model, s.coder, s.codebook_sha256,
+                COALESCE(s.code, ?5), s.text
+         FROM audit_sentences s JOIN audit_responses a
+           ON a.run_id = s.run_id AND a.seat = s.seat AND a.slot = s.slot AND a.coder = s.coder
+          AND a.codebook = s.codebook AND a.codebook_version = s.codebook_version AND a.codebook_sha256 = s.codebook_sha256
+         WHERE s.codebook = ?1 AND s.codebook_version = ?2 AND s.segment = 'reasoning'
+           AND (?3 IS NULL OR s.coder = ?3) AND (?4 IS NULL OR s.codebook_sha256 = ?4)
+         ORDER BY s.run_id, s.seat, s.slot, s.sentence_index, s.coder",
+    )?;
+    let rows = st.query_map(params![codebook, version, coder, sha, CODER_ERROR], |r| {
+        Ok(MachineCode {
+            key: (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?),
+            model: r.get(4)?,
+            coder: r.get(5)?,
+            codebook_sha256: r.get(6)?,
+            code: r.get(7)?,
+            text: r.get(8)?,
+        })
+    })?;
+    rows.collect()
+}
+
+/// The gate's decisions for `coder`'s codes (with `codebook`, as the store holds them now) on
+/// each of `models`' text.
+pub fn gate(
+    conn: &Connection,
+    codebook: &LoadedCodebook,
+    coder: &str,
+    models: &[String],
+    gate: &GateOptions,
+) -> rusqlite::Result<Vec<Validation>> {
+    let cb = &codebook.codebook;
+    let labels = load_labels(conn, &cb.name, cb.version)?;
+    let machine = load_machine(conn, &cb.name, cb.version, Some((coder, &codebook.sha256)))?;
+    let errors = load_coder_errors(conn, &cb.name, cb.version)?;
+    let codes: Vec<String> = cb.codes.iter().map(|c| c.name.clone()).collect();
+    let (_, rows) = compute(&codes, &labels, &machine);
+    Ok(models
+        .iter()
+        .map(|m| {
+            let r = rows.iter().find(|r| r.kind == "coder" && r.model == *m && r.coder == coder);
+            let e = errors.get(&(m.clone(), coder.to_string(), codebook.sha256.clone())).copied().unwrap_or((0, 0));
+            validate(r, !labels.is_empty(), m, coder, gate, e)
+        })
+        .collect())
+}
