@@ -392,8 +392,7 @@ impl<const K: usize> TwoByTwoParams<K> {
 
     /// One line for `agora list environments`.
     pub fn description() -> &'static str {
-        static D: [OnceLock<&'static str>; EnvKind::ALL.len()] = [const { OnceLock::new() }; EnvKind::ALL.len()];
-        D[K].get_or_init(|| keep(&Self::def().spec.description))
+        &Self::def().spec.description
     }
 
     /// What the study sets.
