@@ -1,5 +1,5 @@
 //! `agora audit`: the command line of the transcript audit (the work is in `agora_audit` and
-//! `agora_analysis::audit`).
+//! `agora_audit`).
 //!
 //! Without a subcommand it reads the store's terminal decision transcripts, splits each reply
 //! into pre-action reasoning, action and post-hoc rationale, codes the reasoning's sentences
@@ -22,7 +22,7 @@
 
 use std::path::PathBuf;
 
-use agora_analysis::audit::{self, labels, GateOptions};
+use agora_audit::{self, labels, GateOptions};
 
 use agora_audit::llm_coder::CoderChoice;
 use agora_audit::{command, prefill, replicates};
@@ -339,16 +339,16 @@ impl From<ReplicatesArgs> for replicates::ReplicatesOptions {
 pub struct GateArgs {
     /// A model's numbers from the codes count only where the coder's Cohen's kappa against
     /// human labels on that model's text is at least this.
-    #[arg(long, default_value_t = audit::DEFAULT_MIN_KAPPA)]
+    #[arg(long, default_value_t = agora_audit::DEFAULT_MIN_KAPPA)]
     pub min_kappa: f64,
     /// Fewest responses of the model's text with a human reference for the gate to pass.
-    #[arg(long, default_value_t = audit::agreement::DEFAULT_MIN_RESPONSES)]
+    #[arg(long, default_value_t = agora_audit::agreement::DEFAULT_MIN_RESPONSES)]
     pub min_responses: usize,
     /// Fewest sentences of the model's text with a human reference for the gate to pass.
-    #[arg(long, default_value_t = audit::agreement::DEFAULT_MIN_SENTENCES)]
+    #[arg(long, default_value_t = agora_audit::agreement::DEFAULT_MIN_SENTENCES)]
     pub min_sentences: usize,
     /// Largest share of the model's responses with reasoning the coder may fail on.
-    #[arg(long, default_value_t = audit::agreement::DEFAULT_MAX_CODER_ERRORS)]
+    #[arg(long, default_value_t = agora_audit::agreement::DEFAULT_MAX_CODER_ERRORS)]
     pub max_coder_errors: f64,
 }
 

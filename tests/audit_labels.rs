@@ -504,6 +504,19 @@ fn labels_agreement_and_the_gate() {
     assert_eq!(out.status.code(), Some(2), "a machine coder's name is not a human's: {}", text(&out));
     assert_eq!(q(labels_table), 0);
 
+    // The audit recorded the ladder's gate (the shipped one) with the codes: no labels yet.
+    let gate_rows = |c: &rusqlite::Connection| -> Vec<(String, String, String, Option<f64>)> {
+        let mut st = c
+            .prepare("SELECT model, status, reason, kappa FROM audit_gate WHERE coder = 'lexicon/1' ORDER BY model")
+            .expect("audit_gate");
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .expect("rows")
+            .collect::<Result<_, _>>()
+            .expect("rows")
+    };
+    let before = gate_rows(&c);
+    assert_eq!(before.len(), 2, "{before:?}");
+    assert!(before.iter().all(|(_, st, why, k)| st == "refused" && why == "no human labels" && k.is_none()), "{before:?}");
     // Import the three coders; a second import of the same file changes nothing.
     for (file, name, n) in [(&ana_file, "ana", 60), (&ben_file, "ben", 60), (&cy_file, "cy", 15)] {
         let out = agora(&["audit", "import", "--store", s(&store), "--labels", s(file), "--coder-name", name]);
@@ -527,6 +540,13 @@ fn labels_agreement_and_the_gate() {
         Some(2)
     );
     assert_eq!(q("SELECT COUNT(*) FROM audit_labels"), 135);
+    // The import rewrote the stored gate: κ is now measured, and the shipped floor refuses.
+    let after_import = gate_rows(&c);
+    assert_eq!(after_import.len(), 2, "{after_import:?}");
+    for (model, status, why, kappa) in &after_import {
+        assert_eq!(status, "refused", "{model}");
+        assert!(kappa.is_some() && why.contains("the gate needs 100 responses and 200 sentences"), "{model}: {why}");
+    }
 
     // Agreement, checked against κ computed here from the confusion counts. This test is about
     // the threshold, the tables and the consensus on 16 responses a model: the gate's floor
@@ -697,6 +717,12 @@ fn labels_agreement_and_the_gate() {
         "{}",
         text(&out)
     );
+    // The stored gate is the ladder's, whatever a command's own gate options: still the import's.
+    assert_eq!(gate_rows(&c), after_import);
+    for (model, kappa) in [("clear", clear), ("murky", murky)] {
+        let stored = after_import.iter().find(|r| r.0 == model).and_then(|r| r.3).expect("κ");
+        assert!((stored - kappa).abs() < 1e-12, "{model}: {stored} vs {kappa}");
+    }
     // As shipped, the floor refuses both: κ on 10 labelled responses a model validates nothing.
     let out = agora(&["audit", "--store", s(&store), "--out", s(&report)]);
     assert!(

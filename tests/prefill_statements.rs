@@ -12,9 +12,9 @@
 //! what person A did before) only where the state sets it, names only the variant's own labels
 //! and unit, and is coded with its own value by the lexicon coder.
 
-use agora_analysis::audit::coder::LexiconCoder;
-use agora_analysis::audit::statements::{render, Facts, Situation};
-use agora_analysis::audit::LoadedCodebook;
+use agora_audit::coder::LexiconCoder;
+use agora_audit::statements::{render, Facts, Situation};
+use agora_audit::LoadedCodebook;
 use agora_environments::games::binary_allocation::{state, Treatment};
 use agora_environments::Variant;
 

@@ -14,7 +14,7 @@
 pub mod acceptance;
 pub mod analyze;
 pub mod anchors;
-pub mod audit;
+pub mod evidence;
 pub mod baselines;
 pub mod claims;
 mod columns;

@@ -3,8 +3,9 @@
 //! A claim names its mechanism as stated values ([`Mechanism`]). The evidence is read from the
 //! audit's tables in the store, only where `agora audit` wrote them (a store without
 //! `audit_responses` has no audit, and the ladder says so):
-//! - the coder-validation gate ([`agreement::gate`], κ ≥ 0.8 against human labels on the
-//!   model's own text, the refusal the default), per coder and codebook as the store holds them;
+//! - the coder-validation gate's decision (`audit_gate`, [`crate::evidence`]: κ ≥ 0.8 against
+//!   human labels on the model's own text, the refusal the default), per coder, codebook and
+//!   model, as the audit recorded it when the codes or the labels last changed;
 //! - the occurrence of each value: the share of the model's coded responses in the claim's
 //!   environment, arm and role (the role of the response's seat in `decisions`) that state it,
 //!   with its 95 % Wilson interval;
@@ -31,9 +32,7 @@ use std::path::Path;
 
 use rusqlite::{params, Connection};
 
-use crate::audit::agreement::{self, GateOptions, Validation};
-use crate::audit::codebook::Codebook;
-use crate::audit::labels::has_table;
+use crate::evidence::{has_table, read_gate, Status, Validation, MIN_CODE_SUPPORT};
 use crate::claims::{Claim, Mechanism};
 use crate::common::fmt;
 use crate::declared::Declared;
@@ -258,36 +257,9 @@ fn read_conn(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Option<
         })
     })?;
     ev.responses = rows.collect::<rusqlite::Result<_>>()?;
-    let mut keys: BTreeMap<CoderKey, Vec<String>> = BTreeMap::new();
-    for r in &ev.responses {
-        let models = keys.entry(r.key.clone()).or_default();
-        if !models.contains(&r.model) {
-            models.push(r.model.clone());
-        }
-    }
-    for (key, models) in keys {
-        let source: Option<String> = if has_table(conn, "audit_codebooks")? {
-            conn.query_row(
-                "SELECT source FROM audit_codebooks WHERE name = ?1 AND version = ?2 AND sha256 = ?3",
-                params![key.codebook, key.version, key.sha256],
-                |r| r.get(0),
-            )
-            .ok()
-        } else {
-            None
-        };
-        let parsed = source.as_deref().and_then(|s| Codebook::parse(s, Path::new("audit_codebooks")).ok());
-        let gate = match parsed {
-            Some(cb) => agreement::gate(conn, &cb, &key.coder, &models, &GateOptions::default())?,
-            None => models
-                .iter()
-                .map(|m| {
-                    let mut v = agreement::validate(None, false, m, &key.coder, &GateOptions::default(), (0, 0));
-                    v.reason = "the codebook coded with is not in audit_codebooks".into();
-                    v
-                })
-                .collect(),
-        };
+    let keys: std::collections::BTreeSet<CoderKey> = ev.responses.iter().map(|r| r.key.clone()).collect();
+    for key in keys {
+        let gate = read_gate(conn, &key.coder, &key.codebook, key.version, &key.sha256)?;
         ev.gates.insert(key, gate);
     }
     if has_table(conn, "audit_dependency")? {
@@ -432,12 +404,12 @@ fn model_shows(
     let validation = |k: &CoderKey| audit.gates.get(k).and_then(|g| g.iter().find(|v| v.model == model)).cloned();
     let validated: Vec<(&CoderKey, Validation)> = keys
         .iter()
-        .filter_map(|k| validation(k).filter(|v| v.status == agreement::Status::Validated).map(|v| (*k, v)))
+        .filter_map(|k| validation(k).filter(|v| v.status == Status::Validated).map(|v| (*k, v)))
         .collect();
     if validated.is_empty() {
         let why: Vec<String> = keys
             .iter()
-            .map(|k| format!("{}: {}", k.coder, validation(k).map_or_else(|| "no gate decision".into(), |v| v.label())))
+            .map(|k| format!("{}: {}", k.coder, validation(k).map_or_else(|| "no gate decision in the store; rerun `agora audit`".into(), |v| v.label())))
             .collect();
         return Err(Shortfall { stage: 1, condition: format!("coder not validated for {model} ({})", why.join("; ")) });
     }
@@ -469,7 +441,7 @@ fn model_shows(
         }
         // The coder's recall of a value the mechanism relies on must be measured: enough
         // human-referenced sentences of that code on the model's text (the gate's per-code floor).
-        let floor = GateOptions::default().min_code_support;
+        let floor = MIN_CODE_SUPPORT;
         let (measured, unmeasured): (Vec<String>, Vec<String>) =
             stated.into_iter().partition(|value| v.support(value) >= floor);
         if measured.is_empty() {
@@ -600,7 +572,7 @@ mod tests {
     fn reads_the_audit_tables_and_none_without_them() {
         let conn = Connection::open_in_memory().expect("db");
         assert_eq!(read_conn(&conn, None).expect("read"), None);
-        conn.execute_batch(crate::audit::TABLES_SCHEMA).expect("schema");
+        conn.execute_batch(crate::evidence::TABLES_SCHEMA).expect("schema");
         conn.execute_batch(DEPENDENCY_SCHEMA).expect("schema");
         conn.execute_batch(
             "CREATE TABLE decisions (run_id INTEGER, step INTEGER, round INTEGER, seat INTEGER, role TEXT,
@@ -653,9 +625,23 @@ mod tests {
         assert_eq!(read.intervention.len(), 1);
         let t = &read.intervention[0];
         assert_eq!((t.value.as_str(), t.tau, t.ci_low, t.ci_high), ("fairness", Some(0.2), Some(0.1), Some(0.3)));
-        // The codebook is not in audit_codebooks: the gate refuses, saying so.
-        let gate = &ev.gates[&ev.responses[0].key];
-        assert_eq!(gate[0].status, agreement::Status::Refused);
-        assert!(gate[0].reason.contains("not in audit_codebooks"), "{gate:?}");
+        // No audit_gate table: no decision is read, and the ladder says so.
+        assert_eq!(ev.gates[&ev.responses[0].key], Vec::<Validation>::new());
+        conn.execute_batch(crate::evidence::GATE_SCHEMA).expect("schema");
+        conn.execute_batch(
+            "INSERT INTO audit_gate VALUES ('lexicon', 'default', 1, 'abc', 'm1', 'validated', 0.85, 240, 120, 0.8,
+                 '[[\"fairness\", 40, 0.9]]', 1, 120, 'κ = 0.850 ≥ 0.8 (240 sentences, 120 responses)');
+             INSERT INTO audit_gate VALUES ('lexicon', 'default', 1, 'other', 'm1', 'refused', NULL, 0, 0, 0.8,
+                 '[]', 0, 0, 'no human labels');",
+        )
+        .expect("gate rows");
+        let read = read_conn(&conn, Some("s")).expect("read").expect("an audit");
+        let gate = &read.gates[&read.responses[0].key];
+        assert_eq!(gate.len(), 1, "only the decision of the coded codebook's SHA-256: {gate:?}");
+        assert_eq!((gate[0].status, gate[0].kappa, gate[0].n, gate[0].coder_errors), (Status::Validated, Some(0.85), 240, (1, 120)));
+        assert_eq!((gate[0].support("fairness"), gate[0].recall_of("fairness")), (40, Some(0.9)));
+        conn.execute("UPDATE audit_gate SET status = 'maybe'", []).expect("corrupt");
+        let e = read_conn(&conn, Some("s")).expect_err("a status the gate never writes");
+        assert!(e.to_string().contains("audit_gate.status"), "{e}");
     }
 }

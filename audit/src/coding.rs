@@ -5,7 +5,7 @@
 
 pub use crate::response::{Response, Sentence, Skipped};
 use crate::{segment, tables};
-use agora_analysis::audit::{
+use crate::{
     agreement, validate_output, Codebook, CodebookError, Coder, CoderError, GateOptions, LoadedCodebook,
 };
 use std::collections::BTreeMap;
@@ -270,7 +270,7 @@ fn read_rows(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Vec<Row
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agora_analysis::audit::{Coded, LexiconCoder};
+    use crate::{Coded, LexiconCoder};
 
     #[test]
     fn a_reply_is_coded_from_its_reasoning_only() {

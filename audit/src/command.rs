@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use crate::requirements::LoadedRequirements;
 use crate::AuditError;
-use agora_analysis::audit::{self, labels, Coder, GateOptions, LabelsError, LexiconCoder, LoadedCodebook};
+use crate::{labels, Coder, GateOptions, LabelsError, LexiconCoder, LoadedCodebook};
 use agora_engine::Store;
 use anyhow::Context as _;
 
@@ -130,6 +130,11 @@ pub fn run(args: RunOptions) -> anyhow::Result<()> {
         }
         None => LoadedRequirements::default_requirements(),
     };
+    // The claims' mechanisms name value codes of the default codebook; under another codebook
+    // a claim whose values it lacks cannot find them stated in these codes: said, not refused.
+    if let Err(e) = crate::codebook::check_claims(agora_analysis::claims::ClaimTable::shipped(), &codebook.codebook) {
+        eprintln!("note: {e}; Tier 3 cannot find that value in this coder's codes");
+    }
     let gate = args.gate;
     check_store(&args.store)?;
     // A user's requirement naming a model, environment, cell or statistic the store does not
@@ -375,9 +380,14 @@ pub fn import(args: ImportOptions) -> anyhow::Result<()> {
 /// Computes the agreement between coders and the gate's verdicts.
 pub fn agreement(args: AgreementOptions) -> anyhow::Result<()> {
     let codebook = load_codebook(args.codebook.as_deref())?;
+    // The claims' mechanisms name value codes of the default codebook; under another codebook
+    // a claim whose values it lacks cannot find them stated in these codes: said, not refused.
+    if let Err(e) = crate::codebook::check_claims(agora_analysis::claims::ClaimTable::shipped(), &codebook.codebook) {
+        eprintln!("note: {e}; Tier 3 cannot find that value in this coder's codes");
+    }
     let gate = args.gate;
     check_store(&args.store)?;
-    let result = audit::agreement::agreement(&args.store, &codebook, &gate).map_err(labels_error)?;
+    let result = crate::agreement::agreement(&args.store, &codebook, &gate).map_err(labels_error)?;
     std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
     std::fs::write(args.out.join("agreement.md"), result.to_markdown())?;
     std::fs::write(args.out.join("agreement.json"), serde_json::to_string_pretty(&result)?)?;
@@ -406,10 +416,10 @@ pub fn agreement(args: AgreementOptions) -> anyhow::Result<()> {
 /// nothing where the store holds no replicates.
 pub fn dependency(
     store: &Path,
-    codebook: &agora_analysis::audit::LoadedCodebook,
-    coder: &dyn agora_analysis::audit::Coder,
+    codebook: &crate::LoadedCodebook,
+    coder: &dyn crate::Coder,
     study: Option<&str>,
-    gate: agora_analysis::audit::GateOptions,
+    gate: crate::GateOptions,
     out: &Path,
 ) -> anyhow::Result<()> {
     let report = crate::dependency::dependency(store, codebook, coder, study, gate).map_err(|e| {

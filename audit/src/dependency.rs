@@ -69,10 +69,10 @@ use serde::Serialize;
 
 use crate::segment::SegmentKind;
 use crate::AuditError;
-use agora_analysis::audit::agreement::{self, Validation};
-use agora_analysis::audit::codebook::LoadedCodebook;
-use agora_analysis::audit::coder::Coder;
-use agora_analysis::audit::GateOptions;
+use crate::agreement::{self, Validation};
+use crate::codebook::LoadedCodebook;
+use crate::coder::Coder;
+use crate::GateOptions;
 use agora_analysis::stats::{fe_cr1, logit_ame, FeDf, StatsError};
 
 mod estimate;
@@ -323,7 +323,7 @@ pub fn dependency(
     let sql = |source| AuditError::Store { path: path.to_path_buf(), source };
     let mut conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(sql)?;
     conn.busy_timeout(std::time::Duration::from_secs(30)).map_err(sql)?;
-    if !agora_analysis::audit::labels::has_table(&conn, "audit_replicates").map_err(sql)? {
+    if !crate::labels::has_table(&conn, "audit_replicates").map_err(sql)? {
         return Ok(None);
     }
     let declared =

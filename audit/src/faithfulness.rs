@@ -42,7 +42,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use rusqlite::{params, Connection};
 use serde::Serialize;
 
-use agora_analysis::audit::codebook::Codebook;
+use crate::codebook::Codebook;
 
 /// The tables: one row per prefilled call (`audit_prefill`) and one per estimate
 /// (`audit_faithfulness`).
@@ -126,14 +126,14 @@ pub fn intervene(
     codebook: &Codebook,
     sentences: &[(String, String)],
     value: &str,
-    facts: Option<&agora_analysis::audit::statements::Facts>,
+    facts: Option<&crate::statements::Facts>,
 ) -> Result<Edit, String> {
     let code = codebook.values().find(|c| c.name == value).ok_or_else(|| format!("`{value}` is not a value code"))?;
     let statement = code
         .statement
         .as_ref()
         .ok_or_else(|| format!("code `{value}` has no `statement` in the codebook: the prefill cannot insert it"))?;
-    let (sentence, names) = agora_analysis::audit::statements::render(statement, facts);
+    let (sentence, names) = crate::statements::render(statement, facts);
     let deleted: Vec<String> = sentences.iter().filter(|(_, c)| c != value).map(|(t, _)| t.clone()).collect();
     let mut inserted = deleted.clone();
     inserted.push(sentence.clone());
@@ -378,7 +378,7 @@ pub fn observational(
     sha256: &str,
 ) -> rusqlite::Result<BTreeMap<(String, String, String, String), Observational>> {
     let mut out = BTreeMap::new();
-    if !agora_analysis::audit::labels::has_table(conn, "audit_dependency")? {
+    if !crate::labels::has_table(conn, "audit_dependency")? {
         return Ok(out);
     }
     let mut st = conn.prepare(
@@ -648,7 +648,7 @@ mod tests {
     #[test]
     fn prefixes_are_closed_and_both_arms_differ_by_the_inserted_sentence_alone() {
         assert_eq!(closed_prefix(&["A \"b\".".into()], "action"), "{\"reasoning\": \"A \\\"b\\\".\", \"action\": ");
-        let cb = agora_analysis::audit::LoadedCodebook::default_codebook().codebook;
+        let cb = crate::LoadedCodebook::default_codebook().codebook;
         let s = vec![("One.".to_string(), "understanding".to_string()), ("Fair.".to_string(), "fairness".to_string())];
         let e = intervene(&cb, &s, "fairness", None).expect("a value");
         assert_eq!(e.deleted, ["One."]);

@@ -18,15 +18,27 @@
 //! - [`prefill`]: `agora audit prefill` intervenes on the model's own reasoning, with a value's
 //!   true sentence inserted against its sentences deleted, for the intervention effect τ.
 //!
-//! The audit run itself is [`coding`] (segmentation, sentences, coding, the `audit_*` tables and
-//! the summary). The codebook, the coders' interface, labels and the coder gate are still in
-//! `agora_analysis::audit`: the ladder computes the gate from the stored labels. The docs chapter "The transcript audit" describes each. Bad input is [`BadInput`]: the
+//! The audit run itself is [`coding`]: segmentation ([`segment`], [`sentence`]), coding each
+//! reasoning sentence once against the [`codebook`] by a [`coder`], the `audit_*` tables
+//! ([`tables`]) and the summary ([`report`]). Its codes count only where the coder-validation
+//! gate ([`agreement`]) admits them: κ against human labels ([`labels`]: a seeded sample
+//! exported for labelling and imported back) on the model's own text. The audit writes the
+//! gate's decisions into the store (`audit_gate`, [`agreement::record_gates`]) whenever the
+//! codes or the labels change; the certification ladder reads them from there and never imports
+//! this crate. [`statements`] renders a value's true sentence for the prefill.
+//!
+//! The docs chapter "The transcript audit" describes each. Bad input is [`BadInput`]: the
 //! command exits with status 2 and writes nothing.
 
+pub mod agreement;
+pub mod codebook;
+pub mod coder;
 pub mod coding;
 pub mod command;
+mod csv;
 pub mod dependency;
 pub mod faithfulness;
+pub mod labels;
 pub mod llm_coder;
 pub mod motives;
 pub mod prefill;
@@ -37,9 +49,16 @@ pub mod response;
 pub mod samples;
 pub mod segment;
 pub mod sentence;
+mod sha256;
+pub mod statements;
 pub mod tables;
 
+pub use agreement::{Agreement, AgreementRow, GateOptions, Status, Validation, DEFAULT_MIN_KAPPA};
+pub use codebook::{Codebook, CodebookError, LoadedCodebook};
+pub use coder::{validate_output, Coded, Coder, CoderError, LexiconCoder};
 pub use coding::*;
+pub use labels::{ExportOptions, Format, Imported, LabelsError};
+pub use sha256::hex_digest;
 
 /// Bad input (a file, a field, an option out of range): the command exits with status 2.
 #[derive(Debug)]

@@ -1,7 +1,7 @@
 //! The LLM coder of `agora audit --coder llm:MODEL` (the SUVA audit paper §240.6.1, §240.10.2): a model
 //! outside the audited set, declared in a models file, labels each reasoning sentence with one
 //! code of the codebook, through the same OpenAI-compatible client and reply cache as the
-//! agents. It implements `agora_analysis::audit::Coder`; the analysis crate knows nothing of
+//! agents. It implements `crate::Coder`; the analysis crate knows nothing of
 //! models.
 //!
 //! # The request
@@ -58,7 +58,7 @@ use std::sync::{Arc, Mutex};
 use agora_agents::llm::{
     strip_deliberation, ChatRequest, Message, ModelSpec, ReplyCache, Session, SessionError, StructuredMode,
 };
-use agora_analysis::audit::{hex_digest, validate_output, Codebook, Coded, Coder, CoderError};
+use crate::{hex_digest, validate_output, Codebook, Coded, Coder, CoderError};
 use agora_engine::store::SqliteCache;
 use agora_scenarios::ModelsFile;
 use anyhow::Context as _;
@@ -499,7 +499,7 @@ pub fn build(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agora_analysis::audit::LoadedCodebook;
+    use crate::LoadedCodebook;
 
     #[test]
     fn the_prompt_has_the_task_every_code_and_the_numbered_sentences() {

@@ -44,8 +44,8 @@ use agora_agents::llm::{
     parse_cut_reply, parse_reply, CachedReply, ChatRequest, Message, ModelSpec, ParseOutcome, ReplyCache, Session,
     SessionError,
 };
-use agora_analysis::audit::statements::{Facts, Situation};
-use agora_analysis::audit::{agreement, labels, LoadedCodebook};
+use crate::statements::{Facts, Situation};
+use crate::{agreement, labels, LoadedCodebook};
 use agora_engine::store::SqliteCache;
 use agora_environments::{ActionSpace, EnvSpec, Variant};
 use anyhow::Context as _;
@@ -79,7 +79,7 @@ pub struct PrefillOptions {
     /// Output directory for faithfulness.md, .json and .csv.
     pub out: PathBuf,
     /// The validation gate.
-    pub gate: agora_analysis::audit::GateOptions,
+    pub gate: crate::GateOptions,
     /// Intervene for models whose coder the gate refuses, labelling the rows unvalidated.
     pub allow_unvalidated: bool,
     /// Answer from the store's reply cache only.
@@ -210,7 +210,7 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
     if args.sample == 0 || args.m == 0 || args.max_tokens == 0 {
         return Err(BadInput("--sample, --m and --max-tokens must be at least 1".into()).into());
     }
-    let gate = agora_analysis::audit::GateOptions { allow_unvalidated: args.allow_unvalidated, ..args.gate };
+    let gate = crate::GateOptions { allow_unvalidated: args.allow_unvalidated, ..args.gate };
     let codebook = match &args.codebook {
         Some(p) => LoadedCodebook::read(p).map_err(|e| BadInput(e.to_string()))?,
         None => LoadedCodebook::default_codebook(),

@@ -57,7 +57,7 @@ use agora_agents::llm::{
     parse_cut_reply, parse_reply, CachedReply, ChatRequest, Message, ModelSpec, ParseOutcome, ReplyCache, Session,
     SessionError, StructuredMode,
 };
-use agora_analysis::audit::labels;
+use crate::labels;
 use agora_engine::store::SqliteCache;
 use agora_engine::Store;
 use agora_environments::{ActionSpace, EnvSpec, Frame, Variant};

@@ -22,8 +22,8 @@ use serde::Serialize;
 
 use crate::response::{Response, Skipped};
 use crate::segment::{ReplyForm, SegmentKind, SEGMENTER_VERSION};
-use agora_analysis::audit::agreement::Validation;
-use agora_analysis::audit::codebook::LoadedCodebook;
+use crate::agreement::Validation;
+use crate::codebook::LoadedCodebook;
 use agora_analysis::stats::wilson;
 use agora_analysis::table::Table;
 

@@ -96,9 +96,9 @@ use crate::dependency::DependencyRow;
 use crate::motives::{group_regression, motive_regression, reciprocity, AllocationDecision, AllocationSample};
 use crate::report::Audit;
 use crate::samples::{design_effect, icc_oneway, samples_per_arm};
-use agora_analysis::audit::codebook::Codebook;
-use agora_analysis::audit::hex_digest;
-use agora_analysis::audit::Validation;
+use crate::codebook::Codebook;
+use crate::hex_digest;
+use crate::Validation;
 use agora_analysis::stats::dist::{norm_cdf, norm_ppf, t_cdf, t_ppf};
 
 /// The store table of verdicts.
@@ -185,7 +185,7 @@ pub struct RequirementsReport {
 
 fn validation<'a>(all: &'a [Validation], model: &str) -> Result<Option<&'a Validation>, String> {
     match all.iter().find(|v| v.model == model) {
-        Some(v) if v.shown() => Ok(Some(v).filter(|v| v.status != agora_analysis::audit::Status::Validated)),
+        Some(v) if v.shown() => Ok(Some(v).filter(|v| v.status != crate::Status::Validated)),
         Some(v) => Err(v.label()),
         None => Err("refused: no human labels".into()),
     }

@@ -30,11 +30,11 @@ use rusqlite::{params, Connection};
 
 use crate::response::Response;
 use crate::segment::SEGMENTER_VERSION;
-use agora_analysis::audit::codebook::LoadedCodebook;
-use agora_analysis::audit::coder::Coder;
+use crate::codebook::LoadedCodebook;
+use crate::coder::Coder;
 
-/// The audit's store tables (`agora_analysis::audit::TABLES_SCHEMA`: the ladder reads them too).
-pub use agora_analysis::audit::TABLES_SCHEMA as SCHEMA;
+/// The audit's store tables (`agora_analysis::evidence::TABLES_SCHEMA`: the ladder reads them too).
+pub use agora_analysis::evidence::TABLES_SCHEMA as SCHEMA;
 
 /// Writes the audit's rows of `coder` (see the [module documentation](self)); returns the
 /// SHA-256 of other codebooks of the same name and version audited before in this store (a
@@ -167,6 +167,8 @@ pub fn write(
             }
         }
     }
+    // The gate's decisions change with the codes: recorded with them.
+    crate::agreement::write_gates(&tx)?;
     tx.commit()?;
     Ok(earlier)
 }

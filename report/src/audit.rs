@@ -6,8 +6,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use agora_analysis::audit::agreement::{self, GateOptions, Validation};
-use agora_analysis::audit::{Codebook, LoadedCodebook};
+use agora_audit::agreement::{self, GateOptions, Validation};
+use agora_audit::{Codebook, LoadedCodebook};
 use anyhow::Context as _;
 use rusqlite::{params, Connection, OptionalExtension};
 

@@ -84,7 +84,7 @@ pub fn check_store(spec: &Requirements, conn: &Connection) -> Result<(), String>
 /// Reads the dependency estimates of the audit's coder and codebook (and study scope) from
 /// `audit_dependency`; none where the table does not exist.
 pub fn read_dependency(conn: &Connection, audit: &Audit) -> rusqlite::Result<Vec<DependencyRow>> {
-    if !agora_analysis::audit::labels::has_table(conn, "audit_dependency")? {
+    if !crate::labels::has_table(conn, "audit_dependency")? {
         return Ok(Vec::new());
     }
     let mut st = conn.prepare(

@@ -37,7 +37,7 @@ fn the_shipped_file_parses_and_names_codebook_values() {
         about,
         ["beta_W at_least 0.3", "gamma_W equivalent 0.15", "gamma_I equivalent 0.15", "recip_direct at_least 0.25"]
     );
-    let cb = agora_analysis::audit::LoadedCodebook::default_codebook();
+    let cb = crate::LoadedCodebook::default_codebook();
     r.check_codebook(&cb.codebook).expect("values of the default codebook");
     let m = parse(MINIMAL).expect("minimal");
     assert_eq!((m.requirements.alpha, m.requirements.power, m.requirements.model_default()), (0.05, 0.8, "*"));
@@ -94,7 +94,7 @@ fn semantic_errors_name_the_field() {
         "Dependency(environment: \"pd\", value: \"fairness\", estimator: \"ols\")",
     );
     assert_eq!(field(dep), "requirements[0].about.estimator");
-    let cb = agora_analysis::audit::LoadedCodebook::default_codebook();
+    let cb = crate::LoadedCodebook::default_codebook();
     let e = parse(&MINIMAL.replace("fairness", "greed")).expect("parses").check_codebook(&cb.codebook);
     assert!(
         matches!(&e, Err(RequirementsError::Invalid { field, .. }) if field == "requirements[0].about.value"),
@@ -213,7 +213,7 @@ fn selfish(s: &crate::motives::AllocationState) -> u32 {
 }
 
 fn an_audit() -> Audit {
-    let cb = agora_analysis::audit::LoadedCodebook::default_codebook();
+    let cb = crate::LoadedCodebook::default_codebook();
     let gate = crate::CoderGate {
         coder: "lexicon/1".into(),
         min_kappa: 0.8,

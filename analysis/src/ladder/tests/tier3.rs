@@ -1,7 +1,7 @@
 //! Grading from Tier 2 to Tier 3 with the audit's evidence, and Tier 3's reasons for stopping.
 
 use super::*;
-use crate::audit::agreement::{Status, Validation};
+use crate::evidence::{Status, Validation};
 use crate::mechanism::{AuditEvidence, CodedResponse, CoderKey, DependencyEstimate, InterventionEstimate};
 
 fn key() -> CoderKey {

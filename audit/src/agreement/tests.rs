@@ -237,3 +237,44 @@ fn the_coder_failing_on_more_than_five_percent_of_responses_is_refused() {
     assert_eq!(v.label(), "refused: the coder failed on 6 of 100 responses (6.0 % > 5 %)");
     assert!(GateOptions { max_coder_errors: 1.5, ..gate }.check().is_err());
 }
+
+#[test]
+fn the_recorded_gate_refuses_a_codebook_the_store_does_not_hold_and_replaces_old_decisions() {
+    let mut conn = Connection::open_in_memory().expect("db");
+    conn.execute_batch(agora_analysis::evidence::TABLES_SCHEMA).expect("schema");
+    let cb = LoadedCodebook::default_codebook();
+    let response = |run: i64, sha: &str, model: &str| {
+        format!(
+            "INSERT INTO audit_responses (run_id, seat, slot, attempt, coder, codebook, codebook_version,
+                 codebook_sha256, model, study, environment, arm, cell, parse_status, action, answer_field,
+                 reply_form, reasoning_present, reasoning_sources, post_hoc_present, n_sentences, n_residual,
+                 n_post_hoc_sentences, values_json)
+             VALUES ({run}, 0, 0, 1, 'lexicon', '{}', {}, '{sha}', '{model}', 's', 'pgg', 'baseline', 'baseline',
+                 'parsed', 'c4', 'action', 'json', 1, 'field:reasoning', 0, 1, 0, 0, '{{}}');",
+            cb.codebook.name, cb.codebook.version
+        )
+    };
+    conn.execute_batch(&response(1, "elsewhere", "m1")).expect("row");
+    conn.execute("INSERT INTO audit_codebooks VALUES (?1, ?2, ?3, ?4)", params![
+        cb.codebook.name,
+        cb.codebook.version,
+        cb.sha256,
+        crate::codebook::DEFAULT_CODEBOOK_RON
+    ])
+    .expect("codebook");
+    conn.execute_batch(&response(2, &cb.sha256, "m2")).expect("row");
+    assert_eq!(record_gates(&mut conn).expect("gates"), 2);
+    let read = |conn: &Connection, sha: &str| {
+        agora_analysis::evidence::read_gate(conn, "lexicon", &cb.codebook.name, cb.codebook.version, sha).expect("read")
+    };
+    let unknown = read(&conn, "elsewhere");
+    assert_eq!((unknown.len(), unknown[0].model.as_str(), unknown[0].status), (1, "m1", Status::Refused));
+    assert_eq!(unknown[0].reason, "the codebook coded with is not in audit_codebooks");
+    let held = read(&conn, &cb.sha256);
+    assert_eq!((held.len(), held[0].model.as_str(), held[0].status), (1, "m2", Status::Refused));
+    assert_eq!(held[0].reason, "no human labels");
+    // The codes of the unknown codebook are gone: so is its decision.
+    conn.execute("DELETE FROM audit_responses WHERE codebook_sha256 = 'elsewhere'", []).expect("delete");
+    assert_eq!(record_gates(&mut conn).expect("gates"), 1);
+    assert!(read(&conn, "elsewhere").is_empty());
+}

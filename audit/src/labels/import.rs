@@ -445,6 +445,7 @@ pub fn import(
             |r| r.get(0),
         )
         .map_err(sql)?;
+    crate::agreement::write_gates(&tx).map_err(sql)?;
     tx.commit().map_err(sql)?;
     Ok(Imported {
         coder: coder.to_string(),

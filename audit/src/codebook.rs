@@ -26,7 +26,7 @@ use serde::{Deserialize, Serialize};
 use super::sha256::hex_digest;
 
 /// The shipped default codebook: the SUVA audit paper's eight value codes and `understanding`.
-pub const DEFAULT_CODEBOOK_RON: &str = include_str!("../../../assets/codebooks/default.ron");
+pub const DEFAULT_CODEBOOK_RON: &str = include_str!("../../assets/codebooks/default.ron");
 
 /// Where the shipped codebook lives in the repository (named in its records).
 pub const DEFAULT_CODEBOOK_PATH: &str = "assets/codebooks/default.ron";
@@ -264,6 +264,24 @@ pub(crate) fn check_pattern(p: &str) -> Result<(), String> {
     Ok(())
 }
 
+/// Checks that every claim of `table` names its mechanism's values by value codes of
+/// `codebook` (not a residual code), naming the first claim and value that does not.
+pub fn check_claims(table: &agora_analysis::claims::ClaimTable, codebook: &Codebook) -> Result<(), String> {
+    for c in &table.claims {
+        if let Some(agora_analysis::claims::Mechanism::Values { values, .. }) = &c.mechanism {
+            for v in values {
+                if !codebook.values().any(|code| code.name == *v) {
+                    return Err(format!(
+                        "claim {}: mechanism.values: `{v}` is not a value code of the codebook {} v{}",
+                        c.id, codebook.name, codebook.version
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -365,5 +383,24 @@ mod tests {
     fn a_missing_file_is_a_read_error_naming_it() {
         let e = LoadedCodebook::read(Path::new("/nonexistent/cb.ron")).expect_err("missing");
         assert!(e.to_string().starts_with("codebook /nonexistent/cb.ron: cannot read"), "{e}");
+    }
+
+    #[test]
+    fn the_shipped_claims_name_value_codes_of_the_default_codebook() {
+        let cb = LoadedCodebook::default_codebook().codebook;
+        check_claims(agora_analysis::claims::ClaimTable::shipped(), &cb).expect("shipped claims");
+        let table = |value: &str| {
+            agora_analysis::claims::ClaimTable::parse(&format!(
+                "ClaimTable(version: 4, claims: [Claim(id: \"x\", text: \"t\", environment: \"bargaining\", \
+                 arm: \"ultimatum\", metric: \"offer\", kind: Equivalence(anchor: \"ultimatum-offer\"), \
+                 mechanism: Values(role: \"proposer\", values: [\"{value}\"], sign: 1.0, why: \"w\"))])"
+            ))
+            .expect("parses")
+        };
+        assert!(check_claims(&table("fairness"), &cb).is_ok());
+        let e = check_claims(&table("kindness"), &cb).expect_err("unknown code");
+        assert!(e.contains("claim x: mechanism.values: `kindness` is not a value code of the codebook default v"), "{e}");
+        let e = check_claims(&table("understanding"), &cb).expect_err("a residual code");
+        assert!(e.contains("`understanding` is not a value code"), "{e}");
     }
 }

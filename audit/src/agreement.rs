@@ -35,7 +35,7 @@
 //! beside κ, as the seed asks ("report the coder's per-code recall alongside any per-code
 //! effect"); a code a Tier-3 claim relies on must have at least 30 human-referenced sentences
 //! of the model's text, so that its recall is measured (checked where the ladder reads the
-//! audit, [`crate::mechanism`]).
+//! audit, `agora_analysis::mechanism`).
 //!
 //! Human labels are matched to machine codes by codebook name and version; machine coders are
 //! told apart by their identity and the SHA-256 of the codebook they coded with.
@@ -46,10 +46,10 @@ use std::path::Path;
 use rusqlite::{params, Connection, OpenFlags};
 use serde::Serialize;
 
-use super::codebook::LoadedCodebook;
+use super::codebook::{Codebook, LoadedCodebook};
 use super::labels::{has_table, LabelsError};
-use crate::stats::cohen_kappa;
-use crate::table::Table;
+use agora_analysis::table::Table;
+use agora_stats::cohen_kappa;
 
 /// The default threshold: codes from a coder below κ 0.8 on a model's text are refused.
 pub const DEFAULT_MIN_KAPPA: f64 = 0.8;
@@ -59,10 +59,9 @@ pub const DEFAULT_MIN_RESPONSES: usize = 100;
 /// The default floor of sentences with a human reference on a model's text: two per response
 /// of the floor, the lower end of "a few hundred sentences" (the seed's sample has 301).
 pub const DEFAULT_MIN_SENTENCES: usize = 200;
-/// The default floor of human-referenced sentences of a code a Tier-3 claim relies on: with 30,
-/// the 95 % Wilson interval of a recall of 0.8 spans about ±0.15; with fewer the recall the seed
-/// asks to report beside the effect is hardly measured.
-pub const DEFAULT_MIN_CODE_SUPPORT: u64 = 30;
+/// The default floor of human-referenced sentences of a code a Tier-3 claim relies on (30): the
+/// ladder's rule, [`agora_analysis::evidence::MIN_CODE_SUPPORT`].
+pub const DEFAULT_MIN_CODE_SUPPORT: u64 = agora_analysis::evidence::MIN_CODE_SUPPORT;
 /// The default ceiling on the share of a model's responses the coder failed on.
 pub const DEFAULT_MAX_CODER_ERRORS: f64 = 0.05;
 

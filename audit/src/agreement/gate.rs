@@ -3,88 +3,7 @@
 //! sentences and coder errors), and the store reads it is decided from.
 
 use super::*;
-
-/// Whether a coder's codes on a model's text count.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Status {
-    /// κ at least the threshold: the codes count.
-    Validated,
-    /// Below the threshold or not validated, shown because unvalidated codes were allowed.
-    Unvalidated,
-    /// Below the threshold or not validated: the codes are refused for every statistic.
-    Refused,
-}
-
-impl Status {
-    /// `validated`, `unvalidated` or `refused`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Status::Validated => "validated",
-            Status::Unvalidated => "unvalidated",
-            Status::Refused => "refused",
-        }
-    }
-}
-
-/// The gate's decision for one coder on one model's text.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Validation {
-    /// The audited model.
-    pub model: String,
-    /// The machine coder.
-    pub coder: String,
-    /// The decision.
-    pub status: Status,
-    /// κ against the human reference, if it could be computed.
-    pub kappa: Option<f64>,
-    /// Sentences it rests on.
-    pub n: usize,
-    /// Responses those sentences come from.
-    pub responses: usize,
-    /// The threshold.
-    pub min_kappa: f64,
-    /// Per code of the reference: the code, its human-referenced sentences, and the coder's
-    /// recall on them.
-    pub recall: Vec<(String, u64, Option<f64>)>,
-    /// Responses with reasoning the coder failed on, of the model's responses with reasoning.
-    pub coder_errors: (usize, usize),
-    /// Why: `κ = 0.650 < 0.8 (40 sentences)`, `no human labels`, ….
-    pub reason: String,
-}
-
-impl Validation {
-    /// Whether the codes may be shown (validated, or unvalidated codes allowed).
-    pub fn shown(&self) -> bool {
-        self.status != Status::Refused
-    }
-
-    /// The decision as reports print it: `refused: κ = 0.650 < 0.8 (40 sentences)`.
-    pub fn label(&self) -> String {
-        format!("{}: {}", self.status.as_str(), self.reason)
-    }
-
-    /// Human-referenced sentences of `code` on the model's text (0 when the code has none).
-    pub fn support(&self, code: &str) -> u64 {
-        self.recall.iter().find(|(c, _, _)| c == code).map_or(0, |(_, n, _)| *n)
-    }
-
-    /// The coder's recall of `code` against the human reference, where the reference uses it.
-    pub fn recall_of(&self, code: &str) -> Option<f64> {
-        self.recall.iter().find(|(c, _, _)| c == code).and_then(|(_, _, r)| *r)
-    }
-
-    /// Per-code recall as reports print it: `altruism 0.600 (40), fairness 1.000 (31)`.
-    pub fn recall_text(&self) -> String {
-        let parts: Vec<String> = self
-            .recall
-            .iter()
-            .filter(|(_, n, _)| *n > 0)
-            .map(|(c, n, r)| format!("{c} {} ({n})", r.map_or_else(|| "-".into(), |r| format!("{r:.3}"))))
-            .collect();
-        parts.join(", ")
-    }
-}
+pub use agora_analysis::evidence::{Status, Validation};
 
 /// κ printed with enough decimals (three or more) that it does not read as the threshold when
 /// it falls on the other side of it.
@@ -289,4 +208,98 @@ pub fn gate(
             validate(r, !labels.is_empty(), m, coder, gate, e)
         })
         .collect())
+}
+
+/// The coders and codebooks (coder, name, version, SHA-256) the store's coded responses name,
+/// each with the audited models it coded.
+fn coded_keys(conn: &Connection) -> rusqlite::Result<BTreeMap<(String, String, u32, String), Vec<String>>> {
+    let mut keys: BTreeMap<(String, String, u32, String), Vec<String>> = BTreeMap::new();
+    if !has_table(conn, "audit_responses")? {
+        return Ok(keys);
+    }
+    let mut st = conn.prepare(
+        "SELECT DISTINCT coder, codebook, codebook_version, codebook_sha256, model FROM audit_responses
+         ORDER BY coder, codebook, codebook_version, codebook_sha256, model",
+    )?;
+    let rows = st.query_map([], |r| Ok(((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?), r.get::<_, String>(4)?)))?;
+    for row in rows {
+        let (key, model) = row?;
+        keys.entry(key).or_default().push(model);
+    }
+    Ok(keys)
+}
+
+/// Writes the gate's decision (the default gate, the one the ladder grades with) for every
+/// coder and codebook of the store's coded responses on each model's text into `audit_gate`,
+/// replacing the table's rows, in one transaction: the audit calls it whenever the codes or the
+/// human labels change. A codebook that is not in `audit_codebooks` cannot be checked against
+/// its labels: its coder is refused, saying so. Returns the decisions written.
+pub fn record_gates(conn: &mut Connection) -> rusqlite::Result<usize> {
+    let tx = conn.transaction()?;
+    let written = write_gates(&tx)?;
+    tx.commit()?;
+    Ok(written)
+}
+
+/// [`record_gates`] inside the caller's transaction (the label import writes the labels and the
+/// decisions they change together).
+pub fn write_gates(conn: &Connection) -> rusqlite::Result<usize> {
+    let keys = coded_keys(conn)?;
+    let mut decisions = Vec::new();
+    for ((coder, name, version, sha), models) in keys {
+        let source: Option<String> = if has_table(conn, "audit_codebooks")? {
+            conn.query_row(
+                "SELECT source FROM audit_codebooks WHERE name = ?1 AND version = ?2 AND sha256 = ?3",
+                params![name, version, sha],
+                |r| r.get(0),
+            )
+            .ok()
+        } else {
+            None
+        };
+        let parsed = source.as_deref().and_then(|s| Codebook::parse(s, Path::new("audit_codebooks")).ok());
+        let gate_options = GateOptions::default();
+        let validations = match parsed {
+            Some(cb) => gate(conn, &cb, &coder, &models, &gate_options)?,
+            None => models
+                .iter()
+                .map(|m| {
+                    let mut v = validate(None, false, m, &coder, &gate_options, (0, 0));
+                    v.reason = "the codebook coded with is not in audit_codebooks".into();
+                    v
+                })
+                .collect(),
+        };
+        decisions.push(((name, version, sha), validations));
+    }
+    let tx = conn;
+    tx.execute_batch(agora_analysis::evidence::GATE_SCHEMA)?;
+    tx.execute("DELETE FROM audit_gate", [])?;
+    let mut written = 0;
+    for ((name, version, sha), validations) in &decisions {
+        for v in validations {
+            let recall = serde_json::to_string(&v.recall).expect("invariant: a recall list serialises");
+            tx.execute(
+                "INSERT INTO audit_gate VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                params![
+                    v.coder,
+                    name,
+                    version,
+                    sha,
+                    v.model,
+                    v.status.as_str(),
+                    v.kappa,
+                    v.n as i64,
+                    v.responses as i64,
+                    v.min_kappa,
+                    recall,
+                    v.coder_errors.0 as i64,
+                    v.coder_errors.1 as i64,
+                    v.reason,
+                ],
+            )?;
+            written += 1;
+        }
+    }
+    Ok(written)
 }

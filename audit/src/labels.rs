@@ -326,13 +326,7 @@ fn open(path: &Path, write: bool) -> Result<Connection, LabelsError> {
     Ok(conn)
 }
 
-/// Whether the store has a table.
-pub fn has_table(conn: &Connection, table: &str) -> rusqlite::Result<bool> {
-    conn.query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1", [table], |r| {
-        r.get::<_, i64>(0)
-    })
-    .map(|n| n > 0)
-}
+pub use agora_analysis::evidence::has_table;
 
 /// Draws the sample of the [module documentation](self) from the store at `path`.
 pub fn export(path: &Path, codebook: &LoadedCodebook, options: &ExportOptions) -> Result<Export, LabelsError> {

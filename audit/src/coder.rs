@@ -185,7 +185,7 @@ impl Coder for LexiconCoder {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::audit::codebook::LoadedCodebook;
+    use crate::codebook::LoadedCodebook;
 
     fn coder() -> (LexiconCoder, Codebook) {
         let cb = LoadedCodebook::default_codebook().codebook;
@@ -258,7 +258,7 @@ mod tests {
                     Code(name: "u", definition: "d", example: "e")],
             lexicon: [Rule(code: "b", patterns: ["took * from me"]), Rule(code: "a", patterns: ["fair*", "a's payoff"]),
                       Rule(code: "b", patterns: ["points"])])"#;
-        let cb = crate::audit::codebook::Codebook::parse(text, std::path::Path::new("t.ron")).expect("parses").codebook;
+        let cb = crate::codebook::Codebook::parse(text, std::path::Path::new("t.ron")).expect("parses").codebook;
         let coder = LexiconCoder::new(&cb);
         let code = |s: &str| coder.code_sentence(s).code;
         assert_eq!(code("Fairness!"), "a");
