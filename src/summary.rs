@@ -41,34 +41,6 @@ fn fmt_stat(g: &GroupSummary, metric: &str, agg: Agg) -> String {
     }
 }
 
-/// The position of each block in its study file, studies in the order the store recorded them:
-/// the tables print in study order, whatever order the runs were committed in.
-fn block_order(store: &Path) -> anyhow::Result<Vec<(String, String)>> {
-    let conn = rusqlite::Connection::open_with_flags(store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-    let mut st = conn.prepare("SELECT study, source FROM studies ORDER BY rowid")?;
-    let studies: Vec<(String, String)> = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
-    let mut st = conn.prepare("SELECT DISTINCT study, block FROM runs")?;
-    let blocks: Vec<(String, String)> = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?.collect::<Result<_, _>>()?;
-    let mut order = Vec::new();
-    for (study, source) in &studies {
-        // A block is placed where its `Block(` declaration names it in the study's source.
-        let at = |block: &str| {
-            source
-                .match_indices("Block(")
-                .find(|(i, _)| {
-                    source[*i..].find("name:").is_some_and(|n| {
-                        source[*i + n..].trim_start_matches("name:").trim_start().starts_with(&format!("\"{block}\""))
-                    })
-                })
-                .map_or(usize::MAX, |(i, _)| i)
-        };
-        let mut mine: Vec<&(String, String)> = blocks.iter().filter(|(s, _)| s == study).collect();
-        mine.sort_by_key(|(_, b)| (at(b), b.clone()));
-        order.extend(mine.into_iter().cloned());
-    }
-    Ok(order)
-}
-
 /// The summary tables: one per block (one game and arm), in study order, its rows sorted by
 /// roster, variant and cell (the baseline first), sized to fit a 100-column terminal.
 pub fn render(groups: &[GroupSummary], order: &[String]) -> String {
@@ -135,7 +107,7 @@ pub fn render(groups: &[GroupSummary], order: &[String]) -> String {
 pub fn print(store: &Path, study: Option<&str>) -> anyhow::Result<()> {
     let (groups, curves) = summarize(store, study)?;
     let order: Vec<String> =
-        block_order(store)?.into_iter().filter(|(s, _)| study.is_none_or(|x| x == s)).map(|(_, b)| b).collect();
+        agora_analysis::summary::block_order(store)?.into_iter().filter(|(s, _)| study.is_none_or(|x| x == s)).map(|(_, b)| b).collect();
     print!("{}", render(&groups, &order));
     for curve in &curves {
         println!("\n== tipping: {} ({}) ==", curve.roster, curve.block);

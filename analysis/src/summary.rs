@@ -90,6 +90,38 @@ pub struct GroupSummary {
     pub population: i64,
 }
 
+/// The position of each block in its study file, studies in the order the store recorded them:
+/// the tables print in study order, whatever order the runs were committed in.
+pub fn block_order(store: &Path) -> Result<Vec<(String, String)>, AnalysisError> {
+    let conn = crate::outcomes::open(store)?;
+    let sql = |source| AnalysisError::Store { path: store.to_path_buf(), source };
+    let mut st = conn.prepare("SELECT study, source FROM studies ORDER BY rowid").map_err(sql)?;
+    let studies: Vec<(String, String)> =
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).map_err(sql)?.collect::<Result<_, _>>().map_err(sql)?;
+    let mut st = conn.prepare("SELECT DISTINCT study, block FROM runs").map_err(sql)?;
+    let blocks: Vec<(String, String)> =
+        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).map_err(sql)?.collect::<Result<_, _>>().map_err(sql)?;
+    let mut order = Vec::new();
+    for (study, source) in &studies {
+        // A block is placed where its `Block(` declaration names it in the study's source.
+        let at = |block: &str| {
+            source
+                .match_indices("Block(")
+                .find(|(i, _)| {
+                    source[*i..].find("name:").is_some_and(|n| {
+                        source[*i + n..].trim_start_matches("name:").trim_start().starts_with(&format!("\"{block}\""))
+                    })
+                })
+                .map_or(usize::MAX, |(i, _)| i)
+        };
+        let mut mine: Vec<&(String, String)> = blocks.iter().filter(|(s, _)| s == study).collect();
+        mine.sort_by_key(|(_, b)| (at(b), b.clone()));
+        order.extend(mine.into_iter().cloned());
+    }
+    Ok(order)
+}
+
+
 /// Summarises every condition of a study (or of the whole store).
 pub fn summarize(path: &Path, study: Option<&str>) -> Result<(Vec<GroupSummary>, Vec<TippingCurve>), AnalysisError> {
     Ok(summarize_outcomes(&run_outcomes(path, study)?))
