@@ -10,6 +10,7 @@ mod llm;
 mod network;
 mod profile;
 mod replicate;
+mod serve;
 mod shard_auto;
 mod stats;
 mod summary;
@@ -131,6 +132,9 @@ enum Command {
         #[arg(long, default_value = "out/report")]
         out: PathBuf,
     },
+    /// Play a study's human seats with people in a browser, beside its LLM and classical seats,
+    /// into the store (consent, instructions, waiting room, completion codes; admin page).
+    Serve(serve::ServeArgs),
     /// Write one self-contained HTML report (tables and figures) of a store.
     Report {
         #[arg(long, default_value = DEFAULT_STORE)]
@@ -246,6 +250,10 @@ fn main() -> ExitCode {
                     || c.is::<agora_profile::BadInput>()
                     || c.is::<agora_audit::BadInput>()
                     || c.is::<ScenarioError>()
+                    || matches!(
+                        c.downcast_ref::<agora_serve::ServeError>(),
+                        Some(agora_serve::ServeError::BadInput(_) | agora_serve::ServeError::Study(_))
+                    )
                     || matches!(c.downcast_ref::<EngineError>(), Some(EngineError::Corrupt { .. }))
             });
             ExitCode::from(if bad { 2 } else { 1 })
@@ -262,6 +270,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Run { study, store, shard, dry_run, runs, threads, live, cells, models, replay, cache } => {
             huge_pages::none();
             let mut plan = load_plan(&study, cells.as_deref(), models.as_deref())?;
+            if let Some(r) = plan.runs.iter().find(|r| r.seats.iter().any(|p| p.stand_in().is_some())) {
+                return Err(BadInput(format!(
+                    "{}: block `{}` has human seats; people play them in a browser with `agora serve {}`",
+                    study.display(),
+                    r.block,
+                    study.display()
+                ))
+                .into());
+            }
             if let Some(n) = runs {
                 if n == 0 {
                     return Err(BadInput("--runs must be at least 1".into()).into());
@@ -297,6 +314,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Replicate(args) => replicate::main(args),
         Command::Audit(args) => audit::main(args),
         Command::Profile(args) => profile::main(args),
+        Command::Serve(args) => serve::main(args),
         Command::Demo { store, out } => {
             // The studies of this checkout: from the working directory when run there,
             // else from where the binary was built.

@@ -570,3 +570,29 @@ fn the_llm_slice_in_readme_plans_fifteen_runs_against_the_local_model() {
     assert!(t.contains("total: 15 runs, <=348 decisions"), "{t}");
     assert!(t.contains("model runs for gemma-3-270m: 15"), "{t}");
 }
+
+#[test]
+fn a_study_with_human_seats_is_checked_but_not_run_without_people() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = store_in(&dir, "people.sqlite");
+    let out = agora(&["check", &study("people.ron")]);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = agora(&["run", &study("people.ron"), "--store", store.to_str().expect("utf8")]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("block `pd-people` has human seats; people play them in a browser with `agora serve"), "{}", text(&out));
+    assert!(!store.exists(), "nothing written");
+    // A stand-in must be classical.
+    let bad = dir.path().join("bad.ron");
+    std::fs::write(
+        &bad,
+        std::fs::read_to_string(study("people.ron")).expect("study").replace("Human(TitForTat)", "Human(Human(TitForTat))"),
+    )
+    .expect("write");
+    let out = agora(&["check", bad.to_str().expect("utf8")]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("stand-in must be a classical policy"), "{}", text(&out));
+    // `agora serve` refuses a study without human seats, naming it.
+    let out = agora(&["serve", &study("classical.ron"), "--store", store.to_str().expect("utf8")]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("no `participants`"), "{}", text(&out));
+}

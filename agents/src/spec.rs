@@ -36,6 +36,10 @@ pub enum PolicySpec {
         /// The model's name in the study's `models`.
         model: String,
     },
+    /// A person in a browser (`agora serve`); the classical policy named here plays the seat's
+    /// decisions where nobody took the seat or its participant stopped answering, and the record
+    /// says so decision by decision.
+    Human(Box<PolicySpec>),
 }
 
 impl PolicySpec {
@@ -53,6 +57,15 @@ impl PolicySpec {
             PolicySpec::MemoryCoordination(_) => &classical::meta::MEMORY_COORDINATION,
             PolicySpec::Committed(_) => &classical::meta::COMMITTED,
             PolicySpec::Llm { .. } => crate::llm::llm_meta(),
+            PolicySpec::Human(_) => &HUMAN,
+        }
+    }
+
+    /// The classical policy standing in for a human seat.
+    pub fn stand_in(&self) -> Option<&PolicySpec> {
+        match self {
+            PolicySpec::Human(s) => Some(s),
+            _ => None,
         }
     }
 
@@ -71,6 +84,14 @@ impl PolicySpec {
             PolicySpec::ConditionalCooperator(p) => p.validate(),
             PolicySpec::CooperationTypes(p) => p.validate(),
             PolicySpec::RothErev(p) => p.validate(),
+            PolicySpec::Human(stand_in) => match **stand_in {
+                PolicySpec::Human(_) | PolicySpec::Llm { .. } => Err(AgentError::InvalidParameter {
+                    policy: HUMAN.name,
+                    field: "stand_in",
+                    reason: format!("the stand-in must be a classical policy, not {}", stand_in.meta().name),
+                }),
+                _ => stand_in.validate_for(env),
+            },
             PolicySpec::MemoryCoordination(MemoryCoordinationParams { memory: Some(0) }) => {
                 Err(AgentError::InvalidParameter {
                     policy: meta.name,
@@ -84,7 +105,7 @@ impl PolicySpec {
 
     /// Whether the policy may answer with a deferred decision (classical policies never do).
     pub fn is_async(&self) -> bool {
-        matches!(self, PolicySpec::Llm { .. })
+        matches!(self, PolicySpec::Llm { .. } | PolicySpec::Human(_))
     }
 
     /// The model an LLM seat plays.
@@ -111,6 +132,7 @@ impl PolicySpec {
             PolicySpec::MemoryCoordination(p) => Box::new(MemoryCoordination::new(p.clone())),
             PolicySpec::Committed(n) => Box::new(Committed::new(*n)),
             PolicySpec::Llm { model } => Box::new(UnboundLlm(model.clone())),
+            PolicySpec::Human(_) => Box::new(UnboundHuman),
         }
     }
 
@@ -142,6 +164,32 @@ impl Policy for UnboundLlm {
         let model = self.0.clone();
         crate::Decision::Deferred(Box::pin(async move {
             Err(AgentError::Failed(format!("LLM seat for model `{model}` was built without a model context")))
+        }))
+    }
+}
+
+/// What a human seat is.
+pub static HUMAN: PolicyMeta = PolicyMeta {
+    name: "human",
+    family: "human",
+    memory_depth: None,
+    stochastic: true,
+    environments: agora_environments::EnvKind::ALL,
+    description: "a person answering in a browser (`agora serve`), shown the page an LLM seat's prompt is made of",
+    reference: "the study's participant pages; docs chapter \"Sessions with people\"",
+};
+
+/// A human seat built outside `agora serve`: it fails its first decision instead of playing,
+/// so that no stand-in is ever recorded as a person.
+struct UnboundHuman;
+
+impl Policy for UnboundHuman {
+    fn meta(&self) -> &'static PolicyMeta {
+        &HUMAN
+    }
+    fn decide(&mut self, _obs: &agora_environments::Observation, _rng: &mut dyn rand::RngCore) -> crate::Decision {
+        crate::Decision::Deferred(Box::pin(async {
+            Err(AgentError::Failed("a human seat is played through `agora serve`, not `agora run`".into()))
         }))
     }
 }

@@ -71,9 +71,9 @@ pub enum PrepareError {
     Store(#[from] EngineError),
 }
 
-/// Whether any run has a seat that may defer its decision (an LLM seat).
+/// Whether any run has a seat played by a language model.
 pub fn uses_llm(runs: &[RunSpec]) -> bool {
-    runs.iter().any(|r| r.seats.iter().any(|s| s.is_async()))
+    runs.iter().any(|r| r.seats.iter().any(|s| s.model().is_some()))
 }
 
 /// Prepares the model session when the runs have LLM seats ([`Session`]: the models they use,

@@ -38,6 +38,88 @@ pub struct Study {
     /// `agora run --dry-run` and `agora check`.
     #[serde(default)]
     pub reference: Option<RunCountReference>,
+    /// What people are shown around the game when its human seats are played in a browser
+    /// (`agora serve`); required when a roster has a `Human` seat.
+    #[serde(default)]
+    pub participants: Option<Participants>,
+}
+
+/// The pages around a game for its human participants, and the session's time limits.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Participants {
+    /// The consent text; a participant plays only after agreeing to it, and the agreement is
+    /// recorded.
+    pub consent: String,
+    /// The instructions, shown after consent and before the comprehension questions.
+    pub instructions: String,
+    /// Questions a participant must answer correctly before playing.
+    #[serde(default)]
+    pub comprehension: Vec<Question>,
+    /// Wrong answers allowed per question before the participant is released with a
+    /// completion code of their own (`NOCONSENT`-style codes are the pool's convention).
+    #[serde(default = "default_retries")]
+    pub retries: u32,
+    /// Seconds a society's first participant waits for the others; seats still empty then
+    /// are played by their stand-in, recorded as such.
+    #[serde(default = "default_wait")]
+    pub wait_seconds: u64,
+    /// Seconds a participant has for one decision; after that the seat's stand-in plays it
+    /// (recorded as such), and the participant's later decisions too once they miss two.
+    #[serde(default = "default_decision")]
+    pub decision_seconds: u64,
+    /// Hours a session code stays valid after it is created.
+    #[serde(default = "default_code_hours")]
+    pub code_hours: u64,
+}
+
+/// A comprehension question with its options and the index of the right one.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Question {
+    /// The question.
+    pub text: String,
+    /// The options shown.
+    pub options: Vec<String>,
+    /// Index of the right option.
+    pub answer: usize,
+}
+
+fn default_retries() -> u32 {
+    2
+}
+fn default_wait() -> u64 {
+    120
+}
+fn default_decision() -> u64 {
+    120
+}
+fn default_code_hours() -> u64 {
+    72
+}
+
+impl Participants {
+    fn check(&self, path: &Path) -> Result<(), ScenarioError> {
+        let bad = |field: &str, why: &str| Err(ScenarioError::invalid(path, format!("participants.{field}"), why));
+        if self.consent.trim().is_empty() {
+            return bad("consent", "empty: a participant must be told what they agree to");
+        }
+        if self.instructions.trim().is_empty() {
+            return bad("instructions", "empty");
+        }
+        for (i, q) in self.comprehension.iter().enumerate() {
+            if q.text.trim().is_empty() || q.options.len() < 2 {
+                return bad(&format!("comprehension[{i}]"), "a question needs its text and at least two options");
+            }
+            if q.answer >= q.options.len() {
+                return bad(&format!("comprehension[{i}].answer"), "is not the index of one of its options");
+            }
+        }
+        if self.wait_seconds == 0 || self.decision_seconds == 0 || self.code_hours == 0 {
+            return bad("wait_seconds", "time limits must be at least 1");
+        }
+        Ok(())
+    }
 }
 
 /// A published count of runs, to compare a plan with.
@@ -197,6 +279,23 @@ impl Study {
                 format!("expected {FORMAT_VERSION}, got {}", study.version),
             ));
         }
+        let human = study.blocks.iter().find(|b| {
+            b.rosters.iter().any(|r| r.members.iter().any(|m| matches!(m.policy, PolicySpec::Human(_))))
+        });
+        match (&study.participants, human) {
+            (None, Some(b)) => {
+                return Err(ScenarioError::invalid(
+                    path,
+                    "participants",
+                    format!(
+                        "block `{}` has human seats: declare the participants' consent and instructions",
+                        b.name
+                    ),
+                ))
+            }
+            (Some(p), _) => p.check(path)?,
+            (None, None) => {}
+        }
         if let Some(r) = &study.reference {
             if r.models == 0 || r.model_runs == 0 {
                 return Err(ScenarioError::invalid(
@@ -214,5 +313,35 @@ impl Study {
         let text =
             std::fs::read_to_string(path).map_err(|source| ScenarioError::Read { path: path.to_path_buf(), source })?;
         Study::parse(path, &text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PEOPLE: &str = r#"Study(version: 1, name: "p", master_seed: 1, runs: 1,
+        blocks: [Block(name: "pd", environment: PrisonersDilemma(rounds: 2),
+            rosters: [Roster(name: "people", members: [Member(policy: Human(TitForTat))])])]PARTICIPANTS)"#;
+
+    fn parse(participants: &str) -> Result<Study, ScenarioError> {
+        Study::parse(Path::new("p.ron"), &PEOPLE.replace("PARTICIPANTS", participants))
+    }
+
+    #[test]
+    fn human_seats_need_the_participant_pages_and_sound_questions() {
+        let e = parse("").expect_err("no pages").to_string();
+        assert!(e.contains("participants") && e.contains("block `pd` has human seats"), "{e}");
+        let ok = r#", participants: Participants(consent: "c", instructions: "i",
+            comprehension: [Question(text: "q", options: ["a", "b"], answer: 1)])"#;
+        let s = parse(ok).expect("parses");
+        let p = s.participants.expect("pages");
+        assert_eq!((p.retries, p.wait_seconds, p.decision_seconds, p.code_hours), (2, 120, 120, 72));
+        let e = parse(&ok.replace("answer: 1", "answer: 2")).expect_err("answer index").to_string();
+        assert!(e.contains("participants.comprehension[0].answer"), "{e}");
+        let e = parse(&ok.replace("consent: \"c\"", "consent: \" \"")).expect_err("empty consent").to_string();
+        assert!(e.contains("participants.consent"), "{e}");
+        let e = parse(&ok.replace("options: [\"a\", \"b\"]", "options: [\"a\"]")).expect_err("one option").to_string();
+        assert!(e.contains("at least two options"), "{e}");
     }
 }

@@ -1,0 +1,224 @@
+//! The session's own tables in the store, beside the runs: participants (opaque id, the code's
+//! hash, the pool id's keyed hash, consent, stage, seat, payoff, completion code) and every
+//! answer as it is given (for a restart). No name, address or pool id is ever stored; deleting
+//! a participant's rows is described in the docs chapter "Sessions with people".
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use agora_environments::Action;
+use rusqlite::{params, Connection, OptionalExtension};
+
+use crate::desk::{Participant, Stage, Submitted};
+
+/// The session tables.
+pub const SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS serve_participants (
+    participant_id TEXT PRIMARY KEY,
+    code_hash TEXT NOT NULL UNIQUE,
+    pool_hash TEXT,
+    study TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    stage TEXT NOT NULL,
+    released_reason TEXT,
+    consent_at INTEGER,
+    consent_sha256 TEXT,
+    comprehension_tries INTEGER NOT NULL DEFAULT 0,
+    run_key TEXT,
+    seat INTEGER,
+    payoff REAL,
+    completion_code TEXT
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS serve_answers (
+    run_key TEXT NOT NULL,
+    seat INTEGER NOT NULL,
+    slot INTEGER NOT NULL,
+    participant_id TEXT NOT NULL,
+    action TEXT NOT NULL,
+    raw TEXT NOT NULL,
+    response_ms REAL NOT NULL,
+    page_version TEXT NOT NULL,
+    answered_at INTEGER NOT NULL,
+    PRIMARY KEY (run_key, seat, slot)
+) WITHOUT ROWID;
+";
+
+/// Unix seconds now.
+pub fn now() -> u64 {
+    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
+}
+
+/// Opens the store for the session's writes.
+pub fn open(store: &Path) -> rusqlite::Result<Connection> {
+    let conn = Connection::open(store)?;
+    conn.busy_timeout(std::time::Duration::from_secs(30))?;
+    conn.execute_batch(SCHEMA)?;
+    Ok(conn)
+}
+
+/// Writes a new participant.
+pub fn insert(conn: &Connection, study: &str, p: &Participant) -> rusqlite::Result<()> {
+    conn.execute(
+        "INSERT INTO serve_participants (participant_id, code_hash, pool_hash, study, created_at, expires_at, stage)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        params![p.id, p.code_hash, p.pool_hash, study, now() as i64, p.expires as i64, p.stage.as_str()],
+    )?;
+    Ok(())
+}
+
+/// Writes a participant's stage, seat, tries, payoff and completion code.
+pub fn update(conn: &Connection, p: &Participant, run_key: Option<&str>) -> rusqlite::Result<()> {
+    let released = match &p.stage {
+        Stage::Released(r) => Some(r.as_str()),
+        _ => None,
+    };
+    conn.execute(
+        "UPDATE serve_participants SET stage = ?2, released_reason = ?3, comprehension_tries = ?4,
+             run_key = COALESCE(?5, run_key), seat = COALESCE(?6, seat), payoff = ?7, completion_code = ?8
+         WHERE participant_id = ?1",
+        params![
+            p.id,
+            p.stage.as_str(),
+            released,
+            p.tries,
+            run_key,
+            p.seat.map(|(_, s)| s as i64),
+            p.payoff,
+            p.completion
+        ],
+    )?;
+    Ok(())
+}
+
+/// Records a participant's consent to the text with this SHA-256.
+pub fn consent(conn: &Connection, id: &str, text_sha256: &str) -> rusqlite::Result<()> {
+    conn.execute(
+        "UPDATE serve_participants SET consent_at = ?2, consent_sha256 = ?3 WHERE participant_id = ?1",
+        params![id, now() as i64, text_sha256],
+    )?;
+    Ok(())
+}
+
+/// Records an answer; a second answer to the same decision is ignored (false).
+pub fn answer(
+    conn: &Connection,
+    run_key: &str,
+    seat: usize,
+    slot: u64,
+    participant: &str,
+    a: &Submitted,
+) -> rusqlite::Result<bool> {
+    let n = conn.execute(
+        "INSERT OR IGNORE INTO serve_answers VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        params![
+            run_key,
+            seat as i64,
+            slot as i64,
+            participant,
+            a.action.encode(),
+            a.raw,
+            a.response_ms,
+            a.page_version,
+            now() as i64
+        ],
+    )?;
+    Ok(n == 1)
+}
+
+/// Every stored answer, for a restart.
+pub fn load_answers(store: &Path) -> rusqlite::Result<HashMap<(String, usize, u64), Submitted>> {
+    let conn = open(store)?;
+    let mut st = conn.prepare("SELECT run_key, seat, slot, action, raw, response_ms, page_version FROM serve_answers")?;
+    let rows = st.query_map([], |r| {
+        let action: String = r.get(3)?;
+        Ok((
+            (r.get::<_, String>(0)?, r.get::<_, i64>(1)? as usize, r.get::<_, i64>(2)? as u64),
+            Submitted {
+                action: decode(&action).ok_or_else(|| {
+                    rusqlite::Error::FromSqlConversionFailure(3, rusqlite::types::Type::Text, "serve_answers.action".into())
+                })?,
+                raw: r.get(4)?,
+                response_ms: r.get(5)?,
+                page_version: r.get(6)?,
+            },
+        ))
+    })?;
+    rows.collect()
+}
+
+/// The stored participants of `study`, with their run keys.
+pub fn load_participants(store: &Path, study: &str) -> rusqlite::Result<Vec<(Participant, Option<String>)>> {
+    let conn = open(store)?;
+    let mut st = conn.prepare(
+        "SELECT participant_id, code_hash, pool_hash, expires_at, stage, released_reason, comprehension_tries,
+                run_key, seat, payoff, completion_code
+         FROM serve_participants WHERE study = ?1 ORDER BY created_at, participant_id",
+    )?;
+    let rows = st.query_map([study], |r| {
+        let stage: String = r.get(4)?;
+        let stage = match stage.as_str() {
+            "consent" => Stage::Consent,
+            "instructions" => Stage::Instructions,
+            "waiting" => Stage::Waiting,
+            "playing" => Stage::Playing,
+            "done" => Stage::Done,
+            _ => Stage::Released(r.get::<_, Option<String>>(5)?.unwrap_or_default()),
+        };
+        let seat: Option<i64> = r.get(8)?;
+        Ok((
+            Participant {
+                id: r.get(0)?,
+                code_hash: r.get(1)?,
+                pool_hash: r.get(2)?,
+                expires: r.get::<_, i64>(3)? as u64,
+                stage,
+                tries: r.get(6)?,
+                seat: seat.map(|s| (usize::MAX, s as usize)),
+                payoff: r.get(9)?,
+                completion: r.get(10)?,
+            },
+            r.get(7)?,
+        ))
+    })?;
+    rows.collect()
+}
+
+/// The points each seat of a stored run earned.
+pub fn payoffs(conn: &Connection, run_key: &str) -> rusqlite::Result<HashMap<usize, f64>> {
+    let run: Option<i64> =
+        conn.query_row("SELECT run_id FROM runs WHERE run_key = ?1", [run_key], |r| r.get(0)).optional()?;
+    let Some(run) = run else { return Ok(HashMap::new()) };
+    let mut st = conn.prepare("SELECT seat, SUM(payoff) FROM payoffs WHERE run_id = ?1 GROUP BY seat")?;
+    let rows = st.query_map([run], |r| Ok((r.get::<_, i64>(0)? as usize, r.get::<_, f64>(1)?)))?;
+    rows.collect()
+}
+
+/// An action from its stored form (`c1`, `a17`, `[0,3,0]`).
+pub fn decode(s: &str) -> Option<Action> {
+    if let Some(i) = s.strip_prefix('c') {
+        return i.parse().ok().map(Action::Choice);
+    }
+    if let Some(a) = s.strip_prefix('a') {
+        return a.parse().ok().map(Action::Amount);
+    }
+    let inner = s.strip_prefix('[')?.strip_suffix(']')?;
+    if inner.is_empty() {
+        return Some(Action::Allocation(Vec::new()));
+    }
+    inner.split(',').map(|x| x.parse().ok()).collect::<Option<Vec<i64>>>().map(Action::Allocation)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn actions_decode_what_encode_writes() {
+        for a in [Action::Choice(3), Action::Amount(-2), Action::Amount(17), Action::Allocation(vec![0, 3, 10])] {
+            assert_eq!(decode(&a.encode()), Some(a));
+        }
+        assert_eq!(decode("x1"), None);
+        assert_eq!(decode("[1,x]"), None);
+    }
+}

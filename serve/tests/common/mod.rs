@@ -1,0 +1,128 @@
+//! A session served in-process on loopback, and a scripted participant that goes through the
+//! pages over HTTP as a browser would (consent, questions, the waiting room, each decision).
+
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Duration;
+
+use agora_serve::{prepare, serve, App, ServeOptions};
+use reqwest::redirect::Policy;
+use serde_json::Value;
+
+/// The admin token the tests use.
+pub const TOKEN: &str = "test-admin-token-0123456789";
+
+/// A study file with `block` and the participant pages (one comprehension question, answer 1).
+pub fn study(dir: &Path, name: &str, models: &str, blocks: &str, wait: u64, decision: u64) -> PathBuf {
+    let text = format!(
+        r#"Study(
+    version: 1, name: "{name}", master_seed: 11, runs: 1, models: [{models}],
+    blocks: [{blocks}],
+    participants: Participants(
+        consent: "You take part in a study of decisions.\n\nYour answers are stored under an opaque id.",
+        instructions: "You play a game with other participants.\n\nRead each page and answer.",
+        comprehension: [Question(text: "Who decides for you?", options: ["The computer", "You"], answer: 1)],
+        retries: 1,
+        wait_seconds: {wait},
+        decision_seconds: {decision},
+    ),
+)"#
+    );
+    let path = dir.join(format!("{name}.ron"));
+    std::fs::write(&path, text).expect("study");
+    path
+}
+
+/// A served session.
+pub struct Served {
+    pub app: Arc<App>,
+    pub base: String,
+    pub rt: tokio::runtime::Runtime,
+    pub store: PathBuf,
+}
+
+/// Prepares and serves `study` into `store` on a loopback port.
+pub fn start(study: &Path, store: &Path) -> Served {
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let app = prepare(&ServeOptions {
+        study: study.to_path_buf(),
+        store: store.to_path_buf(),
+        cells: None,
+        models: None,
+        admin_token: Some(TOKEN.into()),
+        pool_key: Some(b"pool-key".to_vec()),
+    })
+    .expect("prepare");
+    let (addr, _task) = rt.block_on(serve(app.clone(), "127.0.0.1:0".parse().expect("addr"))).expect("serve");
+    Served { app, base: format!("http://{addr}"), rt, store: store.to_path_buf() }
+}
+
+/// An HTTP client that does not follow redirects (each step is checked).
+pub fn client() -> reqwest::Client {
+    reqwest::Client::builder().redirect(Policy::none()).timeout(Duration::from_secs(30)).build().expect("client")
+}
+
+/// Creates `n` session codes through the admin API.
+pub async fn codes(base: &str, n: usize) -> Vec<String> {
+    let r = client()
+        .post(format!("{base}/admin/api/sessions"))
+        .bearer_auth(TOKEN)
+        .json(&serde_json::json!({ "count": n }))
+        .send()
+        .await
+        .expect("send");
+    assert_eq!(r.status(), 200);
+    let v: Value = r.json().await.expect("json");
+    v["codes"].as_array().expect("codes").iter().map(|c| c.as_str().expect("code").to_string()).collect()
+}
+
+/// Consents and answers the question right.
+pub async fn enter(base: &str, code: &str) {
+    let c = client();
+    let page = c.get(format!("{base}/p/{code}")).send().await.expect("get").text().await.expect("text");
+    assert!(page.contains("You take part in a study of decisions.") && page.contains("I agree"), "{page}");
+    let r = c.post(format!("{base}/p/{code}/consent")).form(&[("agree", "yes")]).send().await.expect("consent");
+    assert_eq!(r.status(), 303);
+    let page = c.get(format!("{base}/p/{code}")).send().await.expect("get").text().await.expect("text");
+    assert!(page.contains("Who decides for you?"), "{page}");
+    let r = c.post(format!("{base}/p/{code}/comprehension")).form(&[("q0", "1")]).send().await.expect("questions");
+    assert_eq!(r.status(), 303);
+}
+
+/// Where the participant is.
+pub async fn state(base: &str, code: &str) -> Value {
+    client().get(format!("{base}/p/{code}/state")).send().await.expect("state").json().await.expect("json")
+}
+
+/// Plays every decision with `choose(form, slot)` (the form's fields) until the end; returns
+/// the fields submitted, in order.
+pub async fn play(base: &str, code: &str, choose: impl Fn(&Value, u64) -> Vec<(String, String)>) -> Vec<Vec<(String, String)>> {
+    let c = client();
+    let mut sent = Vec::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    loop {
+        assert!(std::time::Instant::now() < deadline, "the session did not end");
+        let s = state(base, code).await;
+        if s["stage"] == "done" {
+            return sent;
+        }
+        let Some(d) = s["decision"].as_object() else {
+            tokio::time::sleep(Duration::from_millis(50)).await;
+            continue;
+        };
+        let mut fields = choose(&d["form"], d["slot"].as_u64().expect("slot"));
+        fields.push(("nonce".into(), d["nonce"].as_str().expect("nonce").into()));
+        let r = c.post(format!("{base}/p/{code}/act")).form(&fields).send().await.expect("act");
+        assert_eq!(r.status(), 303, "{}", r.text().await.unwrap_or_default());
+        fields.pop();
+        sent.push(fields);
+    }
+}
+
+/// A count from the store.
+pub fn count(store: &Path, sql: &str) -> i64 {
+    let c = rusqlite::Connection::open(store).expect("store");
+    c.query_row(sql, [], |r| r.get(0)).expect("count")
+}

@@ -1,0 +1,215 @@
+//! Bad input and security: a participant acts only for their own seat, only on the decision
+//! open for it, only with a legal action; anything else is refused with a message and nothing
+//! is recorded; a form submitted twice is recorded once; codes are unguessable and expire; the
+//! admin API and page refuse without the token; a participant cannot read another's page;
+//! bodies and request rates are bounded.
+
+mod common;
+
+use std::time::Duration;
+
+use common::*;
+use serde_json::Value;
+
+async fn open_decision(base: &str, code: &str) -> Value {
+    loop {
+        let s = state(base, code).await;
+        if let Some(d) = s["decision"].as_object() {
+            return Value::Object(d.clone());
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[test]
+fn participants_act_only_for_their_own_seat_with_a_legal_action_once() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let study = study(
+        dir.path(),
+        "people-guard",
+        "",
+        r#"Block(name: "pd", environment: PrisonersDilemma(rounds: 2),
+            rosters: [Roster(name: "people", members: [Member(policy: Human(TitForTat))])])"#,
+        60,
+        60,
+    );
+    let store = dir.path().join("s.sqlite");
+    let s = start(&study, &store);
+    let base = s.base.clone();
+    s.rt.block_on(async {
+        let c = client();
+        // The admin API and page refuse without the token, or with a wrong one.
+        let r = c.post(format!("{base}/admin/api/sessions")).json(&serde_json::json!({"count": 2})).send().await.expect("s");
+        assert_eq!(r.status(), 401);
+        let r = c.get(format!("{base}/admin/api/status")).bearer_auth("wrong-token-0123456789").send().await.expect("s");
+        assert_eq!(r.status(), 401);
+        assert_eq!(c.get(format!("{base}/admin")).send().await.expect("s").status(), 401);
+        assert_eq!(c.get(format!("{base}/admin/api/export")).send().await.expect("s").status(), 401);
+        let r = c.get(format!("{base}/admin?token={TOKEN}")).send().await.expect("s");
+        assert_eq!(r.status(), 200);
+        // Unknown or malformed codes.
+        let r = c.get(format!("{base}/p/0123456789abcdef0123456789abcdef")).send().await.expect("s");
+        assert_eq!(r.status(), 404);
+        assert_eq!(c.get(format!("{base}/p/not-a-code")).send().await.expect("s").status(), 404);
+        let codes = codes(&base, 2).await;
+        assert!(codes.iter().all(|c| c.len() == 32) && codes[0] != codes[1]);
+        enter(&base, &codes[0]).await;
+        enter(&base, &codes[1]).await;
+        let (a, b) = (&codes[0], &codes[1]);
+        let da = open_decision(&base, a).await;
+        let db = open_decision(&base, b).await;
+        let (na, nb) = (da["nonce"].as_str().expect("n").to_string(), db["nonce"].as_str().expect("n").to_string());
+        assert_ne!(na, nb);
+        // B cannot act with A's decision (another seat's nonce), nor read A's page by state.
+        let r = c.post(format!("{base}/p/{b}/act")).form(&[("nonce", na.as_str()), ("choice", "0")]).send().await.expect("s");
+        assert_eq!(r.status(), 409);
+        let sb = state(&base, b).await;
+        assert_eq!(sb["decision"]["nonce"], nb.as_str(), "B sees only B's decision");
+        // An illegal action, a missing one and a malformed one are refused, nothing recorded.
+        for bad in [vec![("choice", "7")], vec![], vec![("choice", "x")], vec![("amount", "3")]] {
+            let mut f = bad.clone();
+            f.push(("nonce", na.as_str()));
+            let r = c.post(format!("{base}/p/{a}/act")).form(&f).send().await.expect("s");
+            assert_eq!(r.status(), 422, "{bad:?}");
+            let body = r.text().await.expect("t");
+            assert!(body.contains("class=\"error\""), "{body}");
+        }
+        assert_eq!(count(&store, "SELECT COUNT(*) FROM serve_answers"), 0);
+        // A legal answer is recorded once, whatever the number of submissions.
+        let f = [("nonce", na.as_str()), ("choice", "1")];
+        let r = c.post(format!("{base}/p/{a}/act")).form(&f).send().await.expect("s");
+        assert_eq!(r.status(), 303);
+        for _ in 0..3 {
+            let r = c.post(format!("{base}/p/{a}/act")).form(&f).send().await.expect("s");
+            assert_eq!(r.status(), 200);
+            assert!(r.text().await.expect("t").contains("already recorded"));
+        }
+        assert_eq!(count(&store, "SELECT COUNT(*) FROM serve_answers"), 1);
+        // A stale nonce (not the open one) is refused.
+        let r = c.post(format!("{base}/p/{b}/act")).form(&[("nonce", "0".repeat(32).as_str()), ("choice", "0")]).send().await.expect("s");
+        assert_eq!(r.status(), 409);
+        // Bodies are bounded.
+        let big = "x".repeat(64 * 1024);
+        let r = c.post(format!("{base}/p/{b}/act")).form(&[("nonce", nb.as_str()), ("choice", big.as_str())]).send().await.expect("s");
+        assert_eq!(r.status(), 413);
+        // Finish the game; the records hold one decision per submitted answer.
+        let _ = c.post(format!("{base}/p/{b}/act")).form(&[("nonce", nb.as_str()), ("choice", "0")]).send().await.expect("s");
+        let (x, y) = tokio::join!(play(&base, a, |_, _| vec![("choice".into(), "0".into())]), play(&base, b, |_, _| vec![("choice".into(), "0".into())]));
+        assert_eq!((x.len(), y.len()), (1, 1));
+        // The rate limit: a burst beyond it is answered 429.
+        let mut limited = false;
+        for _ in 0..(agora_serve::routes::RATE_LIMIT + 20) {
+            if c.get(format!("{base}/p/{a}/state")).send().await.expect("s").status() == 429 {
+                limited = true;
+                break;
+            }
+        }
+        assert!(limited, "a burst of requests is limited");
+    });
+    assert_eq!(count(&store, "SELECT COUNT(*) FROM decisions"), 4);
+    assert_eq!(count(&store, "SELECT COUNT(*) FROM transcripts WHERE model = 'human'"), 4);
+    // The store holds no session code, only hashes.
+    let c = rusqlite::Connection::open(&store).expect("store");
+    let hashes: Vec<String> = c
+        .prepare("SELECT code_hash FROM serve_participants")
+        .expect("q")
+        .query_map([], |r| r.get(0))
+        .expect("rows")
+        .collect::<Result<_, _>>()
+        .expect("rows");
+    assert!(hashes.iter().all(|h| h.len() == 64));
+}
+
+#[test]
+fn expired_codes_declined_consent_and_failed_questions_end_without_play() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let study = study(
+        dir.path(),
+        "people-exits",
+        "",
+        r#"Block(name: "pd", environment: PrisonersDilemma(rounds: 2),
+            rosters: [Roster(name: "people", members: [Member(policy: Human(TitForTat))])])"#,
+        60,
+        60,
+    );
+    let store = dir.path().join("s.sqlite");
+    let s = start(&study, &store);
+    let base = s.base.clone();
+    s.rt.block_on(async {
+        let c = client();
+        let codes = codes(&base, 3).await;
+        // Declines consent: a completion code, nothing else.
+        let r = c.post(format!("{base}/p/{}/consent", codes[0])).form(&[("agree", "no")]).send().await.expect("s");
+        assert_eq!(r.status(), 303);
+        let page = c.get(format!("{base}/p/{}", codes[0])).send().await.expect("s").text().await.expect("t");
+        assert!(page.contains("did not agree") && page.contains("completion code"), "{page}");
+        // Wrong answers: one retry, then released.
+        let _ = c.post(format!("{base}/p/{}/consent", codes[1])).form(&[("agree", "yes")]).send().await.expect("s");
+        let r = c.post(format!("{base}/p/{}/comprehension", codes[1])).form(&[("q0", "0")]).send().await.expect("s");
+        assert_eq!(r.status(), 422);
+        assert!(r.text().await.expect("t").contains("1 answer is not right"));
+        let _ = c.post(format!("{base}/p/{}/comprehension", codes[1])).form(&[("q0", "0")]).send().await.expect("s");
+        let page = c.get(format!("{base}/p/{}", codes[1])).send().await.expect("s").text().await.expect("t");
+        assert!(page.contains("do not take part"), "{page}");
+        // An expired code.
+        rusqlite::Connection::open(&store)
+            .expect("store")
+            .execute("UPDATE serve_participants SET expires_at = 0", [])
+            .expect("expire");
+        s.app.desk.lock().participants.values_mut().for_each(|p| p.expires = 0);
+        let r = c.get(format!("{base}/p/{}", codes[2])).send().await.expect("s");
+        assert_eq!(r.status(), 410);
+    });
+    assert_eq!(count(&store, "SELECT COUNT(*) FROM runs"), 0);
+    assert_eq!(count(&store, "SELECT COUNT(*) FROM serve_participants WHERE stage = 'released' AND consent_at IS NULL"), 1);
+    assert_eq!(count(&store, "SELECT COUNT(*) FROM serve_participants WHERE stage = 'released' AND consent_at IS NOT NULL AND comprehension_tries = 2"), 1);
+}
+
+#[test]
+fn empty_seats_and_silent_participants_are_played_by_the_stand_in_and_recorded_as_such() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let study = study(
+        dir.path(),
+        "people-standin",
+        "",
+        r#"Block(name: "pd", environment: PrisonersDilemma(rounds: 4),
+            rosters: [Roster(name: "people", members: [Member(policy: Human(TitForTat))])])"#,
+        1,
+        1,
+    );
+    let store = dir.path().join("s.sqlite");
+    let s = start(&study, &store);
+    let base = s.base.clone();
+    s.rt.block_on(async {
+        let code = codes(&base, 1).await.remove(0);
+        enter(&base, &code).await;
+        // Nobody else joins within the second: the other seat is the stand-in's. This
+        // participant never answers: the first two decisions time out, then the stand-in plays on.
+        let deadline = std::time::Instant::now() + Duration::from_secs(60);
+        while state(&base, &code).await["stage"] != "done" {
+            assert!(std::time::Instant::now() < deadline);
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+    });
+    let c = rusqlite::Connection::open(&store).expect("store");
+    let rows: Vec<(i64, i64, String, String, String)> = c
+        .prepare("SELECT seat, slot, model, parse_status, detail FROM transcripts ORDER BY seat, slot")
+        .expect("q")
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
+        .expect("rows")
+        .collect::<Result<_, _>>()
+        .expect("rows");
+    assert_eq!(rows.len(), 8, "{rows:?}");
+    assert!(rows.iter().all(|r| r.2 == "stand-in:tit-for-tat" && r.3 == "fallback"), "{rows:?}");
+    let seated: i64 = c.query_row("SELECT seat FROM serve_participants WHERE run_key IS NOT NULL", [], |r| r.get(0)).expect("seat");
+    for r in &rows {
+        if r.0 == seated {
+            let why = if r.1 < 2 { "gave no answer within 1 s" } else { "missed 2 decisions in a row" };
+            assert!(r.4.contains(why), "{r:?}");
+        } else {
+            assert!(r.4.contains("seat not taken"), "{r:?}");
+        }
+    }
+    // Tit-for-tat against tit-for-tat: cooperation throughout.
+    assert_eq!(count(&store, "SELECT COUNT(*) FROM decisions WHERE action = 'c0'"), 8);
+}
