@@ -40,6 +40,10 @@ pub struct RunnerOptions {
     /// Builds policies instead of [`agora_agents::PolicySpec::build`]; runs then go through
     /// the gathering path, since such policies may defer.
     pub policy_factory: Option<PolicyFactory>,
+    /// Worker threads of the runtime deferred decisions are awaited on (default: one per
+    /// core); a caller playing many small plans at once (`agora serve`, one per society) asks
+    /// for fewer.
+    pub async_workers: Option<usize>,
 }
 
 impl Default for RunnerOptions {
@@ -49,6 +53,7 @@ impl Default for RunnerOptions {
             threads: std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
             stop_after: None,
             policy_factory: None,
+            async_workers: None,
         }
     }
 }
@@ -116,7 +121,7 @@ pub fn execute(
             }
             None => RunWorld::with_key(spec, key.to_string()),
         };
-        run_gathered(&todo, opts.max_live.max(1), &build, &mut |rec, rep| commit(rec, rep), &mut report)?;
+        run_gathered(&todo, opts.max_live.max(1), opts.async_workers, &build, &mut |rec, rep| commit(rec, rep), &mut report)?;
     }
     Ok(report)
 }
@@ -186,6 +191,7 @@ fn run_threaded(
 fn run_gathered(
     todo: &[(&RunSpec, String)],
     max_live: usize,
+    workers: Option<usize>,
     build: &dyn Fn(&RunSpec, &str) -> Result<RunWorld, EngineError>,
     commit: &mut Commit,
     report: &mut RunnerReport,
@@ -198,7 +204,7 @@ fn run_gathered(
     // change them.
     // One worker per core: requests, replies, parsing and the reply cache spread over all of
     // them, while this thread steps the runs (rendering their prompts) and commits them.
-    let workers = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let workers = workers.unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())).max(1);
     let rt = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(workers)
         .enable_all()
@@ -290,6 +296,7 @@ impl std::fmt::Debug for RunnerOptions {
             .field("threads", &self.threads)
             .field("stop_after", &self.stop_after)
             .field("policy_factory", &self.policy_factory.is_some())
+            .field("async_workers", &self.async_workers)
             .finish()
     }
 }

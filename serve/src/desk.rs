@@ -212,11 +212,18 @@ impl Desk {
             return None;
         }
         let id = inner.participants.get(code_hash)?.id.clone();
-        let (s, society) = inner
+        let Some((s, society)) = inner
             .societies
             .iter_mut()
             .enumerate()
-            .find(|(_, s)| matches!(s.state, SocietyState::Open | SocietyState::Filling(_)) && !s.full())?;
+            .find(|(_, s)| matches!(s.state, SocietyState::Open | SocietyState::Filling(_)) && !s.full())
+        else {
+            // Every group has been formed: thanked and released with a code of their own.
+            let p = inner.participants.get_mut(code_hash)?;
+            p.stage = Stage::Released("Every group of this session is full; thank you for your time.".into());
+            p.completion.get_or_insert_with(crate::secret::completion_code);
+            return None;
+        };
         let seat = *society.human.iter().find(|h| !society.seated.contains_key(h))?;
         society.seated.insert(seat, id);
         if society.state == SocietyState::Open {

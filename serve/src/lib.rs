@@ -153,8 +153,12 @@ pub fn prepare(opts: &ServeOptions) -> Result<Arc<App>, ServeError> {
     for s in &mut societies {
         if done.contains(&s.key) {
             s.state = SocietyState::Done;
-        } else if !s.seated.is_empty() {
+        } else if s.full() {
             s.state = SocietyState::Playing;
+        } else if !s.seated.is_empty() {
+            // Its waiting room opens again; the run (never stored) starts when it fills or the
+            // wait ends, replaying the answers already given.
+            s.state = SocietyState::Filling(std::time::Instant::now());
         }
     }
     let db = records::open(&opts.store)?;
@@ -214,7 +218,13 @@ impl App {
         std::thread::spawn(move || {
             let spec = app.specs[idx].clone();
             let factory = app.factory(idx, seated);
-            let opts = RunnerOptions { max_live: 1, threads: 1, stop_after: None, policy_factory: Some(factory) };
+            let opts = RunnerOptions {
+                max_live: 1,
+                threads: 1,
+                stop_after: None,
+                policy_factory: Some(factory),
+                async_workers: Some(1),
+            };
             let result = Store::open(&app.desk.store).and_then(|mut store| execute(&[spec], &mut store, &opts, &mut |_| {}));
             app.finish(idx, result.map(|_| ()).map_err(|e| e.to_string()));
         });

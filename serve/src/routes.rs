@@ -159,6 +159,25 @@ async fn page(State(app): State<Arc<App>>, Path(code): Path<String>) -> Response
         Ok(h) => h,
         Err(r) => return *r,
     };
+    // A participant who passed the questions while the session was paused is seated now.
+    let start = {
+        let mut inner = app.desk.lock();
+        let waiting = inner.participants.get(&hash).is_some_and(|p| p.stage == Stage::Waiting);
+        if waiting && !inner.paused {
+            let start = Desk::seat(&mut inner, &hash);
+            let p = &inner.participants[&hash];
+            let key = p.seat.map(|(s, _)| inner.societies[s].key.clone());
+            if let Err(e) = records::update(&app.db(), p, key.as_deref()) {
+                return message(&app, StatusCode::INTERNAL_SERVER_ERROR, "Error", &[&e.to_string()]);
+            }
+            start
+        } else {
+            None
+        }
+    };
+    if let Some(s) = start {
+        app.start(s, false);
+    }
     render_stage(&app, &code, &hash, None)
 }
 
@@ -176,7 +195,12 @@ fn render_stage(app: &App, code: &str, hash: &str, error: Option<&str>) -> Respo
                 cfg.comprehension.iter().map(|q| context! { text => q.text, options => q.options }).collect();
             html(app, status, "instructions.html", context! { title => "Instructions", page => "instructions", code, instructions => lines(&cfg.instructions), questions, error })
         }
-        Stage::Waiting => message(app, StatusCode::OK, "Please wait", &["The session is paused. This page reloads itself."]),
+        Stage::Waiting => html(
+            app,
+            StatusCode::OK,
+            "message.html",
+            context! { title => "Please wait", page => "waiting", lines => vec!["The session is paused for a moment. This page reloads itself."], refresh => 2 },
+        ),
         Stage::Playing => {
             let Some((s, seat)) = p.seat else {
                 return message(app, StatusCode::OK, "Please wait", &["Finding you a group."]);

@@ -173,3 +173,65 @@ fn a_person_an_llm_and_classical_agents_play_in_one_society() {
     assert_eq!(human, ["a5", "a6", "a7"]);
     server.stop();
 }
+
+#[test]
+fn a_participant_joins_a_naming_game_beside_classical_agents_and_a_committed_minority() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let study = study(
+        dir.path(),
+        "people-naming",
+        "",
+        r#"Block(name: "naming", environment: NamingGame(population: 6, cap: 30, window: 6,
+                tipping: Tipping(fraction: 0.34, established: 0, alternative: 1)),
+            rosters: [Roster(name: "one-person", members: [
+                Member(policy: Human(MemoryCoordination()), count: Some(1)),
+                Member(policy: MemoryCoordination()),
+            ])])"#,
+        60,
+        60,
+    );
+    let store = dir.path().join("s.sqlite");
+    let s = start(&study, &store);
+    let base = s.base.clone();
+    let (sent, shown) = s.rt.block_on(async {
+        let code = codes(&base, 1).await.remove(0);
+        enter(&base, &code).await;
+        let shown = std::sync::Mutex::new(Vec::new());
+        // The participant always names the option shown first on their page.
+        let sent = play(&base, &code, |form, _| {
+            let first = form["options"][0][0].as_u64().expect("index");
+            shown.lock().expect("lock").push(form["options"].clone());
+            vec![("choice".into(), first.to_string())]
+        })
+        .await;
+        (sent, shown.into_inner().expect("shown"))
+    });
+    assert!(!sent.is_empty());
+    let c = rusqlite::Connection::open(&store).expect("store");
+    let agents: Vec<(i64, String, i64)> = c
+        .prepare("SELECT seat, policy, committed FROM agents ORDER BY seat")
+        .expect("q")
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .expect("rows")
+        .collect::<Result<_, _>>()
+        .expect("agents");
+    assert_eq!(agents.len(), 6);
+    assert_eq!(agents.iter().filter(|a| a.2 == 1).count(), 2, "{agents:?}");
+    let human: Vec<&(i64, String, i64)> = agents.iter().filter(|a| a.1 == "human").collect();
+    assert_eq!(human.len(), 1, "{agents:?}");
+    assert_eq!(human[0].2, 0, "the person is not one of the committed");
+    assert!(agents.iter().filter(|a| a.1 != "human").all(|a| a.1 == "memory-coordination" || a.2 == 1), "{agents:?}");
+    let seat = human[0].0;
+    let recorded: Vec<String> = c
+        .prepare("SELECT action FROM decisions WHERE seat = ?1 ORDER BY step")
+        .expect("q")
+        .query_map([seat], |r| r.get(0))
+        .expect("rows")
+        .collect::<Result<_, _>>()
+        .expect("actions");
+    let expected: Vec<String> = sent.iter().map(|f| format!("c{}", f[0].1)).collect();
+    assert_eq!(recorded, expected, "the person's decisions are what their pages submitted");
+    assert_eq!(shown.len(), sent.len());
+    assert_eq!(count(&store, "SELECT COUNT(*) FROM transcripts WHERE model = 'human'"), sent.len() as i64);
+    assert_eq!(count(&store, "SELECT COUNT(*) FROM transcripts WHERE model <> 'human'"), 0);
+}

@@ -213,3 +213,44 @@ fn empty_seats_and_silent_participants_are_played_by_the_stand_in_and_recorded_a
     // Tit-for-tat against tit-for-tat: cooperation throughout.
     assert_eq!(count(&store, "SELECT COUNT(*) FROM decisions WHERE action = 'c0'"), 8);
 }
+
+#[test]
+fn a_pause_holds_new_participants_and_a_full_session_releases_the_extra_ones() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let study = study(
+        dir.path(),
+        "people-pause",
+        "",
+        r#"Block(name: "pd", environment: PrisonersDilemma(rounds: 1),
+            rosters: [Roster(name: "people", members: [Member(policy: Human(TitForTat))])])"#,
+        60,
+        60,
+    );
+    let store = dir.path().join("s.sqlite");
+    let s = start(&study, &store);
+    let base = s.base.clone();
+    s.rt.block_on(async {
+        let c = client();
+        let codes = codes(&base, 3).await;
+        let pause = |paused: bool| {
+            c.post(format!("{base}/admin/api/pause")).bearer_auth(TOKEN).json(&serde_json::json!({ "paused": paused })).send()
+        };
+        assert_eq!(pause(true).await.expect("pause").status(), 200);
+        enter(&base, &codes[0]).await;
+        assert_eq!(state(&base, &codes[0]).await["stage"], "waiting");
+        let page = c.get(format!("{base}/p/{}", codes[0])).send().await.expect("s").text().await.expect("t");
+        assert!(page.contains("paused"), "{page}");
+        let status: Value = pause(false).await.expect("resume").json().await.expect("json");
+        assert_eq!(status["paused"], false);
+        let _ = c.get(format!("{base}/p/{}", codes[0])).send().await.expect("s");
+        assert_eq!(state(&base, &codes[0]).await["stage"], "playing");
+        enter(&base, &codes[1]).await;
+        enter(&base, &codes[2]).await;
+        let extra = state(&base, &codes[2]).await;
+        assert_eq!(extra["stage"], "released", "{extra}");
+        assert!(extra["completion"].as_str().is_some_and(|c| c.len() == 8), "{extra}");
+        let status: Value =
+            c.get(format!("{base}/admin/api/status")).bearer_auth(TOKEN).send().await.expect("s").json().await.expect("j");
+        assert_eq!(status["societies"][0]["seated"], 2, "{status}");
+    });
+}
