@@ -443,5 +443,27 @@ for codes, alpha in ((CODES + ["ingroup"], 0.05), (None, 0.10)):
                         "proportion_confint(count, n, alpha, method='wilson')"})
 out["occurrence"] = occ
 
+# Two-sample (Welch) TOST: a model's runs against a lab's own human runs. Its own generator, so
+# the draws above are unchanged.
+from statsmodels.stats.weightstats import ttost_ind
+rng_two = np.random.default_rng(20261204)
+tost_two = []
+for x, y, eps in (
+    (list(rng_two.normal(0.46, 0.08, 30)), list(rng_two.normal(0.48, 0.12, 24)), 0.10),
+    (list(rng_two.normal(0.30, 0.02, 6)), list(rng_two.normal(0.40, 0.10, 9)), 0.05),
+    (list(rng_two.normal(0.41, 0.03, 12)), list(rng_two.normal(0.40, 0.03, 40)), 0.05),
+    ([0.52, 0.47, 0.55], [0.50, 0.49, 0.61, 0.44], 0.10),
+):
+    x = [float(round(v, 6)) for v in x]
+    y = [float(round(v, 6)) for v in y]
+    p, lower, upper = ttost_ind(np.array(x), np.array(y), -eps, eps, usevar="unequal")
+    cm = __import__("statsmodels.stats.weightstats", fromlist=["CompareMeans"]).CompareMeans.from_data(np.array(x), np.array(y))
+    lo, hi = cm.tconfint_diff(alpha=0.10, usevar="unequal")
+    tost_two.append({"x": x, "y": y, "margin": eps, "p": float(p), "p_lower": float(lower[1]), "p_upper": float(upper[1]),
+                     "df": float(lower[2]), "ci_low": float(lo), "ci_high": float(hi),
+                     "call": "statsmodels.stats.weightstats.ttost_ind(x, y, -margin, margin, usevar='unequal'); "
+                             "CompareMeans.from_data(x, y).tconfint_diff(alpha=0.10, usevar='unequal')"})
+out["tost_welch"] = tost_two
+
 json.dump(out, sys.stdout, indent=1)
 sys.stdout.write("\n")

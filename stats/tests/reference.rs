@@ -567,3 +567,22 @@ fn audit_statistics_refuse_bad_input() {
     let e = msg(stats::occurrence(&[vec!["a"], vec!["b"]], Some(&["a"][..]), 0.05).expect_err("unknown"));
     assert!(e.contains("`responses`") && e.contains("\"b\""), "{e}");
 }
+
+#[test]
+fn welch_tost_matches_statsmodels() {
+    for e in reference()["tost_welch"].as_array().expect("cases") {
+        let t = stats::tost_welch(&floats(&e["x"]), &floats(&e["y"]), e["margin"].as_f64().expect("margin"), 0.05)
+            .expect("computes");
+        let c = call(e);
+        close(t.df, e["df"].as_f64().expect("df"), 1e-10, 1e-12, &c);
+        close(t.ci_low, e["ci_low"].as_f64().expect("lo"), 1e-9, 1e-12, &c);
+        close(t.ci_high, e["ci_high"].as_f64().expect("hi"), 1e-9, 1e-12, &c);
+        close(t.p_lower, e["p_lower"].as_f64().expect("p"), 1e-8, 1e-14, &c);
+        close(t.p_upper, e["p_upper"].as_f64().expect("p"), 1e-8, 1e-14, &c);
+        close(t.p, e["p"].as_f64().expect("p"), 1e-8, 1e-14, &c);
+        assert_eq!(t.equivalent, t.p < 0.05, "the interval and the two one-sided tests agree: {c}");
+    }
+    assert!(stats::tost_welch(&[0.5, 0.5], &[0.5, 0.4, 0.6], 0.1, 0.05).is_err(), "fewer than three runs");
+    let flat = stats::tost_welch(&[0.42; 5], &[0.40; 4], 0.05, 0.05).expect("both constant");
+    assert!(flat.equivalent && flat.ci_low == flat.ci_high);
+}
