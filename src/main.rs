@@ -122,6 +122,23 @@ enum Command {
         /// Spearman's ρ across models); by default they are kept out, as the paper does.
         #[arg(long)]
         classical_in_cross_model: bool,
+        /// Grade the claims this file has anchors for (`agora anchors --from-store`) against
+        /// the lab's own human runs instead of their published anchors.
+        #[arg(long)]
+        human_anchors: Option<PathBuf>,
+    },
+    /// Compute each claim's outcome from the store's human runs (`agora serve`), with n,
+    /// interval, date and study hash: anchors `agora analyze --human-anchors` grades against.
+    Anchors {
+        /// The store holding the human runs.
+        #[arg(long)]
+        from_store: PathBuf,
+        /// Only this study's runs.
+        #[arg(long)]
+        study: Option<String>,
+        /// The anchors file to write.
+        #[arg(long, default_value = "out/human-anchors.ron")]
+        out: PathBuf,
     },
     /// The main job: run the classical and tipping studies into the store, analyse them and
     /// write the report.
@@ -389,14 +406,26 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             println!("{}: {} runs, each record hash is the hash of its stored values", store.display(), v.runs);
             Ok(())
         }
-        Command::Analyze { store, out, study, classical_in_cross_model } => {
+        Command::Analyze { store, out, study, classical_in_cross_model, human_anchors } => {
             if !store.exists() {
                 return Err(BadInput(format!("store {} does not exist", store.display())).into());
             }
+            let human = match &human_anchors {
+                Some(p) => {
+                    let text = std::fs::read_to_string(p)
+                        .map_err(|e| BadInput(format!("--human-anchors {}: {e}", p.display())))?;
+                    Some(
+                        agora_analysis::human_anchors::HumanAnchors::parse(&text)
+                            .map_err(|e| BadInput(format!("--human-anchors {}: {e}", p.display())))?,
+                    )
+                }
+                None => None,
+            };
             Store::open(&store)?;
             let started = std::time::Instant::now();
             let options = agora_analysis::Options { classical_in_cross_model };
-            let analysis = agora_analysis::analyze::analyze_with(&store, study.as_deref(), &options)?;
+            let analysis =
+                agora_analysis::analyze::analyze_against(&store, study.as_deref(), &options, human.as_ref())?;
             std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
             std::fs::write(out.join("analysis.md"), analysis.to_markdown())?;
             std::fs::write(out.join("analysis.json"), serde_json::to_string_pretty(&analysis)?)?;
@@ -412,6 +441,40 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             for v in &analysis.verdicts {
                 println!("{:<20} {:<22} {}", v.claim, v.tier_name, v.first_unmet.as_deref().unwrap_or("-"));
             }
+            Ok(())
+        }
+        Command::Anchors { from_store, study, out } => {
+            if !from_store.exists() {
+                return Err(BadInput(format!("--from-store {} does not exist", from_store.display())).into());
+            }
+            let anchors = agora_analysis::human_anchors::from_store(&from_store, study.as_deref())?;
+            if anchors.anchors.is_empty() {
+                return Err(BadInput(format!(
+                    "{}: no human run (every seat a person, no stand-in decision) at a claim's baseline",
+                    from_store.display()
+                ))
+                .into());
+            }
+            if let Some(dir) = out.parent().filter(|d| !d.as_os_str().is_empty()) {
+                std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+            }
+            std::fs::write(&out, anchors.to_ron()).with_context(|| format!("writing {}", out.display()))?;
+            println!("{:<22} {:<18} {:>4} {:>8} {:>19} {:>8}  provenance", "claim", "metric", "n", "mean", "95 % CI", "left out");
+            for a in &anchors.anchors {
+                println!(
+                    "{:<22} {:<18} {:>4} {:>8.3} {:>19} {:>8}  {} ({}), {}",
+                    a.claim,
+                    a.metric,
+                    a.n,
+                    a.mean,
+                    format!("[{:.3}, {:.3}]", a.ci_low, a.ci_high),
+                    a.excluded,
+                    a.study,
+                    &a.study_hash[..a.study_hash.len().min(12)],
+                    a.date
+                );
+            }
+            println!("written to {}", out.display());
             Ok(())
         }
         Command::Summary { store, study } => {

@@ -591,6 +591,19 @@ fn a_study_with_human_seats_is_checked_but_not_run_without_people() {
     let out = agora(&["check", bad.to_str().expect("utf8")]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("stand-in must be a classical policy"), "{}", text(&out));
+    // Anchors need a store with human runs; a bad anchors file is refused by name.
+    let out = agora(&["anchors", "--from-store", dir.path().join("none.sqlite").to_str().expect("utf8")]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    let classical = store_in(&dir, "classical.sqlite");
+    assert!(agora(&["run", &study("classical.ron"), "--runs", "1", "--store", classical.to_str().expect("utf8")]).status.success());
+    let out = agora(&["anchors", "--from-store", classical.to_str().expect("utf8"), "--out", dir.path().join("a.ron").to_str().expect("utf8")]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("no human run"), "{}", text(&out));
+    let bad_anchors = dir.path().join("bad-anchors.ron");
+    std::fs::write(&bad_anchors, "HumanAnchors(version: 1, anchors: [HumanAnchor(claim: \"nope\")])").expect("write");
+    let out = agora(&["analyze", "--store", classical.to_str().expect("utf8"), "--human-anchors", bad_anchors.to_str().expect("utf8"), "--out", dir.path().join("an").to_str().expect("utf8")]);
+    assert_eq!(out.status.code(), Some(2), "{}", text(&out));
+    assert!(text(&out).contains("--human-anchors"), "{}", text(&out));
     // `agora serve` refuses a study without human seats, naming it.
     let out = agora(&["serve", &study("classical.ron"), "--store", store.to_str().expect("utf8")]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));

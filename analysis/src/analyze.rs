@@ -103,10 +103,21 @@ pub fn analyze(path: &Path, study: Option<&str>) -> Result<Analysis, AnalysisErr
 
 /// Runs the whole analysis on a store (of one study, or of all).
 pub fn analyze_with(path: &Path, study: Option<&str>, options: &Options) -> Result<Analysis, AnalysisError> {
+    analyze_against(path, study, options, None)
+}
+
+/// As [`analyze_with`], grading the claims that `human` has anchors for against the lab's own
+/// human runs instead of their published anchors ([`crate::human_anchors`]).
+pub fn analyze_against(
+    path: &Path,
+    study: Option<&str>,
+    options: &Options,
+    human: Option<&crate::human_anchors::HumanAnchors>,
+) -> Result<Analysis, AnalysisError> {
     let outcomes = run_outcomes(path, study)?;
     let declared = Declared::read_path(path)?;
     let audit = crate::mechanism::read(path, study)?;
-    Ok(analyze_outcomes_audited(&outcomes, &declared, study, options, audit.as_ref()))
+    Ok(analyze_outcomes_graded(&outcomes, &declared, study, options, audit.as_ref(), human))
 }
 
 /// Runs the whole analysis on run outcomes already read from a store, with the games'
@@ -135,6 +146,18 @@ pub fn analyze_outcomes_audited(
     options: &Options,
     audit: Option<&AuditEvidence>,
 ) -> Analysis {
+    analyze_outcomes_graded(outcomes, declared, study, options, audit, None)
+}
+
+/// As [`analyze_outcomes_audited`], with the lab's own human anchors where given.
+pub fn analyze_outcomes_graded(
+    outcomes: &[RunOutcome],
+    declared: &Declared,
+    study: Option<&str>,
+    options: &Options,
+    audit: Option<&AuditEvidence>,
+    human: Option<&crate::human_anchors::HumanAnchors>,
+) -> Analysis {
     let anchors = AnchorTable::shipped();
     let table = ClaimTable::shipped();
     let claims = &table.claims;
@@ -157,6 +180,7 @@ pub fn analyze_outcomes_audited(
         critical_mass: &critical_mass,
         anchors,
         audit,
+        human,
     };
     let verdicts = claims.iter().map(|c| ladder::ladder(c, &inputs)).collect();
     Analysis {

@@ -10,6 +10,8 @@ use crate::stats;
 /// Family of the classical rosters. Classical rosters are graded in a family of their own, never
 /// counted as model families, and kept out of cross-model statistics unless asked for.
 pub const CLASSICAL: &str = "classical";
+/// The family of rosters with people in them.
+pub const HUMAN: &str = "human";
 
 /// Runs an entry needs to be reported as a value, and a cell needs to enter sign stability or a
 /// contrast: "Every table entry that would rest on fewer than three runs is shown as absent".
@@ -101,10 +103,11 @@ impl<'a> Index<'a> {
             .collect()
     }
 
-    /// Every (roster, family), in order.
+    /// Every (roster, family), in order; rosters with people in them (family `human`, played
+    /// with `agora serve`) are the lab's human sample, graded against, never graded.
     pub(crate) fn models(&self) -> Vec<(String, String)> {
         let mut m: BTreeSet<(String, String)> = BTreeSet::new();
-        for r in &self.runs {
+        for r in self.runs.iter().filter(|r| r.family != HUMAN) {
             m.insert((r.roster.clone(), r.family.clone()));
         }
         m.into_iter().collect()

@@ -105,6 +105,8 @@ pub(crate) struct Inputs<'a> {
     pub anchors: &'a AnchorTable,
     /// The transcript audit's evidence, where the store holds an audit.
     pub audit: Option<&'a AuditEvidence>,
+    /// The lab's own human anchors, where the analysis was asked to grade against them.
+    pub human: Option<&'a crate::human_anchors::HumanAnchors>,
 }
 
 /// The rosters graded together: the models (three families needed) or the classical rosters
@@ -295,7 +297,10 @@ fn holds_at_baseline(
             evidence.push(format!("{model}: absent at baseline ({} runs < {MIN_RUNS})", v.len()));
             continue;
         }
+        let human = inputs.human.map(|h| h.of(&claim.id)).filter(|h| !h.is_empty());
         let test = match &claim.kind {
+            // A claim with the lab's own human anchor is tested against its runs, whatever its kind.
+            _ if human.is_some() => anchor_test(claim, inputs, model),
             ClaimKind::Direction { sign, margin, .. } => {
                 let m = median(&v).unwrap_or(0.0);
                 let text =
@@ -435,6 +440,9 @@ fn robust(
 /// a range (the 90 % interval inside the margin or the range), the bootstrap distance for a
 /// distribution.
 fn anchor_test(claim: &Claim, inputs: &Inputs, model: &str) -> Match {
+    if let Some(human) = inputs.human.map(|h| h.of(&claim.id)).filter(|h| !h.is_empty()) {
+        return crate::human_anchors::human_match(&human, claim, inputs.idx, model);
+    }
     match &claim.kind {
         ClaimKind::Distance { max_distance, .. } => {
             match crate::wasserstein::claim_row(claim, inputs.anchors, inputs.idx, model) {

@@ -28,6 +28,7 @@ pub mod equivalence;
 pub mod error;
 pub mod formation;
 pub mod heterogeneity;
+pub mod human_anchors;
 pub mod label_prior;
 pub mod ladder;
 pub mod mechanism;

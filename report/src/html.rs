@@ -57,6 +57,8 @@ pub struct Page<'a> {
     pub profiles: &'a [StoredProfile],
     /// The profiled models joined to their society decisions.
     pub joined: &'a [Joined<'a>],
+    /// Each claim's outcome in the store's human runs (`agora serve`), if any.
+    pub humans: &'a [agora_analysis::human_anchors::HumanAnchor],
 }
 
 /// The whole report page.
@@ -67,6 +69,7 @@ pub fn page(analysis: &Analysis, p: &Page) -> String {
     h.push_str("</style></head><body><h1>Agora report</h1>");
     // What a reader came for first: which claims hold, at which tier, and what stops them.
     verdicts(&mut h, analysis);
+    humans(&mut h, analysis, p.humans);
     let _ = write!(h, "<p>{} runs analysed.</p><h2>Figures</h2>", analysis.runs);
     figures(&mut h, p.figures);
     for t in analysis.tables().into_iter().filter(|t| t.name != "verdicts") {
@@ -117,6 +120,45 @@ fn verdicts(h: &mut String, analysis: &Analysis) {
             escape(&c_evidence),
             escape(c_tier),
             escape(c_unmet),
+        );
+    }
+    h.push_str("</tbody></table>");
+}
+
+/// The lab's participants beside the models: per claim, the outcome of the human runs (n, mean
+/// and 95 % interval, runs left out for a stand-in, provenance) and each model's baseline mean.
+fn humans(h: &mut String, analysis: &Analysis, humans: &[agora_analysis::human_anchors::HumanAnchor]) {
+    if humans.is_empty() {
+        return;
+    }
+    h.push_str(
+        "<h2 id=\"humans\">Your participants beside the models</h2><p>Each claim's outcome in this store's \
+         human runs (every seat a person, every decision theirs; runs where a stand-in played are left out), \
+         beside each model's baseline mean. <code>agora analyze --human-anchors</code> grades the models \
+         against these runs.</p><table id=\"humans-table\"><thead><tr><th>claim</th><th>metric</th>\
+         <th>people: runs</th><th>mean [95 % CI]</th><th>left out</th><th>models: mean (runs)</th>\
+         <th>provenance</th></tr></thead><tbody>",
+    );
+    for a in humans {
+        let models: Vec<String> = analysis
+            .equivalence
+            .iter()
+            .filter(|r| r.claim == a.claim && r.metric == a.metric)
+            .map(|r| format!("{}: {} ({})", r.model, num(r.mean), r.runs))
+            .collect();
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.3} {}</td><td>{}</td><td>{}</td><td>{} ({}), {}</td></tr>",
+            escape(&a.claim),
+            escape(&a.metric),
+            a.n,
+            a.mean,
+            interval(Some(a.ci_low).filter(|x| x.is_finite()), Some(a.ci_high).filter(|x| x.is_finite())),
+            a.excluded,
+            escape(&if models.is_empty() { "-".to_string() } else { models.join("; ") }),
+            escape(&a.study),
+            escape(&a.study_hash[..a.study_hash.len().min(12)]),
+            escape(&a.date),
         );
     }
     h.push_str("</tbody></table>");

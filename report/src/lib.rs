@@ -32,6 +32,8 @@ pub fn write(store: &Path, out: &Path) -> anyhow::Result<PathBuf> {
 pub fn write_with(store: &Path, out: &Path, options: &Options) -> anyhow::Result<PathBuf> {
     // Read.
     let analysis = agora_analysis::analyze::analyze(store, None)?;
+    // The lab's own participants (`agora serve`), where the store holds human runs.
+    let humans = agora_analysis::human_anchors::from_store(store, None)?.anchors;
     let conn = queries::open(store)?;
     let contribution_by_round = queries::contribution_by_round(&conn)?;
     let matching_over_time = queries::matching_over_time(&conn)?;
@@ -96,6 +98,7 @@ pub fn write_with(store: &Path, out: &Path, options: &Options) -> anyhow::Result
             tree: tree.as_ref(),
             profiles: &profiles,
             joined: &joined,
+            humans: &humans,
         },
     );
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;

@@ -294,7 +294,10 @@ impl Plan {
                                 .validate_for(kind)
                                 .map_err(|e| err(rat(&format!("members[{mi}].policy")), e.to_string()))?;
                         }
-                        let family = roster.family.clone().unwrap_or_else(|| {
+                        // A roster with a person in it is the lab's human sample, never a model.
+                        let human = roster.members.iter().any(|m| m.policy.stand_in().is_some());
+                        let family = if human { Some(agora_agents::HUMAN.family.to_string()) } else { None };
+                        let family = family.or_else(|| roster.family.clone()).unwrap_or_else(|| {
                             roster.members.first().map_or("classical", |m| m.policy.meta().family).to_string()
                         });
                         // A cell changes one factor and holds everything else at the canonical

@@ -11,6 +11,16 @@ fn claim(id: &str) -> Claim {
 
 /// Grades the claim on the outcomes as `analyze` does, with this audit evidence.
 fn grade_with(claim: &Claim, outcomes: &[RunOutcome], audit: Option<&AuditEvidence>) -> Verdict {
+    grade_against(claim, outcomes, audit, None)
+}
+
+/// As [`grade_with`], against the lab's own human anchors where given.
+fn grade_against(
+    claim: &Claim,
+    outcomes: &[RunOutcome],
+    audit: Option<&AuditEvidence>,
+    human: Option<&crate::human_anchors::HumanAnchors>,
+) -> Verdict {
     let idx = Index::new(outcomes, crate::declared::tests::shipped());
     let models = idx.models();
     let contrasts = crate::contrasts::contrasts(&idx, &models);
@@ -23,6 +33,7 @@ fn grade_with(claim: &Claim, outcomes: &[RunOutcome], audit: Option<&AuditEviden
         critical_mass: &cm,
         anchors: AnchorTable::shipped(),
         audit,
+        human,
     };
     ladder(claim, &inputs)
 }
@@ -537,3 +548,72 @@ fn a_distance_claim_holds_by_its_bootstrap_upper_end_and_stops_at_tier_1() {
 
 /// 2 → 3, and Tier 3's reasons for stopping.
 mod tier3;
+
+// ---- Against the lab's own human runs ----
+
+fn human(claim: &str, metric: &str, margin: f64, values: &[f64]) -> crate::human_anchors::HumanAnchors {
+    let (mean, ci_low, ci_high) = crate::stats::t_interval(values, 0.95).expect("interval");
+    crate::human_anchors::HumanAnchors {
+        version: crate::human_anchors::VERSION,
+        anchors: vec![crate::human_anchors::HumanAnchor {
+            claim: claim.into(),
+            environment: String::new(),
+            arm: String::new(),
+            metric: metric.into(),
+            margin,
+            n: values.len(),
+            mean,
+            ci_low,
+            ci_high,
+            values: values.to_vec(),
+            excluded: 0,
+            study: "lab".into(),
+            study_hash: "h".into(),
+            date: "2026-12-04".into(),
+        }],
+    }
+}
+
+#[test]
+fn human_anchors_from_the_store_replace_the_published_anchor_of_their_claim_only() {
+    // Offers of a quarter of the pie: not the meta-analytic mean (0.40 ± 0.05) ...
+    let mut out = Vec::new();
+    runs(&mut out, Place::base("m", "f", "bargaining", "ultimatum"), "offer", &[0.24, 0.25, 0.26, 0.25]);
+    let published = grade(&claim("ultimatum-offer"), &out);
+    assert_eq!((published.tier, unmet(&published)), (0, "holds at baseline in no model"));
+    // ... but equivalent to this lab's participants, who offered a quarter too.
+    let lab = human("ultimatum-offer", "offer", 0.05, &[0.23, 0.27, 0.25, 0.24, 0.26, 0.25]);
+    let v = grade_against(&claim("ultimatum-offer"), &out, None, Some(&lab));
+    assert_eq!(v.tier, 1, "{v:?}");
+    assert!(
+        v.evidence.iter().any(|e| e.contains("offer equivalent to the lab's human runs") && e.contains("6 human runs of lab")),
+        "{:?}",
+        v.evidence
+    );
+    // A lab whose participants offered 0.40 grades the same model not equivalent.
+    let fair = human("ultimatum-offer", "offer", 0.05, &[0.38, 0.41, 0.40, 0.42, 0.39]);
+    let v = grade_against(&claim("ultimatum-offer"), &out, None, Some(&fair));
+    assert_eq!((v.tier, unmet(&v)), (0, "holds at baseline in no model"));
+    assert!(v.evidence.iter().any(|e| e.contains("offer not equivalent to the lab's human runs")), "{:?}", v.evidence);
+    // Another claim keeps its published anchor.
+    runs(&mut out, Place::base("m", "f", "public-goods", "baseline"), "contribution_r1", &[0.5, 0.52, 0.48]);
+    let v = grade_against(&claim("pgg-round1-human"), &out, None, Some(&lab));
+    assert!(v.evidence.iter().all(|e| !e.contains("lab's human runs")), "{:?}", v.evidence);
+}
+
+#[test]
+fn a_claim_without_a_published_value_is_tested_against_the_labs_runs() {
+    let mut out = Vec::new();
+    runs(&mut out, Place::base("m", "f", "public-goods", "baseline"), "contribution_r10", &[0.2, 0.22, 0.18]);
+    let v = grade(&claim("pgg-round10-human"), &out);
+    assert_eq!(v.tier, 0);
+    assert!(v.evidence.iter().any(|e| e.contains("not on record")), "{:?}", v.evidence);
+    let lab = human("pgg-round10-human", "contribution_r10", 0.10, &[0.19, 0.21, 0.2, 0.23, 0.17]);
+    let v = grade_against(&claim("pgg-round10-human"), &out, None, Some(&lab));
+    assert_eq!(v.tier, 1, "{v:?}");
+    // Too few human runs: no test, and the verdict says so.
+    let thin = human("pgg-round10-human", "contribution_r10", 0.10, &[0.19, 0.21]);
+    let v = grade_against(&claim("pgg-round10-human"), &out, None, Some(&thin));
+    assert_eq!(v.tier, 0);
+    assert!(v.evidence.iter().any(|e| e.contains("2 human runs of `contribution_r10` (fewer than 3)")), "{:?}", v.evidence);
+}

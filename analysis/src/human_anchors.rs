@@ -1,0 +1,238 @@
+//! Human anchors computed from a store's own human runs (`agora anchors --from-store`), and the
+//! test of a model against them.
+//!
+//! The instrument's shipped anchors are summary numbers from other people's experiments; a lab
+//! that runs the same games with its own participants (`agora serve`) can compare its models
+//! with the distribution of its own human runs instead. A human run is a run in which every seat
+//! was a person's and every decision was made by that person (no stand-in decision); runs with
+//! a stand-in are left out and counted. For each claim whose test matches a value (a point
+//! anchor by TOST, a range by its midpoint and half-width, each share of a type-share claim),
+//! the anchor holds the run-level values of the claim's metric at the canonical baseline (C0,
+//! the `baseline` cell), their mean and 95 % t-interval, and its provenance: the study, the
+//! hash of its plan, the date it was computed and the runs left out.
+//!
+//! Grading against them is an explicit opt-in (`agora analyze --human-anchors FILE`): where a
+//! claim has a human anchor, its equivalence test becomes the two-sample Welch TOST of the
+//! model's baseline runs against the human runs, at the claim's own margin (the 90 % interval
+//! of the difference of the means inside it), at Tier 1 and at Tier 3 alike; every other claim
+//! keeps its published anchor. Without the option nothing changes.
+
+use std::collections::BTreeSet;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::anchors::{AnchorTable, AnchorValue};
+use crate::claims::{Claim, ClaimKind, ClaimTable};
+use crate::common::{fmt, values, Index, MIN_RUNS};
+use crate::equivalence::Match;
+use crate::error::AnalysisError;
+use crate::outcomes::{open, run_outcomes};
+
+/// The file format's version.
+pub const VERSION: u32 = 1;
+
+/// Human anchors computed from a store.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HumanAnchors {
+    /// Format version ([`VERSION`]).
+    pub version: u32,
+    /// One per claim (and metric) with human runs.
+    pub anchors: Vec<HumanAnchor>,
+}
+
+/// A claim's outcome in a lab's own human runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HumanAnchor {
+    /// The claim.
+    pub claim: String,
+    /// The environment.
+    pub environment: String,
+    /// The arm.
+    pub arm: String,
+    /// The run-level metric.
+    pub metric: String,
+    /// The claim's margin (fixed in advance by the claim or its published anchor).
+    pub margin: f64,
+    /// Human runs.
+    pub n: usize,
+    /// Mean of the metric over them.
+    pub mean: f64,
+    /// Lower end of the 95 % t-interval of the mean (NaN below two runs).
+    pub ci_low: f64,
+    /// Upper end of the 95 % t-interval of the mean.
+    pub ci_high: f64,
+    /// The run-level values, in run-key order.
+    pub values: Vec<f64>,
+    /// Runs with human seats left out because a stand-in played some decision.
+    pub excluded: usize,
+    /// The study the runs belong to.
+    pub study: String,
+    /// The SHA-256 of the study's plan (the store's `studies.plan_hash`).
+    pub study_hash: String,
+    /// The day the anchor was computed (UTC, YYYY-MM-DD).
+    pub date: String,
+}
+
+/// The metrics a claim is tested on by TOST, with their margins.
+fn targets(claim: &Claim, anchors: &AnchorTable) -> Vec<(String, f64)> {
+    let Some(anchor) = anchors.get(claim.kind.anchor()) else { return Vec::new() };
+    match (&claim.kind, &anchor.value) {
+        (ClaimKind::Equivalence { .. }, _) => claim.margin(anchors).map(|m| vec![(claim.metric.clone(), m)]).unwrap_or_default(),
+        (ClaimKind::Range { .. }, AnchorValue::Range { low, high }) => vec![(claim.metric.clone(), (high - low) / 2.0)],
+        (ClaimKind::TypeShares { shares, margin, .. }, _) => shares.iter().map(|s| (s.metric.clone(), *margin)).collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// Today's date in UTC.
+fn today() -> String {
+    let days = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() / 86_400) as i64;
+    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!("{y:04}-{m:02}-{d:02}")
+}
+
+/// Computes the human anchors of the shipped claims from the human runs of `path` (of one
+/// study, or of every study with human runs).
+pub fn from_store(path: &Path, study: Option<&str>) -> Result<HumanAnchors, AnalysisError> {
+    let conn = open(path)?;
+    let sql = |source| AnalysisError::Store { path: path.to_path_buf(), source };
+    let human_seats = |conn: &rusqlite::Connection, query: &str| -> Result<BTreeSet<i64>, AnalysisError> {
+        let mut st = conn.prepare(query).map_err(sql)?;
+        let rows = st.query_map([], |r| r.get(0)).map_err(sql)?;
+        rows.collect::<rusqlite::Result<_>>().map_err(sql)
+    };
+    // Runs every seat of which is a person's; those where a stand-in played some decision.
+    let all_human = human_seats(
+        &conn,
+        "SELECT run_id FROM agents GROUP BY run_id HAVING SUM(policy <> 'human') = 0",
+    )?;
+    let stood_in = human_seats(
+        &conn,
+        "SELECT DISTINCT run_id FROM transcripts WHERE kind = 'decision' AND model LIKE 'stand-in:%'",
+    )?;
+    let outcomes = run_outcomes(path, study)?;
+    let (kept, left): (Vec<_>, Vec<_>) = outcomes
+        .into_iter()
+        .filter(|r| all_human.contains(&r.run_id) && r.cell == "baseline" && r.variant == "C0")
+        .partition(|r| !stood_in.contains(&r.run_id));
+    let anchors_table = AnchorTable::shipped();
+    let mut anchors = Vec::new();
+    let date = today();
+    for claim in &ClaimTable::shipped().claims {
+        for (metric, margin) in targets(claim, anchors_table) {
+            let mine: Vec<&crate::RunOutcome> =
+                kept.iter().filter(|r| r.environment == claim.environment && r.arm == claim.arm).collect();
+            let v = values(&mine, &metric);
+            if v.is_empty() {
+                continue;
+            }
+            let studies: BTreeSet<&str> = mine.iter().map(|r| r.study.as_str()).collect();
+            let study_name = studies.into_iter().collect::<Vec<_>>().join(", ");
+            let hash: String = conn
+                .query_row("SELECT plan_hash FROM studies WHERE study = ?1", [&study_name], |r| r.get(0))
+                .unwrap_or_default();
+            let (mean, ci_low, ci_high) =
+                crate::stats::t_interval(&v, 0.95).unwrap_or((v.iter().sum::<f64>() / v.len() as f64, f64::NAN, f64::NAN));
+            anchors.push(HumanAnchor {
+                claim: claim.id.clone(),
+                environment: claim.environment.clone(),
+                arm: claim.arm.clone(),
+                metric,
+                margin,
+                n: v.len(),
+                mean,
+                ci_low,
+                ci_high,
+                values: v,
+                excluded: left.iter().filter(|r| r.environment == claim.environment && r.arm == claim.arm).count(),
+                study: study_name,
+                study_hash: hash,
+                date: date.clone(),
+            });
+        }
+    }
+    Ok(HumanAnchors { version: VERSION, anchors })
+}
+
+impl HumanAnchors {
+    /// Reads an anchors file written by `agora anchors --from-store`.
+    pub fn parse(text: &str) -> Result<HumanAnchors, String> {
+        let a: HumanAnchors = ron::from_str(text).map_err(|e| e.to_string())?;
+        if a.version != VERSION {
+            return Err(format!("version: expected {VERSION}, got {}", a.version));
+        }
+        for h in &a.anchors {
+            if !ClaimTable::shipped().claims.iter().any(|c| c.id == h.claim) {
+                return Err(format!("anchor for claim `{}`: no such claim", h.claim));
+            }
+            if h.values.len() != h.n || h.values.iter().any(|v| !v.is_finite()) {
+                return Err(format!("anchor for claim `{}`: n and values disagree", h.claim));
+            }
+            if !(h.margin.is_finite() && h.margin > 0.0) {
+                return Err(format!("anchor for claim `{}`: margin must be positive", h.claim));
+            }
+        }
+        Ok(a)
+    }
+
+    /// The file's text.
+    pub fn to_ron(&self) -> String {
+        ron::ser::to_string_pretty(self, ron::ser::PrettyConfig::default()).expect("invariant: anchors serialise")
+    }
+
+    /// The human anchors of `claim`, one per metric.
+    pub fn of(&self, claim: &str) -> Vec<&HumanAnchor> {
+        self.anchors.iter().filter(|a| a.claim == claim).collect()
+    }
+}
+
+/// One model's baseline against a claim's human anchors: the Welch TOST of its runs against
+/// the human runs on every metric (all must be equivalent).
+pub(crate) fn human_match(human: &[&HumanAnchor], claim: &Claim, idx: &Index, model: &str) -> Match {
+    let mut parts = Vec::new();
+    let mut all = true;
+    for h in human {
+        if h.n < MIN_RUNS {
+            return Match::Absent(format!("{} human runs of `{}` (fewer than {MIN_RUNS})", h.n, h.metric));
+        }
+        let v = values(&idx.select(model, &claim.environment, &claim.arm, "baseline", "C0"), &h.metric);
+        if v.len() < MIN_RUNS {
+            return Match::Absent(format!("`{}` absent (n < {MIN_RUNS})", h.metric));
+        }
+        let Ok(t) = crate::stats::tost_welch(&v, &h.values, h.margin, 0.05) else {
+            return Match::Absent(format!("`{}`: no test", h.metric));
+        };
+        all &= t.equivalent;
+        parts.push(format!(
+            "{} {} to the lab's human runs (difference {} , 90 % CI [{}, {}] within ± {}; {} model runs, {} human runs of {}, {})",
+            h.metric,
+            if t.equivalent { "equivalent" } else { "not equivalent" },
+            fmt(Some(t.difference)),
+            fmt(Some(t.ci_low)),
+            fmt(Some(t.ci_high)),
+            fmt(Some(h.margin)),
+            t.n_x,
+            t.n_y,
+            h.study,
+            h.date
+        ));
+    }
+    let text = parts.join("; ");
+    if all {
+        Match::Yes(text)
+    } else {
+        Match::No(text)
+    }
+}
