@@ -24,7 +24,11 @@ fn serve(study: &Path, store: &Path) -> (Child, String) {
     let mut line = String::new();
     loop {
         line.clear();
-        assert!(out.read_line(&mut line).expect("read") > 0, "agora serve ended before listening");
+        if out.read_line(&mut line).unwrap_or(0) == 0 {
+            let _ = child.kill();
+            let status = child.wait();
+            panic!("agora serve ended before listening: {status:?}");
+        }
         if let Some(at) = line.find("on http://") {
             let base = line[at + 3..].trim().to_string();
             std::thread::spawn(move || for _ in out.lines() {});
