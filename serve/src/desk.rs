@@ -9,25 +9,15 @@ use std::path::PathBuf;
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use agora_environments::Action;
 use tokio::sync::oneshot;
 
-use crate::human::{pending, Posted};
+pub use crate::answer::Submitted;
 use crate::page::Page;
+pub use crate::participant::{Participant, Stage};
 use crate::records;
 
-/// A participant's answer to one decision.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Submitted {
-    /// The action.
-    pub action: Action,
-    /// The form as submitted (JSON).
-    pub raw: String,
-    /// Milliseconds from the page being posted to the answer.
-    pub response_ms: f64,
-    /// The version of the page answered.
-    pub page_version: String,
-}
+/// A posted decision's handle: its nonce and the channel the answer comes on.
+pub type Posted = (String, oneshot::Receiver<Submitted>);
 
 /// A decision waiting for its participant.
 pub struct Pending {
@@ -41,60 +31,6 @@ pub struct Pending {
     pub shown: Instant,
     /// Where the answer goes.
     pub tx: oneshot::Sender<Submitted>,
-}
-
-/// Where a participant is.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Stage {
-    /// Shown the consent page.
-    Consent,
-    /// Agreed; shown the instructions and the comprehension questions.
-    Instructions,
-    /// Passed; waiting for a society to fill.
-    Waiting,
-    /// Seated in a society that plays.
-    Playing,
-    /// The society's run is stored.
-    Done,
-    /// Left without playing (declined consent, or failed the questions); the reason.
-    Released(String),
-}
-
-impl Stage {
-    /// The stage's name in the store.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Stage::Consent => "consent",
-            Stage::Instructions => "instructions",
-            Stage::Waiting => "waiting",
-            Stage::Playing => "playing",
-            Stage::Done => "done",
-            Stage::Released(_) => "released",
-        }
-    }
-}
-
-/// One participant.
-#[derive(Clone, Debug)]
-pub struct Participant {
-    /// Opaque id: the only name the records use.
-    pub id: String,
-    /// SHA-256 of the session code (the code itself is never stored).
-    pub code_hash: String,
-    /// Keyed hash (HMAC-SHA256) of a participant pool's id, where the link carried one.
-    pub pool_hash: Option<String>,
-    /// Unix seconds after which the code no longer works.
-    pub expires: u64,
-    /// The stage.
-    pub stage: Stage,
-    /// Wrong comprehension answers so far.
-    pub tries: u32,
-    /// (society, seat) once seated.
-    pub seat: Option<(usize, usize)>,
-    /// Points earned in the run.
-    pub payoff: Option<f64>,
-    /// The completion code shown at the end.
-    pub completion: Option<String>,
 }
 
 /// Where a society is.
@@ -189,7 +125,8 @@ impl Desk {
     pub fn post(&self, society: usize, seat: usize, slot: u64, page: Page, participant: &str) -> Posted {
         let nonce = crate::secret::token();
         let (tx, rx) = oneshot::channel();
-        self.lock().pending.insert((society, seat), (nonce.clone(), pending(page, slot, participant, tx)));
+        let pending = Pending { page, slot, participant: participant.to_string(), shown: Instant::now(), tx };
+        self.lock().pending.insert((society, seat), (nonce.clone(), pending));
         (nonce, rx)
     }
 

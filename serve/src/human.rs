@@ -15,7 +15,7 @@ use agora_agents::{AgentError, Decision, Policy, PolicyMeta};
 use agora_environments::{Action, EnvSpec, Feedback, Observation};
 use rand::RngCore;
 
-use crate::desk::{Desk, Pending, Submitted};
+use crate::desk::{Desk, Submitted};
 use crate::page::Page;
 
 /// Decisions in a row a participant may miss before the stand-in plays the rest of their seat.
@@ -199,14 +199,6 @@ fn record_answer(t: &mut Transcript, a: &Submitted) {
     t.raw_reply = a.raw.clone();
     t.parse_status = "ok".into();
     t.latency_ms = a.response_ms;
-}
-
-/// A posted decision's handle: its nonce and the channel the answer comes on.
-pub type Posted = (String, tokio::sync::oneshot::Receiver<Submitted>);
-
-/// What a posted decision is, for the desk.
-pub(crate) fn pending(page: Page, slot: u64, participant: &str, tx: tokio::sync::oneshot::Sender<Submitted>) -> Pending {
-    Pending { page, slot, participant: participant.to_string(), shown: Instant::now(), tx }
 }
 
 /// Whether `action` is legal for the page's decision (the engine's own check, the action space).

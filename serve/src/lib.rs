@@ -15,9 +15,11 @@
 //!
 //! The docs chapter "Sessions with people" describes running a session.
 
+pub mod answer;
 pub mod desk;
 pub mod human;
 pub mod page;
+pub mod participant;
 pub mod records;
 pub mod routes;
 pub mod secret;

@@ -9,7 +9,8 @@ use std::path::Path;
 use agora_environments::Action;
 use rusqlite::{params, Connection, OptionalExtension};
 
-use crate::desk::{Participant, Stage, Submitted};
+use crate::answer::Submitted;
+use crate::participant::{Participant, Stage};
 
 /// The session tables.
 pub const SCHEMA: &str = "
