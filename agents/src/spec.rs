@@ -168,6 +168,10 @@ impl Policy for UnboundLlm {
     }
 }
 
+/// The `endpoint` a person's decision (or its stand-in's) is recorded with in the transcripts:
+/// what the transcript audit, which reads models' text, leaves out.
+pub const HUMAN_ENDPOINT: &str = "browser";
+
 /// What a human seat is.
 pub static HUMAN: PolicyMeta = PolicyMeta {
     name: "human",

@@ -243,10 +243,10 @@ fn read_rows(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Vec<Row
         "SELECT t.run_id, t.seat, t.slot, t.attempt, t.model, t.raw_reply, t.action, t.parse_status, t.messages_json,
                 r.study, r.environment, r.arm, r.cell, r.spec_json
          FROM transcripts t JOIN runs r ON r.run_id = t.run_id
-         WHERE t.kind = 'decision' AND (?1 IS NULL OR r.study = ?1)
+         WHERE t.kind = 'decision' AND t.endpoint <> ?2 AND (?1 IS NULL OR r.study = ?1)
          ORDER BY t.run_id, t.seat, t.slot, t.attempt",
     )?;
-    let rows = st.query_map([study], |r| {
+    let rows = st.query_map(rusqlite::params![study, agora_agents::HUMAN_ENDPOINT], |r| {
         Ok(Row {
             run_id: r.get(0)?,
             seat: r.get(1)?,

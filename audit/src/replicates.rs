@@ -294,9 +294,10 @@ fn read_rows(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Vec<Row
          FROM transcripts t JOIN runs r ON r.run_id = t.run_id
          WHERE t.kind = 'decision' AND t.action IS NOT NULL
            AND (t.parse_status = 'ok' OR t.parse_status = 'truncated') AND (?1 IS NULL OR r.study = ?1)
+           AND t.endpoint <> ?2
          ORDER BY t.run_id, t.seat, t.slot, t.attempt"
     ))?;
-    let rows = st.query_map([study], |r| {
+    let rows = st.query_map(rusqlite::params![study, agora_agents::HUMAN_ENDPOINT], |r| {
         Ok(Row {
             run_id: r.get(0)?,
             run_key: r.get(1)?,

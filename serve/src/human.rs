@@ -78,7 +78,7 @@ fn transcript(seat: &HumanSeat, slot: u64, obs: &Observation) -> Transcript {
         role: obs.role.as_str().into(),
         model: "human".into(),
         served_id: seat.participant.clone().unwrap_or_default(),
-        endpoint: "browser".into(),
+        endpoint: agora_agents::HUMAN_ENDPOINT.into(),
         messages_json: String::new(),
         raw_reply: String::new(),
         action: None,

@@ -171,6 +171,18 @@ fn a_person_an_llm_and_classical_agents_play_in_one_society() {
         .collect::<Result<_, _>>()
         .expect("actions");
     assert_eq!(human, ["a5", "a6", "a7"]);
+    // The transcript audit reads models' text: the person's decisions are not audited.
+    let cb = agora_audit::LoadedCodebook::default_codebook();
+    let coder = agora_audit::LexiconCoder::new(&cb.codebook);
+    agora_audit::audit(&store, &cb, &coder, None, agora_audit::GateOptions::default()).expect("audit");
+    let audited: Vec<String> = c
+        .prepare("SELECT DISTINCT model FROM audit_responses")
+        .expect("q")
+        .query_map([], |r| r.get(0))
+        .expect("rows")
+        .collect::<Result<_, _>>()
+        .expect("models");
+    assert_eq!(audited, ["fake"]);
     server.stop();
 }
 
