@@ -162,13 +162,15 @@ pub fn studies(conn: &Connection) -> anyhow::Result<Vec<Study>> {
     Ok(rows)
 }
 
-/// The first 30 recorded replies, in run, seat, slot and attempt order.
+/// The first 30 recorded replies of models (not people's form submissions), in run, seat, slot
+/// and attempt order.
 pub fn excerpts(conn: &Connection) -> anyhow::Result<Vec<Excerpt>> {
     let mut st = conn.prepare(
-        "SELECT t.model, t.role, t.parse_status, t.raw_reply FROM transcripts t ORDER BY t.run_id, t.seat, t.slot, t.attempt LIMIT 30",
+        "SELECT t.model, t.role, t.parse_status, t.raw_reply FROM transcripts t WHERE t.endpoint <> ?1
+         ORDER BY t.run_id, t.seat, t.slot, t.attempt LIMIT 30",
     )?;
     let rows = st
-        .query_map([], |r| {
+        .query_map([agora_agents::HUMAN_ENDPOINT], |r| {
             Ok(Excerpt { model: r.get(0)?, role: r.get(1)?, parse_status: r.get(2)?, raw_reply: r.get(3)? })
         })?
         .collect::<Result<_, _>>()?;
@@ -337,10 +339,10 @@ pub fn society_outcomes(conn: &Connection) -> anyhow::Result<Vec<SocietyOutcome>
     let mut st = conn.prepare(
         "SELECT t.run_id, t.seat, t.slot, t.model, t.served_id, t.parse_status = 'fallback' FROM transcripts t
          JOIN runs r USING (run_id)
-         WHERE t.kind = 'decision' AND r.cell = 'baseline' AND r.variant = 'C0'
+         WHERE t.kind = 'decision' AND r.cell = 'baseline' AND r.variant = 'C0' AND t.endpoint <> ?1
            AND (t.parse_status IN ('ok', 'fallback') OR (t.parse_status = 'truncated' AND t.action IS NOT NULL))",
     )?;
-    for row in st.query_map([], |r| Ok(((r.get(0)?, r.get(1)?, r.get(2)?), (r.get(3)?, r.get(4)?, r.get(5)?))))? {
+    for row in st.query_map([agora_agents::HUMAN_ENDPOINT], |r| Ok(((r.get(0)?, r.get(1)?, r.get(2)?), (r.get(3)?, r.get(4)?, r.get(5)?))))? {
         let (k, v) = row?;
         slots.insert(k, v);
     }

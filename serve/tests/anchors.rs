@@ -109,6 +109,8 @@ fn human_anchors_computed_from_the_store_grade_a_claim() {
     let section = &html[at..at + html[at..].find("</table>").expect("its table")];
     let row = section.split("<tr>").find(|r| r.contains("pd-corridor")).expect("the corridor's row");
     assert!(row.contains("<td>4</td>") && row.contains("0.750") && row.contains("three-of-four: 0.750 (3)") && row.contains("always: 1.000 (3)"), "{row}");
+    // People's form submissions are not shown as model replies.
+    assert!(!html.contains("&quot;choice&quot;") && !html.contains("\"choice\""), "a person's form among the excerpts");
     // The people themselves are the sample, not a graded roster.
     assert!(!text.contains("people"), "{text}");
 }
