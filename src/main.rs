@@ -459,7 +459,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
             }
             std::fs::write(&out, anchors.to_ron()).with_context(|| format!("writing {}", out.display()))?;
-            println!("{:<22} {:<18} {:>4} {:>8} {:>19} {:>8}  provenance", "claim", "metric", "n", "mean", "95 % CI", "left out");
+            println!(
+                "{:<22} {:<18} {:>4} {:>8} {:>19} {:>8}  provenance",
+                "claim", "metric", "n", "mean", "95 % CI", "left out"
+            );
             for a in &anchors.anchors {
                 println!(
                     "{:<22} {:<18} {:>4} {:>8.3} {:>19} {:>8}  {} ({}), {}",

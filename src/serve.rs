@@ -41,7 +41,9 @@ pub fn main(args: ServeArgs) -> anyhow::Result<()> {
         let (addr, task) = serve(app.clone(), args.bind).await?;
         println!("agora serve: study {} on http://{addr}", app.study);
         println!("admin page: http://{addr}/admin?token={}", app.admin_token);
-        println!("create session links: POST http://{addr}/admin/api/sessions {{\"count\": N}} with the token as a bearer");
+        println!(
+            "create session links: POST http://{addr}/admin/api/sessions {{\"count\": N}} with the token as a bearer"
+        );
         task.await.map_err(|e| anyhow::anyhow!("server stopped: {e}"))
     })
 }

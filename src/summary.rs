@@ -106,8 +106,11 @@ pub fn render(groups: &[GroupSummary], order: &[String]) -> String {
 /// Prints the summaries of one study (or of every study in the store).
 pub fn print(store: &Path, study: Option<&str>) -> anyhow::Result<()> {
     let (groups, curves) = summarize(store, study)?;
-    let order: Vec<String> =
-        agora_analysis::summary::block_order(store)?.into_iter().filter(|(s, _)| study.is_none_or(|x| x == s)).map(|(_, b)| b).collect();
+    let order: Vec<String> = agora_analysis::summary::block_order(store)?
+        .into_iter()
+        .filter(|(s, _)| study.is_none_or(|x| x == s))
+        .map(|(_, b)| b)
+        .collect();
     print!("{}", render(&groups, &order));
     for curve in &curves {
         println!("\n== tipping: {} ({}) ==", curve.roster, curve.block);

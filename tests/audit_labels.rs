@@ -516,7 +516,10 @@ fn labels_agreement_and_the_gate() {
     };
     let before = gate_rows(&c);
     assert_eq!(before.len(), 2, "{before:?}");
-    assert!(before.iter().all(|(_, st, why, k)| st == "refused" && why == "no human labels" && k.is_none()), "{before:?}");
+    assert!(
+        before.iter().all(|(_, st, why, k)| st == "refused" && why == "no human labels" && k.is_none()),
+        "{before:?}"
+    );
     // Import the three coders; a second import of the same file changes nothing.
     for (file, name, n) in [(&ana_file, "ana", 60), (&ben_file, "ben", 60), (&cy_file, "cy", 15)] {
         let out = agora(&["audit", "import", "--store", s(&store), "--labels", s(file), "--coder-name", name]);

@@ -579,13 +579,19 @@ fn a_study_with_human_seats_is_checked_but_not_run_without_people() {
     assert!(out.status.success(), "{}", text(&out));
     let out = agora(&["run", &study("people.ron"), "--store", store.to_str().expect("utf8")]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
-    assert!(text(&out).contains("block `pd-people` has human seats; people play them in a browser with `agora serve"), "{}", text(&out));
+    assert!(
+        text(&out).contains("block `pd-people` has human seats; people play them in a browser with `agora serve"),
+        "{}",
+        text(&out)
+    );
     assert!(!store.exists(), "nothing written");
     // A stand-in must be classical.
     let bad = dir.path().join("bad.ron");
     std::fs::write(
         &bad,
-        std::fs::read_to_string(study("people.ron")).expect("study").replace("Human(TitForTat)", "Human(Human(TitForTat))"),
+        std::fs::read_to_string(study("people.ron"))
+            .expect("study")
+            .replace("Human(TitForTat)", "Human(Human(TitForTat))"),
     )
     .expect("write");
     let out = agora(&["check", bad.to_str().expect("utf8")]);
@@ -595,13 +601,29 @@ fn a_study_with_human_seats_is_checked_but_not_run_without_people() {
     let out = agora(&["anchors", "--from-store", dir.path().join("none.sqlite").to_str().expect("utf8")]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     let classical = store_in(&dir, "classical.sqlite");
-    assert!(agora(&["run", &study("classical.ron"), "--runs", "1", "--store", classical.to_str().expect("utf8")]).status.success());
-    let out = agora(&["anchors", "--from-store", classical.to_str().expect("utf8"), "--out", dir.path().join("a.ron").to_str().expect("utf8")]);
+    assert!(agora(&["run", &study("classical.ron"), "--runs", "1", "--store", classical.to_str().expect("utf8")])
+        .status
+        .success());
+    let out = agora(&[
+        "anchors",
+        "--from-store",
+        classical.to_str().expect("utf8"),
+        "--out",
+        dir.path().join("a.ron").to_str().expect("utf8"),
+    ]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("no human run"), "{}", text(&out));
     let bad_anchors = dir.path().join("bad-anchors.ron");
     std::fs::write(&bad_anchors, "HumanAnchors(version: 1, anchors: [HumanAnchor(claim: \"nope\")])").expect("write");
-    let out = agora(&["analyze", "--store", classical.to_str().expect("utf8"), "--human-anchors", bad_anchors.to_str().expect("utf8"), "--out", dir.path().join("an").to_str().expect("utf8")]);
+    let out = agora(&[
+        "analyze",
+        "--store",
+        classical.to_str().expect("utf8"),
+        "--human-anchors",
+        bad_anchors.to_str().expect("utf8"),
+        "--out",
+        dir.path().join("an").to_str().expect("utf8"),
+    ]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("--human-anchors"), "{}", text(&out));
     // `agora serve` refuses a study without human seats, naming it.

@@ -14,7 +14,14 @@ const TOKEN: &str = "restart-admin-token-0123456789";
 /// Starts `agora serve` on a free loopback port; returns the process and its base URL.
 fn serve(study: &Path, store: &Path) -> (Child, String) {
     let mut child = Command::new(env!("CARGO_BIN_EXE_agora"))
-        .args(["serve", study.to_str().expect("utf8"), "--bind", "127.0.0.1:0", "--store", store.to_str().expect("utf8")])
+        .args([
+            "serve",
+            study.to_str().expect("utf8"),
+            "--bind",
+            "127.0.0.1:0",
+            "--store",
+            store.to_str().expect("utf8"),
+        ])
         .env("AGORA_ADMIN_TOKEN", TOKEN)
         .stdout(Stdio::piped())
         .stderr(Stdio::inherit())
@@ -68,8 +75,14 @@ async fn answer(base: &str, code: &str, slot: u64, choice: u32) {
 
 async fn enter(base: &str, code: &str) {
     let c = client();
-    assert_eq!(c.post(format!("{base}/p/{code}/consent")).form(&[("agree", "yes")]).send().await.expect("c").status(), 303);
-    assert_eq!(c.post(format!("{base}/p/{code}/comprehension")).form(&[("q0", "1")]).send().await.expect("q").status(), 303);
+    assert_eq!(
+        c.post(format!("{base}/p/{code}/consent")).form(&[("agree", "yes")]).send().await.expect("c").status(),
+        303
+    );
+    assert_eq!(
+        c.post(format!("{base}/p/{code}/comprehension")).form(&[("q0", "1")]).send().await.expect("q").status(),
+        303
+    );
 }
 
 #[test]
@@ -99,7 +112,8 @@ fn a_restarted_server_resumes_the_session_where_it_stopped() {
             .await
             .expect("codes");
         let v: Value = r.json().await.expect("json");
-        let codes: Vec<String> = v["codes"].as_array().expect("codes").iter().map(|c| c.as_str().expect("c").into()).collect();
+        let codes: Vec<String> =
+            v["codes"].as_array().expect("codes").iter().map(|c| c.as_str().expect("c").into()).collect();
         enter(&base, &codes[0]).await;
         enter(&base, &codes[1]).await;
         // Round 1 for both (cooperate), round 2 for the first only.
@@ -154,16 +168,20 @@ fn a_restarted_server_resumes_the_session_where_it_stopped() {
     // Seats follow the order the two entered; codes[0] entered first.
     let seat_of = |i: usize| -> i64 {
         let code_hash = format!("{:x}", <sha2::Sha256 as sha2::Digest>::digest(codes[i].as_bytes()));
-        c.query_row("SELECT seat FROM serve_participants WHERE code_hash = ?1", [code_hash], |r| r.get(0)).expect("seat")
+        c.query_row("SELECT seat FROM serve_participants WHERE code_hash = ?1", [code_hash], |r| r.get(0))
+            .expect("seat")
     };
     assert_eq!(ids.len(), 2);
     assert_eq!(actions(seat_of(0)), ["c0", "c0", "c1"]);
     assert_eq!(actions(seat_of(1)), ["c0", "c1", "c0"]);
     let replayed: i64 = c
-        .query_row("SELECT COUNT(*) FROM transcripts WHERE detail = 'answered before the server restarted'", [], |r| r.get(0))
+        .query_row("SELECT COUNT(*) FROM transcripts WHERE detail = 'answered before the server restarted'", [], |r| {
+            r.get(0)
+        })
         .expect("count");
     assert_eq!(replayed, 3, "round 1 for both and round 2 for the first were read back, not asked again");
-    let human: i64 =
-        c.query_row("SELECT COUNT(*) FROM transcripts WHERE model = 'human' AND parse_status = 'ok'", [], |r| r.get(0)).expect("c");
+    let human: i64 = c
+        .query_row("SELECT COUNT(*) FROM transcripts WHERE model = 'human' AND parse_status = 'ok'", [], |r| r.get(0))
+        .expect("c");
     assert_eq!(human, 6);
 }

@@ -408,8 +408,8 @@ mod tests {
         };
         let ok = "Values(role: \"proposer\", values: [\"fairness\"], sign: 1.0, why: \"w\")";
         assert!(ClaimTable::parse(&base(ok)).is_ok());
-        let e = ClaimTable::parse(&base(&ok.replace("[\"fairness\"]", "[\"fairness\", \"fairness\"]")))
-            .expect_err("twice");
+        let e =
+            ClaimTable::parse(&base(&ok.replace("[\"fairness\"]", "[\"fairness\", \"fairness\"]"))).expect_err("twice");
         assert!(e.contains("claim x: mechanism.values: `fairness` listed twice"), "{e}");
         let e = ClaimTable::parse(&base(&ok.replace("1.0, why", "0.5, why"))).expect_err("sign");
         assert!(e.contains("mechanism.sign"), "{e}");

@@ -108,7 +108,6 @@ impl Validation {
     }
 }
 
-
 /// The coder-validation gate's decisions (written by the audit, read by the ladder).
 pub const GATE_SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS audit_gate (

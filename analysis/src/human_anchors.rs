@@ -80,16 +80,21 @@ pub struct HumanAnchor {
 fn targets(claim: &Claim, anchors: &AnchorTable) -> Vec<(String, f64)> {
     let Some(anchor) = anchors.get(claim.kind.anchor()) else { return Vec::new() };
     match (&claim.kind, &anchor.value) {
-        (ClaimKind::Equivalence { .. }, _) => claim.margin(anchors).map(|m| vec![(claim.metric.clone(), m)]).unwrap_or_default(),
+        (ClaimKind::Equivalence { .. }, _) => {
+            claim.margin(anchors).map(|m| vec![(claim.metric.clone(), m)]).unwrap_or_default()
+        }
         (ClaimKind::Range { .. }, AnchorValue::Range { low, high }) => vec![(claim.metric.clone(), (high - low) / 2.0)],
-        (ClaimKind::TypeShares { shares, margin, .. }, _) => shares.iter().map(|s| (s.metric.clone(), *margin)).collect(),
+        (ClaimKind::TypeShares { shares, margin, .. }, _) => {
+            shares.iter().map(|s| (s.metric.clone(), *margin)).collect()
+        }
         _ => Vec::new(),
     }
 }
 
 /// Today's date in UTC.
 fn today() -> String {
-    let days = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() / 86_400) as i64;
+    let days =
+        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() / 86_400) as i64;
     // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
     let z = days + 719_468;
     let era = z.div_euclid(146_097);
@@ -114,10 +119,7 @@ pub fn from_store(path: &Path, study: Option<&str>) -> Result<HumanAnchors, Anal
         rows.collect::<rusqlite::Result<_>>().map_err(sql)
     };
     // Runs every seat of which is a person's; those where a stand-in played some decision.
-    let all_human = human_seats(
-        &conn,
-        "SELECT run_id FROM agents GROUP BY run_id HAVING SUM(policy <> 'human') = 0",
-    )?;
+    let all_human = human_seats(&conn, "SELECT run_id FROM agents GROUP BY run_id HAVING SUM(policy <> 'human') = 0")?;
     let stood_in = human_seats(
         &conn,
         "SELECT DISTINCT run_id FROM transcripts WHERE kind = 'decision' AND model LIKE 'stand-in:%'",
@@ -143,8 +145,11 @@ pub fn from_store(path: &Path, study: Option<&str>) -> Result<HumanAnchors, Anal
             let hash: String = conn
                 .query_row("SELECT plan_hash FROM studies WHERE study = ?1", [&study_name], |r| r.get(0))
                 .unwrap_or_default();
-            let (mean, ci_low, ci_high) =
-                crate::stats::t_interval(&v, 0.95).unwrap_or((v.iter().sum::<f64>() / v.len() as f64, f64::NAN, f64::NAN));
+            let (mean, ci_low, ci_high) = crate::stats::t_interval(&v, 0.95).unwrap_or((
+                v.iter().sum::<f64>() / v.len() as f64,
+                f64::NAN,
+                f64::NAN,
+            ));
             anchors.push(HumanAnchor {
                 claim: claim.id.clone(),
                 environment: claim.environment.clone(),

@@ -14,7 +14,6 @@
 pub mod acceptance;
 pub mod analyze;
 pub mod anchors;
-pub mod evidence;
 pub mod baselines;
 pub mod claims;
 mod columns;
@@ -26,6 +25,7 @@ pub mod divergent;
 mod effect;
 pub mod equivalence;
 pub mod error;
+pub mod evidence;
 pub mod formation;
 pub mod heterogeneity;
 pub mod human_anchors;

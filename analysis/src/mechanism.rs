@@ -32,11 +32,11 @@ use std::path::Path;
 
 use rusqlite::{params, Connection};
 
-use crate::evidence::{has_table, read_gate, Status, Validation, MIN_CODE_SUPPORT};
 use crate::claims::{Claim, Mechanism};
 use crate::common::fmt;
 use crate::declared::Declared;
 use crate::error::AnalysisError;
+use crate::evidence::{has_table, read_gate, Status, Validation, MIN_CODE_SUPPORT};
 use crate::outcomes::open;
 
 /// The Tier 3 condition no claim meets when the store holds no transcript audit.
@@ -402,14 +402,19 @@ fn model_shows(
     }
     keys.sort();
     let validation = |k: &CoderKey| audit.gates.get(k).and_then(|g| g.iter().find(|v| v.model == model)).cloned();
-    let validated: Vec<(&CoderKey, Validation)> = keys
-        .iter()
-        .filter_map(|k| validation(k).filter(|v| v.status == Status::Validated).map(|v| (*k, v)))
-        .collect();
+    let validated: Vec<(&CoderKey, Validation)> =
+        keys.iter().filter_map(|k| validation(k).filter(|v| v.status == Status::Validated).map(|v| (*k, v))).collect();
     if validated.is_empty() {
         let why: Vec<String> = keys
             .iter()
-            .map(|k| format!("{}: {}", k.coder, validation(k).map_or_else(|| "no gate decision in the store; rerun `agora audit`".into(), |v| v.label())))
+            .map(|k| {
+                format!(
+                    "{}: {}",
+                    k.coder,
+                    validation(k)
+                        .map_or_else(|| "no gate decision in the store; rerun `agora audit`".into(), |v| v.label())
+                )
+            })
             .collect();
         return Err(Shortfall { stage: 1, condition: format!("coder not validated for {model} ({})", why.join("; ")) });
     }
@@ -638,7 +643,10 @@ mod tests {
         let read = read_conn(&conn, Some("s")).expect("read").expect("an audit");
         let gate = &read.gates[&read.responses[0].key];
         assert_eq!(gate.len(), 1, "only the decision of the coded codebook's SHA-256: {gate:?}");
-        assert_eq!((gate[0].status, gate[0].kappa, gate[0].n, gate[0].coder_errors), (Status::Validated, Some(0.85), 240, (1, 120)));
+        assert_eq!(
+            (gate[0].status, gate[0].kappa, gate[0].n, gate[0].coder_errors),
+            (Status::Validated, Some(0.85), 240, (1, 120))
+        );
         assert_eq!((gate[0].support("fairness"), gate[0].recall_of("fairness")), (40, Some(0.9)));
         conn.execute("UPDATE audit_gate SET status = 'maybe'", []).expect("corrupt");
         let e = read_conn(&conn, Some("s")).expect_err("a status the gate never writes");

@@ -121,7 +121,6 @@ pub fn block_order(store: &Path) -> Result<Vec<(String, String)>, AnalysisError>
     Ok(order)
 }
 
-
 /// Summarises every condition of a study (or of the whole store).
 pub fn summarize(path: &Path, study: Option<&str>) -> Result<(Vec<GroupSummary>, Vec<TippingCurve>), AnalysisError> {
     Ok(summarize_outcomes(&run_outcomes(path, study)?))

@@ -399,7 +399,10 @@ mod tests {
         };
         assert!(check_claims(&table("fairness"), &cb).is_ok());
         let e = check_claims(&table("kindness"), &cb).expect_err("unknown code");
-        assert!(e.contains("claim x: mechanism.values: `kindness` is not a value code of the codebook default v"), "{e}");
+        assert!(
+            e.contains("claim x: mechanism.values: `kindness` is not a value code of the codebook default v"),
+            "{e}"
+        );
         let e = check_claims(&table("understanding"), &cb).expect_err("a residual code");
         assert!(e.contains("`understanding` is not a value code"), "{e}");
     }

@@ -4,10 +4,8 @@
 //! summarises what each model states ([`audit`]).
 
 pub use crate::response::{Response, Sentence, Skipped};
+use crate::{agreement, validate_output, Codebook, CodebookError, Coder, CoderError, GateOptions, LoadedCodebook};
 use crate::{segment, tables};
-use crate::{
-    agreement, validate_output, Codebook, CodebookError, Coder, CoderError, GateOptions, LoadedCodebook,
-};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 

@@ -67,11 +67,11 @@ use std::path::Path;
 use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
 use serde::Serialize;
 
-use crate::segment::SegmentKind;
-use crate::AuditError;
 use crate::agreement::{self, Validation};
 use crate::codebook::LoadedCodebook;
 use crate::coder::Coder;
+use crate::segment::SegmentKind;
+use crate::AuditError;
 use crate::GateOptions;
 use agora_analysis::stats::{fe_cr1, logit_ame, FeDf, StatsError};
 

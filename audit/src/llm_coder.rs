@@ -55,10 +55,10 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::sync::{Arc, Mutex};
 
+use crate::{hex_digest, validate_output, Codebook, Coded, Coder, CoderError};
 use agora_agents::llm::{
     strip_deliberation, ChatRequest, Message, ModelSpec, ReplyCache, Session, SessionError, StructuredMode,
 };
-use crate::{hex_digest, validate_output, Codebook, Coded, Coder, CoderError};
 use agora_engine::store::SqliteCache;
 use agora_scenarios::ModelsFile;
 use anyhow::Context as _;

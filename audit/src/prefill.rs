@@ -40,12 +40,12 @@ use crate::dependency::prosocial_option;
 use crate::replicates::{semantic_space, shown_space, StoredRequest};
 
 use crate::faithfulness::{self, Arm, Faithfulness, ModelSupport, Trial};
+use crate::statements::{Facts, Situation};
+use crate::{agreement, labels, LoadedCodebook};
 use agora_agents::llm::{
     parse_cut_reply, parse_reply, CachedReply, ChatRequest, Message, ModelSpec, ParseOutcome, ReplyCache, Session,
     SessionError,
 };
-use crate::statements::{Facts, Situation};
-use crate::{agreement, labels, LoadedCodebook};
 use agora_engine::store::SqliteCache;
 use agora_environments::{ActionSpace, EnvSpec, Variant};
 use anyhow::Context as _;

@@ -52,12 +52,12 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use crate::dependency::REPLICATES_SCHEMA;
+use crate::labels;
 use crate::segment;
 use agora_agents::llm::{
     parse_cut_reply, parse_reply, CachedReply, ChatRequest, Message, ModelSpec, ParseOutcome, ReplyCache, Session,
     SessionError, StructuredMode,
 };
-use crate::labels;
 use agora_engine::store::SqliteCache;
 use agora_engine::Store;
 use agora_environments::{ActionSpace, EnvSpec, Frame, Variant};

@@ -20,10 +20,10 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::response::{Response, Skipped};
-use crate::segment::{ReplyForm, SegmentKind, SEGMENTER_VERSION};
 use crate::agreement::Validation;
 use crate::codebook::LoadedCodebook;
+use crate::response::{Response, Skipped};
+use crate::segment::{ReplyForm, SegmentKind, SEGMENTER_VERSION};
 use agora_analysis::stats::wilson;
 use agora_analysis::table::Table;
 

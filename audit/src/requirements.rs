@@ -92,12 +92,12 @@ use std::path::Path;
 use rusqlite::{params, Connection};
 use serde::Serialize;
 
+use crate::codebook::Codebook;
 use crate::dependency::DependencyRow;
+use crate::hex_digest;
 use crate::motives::{group_regression, motive_regression, reciprocity, AllocationDecision, AllocationSample};
 use crate::report::Audit;
 use crate::samples::{design_effect, icc_oneway, samples_per_arm};
-use crate::codebook::Codebook;
-use crate::hex_digest;
 use crate::Validation;
 use agora_analysis::stats::dist::{norm_cdf, norm_ppf, t_cdf, t_ppf};
 

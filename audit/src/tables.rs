@@ -28,10 +28,10 @@
 
 use rusqlite::{params, Connection};
 
-use crate::response::Response;
-use crate::segment::SEGMENTER_VERSION;
 use crate::codebook::LoadedCodebook;
 use crate::coder::Coder;
+use crate::response::Response;
+use crate::segment::SEGMENTER_VERSION;
 
 /// The audit's store tables (`agora_analysis::evidence::TABLES_SCHEMA`: the ladder reads them too).
 pub use agora_analysis::evidence::TABLES_SCHEMA as SCHEMA;

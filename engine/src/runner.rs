@@ -121,7 +121,14 @@ pub fn execute(
             }
             None => RunWorld::with_key(spec, key.to_string()),
         };
-        run_gathered(&todo, opts.max_live.max(1), opts.async_workers, &build, &mut |rec, rep| commit(rec, rep), &mut report)?;
+        run_gathered(
+            &todo,
+            opts.max_live.max(1),
+            opts.async_workers,
+            &build,
+            &mut |rec, rep| commit(rec, rep),
+            &mut report,
+        )?;
     }
     Ok(report)
 }

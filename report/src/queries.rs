@@ -342,7 +342,9 @@ pub fn society_outcomes(conn: &Connection) -> anyhow::Result<Vec<SocietyOutcome>
          WHERE t.kind = 'decision' AND r.cell = 'baseline' AND r.variant = 'C0' AND t.endpoint <> ?1
            AND (t.parse_status IN ('ok', 'fallback') OR (t.parse_status = 'truncated' AND t.action IS NOT NULL))",
     )?;
-    for row in st.query_map([agora_agents::HUMAN_ENDPOINT], |r| Ok(((r.get(0)?, r.get(1)?, r.get(2)?), (r.get(3)?, r.get(4)?, r.get(5)?))))? {
+    for row in st.query_map([agora_agents::HUMAN_ENDPOINT], |r| {
+        Ok(((r.get(0)?, r.get(1)?, r.get(2)?), (r.get(3)?, r.get(4)?, r.get(5)?)))
+    })? {
         let (k, v) = row?;
         slots.insert(k, v);
     }

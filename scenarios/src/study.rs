@@ -279,18 +279,16 @@ impl Study {
                 format!("expected {FORMAT_VERSION}, got {}", study.version),
             ));
         }
-        let human = study.blocks.iter().find(|b| {
-            b.rosters.iter().any(|r| r.members.iter().any(|m| matches!(m.policy, PolicySpec::Human(_))))
-        });
+        let human = study
+            .blocks
+            .iter()
+            .find(|b| b.rosters.iter().any(|r| r.members.iter().any(|m| matches!(m.policy, PolicySpec::Human(_)))));
         match (&study.participants, human) {
             (None, Some(b)) => {
                 return Err(ScenarioError::invalid(
                     path,
                     "participants",
-                    format!(
-                        "block `{}` has human seats: declare the participants' consent and instructions",
-                        b.name
-                    ),
+                    format!("block `{}` has human seats: declare the participants' consent and instructions", b.name),
                 ))
             }
             (Some(p), _) => p.check(path)?,

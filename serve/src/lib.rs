@@ -118,7 +118,10 @@ pub fn prepare(opts: &ServeOptions) -> Result<Arc<App>, ServeError> {
     let study = Study::load(&opts.study)?;
     let plan = Plan::load_with_models(&opts.study, opts.cells.as_deref(), opts.models.as_deref())?;
     let participants = study.participants.clone().ok_or_else(|| {
-        ServeError::BadInput(format!("{}: no `participants`: the study has no human seats to serve", opts.study.display()))
+        ServeError::BadInput(format!(
+            "{}: no `participants`: the study has no human seats to serve",
+            opts.study.display()
+        ))
     })?;
     let runs: Vec<RunSpec> =
         plan.runs.iter().filter(|r| r.seats.iter().any(|s| s.stand_in().is_some())).cloned().collect();
@@ -227,7 +230,8 @@ impl App {
                 policy_factory: Some(factory),
                 async_workers: Some(1),
             };
-            let result = Store::open(&app.desk.store).and_then(|mut store| execute(&[spec], &mut store, &opts, &mut |_| {}));
+            let result =
+                Store::open(&app.desk.store).and_then(|mut store| execute(&[spec], &mut store, &opts, &mut |_| {}));
             app.finish(idx, result.map(|_| ()).map_err(|e| e.to_string()));
         });
     }

@@ -61,7 +61,8 @@ const ANSWER_FORMAT: &str = "Answer with a JSON object only";
 impl Page {
     /// The page of a decision from the prompt rendered for it.
     pub fn from_rendered(r: &Rendered, obs: &Observation) -> Page {
-        let text = |role: &str| r.messages.iter().filter(|m| m.role == role).map(|m| m.content.as_str()).collect::<Vec<_>>();
+        let text =
+            |role: &str| r.messages.iter().filter(|m| m.role == role).map(|m| m.content.as_str()).collect::<Vec<_>>();
         let system = text("system").join("\n\n");
         let rules = match system.find(ANSWER_FORMAT) {
             Some(i) => system[..i].trim_end().to_string(),
@@ -82,7 +83,9 @@ impl Page {
                 Form::Choice { options: order.into_iter().map(|i| (i, labels[i as usize].clone())).collect() }
             }
             ActionSpace::Amount { min, max } => Form::Amount { min: *min, max: *max },
-            ActionSpace::Allocation { targets, max_each } => Form::Allocation { targets: *targets, max_each: *max_each },
+            ActionSpace::Allocation { targets, max_each } => {
+                Form::Allocation { targets: *targets, max_each: *max_each }
+            }
         };
         let mut h = Sha256::new();
         h.update(LAYOUT_VERSION.to_le_bytes());
@@ -132,7 +135,9 @@ impl Page {
             return Err(match &self.form {
                 Form::Choice { .. } => "that is not one of the options".to_string(),
                 Form::Amount { min, max } => format!("please enter a whole number from {min} to {max}"),
-                Form::Allocation { max_each, .. } => format!("please enter a whole number from 0 to {max_each} for each"),
+                Form::Allocation { max_each, .. } => {
+                    format!("please enter a whole number from 0 to {max_each} for each")
+                }
             });
         }
         Ok(action)

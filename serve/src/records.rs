@@ -130,14 +130,19 @@ pub fn answer(
 /// Every stored answer, for a restart.
 pub fn load_answers(store: &Path) -> rusqlite::Result<HashMap<(String, usize, u64), Submitted>> {
     let conn = open(store)?;
-    let mut st = conn.prepare("SELECT run_key, seat, slot, action, raw, response_ms, page_version FROM serve_answers")?;
+    let mut st =
+        conn.prepare("SELECT run_key, seat, slot, action, raw, response_ms, page_version FROM serve_answers")?;
     let rows = st.query_map([], |r| {
         let action: String = r.get(3)?;
         Ok((
             (r.get::<_, String>(0)?, r.get::<_, i64>(1)? as usize, r.get::<_, i64>(2)? as u64),
             Submitted {
                 action: decode(&action).ok_or_else(|| {
-                    rusqlite::Error::FromSqlConversionFailure(3, rusqlite::types::Type::Text, "serve_answers.action".into())
+                    rusqlite::Error::FromSqlConversionFailure(
+                        3,
+                        rusqlite::types::Type::Text,
+                        "serve_answers.action".into(),
+                    )
                 })?,
                 raw: r.get(4)?,
                 response_ms: r.get(5)?,

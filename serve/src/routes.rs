@@ -83,13 +83,25 @@ fn limited(app: &App, key: &str) -> bool {
 /// The participant a code names, or the response refusing it (unknown, expired, too many
 /// requests).
 fn participant(app: &App, code: &str) -> Result<String, Box<Response>> {
-    let unknown = || message(app, StatusCode::NOT_FOUND, "Unknown link", &["This link is not valid. Please use the link you were given."]);
+    let unknown = || {
+        message(
+            app,
+            StatusCode::NOT_FOUND,
+            "Unknown link",
+            &["This link is not valid. Please use the link you were given."],
+        )
+    };
     if !secret::is_code(code) {
         return Err(Box::new(unknown()));
     }
     let hash = secret::code_hash(code);
     if limited(app, &hash) {
-        return Err(Box::new(message(app, StatusCode::TOO_MANY_REQUESTS, "Too many requests", &["Please wait a moment and reload."])));
+        return Err(Box::new(message(
+            app,
+            StatusCode::TOO_MANY_REQUESTS,
+            "Too many requests",
+            &["Please wait a moment and reload."],
+        )));
     }
     let inner = app.desk.lock();
     match inner.participants.get(&hash) {
@@ -116,14 +128,25 @@ async fn join(State(app): State<Arc<App>>, headers: HeaderMap, Query(q): Query<J
         return message(&app, StatusCode::TOO_MANY_REQUESTS, "Too many requests", &["Please wait a moment."]);
     }
     let Some(pool_id) = q.pool_id.filter(|p| !p.trim().is_empty() && p.len() <= 128) else {
-        return message(&app, StatusCode::BAD_REQUEST, "No participant id", &["This link needs your participant id (pool_id)."]);
+        return message(
+            &app,
+            StatusCode::BAD_REQUEST,
+            "No participant id",
+            &["This link needs your participant id (pool_id)."],
+        );
     };
     let Some(key) = &app.pool_key else {
         return message(&app, StatusCode::BAD_REQUEST, "Not open", &["This session takes personal links only."]);
     };
     let hash = secret::pool_hash(key, pool_id.trim());
     // A returning participant gets a fresh code for the same record.
-    let existing = app.desk.lock().participants.values().find(|p| p.pool_hash.as_deref() == Some(&hash)).map(|p| p.code_hash.clone());
+    let existing = app
+        .desk
+        .lock()
+        .participants
+        .values()
+        .find(|p| p.pool_hash.as_deref() == Some(&hash))
+        .map(|p| p.code_hash.clone());
     let code = match existing {
         Some(old) => {
             let code = secret::token();
@@ -133,7 +156,10 @@ async fn join(State(app): State<Arc<App>>, headers: HeaderMap, Query(q): Query<J
                 return message(&app, StatusCode::CONFLICT, "Try again", &["Please reload."]);
             };
             p.code_hash.clone_from(&new_hash);
-            if let Err(e) = app.db().execute("UPDATE serve_participants SET code_hash = ?1 WHERE participant_id = ?2", rusqlite::params![new_hash, p.id]) {
+            if let Err(e) = app.db().execute(
+                "UPDATE serve_participants SET code_hash = ?1 WHERE participant_id = ?2",
+                rusqlite::params![new_hash, p.id],
+            ) {
                 return message(&app, StatusCode::INTERNAL_SERVER_ERROR, "Error", &[&e.to_string()]);
             }
             inner.participants.insert(new_hash, p);
@@ -188,12 +214,22 @@ fn render_stage(app: &App, code: &str, hash: &str, error: Option<&str>) -> Respo
     };
     let cfg = &app.participants;
     match &p.stage {
-        Stage::Consent => html(app, StatusCode::OK, "consent.html", context! { title => "Consent", page => "consent", code, consent => lines(&cfg.consent) }),
+        Stage::Consent => html(
+            app,
+            StatusCode::OK,
+            "consent.html",
+            context! { title => "Consent", page => "consent", code, consent => lines(&cfg.consent) },
+        ),
         Stage::Instructions => {
             let status = if error.is_some() { StatusCode::UNPROCESSABLE_ENTITY } else { StatusCode::OK };
             let questions: Vec<minijinja::Value> =
                 cfg.comprehension.iter().map(|q| context! { text => q.text, options => q.options }).collect();
-            html(app, status, "instructions.html", context! { title => "Instructions", page => "instructions", code, instructions => lines(&cfg.instructions), questions, error })
+            html(
+                app,
+                status,
+                "instructions.html",
+                context! { title => "Instructions", page => "instructions", code, instructions => lines(&cfg.instructions), questions, error },
+            )
         }
         Stage::Waiting => html(
             app,
@@ -220,10 +256,17 @@ fn render_stage(app: &App, code: &str, hash: &str, error: Option<&str>) -> Respo
                 );
             }
             let waiting = match &inner.societies[s].state {
-                SocietyState::Filling(_) | SocietyState::Open => "Waiting for the other participants to join. This page reloads itself.",
+                SocietyState::Filling(_) | SocietyState::Open => {
+                    "Waiting for the other participants to join. This page reloads itself."
+                }
                 _ => "Waiting for the others to decide. This page reloads itself.",
             };
-            html(app, StatusCode::OK, "message.html", context! { title => "Please wait", page => "waiting", lines => vec![waiting], refresh => 1 })
+            html(
+                app,
+                StatusCode::OK,
+                "message.html",
+                context! { title => "Please wait", page => "waiting", lines => vec![waiting], refresh => 1 },
+            )
         }
         Stage::Done => html(
             app,
@@ -290,7 +333,14 @@ async fn consent(State(app): State<Arc<App>>, Path(code): Path<String>, Form(f):
                     return message(&app, StatusCode::INTERNAL_SERVER_ERROR, "Error", &[&e.to_string()]);
                 }
             }
-            _ => return message(&app, StatusCode::UNPROCESSABLE_ENTITY, "Please choose", &["Please choose whether you agree."]),
+            _ => {
+                return message(
+                    &app,
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    "Please choose",
+                    &["Please choose whether you agree."],
+                )
+            }
         }
     }
     Redirect::to(&crate::link(&code)).into_response()
@@ -364,15 +414,30 @@ async fn act(State(app): State<Arc<App>>, Path(code): Path<String>, Form(f): For
     let participant_id = p.id.clone();
     if inner.answered.contains(&nonce) {
         drop(inner);
-        return message(&app, StatusCode::OK, "Already recorded", &["Your answer to this decision was already recorded; it counts once."]);
+        return message(
+            &app,
+            StatusCode::OK,
+            "Already recorded",
+            &["Your answer to this decision was already recorded; it counts once."],
+        );
     }
     let Some((open, pending)) = inner.pending.get(&(s, seat)) else {
         drop(inner);
-        return message(&app, StatusCode::CONFLICT, "No decision open", &["This decision is closed; the page will show what comes next."]);
+        return message(
+            &app,
+            StatusCode::CONFLICT,
+            "No decision open",
+            &["This decision is closed; the page will show what comes next."],
+        );
     };
     if !secret::same(open, &nonce) {
         drop(inner);
-        return message(&app, StatusCode::CONFLICT, "Out of date", &["This page is out of date (its decision is closed). Please reload."]);
+        return message(
+            &app,
+            StatusCode::CONFLICT,
+            "Out of date",
+            &["This page is out of date (its decision is closed). Please reload."],
+        );
     }
     let action = match pending.page.read(&f) {
         Ok(a) => a,
@@ -394,7 +459,12 @@ async fn act(State(app): State<Arc<App>>, Path(code): Path<String>, Form(f): For
     let key = inner.societies[s].key.clone();
     // Kept for a restart before the engine is told: an answer given is never lost.
     if let Err(e) = records::answer(&app.db(), &key, seat, pending.slot, &participant_id, &answer) {
-        return message(&app, StatusCode::INTERNAL_SERVER_ERROR, "Error", &[&format!("your answer could not be stored: {e}")]);
+        return message(
+            &app,
+            StatusCode::INTERNAL_SERVER_ERROR,
+            "Error",
+            &[&format!("your answer could not be stored: {e}")],
+        );
     }
     let _ = pending.tx.send(answer);
     drop(inner);
@@ -402,15 +472,14 @@ async fn act(State(app): State<Arc<App>>, Path(code): Path<String>, Form(f): For
 }
 
 fn authorised(app: &App, headers: &HeaderMap, query_token: Option<&str>) -> bool {
-    let bearer = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.strip_prefix("Bearer "));
+    let bearer =
+        headers.get(header::AUTHORIZATION).and_then(|v| v.to_str().ok()).and_then(|v| v.strip_prefix("Bearer "));
     bearer.or(query_token).is_some_and(|t| secret::same(t, &app.admin_token))
 }
 
 fn refused() -> Response {
-    (StatusCode::UNAUTHORIZED, Json(serde_json::json!({ "error": "the admin token is missing or wrong" }))).into_response()
+    (StatusCode::UNAUTHORIZED, Json(serde_json::json!({ "error": "the admin token is missing or wrong" })))
+        .into_response()
 }
 
 #[derive(Deserialize)]
@@ -471,14 +540,20 @@ async fn admin_sessions(State(app): State<Arc<App>>, headers: HeaderMap, Json(bo
         return refused();
     }
     if body.count == 0 || body.count > MAX_CODES_PER_CALL {
-        return (StatusCode::BAD_REQUEST, Json(serde_json::json!({ "error": format!("count: 1 to {MAX_CODES_PER_CALL}") }))).into_response();
+        return (
+            StatusCode::BAD_REQUEST,
+            Json(serde_json::json!({ "error": format!("count: 1 to {MAX_CODES_PER_CALL}") })),
+        )
+            .into_response();
     }
     match app.create_codes(body.count, None) {
         Ok(codes) => {
             let links: Vec<String> = codes.iter().map(|c| crate::link(c)).collect();
             Json(serde_json::json!({ "codes": codes, "links": links })).into_response()
         }
-        Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, Json(serde_json::json!({ "error": e.to_string() }))).into_response(),
+        Err(e) => {
+            (StatusCode::INTERNAL_SERVER_ERROR, Json(serde_json::json!({ "error": e.to_string() }))).into_response()
+        }
     }
 }
 
@@ -518,6 +593,8 @@ async fn admin_export(State(app): State<Arc<App>>, headers: HeaderMap) -> Respon
     })();
     match rows {
         Ok(v) => Json(v).into_response(),
-        Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, Json(serde_json::json!({ "error": e.to_string() }))).into_response(),
+        Err(e) => {
+            (StatusCode::INTERNAL_SERVER_ERROR, Json(serde_json::json!({ "error": e.to_string() }))).into_response()
+        }
     }
 }

@@ -35,7 +35,10 @@ fn human_anchors_computed_from_the_store_grade_a_claim() {
             // The first cooperates throughout; the second defects in the last `defects` rounds.
             let (x, y) = tokio::join!(
                 play(&base, a, |_, _| vec![("choice".into(), "0".into())]),
-                play(&base, b, move |_, slot| vec![("choice".into(), if slot >= 4 - defects { "1" } else { "0" }.into())])
+                play(&base, b, move |_, slot| vec![(
+                    "choice".into(),
+                    if slot >= 4 - defects { "1" } else { "0" }.into()
+                )])
             );
             assert_eq!((x.len(), y.len()), (4, 4));
         }
@@ -68,7 +71,8 @@ fn human_anchors_computed_from_the_store_grade_a_claim() {
     assert_eq!(shares, [0.625, 0.75, 0.75, 0.875]);
     assert!((a.mean - 0.75).abs() < 1e-12 && a.ci_low < 0.75 && a.ci_high > 0.75);
     assert_eq!(a.margin, 0.15, "the corridor's half-width");
-    let hash: String = c.query_row("SELECT plan_hash FROM studies WHERE study = 'lab'", [], |r| r.get(0)).expect("hash");
+    let hash: String =
+        c.query_row("SELECT plan_hash FROM studies WHERE study = 'lab'", [], |r| r.get(0)).expect("hash");
     assert_eq!((a.study.as_str(), a.study_hash.as_str()), ("lab", hash.as_str()));
     // The file round-trips.
     assert_eq!(HumanAnchors::parse(&anchors.to_ron()).expect("parses"), anchors);
@@ -108,7 +112,13 @@ fn human_anchors_computed_from_the_store_grade_a_claim() {
     let at = html.find("Your participants beside the models").expect("the section");
     let section = &html[at..at + html[at..].find("</table>").expect("its table")];
     let row = section.split("<tr>").find(|r| r.contains("pd-corridor")).expect("the corridor's row");
-    assert!(row.contains("<td>4</td>") && row.contains("0.750") && row.contains("three-of-four: 0.750 (3)") && row.contains("always: 1.000 (3)"), "{row}");
+    assert!(
+        row.contains("<td>4</td>")
+            && row.contains("0.750")
+            && row.contains("three-of-four: 0.750 (3)")
+            && row.contains("always: 1.000 (3)"),
+        "{row}"
+    );
     // People's form submissions are not shown as model replies.
     assert!(!html.contains("&quot;choice&quot;") && !html.contains("\"choice\""), "a person's form among the excerpts");
     // The people themselves are the sample, not a graded roster.

@@ -78,7 +78,8 @@ impl Browser {
             }
         };
         std::thread::spawn(move || for _ in err.lines() {});
-        let list: Value = reqwest::get(format!("http://127.0.0.1:{port}/json/list")).await.expect("list").json().await.expect("json");
+        let list: Value =
+            reqwest::get(format!("http://127.0.0.1:{port}/json/list")).await.expect("list").json().await.expect("json");
         let page = list.as_array().expect("targets").iter().find(|t| t["type"] == "page").expect("a page").clone();
         let url = page["webSocketDebuggerUrl"].as_str().expect("ws url").to_string();
         let (ws, _) = tokio_tungstenite::connect_async(url).await.expect("devtools");
@@ -88,9 +89,14 @@ impl Browser {
     async fn call(&mut self, method: &str, params: Value) -> Result<Value, String> {
         self.next += 1;
         let id = self.next;
-        self.ws.send(Message::Text(json!({ "id": id, "method": method, "params": params }).to_string().into())).await.map_err(|e| e.to_string())?;
+        self.ws
+            .send(Message::Text(json!({ "id": id, "method": method, "params": params }).to_string().into()))
+            .await
+            .map_err(|e| e.to_string())?;
         loop {
-            let msg = tokio::time::timeout(Duration::from_secs(30), self.ws.next()).await.map_err(|_| "no answer".to_string())?;
+            let msg = tokio::time::timeout(Duration::from_secs(30), self.ws.next())
+                .await
+                .map_err(|_| "no answer".to_string())?;
             let Some(Ok(Message::Text(t))) = msg else { continue };
             let v: Value = serde_json::from_str(&t).map_err(|e| e.to_string())?;
             if v["id"] == id {
@@ -121,7 +127,9 @@ impl Browser {
         let deadline = Instant::now() + Duration::from_secs(30);
         while Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(30)).await;
-            if self.eval("window.__left !== true && document.readyState === 'complete'").await == Some(Value::Bool(true)) {
+            if self.eval("window.__left !== true && document.readyState === 'complete'").await
+                == Some(Value::Bool(true))
+            {
                 return;
             }
         }
@@ -152,9 +160,14 @@ async fn participate(browser: &mut Browser, url: &str, decide: impl Fn(&str, usi
         let Some(page) = browser.eval("document.readyState === 'complete' && document.querySelector('main') ? document.querySelector('main').id : ''").await else { continue };
         match page.as_str().unwrap_or("") {
             "consent" => browser.click("document.getElementById('agree').click()").await,
-            "instructions" => browser.click("document.getElementById('q0-1').click(); document.getElementById('continue').click()").await,
+            "instructions" => {
+                browser
+                    .click("document.getElementById('q0-1').click(); document.getElementById('continue').click()")
+                    .await
+            }
             "play" => {
-                let version = browser.eval("document.body.innerText.match(/Page ([0-9a-f]{16})/)[1]").await.expect("version");
+                let version =
+                    browser.eval("document.body.innerText.match(/Page ([0-9a-f]{16})/)[1]").await.expect("version");
                 let form = browser
                     .eval("document.getElementById('amount') ? 'amount' : Array.from(document.querySelectorAll('button[name=choice]')).map(b => b.value + '=' + b.innerText).join('|')")
                     .await
@@ -166,7 +179,11 @@ async fn participate(browser: &mut Browser, url: &str, decide: impl Fn(&str, usi
             }
             "done" => {
                 seen.payoff = browser.eval("document.getElementById('payoff') ? Number(document.getElementById('payoff').innerText) : null").await.and_then(|v| v.as_f64());
-                seen.completion = browser.eval("document.getElementById('completion').innerText").await.and_then(|v| v.as_str().map(String::from)).unwrap_or_default();
+                seen.completion = browser
+                    .eval("document.getElementById('completion').innerText")
+                    .await
+                    .and_then(|v| v.as_str().map(String::from))
+                    .unwrap_or_default();
                 return seen;
             }
             // The waiting room reloads itself.
@@ -180,7 +197,11 @@ async fn participate(browser: &mut Browser, url: &str, decide: impl Fn(&str, usi
 fn check(store: &Path, seen: &Seen) {
     let c = rusqlite::Connection::open(store).expect("store");
     let id: String = c
-        .query_row("SELECT participant_id FROM serve_participants WHERE completion_code = ?1", [&seen.completion], |r| r.get(0))
+        .query_row(
+            "SELECT participant_id FROM serve_participants WHERE completion_code = ?1",
+            [&seen.completion],
+            |r| r.get(0),
+        )
         .expect("the completion code shown names a participant");
     let rows: Vec<(String, String, i64, String)> = c
         .prepare("SELECT t.action, t.messages_json, t.seat, r.run_key FROM transcripts t JOIN runs r ON r.run_id = t.run_id WHERE t.served_id = ?1 ORDER BY t.slot")
@@ -252,7 +273,10 @@ fn people_play_in_a_real_browser_and_the_records_are_what_the_pages_showed() {
         // The ultimatum game against the model: offer 4, accept what is offered.
         let sc = participate(&mut a, &format!("{base}/p/{}", codes[2]), |f, _| {
             if f == "amount" {
-                ("document.getElementById('amount').value = '4'; document.getElementById('submit').click()".into(), "a4".into())
+                (
+                    "document.getElementById('amount').value = '4'; document.getElementById('submit').click()".into(),
+                    "a4".into(),
+                )
             } else {
                 button(f, 0)
             }
@@ -280,7 +304,12 @@ fn people_play_in_a_real_browser_and_the_records_are_what_the_pages_showed() {
         .expect("who");
     assert_eq!(
         who,
-        [("naming".into(), "human".into()), ("pd".into(), "human".into()), ("ultimatum".into(), "fake".into()), ("ultimatum".into(), "human".into())]
+        [
+            ("naming".into(), "human".into()),
+            ("pd".into(), "human".into()),
+            ("ultimatum".into(), "fake".into()),
+            ("ultimatum".into(), "human".into())
+        ]
     );
     rt_fake.block_on(async { server.stop() });
 }

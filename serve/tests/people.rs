@@ -51,8 +51,12 @@ fn two_participants_play_a_dilemma_against_each_other() {
             }
             tokio::time::sleep(std::time::Duration::from_millis(20)).await;
         };
-        let labels: Vec<String> =
-            form0["options"].as_array().expect("options").iter().map(|o| o[1].as_str().expect("l").to_string()).collect();
+        let labels: Vec<String> = form0["options"]
+            .as_array()
+            .expect("options")
+            .iter()
+            .map(|o| o[1].as_str().expect("l").to_string())
+            .collect();
         let (cooperate, defect) = (labels[0].clone(), labels[1].clone());
         let (a, b) = tokio::join!(
             play(&base, &codes[0], |f, _| pick(f, &cooperate)),
@@ -103,7 +107,10 @@ fn two_participants_play_a_dilemma_against_each_other() {
         "decisions {a:?} {b:?} (labels {labels:?})"
     );
     // Each recorded page is the version shown, with a response time.
-    assert_eq!(count(&store, "SELECT COUNT(*) FROM transcripts WHERE messages_json LIKE '%page_version%' AND latency_ms > 0"), 6);
+    assert_eq!(
+        count(&store, "SELECT COUNT(*) FROM transcripts WHERE messages_json LIKE '%page_version%' AND latency_ms > 0"),
+        6
+    );
     assert_eq!(count(&store, "SELECT COUNT(*) FROM serve_answers"), 6);
     assert_eq!(count(&store, "SELECT COUNT(*) FROM serve_participants WHERE consent_at IS NOT NULL AND completion_code IS NOT NULL AND payoff IS NOT NULL"), 2);
 }

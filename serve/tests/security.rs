@@ -39,9 +39,15 @@ fn participants_act_only_for_their_own_seat_with_a_legal_action_once() {
     s.rt.block_on(async {
         let c = client();
         // The admin API and page refuse without the token, or with a wrong one.
-        let r = c.post(format!("{base}/admin/api/sessions")).json(&serde_json::json!({"count": 2})).send().await.expect("s");
+        let r = c
+            .post(format!("{base}/admin/api/sessions"))
+            .json(&serde_json::json!({"count": 2}))
+            .send()
+            .await
+            .expect("s");
         assert_eq!(r.status(), 401);
-        let r = c.get(format!("{base}/admin/api/status")).bearer_auth("wrong-token-0123456789").send().await.expect("s");
+        let r =
+            c.get(format!("{base}/admin/api/status")).bearer_auth("wrong-token-0123456789").send().await.expect("s");
         assert_eq!(r.status(), 401);
         assert_eq!(c.get(format!("{base}/admin")).send().await.expect("s").status(), 401);
         assert_eq!(c.get(format!("{base}/admin/api/export")).send().await.expect("s").status(), 401);
@@ -61,7 +67,12 @@ fn participants_act_only_for_their_own_seat_with_a_legal_action_once() {
         let (na, nb) = (da["nonce"].as_str().expect("n").to_string(), db["nonce"].as_str().expect("n").to_string());
         assert_ne!(na, nb);
         // B cannot act with A's decision (another seat's nonce), nor read A's page by state.
-        let r = c.post(format!("{base}/p/{b}/act")).form(&[("nonce", na.as_str()), ("choice", "0")]).send().await.expect("s");
+        let r = c
+            .post(format!("{base}/p/{b}/act"))
+            .form(&[("nonce", na.as_str()), ("choice", "0")])
+            .send()
+            .await
+            .expect("s");
         assert_eq!(r.status(), 409);
         let sb = state(&base, b).await;
         assert_eq!(sb["decision"]["nonce"], nb.as_str(), "B sees only B's decision");
@@ -86,15 +97,33 @@ fn participants_act_only_for_their_own_seat_with_a_legal_action_once() {
         }
         assert_eq!(count(&store, "SELECT COUNT(*) FROM serve_answers"), 1);
         // A stale nonce (not the open one) is refused.
-        let r = c.post(format!("{base}/p/{b}/act")).form(&[("nonce", "0".repeat(32).as_str()), ("choice", "0")]).send().await.expect("s");
+        let r = c
+            .post(format!("{base}/p/{b}/act"))
+            .form(&[("nonce", "0".repeat(32).as_str()), ("choice", "0")])
+            .send()
+            .await
+            .expect("s");
         assert_eq!(r.status(), 409);
         // Bodies are bounded.
         let big = "x".repeat(64 * 1024);
-        let r = c.post(format!("{base}/p/{b}/act")).form(&[("nonce", nb.as_str()), ("choice", big.as_str())]).send().await.expect("s");
+        let r = c
+            .post(format!("{base}/p/{b}/act"))
+            .form(&[("nonce", nb.as_str()), ("choice", big.as_str())])
+            .send()
+            .await
+            .expect("s");
         assert_eq!(r.status(), 413);
         // Finish the game; the records hold one decision per submitted answer.
-        let _ = c.post(format!("{base}/p/{b}/act")).form(&[("nonce", nb.as_str()), ("choice", "0")]).send().await.expect("s");
-        let (x, y) = tokio::join!(play(&base, a, |_, _| vec![("choice".into(), "0".into())]), play(&base, b, |_, _| vec![("choice".into(), "0".into())]));
+        let _ = c
+            .post(format!("{base}/p/{b}/act"))
+            .form(&[("nonce", nb.as_str()), ("choice", "0")])
+            .send()
+            .await
+            .expect("s");
+        let (x, y) = tokio::join!(
+            play(&base, a, |_, _| vec![("choice".into(), "0".into())]),
+            play(&base, b, |_, _| vec![("choice".into(), "0".into())])
+        );
         assert_eq!((x.len(), y.len()), (1, 1));
         // The rate limit: a burst beyond it is answered 429.
         let mut limited = false;
@@ -161,7 +190,10 @@ fn expired_codes_declined_consent_and_failed_questions_end_without_play() {
         assert_eq!(r.status(), 410);
     });
     assert_eq!(count(&store, "SELECT COUNT(*) FROM runs"), 0);
-    assert_eq!(count(&store, "SELECT COUNT(*) FROM serve_participants WHERE stage = 'released' AND consent_at IS NULL"), 1);
+    assert_eq!(
+        count(&store, "SELECT COUNT(*) FROM serve_participants WHERE stage = 'released' AND consent_at IS NULL"),
+        1
+    );
     assert_eq!(count(&store, "SELECT COUNT(*) FROM serve_participants WHERE stage = 'released' AND consent_at IS NOT NULL AND comprehension_tries = 2"), 1);
 }
 
@@ -201,7 +233,8 @@ fn empty_seats_and_silent_participants_are_played_by_the_stand_in_and_recorded_a
         .expect("rows");
     assert_eq!(rows.len(), 8, "{rows:?}");
     assert!(rows.iter().all(|r| r.2 == "stand-in:tit-for-tat" && r.3 == "fallback"), "{rows:?}");
-    let seated: i64 = c.query_row("SELECT seat FROM serve_participants WHERE run_key IS NOT NULL", [], |r| r.get(0)).expect("seat");
+    let seated: i64 =
+        c.query_row("SELECT seat FROM serve_participants WHERE run_key IS NOT NULL", [], |r| r.get(0)).expect("seat");
     for r in &rows {
         if r.0 == seated {
             let why = if r.1 < 2 { "gave no answer within 1 s" } else { "missed 2 decisions in a row" };
@@ -233,7 +266,10 @@ fn a_pause_holds_new_participants_and_a_full_session_releases_the_extra_ones() {
         let c = client();
         let codes = codes(&base, 3).await;
         let pause = |paused: bool| {
-            c.post(format!("{base}/admin/api/pause")).bearer_auth(TOKEN).json(&serde_json::json!({ "paused": paused })).send()
+            c.post(format!("{base}/admin/api/pause"))
+                .bearer_auth(TOKEN)
+                .json(&serde_json::json!({ "paused": paused }))
+                .send()
         };
         assert_eq!(pause(true).await.expect("pause").status(), 200);
         enter(&base, &codes[0]).await;
@@ -249,8 +285,15 @@ fn a_pause_holds_new_participants_and_a_full_session_releases_the_extra_ones() {
         let extra = state(&base, &codes[2]).await;
         assert_eq!(extra["stage"], "released", "{extra}");
         assert!(extra["completion"].as_str().is_some_and(|c| c.len() == 8), "{extra}");
-        let status: Value =
-            c.get(format!("{base}/admin/api/status")).bearer_auth(TOKEN).send().await.expect("s").json().await.expect("j");
+        let status: Value = c
+            .get(format!("{base}/admin/api/status"))
+            .bearer_auth(TOKEN)
+            .send()
+            .await
+            .expect("s")
+            .json()
+            .await
+            .expect("j");
         assert_eq!(status["societies"][0]["seated"], 2, "{status}");
     });
 }

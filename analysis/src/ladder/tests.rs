@@ -586,7 +586,9 @@ fn human_anchors_from_the_store_replace_the_published_anchor_of_their_claim_only
     let v = grade_against(&claim("ultimatum-offer"), &out, None, Some(&lab));
     assert_eq!(v.tier, 1, "{v:?}");
     assert!(
-        v.evidence.iter().any(|e| e.contains("offer equivalent to the lab's human runs") && e.contains("6 human runs of lab")),
+        v.evidence
+            .iter()
+            .any(|e| e.contains("offer equivalent to the lab's human runs") && e.contains("6 human runs of lab")),
         "{:?}",
         v.evidence
     );
@@ -615,5 +617,9 @@ fn a_claim_without_a_published_value_is_tested_against_the_labs_runs() {
     let thin = human("pgg-round10-human", "contribution_r10", 0.10, &[0.19, 0.21]);
     let v = grade_against(&claim("pgg-round10-human"), &out, None, Some(&thin));
     assert_eq!(v.tier, 0);
-    assert!(v.evidence.iter().any(|e| e.contains("2 human runs of `contribution_r10` (fewer than 3)")), "{:?}", v.evidence);
+    assert!(
+        v.evidence.iter().any(|e| e.contains("2 human runs of `contribution_r10` (fewer than 3)")),
+        "{:?}",
+        v.evidence
+    );
 }

@@ -255,12 +255,10 @@ fn the_recorded_gate_refuses_a_codebook_the_store_does_not_hold_and_replaces_old
         )
     };
     conn.execute_batch(&response(1, "elsewhere", "m1")).expect("row");
-    conn.execute("INSERT INTO audit_codebooks VALUES (?1, ?2, ?3, ?4)", params![
-        cb.codebook.name,
-        cb.codebook.version,
-        cb.sha256,
-        crate::codebook::DEFAULT_CODEBOOK_RON
-    ])
+    conn.execute(
+        "INSERT INTO audit_codebooks VALUES (?1, ?2, ?3, ?4)",
+        params![cb.codebook.name, cb.codebook.version, cb.sha256, crate::codebook::DEFAULT_CODEBOOK_RON],
+    )
     .expect("codebook");
     conn.execute_batch(&response(2, &cb.sha256, "m2")).expect("row");
     assert_eq!(record_gates(&mut conn).expect("gates"), 2);

@@ -98,7 +98,11 @@ pub async fn state(base: &str, code: &str) -> Value {
 
 /// Plays every decision with `choose(form, slot)` (the form's fields) until the end; returns
 /// the fields submitted, in order.
-pub async fn play(base: &str, code: &str, choose: impl Fn(&Value, u64) -> Vec<(String, String)>) -> Vec<Vec<(String, String)>> {
+pub async fn play(
+    base: &str,
+    code: &str,
+    choose: impl Fn(&Value, u64) -> Vec<(String, String)>,
+) -> Vec<Vec<(String, String)>> {
     let c = client();
     let mut sent = Vec::new();
     let deadline = std::time::Instant::now() + Duration::from_secs(120);
