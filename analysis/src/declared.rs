@@ -192,7 +192,7 @@ impl Declared {
     }
 
     /// Declarations as a build of the games hands them out (any value that serialises as the
-    /// engine records it: `agora_environments::declarations()`), for outcomes not read from a
+    /// engine records it: the games' `declarations()`), for outcomes not read from a
     /// store (the replay).
     pub fn from_values<T: Serialize>(values: &[T]) -> Result<Declared, String> {
         let texts: Result<Vec<String>, String> =
@@ -301,10 +301,16 @@ impl Declared {
 pub(crate) mod tests {
     use super::*;
 
-    /// The declarations of this build's games, as the engine records them.
+    /// The declarations of this build's games, as the engine records them: the fixture
+    /// `tests/fixtures/declarations.json` (held to the games by the workspace's
+    /// `declarations_fixture` test; this crate never imports the games).
     pub(crate) fn shipped() -> &'static Declared {
         static D: std::sync::OnceLock<Declared> = std::sync::OnceLock::new();
-        D.get_or_init(|| Declared::from_values(&agora_environments::declarations()).expect("read"))
+        D.get_or_init(|| {
+            let values: Vec<serde_json::Value> =
+                serde_json::from_str(include_str!("../tests/fixtures/declarations.json")).expect("the fixture");
+            Declared::from_values(&values).expect("read")
+        })
     }
 
     #[test]

@@ -67,9 +67,12 @@ struct Place<'a> {
     level: &'a str,
 }
 
-/// The declarations of this build's games, as the engine records them in a store.
+/// The declarations of this build's games, as the engine records them in a store (the fixture
+/// the workspace's `declarations_fixture` test holds to the games).
 fn declared() -> agora_analysis::Declared {
-    agora_analysis::Declared::from_values(&agora_environments::declarations()).expect("declarations read")
+    let values: Vec<serde_json::Value> =
+        serde_json::from_str(include_str!("fixtures/declarations.json")).expect("the declarations fixture");
+    agora_analysis::Declared::from_values(&values).expect("declarations read")
 }
 
 fn place<'a>(environment: &'a str, arm: &'a str, variant: &'a str, cell: &'a str, level: &'a str) -> Place<'a> {
