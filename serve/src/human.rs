@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use agora_agents::llm::{PromptOptions, PromptRenderer, Transcript, TranscriptSink};
 use agora_agents::{AgentError, Decision, Policy, PolicyMeta};
-use agora_environments::{Action, EnvSpec, Feedback, Observation};
+use agora_environments::{EnvSpec, Feedback, Observation};
 use rand::RngCore;
 
 use crate::desk::{Desk, Submitted};
@@ -199,9 +199,4 @@ fn record_answer(t: &mut Transcript, a: &Submitted) {
     t.raw_reply = a.raw.clone();
     t.parse_status = "ok".into();
     t.latency_ms = a.response_ms;
-}
-
-/// Whether `action` is legal for the page's decision (the engine's own check, the action space).
-pub fn legal(page: &Page, action: &Action) -> bool {
-    page.space.contains(action)
 }

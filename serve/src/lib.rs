@@ -27,7 +27,7 @@ mod templates;
 
 use std::collections::{BTreeMap, HashMap};
 use std::net::SocketAddr;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -345,9 +345,4 @@ pub async fn serve(app: Arc<App>, bind: SocketAddr) -> Result<(SocketAddr, tokio
 /// The path of a participant's page.
 pub fn link(code: &str) -> String {
     format!("/p/{code}")
-}
-
-/// Whether `path` names a store file that can be opened (for the command line's checks).
-pub fn store_dir_ok(path: &Path) -> bool {
-    path.parent().is_none_or(|d| d.as_os_str().is_empty() || d.is_dir())
 }
