@@ -51,11 +51,11 @@ pub struct EquivalenceRow {
 }
 
 /// One value a claim is tested against: (metric, θ or none when not on record, margin).
-type Target = (String, Option<f64>, f64);
+pub(crate) type Target = (String, Option<f64>, f64);
 
 /// The values a claim matches by TOST; empty for a claim that does not match a value by TOST
 /// (a direction, a majority, a critical mass, a distance).
-fn targets(claim: &Claim, anchors: &AnchorTable) -> Vec<Target> {
+pub(crate) fn targets(claim: &Claim, anchors: &AnchorTable) -> Vec<Target> {
     let Some(anchor) = anchors.get(claim.kind.anchor()) else { return Vec::new() };
     match (&claim.kind, &anchor.value) {
         (ClaimKind::Equivalence { .. }, value) => {

@@ -22,7 +22,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use crate::anchors::{AnchorTable, AnchorValue};
+use crate::anchors::AnchorTable;
 use crate::claims::{Claim, ClaimKind, ClaimTable};
 use crate::common::{fmt, values, Index, MIN_RUNS};
 use crate::equivalence::Match;
@@ -76,21 +76,6 @@ pub struct HumanAnchor {
     pub date: String,
 }
 
-/// The metrics a claim is tested on by TOST, with their margins.
-fn targets(claim: &Claim, anchors: &AnchorTable) -> Vec<(String, f64)> {
-    let Some(anchor) = anchors.get(claim.kind.anchor()) else { return Vec::new() };
-    match (&claim.kind, &anchor.value) {
-        (ClaimKind::Equivalence { .. }, _) => {
-            claim.margin(anchors).map(|m| vec![(claim.metric.clone(), m)]).unwrap_or_default()
-        }
-        (ClaimKind::Range { .. }, AnchorValue::Range { low, high }) => vec![(claim.metric.clone(), (high - low) / 2.0)],
-        (ClaimKind::TypeShares { shares, margin, .. }, _) => {
-            shares.iter().map(|s| (s.metric.clone(), *margin)).collect()
-        }
-        _ => Vec::new(),
-    }
-}
-
 /// Today's date in UTC.
 fn today() -> String {
     let days =
@@ -132,8 +117,10 @@ pub fn from_store(path: &Path, study: Option<&str>) -> Result<HumanAnchors, Anal
     let anchors_table = AnchorTable::shipped();
     let mut anchors = Vec::new();
     let date = today();
-    for claim in &ClaimTable::shipped().claims {
-        for (metric, margin) in targets(claim, anchors_table) {
+    // An arm contrast is a test between two arms, not a value; the others as equivalence reads them.
+    for claim in ClaimTable::shipped().claims.iter().filter(|c| !matches!(c.kind, ClaimKind::ArmContrast { .. })) {
+        // The metrics the claim's equivalence test reads, at its margins (a range's half-width).
+        for (metric, _, margin) in crate::equivalence::targets(claim, anchors_table) {
             let mine: Vec<&crate::RunOutcome> =
                 kept.iter().filter(|r| r.environment == claim.environment && r.arm == claim.arm).collect();
             let v = values(&mine, &metric);
