@@ -139,7 +139,7 @@ pub(crate) fn equivalence(
 
 /// How one model's baseline matches the claim's anchor by TOST.
 #[derive(Clone, Debug, PartialEq)]
-pub enum Match {
+pub(crate) enum Match {
     /// Every target is equivalent; the evidence in words.
     Yes(String),
     /// Tested, and some target is not equivalent.

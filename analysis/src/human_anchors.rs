@@ -76,23 +76,6 @@ pub struct HumanAnchor {
     pub date: String,
 }
 
-/// Today's date in UTC.
-fn today() -> String {
-    let days =
-        std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs() / 86_400) as i64;
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
-}
-
 /// Computes the human anchors of the shipped claims from the human runs of `path` (of one
 /// study, or of every study with human runs).
 pub fn from_store(path: &Path, study: Option<&str>) -> Result<HumanAnchors, AnalysisError> {
@@ -116,7 +99,8 @@ pub fn from_store(path: &Path, study: Option<&str>) -> Result<HumanAnchors, Anal
         .partition(|r| !stood_in.contains(&r.run_id));
     let anchors_table = AnchorTable::shipped();
     let mut anchors = Vec::new();
-    let date = today();
+    // The day, in UTC, as SQLite gives it.
+    let date: String = conn.query_row("SELECT date('now')", [], |r| r.get(0)).map_err(sql)?;
     // An arm contrast is a test between two arms, not a value; the others as equivalence reads them.
     for claim in ClaimTable::shipped().claims.iter().filter(|c| !matches!(c.kind, ClaimKind::ArmContrast { .. })) {
         // The metrics the claim's equivalence test reads, at its margins (a range's half-width).
@@ -208,7 +192,7 @@ pub(crate) fn human_match(human: &[&HumanAnchor], claim: &Claim, idx: &Index, mo
         };
         all &= t.equivalent;
         parts.push(format!(
-            "{} {} to the lab's human runs (difference {} , 90 % CI [{}, {}] within ± {}; {} model runs, {} human runs of {}, {})",
+            "{} {} to the lab's human runs (difference {}, 90 % CI [{}, {}] within ± {}; {} model runs, {} human runs of {}, {})",
             h.metric,
             if t.equivalent { "equivalent" } else { "not equivalent" },
             fmt(Some(t.difference)),
