@@ -203,20 +203,20 @@ fn check(store: &Path, seen: &Seen) {
             |r| r.get(0),
         )
         .expect("the completion code shown names a participant");
-    let rows: Vec<(String, String, i64, String)> = c
-        .prepare("SELECT t.action, t.messages_json, t.seat, r.run_key FROM transcripts t JOIN runs r ON r.run_id = t.run_id WHERE t.served_id = ?1 ORDER BY t.slot")
-        .expect("q")
-        .query_map([&id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
-        .expect("rows")
-        .collect::<Result<_, _>>()
-        .expect("rows");
-    assert_eq!(rows.len(), seen.pages.len(), "one recorded decision per page answered");
-    for ((action, request, _, _), (version, _, entered)) in rows.iter().zip(&seen.pages) {
+    let decisions: Vec<(String, String, i64, String)> = rows(
+        store,
+        "SELECT t.action, t.messages_json, t.seat, r.run_key FROM transcripts t JOIN runs r ON r.run_id = t.run_id
+         WHERE t.served_id = ?1 ORDER BY t.slot",
+        [&id],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+    );
+    assert_eq!(decisions.len(), seen.pages.len(), "one recorded decision per page answered");
+    for ((action, request, _, _), (version, _, entered)) in decisions.iter().zip(&seen.pages) {
         assert_eq!(action, entered, "the decision recorded is the one entered");
         let shown: Value = serde_json::from_str(request).expect("page json");
         assert_eq!(shown["page_version"], version.as_str(), "the page recorded is the page shown");
     }
-    let (seat, key) = (rows[0].2, rows[0].3.clone());
+    let (seat, key) = (decisions[0].2, decisions[0].3.clone());
     let points: f64 = c
         .query_row(
             "SELECT SUM(p.payoff) FROM payoffs p JOIN runs r ON r.run_id = p.run_id WHERE r.run_key = ?1 AND p.seat = ?2",
@@ -294,14 +294,7 @@ fn people_play_in_a_real_browser_and_the_records_are_what_the_pages_showed() {
         check(&store, s);
     }
     // Who played: people, the model and the classical agents, in their societies.
-    let c = rusqlite::Connection::open(&store).expect("store");
-    let who: Vec<(String, String)> = c
-        .prepare("SELECT DISTINCT r.block, t.model FROM transcripts t JOIN runs r ON r.run_id = t.run_id ORDER BY r.block, t.model")
-        .expect("q")
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .expect("rows")
-        .collect::<Result<_, _>>()
-        .expect("who");
+    let who: Vec<(String, String)> = rows(&store, "SELECT DISTINCT r.block, t.model FROM transcripts t JOIN runs r ON r.run_id = t.run_id ORDER BY r.block, t.model", rusqlite::params![], |r| Ok((r.get(0)?, r.get(1)?)));
     assert_eq!(
         who,
         [

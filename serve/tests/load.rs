@@ -84,20 +84,16 @@ fn two_hundred_participants_play_at_once_with_no_decision_lost_or_doubled() {
     assert_eq!(count(&store, "SELECT COUNT(*) FROM decisions"), 600);
     assert_eq!(count(&store, "SELECT COUNT(*) FROM transcripts WHERE model = 'human' AND parse_status = 'ok'"), 600);
     assert_eq!(count(&store, "SELECT COUNT(*) FROM serve_answers"), 600);
-    let c = rusqlite::Connection::open(&store).expect("store");
     for (id, sent) in &played {
         assert_eq!(sent.len(), 3, "{id}");
-        let recorded: Vec<String> = c
-            .prepare(
-                "SELECT d.action FROM decisions d JOIN runs r ON r.run_id = d.run_id
+        let recorded: Vec<String> = rows(
+            &store,
+            "SELECT d.action FROM decisions d JOIN runs r ON r.run_id = d.run_id
                  JOIN serve_participants p ON p.run_key = r.run_key AND p.seat = d.seat
                  WHERE p.participant_id = ?1 ORDER BY d.step",
-            )
-            .expect("q")
-            .query_map([id], |r| r.get(0))
-            .expect("rows")
-            .collect::<Result<_, _>>()
-            .expect("recorded");
+            [id],
+            |r| r.get(0),
+        );
         assert_eq!(&recorded, sent, "{id}: recorded once each, as submitted");
     }
     let mut l = latencies.lock().expect("lock").clone();

@@ -24,15 +24,7 @@ fn pick(form: &Value, label: &str) -> Vec<(String, String)> {
 #[test]
 fn two_participants_play_a_dilemma_against_each_other() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let study = study(
-        dir.path(),
-        "people-pd",
-        "",
-        r#"Block(name: "pd", environment: PrisonersDilemma(rounds: 3),
-            rosters: [Roster(name: "people", members: [Member(policy: Human(TitForTat))])])"#,
-        60,
-        60,
-    );
+    let study = study(dir.path(), "people-pd", "", &people_dilemma(3), 60, 60);
     let store = dir.path().join("s.sqlite");
     let s = start(&study, &store);
     let base = s.base.clone();
@@ -73,22 +65,16 @@ fn two_participants_play_a_dilemma_against_each_other() {
     assert_eq!(count(&store, "SELECT COUNT(*) FROM transcripts WHERE model = 'human' AND parse_status = 'ok'"), 6);
     assert_eq!(count(&store, "SELECT COUNT(*) FROM transcripts WHERE model <> 'human'"), 0);
     let c = rusqlite::Connection::open(&store).expect("store");
-    let ids: Vec<String> = c
-        .prepare("SELECT participant_id FROM serve_participants ORDER BY run_key IS NULL, seat")
-        .expect("q")
-        .query_map([], |r| r.get(0))
-        .expect("rows")
-        .collect::<Result<_, _>>()
-        .expect("ids");
+    let ids: Vec<String> = rows(
+        &store,
+        "SELECT participant_id FROM serve_participants ORDER BY run_key IS NULL, seat",
+        rusqlite::params![],
+        |r| r.get(0),
+    );
     // Each seat's transcripts name its participant, and its decisions are what they chose.
     for seat in 0..2 {
-        let served: Vec<String> = c
-            .prepare("SELECT DISTINCT served_id FROM transcripts WHERE seat = ?1")
-            .expect("q")
-            .query_map([seat], |r| r.get(0))
-            .expect("rows")
-            .collect::<Result<_, _>>()
-            .expect("served");
+        let served: Vec<String> =
+            rows(&store, "SELECT DISTINCT served_id FROM transcripts WHERE seat = ?1", [seat], |r| r.get(0));
         assert_eq!(served.len(), 1);
         assert!(ids.contains(&served[0]), "{served:?} {ids:?}");
     }
@@ -150,45 +136,28 @@ fn a_person_an_llm_and_classical_agents_play_in_one_society() {
         .await
     });
     assert_eq!(sent.len(), 3);
-    let c = rusqlite::Connection::open(&store).expect("store");
-    let policies: Vec<(i64, String)> = c
-        .prepare("SELECT seat, policy FROM agents ORDER BY seat")
-        .expect("q")
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .expect("rows")
-        .collect::<Result<_, _>>()
-        .expect("agents");
+    let policies: Vec<(i64, String)> =
+        rows(&store, "SELECT seat, policy FROM agents ORDER BY seat", rusqlite::params![], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        });
     assert_eq!(policies[0], (0, "human".to_string()));
     assert_eq!(policies[1], (1, "llm".to_string()));
     assert!(policies[2..].iter().all(|(_, p)| p == "conditional-cooperator"), "{policies:?}");
     // Who played what: the person's seat in the transcripts as `human`, the model's as `fake`.
-    let who: Vec<(i64, String)> = c
-        .prepare("SELECT DISTINCT seat, model FROM transcripts ORDER BY seat")
-        .expect("q")
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .expect("rows")
-        .collect::<Result<_, _>>()
-        .expect("who");
+    let who: Vec<(i64, String)> =
+        rows(&store, "SELECT DISTINCT seat, model FROM transcripts ORDER BY seat", rusqlite::params![], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        });
     assert_eq!(who, [(0, "human".to_string()), (1, "fake".to_string())]);
-    let human: Vec<String> = c
-        .prepare("SELECT action FROM decisions WHERE seat = 0 ORDER BY step")
-        .expect("q")
-        .query_map([], |r| r.get(0))
-        .expect("rows")
-        .collect::<Result<_, _>>()
-        .expect("actions");
+    let human: Vec<String> =
+        rows(&store, "SELECT action FROM decisions WHERE seat = 0 ORDER BY step", rusqlite::params![], |r| r.get(0));
     assert_eq!(human, ["a5", "a6", "a7"]);
     // The transcript audit reads models' text: the person's decisions are not audited.
     let cb = agora_audit::LoadedCodebook::default_codebook();
     let coder = agora_audit::LexiconCoder::new(&cb.codebook);
     agora_audit::audit(&store, &cb, &coder, None, agora_audit::GateOptions::default()).expect("audit");
-    let audited: Vec<String> = c
-        .prepare("SELECT DISTINCT model FROM audit_responses")
-        .expect("q")
-        .query_map([], |r| r.get(0))
-        .expect("rows")
-        .collect::<Result<_, _>>()
-        .expect("models");
+    let audited: Vec<String> =
+        rows(&store, "SELECT DISTINCT model FROM audit_responses", rusqlite::params![], |r| r.get(0));
     assert_eq!(audited, ["fake"]);
     server.stop();
 }
@@ -226,14 +195,10 @@ fn a_participant_joins_a_naming_game_beside_classical_agents_and_a_committed_min
         (sent, shown.into_inner().expect("shown"))
     });
     assert!(!sent.is_empty());
-    let c = rusqlite::Connection::open(&store).expect("store");
-    let agents: Vec<(i64, String, i64)> = c
-        .prepare("SELECT seat, policy, committed FROM agents ORDER BY seat")
-        .expect("q")
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-        .expect("rows")
-        .collect::<Result<_, _>>()
-        .expect("agents");
+    let agents: Vec<(i64, String, i64)> =
+        rows(&store, "SELECT seat, policy, committed FROM agents ORDER BY seat", rusqlite::params![], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+        });
     assert_eq!(agents.len(), 6);
     assert_eq!(agents.iter().filter(|a| a.2 == 1).count(), 2, "{agents:?}");
     let human: Vec<&(i64, String, i64)> = agents.iter().filter(|a| a.1 == "human").collect();
@@ -241,13 +206,8 @@ fn a_participant_joins_a_naming_game_beside_classical_agents_and_a_committed_min
     assert_eq!(human[0].2, 0, "the person is not one of the committed");
     assert!(agents.iter().filter(|a| a.1 != "human").all(|a| a.1 == "memory-coordination" || a.2 == 1), "{agents:?}");
     let seat = human[0].0;
-    let recorded: Vec<String> = c
-        .prepare("SELECT action FROM decisions WHERE seat = ?1 ORDER BY step")
-        .expect("q")
-        .query_map([seat], |r| r.get(0))
-        .expect("rows")
-        .collect::<Result<_, _>>()
-        .expect("actions");
+    let recorded: Vec<String> =
+        rows(&store, "SELECT action FROM decisions WHERE seat = ?1 ORDER BY step", [seat], |r| r.get(0));
     let expected: Vec<String> = sent.iter().map(|f| format!("c{}", f[0].1)).collect();
     assert_eq!(recorded, expected, "the person's decisions are what their pages submitted");
     assert_eq!(shown.len(), sent.len());

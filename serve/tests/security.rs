@@ -24,15 +24,7 @@ async fn open_decision(base: &str, code: &str) -> Value {
 #[test]
 fn participants_act_only_for_their_own_seat_with_a_legal_action_once() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let study = study(
-        dir.path(),
-        "people-guard",
-        "",
-        r#"Block(name: "pd", environment: PrisonersDilemma(rounds: 2),
-            rosters: [Roster(name: "people", members: [Member(policy: Human(TitForTat))])])"#,
-        60,
-        60,
-    );
+    let study = study(dir.path(), "people-guard", "", &people_dilemma(2), 60, 60);
     let store = dir.path().join("s.sqlite");
     let s = start(&study, &store);
     let base = s.base.clone();
@@ -138,29 +130,15 @@ fn participants_act_only_for_their_own_seat_with_a_legal_action_once() {
     assert_eq!(count(&store, "SELECT COUNT(*) FROM decisions"), 4);
     assert_eq!(count(&store, "SELECT COUNT(*) FROM transcripts WHERE model = 'human'"), 4);
     // The store holds no session code, only hashes.
-    let c = rusqlite::Connection::open(&store).expect("store");
-    let hashes: Vec<String> = c
-        .prepare("SELECT code_hash FROM serve_participants")
-        .expect("q")
-        .query_map([], |r| r.get(0))
-        .expect("rows")
-        .collect::<Result<_, _>>()
-        .expect("rows");
+    let hashes: Vec<String> =
+        rows(&store, "SELECT code_hash FROM serve_participants", rusqlite::params![], |r| r.get(0));
     assert!(hashes.iter().all(|h| h.len() == 64));
 }
 
 #[test]
 fn expired_codes_declined_consent_and_failed_questions_end_without_play() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let study = study(
-        dir.path(),
-        "people-exits",
-        "",
-        r#"Block(name: "pd", environment: PrisonersDilemma(rounds: 2),
-            rosters: [Roster(name: "people", members: [Member(policy: Human(TitForTat))])])"#,
-        60,
-        60,
-    );
+    let study = study(dir.path(), "people-exits", "", &people_dilemma(2), 60, 60);
     let store = dir.path().join("s.sqlite");
     let s = start(&study, &store);
     let base = s.base.clone();
@@ -200,15 +178,7 @@ fn expired_codes_declined_consent_and_failed_questions_end_without_play() {
 #[test]
 fn empty_seats_and_silent_participants_are_played_by_the_stand_in_and_recorded_as_such() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let study = study(
-        dir.path(),
-        "people-standin",
-        "",
-        r#"Block(name: "pd", environment: PrisonersDilemma(rounds: 4),
-            rosters: [Roster(name: "people", members: [Member(policy: Human(TitForTat))])])"#,
-        1,
-        1,
-    );
+    let study = study(dir.path(), "people-standin", "", &people_dilemma(4), 1, 1);
     let store = dir.path().join("s.sqlite");
     let s = start(&study, &store);
     let base = s.base.clone();
@@ -224,13 +194,12 @@ fn empty_seats_and_silent_participants_are_played_by_the_stand_in_and_recorded_a
         }
     });
     let c = rusqlite::Connection::open(&store).expect("store");
-    let rows: Vec<(i64, i64, String, String, String)> = c
-        .prepare("SELECT seat, slot, model, parse_status, detail FROM transcripts ORDER BY seat, slot")
-        .expect("q")
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
-        .expect("rows")
-        .collect::<Result<_, _>>()
-        .expect("rows");
+    let rows: Vec<(i64, i64, String, String, String)> = rows(
+        &store,
+        "SELECT seat, slot, model, parse_status, detail FROM transcripts ORDER BY seat, slot",
+        rusqlite::params![],
+        |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)),
+    );
     assert_eq!(rows.len(), 8, "{rows:?}");
     assert!(rows.iter().all(|r| r.2 == "stand-in:tit-for-tat" && r.3 == "fallback"), "{rows:?}");
     let seated: i64 =
@@ -250,15 +219,7 @@ fn empty_seats_and_silent_participants_are_played_by_the_stand_in_and_recorded_a
 #[test]
 fn a_pause_holds_new_participants_and_a_full_session_releases_the_extra_ones() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let study = study(
-        dir.path(),
-        "people-pause",
-        "",
-        r#"Block(name: "pd", environment: PrisonersDilemma(rounds: 1),
-            rosters: [Roster(name: "people", members: [Member(policy: Human(TitForTat))])])"#,
-        60,
-        60,
-    );
+    let study = study(dir.path(), "people-pause", "", &people_dilemma(1), 60, 60);
     let store = dir.path().join("s.sqlite");
     let s = start(&study, &store);
     let base = s.base.clone();

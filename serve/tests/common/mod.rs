@@ -35,6 +35,14 @@ pub fn study(dir: &Path, name: &str, models: &str, blocks: &str, wait: u64, deci
     path
 }
 
+/// A block of the repeated dilemma of `rounds` rounds between two people (tit-for-tat standing in).
+pub fn people_dilemma(rounds: u32) -> String {
+    format!(
+        r#"Block(name: "pd", environment: PrisonersDilemma(rounds: {rounds}),
+            rosters: [Roster(name: "people", members: [Member(policy: Human(TitForTat))])])"#
+    )
+}
+
 /// A served session.
 pub struct Served {
     pub app: Arc<App>,
@@ -129,4 +137,16 @@ pub async fn play(
 pub fn count(store: &Path, sql: &str) -> i64 {
     let c = rusqlite::Connection::open(store).expect("store");
     c.query_row(sql, [], |r| r.get(0)).expect("count")
+}
+
+/// The rows of a query on the store, each read by `read`.
+pub fn rows<T>(
+    store: impl AsRef<Path>,
+    sql: &str,
+    params: impl rusqlite::Params,
+    read: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+) -> Vec<T> {
+    let c = rusqlite::Connection::open(store).expect("store");
+    let mut st = c.prepare(sql).expect("query");
+    st.query_map(params, read).expect("rows").collect::<Result<_, _>>().expect("rows read")
 }
