@@ -190,13 +190,10 @@ async fn page(State(app): State<Arc<App>>, Path(code): Path<String>) -> Response
         let mut inner = app.desk.lock();
         let waiting = inner.participants.get(&hash).is_some_and(|p| p.stage == Stage::Waiting);
         if waiting && !inner.paused {
-            let start = Desk::seat(&mut inner, &hash);
-            let p = &inner.participants[&hash];
-            let key = p.seat.map(|(s, _)| inner.societies[s].key.clone());
-            if let Err(e) = records::update(&app.db(), p, key.as_deref()) {
-                return message(&app, StatusCode::INTERNAL_SERVER_ERROR, "Error", &[&e.to_string()]);
+            match seat_and_record(&app, &mut inner, &hash) {
+                Ok(start) => start,
+                Err(r) => return *r,
             }
-            start
         } else {
             None
         }
@@ -346,6 +343,17 @@ async fn consent(State(app): State<Arc<App>>, Path(code): Path<String>, Form(f):
     Redirect::to(&crate::link(&code)).into_response()
 }
 
+/// Seats a participant who passed the questions ([`Desk::seat`]) and records their stage and
+/// seat; the society to start when it is now full.
+fn seat_and_record(app: &App, inner: &mut crate::desk::Inner, hash: &str) -> Result<Option<usize>, Box<Response>> {
+    let start = Desk::seat(inner, hash);
+    let p = &inner.participants[hash];
+    let key = p.seat.map(|(s, _)| inner.societies[s].key.clone());
+    records::update(&app.db(), p, key.as_deref())
+        .map_err(|e| Box::new(message(app, StatusCode::INTERNAL_SERVER_ERROR, "Error", &[&e.to_string()])))?;
+    Ok(start)
+}
+
 async fn comprehension(State(app): State<Arc<App>>, Path(code): Path<String>, Form(f): Form<Fields>) -> Response {
     let hash = match participant(&app, &code) {
         Ok(h) => h,
@@ -382,13 +390,18 @@ async fn comprehension(State(app): State<Arc<App>>, Path(code): Path<String>, Fo
                 ));
             }
         }
-        let start = if p.stage == Stage::Waiting { Desk::seat(&mut inner, &hash) } else { None };
-        let p = &inner.participants[&hash];
-        let key = p.seat.map(|(s, _)| inner.societies[s].key.clone());
-        if let Err(e) = records::update(&app.db(), p, key.as_deref()) {
-            return message(&app, StatusCode::INTERNAL_SERVER_ERROR, "Error", &[&e.to_string()]);
+        let waiting = p.stage == Stage::Waiting;
+        let start = if waiting {
+            seat_and_record(&app, &mut inner, &hash)
+        } else {
+            records::update(&app.db(), &inner.participants[&hash], None)
+                .map(|()| None)
+                .map_err(|e| Box::new(message(&app, StatusCode::INTERNAL_SERVER_ERROR, "Error", &[&e.to_string()])))
+        };
+        match start {
+            Ok(start) => (error, start),
+            Err(r) => return *r,
         }
-        (error, start)
     };
     if let Some(s) = start {
         app.start(s, false);
