@@ -116,9 +116,12 @@ impl Desk {
     }
 
     /// The answer given to `slot` of `seat` before a restart, if any.
-    pub fn stored_answer(&self, society: usize, seat: usize, slot: u64) -> Option<Submitted> {
-        let key = self.lock().societies[society].key.clone();
-        self.answers.lock().unwrap_or_else(std::sync::PoisonError::into_inner).get(&(key, seat, slot)).cloned()
+    pub fn stored_answer(&self, run_key: &str, seat: usize, slot: u64) -> Option<Submitted> {
+        self.answers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .get(&(run_key.to_string(), seat, slot))
+            .cloned()
     }
 
     /// Posts a decision for the seat's participant; the nonce names it in the form.

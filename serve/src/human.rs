@@ -27,6 +27,8 @@ pub struct HumanSeat {
     pub desk: Arc<Desk>,
     /// The society (index into the desk's societies).
     pub society: usize,
+    /// The society's run key.
+    pub run_key: String,
     /// The seat.
     pub seat: usize,
     /// The participant's opaque id; `None` when nobody took the seat.
@@ -133,7 +135,7 @@ impl Policy for HumanPolicy {
         };
         base.messages_json = page.record_json();
         // A decision the participant made before a restart is read back, not asked again.
-        if let Some(answer) = seat.desk.stored_answer(seat.society, seat.seat, slot) {
+        if let Some(answer) = seat.desk.stored_answer(&seat.run_key, seat.seat, slot) {
             let action = answer.action.clone();
             record_answer(&mut base, &answer);
             base.detail = "answered before the server restarted".into();

@@ -146,8 +146,8 @@ pub fn prepare(opts: &ServeOptions) -> Result<Arc<App>, ServeError> {
         })
         .collect();
     let mut restored = Vec::new();
-    for (mut p, key) in records::load_participants(&opts.store, &plan.study)? {
-        if let (Some(key), Some((_, seat))) = (key, p.seat) {
+    for (mut p, given) in records::load_participants(&opts.store, &plan.study)? {
+        if let Some((key, seat)) = given {
             if let Some(i) = societies.iter().position(|s| s.key == key) {
                 societies[i].seated.insert(seat, p.id.clone());
                 p.seat = Some((i, seat));
@@ -249,6 +249,7 @@ impl App {
                     let human = HumanSeat {
                         desk: app.desk.clone(),
                         society: idx,
+                        run_key: spec.key(),
                         seat,
                         participant: seated.get(&seat).cloned(),
                         environment: spec.environment.clone(),

@@ -153,8 +153,12 @@ pub fn load_answers(store: &Path) -> rusqlite::Result<HashMap<(String, usize, u6
     rows.collect()
 }
 
-/// The stored participants of `study`, with their run keys.
-pub fn load_participants(store: &Path, study: &str) -> rusqlite::Result<Vec<(Participant, Option<String>)>> {
+/// A stored participant with the (run key, seat) they were given.
+pub type Restored = (Participant, Option<(String, usize)>);
+
+/// The stored participants of `study`, each with the (run key, seat) they were given; the
+/// participant's own `seat` (society index, seat) is for the caller to set from it.
+pub fn load_participants(store: &Path, study: &str) -> rusqlite::Result<Vec<Restored>> {
     let conn = open(store)?;
     let mut st = conn.prepare(
         "SELECT participant_id, code_hash, pool_hash, expires_at, stage, released_reason, comprehension_tries,
@@ -180,11 +184,11 @@ pub fn load_participants(store: &Path, study: &str) -> rusqlite::Result<Vec<(Par
                 expires: r.get::<_, i64>(3)? as u64,
                 stage,
                 tries: r.get(6)?,
-                seat: seat.map(|s| (usize::MAX, s as usize)),
+                seat: None,
                 payoff: r.get(9)?,
                 completion: r.get(10)?,
             },
-            r.get(7)?,
+            r.get::<_, Option<String>>(7)?.zip(seat.map(|s| s as usize)),
         ))
     })?;
     rows.collect()
