@@ -534,7 +534,10 @@ fn binary_allocation_replicates_use_the_prosocial_option_of_their_state() {
     let with_option = contexts
         .iter()
         .filter(|c| {
-            agora_audit::motives::state(c.expect("a state id") as u32).expect("a state").prosocial_option().is_some()
+            agora_audit::motives::MotiveState::prosocial_option(
+                &agora_audit::motives::state(c.expect("a state id") as u32).expect("a state"),
+            )
+            .is_some()
         })
         .count();
     assert!(with_option > 0 && with_option <= 120);

@@ -534,7 +534,9 @@ fn read_replicates(conn: &Connection, study: Option<&str>) -> rusqlite::Result<V
 /// The option better for A in the binary-allocation state of a seat's `slot`-th decision (its
 /// id is the decision's context; see [`crate::motives`]).
 pub fn prosocial_option(conn: &Connection, run_id: i64, seat: i64, slot: i64) -> rusqlite::Result<Option<u32>> {
-    Ok(state_context(conn, run_id, seat, slot)?.and_then(crate::motives::state).and_then(|s| s.prosocial_option()))
+    Ok(state_context(conn, run_id, seat, slot)?
+        .and_then(crate::motives::state)
+        .and_then(|s| crate::motives::MotiveState::prosocial_option(&s)))
 }
 
 /// The state id a binary-allocation decision was asked in (its recorded `context`), where the

@@ -36,134 +36,51 @@
 //! Cameron & Miller (2015) J. Hum. Resour. 50:317–372 (CR1).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::OnceLock;
 
 use rusqlite::Connection;
 use serde::Serialize;
 
 use agora_analysis::stats::{ols_cr1, ClusterFit, StatsError};
 
-/// Payoff levels per payoff (L).
-pub const LEVELS: usize = 4;
-/// A state id is `ID_STRIDE · treatment code + index`.
-pub const ID_STRIDE: u32 = 10_000;
 /// The environment's name in the store.
 pub const ENVIRONMENT: &str = "binary-allocation";
 /// The motives of Eq. 240.5, in regressor order.
 pub const MOTIVES: [&str; 4] = ["self_interest", "competition", "difference_aversion", "social_welfare"];
 
-/// Which of the SUVA audit paper's four experiments a state belongs to (its code is its position).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-pub enum Treatment {
-    /// The 240 configurations without identical options (code 0).
-    Distributional,
-    /// The 240 configurations × 4 identity cues × ingroup/outgroup (code 1).
-    Group,
-    /// The 120 reciprocity configurations × A helped/harmed B (code 2).
-    DirectReciprocity,
-    /// The 120 reciprocity configurations × A helped/harmed another person (code 3).
-    IndirectReciprocity,
-}
+/// The game's states as the game enumerates them (the audit reads a decision's state id back
+/// through the game's own decoding).
+pub use agora_environments::games::binary_allocation::{
+    payoff_grid, reciprocity_grid, state, History, State as AllocationState, Treatment, ID_STRIDE, LEVELS,
+};
 
-impl Treatment {
-    /// Every treatment, by code.
-    pub const ALL: [Treatment; 4] =
-        [Treatment::Distributional, Treatment::Group, Treatment::DirectReciprocity, Treatment::IndirectReciprocity];
-
-    /// Number of states.
-    pub fn states(self) -> u32 {
-        match self {
-            Treatment::Distributional => 240,
-            Treatment::Group => 240 * 8,
-            Treatment::DirectReciprocity | Treatment::IndirectReciprocity => 120 * 2,
-        }
-    }
-
-    /// Name in the store (the runs' arm).
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Treatment::Distributional => "distributional",
-            Treatment::Group => "group",
-            Treatment::DirectReciprocity => "direct-reciprocity",
-            Treatment::IndirectReciprocity => "indirect-reciprocity",
-        }
-    }
-
-    fn is_reciprocity(self) -> bool {
-        matches!(self, Treatment::DirectReciprocity | Treatment::IndirectReciprocity)
-    }
-}
-
-/// One state of the game, as its id gives it back.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
-pub struct AllocationState {
-    /// The treatment.
-    pub treatment: Treatment,
-    /// Index among the treatment's states.
-    pub index: u32,
-    /// Index of the payoff configuration in the distributional grid (the cluster).
-    pub config: u32,
-    /// Level indices (0..L) of `(a1, b1, a2, b2)`.
-    pub levels: [u8; 4],
-    /// Group states: the cue (0 color, 1 painter, 2 hometown, 3 school) and whether A shares it.
-    pub cue: Option<(u8, bool)>,
-    /// Reciprocity states: whether A helped (`true`) or harmed (`false`).
-    pub helped: Option<bool>,
-}
-
-impl AllocationState {
+/// What the motive regressions read of a state.
+pub trait MotiveState {
     /// The four motive signs [si, comp, da, sw] of the state's configuration.
-    pub fn signs(&self) -> [f64; 4] {
+    fn signs(&self) -> [f64; 4];
+    /// The option better for A (0 = B1, 1 = B2), where the options differ for A.
+    fn prosocial_option(&self) -> Option<u32>;
+    /// Reciprocity states: whether A helped (`true`) or harmed (`false`).
+    fn helped(&self) -> Option<bool>;
+}
+
+impl MotiveState for AllocationState {
+    fn signs(&self) -> [f64; 4] {
         let [a1, b1, a2, b2] = self.levels.map(f64::from);
         motive_signs(a1, b1, a2, b2)
     }
 
-    /// The option better for A (0 = B1, 1 = B2), where the options differ for A.
-    pub fn prosocial_option(&self) -> Option<u32> {
-        let [a1, _, a2, _] = self.levels;
-        (a1 != a2).then_some(if a1 > a2 { 0 } else { 1 })
+    fn prosocial_option(&self) -> Option<u32> {
+        self.better_for_a()
+    }
+
+    fn helped(&self) -> Option<bool> {
+        self.history.map(|h| h == History::Helped)
     }
 }
 
-/// The distributional grid: level indices `(a1, b1, a2, b2)` in lexicographic order, without
-/// the configurations whose two options are identical (L⁴ − L² = 240, Eq. 240.3).
-pub fn payoff_grid() -> &'static [[u8; 4]] {
-    static GRID: OnceLock<Vec<[u8; 4]>> = OnceLock::new();
-    GRID.get_or_init(|| {
-        let l = LEVELS as u8;
-        let all = (0..l).flat_map(|a1| (0..l).flat_map(move |b1| (0..l).map(move |a2| (a1, b1, a2))));
-        all.flat_map(|(a1, b1, a2)| (0..l).map(move |b2| [a1, b1, a2, b2])).filter(|c| c[..2] != c[2..]).collect()
-    })
-}
-
-/// The reciprocity grid: indices into [`payoff_grid`] of the configurations in which one option
-/// is better for A without being better for B (2·C(L,2)·(L + C(L,2)) = 120, Eq. 240.4).
-pub fn reciprocity_grid() -> &'static [u32] {
-    static GRID: OnceLock<Vec<u32>> = OnceLock::new();
-    GRID.get_or_init(|| {
-        let one_sided = |[a1, b1, a2, b2]: [u8; 4]| (a1 > a2 && b1 <= b2) || (a2 > a1 && b2 <= b1);
-        (0..payoff_grid().len() as u32).filter(|i| one_sided(payoff_grid()[*i as usize])).collect()
-    })
-}
-
-/// The state with id `id`, or `None` for an id outside every treatment. Within a treatment,
-/// index `i` is: distributional, grid configuration `i`; group, configuration `i / 8`, cue
-/// `(i % 8) / 2`, ingroup when `i` is even; reciprocity, reciprocity configuration `i / 2`, A
-/// helped when `i` is even.
-pub fn state(id: u32) -> Option<AllocationState> {
-    let treatment = *Treatment::ALL.get((id / ID_STRIDE) as usize)?;
-    let index = id % ID_STRIDE;
-    if index >= treatment.states() {
-        return None;
-    }
-    let (config, cue, helped) = match treatment {
-        Treatment::Distributional => (index, None, None),
-        Treatment::Group => (index / 8, Some(((index % 8 / 2) as u8, (index & 1) == 0)), None),
-        Treatment::DirectReciprocity | Treatment::IndirectReciprocity => {
-            (reciprocity_grid()[(index / 2) as usize], None, Some((index & 1) == 0))
-        }
-    };
-    Some(AllocationState { treatment, index, config, levels: payoff_grid()[config as usize], cue, helped })
+/// Whether the treatment is one of the two reciprocity experiments.
+fn is_reciprocity(t: Treatment) -> bool {
+    matches!(t, Treatment::DirectReciprocity | Treatment::IndirectReciprocity)
 }
 
 /// The motive signs [si, comp, da, sw] of `(a1, b1, a2, b2)` (the SUVA audit paper §240.4.1).
@@ -302,7 +219,7 @@ pub fn group_regression(decisions: &[AllocationDecision], alpha: f64) -> Result<
 /// left out.
 pub fn reciprocity(decisions: &[AllocationDecision], alpha: f64) -> Result<ClusterFit, MotiveError> {
     let (states, treatment) = states(decisions)?;
-    if !treatment.is_reciprocity() {
+    if !is_reciprocity(treatment) {
         return Err(MotiveError::WrongTreatment {
             what: "the reciprocity statistic (Eq. 240.8)",
             needs: "direct-reciprocity or indirect-reciprocity",
@@ -311,7 +228,7 @@ pub fn reciprocity(decisions: &[AllocationDecision], alpha: f64) -> Result<Clust
     }
     let (mut x, mut y, mut clusters) = (Vec::new(), Vec::new(), Vec::new());
     for (s, d) in states.iter().zip(decisions) {
-        let (Some(choice), Some(pro), Some(helped)) = (d.choice, s.prosocial_option(), s.helped) else { continue };
+        let (Some(choice), Some(pro), Some(helped)) = (d.choice, s.prosocial_option(), s.helped()) else { continue };
         x.push(vec![if helped { 1.0 } else { 0.0 }]);
         y.push(if choice == pro { 1.0 } else { 0.0 });
         clusters.push(s.config);
@@ -345,7 +262,7 @@ pub fn motive_report(decisions: &[AllocationDecision], alpha: f64) -> Result<Mot
         no_choice: decisions.iter().filter(|d| d.choice.is_none()).count(),
         motives: motive_regression(decisions, alpha)?,
         group: (treatment == Treatment::Group).then(|| group_regression(decisions, alpha)).transpose()?,
-        reciprocity: treatment.is_reciprocity().then(|| reciprocity(decisions, alpha)).transpose()?,
+        reciprocity: is_reciprocity(treatment).then(|| reciprocity(decisions, alpha)).transpose()?,
     })
 }
 
@@ -464,7 +381,7 @@ mod tests {
             for id in ids(t) {
                 let s = state(id).expect("state");
                 assert_eq!((s.treatment, ID_STRIDE * t as u32 + s.index), (t, id));
-                assert!(seen.insert((s.levels, s.cue, s.helped)));
+                assert!(seen.insert((s.levels, s.cue, s.helped())));
             }
             assert!(state(ID_STRIDE * t as u32 + t.states()).is_none());
         }
@@ -601,7 +518,7 @@ mod tests {
         for t in [Treatment::DirectReciprocity, Treatment::IndirectReciprocity] {
             let decisions = play(t, 4, |s, r| {
                 let pro = s.prosocial_option().expect("differs for A");
-                let kind = if s.helped == Some(true) { r < 3 } else { r < 1 };
+                let kind = if s.helped() == Some(true) { r < 3 } else { r < 1 };
                 Some(if kind { pro } else { 1 - pro })
             });
             let fit = reciprocity(&decisions, 0.05).expect("fits");

@@ -237,7 +237,7 @@ fn the_seeds_allocation_agent_specification_reads_the_seeds_statistics() {
         sample("efficient", Treatment::DirectReciprocity, |s| {
             let [a1, _, a2, _] = s.levels;
             let more_for_a = u32::from(a2 > a1);
-            if s.helped == Some(true) {
+            if crate::motives::MotiveState::helped(s) == Some(true) {
                 more_for_a
             } else {
                 1 - more_for_a
