@@ -90,9 +90,11 @@ struct RunArgs {
 #[derive(clap::Subcommand, Debug)]
 enum AuditCommand {
     /// Write a seeded random sample of coded responses, one record per reasoning sentence, for
-    /// human labelling (JSONL for Argilla, a JSON task list for Label Studio, or CSV for both).
+    /// human labelling (JSONL for Argilla, a JSON task list for Label Studio, or CSV for both);
+    /// the export is recorded in audit_exports and its id written into every record.
     Export(ExportArgs),
-    /// Read one human coder's labels (JSONL, JSON or CSV) into the store's audit_labels table.
+    /// Read one human coder's labels (JSONL, JSON or CSV) into the store's audit_labels table;
+    /// only labels of a blind export recorded in the store are accepted.
     Import(ImportArgs),
     /// Cohen's kappa between the human coders, then of each machine coder against the human
     /// reference, per audited model; into audit_agreement and agreement.md/json/csv.
@@ -153,8 +155,9 @@ struct ExportArgs {
     /// Only this model (repeatable).
     #[arg(long)]
     model: Vec<String>,
-    /// Put the machine coder and its codes in the records (`coder`, `coder_code`). Exports are
-    /// blind without it: a labeller who sees the machine's code anchors on it.
+    /// Put the machine coder and its codes in the records (`coder`, `coder_code`), for checking
+    /// a coder. Exports are blind without it: a labeller who sees the machine's code anchors on
+    /// it, so `agora audit import` refuses labels of an export made with it.
     #[arg(long)]
     show_codes: bool,
     /// Blind export (the default; kept so older scripts run).

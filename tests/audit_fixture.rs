@@ -1,10 +1,12 @@
 //! Committed human labels (issue 12, "real parts"): a small deterministic store — one fake
 //! model playing a two-round prisoner's dilemma with step-by-step reasoning against the fake
 //! server, sixteen fixed reasoning sentences in all — audited with the default codebook and
-//! exported with a fixed seed; the labels two human coders gave that export, committed in
+//! exported blind with a fixed seed; the labels two human coders gave that export, committed in
 //! `tests/fixtures/audit/` in the import formats (`labels-ana.jsonl`: the exported JSONL records
-//! with a `label` field, as Argilla gives them back; `labels-ben.csv`: `response_id`,
-//! `sentence_index`, `text`, `label`, as Label Studio's CSV export), imported; and the κ values
+//! with a `label` field, as Argilla gives them back; `labels-ben.csv`: `export_id`,
+//! `response_id`, `sentence_index`, `text`, `label`, as Label Studio's CSV export), imported
+//! (the export id is a hash of the export's parameters and sentences, so the same export drawn
+//! again in a fresh store has the committed id, and is recorded there); and the κ values
 //! `agora audit agreement` computes checked against κ computed by hand from the fixture, with
 //! the gate's verdict. A bad committed fixture (`labels-bad.jsonl`, an unknown code) is refused
 //! naming the file, line and field, and writes nothing.
@@ -145,10 +147,11 @@ fn jsonl_labels(path: &Path) -> Vec<(String, i64, String, String)> {
 fn csv_labels(path: &Path) -> Vec<(String, i64, String, String)> {
     let body = std::fs::read_to_string(path).expect("fixture");
     let mut lines = body.lines();
-    assert_eq!(lines.next(), Some("response_id,sentence_index,text,label"));
+    assert_eq!(lines.next(), Some("export_id,response_id,sentence_index,text,label"));
     lines
         .map(|l| {
-            let (id, rest) = l.split_once(',').expect("id");
+            let (_, rest) = l.split_once(',').expect("export id");
+            let (id, rest) = rest.split_once(',').expect("id");
             let (i, rest) = rest.split_once(',').expect("index");
             let (text, label) = rest.rsplit_once(',').expect("label");
             let text = text.strip_prefix('"').and_then(|t| t.strip_suffix('"')).unwrap_or(text);
@@ -177,12 +180,12 @@ fn committed_human_labels_agreement_and_the_gate() {
     assert_eq!(q("SELECT COUNT(*) FROM audit_responses WHERE reasoning_present = 1"), 4);
 
     // The export the fixture was labelled from: the same records, byte for byte, on every run
-    // (the response ids derive from run keys, which do not depend on the server's address).
+    // (the response ids derive from run keys, which do not depend on the server's address), and
+    // blind. Drawing it records it in this store, so the fixture's labels import here.
     let sample = dir.path().join("sample.jsonl");
     let export = [
         "audit",
         "export",
-        "--show-codes",
         "--store",
         s(&store),
         "--sample",
@@ -215,6 +218,15 @@ fn committed_human_labels_agreement_and_the_gate() {
     export_again[export_again.len() - 1] = s(&again);
     assert!(agora(&export_again).status.success());
     assert_eq!(std::fs::read_to_string(&again).expect("again"), exported);
+    assert_eq!(q("SELECT COUNT(*) FROM audit_exports WHERE export_id = 'dee261302a921a2c' AND blind = 1"), 1);
+    // The lexicon's codes, from the same sample with the codes shown (for checking the coder).
+    let shown = dir.path().join("shown.jsonl");
+    let mut export_shown = export.to_vec();
+    export_shown.push("--show-codes");
+    let last = export_shown.len() - 2;
+    export_shown[last] = s(&shown);
+    assert!(agora(&export_shown).status.success());
+    let shown = std::fs::read_to_string(&shown).expect("shown");
 
     // The bad fixture: ana's file with line 5's label `understanding` replaced by `greed`.
     let labels_table = "SELECT COUNT(*) FROM sqlite_master WHERE name = 'audit_labels'";
@@ -276,7 +288,7 @@ fn committed_human_labels_agreement_and_the_gate() {
     );
     let pairs: Vec<(&str, &str)> = ana.iter().zip(&ben).map(|(a, b)| (a.3.as_str(), b.3.as_str())).collect();
     assert!((kappa(&pairs) - humans).abs() < 1e-12, "{}", kappa(&pairs));
-    let lexicon: Vec<String> = exported
+    let lexicon: Vec<String> = shown
         .lines()
         .map(|l| serde_json::from_str::<Value>(l).expect("line")["coder_code"].as_str().expect("code").to_string())
         .collect();

@@ -5,7 +5,9 @@
 //! human coders' labels written by the test (two that agree on most sentences, one that labels
 //! a quarter of them), imported (bad files refused with nothing written); agreement computed and
 //! every κ checked against κ computed here from the confusion counts; and the gate checked to
-//! refuse the model below 0.8 and pass the one above it.
+//! refuse the model below 0.8 and pass the one above it. Labels are made on a blind export: a
+//! file labelled from an export with the machine's codes shown is refused on import (issue 39),
+//! and one labeller alone validates nothing.
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
@@ -285,7 +287,18 @@ fn labels_agreement_and_the_gate() {
         );
         assert!(r["reasoning"].as_str().expect("context").contains(&stored_text));
         assert!(r.get("label").is_none());
+        assert_eq!(r["export_id"], records[0]["export_id"], "one export id in every record");
     }
+    // The export is recorded in the store, with the codes shown.
+    let shown_id = records[0]["export_id"].as_str().expect("export id").to_string();
+    assert_eq!(shown_id.len(), 16);
+    let recorded: (i64, i64, String, String) = c
+        .query_row("SELECT blind, sentences, seed, created FROM audit_exports WHERE export_id = ?1", [&shown_id], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+        })
+        .expect("the export is recorded");
+    assert_eq!((recorded.0, recorded.1, recorded.2.as_str()), (0, 60, "7"));
+    assert!(recorded.3.starts_with("20") && recorded.3.ends_with('Z'), "SQLite's time: {}", recorded.3);
     // Deterministic: the same seed writes the same bytes; another seed another sample.
     let again = dir.path().join("again.jsonl");
     assert!(agora(&[
@@ -390,6 +403,26 @@ fn labels_agreement_and_the_gate() {
     let blind = std::fs::read_to_string(&blind).expect("blind");
     assert!(!blind.contains("coder") && blind.lines().count() == 6 && !blind.contains("\"clear\""), "{blind}");
 
+    // The sample the humans label: the same ten responses a model, blind.
+    let blind_sample = dir.path().join("blind-sample.jsonl");
+    let out =
+        agora(&["audit", "export", "--store", s(&store), "--sample", "10", "--seed", "7", "--out", s(&blind_sample)]);
+    assert!(out.status.success(), "{}", text(&out));
+    let blind_records: Vec<Value> = std::fs::read_to_string(&blind_sample)
+        .expect("blind sample")
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+        .collect();
+    let export_id = blind_records[0]["export_id"].as_str().expect("export id").to_string();
+    assert_ne!(export_id, shown_id, "a blind export and one with the codes shown are different exports");
+    assert!(text(&out).contains(&format!("export {export_id} recorded")), "{}", text(&out));
+    assert_eq!(q(&format!("SELECT blind FROM audit_exports WHERE export_id = '{export_id}'")), 1);
+    assert_eq!(blind_records.len(), records.len());
+    for (b, r) in blind_records.iter().zip(&records) {
+        assert_eq!((&b["sentence_id"], &b["text"]), (&r["sentence_id"], &r["text"]));
+        assert!(b.get("coder_code").is_none() && b.get("coder").is_none());
+    }
+
     // Human labels, written here: ana labels every sentence with its true code; ben agrees
     // except on every seventh record; cy labels every fourth record, with its true code.
     let mut ana = Labels::new();
@@ -413,9 +446,10 @@ fn labels_agreement_and_the_gate() {
             cy.insert(key, t.to_string());
         }
     }
-    // ana: the exported JSONL records with a `label` field added (as Argilla gives them back).
+    // ana: the blind export's JSONL records with a `label` field added (as Argilla gives them
+    // back).
     let ana_file = dir.path().join("ana.jsonl");
-    let ana_text: String = records
+    let ana_text: String = blind_records
         .iter()
         .map(|r| {
             let mut r = r.clone();
@@ -427,11 +461,11 @@ fn labels_agreement_and_the_gate() {
     std::fs::write(&ana_file, &ana_text).expect("write");
     // ben: CSV with a `label` column (as Label Studio exports it), two unlabelled rows added.
     let ben_file = dir.path().join("ben.csv");
-    let mut ben_text = "response_id,sentence_index,text,label\n".to_string();
+    let mut ben_text = "response_id,sentence_index,text,label,export_id\n".to_string();
     for r in &records {
         let key = (r["response_id"].as_str().expect("id").to_string(), r["sentence_index"].as_i64().expect("i"));
         ben_text.push_str(&format!(
-            "{},{},{},{}\n",
+            "{},{},{},{},{export_id}\n",
             key.0,
             key.1,
             csv_field(r["text"].as_str().expect("text")),
@@ -439,15 +473,15 @@ fn labels_agreement_and_the_gate() {
         ));
     }
     let first = &records[0];
-    ben_text.push_str(&format!("{},{},,\n", first["response_id"].as_str().expect("id"), 99));
-    ben_text.push_str(&format!("{},{},,\n", first["response_id"].as_str().expect("id"), 98));
+    ben_text.push_str(&format!("{},{},,,\n", first["response_id"].as_str().expect("id"), 99));
+    ben_text.push_str(&format!("{},{},,,\n", first["response_id"].as_str().expect("id"), 98));
     std::fs::write(&ben_file, &ben_text).expect("write");
     // cy: a JSON array of flat objects (Label Studio's JSON-MIN shape), the label as a
     // one-element list.
     let cy_file = dir.path().join("cy.json");
     let cy_records: Vec<Value> = cy
         .iter()
-        .map(|((id, i), code)| serde_json::json!({"response_id": id, "sentence_index": i, "label": [code], "annotator": "cy@example.org"}))
+        .map(|((id, i), code)| serde_json::json!({"response_id": id, "sentence_index": i, "label": [code], "annotator": "cy@example.org", "export_id": export_id}))
         .collect();
     std::fs::write(&cy_file, serde_json::to_string_pretty(&cy_records).expect("json")).expect("write");
 
@@ -493,6 +527,45 @@ fn labels_agreement_and_the_gate() {
             format!("labels {}:1: field `text`: differs from the store's sentence", bad.display()),
         ),
         ("{\"response_id\": 1\n".to_string(), format!("labels {}:1: not JSON", bad.display())),
+        // Regression (issue 39, item 3): labels made on an export that showed the machine's codes
+        // were imported as human labels, and κ measured the coder against itself.
+        (
+            records
+                .iter()
+                .map(|r| {
+                    let mut r = r.clone();
+                    r["label"] = r["coder_code"].clone();
+                    format!("{r}\n")
+                })
+                .collect(),
+            format!(
+                "labels {}:1: field `coder_code`: the record comes from an export that showed the machine coder's codes",
+                bad.display()
+            ),
+        ),
+        // The codes taken out, the export id left in: still that export's.
+        (
+            records
+                .iter()
+                .map(|r| {
+                    let mut r = r.clone();
+                    r["label"] = r.as_object_mut().and_then(|o| o.remove("coder_code")).unwrap_or(Value::Null);
+                    format!("{r}\n")
+                })
+                .collect(),
+            format!("labels {}:1: field `export_id`: export `{shown_id}` showed the machine coder's codes", bad.display()),
+        ),
+        (
+            lines.iter().map(|l| format!("{}\n", l.replace(&export_id, ""))).collect(),
+            format!("labels {}:1: field `export_id`: missing: labels must come from a blind export", bad.display()),
+        ),
+        (
+            lines.iter().map(|l| format!("{}\n", l.replace(&export_id, "0123456789abcdef"))).collect(),
+            format!(
+                "labels {}:1: field `export_id`: `0123456789abcdef` is not an export this store recorded",
+                bad.display()
+            ),
+        ),
     ] {
         std::fs::write(&bad, content).expect("write");
         let out = agora(&["audit", "import", "--store", s(&store), "--labels", s(&bad), "--coder-name", "ana"]);
@@ -519,6 +592,20 @@ fn labels_agreement_and_the_gate() {
     assert!(
         before.iter().all(|(_, st, why, k)| st == "refused" && why == "no human labels" && k.is_none()),
         "{before:?}"
+    );
+    // One labeller validates nothing (issue 39): ana alone, every label true, leaves the stored
+    // gate refused for want of a second human, whatever the coder's agreement with her.
+    let out = agora(&["audit", "import", "--store", s(&store), "--labels", s(&ana_file), "--coder-name", "ana"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let one = gate_rows(&c);
+    assert!(
+        one.iter().all(|(_, st, why, _)| st == "refused" && why.starts_with("1 human labeller on this model's text")),
+        "{one:?}"
+    );
+    assert_eq!(
+        q(&format!("SELECT COUNT(*) FROM audit_labels WHERE export_id = '{export_id}'")),
+        60,
+        "each label records the export it was made on"
     );
     // Import the three coders; a second import of the same file changes nothing.
     for (file, name, n) in [(&ana_file, "ana", 60), (&ben_file, "ben", 60), (&cy_file, "cy", 15)] {
@@ -574,9 +661,12 @@ fn labels_agreement_and_the_gate() {
         lexicon.insert(key, r["coder_code"].as_str().expect("code").to_string());
     }
     let mut gate_kappa = HashMap::new();
+    let mut humans_text = HashMap::new();
     for m in ["clear", "murky"] {
         let in_model = |k: &(String, i64)| model_of[k.0.as_str()] == m;
-        // Human pairs first, on the sentences both labelled.
+        // Human pairs first, on the sentences both labelled; their mean κ (Light's κ) is the
+        // humans' agreement with each other the gate asks for.
+        let mut pair_kappas = Vec::new();
         for (i, (a, la)) in humans.iter().enumerate() {
             for (b, lb) in &humans[i + 1..] {
                 let pairs: Vec<(String, String)> = la
@@ -588,8 +678,15 @@ fn labels_agreement_and_the_gate() {
                 assert_eq!(r["n"], pairs.len(), "{m} {a} {b}");
                 let got = r["kappa"].as_f64().unwrap_or_else(|| panic!("{r}"));
                 assert!((got - kappa(&pairs)).abs() < 1e-12, "{m} {a} {b}: {got} vs {}", kappa(&pairs));
+                pair_kappas.push(got);
             }
         }
+        let light = pair_kappas.iter().sum::<f64>() / pair_kappas.len() as f64;
+        let consensus = agreement["consensus"].as_array().expect("consensus").iter().find(|c| c["model"] == m);
+        let consensus = consensus.expect("the model's consensus row");
+        assert!((consensus["human_kappa"].as_f64().expect("κ") - light).abs() < 1e-12, "{consensus}");
+        assert!(light >= 0.7, "{m}: the humans agree with each other ({light})");
+        assert_eq!((consensus["labellers"].as_u64(), consensus["human_pairs"].as_u64()), (Some(3), Some(3)));
         // The lexicon against the human reference: a strict majority of those who labelled.
         let mut pairs = Vec::new();
         let mut disagreements = 0;
@@ -603,6 +700,16 @@ fn labels_agreement_and_the_gate() {
         }
         let r = row(m, "coder", "human reference", "lexicon/1");
         let expected = kappa(&pairs);
+        let labelled = lexicon.keys().filter(|k| in_model(k)).count();
+        assert_eq!(consensus["disagreements"].as_u64(), Some(disagreements));
+        humans_text.insert(
+            m,
+            format!(
+                "3 human labellers, κ = {light:.3} with each other (the mean of 3 pairwise Cohen's κ), {disagreements} \
+                 of {labelled} sentences ({:.1} %) without a majority",
+                disagreements as f64 / labelled as f64 * 100.0
+            ),
+        );
         assert_eq!(
             (r["n"].as_u64(), r["excluded_disagreements"].as_u64()),
             (Some(pairs.len() as u64), Some(disagreements))
@@ -663,8 +770,10 @@ fn labels_agreement_and_the_gate() {
     // The gate: murky's codes are refused, clear's pass.
     let out = agora(&[&["audit", "--store", s(&store), "--out", s(&report)][..], &FLOOR].concat());
     assert!(out.status.success(), "{}", text(&out));
-    let refused = format!("refused: κ = {murky:.3} < 0.8 ({murky_n} sentences, 10 responses)");
-    let validated = format!("validated: κ = {clear:.3} ≥ 0.8 ({clear_n} sentences, 10 responses)");
+    let refused =
+        format!("refused: κ = {murky:.3} < 0.8 ({murky_n} sentences, 10 responses); {}", humans_text["murky"]);
+    let validated =
+        format!("validated: κ = {clear:.3} ≥ 0.8 ({clear_n} sentences, 10 responses); {}", humans_text["clear"]);
     assert!(text(&out).contains(&format!("model murky: {refused}")), "{}", text(&out));
     assert!(text(&out).contains(&format!("model clear: {validated}")), "{}", text(&out));
     let occ = csv_maps(&report.join("audit_occurrence.csv"));

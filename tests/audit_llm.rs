@@ -23,7 +23,7 @@ mod common;
 /// The coder gate's floor lowered to nothing: this store is smaller than the gate as shipped
 /// needs (100 responses, 200 sentences a model), and this test is about something else.
 const FLOOR: [&str; 4] = ["--min-responses", "1", "--min-sentences", "1"];
-use common::{agora, count, text};
+use common::{agora, count, label_blind, text};
 
 /// Sentences the audited model writes, with their true code (the lexicon codes them so too).
 const VALUES: [(&str, &str); 8] = [
@@ -468,39 +468,19 @@ fn the_kappa_gate_judges_an_llm_coder_like_the_lexicon_coder() {
     let good = printed_coder(&text(&out), "good");
     assert!(text(&out).contains(&format!("gate on {good} for model fake: refused: no human labels")), "{}", text(&out));
 
-    // A human labels every sentence of a sample drawn from the LLM coder's coded responses.
-    let sample = t.dir.path().join("sample.jsonl");
-    let out = agora(&[
-        "audit",
-        "export",
-        "--show-codes",
-        "--store",
-        s(&t.store),
-        "--coder",
-        &good,
-        "--sample",
-        "100",
-        "--seed",
-        "1",
-        "--out",
-        s(&sample),
-    ]);
-    assert!(out.status.success(), "{}", text(&out));
-    let labelled: Vec<String> = std::fs::read_to_string(&sample)
-        .expect("sample")
-        .lines()
-        .map(|l| {
-            let mut r: Value = serde_json::from_str(l).expect("record");
+    // Two humans label every sentence of a blind sample drawn from the LLM coder's coded
+    // responses with its true code.
+    let shown = label_blind(
+        &t.store,
+        t.dir.path(),
+        &["--coder", &good, "--sample", "100", "--seed", "1"],
+        &["ana", "ben"],
+        |r| {
             assert_eq!(r["coder"], Value::from(good.as_str()));
-            r["label"] = Value::from(truth(r["text"].as_str().expect("text")));
-            r.to_string()
-        })
-        .collect();
-    assert_eq!(labelled.len(), 24);
-    let labels = t.dir.path().join("ana.jsonl");
-    std::fs::write(&labels, labelled.join("\n")).expect("write labels");
-    let out = agora(&["audit", "import", "--store", s(&t.store), "--labels", s(&labels), "--coder-name", "ana"]);
-    assert!(out.status.success(), "{}", text(&out));
+            Value::from(truth(r["text"].as_str().expect("text")))
+        },
+    );
+    assert_eq!(shown.len(), 24);
 
     // The correct LLM coder and the lexicon coder pass; the coder that says `understanding` to
     // everything is refused, and its numbers with it.
@@ -525,7 +505,7 @@ fn the_kappa_gate_judges_an_llm_coder_like_the_lexicon_coder() {
     let said = text(&out);
     let line =
         said.lines().find(|l| l.starts_with(&format!("gate on {poor} for model fake: refused: κ = "))).expect(&said);
-    assert!(line.ends_with("< 0.8 (24 sentences, 8 responses)"), "{line}");
+    assert!(line.contains("< 0.8 (24 sentences, 8 responses); 2 human labellers, κ = 1.000 with each other"), "{line}");
     let occurrence = std::fs::read_to_string(t.dir.path().join("poor/audit_occurrence.csv")).expect("csv");
     let header: Vec<&str> = occurrence.lines().next().expect("header").split(',').collect();
     let share = header.iter().position(|h| *h == "share").expect("share column");

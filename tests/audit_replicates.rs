@@ -25,7 +25,7 @@ mod common;
 /// The coder gate's floor lowered to nothing: this store is smaller than the gate as shipped
 /// needs (100 responses, 200 sentences a model), and this test is about something else.
 const FLOOR: [&str; 4] = ["--min-responses", "1", "--min-sentences", "1"];
-use common::{agora, assert_every_slot_accounted, count, record_hashes, text};
+use common::{agora, assert_every_slot_accounted, count, label_blind, record_hashes, text};
 
 const OPENING: &str = "This is round one of a game with two options.";
 const FAIRNESS: &str = "Splitting the points evenly seems right.";
@@ -387,37 +387,8 @@ fn replicates_recover_the_dependency_without_touching_the_runs() {
     }
     drop(c);
 
-    // Human labels (one coder, agreeing with the lexicon on these sentences) validate it.
-    let sample = dir.path().join("sample.jsonl");
-    let out = agora(&[
-        "audit",
-        "export",
-        "--show-codes",
-        "--store",
-        s(&store),
-        "--sample",
-        "100",
-        "--seed",
-        "1",
-        "--out",
-        s(&sample),
-    ]);
-    assert!(out.status.success(), "{}", text(&out));
-    let labels: String = std::fs::read_to_string(&sample)
-        .expect("sample")
-        .lines()
-        .map(|l| {
-            let r: Value = serde_json::from_str(l).expect("record");
-            format!(
-                "{}\n",
-                serde_json::json!({"response_id": r["response_id"], "sentence_index": r["sentence_index"], "label": r["coder_code"]})
-            )
-        })
-        .collect();
-    let label_file = dir.path().join("ana.jsonl");
-    std::fs::write(&label_file, labels).expect("labels");
-    let out = agora(&["audit", "import", "--store", s(&store), "--labels", s(&label_file), "--coder-name", "ana"]);
-    assert!(out.status.success(), "{}", text(&out));
+    // Human labels (two coders, agreeing with the lexicon on these sentences) validate it.
+    label_blind(&store, dir.path(), &["--sample", "100", "--seed", "1"], &["ana", "ben"], |r| r["coder_code"].clone());
     let out = agora(&[&["audit", "--store", s(&store), "--out", s(&report)][..], &FLOOR].concat());
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("gate on lexicon/1 for model fake: validated"), "{}", text(&out));
@@ -467,7 +438,7 @@ fn replicates_recover_the_dependency_without_touching_the_runs() {
     assert_eq!(json["groups"][0]["indicator"], "cooperate");
     assert!(std::fs::read_to_string(report.join("dependency.md"))
         .expect("md")
-        .contains("| fake | prisoners-dilemma | player | cooperate | lpm-fe | fairness |"));
+        .contains("| fake | prisoners-dilemma | baseline | baseline | player | cooperate | lpm-fe | fairness |"));
 }
 
 /// The binary-allocation game's indicator: person B chose the option better for A, read from

@@ -23,7 +23,7 @@ mod common;
 /// The coder gate's floor lowered to nothing: this store is smaller than the gate as shipped
 /// needs (100 responses, 200 sentences a model), and this test is about something else.
 const FLOOR: [&str; 4] = ["--min-responses", "1", "--min-sentences", "1"];
-use common::{agora, count, text};
+use common::{agora, count, label_blind, text};
 
 const OPENING: &str = "This is round one of a game with two options.";
 const FAIRNESS: &str = "Splitting the points evenly seems right.";
@@ -196,37 +196,8 @@ fn requirements_pass_fail_and_are_refused_by_the_gate() {
     }
     assert!(report.join("requirements.md").exists() && report.join("requirements.json").exists());
 
-    // Human labels agreeing with the lexicon validate the coder.
-    let sample = dir.path().join("sample.jsonl");
-    let out = agora(&[
-        "audit",
-        "export",
-        "--show-codes",
-        "--store",
-        s(&store),
-        "--sample",
-        "100",
-        "--seed",
-        "1",
-        "--out",
-        s(&sample),
-    ]);
-    assert!(out.status.success(), "{}", text(&out));
-    let labels: String = std::fs::read_to_string(&sample)
-        .expect("sample")
-        .lines()
-        .map(|l| {
-            let r: Value = serde_json::from_str(l).expect("record");
-            format!(
-                "{}\n",
-                serde_json::json!({"response_id": r["response_id"], "sentence_index": r["sentence_index"], "label": r["coder_code"]})
-            )
-        })
-        .collect();
-    let label_file = dir.path().join("ana.jsonl");
-    std::fs::write(&label_file, labels).expect("labels");
-    let out = agora(&["audit", "import", "--store", s(&store), "--labels", s(&label_file), "--coder-name", "ana"]);
-    assert!(out.status.success(), "{}", text(&out));
+    // Human labels (two coders) agreeing with the lexicon validate the coder.
+    label_blind(&store, dir.path(), &["--sample", "100", "--seed", "1"], &["ana", "ben"], |r| r["coder_code"].clone());
 
     let out = audit(&spec);
     assert!(out.status.success(), "{}", text(&out));

@@ -17,7 +17,7 @@ use serde_json::Value;
 use sha2::{Digest, Sha256};
 
 mod common;
-use common::{agora, count, text};
+use common::{agora, count, label_blind, text};
 
 const OPENING: &str = "This is round one of a game with two options.";
 const FAIRNESS: &str = "Splitting the points evenly seems right.";
@@ -161,34 +161,7 @@ fn the_report_shows_the_audit_of_a_store_and_says_when_there_is_none() {
     assert!(html.contains("id=\"audit-tree\""), "the tree is drawn from the replicates");
 
     // Human labels agreeing with the coder, the agreement, and the audit again: validated.
-    let sample = dir.path().join("sample.jsonl");
-    let o = agora(&[
-        "audit",
-        "export",
-        "--show-codes",
-        "--store",
-        s(&store),
-        "--sample",
-        "120",
-        "--seed",
-        "1",
-        "--out",
-        s(&sample),
-    ]);
-    assert!(o.status.success(), "{}", text(&o));
-    let labels: String = std::fs::read_to_string(&sample)
-        .expect("sample")
-        .lines()
-        .map(|l| {
-            let r: Value = serde_json::from_str(l).expect("record");
-            let label = serde_json::json!({"response_id": r["response_id"], "sentence_index": r["sentence_index"], "label": r["coder_code"]});
-            format!("{label}\n")
-        })
-        .collect();
-    let label_file = dir.path().join("ana.jsonl");
-    std::fs::write(&label_file, labels).expect("labels");
-    let o = agora(&["audit", "import", "--store", s(&store), "--labels", s(&label_file), "--coder-name", "ana"]);
-    assert!(o.status.success(), "{}", text(&o));
+    label_blind(&store, dir.path(), &["--sample", "120", "--seed", "1"], &["ana", "ben"], |r| r["coder_code"].clone());
     let o = agora(&["audit", "agreement", "--store", s(&store), "--out", s(&dir.path().join("agreement"))]);
     assert!(o.status.success(), "{}", text(&o));
     let o = agora(&["audit", "--store", s(&store), "--out", s(&dir.path().join("audit"))]);

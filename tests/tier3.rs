@@ -224,7 +224,7 @@ fn verdict(fake: Fake) -> Value {
             let label = true_code(r["text"].as_str().expect("text"));
             format!(
                 "{}\n",
-                serde_json::json!({"response_id": r["response_id"], "sentence_index": r["sentence_index"], "label": label})
+                serde_json::json!({"response_id": r["response_id"], "sentence_index": r["sentence_index"], "label": label, "export_id": r["export_id"]})
             )
         })
         .collect();

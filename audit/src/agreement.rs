@@ -2,13 +2,18 @@
 //!
 //! Cohen's κ ([`cohen_kappa`]) is computed, per audited model on that model's own text:
 //! 1. **between human coders first**: for every pair of human coders, on the sentences both
-//!    labelled (the first name in alphabetical order is the reference; κ is symmetric);
+//!    labelled (the first name in alphabetical order is the reference; κ is symmetric). The
+//!    humans' agreement with each other on the model's text ([`ConsensusRow::human_kappa`]) is
+//!    that pair's κ when two labelled, and the mean of the pairwise κ of the pairs that share a
+//!    sentence (Light's κ) when more did; Fleiss' κ is not used, because it needs every
+//!    sentence labelled by the same number of humans;
 //! 2. **then each machine coder against the human reference**: the reference code of a
-//!    sentence is the code a strict majority of the human coders who labelled it gave (one
-//!    human's label when only one labelled it; both when two did, so two humans must agree).
-//!    A sentence without a majority (humans disagree) has no reference and is left out of every
-//!    coder's κ, and counted. A machine code whose sentence text differs from the labelled text
-//!    (the reply was segmented differently since) is left out and counted.
+//!    sentence is the code a strict majority of the human coders who labelled it gave, where at
+//!    least two labelled it (two must agree). A sentence one human labelled has no reference:
+//!    one person's reading is not checked against anyone's. A sentence without a majority (the
+//!    humans disagree) has no reference either and is left out of every coder's κ, and counted.
+//!    A machine code whose sentence text differs from the labelled text (the reply was
+//!    segmented differently since) is left out and counted.
 //!
 //! Each row carries n, p_o, p_e, κ with its asymptotic standard error and 95 % interval, the
 //! confusion matrix over the codebook's codes (rows: the reference, columns: the coder) and
@@ -16,18 +21,25 @@
 //!
 //! **The gate** ([`GateOptions`]). A machine coder's codes on a model's text count for a
 //! statistic only when, on that model's text:
-//! 1. the human reference covers at least 100 responses and 200 of their sentences (the floor:
+//! 1. at least [`MIN_LABELLERS`] (2) humans labelled it, they agree with each other at κ ≥
+//!    [`MIN_HUMAN_KAPPA`] (0.7, Agora's choice: the paper asks for the humans' agreement and
+//!    names no threshold), and they disagree (no strict majority) on at most
+//!    [`MAX_HUMAN_DISAGREEMENT`] (20 %, Agora's choice) of the sentences two or more labelled,
+//!    so that the coder is not judged on the easy sentences alone;
+//! 2. the human reference covers at least 100 responses and 200 of their sentences (the floor:
 //!    "Auditing LLM Behavior with SUVA: From Stated Values to Actions" validates its coder on
 //!    100 responses, 301 sentences, §240.6.2 and Table 240.5, and has people "code a few hundred sentences";
 //!    below that, κ's interval is too wide for a threshold to mean anything: on the 14
 //!    sentences of the committed fixture it runs from 0.60 to 1.05);
-//! 2. the coder failed (its output for a response did not validate) on at most 5 % of the
+//! 3. the coder failed (its output for a response did not validate) on at most 5 % of the
 //!    model's responses with reasoning; failed responses are exported for labelling, and a
 //!    labelled sentence of one counts against κ as [`CODER_ERROR`];
-//! 3. κ against the human reference is at least the threshold (0.8 by default, the seed's
+//! 4. κ against the human reference is at least the threshold (0.8 by default, the seed's
 //!    `min_kappa`).
 //!
-//! Otherwise the codes are refused with the first unmet condition: `refused: 14 sentences of 7
+//! Otherwise the codes are refused with the first unmet condition: `refused: 1 human labeller on
+//! this model's text (…)`, `refused: the 2 human labellers agree with each other at κ = 0.490 <
+//! 0.7 (…)`, `refused: 14 sentences of 7
 //! responses with a human reference (the gate needs 100 responses and 200 sentences; κ = …)`,
 //! `refused: κ = x < 0.8 (n sentences, m responses)`, `refused: no human labels` when the store
 //! holds none for the codebook, or with the reason κ could not be computed. Allowing
@@ -64,6 +76,10 @@ pub const DEFAULT_MIN_SENTENCES: usize = 200;
 pub const DEFAULT_MIN_CODE_SUPPORT: u64 = agora_analysis::evidence::MIN_CODE_SUPPORT;
 /// The default ceiling on the share of a model's responses the coder failed on.
 pub const DEFAULT_MAX_CODER_ERRORS: f64 = 0.05;
+/// The humans' rule (Agora's choice of thresholds, declared with the ladder that reads the
+/// stored gate): at least two labellers, κ ≥ 0.7 with each other, at most 20 % of their
+/// sentences without a majority.
+pub use agora_analysis::evidence::{MAX_HUMAN_DISAGREEMENT, MIN_HUMAN_KAPPA, MIN_LABELLERS};
 
 /// The coder-validation gate's rule.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -78,6 +94,12 @@ pub struct GateOptions {
     pub min_code_support: u64,
     /// Largest share of the model's responses the coder may fail on (0.05).
     pub max_coder_errors: f64,
+    /// Fewest human labellers on the model's text (2; never fewer).
+    pub min_labellers: usize,
+    /// Least agreement of the human labellers with each other (κ 0.7).
+    pub min_human_kappa: f64,
+    /// Largest share of the sentences two or more humans labelled that they disagree on (0.2).
+    pub max_human_disagreement: f64,
     /// Show codes the gate refuses, labelled unvalidated, instead of refusing them.
     pub allow_unvalidated: bool,
 }
@@ -90,6 +112,9 @@ impl Default for GateOptions {
             min_sentences: DEFAULT_MIN_SENTENCES,
             min_code_support: DEFAULT_MIN_CODE_SUPPORT,
             max_coder_errors: DEFAULT_MAX_CODER_ERRORS,
+            min_labellers: MIN_LABELLERS,
+            min_human_kappa: MIN_HUMAN_KAPPA,
+            max_human_disagreement: MAX_HUMAN_DISAGREEMENT,
             allow_unvalidated: false,
         }
     }
@@ -102,15 +127,32 @@ impl GateOptions {
         if !(self.max_coder_errors.is_finite() && (0.0..=1.0).contains(&self.max_coder_errors)) {
             return Err(format!("--max-coder-errors {}: expected a share in [0, 1]", self.max_coder_errors));
         }
+        if self.min_labellers < MIN_LABELLERS {
+            return Err(format!(
+                "the gate needs at least {MIN_LABELLERS} human labellers, not {}: one person's labels are no reference",
+                self.min_labellers
+            ));
+        }
+        if !(self.min_human_kappa.is_finite() && self.min_human_kappa > -1.0 && self.min_human_kappa <= 1.0) {
+            return Err(format!("min_human_kappa {}: expected a number in (-1, 1]", self.min_human_kappa));
+        }
+        if !(self.max_human_disagreement.is_finite() && (0.0..=1.0).contains(&self.max_human_disagreement)) {
+            return Err(format!("max_human_disagreement {}: expected a share in [0, 1]", self.max_human_disagreement));
+        }
         Ok(())
     }
 
     /// The rule in words, as reports state it.
     pub fn describe(&self) -> String {
         format!(
-            "κ ≥ {} against the human reference on at least {} responses and {} sentences of the model's text, \
+            "at least {} human labellers agree with each other at κ ≥ {} (Cohen's κ; with more than two, the mean \
+             pairwise κ) and disagree on at most {} % of the sentences two or more labelled, and the coder reaches \
+             κ ≥ {} against their reference on at least {} responses and {} sentences of the model's text, \
              the coder failing on at most {} % of its responses; a code a Tier-3 claim relies on needs {} \
              human-referenced sentences",
+            self.min_labellers,
+            self.min_human_kappa,
+            self.max_human_disagreement * 100.0,
             self.min_kappa,
             self.min_responses,
             self.min_sentences,
@@ -121,7 +163,7 @@ impl GateOptions {
 }
 
 /// The rule for the human reference, as reports state it.
-pub const CONSENSUS_RULE: &str = "The human reference of a sentence is the code a strict majority of the human coders who labelled it gave (one human's label when only one labelled it; with two, both must agree). Sentences where the humans disagree have no reference and are left out of every machine coder's kappa, and counted.";
+pub const CONSENSUS_RULE: &str = "The human reference of a sentence is the code a strict majority of the human coders who labelled it gave, where at least two labelled it (with two, both must agree). A sentence one human labelled has no reference. Sentences where the humans disagree have no reference and are left out of every machine coder's kappa, and counted; the humans' agreement with each other is Cohen's kappa for two labellers, the mean pairwise kappa (Light's kappa) for more.";
 
 /// The agreement table.
 pub const SCHEMA: &str = "
@@ -192,7 +234,7 @@ pub struct MachineCode {
 /// The human reference of one sentence.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Reference {
-    /// The majority code; none where the humans disagree.
+    /// The majority code; none where the humans disagree or only one labelled the sentence.
     pub code: Option<String>,
     /// The labelled text.
     pub text: String,
@@ -215,7 +257,10 @@ pub fn consensus(labels: &[HumanLabel]) -> BTreeMap<SentenceKey, Reference> {
             for l in &ls {
                 *counts.entry(&l.code).or_default() += 1;
             }
-            let code = counts.iter().find(|(_, c)| **c * 2 > ls.len()).map(|(code, _)| (*code).to_string());
+            let code = counts
+                .iter()
+                .find(|(_, c)| ls.len() >= MIN_LABELLERS && **c * 2 > ls.len())
+                .map(|(code, _)| (*code).to_string());
             (k, Reference { code, text: ls[0].text.clone(), humans: ls.len(), model: ls[0].model.clone() })
         })
         .collect()
@@ -272,8 +317,8 @@ pub struct AgreementRow {
     pub precision: Vec<Option<f64>>,
 }
 
-/// The human labels of one model.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize)]
+/// The human labels of one model, and the humans' agreement with each other there.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct ConsensusRow {
     /// The audited model.
     pub model: String,
@@ -283,8 +328,65 @@ pub struct ConsensusRow {
     pub multiply_labelled: usize,
     /// Sentences with a reference.
     pub with_reference: usize,
-    /// Sentences where the humans disagree (no reference).
+    /// Sentences two or more humans labelled where they disagree (no strict majority, no
+    /// reference).
     pub disagreements: usize,
+    /// Human coders with a label on the model's text.
+    pub labellers: usize,
+    /// Pairs of them who labelled a sentence in common.
+    pub human_pairs: usize,
+    /// The humans' agreement with each other: the pair's Cohen's κ where one pair shares
+    /// sentences, the mean of the pairs' κ (Light's κ) where several do; none where no pair
+    /// shares a sentence or a pair's κ is undefined (see `human_note`).
+    pub human_kappa: Option<f64>,
+    /// Why `human_kappa` is missing, if it is.
+    pub human_note: Option<String>,
+}
+
+impl ConsensusRow {
+    /// The share of the sentences two or more humans labelled that they disagree on.
+    pub fn disagreement_share(&self) -> Option<f64> {
+        (self.multiply_labelled > 0).then(|| self.disagreements as f64 / self.multiply_labelled as f64)
+    }
+
+    /// Which κ `human_kappa` is, in words.
+    pub fn human_kappa_kind(&self) -> String {
+        if self.human_pairs > 1 {
+            format!("the mean of {} pairwise Cohen's κ", self.human_pairs)
+        } else {
+            "Cohen's κ".to_string()
+        }
+    }
+
+    /// The humans' agreement summed up: `2 human labellers, κ = 0.851 with each other (Cohen's
+    /// κ), 2 of 16 sentences (12.5 %) without a majority`.
+    pub fn humans_text(&self) -> String {
+        format!(
+            "{} human labeller{}, κ = {} with each other ({}), {} of {} sentences ({:.1} %) without a majority",
+            self.labellers,
+            if self.labellers == 1 { "" } else { "s" },
+            self.human_kappa.map_or_else(|| "-".to_string(), |k| format!("{k:.3}")),
+            self.human_kappa_kind(),
+            self.disagreements,
+            self.multiply_labelled,
+            self.disagreement_share().unwrap_or(0.0) * 100.0
+        )
+    }
+}
+
+/// The humans' agreement with each other from their pairs' rows on one model's text: (pairs
+/// sharing a sentence, κ, why κ is missing).
+fn human_agreement(pairs: &[AgreementRow]) -> (usize, Option<f64>, Option<String>) {
+    let shared: Vec<&AgreementRow> = pairs.iter().filter(|r| r.n > 0).collect();
+    if shared.is_empty() {
+        return (0, None, Some("no sentence labelled by two human coders".into()));
+    }
+    if let Some(p) = shared.iter().find(|r| r.kappa.is_none()) {
+        let why = p.note.clone().unwrap_or_default();
+        return (shared.len(), None, Some(format!("κ between `{}` and `{}` undefined: {why}", p.reference, p.coder)));
+    }
+    let sum: f64 = shared.iter().filter_map(|r| r.kappa).sum();
+    (shared.len(), Some(sum / shared.len() as f64), None)
 }
 
 fn row(
@@ -407,16 +509,24 @@ pub fn compute(
     };
     for model in &models {
         let refs: Vec<&Reference> = reference.values().filter(|r| r.model == *model).collect();
+        let first_pair = rows.len();
+        human_pairs(Some(model), &mut rows);
         if label_models.contains(model) {
+            let (human_pairs, human_kappa, human_note) = human_agreement(&rows[first_pair..]);
+            let labellers: BTreeSet<&str> =
+                labels.iter().filter(|l| l.model == *model).map(|l| l.coder.as_str()).collect();
             consensus_rows.push(ConsensusRow {
                 model: (*model).to_string(),
                 labelled: refs.len(),
-                multiply_labelled: refs.iter().filter(|r| r.humans >= 2).count(),
+                multiply_labelled: refs.iter().filter(|r| r.humans >= MIN_LABELLERS).count(),
                 with_reference: refs.iter().filter(|r| r.code.is_some()).count(),
-                disagreements: refs.iter().filter(|r| r.code.is_none()).count(),
+                disagreements: refs.iter().filter(|r| r.humans >= MIN_LABELLERS && r.code.is_none()).count(),
+                labellers: labellers.len(),
+                human_pairs,
+                human_kappa,
+                human_note,
             });
         }
-        human_pairs(Some(model), &mut rows);
         let mut coders: BTreeMap<(&str, &str), Vec<&MachineCode>> = BTreeMap::new();
         for m in machine.iter().filter(|m| m.model == *model) {
             coders.entry((m.coder.as_str(), m.codebook_sha256.as_str())).or_default().push(m);
@@ -428,6 +538,8 @@ pub fn compute(
             for m in codes_of {
                 let Some(r) = reference.get(&m.key) else { continue };
                 match &r.code {
+                    // One human's label is no reference: as if unlabelled.
+                    None if r.humans < MIN_LABELLERS => {}
                     None => disagreements += 1,
                     Some(_) if r.text.trim() != m.text.trim() => changed += 1,
                     Some(c) => {
@@ -472,6 +584,8 @@ pub struct Agreement {
     pub codebook_version: u32,
     /// The gate's threshold.
     pub min_kappa: f64,
+    /// The gate's threshold for the humans' agreement with each other.
+    pub min_human_kappa: f64,
     /// The gate's rule in words.
     pub gate_rule: String,
     /// How the human reference is formed.
@@ -505,11 +619,20 @@ pub fn agreement(path: &Path, codebook: &LoadedCodebook, gate: &GateOptions) -> 
     }
     let labels = load_labels(&conn, &cb.name, cb.version).map_err(sql)?;
     if labels.is_empty() {
+        let legacy = labels_without_export(&conn, &cb.name, cb.version).map_err(sql)?;
         return Err(LabelsError::NotAudited {
             path: path.to_path_buf(),
             message: format!(
-                "no human labels for codebook {} v{}: export a sample with `agora audit export` and import labels with `agora audit import`",
-                cb.name, cb.version
+                "no human labels for codebook {} v{}: export a sample with `agora audit export` and import labels with `agora audit import`{}",
+                cb.name,
+                cb.version,
+                if legacy > 0 {
+                    format!(
+                        " ({legacy} labels were imported before Agora recorded exports and carry no export id: nothing says they were made blind; import them again from a blind export)"
+                    )
+                } else {
+                    String::new()
+                }
             ),
         });
     }
@@ -522,7 +645,8 @@ pub fn agreement(path: &Path, codebook: &LoadedCodebook, gate: &GateOptions) -> 
     for r in rows.iter_mut().filter(|r| r.kind == "coder") {
         let key = (r.model.clone(), r.coder.clone(), r.coder_codebook_sha256.clone());
         let e = errors.get(&key).copied().unwrap_or((0, 0));
-        let v = validate(Some(r), true, &r.model, &r.coder, &refuse, e);
+        let humans = consensus.iter().find(|c| c.model == r.model);
+        let v = validate(Some(r), humans, true, &r.model, &r.coder, &refuse, e);
         r.min_kappa = Some(min_kappa);
         r.verdict = Some(v.status.as_str().to_string());
         validation.push(v);
@@ -584,6 +708,7 @@ pub fn agreement(path: &Path, codebook: &LoadedCodebook, gate: &GateOptions) -> 
         codebook: cb.name.clone(),
         codebook_version: cb.version,
         min_kappa,
+        min_human_kappa: gate.min_human_kappa,
         gate_rule: gate.describe(),
         consensus_rule: CONSENSUS_RULE.into(),
         humans: humans.into_iter().map(|(c, n)| HumanCoder { coder: c.to_string(), labels: n }).collect(),

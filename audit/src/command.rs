@@ -335,18 +335,37 @@ pub fn export(args: ExportOptions) -> anyhow::Result<()> {
     if let Some(dir) = args.out.parent().filter(|d| !d.as_os_str().is_empty()) {
         std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     }
-    std::fs::write(&args.out, text).with_context(|| format!("writing {}", args.out.display()))?;
+    // The file goes to a temporary name, the export is recorded in the store, then the file is
+    // renamed: a file with an export id the store does not hold is never left behind.
+    let mut partial = args.out.clone().into_os_string();
+    partial.push(".partial");
+    let partial = PathBuf::from(partial);
+    std::fs::write(&partial, text).with_context(|| format!("writing {}", partial.display()))?;
+    let created = match labels::record_export(&args.store, &export) {
+        Ok(created) => created,
+        Err(e) => {
+            let _ = std::fs::remove_file(&partial);
+            return Err(labels_error(e));
+        }
+    };
+    std::fs::rename(&partial, &args.out).with_context(|| format!("writing {}", args.out.display()))?;
     let per_model: Vec<String> =
         export.per_model.iter().map(|(m, (n, of))| format!("{m}: {n} of {of} responses")).collect();
     println!(
-        "{} sentences of {} sampled responses (seed {}; {}) written to {} as {}{}",
+        "{} sentences of {} sampled responses (seed {}; {}) written to {} as {}{}; export {} recorded in {} ({created})",
         export.records.len(),
         export.per_model.values().map(|(n, _)| n).sum::<usize>(),
         args.seed,
         per_model.join(", "),
         args.out.display(),
         args.format.as_str(),
-        if args.show_codes { ", with the machine's codes" } else { ", blind" }
+        if args.show_codes {
+            ", with the machine's codes (not for labelling: its labels are refused on import)"
+        } else {
+            ", blind"
+        },
+        export.id,
+        args.store.display()
     );
     Ok(())
 }

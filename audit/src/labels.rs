@@ -20,10 +20,21 @@
 //! `sentence_id` (`{response_id}:{sentence_index}`), `response_id`, `sentence_index`, `text`
 //! (the sentence to label), `reasoning` (the response's whole pre-action reasoning, its
 //! sentences joined by spaces: the context a labeller reads; never the action), `model`,
-//! `environment`, `cell`, `codebook`, `codebook_version`. Exports are blind by default: only
-//! when asked to show the codes (`--show-codes`) do they carry `coder` and `coder_code` (the
-//! machine coder's code, empty where the coder failed on the response), for checking a coder,
-//! not for labelling. No field is called `label`: that is the field the labeller fills in.
+//! `environment`, `cell`, `codebook`, `codebook_version`, `export_id`. Exports are blind by
+//! default: only when asked to show the codes (`--show-codes`) do they carry `coder` and
+//! `coder_code` (the machine coder's code, empty where the coder failed on the response), for
+//! checking a coder, not for labelling. No field is called `label`: that is the field the
+//! labeller fills in.
+//!
+//! # The export id
+//! Every export is recorded in the store's `audit_exports` table ([`EXPORTS_SCHEMA`]: the id,
+//! seed, sample size, coder, codebook, models, whether blind, its sentences and responses, and
+//! the time SQLite gave the row), and its id is in every record. The id is the first 16 hex
+//! digits of the SHA-256 of the export's parameters (seed, sample size, coder, codebook name,
+//! version and SHA-256, the models exported, whether blind) and of its sentences (id and
+//! text) ([`export_id`]): the same export drawn again, from this store or another holding the
+//! same runs, has the same id and the same bytes, and a blind export and one with the codes
+//! shown never share one. An import accepts labels only from a recorded blind export.
 //!
 //! Formats: `jsonl` (one flat JSON object per line), `json` (one JSON array of the same
 //! objects: Label Studio's list of tasks, each object becoming a task's `data`) and `csv`
@@ -36,10 +47,20 @@
 //! A record whose label is missing, `null` or empty is an unlabelled sentence and is skipped.
 //! When a record carries `text`, `codebook` or `codebook_version` they must match the store and
 //! the codebook; other fields are ignored. One file holds one human coder's labels, named on
-//! import. Every record is checked before anything is written: an unknown code, a sentence
-//! the store does not hold as a reasoning sentence audited with the codebook, or a second
-//! label for the same sentence in the file is an error naming the file, the line and the
-//! field, and nothing is written. The labels are then written in one transaction; a label for
+//! import.
+//!
+//! Labels must be blind: a labeller who saw the machine's code anchors on it, and κ then
+//! measures the coder's agreement with itself. So every labelled record must carry the
+//! `export_id` of a blind export recorded in this store (with the codebook labelled against);
+//! a record with a `coder_code` field (labelled or not: the file came from an export that
+//! showed the codes), a labelled record without an export id, or with the id of an export that
+//! showed the codes or that this store never recorded, is refused. A file made by hand must
+//! carry the export id of the blind export its sentences were read from.
+//!
+//! Every record is checked before anything is written: an unknown code, a sentence
+//! the store does not hold as a reasoning sentence audited with the codebook, a record that is
+//! not from a blind export, or a second label for the same sentence in the file is an error
+//! naming the file, the line and the field, and nothing is written. The labels are then written in one transaction; a label for
 //! a sentence the same coder labelled before replaces it, so importing a file twice changes
 //! nothing.
 
@@ -67,7 +88,26 @@ CREATE TABLE IF NOT EXISTS audit_labels (
     text TEXT NOT NULL,
     source TEXT NOT NULL,
     line INTEGER NOT NULL,
+    export_id TEXT,
     PRIMARY KEY (run_id, seat, slot, sentence_index, coder, codebook, codebook_version)
+) WITHOUT ROWID;
+";
+
+/// The exports table: one row per distinct export (see [The export id](self#the-export-id)).
+pub const EXPORTS_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS audit_exports (
+    export_id TEXT NOT NULL PRIMARY KEY,
+    seed TEXT NOT NULL,
+    sample INTEGER NOT NULL,
+    coder TEXT NOT NULL,
+    codebook TEXT NOT NULL,
+    codebook_version INTEGER NOT NULL,
+    codebook_sha256 TEXT NOT NULL,
+    models_json TEXT NOT NULL,
+    blind INTEGER NOT NULL,
+    sentences INTEGER NOT NULL,
+    responses INTEGER NOT NULL,
+    created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
 ) WITHOUT ROWID;
 ";
 
@@ -210,6 +250,8 @@ pub struct ExportRecord {
     pub coder: Option<String>,
     /// The machine coder's code (none in a blind export).
     pub coder_code: Option<String>,
+    /// The export's id ([`export_id`]).
+    pub export_id: String,
 }
 
 impl ExportRecord {
@@ -226,6 +268,7 @@ impl ExportRecord {
         m.insert("cell".into(), self.cell.clone().into());
         m.insert("codebook".into(), self.codebook.clone().into());
         m.insert("codebook_version".into(), self.codebook_version.into());
+        m.insert("export_id".into(), self.export_id.clone().into());
         if let (Some(c), Some(code)) = (&self.coder, &self.coder_code) {
             m.insert("coder".into(), c.clone().into());
             m.insert("coder_code".into(), code.clone().into());
@@ -237,6 +280,12 @@ impl ExportRecord {
 /// A sample of coded responses, sentence by sentence.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Export {
+    /// The export's id ([`export_id`]), in every record.
+    pub id: String,
+    /// What was asked for.
+    pub options: ExportOptions,
+    /// The codebook's name, version and SHA-256.
+    pub codebook: (String, u32, String),
     /// The records, in the documented order.
     pub records: Vec<ExportRecord>,
     /// Per model: responses sampled, and responses in the population.
@@ -267,6 +316,7 @@ impl Export {
                     "cell",
                     "codebook",
                     "codebook_version",
+                    "export_id",
                 ];
                 if !blind {
                     header.extend(["coder", "coder_code"]);
@@ -285,6 +335,7 @@ impl Export {
                         r.cell.clone(),
                         r.codebook.clone(),
                         r.codebook_version.to_string(),
+                        r.export_id.clone(),
                     ];
                     if !blind {
                         row.push(r.coder.clone().unwrap_or_default());
@@ -297,6 +348,63 @@ impl Export {
             }
         }
     }
+}
+
+/// The id of an export: the first 16 hex digits of the SHA-256 of its parameters and its
+/// sentences, one line each:
+/// `agora-export/1`, `seed {seed}`, `sample {n}`, `coder {coder}`, `codebook {name} {version}
+/// {sha256}`, `models {m1,m2,…}` (the models exported, sorted), `blind {true|false}`, then
+/// `{sentence_id}\t{text}` per record in order.
+pub fn export_id(export: &Export) -> String {
+    let (name, version, sha) = &export.codebook;
+    let models: Vec<&str> = export.per_model.keys().map(String::as_str).collect();
+    let mut text = format!(
+        "agora-export/1\nseed {}\nsample {}\ncoder {}\ncodebook {name} {version} {sha}\nmodels {}\nblind {}\n",
+        export.options.seed,
+        export.options.sample,
+        export.options.coder,
+        models.join(","),
+        export.options.blind
+    );
+    for r in &export.records {
+        text.push_str(&format!("{}\t{}\n", r.sentence_id, r.text));
+    }
+    hex_digest(text.as_bytes())[..16].to_string()
+}
+
+/// Records an export in the store's `audit_exports` (see [The export id](self#the-export-id)),
+/// keeping the first record of an export drawn again. Returns the time the store gave it.
+pub fn record_export(path: &Path, export: &Export) -> Result<String, LabelsError> {
+    let mut conn = open(path, true)?;
+    let sql = |source| LabelsError::Store { path: path.to_path_buf(), source };
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(sql)?;
+    tx.execute_batch(EXPORTS_SCHEMA).map_err(sql)?;
+    let (name, version, sha) = &export.codebook;
+    let models: Vec<&String> = export.per_model.keys().collect();
+    tx.execute(
+        "INSERT OR IGNORE INTO audit_exports (export_id, seed, sample, coder, codebook, codebook_version,
+            codebook_sha256, models_json, blind, sentences, responses)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+        params![
+            export.id,
+            export.options.seed.to_string(),
+            export.options.sample as i64,
+            export.options.coder,
+            name,
+            version,
+            sha,
+            serde_json::to_string(&models).expect("invariant: names serialise"),
+            export.options.blind,
+            export.records.len() as i64,
+            export.per_model.values().map(|(n, _)| *n as i64).sum::<i64>(),
+        ],
+    )
+    .map_err(sql)?;
+    let created: String = tx
+        .query_row("SELECT created FROM audit_exports WHERE export_id = ?1", [&export.id], |r| r.get(0))
+        .map_err(sql)?;
+    tx.commit().map_err(sql)?;
+    Ok(created)
 }
 
 /// The rank key of a response in the sample of `seed`: hex SHA-256 of `{seed}:{response_id}`.
@@ -423,11 +531,23 @@ pub fn export(path: &Path, codebook: &LoadedCodebook, options: &ExportOptions) -
                     codebook_version: cb.version,
                     coder: (!options.blind).then(|| options.coder.clone()),
                     coder_code: if options.blind { None } else { code },
+                    export_id: String::new(),
                 });
             }
         }
     }
-    Ok(Export { records, per_model })
+    let mut export = Export {
+        id: String::new(),
+        options: options.clone(),
+        codebook: (cb.name.clone(), cb.version, codebook.sha256.clone()),
+        records,
+        per_model,
+    };
+    export.id = export_id(&export);
+    for r in &mut export.records {
+        r.export_id.clone_from(&export.id);
+    }
+    Ok(export)
 }
 
 mod import;

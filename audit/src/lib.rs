@@ -21,11 +21,12 @@
 //! The audit run itself is [`coding`]: segmentation ([`segment`], [`sentence`]), coding each
 //! reasoning sentence once against the [`codebook`] by a [`coder`], the `audit_*` tables
 //! ([`tables`]) and the summary ([`report`]). Its codes count only where the coder-validation
-//! gate ([`agreement`]) admits them: κ against human labels ([`labels`]: a seeded sample
-//! exported for labelling and imported back) on the model's own text. The audit writes the
-//! gate's decisions into the store (`audit_gate`, [`agreement::record_gates`]) whenever the
-//! codes or the labels change; the certification ladder reads them from there and never imports
-//! this crate. [`statements`] renders a value's true sentence for the prefill.
+//! gate ([`agreement`]) admits them: two or more human labellers who agree with each other, and
+//! the coder's κ against their labels ([`labels`]: a seeded sample exported blind for
+//! labelling, recorded in the store, and imported back) on the model's own text. The audit
+//! writes the gate's decisions into the store (`audit_gate`, [`agreement::record_gates`])
+//! whenever the codes or the labels change; the certification ladder reads them from there and
+//! never imports this crate. [`statements`] renders a value's true sentence for the prefill.
 //!
 //! The docs chapter "The transcript audit" describes each. Bad input is [`BadInput`]: the
 //! command exits with status 2 and writes nothing.

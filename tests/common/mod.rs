@@ -121,3 +121,61 @@ pub fn headless(chromium: &str, profile: &Path, args: &[&str]) -> Output {
         .output()
         .expect("chromium runs")
 }
+
+/// Human labels made the only way `agora audit import` takes them, on a blind export: the
+/// machine coder's codes are read from an export that shows them (`--show-codes`, for checking
+/// a coder), `label` gives each record's label from that record, and the label is written into
+/// the same record of a blind export of the same sample, carrying its export id. The file is
+/// imported once per name in `coders` (the gate needs two labellers or more, who here agree).
+/// `export` are the export's arguments after the store (`--sample`, `--seed`, `--coder`…).
+/// Returns the records with the codes shown.
+pub fn label_blind(
+    store: &Path,
+    dir: &Path,
+    export: &[&str],
+    coders: &[&str],
+    label: impl Fn(&serde_json::Value) -> serde_json::Value,
+) -> Vec<serde_json::Value> {
+    let store = store.to_str().expect("a UTF-8 path");
+    let read = |name: &str, show: &[&str]| -> Vec<serde_json::Value> {
+        let path = dir.join(name);
+        let out = agora(
+            &[&["audit", "export", "--store", store], export, show, &["--out", path.to_str().expect("path")]].concat(),
+        );
+        assert!(out.status.success(), "{}", text(&out));
+        std::fs::read_to_string(&path)
+            .expect("export")
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("one JSON object per line"))
+            .collect()
+    };
+    let shown = read("shown.jsonl", &["--show-codes"]);
+    let blind = read("blind.jsonl", &[]);
+    assert_eq!(shown.len(), blind.len(), "the same sample, shown and blind");
+    let labelled: String = blind
+        .iter()
+        .zip(&shown)
+        .map(|(b, s)| {
+            assert_eq!(b["sentence_id"], s["sentence_id"]);
+            let mut b = b.clone();
+            b["label"] = label(s);
+            format!("{b}\n")
+        })
+        .collect();
+    for coder in coders {
+        let file = dir.join(format!("{coder}.jsonl"));
+        std::fs::write(&file, &labelled).expect("labels");
+        let out = agora(&[
+            "audit",
+            "import",
+            "--store",
+            store,
+            "--labels",
+            file.to_str().expect("path"),
+            "--coder-name",
+            coder,
+        ]);
+        assert!(out.status.success(), "{}", text(&out));
+    }
+    shown
+}

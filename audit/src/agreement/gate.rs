@@ -1,6 +1,7 @@
-//! The coder-validation gate: whether a machine coder's codes on a model's text count (κ
-//! against the human reference at or above the threshold, with the floors of responses,
-//! sentences and coder errors), and the store reads it is decided from.
+//! The coder-validation gate: whether a machine coder's codes on a model's text count (at least
+//! two human labellers who agree with each other, κ against their reference at or above the
+//! threshold, with the floors of responses, sentences and coder errors), and the store reads it
+//! is decided from.
 
 use super::*;
 pub use agora_analysis::evidence::{Status, Validation};
@@ -19,10 +20,14 @@ pub(super) fn kappa_text(kappa: f64, min: f64) -> String {
 }
 
 /// The gate's decision for `coder` on `model`'s text from its agreement row (none when the
-/// coder has no row there), given whether the store holds any human label for the codebook and
-/// the coder's failures on the model's responses with reasoning (failed, of).
+/// coder has no row there) and the human labels of the model's text (none when the model has
+/// none), given whether the store holds any human label for the codebook and the coder's
+/// failures on the model's responses with reasoning (failed, of).
+///
+/// The humans are checked first: their labels are the reference every other condition rests on.
 pub fn validate(
     row: Option<&AgreementRow>,
+    humans: Option<&ConsensusRow>,
     any_labels: bool,
     model: &str,
     coder: &str,
@@ -33,10 +38,12 @@ pub fn validate(
     let below = if gate.allow_unvalidated { Status::Unvalidated } else { Status::Refused };
     let (failed, of) = coder_errors;
     let error_share = if of == 0 { 0.0 } else { failed as f64 / of as f64 };
-    let (status, reason) = match row {
+    let (status, reason) = match (row, humans.map(|h| humans_unmet(h, gate))) {
         _ if !any_labels => (below, "no human labels".to_string()),
-        None => (below, "no human labels on this model's text".to_string()),
-        Some(r) => match r.kappa {
+        (_, None) => (below, "no human labels on this model's text".to_string()),
+        (_, Some(Some(why))) => (below, why),
+        (None, _) => (below, "no human labels on this model's text".to_string()),
+        (Some(r), Some(None)) => match r.kappa {
             None if r.n == 0 => (below, r.note.clone().unwrap_or_else(|| "no human labels".into())),
             None => (below, format!("κ undefined, every sentence has the same code ({} sentences)", r.n)),
             Some(k) if r.responses < gate.min_responses || r.n < gate.min_sentences => (
@@ -60,11 +67,23 @@ pub fn validate(
             ),
             Some(k) if k >= min_kappa => (
                 Status::Validated,
-                format!("κ = {} ≥ {min_kappa} ({} sentences, {} responses)", kappa_text(k, min_kappa), r.n, r.responses),
+                format!(
+                    "κ = {} ≥ {min_kappa} ({} sentences, {} responses){}",
+                    kappa_text(k, min_kappa),
+                    r.n,
+                    r.responses,
+                    humans.map(|h| format!("; {}", h.humans_text())).unwrap_or_default()
+                ),
             ),
             Some(k) => (
                 below,
-                format!("κ = {} < {min_kappa} ({} sentences, {} responses)", kappa_text(k, min_kappa), r.n, r.responses),
+                format!(
+                    "κ = {} < {min_kappa} ({} sentences, {} responses){}",
+                    kappa_text(k, min_kappa),
+                    r.n,
+                    r.responses,
+                    humans.map(|h| format!("; {}", h.humans_text())).unwrap_or_default()
+                ),
             ),
         },
     };
@@ -87,6 +106,51 @@ pub fn validate(
         coder_errors,
         reason,
     }
+}
+
+/// The first condition on the human labellers of a model's text that `gate` finds unmet, in
+/// words; none when they meet it (enough labellers, agreeing with each other, disagreeing on few
+/// sentences).
+pub fn humans_unmet(h: &ConsensusRow, gate: &GateOptions) -> Option<String> {
+    let min_h = gate.min_human_kappa;
+    if h.labellers < gate.min_labellers {
+        return Some(format!(
+            "{} human labeller{} on this model's text (the gate needs {}, labelling the same sentences, who agree \
+             with each other at κ ≥ {min_h} before the coder is compared with them)",
+            h.labellers,
+            if h.labellers == 1 { "" } else { "s" },
+            gate.min_labellers
+        ));
+    }
+    let Some(k) = h.human_kappa else {
+        return Some(format!(
+            "the {} human labellers' κ with each other cannot be computed ({}; the gate needs κ ≥ {min_h})",
+            h.labellers,
+            h.human_note.as_deref().unwrap_or("no sentence labelled by two")
+        ));
+    };
+    if k < min_h {
+        return Some(format!(
+            "the {} human labellers agree with each other at κ = {} < {min_h} ({}, {} sentences labelled by two or \
+             more): their labels are no reference for the coder",
+            h.labellers,
+            kappa_text(k, min_h),
+            h.human_kappa_kind(),
+            h.multiply_labelled
+        ));
+    }
+    let share = h.disagreement_share().unwrap_or(0.0);
+    if share > gate.max_human_disagreement {
+        return Some(format!(
+            "the human labellers disagree on {} of the {} sentences two or more labelled ({:.1} % > {} %): the coder \
+             would be judged on the sentences they read alike only",
+            h.disagreements,
+            h.multiply_labelled,
+            share * 100.0,
+            gate.max_human_disagreement * 100.0
+        ));
+    }
+    None
 }
 
 /// (model, coder, codebook SHA-256) → (responses with reasoning the coder failed on, responses
@@ -119,16 +183,19 @@ pub fn check_min_kappa(min_kappa: f64) -> Result<(), String> {
     }
 }
 
-/// The human labels of a codebook (name and version) in the store, with their models.
+/// The human labels of a codebook (name and version) in the store, with their models: those
+/// imported from a recorded blind export. Labels imported before Agora recorded exports carry
+/// no export id, and nothing says they were made blind: they do not count
+/// ([`labels_without_export`] counts them).
 pub fn load_labels(conn: &Connection, codebook: &str, version: u32) -> rusqlite::Result<Vec<HumanLabel>> {
-    if !has_table(conn, "audit_labels")? {
+    if !has_table(conn, "audit_labels")? || !agora_analysis::evidence::has_column(conn, "audit_labels", "export_id")? {
         return Ok(Vec::new());
     }
     let mut st = conn.prepare(
         "SELECT l.run_id, l.seat, l.slot, l.sentence_index, l.coder, l.code, l.text,
                 COALESCE((SELECT a.model FROM audit_responses a
                           WHERE a.run_id = l.run_id AND a.seat = l.seat AND a.slot = l.slot LIMIT 1), '')
-         FROM audit_labels l WHERE l.codebook = ?1 AND l.codebook_version = ?2
+         FROM audit_labels l WHERE l.codebook = ?1 AND l.codebook_version = ?2 AND l.export_id IS NOT NULL
          ORDER BY l.run_id, l.seat, l.slot, l.sentence_index, l.coder",
     )?;
     let rows = st.query_map(params![codebook, version], |r| {
@@ -141,6 +208,25 @@ pub fn load_labels(conn: &Connection, codebook: &str, version: u32) -> rusqlite:
         })
     })?;
     rows.collect()
+}
+
+/// The labels of a codebook (name and version) imported before Agora recorded exports (no export
+/// id): they do not count for the gate.
+pub fn labels_without_export(conn: &Connection, codebook: &str, version: u32) -> rusqlite::Result<usize> {
+    if !has_table(conn, "audit_labels")? {
+        return Ok(0);
+    }
+    let missing = if agora_analysis::evidence::has_column(conn, "audit_labels", "export_id")? {
+        "export_id IS NULL"
+    } else {
+        "1"
+    };
+    conn.query_row(
+        &format!("SELECT COUNT(*) FROM audit_labels WHERE codebook = ?1 AND codebook_version = ?2 AND {missing}"),
+        params![codebook, version],
+        |r| r.get::<_, i64>(0),
+    )
+    .map(|n| usize::try_from(n).unwrap_or(0))
 }
 
 /// What a reasoning sentence counts as when its coder's reply for the response failed
@@ -194,18 +280,31 @@ pub fn gate(
     models: &[String],
     gate: &GateOptions,
 ) -> rusqlite::Result<Vec<Validation>> {
+    Ok(decide(conn, codebook, coder, models, gate)?.into_iter().map(|(v, _)| v).collect())
+}
+
+/// [`gate`], each decision with the human labels of the model's text it rests on (none where
+/// the model has none).
+fn decide(
+    conn: &Connection,
+    codebook: &LoadedCodebook,
+    coder: &str,
+    models: &[String],
+    gate: &GateOptions,
+) -> rusqlite::Result<Vec<(Validation, Option<ConsensusRow>)>> {
     let cb = &codebook.codebook;
     let labels = load_labels(conn, &cb.name, cb.version)?;
     let machine = load_machine(conn, &cb.name, cb.version, Some((coder, &codebook.sha256)))?;
     let errors = load_coder_errors(conn, &cb.name, cb.version)?;
     let codes: Vec<String> = cb.codes.iter().map(|c| c.name.clone()).collect();
-    let (_, rows) = compute(&codes, &labels, &machine);
+    let (consensus, rows) = compute(&codes, &labels, &machine);
     Ok(models
         .iter()
         .map(|m| {
             let r = rows.iter().find(|r| r.kind == "coder" && r.model == *m && r.coder == coder);
+            let humans = consensus.iter().find(|c| c.model == *m);
             let e = errors.get(&(m.clone(), coder.to_string(), codebook.sha256.clone())).copied().unwrap_or((0, 0));
-            validate(r, !labels.is_empty(), m, coder, gate, e)
+            (validate(r, humans, !labels.is_empty(), m, coder, gate, e), humans.cloned())
         })
         .collect())
 }
@@ -245,6 +344,7 @@ pub fn record_gates(conn: &mut Connection) -> rusqlite::Result<usize> {
 /// decisions they change together).
 pub fn write_gates(conn: &Connection) -> rusqlite::Result<usize> {
     let keys = coded_keys(conn)?;
+    let gate_options = GateOptions::default();
     let mut decisions = Vec::new();
     for ((coder, name, version, sha), models) in keys {
         let source: Option<String> = if has_table(conn, "audit_codebooks")? {
@@ -258,29 +358,34 @@ pub fn write_gates(conn: &Connection) -> rusqlite::Result<usize> {
             None
         };
         let parsed = source.as_deref().and_then(|s| Codebook::parse(s, Path::new("audit_codebooks")).ok());
-        let gate_options = GateOptions::default();
         let validations = match parsed {
-            Some(cb) => gate(conn, &cb, &coder, &models, &gate_options)?,
+            Some(cb) => decide(conn, &cb, &coder, &models, &gate_options)?,
             None => models
                 .iter()
                 .map(|m| {
-                    let mut v = validate(None, false, m, &coder, &gate_options, (0, 0));
+                    let mut v = validate(None, None, false, m, &coder, &gate_options, (0, 0));
                     v.reason = "the codebook coded with is not in audit_codebooks".into();
-                    v
+                    (v, None)
                 })
                 .collect(),
         };
         decisions.push(((name, version, sha), validations));
     }
     let tx = conn;
+    // The table holds only the current decisions, rewritten here in full: a store's older
+    // layout (without the human labellers' columns) is replaced, not altered.
+    tx.execute_batch("DROP TABLE IF EXISTS audit_gate;")?;
     tx.execute_batch(agora_analysis::evidence::GATE_SCHEMA)?;
-    tx.execute("DELETE FROM audit_gate", [])?;
     let mut written = 0;
     for ((name, version, sha), validations) in &decisions {
-        for v in validations {
+        for (v, humans) in validations {
             let recall = serde_json::to_string(&v.recall).expect("invariant: a recall list serialises");
+            let h = humans.clone().unwrap_or_default();
             tx.execute(
-                "INSERT INTO audit_gate VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+                "INSERT INTO audit_gate (coder, codebook, codebook_version, codebook_sha256, model, status, kappa, n,
+                    responses, min_kappa, recall_json, coder_failed, coder_of, reason, labellers, human_kappa,
+                    human_sentences, human_disagreements, min_human_kappa, max_human_disagreement)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
                 params![
                     v.coder,
                     name,
@@ -296,6 +401,12 @@ pub fn write_gates(conn: &Connection) -> rusqlite::Result<usize> {
                     v.coder_errors.0 as i64,
                     v.coder_errors.1 as i64,
                     v.reason,
+                    h.labellers as i64,
+                    h.human_kappa,
+                    h.multiply_labelled as i64,
+                    h.disagreements as i64,
+                    gate_options.min_human_kappa,
+                    gate_options.max_human_disagreement,
                 ],
             )?;
             written += 1;

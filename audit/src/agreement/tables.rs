@@ -110,8 +110,13 @@ impl Agreement {
             }
             if let Some(c) = self.consensus.iter().find(|c| c.model == model) {
                 s.push_str(&format!(
-                    "{} sentences labelled, {} by two or more human coders; {} with a human reference, {} where the humans disagree (left out).\n\n",
-                    c.labelled, c.multiply_labelled, c.with_reference, c.disagreements
+                    "{} sentences labelled, {} by two or more human coders; {} with a human reference, {} where the humans disagree (left out).\n\nThe humans with each other: {}{}.\n\n",
+                    c.labelled,
+                    c.multiply_labelled,
+                    c.with_reference,
+                    c.disagreements,
+                    c.humans_text(),
+                    c.human_note.as_deref().map(|n| format!(" ({n})")).unwrap_or_default()
                 ));
             }
             s.push_str("| kind | reference | coder | n | p_o | kappa | 95 % interval | verdict | note |\n|---|---|---|---|---|---|---|---|---|\n");
@@ -138,13 +143,13 @@ impl Agreement {
             }
             let weak: Vec<String> = rows
                 .iter()
-                .filter(|r| r.kind == "humans" && r.kappa.is_some_and(|k| k < self.min_kappa))
+                .filter(|r| r.kind == "humans" && r.kappa.is_some_and(|k| k < self.min_human_kappa))
                 .map(|r| format!("`{}` and `{}`", r.reference, r.coder))
                 .collect();
             if !weak.is_empty() {
                 s.push_str(&format!(
                     "\nThe human coders agree with each other below {} here ({}): the codebook's definitions, or the labelling, need attention before the reference can be trusted.\n",
-                    self.min_kappa,
+                    self.min_human_kappa,
                     weak.join(", ")
                 ));
             }

@@ -193,6 +193,26 @@ struct Checked {
     code: String,
     text: String,
     line: usize,
+    export_id: String,
+}
+
+/// A recorded export, as an import checks a label's `export_id` against it.
+struct Recorded {
+    blind: bool,
+    codebook: String,
+    version: u32,
+}
+
+/// The exports the store recorded (none where it has no `audit_exports`).
+fn recorded_exports(conn: &Connection) -> rusqlite::Result<HashMap<String, Recorded>> {
+    if !has_table(conn, "audit_exports")? {
+        return Ok(HashMap::new());
+    }
+    let mut st = conn.prepare("SELECT export_id, blind, codebook, codebook_version FROM audit_exports")?;
+    let rows = st.query_map([], |r| {
+        Ok((r.get::<_, String>(0)?, Recorded { blind: r.get(1)?, codebook: r.get(2)?, version: r.get(3)? }))
+    })?;
+    rows.collect()
 }
 
 /// Imports one human coder's labels from `file` into the store at `path` (see the [module
@@ -253,6 +273,7 @@ pub fn import(
         rows.into_iter().collect()
     };
     let responses: BTreeSet<(String, i64, i64)> = stored.keys().map(|k| (k.0.clone(), k.1, k.2)).collect();
+    let exports = recorded_exports(&conn).map_err(sql)?;
     let mut problems = Vec::new();
     let mut checked: Vec<Checked> = Vec::new();
     let mut first_line: HashMap<(i64, i64, i64, i64), usize> = HashMap::new();
@@ -262,6 +283,15 @@ pub fn import(
         let mut bad = |field: &str, message: String| {
             problems.push(Problem { line, field: Some(field.to_string()), message });
         };
+        if m.contains_key("coder_code") {
+            bad(
+                "coder_code",
+                "the record comes from an export that showed the machine coder's codes (`--show-codes`): labels made \
+                 beside them are not blind; label a blind export (`agora audit export` without `--show-codes`)"
+                    .into(),
+            );
+            continue;
+        }
         let label = match m.get(label_field) {
             None | Some(Value::Null) => None,
             Some(Value::String(s)) if s.trim().is_empty() => None,
@@ -290,6 +320,55 @@ pub fn import(
                 format!("`{label}` is not a code of codebook {} v{} ({})", cb.name, cb.version, codes.join(", ")),
             );
             continue;
+        }
+        let export_id = match m.get("export_id") {
+            Some(Value::String(s)) if !s.trim().is_empty() => s.trim().to_string(),
+            None | Some(Value::Null) | Some(Value::String(_)) => {
+                bad(
+                    "export_id",
+                    "missing: labels must come from a blind export of this store (`agora audit export`), whose \
+                     records carry its id; a file made by hand must carry the id of the export it was read from"
+                        .into(),
+                );
+                continue;
+            }
+            Some(other) => {
+                bad("export_id", format!("expected an export id (a string), found {}", json_kind(other)));
+                continue;
+            }
+        };
+        match exports.get(&export_id) {
+            None => {
+                bad(
+                    "export_id",
+                    format!(
+                        "`{export_id}` is not an export this store recorded: label a blind export drawn from this \
+                         store with `agora audit export` (drawing the same export again records it)"
+                    ),
+                );
+                continue;
+            }
+            Some(e) if !e.blind => {
+                bad(
+                    "export_id",
+                    format!(
+                        "export `{export_id}` showed the machine coder's codes (`--show-codes`): labels made beside \
+                         them are not blind; label a blind export (`agora audit export` without `--show-codes`)"
+                    ),
+                );
+                continue;
+            }
+            Some(e) if e.codebook != cb.name || e.version != cb.version => {
+                bad(
+                    "export_id",
+                    format!(
+                        "export `{export_id}` was drawn with codebook {} v{}, not {} v{}",
+                        e.codebook, e.version, cb.name, cb.version
+                    ),
+                );
+                continue;
+            }
+            Some(_) => {}
         }
         if let Some(v) = m.get("codebook").filter(|v| !is_blank(v)) {
             if v.as_str() != Some(cb.name.as_str()) {
@@ -380,6 +459,7 @@ pub fn import(
             code: label,
             text: s.text.clone(),
             line,
+            export_id,
         });
     }
     if !problems.is_empty() {
@@ -396,6 +476,11 @@ pub fn import(
     let source = file.file_name().map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(sql)?;
     tx.execute_batch(SCHEMA).map_err(sql)?;
+    // Labels imported before Agora recorded exports lack the column: it is added, NULL for
+    // them, and such labels do not count for the gate (see `agreement::load_labels`).
+    if !agora_analysis::evidence::has_column(&tx, "audit_labels", "export_id").map_err(sql)? {
+        tx.execute_batch("ALTER TABLE audit_labels ADD COLUMN export_id TEXT;").map_err(sql)?;
+    }
     let (mut changed, mut unchanged) = (0usize, 0usize);
     {
         let mut before = tx
@@ -407,7 +492,7 @@ pub fn import(
         let mut put = tx
             .prepare(
                 "INSERT OR REPLACE INTO audit_labels (run_id, seat, slot, sentence_index, coder, codebook, codebook_version,
-                    code, text, source, line) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+                    code, text, source, line, export_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             )
             .map_err(sql)?;
         for c in &checked {
@@ -433,7 +518,8 @@ pub fn import(
                 c.code,
                 c.text,
                 source,
-                c.line
+                c.line,
+                c.export_id
             ])
             .map_err(sql)?;
         }

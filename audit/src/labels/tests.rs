@@ -15,6 +15,18 @@ fn record(i: i64, coder: bool) -> ExportRecord {
         codebook_version: 1,
         coder: coder.then(|| "lexicon/1".to_string()),
         coder_code: coder.then(|| "fairness".to_string()),
+        export_id: "0123456789abcdef".into(),
+    }
+}
+
+fn export_of(records: Vec<ExportRecord>) -> Export {
+    let blind = records.iter().all(|r| r.coder.is_none());
+    Export {
+        id: "0123456789abcdef".into(),
+        options: ExportOptions { sample: 1, seed: 7, coder: "lexicon/1".into(), models: Vec::new(), blind },
+        codebook: ("default".into(), 1, "abc".into()),
+        records,
+        per_model: BTreeMap::new(),
     }
 }
 
@@ -49,7 +61,7 @@ fn sampling_is_deterministic_order_free_and_nested() {
 
 #[test]
 fn formats_carry_the_same_records() {
-    let export = Export { records: vec![record(1, true), record(2, true)], per_model: BTreeMap::new() };
+    let export = export_of(vec![record(1, true), record(2, true)]);
     let jsonl = export.render(Format::Jsonl);
     let lines: Vec<Value> = jsonl.lines().map(|l| serde_json::from_str(l).expect("a JSON object per line")).collect();
     assert_eq!(lines.len(), 2);
@@ -67,6 +79,7 @@ fn formats_carry_the_same_records() {
             "cell",
             "codebook",
             "codebook_version",
+            "export_id",
             "coder",
             "coder_code"
         ]
@@ -90,12 +103,37 @@ fn formats_carry_the_same_records() {
         assert_eq!(back[1].1["response_id"], "k:0:2", "{format:?}");
     }
     let back = read_records(&export.render(Format::Json), Format::Json).expect("reads");
-    assert_eq!(back.iter().map(|r| r.0).collect::<Vec<_>>(), [2, 16]);
+    assert_eq!(back.iter().map(|r| r.0).collect::<Vec<_>>(), [2, 17]);
     // A blind export has no coder fields.
-    let blind = Export { records: vec![record(1, false)], per_model: BTreeMap::new() };
+    let blind = export_of(vec![record(1, false)]);
     let v: Value = serde_json::from_str(blind.render(Format::Jsonl).trim()).expect("json");
     assert!(v.get("coder").is_none() && v.get("coder_code").is_none());
     assert!(!blind.render(Format::Csv).lines().next().unwrap_or_default().contains("coder"));
+}
+
+#[test]
+fn the_export_id_is_the_sha256_of_the_parameters_and_sentences() {
+    let mut export = export_of(vec![record(1, false), record(2, false)]);
+    export.per_model.insert("m".into(), (2, 5));
+    // printf 'agora-export/1\nseed 7\nsample 1\ncoder lexicon/1\ncodebook default 1 abc\nmodels m\nblind true\nk:0:1:1\tSentence, "quoted" 1.\nk:0:2:1\tSentence, "quoted" 2.\n' | sha256sum | cut -c1-16
+    let text = "agora-export/1\nseed 7\nsample 1\ncoder lexicon/1\ncodebook default 1 abc\nmodels m\nblind true\n\
+                k:0:1:1\tSentence, \"quoted\" 1.\nk:0:2:1\tSentence, \"quoted\" 2.\n";
+    assert_eq!(export_id(&export), "987e567fb1485b22");
+    assert_eq!(export_id(&export), hex_digest(text.as_bytes())[..16]);
+    // The same sample shown with the codes is another export, with another id.
+    let mut shown = export.clone();
+    shown.options.blind = false;
+    assert_ne!(export_id(&shown), export_id(&export));
+    // So is another sentence text, another seed, another codebook.
+    let mut other = export.clone();
+    other.records[1].text.push('!');
+    assert_ne!(export_id(&other), export_id(&export));
+    let mut other = export.clone();
+    other.options.seed = 8;
+    assert_ne!(export_id(&other), export_id(&export));
+    let mut other = export.clone();
+    other.codebook.2 = "abd".into();
+    assert_ne!(export_id(&other), export_id(&export));
 }
 
 #[test]
