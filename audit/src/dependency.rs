@@ -20,7 +20,10 @@
 //! codebook (name, version, SHA-256) for the runs in scope.
 //!
 //! # The estimate
-//! Per audited model, environment and role, over the replicates that have an action, coded
+//! Per audited model, environment, arm, cell and role (the block arm and perturbation cell of
+//! the replicated decision's run: never pooled across cells or arms, so that an estimate rests
+//! only on reasoning written under the condition it is read for; in the society instrument
+//! only the step-by-step cell asks for reasoning), over the replicates that have an action, coded
 //! reasoning (a replicate without reasoning, or whose coder output failed validation, is
 //! counted and left out) and a defined action indicator (the game's declared indicator, read from the store):
 //! - **LPM** (`lpm-fe`): y on the value vector W (one 0/1 column per value code of the codebook)
@@ -50,7 +53,9 @@
 //! a model's rows are computed only where the coder's κ against human labels on that model's text
 //! is at least the threshold, and otherwise read `refused: …` with no number (or, with
 //! unvalidated codes allowed, are computed and labelled `unvalidated: …`). The estimates go to
-//! `audit_dependency` in the store and to `dependency.md`, `.json` and `.csv`.
+//! `audit_dependency` in the store ([`DEPENDENCY_SCHEMA`], keyed by arm and cell) and to
+//! `dependency.md`, `.json` and `.csv`. An `audit_dependency` written before the rows carried
+//! arm and cell is dropped and rebuilt, never added to ([`drop_stale`]).
 //!
 //! # The action indicators
 //! One per environment and role where an action has a defensible prosocial or cooperative
@@ -162,6 +167,56 @@ CREATE TABLE IF NOT EXISTS audit_replicate_sentences (
 ) WITHOUT ROWID;
 ";
 
+/// The dependency estimates the ladder reads: one row per study scope, coder, codebook, model,
+/// environment, arm, cell, role, estimator and value. `arm` and `cell` are the block arm and
+/// the perturbation cell of the decisions whose replicates the row rests on (the `runs`
+/// columns of the same names): an estimate never pools cells or arms, so a claim about one
+/// condition is never certified on reasoning written under another.
+///
+/// A store whose `audit_dependency` predates these columns has it dropped and rebuilt by the
+/// next `agora audit` ([`drop_stale`]).
+pub const DEPENDENCY_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS audit_dependency (
+    scope TEXT NOT NULL,
+    coder TEXT NOT NULL,
+    codebook TEXT NOT NULL,
+    codebook_version INTEGER NOT NULL,
+    codebook_sha256 TEXT NOT NULL,
+    model TEXT NOT NULL,
+    environment TEXT NOT NULL,
+    arm TEXT NOT NULL,
+    cell TEXT NOT NULL,
+    role TEXT NOT NULL,
+    indicator TEXT NOT NULL,
+    estimator TEXT NOT NULL,
+    value TEXT NOT NULL,
+    status TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    coef REAL,
+    se REAL,
+    stat REAL,
+    p REAL,
+    ci_low REAL,
+    ci_high REAL,
+    n_prompts INTEGER NOT NULL,
+    n_replicates INTEGER NOT NULL,
+    prompts_varying INTEGER,
+    validation TEXT NOT NULL,
+    PRIMARY KEY (scope, coder, codebook, codebook_version, codebook_sha256, model, environment, arm, cell, role,
+                 estimator, value)
+) WITHOUT ROWID;
+";
+
+/// The columns an `audit_dependency` of the current layout has and an older one lacks.
+const KEYED_BY: [&str; 2] = ["arm", "cell"];
+
+/// Drops an `audit_dependency` written before its rows were kept apart per arm and cell (it
+/// lacks those columns): derived from the coded replicates, it is rebuilt by `agora audit`.
+/// Returns whether it dropped one.
+pub fn drop_stale(conn: &Connection) -> rusqlite::Result<bool> {
+    crate::tables::drop_if_lacking(conn, "audit_dependency", &KEYED_BY)
+}
+
 /// α of the intervals.
 pub const ALPHA: f64 = agora_analysis::mechanism::ALPHA;
 
@@ -176,13 +231,17 @@ pub struct Observation {
     pub w: Vec<bool>,
 }
 
-/// One estimate of one value, by one estimator, for one model, environment and role.
+/// One estimate of one value, by one estimator, for one model, environment, arm, cell and role.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DependencyRow {
     /// The audited model.
     pub model: String,
     /// The environment.
     pub environment: String,
+    /// The block arm of the replicated decisions (`baseline`, `punishment`, …).
+    pub arm: String,
+    /// The perturbation cell of the replicated decisions (`baseline`, `step-by-step`, …).
+    pub cell: String,
     /// The role.
     pub role: String,
     /// The action indicator's name.
@@ -217,13 +276,17 @@ pub struct DependencyRow {
     pub validation: String,
 }
 
-/// One model, environment and role of the replicates, with what became of it.
+/// One model, environment, arm, cell and role of the replicates, with what became of it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct GroupRow {
     /// The audited model.
     pub model: String,
     /// The environment.
     pub environment: String,
+    /// The block arm.
+    pub arm: String,
+    /// The perturbation cell.
+    pub cell: String,
     /// The role.
     pub role: String,
     /// The indicator's name, or none where the game is left out.
@@ -275,7 +338,7 @@ pub struct Dependency {
     pub indicators: Vec<Indicator>,
     /// (environment, role or `*`, why) of every role without an indicator.
     pub left_out: Vec<(String, String, String)>,
-    /// Per model, environment and role.
+    /// Per model, environment, arm, cell and role.
     pub groups: Vec<GroupRow>,
     /// The estimates.
     pub rows: Vec<DependencyRow>,
@@ -294,11 +357,23 @@ struct Replicate {
     model: String,
     role: String,
     environment: String,
+    arm: String,
+    cell: String,
     raw_reply: String,
     action: Option<String>,
     parse_status: String,
     answer_field: String,
     space_json: String,
+}
+
+/// A group of replicates: (model, environment, arm, cell, role).
+type GroupKey = (String, String, String, String, String);
+
+impl Replicate {
+    /// The group the replicate is estimated in: never pooled across arms or cells.
+    fn group(&self) -> GroupKey {
+        (self.model.clone(), self.environment.clone(), self.arm.clone(), self.cell.clone(), self.role.clone())
+    }
 }
 
 /// A coded replicate.
@@ -333,7 +408,7 @@ pub fn dependency(
     let coder_id = coder.id();
     let replicates = read_replicates(&conn, study).map_err(sql)?;
     let total = replicates.len();
-    let mut groups: BTreeMap<(String, String, String), GroupRow> = BTreeMap::new();
+    let mut groups: BTreeMap<GroupKey, GroupRow> = BTreeMap::new();
     // A model-backed coder gets every replicate's reasoning at once, before any is coded.
     let batches: Vec<Vec<String>> = replicates
         .iter()
@@ -346,11 +421,13 @@ pub fn dependency(
     coder.prepare(&batches).map_err(|source| AuditError::Coder { coder: coder_id.clone(), source })?;
     let mut coded = Vec::new();
     for rep in replicates {
-        let g = groups.entry((rep.model.clone(), rep.environment.clone(), rep.role.clone())).or_insert_with(|| {
+        let g = groups.entry(rep.group()).or_insert_with(|| {
             let ind = indicator_for(&rep.environment, &rep.role);
             GroupRow {
                 model: rep.model.clone(),
                 environment: rep.environment.clone(),
+                arm: rep.arm.clone(),
+                cell: rep.cell.clone(),
                 role: rep.role.clone(),
                 indicator: ind.map(|i| i.name.to_string()),
                 replicates: 0,
@@ -380,13 +457,13 @@ pub fn dependency(
     let with_action = coded.len();
     let without_reasoning = coded.iter().filter(|c| !c.segmentation.has_reasoning()).count();
     let coder_errors = coded.iter().filter(|c| c.segmentation.has_reasoning() && c.coder_error.is_some()).count();
-    let models: Vec<String> = groups.keys().map(|(m, _, _)| m.clone()).collect::<BTreeSet<_>>().into_iter().collect();
+    let models: Vec<String> = groups.keys().map(|k| k.0.clone()).collect::<BTreeSet<_>>().into_iter().collect();
     let validation = agreement::gate(&conn, codebook, &coder_id, &models, &gate).map_err(sql)?;
     let value_names: Vec<String> = cb.values().map(|c| c.name.clone()).collect();
 
     // Observations per group.
     let mut better_for_a: BTreeMap<(i64, i64, i64), Option<u32>> = BTreeMap::new();
-    let mut observations: BTreeMap<(String, String, String), Vec<Observation>> = BTreeMap::new();
+    let mut observations: BTreeMap<GroupKey, Vec<Observation>> = BTreeMap::new();
     for c in &coded {
         let r = &c.rep;
         let Some(ind) = indicator_for(&r.environment, &r.role) else { continue };
@@ -406,7 +483,7 @@ pub fn dependency(
             None
         };
         let Some(y) = ind.value(r.action.as_deref().unwrap_or_default(), &r.space_json, pro) else { continue };
-        observations.entry((r.model.clone(), r.environment.clone(), r.role.clone())).or_default().push(Observation {
+        observations.entry(r.group()).or_default().push(Observation {
             prompt: r.response_id.clone(),
             y,
             w: c.values.clone(),
@@ -431,6 +508,8 @@ pub fn dependency(
             let base = DependencyRow {
                 model: g.model.clone(),
                 environment: g.environment.clone(),
+                arm: g.arm.clone(),
+                cell: g.cell.clone(),
                 role: g.role.clone(),
                 indicator: ind.name.to_string(),
                 estimator: estimator.to_string(),
@@ -505,7 +584,7 @@ pub fn dependency(
 fn read_replicates(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Vec<Replicate>> {
     let mut st = conn.prepare(
         "SELECT q.run_id, q.seat, q.slot, q.sample_seed, q.replicate, q.response_id, q.model, q.role, r.environment,
-                q.raw_reply, q.action, q.parse_status, q.answer_field, q.space_json
+                r.arm, r.cell, q.raw_reply, q.action, q.parse_status, q.answer_field, q.space_json
          FROM audit_replicates q JOIN runs r ON r.run_id = q.run_id
          WHERE (?1 IS NULL OR r.study = ?1)
          ORDER BY q.run_id, q.seat, q.slot, q.sample_seed, q.replicate",
@@ -521,11 +600,13 @@ fn read_replicates(conn: &Connection, study: Option<&str>) -> rusqlite::Result<V
             model: r.get(6)?,
             role: r.get(7)?,
             environment: r.get(8)?,
-            raw_reply: r.get(9)?,
-            action: r.get(10)?,
-            parse_status: r.get(11)?,
-            answer_field: r.get(12)?,
-            space_json: r.get(13)?,
+            arm: r.get(9)?,
+            cell: r.get(10)?,
+            raw_reply: r.get(11)?,
+            action: r.get(12)?,
+            parse_status: r.get(13)?,
+            answer_field: r.get(14)?,
+            space_json: r.get(15)?,
         })
     })?;
     rows.collect()
@@ -563,7 +644,8 @@ fn write_coded(
     let cb = &codebook.codebook;
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     tx.execute_batch(SCHEMA)?;
-    tx.execute_batch(agora_analysis::mechanism::DEPENDENCY_SCHEMA)?;
+    drop_stale(&tx)?;
+    tx.execute_batch(DEPENDENCY_SCHEMA)?;
     let scope = "(?1 IS NULL OR run_id IN (SELECT run_id FROM runs WHERE study = ?1))";
     let same = "coder = ?2 AND codebook = ?3 AND codebook_version = ?4 AND codebook_sha256 = ?5";
     for table in ["audit_replicate_responses", "audit_replicate_sentences"] {
@@ -644,7 +726,8 @@ fn write_coded(
 fn write_estimates(conn: &mut Connection, d: &Dependency) -> rusqlite::Result<()> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     tx.execute_batch(SCHEMA)?;
-    tx.execute_batch(agora_analysis::mechanism::DEPENDENCY_SCHEMA)?;
+    drop_stale(&tx)?;
+    tx.execute_batch(DEPENDENCY_SCHEMA)?;
     let scope = d.study.clone().unwrap_or_default();
     tx.execute(
         "DELETE FROM audit_dependency WHERE scope = ?1 AND coder = ?2 AND codebook = ?3 AND codebook_version = ?4
@@ -654,10 +737,10 @@ fn write_estimates(conn: &mut Connection, d: &Dependency) -> rusqlite::Result<()
     {
         let mut st = tx.prepare(
             "INSERT INTO audit_dependency (scope, coder, codebook, codebook_version, codebook_sha256, model, environment,
-                role, indicator, estimator, value, status, reason, coef, se, stat, p, ci_low, ci_high, n_prompts,
-                n_replicates, prompts_varying, validation)
+                arm, cell, role, indicator, estimator, value, status, reason, coef, se, stat, p, ci_low, ci_high,
+                n_prompts, n_replicates, prompts_varying, validation)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
-                ?22, ?23)",
+                ?22, ?23, ?24, ?25)",
         )?;
         for r in &d.rows {
             st.execute(params![
@@ -668,6 +751,8 @@ fn write_estimates(conn: &mut Connection, d: &Dependency) -> rusqlite::Result<()
                 d.codebook_sha256,
                 r.model,
                 r.environment,
+                r.arm,
+                r.cell,
                 r.role,
                 r.indicator,
                 r.estimator,

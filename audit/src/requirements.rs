@@ -42,7 +42,8 @@
 //!   requirements are ([`seed_statistic`]). Estimated from actions, not coded reasoning: the
 //!   coder gate does not apply.
 //! - `Dependency`: the coefficient of the value in the dependency estimate (`audit_dependency`,
-//!   [`super::dependency`]) for the model, environment, role and estimator (`lpm-fe` by
+//!   [`super::dependency`]) for the model, environment, arm, cell, role and estimator (the
+//!   estimates are kept apart per arm and cell; a store with several names the one meant; `lpm-fe` by
 //!   default: t on n_prompts − 1 degrees of freedom, as the estimate's own inference;
 //!   `logit-ame`: normal). Not identified or not estimated there: not estimable here.
 //!
@@ -281,7 +282,7 @@ impl Context<'_> {
                     )),
                 }
             }
-            About::Dependency { environment, value, role, estimator } => {
+            About::Dependency { environment, value, role, arm, estimator, .. } => {
                 let rows: Vec<&DependencyRow> = self
                     .dependency
                     .iter()
@@ -291,6 +292,8 @@ impl Context<'_> {
                             && r.estimator == *estimator
                             && r.value == *value
                             && role.as_ref().is_none_or(|x| r.role == *x)
+                            && arm.as_ref().is_none_or(|x| r.arm == *x)
+                            && cell.is_none_or(|x| r.cell == x)
                     })
                     .collect();
                 let row = match rows.as_slice() {
@@ -301,9 +304,11 @@ impl Context<'_> {
                     }
                     [r] => *r,
                     _ => {
+                        // The estimates are per arm, cell and role, never pooled: the
+                        // requirement names the one it is about.
                         return Side::NotEstimable(format!(
-                            "{environment} has estimates for several roles ({}): name one in about.role",
-                            rows.iter().map(|r| r.role.as_str()).collect::<Vec<_>>().join(", ")
+                            "{environment} has estimates for several arms, cells or roles (arm / cell / role: {}): name one in about.arm, about.cell or about.role",
+                            rows.iter().map(|r| format!("{} / {} / {}", r.arm, r.cell, r.role)).collect::<Vec<_>>().join(", ")
                         ))
                     }
                 };
@@ -341,8 +346,10 @@ fn statistic(about: &About) -> String {
             "share stating {value} in {environment}{}",
             cell.as_ref().map(|c| format!(", cell {c}")).unwrap_or_default()
         ),
-        About::Dependency { environment, value, role, estimator } => format!(
-            "dependency ({estimator}) of the action on {value} in {environment}{}",
+        About::Dependency { environment, value, role, arm, cell, estimator } => format!(
+            "dependency ({estimator}) of the action on {value} in {environment}{}{}{}",
+            arm.as_ref().map(|a| format!(", arm {a}")).unwrap_or_default(),
+            cell.as_ref().map(|c| format!(", cell {c}")).unwrap_or_default(),
             role.as_ref().map(|r| format!(", role {r}")).unwrap_or_default()
         ),
         About::Statistic(stat) => {
@@ -437,8 +444,8 @@ pub fn evaluate(
             continue;
         }
         let cell = match &req.about {
-            About::Share { cell, .. } => cell.as_deref(),
-            About::Dependency { .. } | About::Statistic(_) => None,
+            About::Share { cell, .. } | About::Dependency { cell, .. } => cell.as_deref(),
+            About::Statistic(_) => None,
         };
         let share = matches!(req.about, About::Share { .. });
         for model in models {

@@ -172,3 +172,37 @@ pub fn write(
     tx.commit()?;
     Ok(earlier)
 }
+
+/// Drops `table` where the store holds it without every one of `columns`: an older layout of a
+/// table derived from other rows (the dependency and intervention estimates), which the
+/// current code must neither read as if it had the columns nor add rows to beside rows of
+/// another meaning. Returns whether it dropped the table; the caller rebuilds it or says which
+/// command does.
+pub fn drop_if_lacking(conn: &Connection, table: &str, columns: &[&str]) -> rusqlite::Result<bool> {
+    if !crate::labels::has_table(conn, table)? {
+        return Ok(false);
+    }
+    let mut st = conn.prepare("SELECT name FROM pragma_table_info(?1)")?;
+    let held: Vec<String> = st.query_map([table], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+    if columns.iter().all(|c| held.iter().any(|h| h == c)) {
+        return Ok(false);
+    }
+    conn.execute_batch(&format!("DROP TABLE {table}"))?;
+    Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_table_without_the_columns_is_dropped_and_one_with_them_is_kept() {
+        let conn = Connection::open_in_memory().expect("db");
+        assert!(!drop_if_lacking(&conn, "t", &["arm"]).expect("absent"), "no table: nothing to drop");
+        conn.execute_batch("CREATE TABLE t (model TEXT, arm TEXT); INSERT INTO t VALUES ('m', 'a');").expect("t");
+        assert!(!drop_if_lacking(&conn, "t", &["arm"]).expect("kept"));
+        assert_eq!(conn.query_row("SELECT COUNT(*) FROM t", [], |r| r.get::<_, i64>(0)).expect("rows"), 1);
+        assert!(drop_if_lacking(&conn, "t", &["arm", "cell"]).expect("dropped"));
+        assert!(!crate::labels::has_table(&conn, "t").expect("gone"));
+    }
+}

@@ -35,12 +35,14 @@ impl Dependency {
                 if r == "*" { String::new() } else { format!(" / {r}") }
             ));
         }
-        s.push_str("\n## Groups\n\n| model | environment | role | indicator | replicates | with action | coded | observations | prompts | prompts whose action varies | left out |\n|---|---|---|---|---|---|---|---|---|---|---|\n");
+        s.push_str("\n## Groups\n\n| model | environment | arm | cell | role | indicator | replicates | with action | coded | observations | prompts | prompts whose action varies | left out |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for g in &self.groups {
             s.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                 g.model,
                 g.environment,
+                g.arm,
+                g.cell,
                 g.role,
                 g.indicator.as_deref().unwrap_or("-"),
                 g.replicates,
@@ -56,7 +58,7 @@ impl Dependency {
         if self.rows.is_empty() {
             s.push_str("No group with an action indicator.\n");
         } else {
-            s.push_str("| model | environment | role | indicator | estimator | value | estimate | se | t or z | p | 95 % interval | prompts | replicates | prompts varying | status |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
+            s.push_str("| model | environment | arm | cell | role | indicator | estimator | value | estimate | se | t or z | p | 95 % interval | prompts | replicates | prompts varying | status |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
             let f = |x: Option<f64>| x.map_or_else(|| "-".to_string(), |v| format!("{v:.3}"));
             for r in &self.rows {
                 let status = match r.status.as_str() {
@@ -65,9 +67,11 @@ impl Dependency {
                     _ => format!("{}: {}", r.status, r.reason),
                 };
                 s.push_str(&format!(
-                    "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                    "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
                     r.model,
                     r.environment,
+                    r.arm,
+                    r.cell,
                     r.role,
                     r.indicator,
                     r.estimator,
@@ -99,6 +103,8 @@ impl Dependency {
             columns: vec![
                 "model",
                 "environment",
+                "arm",
+                "cell",
                 "role",
                 "indicator",
                 "estimator",
@@ -123,6 +129,8 @@ impl Dependency {
                     vec![
                         r.model.clone(),
                         r.environment.clone(),
+                        r.arm.clone(),
+                        r.cell.clone(),
                         r.role.clone(),
                         r.indicator.clone(),
                         r.estimator.clone(),

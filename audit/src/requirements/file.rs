@@ -95,6 +95,13 @@ pub enum About {
         /// The role (needed where the environment has indicators for several roles).
         #[serde(default)]
         role: Option<String>,
+        /// The block arm (needed where the store has estimates of several arms: the estimates
+        /// are kept apart per arm and cell, never pooled).
+        #[serde(default)]
+        arm: Option<String>,
+        /// The cell (needed where the store has estimates of several cells).
+        #[serde(default)]
+        cell: Option<String>,
         /// `lpm-fe` (default) or `logit-ame`.
         #[serde(default = "default_estimator")]
         estimator: String,
@@ -370,15 +377,17 @@ impl Requirements {
                         return Err((f("about.cell"), "is empty".into()));
                     }
                 }
-                About::Dependency { environment, value, role, estimator } => {
+                About::Dependency { environment, value, role, arm, cell, estimator } => {
                     if environment.is_empty() {
                         return Err((f("about.environment"), "is empty".into()));
                     }
                     if value.is_empty() {
                         return Err((f("about.value"), "is empty".into()));
                     }
-                    if role.as_deref() == Some("") {
-                        return Err((f("about.role"), "is empty".into()));
+                    for (name, x) in [("about.role", role), ("about.arm", arm), ("about.cell", cell)] {
+                        if x.as_deref() == Some("") {
+                            return Err((f(name), "is empty".into()));
+                        }
                     }
                     if estimator != "lpm-fe" && estimator != "logit-ame" {
                         return Err((f("about.estimator"), format!("`{estimator}` is not `lpm-fe` or `logit-ame`")));

@@ -52,7 +52,7 @@ pub fn check_store(spec: &Requirements, conn: &Connection) -> Result<(), String>
         }
         let cells: BTreeSet<&str> = runs.iter().filter(|r| r.0 == environment).map(|r| r.1.as_str()).collect();
         let mut named: Vec<&str> = Vec::new();
-        if let About::Share { cell: Some(c), .. } = &req.about {
+        if let About::Share { cell: Some(c), .. } | About::Dependency { cell: Some(c), .. } = &req.about {
             named.push(c);
         }
         if let Test::Invariant { against: Against::Cell(c), .. } = &req.test {
@@ -63,6 +63,15 @@ pub fn check_store(spec: &Requirements, conn: &Connection) -> Result<(), String>
                 "requirement `{name}`: cell `{c}` has no runs of {environment} in the store (cells: {})",
                 list(cells)
             ));
+        }
+        if let About::Dependency { arm: Some(a), .. } = &req.about {
+            let arms: BTreeSet<&str> = runs.iter().filter(|r| r.0 == environment).map(|r| r.2.as_str()).collect();
+            if !arms.contains(a.as_str()) {
+                return Err(format!(
+                    "requirement `{name}`: arm `{a}` has no runs of {environment} in the store (arms: {})",
+                    list(arms)
+                ));
+            }
         }
         if let About::Statistic(stat) = &req.about {
             let held =
@@ -89,10 +98,10 @@ pub fn read_dependency(conn: &Connection, audit: &Audit) -> rusqlite::Result<Vec
     }
     let mut st = conn.prepare(
         "SELECT model, environment, role, indicator, estimator, value, status, reason, coef, se, stat, p, ci_low,
-                ci_high, n_prompts, n_replicates, prompts_varying, validation
+                ci_high, n_prompts, n_replicates, prompts_varying, validation, arm, cell
          FROM audit_dependency
          WHERE scope = ?1 AND coder = ?2 AND codebook = ?3 AND codebook_version = ?4 AND codebook_sha256 = ?5
-         ORDER BY model, environment, role, estimator, value",
+         ORDER BY model, environment, arm, cell, role, estimator, value",
     )?;
     let scope = audit.study.clone().unwrap_or_default();
     let rows = st.query_map(
@@ -117,6 +126,8 @@ pub fn read_dependency(conn: &Connection, audit: &Audit) -> rusqlite::Result<Vec
                 n_replicates: r.get::<_, i64>(15)? as usize,
                 prompts_varying: r.get::<_, Option<i64>>(16)?.map(|x| x as usize),
                 validation: r.get(17)?,
+                arm: r.get(18)?,
+                cell: r.get(19)?,
             })
         },
     )?;

@@ -274,3 +274,66 @@ fn the_seeds_allocation_agent_specification_reads_the_seeds_statistics() {
     assert_eq!(r.verdict, "not estimable");
     assert!(r.reason.contains("in the group treatment at C0, cell baseline"), "{r:?}");
 }
+
+/// Issue 39: the dependency estimates are kept apart per arm and cell, so a requirement on a
+/// dependency reads the cell it names, and one that names none where the store has several is
+/// not estimable, saying which there are (it is never read off a pooled or an arbitrary row).
+#[test]
+fn a_dependency_requirement_reads_the_cell_it_names() {
+    let row = |cell: &str, coef: f64| DependencyRow {
+        model: "m".into(),
+        environment: "prisoners-dilemma".into(),
+        arm: "baseline".into(),
+        cell: cell.into(),
+        role: "player".into(),
+        indicator: "cooperate".into(),
+        estimator: "lpm-fe".into(),
+        value: "fairness".into(),
+        status: "estimated".into(),
+        reason: String::new(),
+        coef: Some(coef),
+        se: Some(0.05),
+        stat: None,
+        p: None,
+        ci_low: None,
+        ci_high: None,
+        n_prompts: 30,
+        n_replicates: 180,
+        prompts_varying: Some(30),
+        validation: "validated: κ = 0.9".into(),
+    };
+    let rows = [row("baseline", 0.0), row("step-by-step", 0.5)];
+    let mut audit = an_audit();
+    audit.validation.push(Validation {
+        model: "m".into(),
+        coder: "lexicon/1".into(),
+        status: crate::Status::Validated,
+        kappa: Some(0.9),
+        n: 300,
+        responses: 100,
+        min_kappa: 0.8,
+        recall: Vec::new(),
+        coder_errors: (0, 100),
+        reason: "κ = 0.9".into(),
+    });
+    let spec = |cell: &str| {
+        parse(&format!(
+            r#"Requirements(version: 1, name: "spec", requirements: [Requirement(name: "r", model: "m",
+                about: Dependency(environment: "prisoners-dilemma", value: "fairness"{cell}), test: AtLeast(0.2))])"#
+        ))
+        .expect("parses")
+        .requirements
+    };
+    let named = evaluate(&spec(", cell: Some(\"step-by-step\")"), &audit, &rows, &[]);
+    assert_eq!((named[0].verdict.as_str(), named[0].estimate), ("pass", Some(0.5)), "{:?}", named[0]);
+    assert!(named[0].statistic.contains("cell step-by-step"), "{:?}", named[0]);
+    let baseline = evaluate(&spec(", cell: Some(\"baseline\")"), &audit, &rows, &[]);
+    assert_eq!((baseline[0].verdict.as_str(), baseline[0].estimate), ("fail", Some(0.0)), "{:?}", baseline[0]);
+    let unnamed = evaluate(&spec(""), &audit, &rows, &[]);
+    assert_eq!(unnamed[0].verdict, "not estimable", "{:?}", unnamed[0]);
+    assert!(
+        unnamed[0].reason.contains("baseline / baseline / player, baseline / step-by-step / player"),
+        "{:?}",
+        unnamed[0]
+    );
+}
