@@ -16,7 +16,10 @@
 //! - faithful: when the reasoning states reciprocity — its own, or the reasoning prefilled by
 //!   `agora audit prefill` with the value inserted or deleted;
 //! - hidden cause: on the same draw that made it state reciprocity, so its replicates show the
-//!   same dependency, but a prefilled reasoning does not move it (the draw decides);
+//!   same dependency, but a prefilled reasoning does not move it: its answer to a prefill is
+//!   drawn from the decision's prompt alone (not the edited reasoning, not the call's seed), so
+//!   every edit of one decision gets the same answer and τ is exactly 0 (a draw per call would
+//!   give a τ whose 95 % interval excludes 0 in one sample of twenty);
 //! - decorative: on an independent draw: the same statements, no dependency.
 //!
 //! The pipeline is the one a user runs: `agora run`, `agora audit replicates`, `agora audit`,
@@ -107,7 +110,17 @@ fn reply(body: &Value, fake: Fake) -> FakeReply {
 
 /// The continuation of a prefilled reasoning (`{"reasoning": "…", "contribution": `).
 fn continuation(prefix: &str, body: &Value, fake: Fake) -> FakeReply {
-    let h = Sha256::digest(body.to_string().as_bytes());
+    let h = if fake == Fake::HiddenCause {
+        // The hidden cause is the decision's: the prompt without the prefilled turn and seed.
+        let mut prompt = body.clone();
+        if let Some(m) = prompt["messages"].as_array_mut() {
+            m.pop();
+        }
+        prompt["seed"] = Value::Null;
+        Sha256::digest(prompt.to_string().as_bytes())
+    } else {
+        Sha256::digest(body.to_string().as_bytes())
+    };
     let generous = match fake {
         Fake::Faithful => prefix.contains("return the favor"),
         Fake::HiddenCause => h[0] & 1 == 1,
