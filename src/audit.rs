@@ -211,15 +211,22 @@ pub struct PrefillArgs {
     /// assistant prefill.
     #[arg(long)]
     models: PathBuf,
-    /// Decisions per model (all of a model's when it has fewer).
+    /// Decisions per model, environment, arm and cell (all of a group's when it has fewer):
+    /// the estimates are kept apart per arm and cell, and so is the sample.
     #[arg(long)]
     sample: usize,
     /// Seed of the sample and of the calls' sampling seeds.
     #[arg(long)]
     seed: u64,
-    /// Calls per decision and arm.
+    /// Calls per decision and edit (insert, replace, delete).
     #[arg(long, default_value_t = 4)]
     m: usize,
+    /// Only decisions in this environment (repeatable), e.g. `binary-allocation`.
+    #[arg(long)]
+    environment: Vec<String>,
+    /// Only decisions in this cell (repeatable), e.g. `baseline`, `step-by-step`.
+    #[arg(long)]
+    cell: Vec<String>,
     /// The coder whose codes choose the edits.
     #[arg(long, default_value = "lexicon/1")]
     coder: String,
@@ -305,6 +312,8 @@ impl PrefillArgs {
             sample: self.sample,
             seed: self.seed,
             m: self.m,
+            environment: self.environment,
+            cell: self.cell,
             coder: self.coder,
             codebook: self.codebook,
             value: self.value,

@@ -243,6 +243,7 @@ pub fn run(args: RunOptions) -> anyhow::Result<()> {
     for v in &result.validation {
         println!("gate on {} for model {}: {}", v.coder, v.model, v.label());
     }
+    drop_stale_estimates(&args.store)?;
     dependency(&args.store, &codebook, coder, args.study.as_deref(), gate, &args.out)?;
     write_requirements(&args.store, &requirements, &result, &args.out)?;
     write_motives(&args.store, &args.out)?;
@@ -426,6 +427,36 @@ pub fn agreement(args: AgreementOptions) -> anyhow::Result<()> {
         );
     }
     println!("table audit_agreement in {}; report in {}", args.store.display(), args.out.display());
+    Ok(())
+}
+
+/// Drops the estimate tables of an older layout, whose rows pool the cells and arms of a game
+/// (issue 39): `audit_dependency` (rebuilt at once by the dependency step, from the coded
+/// replicates) and `audit_faithfulness` with `audit_prefill` (rebuilt by `agora audit
+/// prefill`), so that the ladder never reads an estimate pooled over conditions. Says what it
+/// dropped.
+fn drop_stale_estimates(store: &Path) -> anyhow::Result<()> {
+    let conn = rusqlite::Connection::open_with_flags(store, rusqlite::OpenFlags::SQLITE_OPEN_READ_WRITE)
+        .with_context(|| format!("opening {}", store.display()))?;
+    conn.busy_timeout(std::time::Duration::from_secs(60))?;
+    let tx = conn.unchecked_transaction()?;
+    let dependency = crate::dependency::drop_stale(&tx)?;
+    let faithfulness = crate::faithfulness::drop_stale(&tx)?;
+    tx.commit()?;
+    if dependency {
+        eprintln!(
+            "note: store {}: audit_dependency predated the per-arm, per-cell estimates (no arm or cell column): \
+             dropped; rebuilt below from the coded replicates (other coders and studies: run `agora audit` for them)",
+            store.display()
+        );
+    }
+    for table in faithfulness {
+        eprintln!(
+            "note: store {}: {table} predated the per-arm, per-cell estimates (no arm, cell or design column): \
+             dropped; run `agora audit prefill` to rebuild it",
+            store.display()
+        );
+    }
     Ok(())
 }
 

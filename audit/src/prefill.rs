@@ -5,16 +5,26 @@
 //! For each audited model whose declaration says its server accepts an assistant prefill
 //! (`prefill: Some(TrailingAssistant)` for llama.cpp's server, which continues a trailing
 //! assistant message by default since ggml-org/llama.cpp#13174; `Some(ContinueFinalMessage)` for
-//! vLLM, sent `continue_final_message: true, add_generation_prompt: false`), `--sample` of its
-//! decisions whose reasoning a coder coded (`--coder`, default `lexicon/1`) are drawn, whether
-//! or not the reasoning states a value (ranked by SHA-256 of `{seed}:{response_id}`, the
-//! export's rule). For each decision and value, the stored request is read back and asked again
-//! with one more message: the assistant turn, prefilled with the reasoning closed and the answer
-//! field's key open ([`faithfulness::closed_prefix`]) — once with every sentence of the value
-//! deleted and once with one sentence of it inserted, true in the decision's state
-//! ([`faithfulness::intervene`]; the game supplies the state's facts where it has them: the
-//! binary-allocation game's payoffs, labels, unit, cue and history) — `--m` times each, with the
-//! sampling seed `derive(seed, ["prefill", response_id, value/arm, j]) mod 2³¹` where the
+//! vLLM, sent `continue_final_message: true, add_generation_prompt: false`), decisions whose
+//! reasoning a coder coded (`--coder`, default `lexicon/1`) are drawn, whether or not the
+//! reasoning states a value. `--environment` and `--cell` (each repeatable) keep only the
+//! decisions of those environments and cells; a name no coded decision with reasoning has is
+//! refused, naming the flag and what the store holds. The sample is drawn **per model,
+//! environment, arm and cell** (the estimates' own groups, which are never pooled): the
+//! `--sample` decisions of each group ranked first by SHA-256 of `{seed}:{response_id}` (the
+//! export's rule; all of a group's when it has fewer), so that a cell with fewer decisions is
+//! not crowded out of the sample by a larger one.
+//!
+//! For each decision and value, the stored request is read back and asked again with one more
+//! message: the assistant turn, prefilled with the reasoning closed and the answer field's key
+//! open ([`faithfulness::closed_prefix`]) — with every sentence of the value deleted
+//! (`delete`), with the reasoning kept identical and one sentence of the value appended
+//! (`insert`, the source's insert arm), and, where the reasoning stated the value, with its own
+//! sentences of it replaced by that one sentence (`replace`, the second design; elsewhere its
+//! text is the insert arm's, asked once for both) ([`faithfulness::intervene`]; the sentence is
+//! true in the decision's state, the game supplying the state's facts where it has them: the
+//! binary-allocation game's payoffs, labels, unit, cue and history) — `--m` times each, with
+//! the sampling seed `derive(seed, ["prefill", response_id, value/edit, j]) mod 2³¹` where the
 //! original sent one, no answer schema (a grammar would constrain the continuation as a whole
 //! reply) and `--max-tokens` (16). The reply is the continuation: prefix and continuation
 //! together are read by the agents' parser against the decision's action space and mapped to
@@ -26,11 +36,14 @@
 //!
 //! # The cache and what is written
 //! Every call goes through the store's reply cache under slot
-//! `{run_key}/{seat}/{slot}/prefill/{seed}/{value}/{insert or delete}/{j}`; `--replay` answers from the
-//! cache only (a miss stops the command with nothing written), so re-running reproduces the
-//! rows byte for byte. After every call answered, one transaction writes `audit_prefill` (one
-//! row per call) and `audit_faithfulness` (one per estimate); `faithfulness.md`, `.json` and
-//! `.csv` go to `--out`, beside `dependency.md`.
+//! `{run_key}/{seat}/{slot}/prefill/{seed}/{value}/{insert, replace or delete}/{j}`; `--replay`
+//! answers from the cache only (a miss stops the command with nothing written), so re-running
+//! reproduces the rows byte for byte. After every call answered, one transaction writes
+//! `audit_prefill` (one row per call, with its decision's arm and cell) and `audit_faithfulness`
+//! (one per estimate: per model, environment, arm, cell, role, design and value); an older
+//! layout of either table (without arm, cell and design) is dropped first and said so
+//! ([`faithfulness::drop_stale`]). `faithfulness.md`, `.json` and `.csv` go to `--out`, beside
+//! `dependency.md`.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
@@ -39,7 +52,7 @@ use std::sync::Arc;
 use crate::dependency::prosocial_option;
 use crate::replicates::{semantic_space, shown_space, StoredRequest};
 
-use crate::faithfulness::{self, Arm, Faithfulness, ModelSupport, Trial};
+use crate::faithfulness::{self, Design, Edit, Faithfulness, ModelSupport, Trial};
 use crate::statements::{Facts, Situation};
 use crate::{agreement, labels, LoadedCodebook};
 use agora_agents::llm::{
@@ -62,12 +75,16 @@ pub struct PrefillOptions {
     /// Models file declaring the audited models, with `prefill` where their server accepts an
     /// assistant prefill.
     pub models: PathBuf,
-    /// Decisions per model (all of a model's when it has fewer).
+    /// Decisions per model, environment, arm and cell (all of a group's when it has fewer).
     pub sample: usize,
     /// Seed of the sample and of the calls' sampling seeds.
     pub seed: u64,
-    /// Calls per decision and arm.
+    /// Calls per decision and edit.
     pub m: usize,
+    /// Only decisions in these environments (all when empty).
+    pub environment: Vec<String>,
+    /// Only decisions in these cells (all when empty), e.g. `baseline`, `step-by-step`.
+    pub cell: Vec<String>,
     /// The coder whose codes choose the edits.
     pub coder: String,
     /// Codebook the decisions were coded with (default: the shipped one).
@@ -96,6 +113,10 @@ struct Decision {
     model: String,
     served_id: String,
     environment: String,
+    /// The block arm of the decision's run.
+    arm: String,
+    /// The perturbation cell of the decision's run.
+    cell: String,
     role: String,
     answer_field: String,
     messages_json: String,
@@ -109,7 +130,7 @@ fn read_decisions(conn: &Connection, cb: &LoadedCodebook, coder: &str) -> rusqli
     let c = &cb.codebook;
     let mut st = conn.prepare(
         "SELECT a.run_id, a.seat, a.slot, r.run_key, a.model, t.served_id, a.environment, t.role, a.answer_field,
-                t.messages_json, r.spec_json, r.variant
+                t.messages_json, r.spec_json, r.variant, a.arm, a.cell
          FROM audit_responses a
          JOIN runs r ON r.run_id = a.run_id
          JOIN transcripts t ON t.run_id = a.run_id AND t.seat = a.seat AND t.slot = a.slot
@@ -135,6 +156,8 @@ fn read_decisions(conn: &Connection, cb: &LoadedCodebook, coder: &str) -> rusqli
             messages_json: r.get(9)?,
             spec_json: r.get(10)?,
             variant: r.get(11)?,
+            arm: r.get(12)?,
+            cell: r.get(13)?,
             sentences: Vec::new(),
         })
     })?;
@@ -155,11 +178,20 @@ fn read_decisions(conn: &Connection, cb: &LoadedCodebook, coder: &str) -> rusqli
     Ok(out)
 }
 
+/// An estimate's group within a model: (environment, arm, cell, role).
+type Group = (String, String, String, String);
+
+impl Decision {
+    fn group(&self) -> Group {
+        (self.environment.clone(), self.arm.clone(), self.cell.clone(), self.role.clone())
+    }
+}
+
 /// One call to make.
 struct Call {
     decision: usize,
     value: String,
-    arm: Arm,
+    edit: Edit,
     /// Whether the decision's own reasoning stated the value.
     stated: bool,
     replicate: usize,
@@ -246,7 +278,29 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
     if has < 2 {
         return Err(BadInput(format!("store {}: no audit (run `agora audit` first)", args.store.display())).into());
     }
-    let decisions = read_decisions(&conn, &codebook, &args.coder)?;
+    let mut decisions = read_decisions(&conn, &codebook, &args.coder)?;
+    // The sample's aim: each filter must name something the coded decisions hold, or it is
+    // refused (a cell whose decisions wrote no reasoning has nothing to intervene on).
+    type Filter<'a> = (&'a str, &'a [String], fn(&Decision) -> &str);
+    let filters: [Filter<'_>; 2] =
+        [("--environment", &args.environment, |d| &d.environment), ("--cell", &args.cell, |d| &d.cell)];
+    for (flag, wanted, field) in filters {
+        if wanted.is_empty() {
+            continue;
+        }
+        let held: BTreeSet<&str> = decisions.iter().map(field).collect();
+        if let Some(w) = wanted.iter().find(|w| !held.contains(w.as_str())) {
+            return Err(BadInput(format!(
+                "{flag} `{w}`: no decision coded by `{}` with codebook {} v{} has reasoning there (those that do are in: {})",
+                args.coder,
+                cb.name,
+                cb.version,
+                if held.is_empty() { "none".to_string() } else { held.into_iter().collect::<Vec<_>>().join(", ") }
+            ))
+            .into());
+        }
+        decisions.retain(|d| wanted.iter().any(|w| w == field(d)));
+    }
     let mut by_model: BTreeMap<String, Vec<Decision>> = BTreeMap::new();
     for d in decisions {
         by_model.entry(d.model.clone()).or_default().push(d);
@@ -268,12 +322,12 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
     let mut support = Vec::new();
     let mut specs: BTreeMap<String, ModelSpec> = BTreeMap::new();
     let mut ready: Vec<Ready> = Vec::new();
-    let mut skipped_groups: Vec<(String, String, String, String)> = Vec::new();
+    let mut skipped_groups: Vec<(String, Group, String)> = Vec::new();
     for (model, ds) in by_model {
         let spec = declared.models.iter().find(|s| s.name == model);
         let gate = validation.iter().find(|v| v.model == model);
         let prefill = spec.and_then(|s| s.prefill);
-        let groups: BTreeSet<(String, String)> = ds.iter().map(|d| (d.environment.clone(), d.role.clone())).collect();
+        let groups: BTreeSet<Group> = ds.iter().map(Decision::group).collect();
         let status = match (spec, prefill, gate) {
             (None, _, _) => "no prefill: not declared in --models".to_string(),
             (Some(_), None, _) => "no prefill: the declaration says the server accepts no assistant prefill".into(),
@@ -286,21 +340,30 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
             status: status.clone(),
         });
         if status != "intervened" {
-            for (e, r) in groups {
-                skipped_groups.push((model.clone(), e, r, status.clone()));
+            for g in groups {
+                skipped_groups.push((model.clone(), g, status.clone()));
             }
             continue;
         }
-        let spec = spec.expect("declared").clone();
+        let spec = spec.expect("invariant: a model intervened on is declared").clone();
         // Every coded decision with reasoning, whether or not it states a value (the source
-        // samples "a natural reasoning" per state).
-        let ids: Vec<String> = ds.iter().map(|d| d.response_id.clone()).collect();
-        let chosen: BTreeSet<String> = labels::sample_ids(ids.iter().map(String::as_str), args.seed, args.sample)
-            .into_iter()
-            .map(str::to_string)
-            .collect();
-        let mut picked: Vec<Decision> = ds.into_iter().filter(|d| chosen.contains(&d.response_id)).collect();
-        picked.sort_by_cached_key(|d| labels::rank_key(args.seed, &d.response_id));
+        // samples "a natural reasoning" per state), drawn per environment, arm and cell: the
+        // groups the estimate keeps apart.
+        let mut by_cell: BTreeMap<(String, String, String), Vec<Decision>> = BTreeMap::new();
+        for d in ds {
+            by_cell.entry((d.environment.clone(), d.arm.clone(), d.cell.clone())).or_default().push(d);
+        }
+        let mut picked: Vec<Decision> = Vec::new();
+        for group in by_cell.into_values() {
+            let ids: Vec<String> = group.iter().map(|d| d.response_id.clone()).collect();
+            let chosen: BTreeSet<String> = labels::sample_ids(ids.iter().map(String::as_str), args.seed, args.sample)
+                .into_iter()
+                .map(str::to_string)
+                .collect();
+            let mut mine: Vec<Decision> = group.into_iter().filter(|d| chosen.contains(&d.response_id)).collect();
+            mine.sort_by_cached_key(|d| labels::rank_key(args.seed, &d.response_id));
+            picked.extend(mine);
+        }
         for d in picked {
             if d.served_id != spec.served_id {
                 return Err(BadInput(format!(
@@ -337,15 +400,17 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
     for (i, r) in ready.iter().enumerate() {
         let d = &r.d;
         let stored: StoredRequest = serde_json::from_str(&d.messages_json)?;
-        let mut arms = Vec::new();
+        let mut edits = Vec::new();
         for v in &values {
             let e = faithfulness::intervene(cb, &d.sentences, v, r.facts.as_ref()).map_err(BadInput)?;
-            arms.push((v.clone(), Arm::Insert, e.inserted, e.stated));
-            arms.push((v.clone(), Arm::Delete, e.deleted, e.stated));
+            // Where the reasoning does not state the value, the two designs' insert arms are
+            // one text: asked once, its answers shared (`Edit::designs`).
+            for (edit, sentences) in e.edits() {
+                edits.push((v.clone(), edit, faithfulness::closed_prefix(sentences, &d.answer_field), e.stated));
+            }
         }
-        for (value, arm, sentences, stated) in arms {
-            let prefix = faithfulness::closed_prefix(&sentences, &d.answer_field);
-            let label = format!("{value}/{}", arm.as_str());
+        for (value, edit, prefix, stated) in edits {
+            let label = format!("{value}/{}", edit.as_str());
             for j in 0..args.m {
                 let request_seed = stored.seed.map(|_| {
                     agora_engine::seed::derive(args.seed, &["prefill", &d.response_id, &label, &j.to_string()])
@@ -367,7 +432,7 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
                 calls.push(Call {
                     decision: i,
                     value: value.clone(),
-                    arm,
+                    edit,
                     stated,
                     replicate: j,
                     prefix: prefix.clone(),
@@ -398,17 +463,20 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
     conn.busy_timeout(std::time::Duration::from_secs(60))?;
     let observational = faithfulness::observational(&conn, &args.coder, &cb.name, cb.version, &codebook.sha256)?;
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
+    // Rows of an older layout pool cells and arms (and an older `audit_prefill.arm` is the
+    // edit): dropped, never added to, and said so below.
+    let dropped = faithfulness::drop_stale(&tx)?;
     tx.execute_batch(faithfulness::SCHEMA)?;
-    tx.execute_batch(agora_analysis::mechanism::FAITHFULNESS_SCHEMA)?;
+    tx.execute_batch(faithfulness::FAITHFULNESS_SCHEMA)?;
     let mut trials = Vec::new();
     {
         let mut st = tx.prepare(
-            "INSERT OR REPLACE INTO audit_prefill (run_id, seat, slot, response_id, sample_seed, value, arm, replicate,
-                coder, codebook, codebook_version, codebook_sha256, model, served_id, endpoint, environment, role,
-                stated, prefill, request_seed, messages_json, cache_key, continuation, finish_reason, action,
+            "INSERT OR REPLACE INTO audit_prefill (run_id, seat, slot, response_id, sample_seed, value, edit, replicate,
+                coder, codebook, codebook_version, codebook_sha256, model, served_id, endpoint, environment, arm, cell,
+                role, stated, prefill, request_seed, messages_json, cache_key, continuation, finish_reason, action,
                 parse_status, detail, indicator, latency_ms)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
-                ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29)",
+                ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31)",
         )?;
         for (c, (reply, _)) in calls.iter().zip(&replies) {
             let r = &ready[c.decision];
@@ -432,7 +500,7 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
                 _ => None,
             };
             // Whether the prefilled reasoning states the value.
-            let stated = c.arm == Arm::Insert;
+            let stated = c.edit.inserts();
             st.execute(params![
                 d.run_id,
                 d.seat,
@@ -440,7 +508,7 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
                 d.response_id,
                 args.seed.to_string(),
                 c.value,
-                c.arm.as_str(),
+                c.edit.as_str(),
                 c.replicate as i64,
                 args.coder,
                 cb.name,
@@ -450,6 +518,8 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
                 d.served_id,
                 reply.endpoint,
                 d.environment,
+                d.arm,
+                d.cell,
                 d.role,
                 stated,
                 c.prefix,
@@ -464,37 +534,53 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
                 y,
                 reply.latency_ms
             ])?;
-            trials.push(Trial {
-                model: d.model.clone(),
-                environment: d.environment.clone(),
-                role: d.role.clone(),
-                state: r.state.clone(),
-                decision: d.response_id.clone(),
-                stated: c.stated,
-                value: c.value.clone(),
-                arm: c.arm,
-                y,
-            });
+            // A call shared by both designs (the delete arm; the insert arm of a reasoning
+            // that does not state the value) enters both estimates.
+            for &design in c.edit.designs(c.stated) {
+                trials.push(Trial {
+                    model: d.model.clone(),
+                    environment: d.environment.clone(),
+                    arm: d.arm.clone(),
+                    cell: d.cell.clone(),
+                    role: d.role.clone(),
+                    state: r.state.clone(),
+                    decision: d.response_id.clone(),
+                    stated: c.stated,
+                    value: c.value.clone(),
+                    design,
+                    edit: c.edit,
+                    y,
+                });
+            }
         }
     }
     let indicator = |e: &str, r: &str| indicator_for(e, r).map(|i| i.name.to_string());
     let mut rows = faithfulness::estimate(&trials, &values, &indicator, &labels_by_model);
+    let phi = |model: &str, g: &Group, value: &str| {
+        let (environment, arm, cell, role) = g;
+        let key = (model.into(), environment.clone(), arm.clone(), cell.clone(), role.clone(), value.into());
+        observational.get(&key).cloned()
+    };
     for r in &mut rows {
-        r.observational =
-            observational.get(&(r.model.clone(), r.environment.clone(), r.role.clone(), r.value.clone())).cloned();
+        let g = (r.environment.clone(), r.arm.clone(), r.cell.clone(), r.role.clone());
+        r.observational = phi(&r.model, &g, &r.value);
         r.disagreement = faithfulness::disagreement(r);
     }
-    for (model, e, role, why) in skipped_groups {
-        let Some(ind) = indicator_for(&e, &role) else { continue };
+    for (model, g, why) in skipped_groups {
+        let (environment, arm, cell, role) = &g;
+        let Some(ind) = indicator_for(environment, role) else { continue };
         let (status, reason) = match why.split_once(": ") {
             Some(("no prefill", rest)) => ("no prefill".to_string(), rest.to_string()),
             _ => ("refused".to_string(), why.clone()),
         };
-        for v in &values {
+        for (design, v) in Design::ALL.into_iter().flat_map(|d| values.iter().map(move |v| (d, v))) {
             rows.push(faithfulness::FaithfulnessRow {
                 model: model.clone(),
-                environment: e.clone(),
+                environment: environment.clone(),
+                arm: arm.clone(),
+                cell: cell.clone(),
                 role: role.clone(),
+                design,
                 indicator: ind.name.to_string(),
                 value: v.clone(),
                 status: status.clone(),
@@ -507,13 +593,22 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
                 se: None,
                 ci_low: None,
                 ci_high: None,
-                observational: observational.get(&(model.clone(), e.clone(), role.clone(), v.clone())).cloned(),
+                observational: phi(&model, &g, v),
                 disagreement: String::new(),
                 validation: labels_by_model.get(&model).cloned().unwrap_or_default(),
             });
         }
     }
-    rows.sort_by(|a, b| (&a.model, &a.environment, &a.role).cmp(&(&b.model, &b.environment, &b.role)));
+    rows.sort_by(|a, b| {
+        (&a.model, &a.environment, &a.arm, &a.cell, &a.role, a.design).cmp(&(
+            &b.model,
+            &b.environment,
+            &b.arm,
+            &b.cell,
+            &b.role,
+            b.design,
+        ))
+    });
     let report = Faithfulness {
         store: args.store.display().to_string(),
         coder: args.coder.clone(),
@@ -530,6 +625,13 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
     };
     faithfulness::write(&tx, &report)?;
     tx.commit()?;
+    for table in dropped {
+        eprintln!(
+            "note: store {}: {table} predated the per-arm, per-cell estimates (no arm, cell or design column): \
+             dropped and rebuilt from this run's calls; rows of other sample seeds come back when those are re-run",
+            args.store.display()
+        );
+    }
     std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
     std::fs::write(args.out.join("faithfulness.md"), report.to_markdown())?;
     std::fs::write(args.out.join("faithfulness.json"), serde_json::to_string_pretty(&report)?)?;
@@ -549,8 +651,8 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
     for m in &report.models {
         println!("model {} (prefill {}): {}", m.model, m.prefill, m.status);
     }
-    for r in report.rows.iter().filter(|r| !r.disagreement.is_empty()) {
-        println!("disagreement on {} {} {}: {}", r.model, r.environment, r.value, r.disagreement);
+    for r in report.rows.iter().filter(|r| r.design == Design::Source && !r.disagreement.is_empty()) {
+        println!("disagreement on {} {} {} {} {}: {}", r.model, r.environment, r.arm, r.cell, r.value, r.disagreement);
     }
     println!(
         "tables audit_prefill, audit_faithfulness in {}; faithfulness.md/json/csv in {}",
@@ -569,7 +671,7 @@ async fn ask(calls: &[Call], ready: &[Ready], session: &Arc<Session>) -> anyhow:
             let session = session.clone();
             let (req, request_json, slot) = (c.request.clone(), c.request_json.clone(), c.slot.clone());
             let (model, rid) = (d.model.clone(), d.response_id.clone());
-            let what = format!("{} call {}", if c.value.is_empty() { "original" } else { &c.value }, c.replicate);
+            let what = format!("{} {} call {}", c.value, c.edit.as_str(), c.replicate);
             async move {
                 match session.call(&model, &req, &request_json, &slot).await {
                     Ok(r) => Ok((r.reply, r.cached)),
