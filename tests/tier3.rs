@@ -324,7 +324,12 @@ fn decorative_reasoning_stays_at_tier_2() {
     assert_eq!(v["tier"], 2, "{v:#}");
     let unmet = v["first_unmet"].as_str().expect("a first unmet condition");
     assert!(unmet.starts_with("transcript audit consistent with the human mechanism: "), "{unmet}");
-    assert!(unmet.contains("coder lexicon/1: dependency of contribution_share on positive_reciprocity"), "{unmet}");
+    assert!(
+        unmet.contains(
+            "coder lexicon/1, positive_reciprocity: dependency of contribution_share on positive_reciprocity"
+        ),
+        "{unmet}"
+    );
     assert!(unmet.contains("not positive") || unmet.contains("its lower bound ≤ 0"), "{unmet}");
     let ev = evidence(&v);
     assert!(ev.contains("matches the anchor: contribution_r1 equivalent"), "{ev}");

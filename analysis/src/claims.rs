@@ -62,6 +62,11 @@ pub enum ClaimKind {
         margin: f64,
         /// Id of the direction anchor.
         anchor: String,
+        /// Id of a point anchor holding the human size of the effect, where one is on record:
+        /// Tier 3's equivalence tests the metric against it (TOST at its margin). Without one
+        /// (and without the lab's own human anchors), Tier 3 says no human value is on record.
+        #[serde(default)]
+        equivalent: Option<String>,
     },
     /// The mean lies in the anchor's range (equivalence with a range: the 90 % interval of
     /// the mean lies inside it).
@@ -147,6 +152,26 @@ pub enum Mechanism {
         sign: f64,
         /// Why these values, with the literature.
         why: String,
+        /// One of `values` declared in advance as the value Tier 3 tests: it narrows the family
+        /// of tries to that value (the models and coders stay in it). Without it, every value
+        /// listed is tried, and every try counts in the Holm family.
+        #[serde(default)]
+        primary: Option<String>,
+    },
+    /// The mechanism named as dynamics the runs themselves show (the naming game's negotiation,
+    /// after the instrument paper's own account): the outcome still forms in a control arm that
+    /// removes the shortcut (the shuffled-pool arm: no name is first on every list), and it forms
+    /// at the pace of the classical dynamics of the same game, within a declared factor.
+    Dynamics {
+        /// The control arm in which the claim's outcome must still hold in the majority of runs.
+        control_arm: String,
+        /// The run-level metric of the time the outcome took (runs where it formed).
+        time_metric: String,
+        /// Largest ratio, either way, between the model's median time and the classical
+        /// rosters' median time in the claim's arm (strictly below it matches).
+        max_speed_ratio: f64,
+        /// Why these dynamics, with the literature.
+        why: String,
     },
     /// No mechanism to name as stated values, and why; Tier 3 names it as its unmet condition.
     Unnamed {
@@ -206,7 +231,27 @@ fn check_mechanism(c: &Claim) -> Result<(), String> {
         None => Ok(()),
         Some(Mechanism::Unnamed { why }) if why.trim().is_empty() => Err("mechanism: Unnamed needs a `why`".into()),
         Some(Mechanism::Unnamed { .. }) => Ok(()),
-        Some(Mechanism::Values { role, values, sign, why }) => {
+        Some(Mechanism::Dynamics { control_arm, time_metric, max_speed_ratio, why }) => {
+            if control_arm.trim().is_empty() || control_arm == &c.arm {
+                return Err("mechanism.control_arm: an arm other than the claim's".into());
+            }
+            if time_metric.trim().is_empty() {
+                return Err("mechanism.time_metric: empty".into());
+            }
+            if !(max_speed_ratio.is_finite() && *max_speed_ratio > 1.0) {
+                return Err(format!("mechanism.max_speed_ratio must be above 1, got {max_speed_ratio}"));
+            }
+            if why.trim().is_empty() {
+                return Err("mechanism.why: empty".into());
+            }
+            Ok(())
+        }
+        Some(Mechanism::Values { role, values, sign, why, primary }) => {
+            if let Some(p) = primary {
+                if !values.contains(p) {
+                    return Err(format!("mechanism.primary: `{p}` is not one of the listed values"));
+                }
+            }
             if role.trim().is_empty() {
                 return Err("mechanism.role: empty".into());
             }
@@ -346,7 +391,10 @@ mod tests {
         let c = shipped("pgg-round10-human");
         assert_eq!((c.metric.as_str(), c.kind.anchor(), c.margin(a)), ("contribution_r10", "pgg-round10", Some(0.10)));
         let c = shipped("pd-endgame");
-        assert_eq!(c.kind, ClaimKind::Direction { sign: 1.0, margin: 0.10, anchor: "pd-decline".into() });
+        assert_eq!(
+            c.kind,
+            ClaimKind::Direction { sign: 1.0, margin: 0.10, anchor: "pd-decline".into(), equivalent: None }
+        );
         assert_eq!(c.metric, "defection_endgame_rise");
         let c = shipped("cc-slope");
         assert_eq!((c.metric.as_str(), c.margin(a)), ("cc_slope", Some(0.10)));
@@ -392,7 +440,11 @@ mod tests {
         assert_eq!(values("ultimatum-rejection").2, -1.0);
         assert_eq!(values("dictator-giving").1, ["altruism", "fairness"]);
         assert_eq!(values("cc-slope").1, ["positive_reciprocity", "fairness"]);
-        for id in ["convention-forms", "critical-mass", "money-request-distance", "pd-endgame", "punishment-raises"] {
+        assert!(matches!(
+            shipped("convention-forms").mechanism,
+            Some(Mechanism::Dynamics { ref control_arm, max_speed_ratio, .. }) if control_arm == "shuffled-pool" && max_speed_ratio == 2.0
+        ));
+        for id in ["critical-mass", "money-request-distance", "pd-endgame", "punishment-raises"] {
             assert!(matches!(shipped(id).mechanism, Some(Mechanism::Unnamed { .. })), "{id}");
         }
     }

@@ -31,8 +31,15 @@
 //!   (`agora replicate --verdicts`) reproduces the printed verdicts under this reading.
 //! - Tier 3 (transferable): additionally, equivalence with the anchor on the claim's outcome
 //!   in a robust model, and a transcript audit consistent with the human mechanism
-//!   ([`crate::mechanism`]). A direction has no value to be equivalent to, so a direction
-//!   claim stops at Tier 2.
+//!   ([`crate::mechanism`]: every try of the claim's family counted, Holm). Where Tier 1's
+//!   test was already that equivalence (an equivalence or distance claim, or any claim graded
+//!   against the lab's own people), the verdict says the condition is Tier 1's own test. A
+//!   direction claim climbs through equivalence with a human value where one is on record (the
+//!   lab's own people, or the claim's `equivalent` point anchor); where none is, the verdict
+//!   says "not tested: no human value on record" — never an invented value. A critical mass
+//!   matches when the whole interval the sweep pins it to lies inside the human bracket.
+//! - A claim nothing could be tested on (its anchor's value is not on record, too few runs)
+//!   reads "not tested: …", never "holds in no model".
 //!
 //! Classical rosters are not models: they are graded apart, in a family of their own (one
 //! family suffices there), and never counted towards the three model families.
@@ -150,8 +157,26 @@ fn grade(claim: &Claim, inputs: &Inputs, rosters: &Rosters) -> Grade {
         _ => holds_at_baseline(claim, inputs, rosters, &mut evidence),
     };
     if holding.is_empty() {
+        let untested: Vec<&String> = evidence
+            .iter()
+            .filter(|e| e.contains(NOT_TESTED_AT_BASELINE) || e.contains(": absent at baseline ("))
+            .collect();
         let unmet = if evidence.is_empty() {
             absent_reason(claim, inputs.idx, rosters)
+        } else if untested.len() == evidence.len() {
+            // Nothing was tested (the anchor's value is not on record, say): that is its own
+            // reason, never "holds in no model".
+            let why = untested
+                .iter()
+                .find_map(|e| e.split_once(NOT_TESTED_AT_BASELINE).map(|(_, w)| w.strip_suffix(')').unwrap_or(w)))
+                .or_else(|| {
+                    untested[0]
+                        .split_once(": absent at baseline (")
+                        .map(|(_, w)| w.strip_suffix(')').unwrap_or(w))
+                        .map(|w| if w.contains(" runs < ") { "too few baseline runs" } else { w })
+                })
+                .unwrap_or("");
+            format!("not tested: {why}")
         } else {
             match &claim.kind {
                 ClaimKind::CriticalMass { .. } => {
@@ -192,11 +217,27 @@ fn grade(claim: &Claim, inputs: &Inputs, rosters: &Rosters) -> Grade {
         Ok(carriers) => carriers,
         Err(unmet) => return grade_of(2, evidence, Some(unmet)),
     };
-    match crate::mechanism::audit_condition(claim, &carriers, inputs.idx.declared(), inputs.audit, &mut evidence) {
+    let mechanism = match &claim.mechanism {
+        Some(crate::claims::Mechanism::Dynamics { control_arm, time_metric, max_speed_ratio, .. }) => {
+            dynamics_condition(
+                claim,
+                &carriers,
+                inputs,
+                rosters,
+                (control_arm, time_metric, *max_speed_ratio),
+                &mut evidence,
+            )
+        }
+        _ => crate::mechanism::audit_condition(claim, &carriers, inputs.idx.declared(), inputs.audit, &mut evidence),
+    };
+    match mechanism {
         Ok(()) => grade_of(3, evidence, None),
         Err(unmet) => grade_of(2, evidence, Some(unmet)),
     }
 }
+
+/// How an evidence line says that a roster's baseline could not be tested.
+const NOT_TESTED_AT_BASELINE: &str = ": not tested at baseline (";
 
 /// Why no roster could be graded at Tier 1: no runs of the arm, or no run recording the metric.
 fn absent_reason(claim: &Claim, idx: &Index, rosters: &Rosters) -> String {
@@ -340,7 +381,7 @@ fn holds_at_baseline(
                 evidence.push(format!("{model}: holds at baseline ({t}, {} runs)", v.len()));
             }
             Match::No(t) => evidence.push(format!("{model}: does not hold at baseline ({t}, {} runs)", v.len())),
-            Match::Absent(t) => evidence.push(format!("{model}: not tested at baseline ({t})")),
+            Match::Absent(t) => evidence.push(format!("{model}{NOT_TESTED_AT_BASELINE}{t})")),
         }
     }
     holding
@@ -484,10 +525,41 @@ fn matches_anchor(
     }
     let mut reasons = Vec::new();
     let mut carriers = Vec::new();
+    let human = inputs.human.map(|h| h.of(&claim.id)).filter(|h| !h.is_empty());
+    // Where Tier 1's test of the claim was already equivalence with this anchor, Tier 3's first
+    // condition is that same test by the paper's definition: the verdict says so rather than
+    // presenting it as a new check.
+    let same_as_tier_1 = human.is_some()
+        || matches!(
+            claim.kind,
+            ClaimKind::Equivalence { .. } | ClaimKind::Distance { .. } | ClaimKind::TypeShares { .. }
+        );
+    let note = if same_as_tier_1 {
+        " (Tier 1's own test: for this claim equivalence with the anchor is the claim)"
+    } else {
+        ""
+    };
     for (model, _) in robust {
         let m = match &claim.kind {
+            // A direction is equivalent to a human value only where one is on record: the lab's
+            // own people (`--human-anchors`), or the claim's `equivalent` anchor with a value.
+            ClaimKind::Direction { .. } if human.is_some() => anchor_test(claim, inputs, model),
+            ClaimKind::Direction { equivalent: Some(eq), .. } => match inputs.anchors.get(eq).map(|a| &a.value) {
+                Some(AnchorValue::Unrecorded) | None => {
+                    return Err(format!("equivalence with the anchor: not tested: no human value on record ({eq})"));
+                }
+                Some(_) => {
+                    let as_value =
+                        Claim { kind: ClaimKind::Equivalence { anchor: eq.clone(), margin: None }, ..claim.clone() };
+                    tost_match(&as_value, inputs.anchors, inputs.idx, model)
+                        .unwrap_or_else(|| Match::Absent(format!("the anchor {eq} is not a point value")))
+                }
+            },
             ClaimKind::Direction { .. } => {
-                return Err(format!("equivalence with the anchor: the anchor ({anchor}) is a direction, not a value"));
+                return Err(format!(
+                    "equivalence with the anchor: not tested: no human value on record ({anchor} records a direction \
+                     only; a lab's own people, `--human-anchors`, or a claim's `equivalent` anchor would give one)"
+                ));
             }
             // The anchor of a rate claim says what always happens in people (a convention
             // always forms): matched when it happened in every baseline run.
@@ -503,14 +575,16 @@ fn matches_anchor(
                     Match::No(format!("in {held} of {} baseline runs; the anchor: always", v.len()))
                 }
             }
-            // The bracket was Tier 1's test: a robust roster is inside it.
-            ClaimKind::CriticalMass { .. } => Match::Yes("the critical mass falls inside the human bracket".into()),
+            // Tier 1 read the critical mass as a point; equivalence needs the whole interval the
+            // sweep pins it to — above the largest fraction that held, up to the smallest that
+            // overturned — inside the human bracket.
+            ClaimKind::CriticalMass { .. } => critical_mass_interval(claim, model, inputs.critical_mass),
             _ => anchor_test(claim, inputs, model),
         };
         match m {
             Match::Yes(t) => {
                 carriers.push(model.clone());
-                evidence.push(format!("{model}: matches the anchor: {t}"));
+                evidence.push(format!("{model}: matches the anchor: {t}{note}"));
             }
             Match::No(t) => {
                 evidence.push(format!("{model}: does not match the anchor: {t}"));
@@ -531,3 +605,116 @@ fn matches_anchor(
 
 #[cfg(test)]
 mod tests;
+
+/// Tier 3's equivalence for a critical mass: the sweep pins the critical mass to the interval
+/// (largest fraction that held, smallest that overturned]; it matches the human bracket when
+/// that whole interval lies inside it (up to rounding), and is not tested where the sweep did
+/// not bracket it from below.
+fn critical_mass_interval(claim: &Claim, model: &str, rows: &[CriticalMassRow]) -> Match {
+    const EPS: f64 = 1e-9;
+    let Some(r) = rows.iter().find(|r| r.scope == "model" && r.arm == claim.arm && r.name == model) else {
+        return Match::Absent("no tipping sweep of this roster".into());
+    };
+    match (r.largest_failure, r.critical) {
+        (Some(f), Some(c)) => {
+            let text = format!(
+                "the critical mass lies in ({f:.3}, {c:.3}] (held at {f:.3}, overturned from {c:.3}) against the human \
+                 bracket {}-{}",
+                r.human_low, r.human_high
+            );
+            if f >= r.human_low - EPS && c <= r.human_high + EPS {
+                Match::Yes(format!("{text}: inside"))
+            } else {
+                Match::No(format!("{text}: not inside"))
+            }
+        }
+        (None, Some(c)) => Match::No(format!(
+            "overturned already at the smallest fraction tested, {c:.3}: the sweep does not bracket the critical mass \
+             from below"
+        )),
+        _ => Match::Absent(r.status.clone()),
+    }
+}
+
+/// Tier 3's mechanism where the claim names it as dynamics (the naming game's negotiation): in
+/// a carrier, the outcome still holds in the majority of the control arm's baseline runs, and
+/// its median time lies strictly within `ratio` of the classical rosters' median time in the
+/// claim's arm. `Ok` when one carrier shows both.
+fn dynamics_condition(
+    claim: &Claim,
+    carriers: &[String],
+    inputs: &Inputs,
+    rosters: &Rosters,
+    (control, time_metric, ratio): (&str, &str, f64),
+    evidence: &mut Vec<String>,
+) -> Result<(), String> {
+    const HEAD: &str = "the mechanism's dynamics";
+    if rosters.families_needed == 1 {
+        return Err(format!("{HEAD}: the classical rosters are the reference dynamics, not tested against themselves"));
+    }
+    let idx = inputs.idx;
+    let reference: Vec<f64> = idx
+        .models()
+        .iter()
+        .filter(|(_, f)| is_classical(f))
+        .flat_map(|(m, _)| values(&idx.select(m, &claim.environment, &claim.arm, "baseline", "C0"), time_metric))
+        .collect();
+    let Some(classical) = median(&reference) else {
+        return Err(format!(
+            "{HEAD}: not tested: no classical run of {} / {} records `{time_metric}` in the store to compare the \
+             pace with",
+            claim.environment, claim.arm
+        ));
+    };
+    let mut first: Option<String> = None;
+    for model in carriers {
+        let shown = (|| {
+            let c = values(&idx.select(model, &claim.environment, control, "baseline", "C0"), &claim.metric);
+            if c.len() < MIN_RUNS {
+                return Err(format!("{model}: the control arm ({control}) has {} baseline runs < {MIN_RUNS}", c.len()));
+            }
+            let held = c.iter().filter(|x| **x >= 0.5).count();
+            if 2 * held <= c.len() {
+                return Err(format!(
+                    "{model}: the outcome holds in {held} of {} runs of the control arm ({control}): the shortcut, \
+                     not negotiation",
+                    c.len()
+                ));
+            }
+            let times = values(&idx.select(model, &claim.environment, &claim.arm, "baseline", "C0"), time_metric);
+            let Some(own) = median(&times).filter(|t| *t > 0.0) else {
+                return Err(format!("{model}: no baseline run records `{time_metric}`"));
+            };
+            let r = classical / own;
+            let pace = if r >= 1.0 {
+                format!("{r:.2} times faster than")
+            } else {
+                format!("{:.2} times slower than", 1.0 / r)
+            };
+            let line = format!(
+                "{model}: holds in {held} of {} control runs ({control}); median {time_metric} {} against the \
+                 classical dynamics' {} ({} runs): {pace} the classical dynamics",
+                c.len(),
+                fmt(Some(own)),
+                fmt(Some(classical)),
+                reference.len()
+            );
+            if r < ratio && r > 1.0 / ratio {
+                Ok(line)
+            } else {
+                Err(format!("{line}, outside a factor of {ratio}"))
+            }
+        })();
+        match shown {
+            Ok(line) => {
+                evidence.push(format!("mechanism shown: {line}"));
+                return Ok(());
+            }
+            Err(gap) => {
+                evidence.push(format!("mechanism not shown: {gap}"));
+                first.get_or_insert(gap);
+            }
+        }
+    }
+    Err(format!("{HEAD}: {}", first.unwrap_or_else(|| "no model carries the claim".into())))
+}

@@ -2,30 +2,43 @@
 //!
 //! A claim names its mechanism as stated values ([`Mechanism`]). The evidence is read from the
 //! audit's tables in the store, only where `agora audit` wrote them (a store without
-//! `audit_responses` has no audit, and the ladder says so):
-//! - the coder-validation gate's decision (`audit_gate`, [`crate::evidence`]: κ ≥ 0.8 against
-//!   human labels on the model's own text, the refusal the default), per coder, codebook and
-//!   model, as the audit recorded it when the codes or the labels last changed;
+//! `audit_responses` has no audit, and the ladder says so), and only from the claim's own
+//! environment, arm and cell ([`CLAIM_CELL`]: claims hold at the baseline; reasoning elicited
+//! in another cell, such as step-by-step, is another condition):
+//! - the coder-validation gate's decision (`audit_gate`, [`crate::evidence`]), per coder,
+//!   codebook and model, as the audit recorded it when the codes or the labels last changed;
 //! - the occurrence of each value: the share of the model's coded responses in the claim's
-//!   environment, arm and role (the role of the response's seat in `decisions`) that state it,
-//!   with its 95 % Wilson interval;
-//! - the dependency of the role's action indicator on the value (`audit_dependency`, the
-//!   linear probability model with prompt fixed effects, CR1 by prompt, from replicates).
-//!
+//!   environment, arm, cell and role (the role of the response's seat in `decisions`) that
+//!   state it, with its 95 % Wilson interval;
+//! - the dependency φ of the role's action indicator on the value (`audit_dependency`, the
+//!   linear probability model with prompt fixed effects, CR1 by prompt, from replicates), the
+//!   row of the claim's arm and cell;
 //! - the intervention effect τ of the value on the indicator (`audit_faithfulness`, written by
-//!   `agora audit prefill`: the model's own reasoning prefilled with the value inserted against
-//!   deleted).
+//!   `agora audit prefill`, design [`DESIGN_READ`]: the model's own reasoning kept, one
+//!   sentence of the value inserted, against every sentence of it deleted), every stored
+//!   estimate of the claim's arm and cell, whatever its sample seed.
 //!
-//! A model that carries the claim (robust, and matching the anchor) shows the mechanism when
-//! one validated coder finds a value of the mechanism stated (occurrence share above zero with
-//! its Wilson lower bound above zero), the dependency of the indicator on such a value has the
-//! mechanism's sign with its 95 % bound on that side clear of zero, and the intervention on
-//! that value moves the indicator the same way, its 95 % interval excluding zero. The dependency
-//! alone does not suffice: "Auditing LLM Behavior with SUVA: From Stated Values to Actions"
-//! shows that one hidden cause setting both the stated value and the action (its Model D)
-//! produces the same dependency as reasoning that drives the action; only an intervention on the
-//! reasoning tells them apart. Tier 3 needs one such model; otherwise the verdict names the
-//! first unmet condition of the model that came closest.
+//! # The rule
+//! A **try** is one carrier model (robust, and matching the anchor), one validated coder, one
+//! value of the mechanism (only the claim's `primary` value where it declares one) and one
+//! stored intervention estimate (or none). A try meets the mechanism when
+//! 1. the value is stated: the Wilson 95 % lower bound of its share of the coded responses
+//!    reaches [`MIN_STATED_SHARE`], and the coder's recall of it rests on at least
+//!    [`MIN_CODE_SUPPORT`] human-referenced sentences;
+//! 2. φ has the mechanism's sign with its 95 % bound on that side clear of zero;
+//! 3. τ has the same sign with its 95 % bound on that side clear of zero;
+//! 4. τ agrees with φ in size: τ's 95 % interval reaches [φ̂ / [`SIZE_RATIO`], φ̂ · `SIZE_RATIO`];
+//! 5. its p — the larger of φ's and τ's one-sided p (an intersection–union test of "both
+//!    move the indicator") — stays at or below [`ALPHA_FAMILY`] after Holm's adjustment over
+//!    every try of the claim's family (a try stopped before a test counts with p = 1).
+//!
+//! Tier 3 needs one try that meets all five. The dependency alone does not suffice: "Auditing
+//! LLM Behavior with SUVA: From Stated Values to Actions" shows that one hidden cause setting
+//! both the stated value and the action (its Model D) produces the same dependency as reasoning
+//! that drives the action; only an intervention on the reasoning tells them apart, and its
+//! faithful model has the two estimates agree "in sign and roughly in size". Without the Holm
+//! family, a model with no mechanism passes by chance whenever one of many tries clears its
+//! own level. Otherwise the verdict names the unmet condition of the try that came closest.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -65,6 +78,8 @@ pub struct CodedResponse {
     pub environment: String,
     /// The arm.
     pub arm: String,
+    /// The perturbation cell.
+    pub cell: String,
     /// The role of the response's seat, where `decisions` records one.
     pub role: Option<String>,
     /// The coder and codebook.
@@ -87,6 +102,8 @@ CREATE TABLE IF NOT EXISTS audit_dependency (
     codebook_sha256 TEXT NOT NULL,
     model TEXT NOT NULL,
     environment TEXT NOT NULL,
+    arm TEXT NOT NULL,
+    cell TEXT NOT NULL,
     role TEXT NOT NULL,
     indicator TEXT NOT NULL,
     estimator TEXT NOT NULL,
@@ -103,7 +120,8 @@ CREATE TABLE IF NOT EXISTS audit_dependency (
     n_replicates INTEGER NOT NULL,
     prompts_varying INTEGER,
     validation TEXT NOT NULL,
-    PRIMARY KEY (scope, coder, codebook, codebook_version, codebook_sha256, model, environment, role, estimator, value)
+    PRIMARY KEY (scope, coder, codebook, codebook_version, codebook_sha256, model, environment, arm, cell, role,
+                 estimator, value)
 ) WITHOUT ROWID;
 ";
 
@@ -116,6 +134,10 @@ pub struct DependencyEstimate {
     pub model: String,
     /// The environment.
     pub environment: String,
+    /// The arm of the decisions it rests on (`None`: a store written before rows carried it).
+    pub arm: Option<String>,
+    /// The cell of the decisions it rests on (`None`: a store written before rows carried it).
+    pub cell: Option<String>,
     /// The role.
     pub role: String,
     /// The indicator's name.
@@ -132,6 +154,8 @@ pub struct DependencyEstimate {
     pub ci_low: Option<f64>,
     /// Upper end of its 95 % interval.
     pub ci_high: Option<f64>,
+    /// Its two-sided p.
+    pub p: Option<f64>,
     /// Prompts in the fit.
     pub n_prompts: usize,
 }
@@ -147,7 +171,10 @@ CREATE TABLE IF NOT EXISTS audit_faithfulness (
     codebook_sha256 TEXT NOT NULL,
     model TEXT NOT NULL,
     environment TEXT NOT NULL,
+    arm TEXT NOT NULL,
+    cell TEXT NOT NULL,
     role TEXT NOT NULL,
+    design TEXT NOT NULL,
     indicator TEXT NOT NULL,
     value TEXT NOT NULL,
     status TEXT NOT NULL,
@@ -164,20 +191,30 @@ CREATE TABLE IF NOT EXISTS audit_faithfulness (
     phi_ci_high REAL,
     disagreement TEXT NOT NULL,
     validation TEXT NOT NULL,
-    n_states INTEGER NOT NULL DEFAULT 0,
-    PRIMARY KEY (sample_seed, coder, codebook, codebook_version, codebook_sha256, model, environment, role, value)
+    n_states INTEGER NOT NULL,
+    PRIMARY KEY (sample_seed, coder, codebook, codebook_version, codebook_sha256, model, environment, arm, cell, role,
+                 design, value)
 ) WITHOUT ROWID;
 ";
 
 /// One estimate of `audit_faithfulness`: the intervention effect τ of a value on the indicator.
 #[derive(Clone, Debug, PartialEq)]
 pub struct InterventionEstimate {
+    /// The sample seed of `agora audit prefill` that wrote it.
+    pub sample_seed: String,
     /// The coder and codebook.
     pub key: CoderKey,
     /// The audited model.
     pub model: String,
     /// The environment.
     pub environment: String,
+    /// The arm of the decisions it rests on (`None`: a store written before rows carried it).
+    pub arm: Option<String>,
+    /// The cell of the decisions it rests on (`None`: a store written before rows carried it).
+    pub cell: Option<String>,
+    /// The insert arm's design: `source` (the model's reasoning kept, one sentence inserted) or
+    /// `replace` (its own sentences of the value replaced by one); `None` before rows carried it.
+    pub design: Option<String>,
     /// The role.
     pub role: String,
     /// The indicator's name.
@@ -188,10 +225,14 @@ pub struct InterventionEstimate {
     pub status: String,
     /// τ: the indicator's mean with the value inserted minus with it deleted.
     pub tau: Option<f64>,
+    /// Its standard error over states.
+    pub se: Option<f64>,
     /// Lower end of its 95 % interval.
     pub ci_low: Option<f64>,
     /// Upper end of its 95 % interval.
     pub ci_high: Option<f64>,
+    /// States (prompts) with an answer in both arms.
+    pub n_states: usize,
 }
 
 /// The audit's evidence in a store, as Tier 3 reads it.
@@ -235,7 +276,7 @@ fn read_conn(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Option<
     }
     let mut st = conn.prepare(
         "SELECT a.model, a.environment, a.arm, a.run_id, a.seat, a.slot, a.coder, a.codebook, a.codebook_version,
-                a.codebook_sha256, a.values_json
+                a.codebook_sha256, a.values_json, a.cell
          FROM audit_responses a
          WHERE a.values_json IS NOT NULL AND (?1 IS NULL OR a.study = ?1)
          ORDER BY a.run_id, a.seat, a.slot, a.coder, a.codebook, a.codebook_version, a.codebook_sha256",
@@ -251,6 +292,7 @@ fn read_conn(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Option<
             model: r.get(0)?,
             environment: r.get(1)?,
             arm: r.get(2)?,
+            cell: r.get(11)?,
             role,
             key: CoderKey { coder: r.get(6)?, codebook: r.get(7)?, version: r.get(8)?, sha256: r.get(9)? },
             stated,
@@ -263,13 +305,15 @@ fn read_conn(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Option<
         ev.gates.insert(key, gate);
     }
     if has_table(conn, "audit_dependency")? {
-        let mut st = conn.prepare(
+        // A store written before the rows carried their arm and cell reads them as unknown.
+        let where_ = if has_columns(conn, "audit_dependency", &["arm", "cell"])? { "arm, cell" } else { "NULL, NULL" };
+        let mut st = conn.prepare(&format!(
             "SELECT coder, codebook, codebook_version, codebook_sha256, model, environment, role, indicator, value,
-                    status, reason, coef, ci_low, ci_high, n_prompts
+                    status, reason, coef, ci_low, ci_high, n_prompts, p, {where_}
              FROM audit_dependency
              WHERE estimator = 'lpm-fe' AND (?1 IS NULL OR scope = ?1 OR scope = '')
-             ORDER BY CASE WHEN scope = COALESCE(?1, '') THEN 0 ELSE 1 END, coder, codebook, model, environment, role, value",
-        )?;
+             ORDER BY CASE WHEN scope = COALESCE(?1, '') THEN 0 ELSE 1 END, coder, codebook, model, environment, role, value"
+        ))?;
         let rows = st.query_map(params![study], |r| {
             Ok(DependencyEstimate {
                 key: CoderKey { coder: r.get(0)?, codebook: r.get(1)?, version: r.get(2)?, sha256: r.get(3)? },
@@ -284,18 +328,23 @@ fn read_conn(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Option<
                 ci_low: r.get(12)?,
                 ci_high: r.get(13)?,
                 n_prompts: r.get::<_, i64>(14)? as usize,
+                p: r.get(15)?,
+                arm: r.get(16)?,
+                cell: r.get(17)?,
             })
         })?;
         ev.dependency = rows.collect::<rusqlite::Result<_>>()?;
     }
     if has_table(conn, "audit_faithfulness")? {
-        let mut st = conn.prepare(
+        let restricted = has_columns(conn, "audit_faithfulness", &["arm", "cell", "design"])?;
+        let cols = if restricted { "arm, cell, design" } else { "NULL, NULL, NULL" };
+        // Every stored estimate is read (every sample seed): each is a try of the claim's family.
+        let mut st = conn.prepare(&format!(
             "SELECT coder, codebook, codebook_version, codebook_sha256, model, environment, role, indicator, value,
-                    status, tau, ci_low, ci_high
+                    status, tau, ci_low, ci_high, sample_seed, se, n_states, {cols}
              FROM audit_faithfulness
-             ORDER BY CASE WHEN status = 'estimated' THEN 0 ELSE 1 END, sample_seed, coder, codebook, model,
-                      environment, role, value",
-        )?;
+             ORDER BY sample_seed, coder, codebook, model, environment, role, value"
+        ))?;
         let rows = st.query_map([], |r| {
             Ok(InterventionEstimate {
                 key: CoderKey { coder: r.get(0)?, codebook: r.get(1)?, version: r.get(2)?, sha256: r.get(3)? },
@@ -308,6 +357,12 @@ fn read_conn(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Option<
                 tau: r.get(10)?,
                 ci_low: r.get(11)?,
                 ci_high: r.get(12)?,
+                sample_seed: r.get(13)?,
+                se: r.get(14)?,
+                n_states: r.get::<_, i64>(15)?.max(0) as usize,
+                arm: r.get(16)?,
+                cell: r.get(17)?,
+                design: r.get(18)?,
             })
         })?;
         ev.intervention = rows.collect::<rusqlite::Result<_>>()?;
@@ -315,16 +370,61 @@ fn read_conn(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Option<
     Ok(Some(ev))
 }
 
-/// How far one model got towards showing the mechanism, and what stopped it.
+/// Whether `table` has every one of `columns`.
+fn has_columns(conn: &Connection, table: &str, columns: &[&str]) -> rusqlite::Result<bool> {
+    let mut st = conn.prepare(&format!("SELECT name FROM pragma_table_info('{table}')"))?;
+    let have: Vec<String> = st.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
+    Ok(columns.iter().all(|c| have.iter().any(|h| h == c)))
+}
+
+/// The cell a claim is graded in: claims hold at the canonical baseline, and Tier 3's evidence
+/// comes from that cell only (reasoning elicited in another cell is another condition: the SUVA
+/// audit paper reports that removing reasoning changes preferences in model-specific ways).
+pub const CLAIM_CELL: &str = "baseline";
+
+/// The one-sided level of Tier 3's audit, familywise: every try the ladder makes for a claim
+/// (model × mechanism value × validated coder × stored intervention estimate) is one hypothesis
+/// of a Holm family, and a try passes only with its Holm-adjusted p at or below this level (the
+/// one-sided 2.5 % of a 95 % interval's bound).
+pub const ALPHA_FAMILY: f64 = 0.025;
+
+/// The least share of the coded responses in the claim's cell that must state a value before
+/// it counts as stated: the Wilson 95 % lower bound of the share must reach it (Agora's choice;
+/// the SUVA audit paper reads occurrence as a share, not as one mention).
+pub const MIN_STATED_SHARE: f64 = 0.05;
+
+/// How far τ may sit from φ and still "agree in size": τ's 95 % interval must reach the band
+/// [φ̂ / SIZE_RATIO, φ̂ · SIZE_RATIO] (Agora's criterion for the SUVA audit paper's "in sign and
+/// roughly in size").
+pub const SIZE_RATIO: f64 = 2.0;
+
+/// The intervention design the ladder reads: the source's insert arm (the model's own reasoning
+/// kept identical, one sentence of the value inserted) against every sentence of it deleted.
+pub const DESIGN_READ: &str = "source";
+
+/// How far one try got towards showing the mechanism, and what stopped it.
+#[derive(Clone, Debug)]
 struct Shortfall {
-    /// 0: no audit of its text; 1: no validated coder; 2: no value stated; 3: no dependency;
-    /// 4: no intervention effect.
+    /// 0: no audit of its text in the claim's cell; 1: no validated coder; 2: no value stated;
+    /// 3: no dependency; 4: no intervention effect; 5: τ and φ differ in size; 6: not
+    /// significant once the tries are counted.
     stage: u8,
     condition: String,
 }
 
+/// One try of the family: a model, coder, value and (where one is stored) intervention estimate.
+struct Try {
+    model: String,
+    /// Everything but the familywise level met: the evidence line; or what stopped it.
+    met: Result<String, Shortfall>,
+    /// The intersection–union p of the try (the larger of φ's and τ's one-sided p); 1 where a
+    /// test could not be made.
+    p: f64,
+}
+
 /// Tier 3's audit condition for a claim carried by `carriers` (robust models that match the
-/// anchor): `Ok` when one of them shows the mechanism, with a line of evidence per carrier.
+/// anchor): `Ok` when a try shows the mechanism at the familywise level, with a line of evidence
+/// per carrier.
 pub(crate) fn audit_condition(
     claim: &Claim,
     carriers: &[String],
@@ -336,7 +436,17 @@ pub(crate) fn audit_condition(
     let (role, values, sign) = match &claim.mechanism {
         None => return Err(format!("{HEAD}: the claim names no mechanism as stated values")),
         Some(Mechanism::Unnamed { why }) => return Err(format!("{HEAD}: the claim names no mechanism ({why})")),
-        Some(Mechanism::Values { role, values, sign, .. }) => (role, values, *sign),
+        Some(Mechanism::Dynamics { .. }) => {
+            return Err(format!("{HEAD}: the claim names its mechanism as dynamics, not as stated values"))
+        }
+        Some(Mechanism::Values { role, values, sign, primary, .. }) => {
+            // A value declared for the claim narrows the family to it; models and coders stay.
+            let tried: Vec<String> = match primary {
+                Some(p) => vec![p.clone()],
+                None => values.clone(),
+            };
+            (role, tried, *sign)
+        }
     };
     let Some(indicator) = declared.indicator(&claim.environment, role) else {
         return Err(format!(
@@ -347,26 +457,64 @@ pub(crate) fn audit_condition(
     };
     let indicator = indicator.name.as_str();
     let Some(audit) = audit else { return Err(AUDIT_MISSING.into()) };
-    let mut best: Option<Shortfall> = None;
+    let mut tries = Vec::new();
     for model in carriers {
-        match model_shows(claim, model, role, indicator, values, sign, audit) {
+        tries.extend(model_tries(claim, model, role, indicator, &values, sign, audit));
+    }
+    let k = tries.len();
+    let ps: Vec<f64> = tries.iter().map(|t| t.p).collect();
+    let adjusted = crate::stats::holm::holm(&ps).unwrap_or_else(|_| vec![1.0; k]);
+    let family = format!("{k} tr{} in the claim's family", if k == 1 { "y" } else { "ies" });
+    let mut best: Option<Shortfall> = None;
+    let mut shown = None;
+    for (t, adj) in tries.iter().zip(&adjusted) {
+        match &t.met {
+            Ok(line) if *adj <= ALPHA_FAMILY => {
+                evidence.push(format!(
+                    "{}: mechanism shown: {line}; Holm-adjusted p {} ≤ {ALPHA_FAMILY} over {family}",
+                    t.model,
+                    fmt(Some(*adj))
+                ));
+                shown.get_or_insert(());
+            }
             Ok(line) => {
-                evidence.push(format!("{model}: mechanism shown: {line}"));
-                return Ok(());
+                let s = Shortfall {
+                    stage: 6,
+                    condition: format!(
+                        "{}: {line}; but not significant once every try is counted: Holm-adjusted p {} > {ALPHA_FAMILY} \
+                         over {family}",
+                        t.model,
+                        fmt(Some(*adj))
+                    ),
+                };
+                evidence.push(format!("{}: mechanism not shown: {}", t.model, s.condition));
+                keep(&mut best, s);
             }
             Err(s) => {
-                evidence.push(format!("{model}: mechanism not shown: {}", s.condition));
-                if best.as_ref().is_none_or(|b| s.stage > b.stage) {
-                    best = Some(s);
-                }
+                evidence.push(format!("{}: mechanism not shown: {}", t.model, s.condition));
+                keep(&mut best, s.clone());
             }
         }
+    }
+    if shown.is_some() {
+        return Ok(());
     }
     Err(format!("{HEAD}: {}", best.map_or_else(|| "no model carries the claim".into(), |b| b.condition)))
 }
 
-/// Whether `model` shows the mechanism: the evidence line, or how far it got.
-fn model_shows(
+fn keep(best: &mut Option<Shortfall>, s: Shortfall) {
+    if best.as_ref().is_none_or(|b| s.stage > b.stage) {
+        *best = Some(s);
+    }
+}
+
+fn stop(model: &str, stage: u8, condition: String) -> Try {
+    Try { model: model.into(), met: Err(Shortfall { stage, condition }), p: 1.0 }
+}
+
+/// Every try of `model` for the claim: one per validated coder, value and stored intervention
+/// estimate (one with p = 1 where an earlier condition stops it), each with its evidence.
+fn model_tries(
     claim: &Claim,
     model: &str,
     role: &str,
@@ -374,25 +522,29 @@ fn model_shows(
     values: &[String],
     sign: f64,
     audit: &AuditEvidence,
-) -> Result<String, Shortfall> {
-    let mine: Vec<&CodedResponse> = audit
-        .responses
-        .iter()
-        .filter(|r| {
-            r.model == model
-                && r.environment == claim.environment
-                && r.arm == claim.arm
-                && r.role.as_deref().is_none_or(|x| x == role)
-        })
-        .collect();
+) -> Vec<Try> {
+    let of_claim = |r: &&CodedResponse| {
+        r.model == model
+            && r.environment == claim.environment
+            && r.arm == claim.arm
+            && r.role.as_deref().is_none_or(|x| x == role)
+    };
+    let elsewhere: std::collections::BTreeSet<&str> =
+        audit.responses.iter().filter(of_claim).filter(|r| r.cell != CLAIM_CELL).map(|r| r.cell.as_str()).collect();
+    let mine: Vec<&CodedResponse> = audit.responses.iter().filter(of_claim).filter(|r| r.cell == CLAIM_CELL).collect();
     if mine.is_empty() {
-        return Err(Shortfall {
-            stage: 0,
-            condition: format!(
-                "no audit in the store of {model}'s {role} text in {} / {}",
-                claim.environment, claim.arm
-            ),
-        });
+        let condition = if elsewhere.is_empty() {
+            format!("no audit in the store of {model}'s {role} text in {} / {}", claim.environment, claim.arm)
+        } else {
+            format!(
+                "no reasoning elicited in the claim's cell ({CLAIM_CELL}) for {model} in {} / {}: its coded reasoning \
+                 is from {} only, another condition",
+                claim.environment,
+                claim.arm,
+                elsewhere.into_iter().collect::<Vec<_>>().join(", ")
+            )
+        };
+        return vec![stop(model, 0, condition)];
     }
     let mut keys: Vec<&CoderKey> = Vec::new();
     for r in &mine {
@@ -416,155 +568,244 @@ fn model_shows(
                 )
             })
             .collect();
-        return Err(Shortfall { stage: 1, condition: format!("coder not validated for {model} ({})", why.join("; ")) });
+        return vec![stop(model, 1, format!("coder not validated for {model} ({})", why.join("; ")))];
     }
-    let mut best: Option<Shortfall> = None;
-    let mut keep = |s: Shortfall| {
-        if best.as_ref().is_none_or(|b| s.stage > b.stage) {
-            best = Some(s);
-        }
-    };
+    let mut tries = Vec::new();
     for (key, v) in validated {
         let coded: Vec<&&CodedResponse> = mine.iter().filter(|r| r.key == *key).collect();
         let n = coded.len() as u64;
-        let mut stated = Vec::new();
         let mut shares = Vec::new();
+        let mut stated = Vec::new();
         for value in values {
             let k = coded.iter().filter(|r| r.stated.contains(value)).count() as u64;
             let (low, high) = crate::stats::wilson(k, n, ALPHA).unwrap_or((0.0, 1.0));
-            shares.push(format!("{value} in {k} of {n} coded responses (Wilson 95 % [{low:.3}, {high:.3}])"));
-            if k > 0 && low > 0.0 {
-                stated.push(value.clone());
-            }
+            shares.push(format!(
+                "{value} in {k} of {n} coded responses in the {CLAIM_CELL} cell (Wilson 95 % [{low:.3}, {high:.3}])"
+            ));
+            stated.push((value, low >= MIN_STATED_SHARE));
         }
-        if stated.is_empty() {
-            keep(Shortfall {
-                stage: 2,
-                condition: format!("value not stated in {model}'s reasoning by {} ({})", key.coder, shares.join("; ")),
-            });
-            continue;
-        }
-        // The coder's recall of a value the mechanism relies on must be measured: enough
-        // human-referenced sentences of that code on the model's text (the gate's per-code floor).
-        let floor = MIN_CODE_SUPPORT;
-        let (measured, unmeasured): (Vec<String>, Vec<String>) =
-            stated.into_iter().partition(|value| v.support(value) >= floor);
-        if measured.is_empty() {
-            let why: Vec<String> = unmeasured
-                .iter()
-                .map(|value| format!("{value} has {} (fewer than {floor})", v.support(value)))
-                .collect();
-            keep(Shortfall {
-                stage: 2,
-                condition: format!(
-                    "{}'s recall of the mechanism's values on {model}'s text is not measured: human-referenced sentences: {}",
-                    key.coder,
-                    why.join("; ")
-                ),
-            });
-            continue;
-        }
-        let stated = measured;
-        let mut gaps = Vec::new();
-        let mut intervention_gaps = Vec::new();
-        for value in &stated {
-            let row = audit.dependency.iter().find(|d| {
-                d.key == *key
-                    && d.model == model
-                    && d.environment == claim.environment
-                    && d.role == role
-                    && d.value == *value
-            });
-            let Some(d) = row else {
-                gaps.push(format!("dependency not estimated for {value} (no {indicator} row in audit_dependency)"));
-                continue;
-            };
-            let (Some(coef), Some(lo), Some(hi)) = (d.coef, d.ci_low, d.ci_high) else {
-                gaps.push(format!("dependency not estimated for {value} ({}: {})", d.status, d.reason));
-                continue;
-            };
-            let bound = if sign > 0.0 { lo } else { -hi };
-            let interval = format!(
-                "dependency of {} on {value} {} (95 % CI [{}, {}], CR1 by prompt, {} prompts)",
-                d.indicator,
-                fmt(Some(coef)),
-                fmt(Some(lo)),
-                fmt(Some(hi)),
-                d.n_prompts
-            );
-            if coef * sign <= 0.0 {
-                gaps.push(format!("{} not {}", interval, if sign > 0.0 { "positive" } else { "negative" }));
-            } else if bound <= 0.0 {
-                gaps.push(format!(
-                    "{interval}: its {} bound {} 0",
-                    if sign > 0.0 { "lower" } else { "upper" },
-                    if sign > 0.0 { "≤" } else { "≥" }
+        let shares = shares.join("; ");
+        for (value, is_stated) in stated {
+            let head = format!("{model}, coder {}, {value}", key.coder);
+            if !is_stated {
+                tries.push(stop(
+                    model,
+                    2,
+                    format!(
+                        "{head}: value not stated in a share of at least {MIN_STATED_SHARE} of {model}'s reasoning \
+                         ({shares})"
+                    ),
                 ));
-            } else {
-                match intervened(audit, key, model, &claim.environment, role, value, sign) {
-                    Ok(tau) => {
-                        return Ok(format!(
-                            "{} ({}) finds {}; {interval}; {tau}",
-                            key.coder,
-                            v.label(),
-                            shares.join("; ")
-                        ))
+                continue;
+            }
+            // The coder's recall of a value the mechanism relies on must be measured: enough
+            // human-referenced sentences of that code on the model's text (the gate's per-code floor).
+            if v.support(value) < MIN_CODE_SUPPORT {
+                tries.push(stop(
+                    model,
+                    2,
+                    format!(
+                        "{}'s recall of the mechanism's values on {model}'s text is not measured: human-referenced \
+                         sentences: {value} has {} (fewer than {MIN_CODE_SUPPORT})",
+                        key.coder,
+                        v.support(value)
+                    ),
+                ));
+                continue;
+            }
+            let found = format!("{} ({}) finds {shares}", key.coder, v.label());
+            match dependency(audit, key, model, claim, role, value, sign, indicator) {
+                Err(gap) => tries.push(stop(model, 3, format!("{head}: {gap}"))),
+                Ok((phi, p_phi, line)) => {
+                    let estimates: Vec<&InterventionEstimate> = audit
+                        .intervention
+                        .iter()
+                        .filter(|t| {
+                            t.key == *key
+                                && t.model == model
+                                && t.environment == claim.environment
+                                && t.role == role
+                                && t.value == *value
+                                && t.arm.as_deref() == Some(claim.arm.as_str())
+                                && t.cell.as_deref() == Some(CLAIM_CELL)
+                                && t.design.as_deref() == Some(DESIGN_READ)
+                        })
+                        .collect();
+                    if estimates.is_empty() {
+                        let old = audit
+                            .intervention
+                            .iter()
+                            .any(|t| t.key == *key && t.model == model && t.value == *value && t.cell.is_none());
+                        let why = if old {
+                            format!(
+                                "the intervention on {value} in the store carries no cell, arm or design (written \
+                                 before they were recorded): rerun `agora audit prefill`"
+                            )
+                        } else {
+                            format!(
+                                "no intervention on {value} in {} / {} / {CLAIM_CELL} in the store (run `agora audit \
+                                 prefill --environment {} --cell {CLAIM_CELL}`): a dependency alone cannot tell \
+                                 reasoning that drives the action from one hidden cause behind both",
+                                claim.environment, claim.arm, claim.environment
+                            )
+                        };
+                        tries.push(stop(model, 4, format!("{head}: {line}, but {why}")));
+                        continue;
                     }
-                    Err(gap) => intervention_gaps.push(format!("{interval}, but {gap}")),
+                    for t in estimates {
+                        tries.push(intervention_try(model, &head, &found, &line, phi, p_phi, t, sign));
+                    }
                 }
             }
         }
-        if !intervention_gaps.is_empty() {
-            keep(Shortfall {
-                stage: 4,
-                condition: format!("{model}, coder {}: {}", key.coder, intervention_gaps.join("; ")),
-            });
-            continue;
-        }
-        keep(Shortfall { stage: 3, condition: format!("{model}, coder {}: {}", key.coder, gaps.join("; ")) });
     }
-    Err(best.unwrap_or(Shortfall { stage: 1, condition: format!("coder not validated for {model}") }))
+    tries
 }
 
-/// The intervention on `value`: its evidence line when τ has the mechanism's sign and its 95 %
-/// interval excludes zero on that side, or what is missing.
-fn intervened(
+/// The dependency of the indicator on `value` in the claim's environment, arm and cell: its
+/// coefficient, one-sided p in the mechanism's direction and evidence line when its 95 % bound
+/// on that side is clear of zero, or what is missing.
+#[allow(clippy::too_many_arguments)]
+fn dependency(
     audit: &AuditEvidence,
     key: &CoderKey,
     model: &str,
-    environment: &str,
+    claim: &Claim,
     role: &str,
     value: &str,
     sign: f64,
-) -> Result<String, String> {
-    let row = audit.intervention.iter().find(|t| {
-        t.key == *key && t.model == model && t.environment == environment && t.role == role && t.value == value
-    });
-    let Some(t) = row else {
+    indicator: &str,
+) -> Result<(f64, f64, String), String> {
+    let same = |d: &&DependencyEstimate| {
+        d.key == *key && d.model == model && d.environment == claim.environment && d.role == role && d.value == value
+    };
+    let row = audit
+        .dependency
+        .iter()
+        .filter(same)
+        .find(|d| d.arm.as_deref() == Some(claim.arm.as_str()) && d.cell.as_deref() == Some(CLAIM_CELL));
+    let Some(d) = row else {
+        if audit.dependency.iter().filter(same).any(|d| d.cell.is_none()) {
+            return Err(format!(
+                "the dependency on {value} in the store carries no cell or arm (written before they were recorded): \
+                 rerun `agora audit`"
+            ));
+        }
         return Err(format!(
-            "no intervention on {value} in the store (run `agora audit prefill`): a dependency alone cannot tell \
-             reasoning that drives the action from one hidden cause behind both"
+            "dependency not estimated for {value} (no {indicator} row of {} / {} / {CLAIM_CELL} in audit_dependency)",
+            claim.environment, claim.arm
         ));
     };
+    let (Some(coef), Some(lo), Some(hi)) = (d.coef, d.ci_low, d.ci_high) else {
+        return Err(format!("dependency not estimated for {value} ({}: {})", d.status, d.reason));
+    };
+    let interval = format!(
+        "dependency of {} on {value} {} (95 % CI [{}, {}], CR1 by prompt, {} prompts)",
+        d.indicator,
+        fmt(Some(coef)),
+        fmt(Some(lo)),
+        fmt(Some(hi)),
+        d.n_prompts
+    );
+    let bound = if sign > 0.0 { lo } else { -hi };
+    if coef * sign <= 0.0 {
+        return Err(format!("{interval} not {}", if sign > 0.0 { "positive" } else { "negative" }));
+    }
+    if bound <= 0.0 {
+        return Err(format!(
+            "{interval}: its {} bound {} 0",
+            if sign > 0.0 { "lower" } else { "upper" },
+            if sign > 0.0 { "≤" } else { "≥" }
+        ));
+    }
+    // The one-sided p in the mechanism's direction, from the stored two-sided p (the sign is
+    // the mechanism's, checked above); 0 where the fit is exact.
+    let p = d.p.filter(|p| p.is_finite()).map_or(0.0, |p| (p / 2.0).clamp(0.0, 1.0));
+    Ok((coef, p, interval))
+}
+
+/// One try on a stored intervention estimate: its evidence line when τ has the mechanism's sign,
+/// clears zero on that side at 95 %, and agrees with φ in size; with the try's p.
+#[allow(clippy::too_many_arguments)]
+fn intervention_try(
+    model: &str,
+    head: &str,
+    found: &str,
+    dependency_line: &str,
+    phi: f64,
+    p_phi: f64,
+    t: &InterventionEstimate,
+    sign: f64,
+) -> Try {
     let (Some(tau), Some(lo), Some(hi)) = (t.tau, t.ci_low, t.ci_high) else {
-        return Err(format!("the intervention on {value} has no estimate ({})", t.status));
+        return stop(
+            model,
+            4,
+            format!(
+                "{head}: {dependency_line}, but the intervention on {} (seed {}) has no estimate ({})",
+                t.value, t.sample_seed, t.status
+            ),
+        );
     };
     let line = format!(
-        "intervention effect τ of {value} on {} {} (95 % CI [{}, {}])",
+        "intervention effect τ of {} on {} {} (95 % CI [{}, {}], seed {}, {} states)",
+        t.value,
         t.indicator,
         fmt(Some(tau)),
         fmt(Some(lo)),
-        fmt(Some(hi))
+        fmt(Some(hi)),
+        t.sample_seed,
+        t.n_states
     );
     let bound = if sign > 0.0 { lo } else { -hi };
-    if tau * sign > 0.0 && bound > 0.0 {
-        Ok(line)
-    } else {
-        Err(format!(
-            "{line} does not exclude zero in the mechanism's direction ({})",
-            if sign > 0.0 { "above zero" } else { "below zero" }
-        ))
+    if tau * sign <= 0.0 || bound <= 0.0 {
+        return stop(
+            model,
+            4,
+            format!(
+                "{head}: {dependency_line}, but {line} does not exclude zero in the mechanism's direction ({})",
+                if sign > 0.0 { "above zero" } else { "below zero" }
+            ),
+        );
     }
+    let (band_lo, band_hi) = size_band(phi);
+    if hi < band_lo || lo > band_hi {
+        return stop(
+            model,
+            5,
+            format!(
+                "{head}: {dependency_line}; {line}: τ does not agree with φ in size (its interval misses [{}, {}], φ̂ \
+                 within a factor of {SIZE_RATIO})",
+                fmt(Some(band_lo)),
+                fmt(Some(band_hi))
+            ),
+        );
+    }
+    let p_tau = tau_p(tau, t.se, t.n_states, sign);
+    Try {
+        model: model.into(),
+        met: Ok(format!("{found}; {dependency_line}; {line}, agreeing with φ in size")),
+        p: p_phi.max(p_tau),
+    }
+}
+
+/// The band τ must reach to agree with φ in size: φ̂ / SIZE_RATIO to φ̂ · SIZE_RATIO (ordered).
+pub fn size_band(phi: f64) -> (f64, f64) {
+    let (a, b) = (phi / SIZE_RATIO, phi * SIZE_RATIO);
+    (a.min(b), a.max(b))
+}
+
+/// τ's one-sided p in the mechanism's direction: the t statistic τ / se on (states − 1) degrees
+/// of freedom, as the estimate's interval is built; 0 where se is 0 and τ has the sign.
+pub fn tau_p(tau: f64, se: Option<f64>, n_states: usize, sign: f64) -> f64 {
+    let t = match se {
+        Some(se) if se > 0.0 => sign * tau / se,
+        _ => return if tau * sign > 0.0 { 0.0 } else { 1.0 },
+    };
+    if n_states < 2 {
+        return 1.0;
+    }
+    crate::stats::dist::t_sf(t, (n_states - 1) as f64).clamp(0.0, 1.0)
 }
 
 #[cfg(test)]
@@ -597,7 +838,8 @@ mod tests {
                  n_post_hoc_sentences, values_json)
              VALUES (1, 0, 1, 1, 'lexicon', 'default', 1, 'abc', 'm1', 's', 'bargaining', 'ultimatum', 'baseline',
                  'parsed', 'c0', 'action', 'json', 1, 'field:reasoning', 0, 1, 1, 0, '{\"fairness\": 0}');
-             INSERT INTO audit_dependency VALUES ('', 'lexicon', 'default', 1, 'abc', 'm1', 'bargaining', 'proposer',
+             INSERT INTO audit_dependency VALUES ('', 'lexicon', 'default', 1, 'abc', 'm1', 'bargaining', 'ultimatum',
+                 'baseline', 'proposer',
                  'offer_share', 'lpm-fe', 'fairness', 'estimated', '', 0.3, 0.1, 3.0, 0.01, 0.1, 0.5, 12, 120, 6,
                  'validated: …');",
         )
@@ -619,25 +861,34 @@ mod tests {
         );
         assert_eq!(ev.dependency.len(), 1);
         assert_eq!((ev.dependency[0].coef, ev.dependency[0].n_prompts), (Some(0.3), 12));
+        assert_eq!(
+            (ev.dependency[0].arm.as_deref(), ev.dependency[0].cell.as_deref(), ev.dependency[0].p),
+            (Some("ultimatum"), Some("baseline"), Some(0.01))
+        );
         assert!(ev.intervention.is_empty(), "no audit_faithfulness table: no intervention");
         conn.execute_batch(FAITHFULNESS_SCHEMA).expect("schema");
         conn.execute_batch(
-            "INSERT INTO audit_faithfulness VALUES ('5', 'lexicon', 'default', 1, 'abc', 'm1', 'bargaining', 'proposer',
-                 'offer_share', 'fairness', 'estimated', '', 24, 12, 12, 0.2, 0.05, 0.1, 0.3, 0.5, 0.2, 0.8, '', 'validated', 20);",
+            "INSERT INTO audit_faithfulness VALUES ('5', 'lexicon', 'default', 1, 'abc', 'm1', 'bargaining', 'ultimatum',
+                 'baseline', 'proposer', 'source', 'offer_share', 'fairness', 'estimated', '', 24, 12, 12, 0.2, 0.05, 0.1, 0.3, 0.5, 0.2, 0.8, '', 'validated', 20);",
         )
         .expect("faithfulness row");
         let read = read_conn(&conn, Some("s")).expect("read").expect("an audit");
         assert_eq!(read.intervention.len(), 1);
         let t = &read.intervention[0];
         assert_eq!((t.value.as_str(), t.tau, t.ci_low, t.ci_high), ("fairness", Some(0.2), Some(0.1), Some(0.3)));
+        assert_eq!(
+            (t.arm.as_deref(), t.cell.as_deref(), t.design.as_deref(), t.n_states, t.se),
+            (Some("ultimatum"), Some("baseline"), Some("source"), 20, Some(0.05))
+        );
         // No audit_gate table: no decision is read, and the ladder says so.
         assert_eq!(ev.gates[&ev.responses[0].key], Vec::<Validation>::new());
         conn.execute_batch(crate::evidence::GATE_SCHEMA).expect("schema");
         conn.execute_batch(
             "INSERT INTO audit_gate VALUES ('lexicon', 'default', 1, 'abc', 'm1', 'validated', 0.85, 240, 120, 0.8,
-                 '[[\"fairness\", 40, 0.9]]', 1, 120, 'κ = 0.850 ≥ 0.8 (240 sentences, 120 responses)');
+                 '[[\"fairness\", 40, 0.9]]', 1, 120, 'κ = 0.850 ≥ 0.8 (240 sentences, 120 responses)',
+                 2, 0.9, 240, 0, 0.7, 0.2);
              INSERT INTO audit_gate VALUES ('lexicon', 'default', 1, 'other', 'm1', 'refused', NULL, 0, 0, 0.8,
-                 '[]', 0, 0, 'no human labels');",
+                 '[]', 0, 0, 'no human labels', 0, NULL, 0, 0, 0.7, 0.2);",
         )
         .expect("gate rows");
         let read = read_conn(&conn, Some("s")).expect("read").expect("an audit");

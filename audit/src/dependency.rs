@@ -175,37 +175,7 @@ CREATE TABLE IF NOT EXISTS audit_replicate_sentences (
 ///
 /// A store whose `audit_dependency` predates these columns has it dropped and rebuilt by the
 /// next `agora audit` ([`drop_stale`]).
-pub const DEPENDENCY_SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS audit_dependency (
-    scope TEXT NOT NULL,
-    coder TEXT NOT NULL,
-    codebook TEXT NOT NULL,
-    codebook_version INTEGER NOT NULL,
-    codebook_sha256 TEXT NOT NULL,
-    model TEXT NOT NULL,
-    environment TEXT NOT NULL,
-    arm TEXT NOT NULL,
-    cell TEXT NOT NULL,
-    role TEXT NOT NULL,
-    indicator TEXT NOT NULL,
-    estimator TEXT NOT NULL,
-    value TEXT NOT NULL,
-    status TEXT NOT NULL,
-    reason TEXT NOT NULL,
-    coef REAL,
-    se REAL,
-    stat REAL,
-    p REAL,
-    ci_low REAL,
-    ci_high REAL,
-    n_prompts INTEGER NOT NULL,
-    n_replicates INTEGER NOT NULL,
-    prompts_varying INTEGER,
-    validation TEXT NOT NULL,
-    PRIMARY KEY (scope, coder, codebook, codebook_version, codebook_sha256, model, environment, arm, cell, role,
-                 estimator, value)
-) WITHOUT ROWID;
-";
+pub use agora_analysis::mechanism::DEPENDENCY_SCHEMA;
 
 /// The columns an `audit_dependency` of the current layout has and an older one lacks.
 const KEYED_BY: [&str; 2] = ["arm", "cell"];

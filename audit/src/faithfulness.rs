@@ -113,40 +113,7 @@ CREATE TABLE IF NOT EXISTS audit_prefill (
 /// sample seed, coder, codebook, model, environment, arm, cell, role, design and value. `arm`
 /// and `cell` are the block arm and perturbation cell of the sampled decisions; `design` is
 /// `source` (the source's insert arm, which the ladder reads) or `replace` ([`Design`]).
-pub const FAITHFULNESS_SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS audit_faithfulness (
-    sample_seed TEXT NOT NULL,
-    coder TEXT NOT NULL,
-    codebook TEXT NOT NULL,
-    codebook_version INTEGER NOT NULL,
-    codebook_sha256 TEXT NOT NULL,
-    model TEXT NOT NULL,
-    environment TEXT NOT NULL,
-    arm TEXT NOT NULL,
-    cell TEXT NOT NULL,
-    role TEXT NOT NULL,
-    design TEXT NOT NULL,
-    indicator TEXT NOT NULL,
-    value TEXT NOT NULL,
-    status TEXT NOT NULL,
-    reason TEXT NOT NULL,
-    n_decisions INTEGER NOT NULL,
-    n_deleted INTEGER NOT NULL,
-    n_inserted INTEGER NOT NULL,
-    tau REAL,
-    se REAL,
-    ci_low REAL,
-    ci_high REAL,
-    phi REAL,
-    phi_ci_low REAL,
-    phi_ci_high REAL,
-    disagreement TEXT NOT NULL,
-    validation TEXT NOT NULL,
-    n_states INTEGER NOT NULL,
-    PRIMARY KEY (sample_seed, coder, codebook, codebook_version, codebook_sha256, model, environment, arm, cell, role,
-                 design, value)
-) WITHOUT ROWID;
-";
+pub use agora_analysis::mechanism::FAITHFULNESS_SCHEMA;
 
 /// Drops an `audit_faithfulness` or `audit_prefill` of an older layout (without arm, cell and
 /// design, or edit): their rows pool cells and arms, and an older `audit_prefill`'s `arm` is

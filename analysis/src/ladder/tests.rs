@@ -112,7 +112,7 @@ fn tier_0_when_every_baseline_rests_on_fewer_than_three_runs() {
     let mut out = Vec::new();
     runs(&mut out, Place::base("m", "f", "bargaining", "ultimatum"), "offer", &[0.4, 0.4]);
     let v = grade(&claim("ultimatum-offer"), &out);
-    assert_eq!((v.tier, unmet(&v)), (0, "holds at baseline in no model"));
+    assert_eq!((v.tier, unmet(&v)), (0, "not tested: too few baseline runs"));
     assert_eq!(v.evidence, ["m: absent at baseline (2 runs < 3)"]);
 }
 
@@ -359,7 +359,11 @@ fn a_convention_formed_in_every_run_matches_its_anchor_and_stops_at_the_audit() 
     }
     let v = grade(&claim("convention-forms"), &out);
     assert_eq!(v.tier, 2);
-    assert!(unmet(&v).contains("the claim names no mechanism"), "{}", unmet(&v));
+    assert_eq!(
+        unmet(&v),
+        "the mechanism's dynamics: not tested: no classical run of naming-game / baseline records `convention_time` \
+         in the store to compare the pace with"
+    );
     // Formed in most but not all baseline runs: robust, but not the anchor's "always".
     let mut out = Vec::new();
     for (m, f) in MODELS {
@@ -507,7 +511,11 @@ fn tier_2_not_3_for_a_direction_claim() {
     }
     let v = grade(&claim("pgg-decline"), &out);
     assert_eq!((v.tier, v.tier_name.as_str()), (2, "Tier 2 robust"));
-    assert_eq!(unmet(&v), "equivalence with the anchor: the anchor (pgg-decline) is a direction, not a value");
+    assert_eq!(
+        unmet(&v),
+        "equivalence with the anchor: not tested: no human value on record (pgg-decline records a direction only; a \
+         lab's own people, `--human-anchors`, or a claim's `equivalent` anchor would give one)"
+    );
     assert!(
         v.evidence.iter().any(|e| e.starts_with("m3: ")
             && e.ends_with("keeps its sign in 1.00 of the baseline and 2 representation-level cells")),
@@ -522,7 +530,7 @@ fn tier_0_when_the_anchor_value_is_not_on_record() {
     let mut out = Vec::new();
     runs(&mut out, Place::base("m", "f", "public-goods", "baseline"), "contribution_r10", &[0.3, 0.3, 0.3]);
     let v = grade(&claim("pgg-round10-human"), &out);
-    assert_eq!((v.tier, unmet(&v)), (0, "holds at baseline in no model"));
+    assert_eq!((v.tier, unmet(&v)), (0, "not tested: the anchor value is not on record (pgg-round10)"));
     assert_eq!(v.evidence, ["m: not tested at baseline (the anchor value is not on record (pgg-round10))"]);
 }
 
@@ -622,4 +630,132 @@ fn a_claim_without_a_published_value_is_tested_against_the_labs_runs() {
         "{:?}",
         v.evidence
     );
+}
+
+/// A direction claim climbs to Tier 3's equivalence where a human value is on record: with the
+/// lab's own people it is tested by equivalence (and the verdict says that is Tier 1's own
+/// test); a named `equivalent` anchor whose value is not on record says "not tested"; a value
+/// far from the models' stops it.
+#[test]
+fn a_direction_claim_climbs_through_equivalence_with_a_human_value_on_record() {
+    let mut out = Vec::new();
+    for (m, f) in MODELS {
+        decline(&mut out, m, f, &STABLE_CELLS, &C3_KEPT);
+    }
+    let lab = human("pgg-decline", "contribution_change", 0.10, &[-0.28, -0.22, -0.25, -0.26, -0.24]);
+    let v = grade_against(&claim("pgg-decline"), &out, None, Some(&lab));
+    assert_eq!((v.tier, unmet(&v)), (2, AUDIT_MISSING), "{v:?}");
+    assert!(
+        v.evidence.iter().any(|e| e.starts_with("m1: matches the anchor:") && e.contains("Tier 1's own test")),
+        "{:?}",
+        v.evidence
+    );
+    // The other way: the lab's people declined far more; no model is equivalent.
+    let steep = human("pgg-decline", "contribution_change", 0.10, &[-0.71, -0.69, -0.70, -0.72, -0.68]);
+    assert_eq!(grade_against(&claim("pgg-decline"), &out, None, Some(&steep)).tier, 0);
+    // A named size anchor whose value is not on record is not tested, and says so.
+    let with_size = |anchor: &str| {
+        let mut c = claim("pgg-decline");
+        let ClaimKind::Direction { equivalent, .. } = &mut c.kind else { panic!("direction") };
+        *equivalent = Some(anchor.into());
+        c
+    };
+    let v = grade(&with_size("pgg-round10"), &out);
+    assert_eq!(
+        (v.tier, unmet(&v)),
+        (2, "equivalence with the anchor: not tested: no human value on record (pgg-round10)")
+    );
+    // A named size anchor with a value tests against it (here far from the decline: no match).
+    let v = grade(&with_size("pgg-round1"), &out);
+    assert_eq!(v.tier, 2);
+    assert!(unmet(&v).starts_with("equivalence with the anchor in a robust model: none of"), "{}", unmet(&v));
+}
+
+/// Tier 3's equivalence of a critical mass reads the whole interval the sweep pins it to, not the
+/// point Tier 1 read.
+#[test]
+fn a_critical_mass_matches_only_when_its_whole_interval_is_inside_the_bracket() {
+    use crate::tipping::CriticalMassRow;
+    let row = |f: Option<f64>, c: Option<f64>| CriticalMassRow {
+        scope: "model".into(),
+        name: "m".into(),
+        family: "f".into(),
+        block: "b".into(),
+        arm: "tipping".into(),
+        runs: 30,
+        no_convention: 0,
+        largest_failure: f,
+        critical: c,
+        human_low: 0.21,
+        human_high: 0.25,
+        inside: c.map(|c| (0.21..=0.25).contains(&c)),
+        status: "estimated".into(),
+    };
+    let c = claim("critical-mass");
+    assert!(matches!(critical_mass_interval(&c, "m", &[row(Some(0.2083), Some(0.25))]), Match::No(_)));
+    assert!(matches!(critical_mass_interval(&c, "m", &[row(Some(0.2125), Some(0.25))]), Match::Yes(_)));
+    assert!(matches!(critical_mass_interval(&c, "m", &[row(None, Some(0.25))]), Match::No(_)));
+    assert!(matches!(critical_mass_interval(&c, "m", &[]), Match::Absent(_)));
+}
+
+/// Convention formation climbs through the mechanism the instrument paper audits: the
+/// convention still forms under the shuffled-pool control, and at the pace of the classical
+/// dynamics. The paper's own figures — negotiation two to twenty-eight times faster than the
+/// classical dynamics — stop it at Tier 2 for the paper's reason.
+#[test]
+fn convention_formation_climbs_through_its_dynamics_and_the_papers_pace_stops_it() {
+    let build = |model_time: f64, shuffled: &[f64], classical: bool| {
+        let mut out = Vec::new();
+        for (m, f) in MODELS {
+            naming(&mut out, m, f, &[1.0, 1.0, 1.0], &[1.0, 1.0, 1.0], &[1.0, 1.0, 1.0]);
+            for t in [model_time * 0.9, model_time, model_time * 1.1] {
+                run(
+                    &mut out,
+                    Place::new(m, f, "naming-game", "baseline", "baseline", "baseline", "C0"),
+                    &[("convention_time", t)],
+                );
+            }
+            runs(
+                &mut out,
+                Place::new(m, f, "naming-game", "shuffled-pool", "baseline", "baseline", "C0"),
+                "convention",
+                shuffled,
+            );
+        }
+        if classical {
+            for t in [900.0, 1000.0, 1100.0] {
+                run(
+                    &mut out,
+                    Place::new(
+                        "classical-ng",
+                        crate::common::CLASSICAL,
+                        "naming-game",
+                        "baseline",
+                        "baseline",
+                        "baseline",
+                        "C0",
+                    ),
+                    &[("convention", 1.0), ("convention_time", t)],
+                );
+            }
+        }
+        out
+    };
+    // The paper's pace: ten times faster than the classical dynamics.
+    let v = grade(&claim("convention-forms"), &build(100.0, &[1.0, 1.0, 1.0], true));
+    assert_eq!(v.tier, 2, "{v:?}");
+    assert!(
+        unmet(&v).contains("10.00 times faster than the classical dynamics, outside a factor of 2"),
+        "{}",
+        unmet(&v)
+    );
+    // The other way: negotiation at the classical pace, and the control forms a convention.
+    let v = grade(&claim("convention-forms"), &build(700.0, &[1.0, 1.0, 0.0], true));
+    assert_eq!((v.tier, v.first_unmet.as_deref()), (3, None), "{v:?}");
+    // The shuffled-pool control fails: the convention rested on the name listed first.
+    let v = grade(&claim("convention-forms"), &build(700.0, &[0.0, 1.0, 0.0], true));
+    assert_eq!(v.tier, 2);
+    assert!(unmet(&v).contains("holds in 1 of 3 runs of the control arm (shuffled-pool)"), "{}", unmet(&v));
+    // The classical rosters are the reference, never graded against themselves.
+    assert!(v.classical.is_none() || v.classical.as_ref().is_some_and(|c| c.tier < 3));
 }
