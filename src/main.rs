@@ -5,6 +5,7 @@
 //! store).
 
 mod audit;
+mod calibrate;
 mod huge_pages;
 mod llm;
 mod network;
@@ -184,6 +185,10 @@ enum Command {
     /// Run the paper's classical baselines (scenarios/studies/replication.ron) and print the
     /// paper-replication table: each figure the paper reports beside Agora's, with a 95 % CI.
     Replicate(replicate::ReplicateArgs),
+    /// Measure the certification ladder's error rates: play declared families of scripted
+    /// models (null and faithful) through run, audit, labels, prefill and analyze over many
+    /// seeds, and write each claim's pass rate per tier with its Wilson interval.
+    Calibrate(calibrate::CalibrateArgs),
     /// Audit the store's LLM transcripts: split each reply into pre-action reasoning, action and
     /// post-hoc rationale, code the reasoning's sentences against a codebook, write the audit's
     /// tables into the store and audit.md, audit.json and CSV tables into --out.
@@ -329,6 +334,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Stats { test } => stats::main(test),
         Command::Network(args) => network::main(args),
         Command::Replicate(args) => replicate::main(args),
+        Command::Calibrate(args) => calibrate::main(args),
         Command::Audit(args) => audit::main(args),
         Command::Profile(args) => profile::main(args),
         Command::Serve(args) => serve::main(args),

@@ -3,7 +3,8 @@
 //! `agora replicate --verdicts` prints beside the paper's.
 //!
 //! The fake server is a dev-dependency of the crates whose tests talk to a model server and is
-//! used by the `agora-bench` binary; the `agora` binary uses only the roster.
+//! used by the `agora-bench` binary and by `agora calibrate`, whose scripted families answer
+//! through it; `agora replicate --verdicts` uses the roster.
 //!
 //! It answers `GET /v1/models` and `POST /v1/chat/completions` on 127.0.0.1 with a behaviour
 //! chosen per request: a legal answer read off the request's JSON schema, a given text, a
