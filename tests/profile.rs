@@ -654,13 +654,18 @@ fn an_ended_b4_episode_resumes_under_retry_missing_keeping_its_answered_rounds()
 fn general_robustness_reads_the_whole_reply() {
     let dir = tempfile::tempdir().expect("tempdir");
     let rt = runtime();
-    // Open conditions: the amount stated in a sentence, with an explanation. Labels 1/2: a JSON
-    // number. Every other binary condition: a JSON answer contradicted by a sentence after it.
+    // Open conditions: the amount stated in a sentence, with an explanation that mentions other
+    // amounts in a hypothetical (issue 40). Labels 1/2: a JSON number. Every other binary
+    // condition: a JSON answer contradicted by a sentence after it.
     let server = rt
         .block_on(FakeServer::start(Arc::new(|_, body: &Value| {
             let t = body["messages"][0]["content"].as_str().unwrap_or("");
             if t.contains("whole number of dollars from 0 to 10") {
-                FakeReply::Content("I would give the other participant $3. That feels about right.".into())
+                FakeReply::Content(
+                    "Keeping all 10 dollars would leave them nothing, so I would give the other participant $3. \
+                     That feels about right."
+                        .into(),
+                )
             } else if t.contains(r#"{"choice": "1"}"#) {
                 FakeReply::Content(r#"{"choice": 2}"#.into())
             } else if t.contains(r#"{"choice": "#) {
@@ -687,6 +692,13 @@ fn general_robustness_reads_the_whole_reply() {
         q("SELECT COUNT(*) FROM profile_gr WHERE format = 'open' AND status = 'valid' AND value = '3' AND strict = 0"),
         20
     );
+    // Each usable answer keeps the wording it was read from; an unusable slot keeps none.
+    assert_eq!(
+        q("SELECT COUNT(*) FROM profile_gr WHERE format = 'open' AND support = 'I would give the other participant $3'"),
+        20
+    );
+    assert_eq!(q("SELECT COUNT(*) FROM profile_gr WHERE condition = 'BI-OL1' AND support = '{\"choice\": 2}'"), 2);
+    assert_eq!(q("SELECT COUNT(*) FROM profile_gr WHERE status = 'missing' AND support IS NOT NULL"), 0);
     // A JSON number for the label "1"/"2".
     assert_eq!(q("SELECT COUNT(*) FROM profile_gr WHERE condition = 'BI-OL1' AND value = 'equal'"), 2);
     // A second, conflicting answer is seen: missing, with the reason on every attempt.

@@ -14,8 +14,9 @@ use super::run::{Ctx, Job};
 use crate::tasks::gr_review::Reviewed;
 use crate::BadInput;
 
-/// A stored GR row: (condition, format, class, value, strict).
-pub type GrRow = (String, String, String, Option<String>, bool);
+/// A stored GR row: (condition, format, class, value, strict, support — the wording the value
+/// was read from, `None` without a value or in a store written before it was recorded).
+pub type GrRow = (String, String, String, Option<String>, bool, Option<String>);
 
 /// One General Robustness slot's record.
 #[derive(Clone, Debug)]
@@ -34,6 +35,9 @@ pub struct GrRecorded {
     pub value: Option<String>,
     /// Whether the adopted answer matches the requested format exactly.
     pub strict: bool,
+    /// The wording of the adopted reply the value was read from (§GR3's review: a JSON object,
+    /// a decision such as `I give $5`, or the bare reply); `None` without a value.
+    pub support: Option<String>,
     /// The question.
     pub prompt: String,
     /// The attempts.
@@ -61,7 +65,10 @@ pub fn jobs(
                     Format::Open => Ask::Amount { max: OPEN_MAX },
                     Format::Binary => Ask::Choice { labels: c.shown.iter().map(|(l, _)| l.clone()).collect() },
                 };
-                // GR's full-answer review (§GR3) reads the whole visible reply.
+                // GR's full-answer review (§GR3) reads the whole visible reply; the wording of
+                // the answer adopted (the last read, as the first usable attempt ends the slot) is
+                // kept with it.
+                let support: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
                 // A reply cut at the token limit is not a complete visible reply: usable only
                 // where a complete JSON answer came before the cut, and then read as a whole.
                 let read = |reply: &str, cut: bool| -> Result<Answer, String> {
@@ -74,11 +81,14 @@ pub fn jobs(
                             return Err("truncated".into());
                         }
                     }
-                    match crate::tasks::gr_review::review(reply, &c) {
-                        Ok(Reviewed::Amount(a)) => Ok(Answer::Amount(a)),
-                        Ok(Reviewed::Label(i)) => Ok(Answer::Label(i)),
-                        Err(why) => Err(why),
+                    let review = crate::tasks::gr_review::review(reply, &c)?;
+                    if let Ok(mut s) = support.lock() {
+                        *s = Some(review.support);
                     }
+                    Ok(match review.answer {
+                        Reviewed::Amount(a) => Answer::Amount(a),
+                        Reviewed::Label(i) => Answer::Label(i),
+                    })
                 };
                 let asked = asker.ask_with(&c.text, &c.field, &ask, &slot_key, &read).await?;
                 let value = asked.answer.and_then(|a| match (a, c.format) {
@@ -87,6 +97,7 @@ pub fn jobs(
                     _ => None,
                 });
                 let strict = value.is_some() && asked.attempts.last().is_some_and(|a| ask.strict(&a.reply, &c.field));
+                let support = if value.is_some() { support.into_inner().ok().flatten() } else { None };
                 Ok(GrRecorded {
                     condition: c.id,
                     format: if c.format == Format::Open { "open" } else { "binary" },
@@ -95,6 +106,7 @@ pub fn jobs(
                     slot_key,
                     value,
                     strict,
+                    support,
                     prompt: c.text,
                     asked,
                 })
@@ -111,7 +123,7 @@ type Slot = (String, Option<String>, bool, String);
 /// counts (§GR3).
 pub fn summary(rows: &[GrRow], model: &str) -> anyhow::Result<serde_json::Value> {
     let mut by: BTreeMap<String, Vec<Slot>> = BTreeMap::new();
-    for (condition, format, class, value, strict) in rows {
+    for (condition, format, class, value, strict, _) in rows {
         by.entry(condition.clone()).or_default().push((format.clone(), value.clone(), *strict, class.clone()));
     }
     let slots = rows.len();

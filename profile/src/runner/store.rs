@@ -45,13 +45,35 @@ CREATE TABLE IF NOT EXISTS profile_gr (
     study TEXT NOT NULL, model TEXT NOT NULL, served_id TEXT NOT NULL, condition TEXT NOT NULL,
     format TEXT NOT NULL, class TEXT NOT NULL, slot INTEGER NOT NULL, status TEXT NOT NULL,
     attempts INTEGER NOT NULL, value TEXT, strict INTEGER NOT NULL, prompt_sha256 TEXT NOT NULL,
-    slot_key TEXT NOT NULL, PRIMARY KEY (study, model, condition, slot)
+    slot_key TEXT NOT NULL, support TEXT, PRIMARY KEY (study, model, condition, slot)
 );
 ";
 
-/// Creates the tables if absent.
+/// Columns added to a table after stores were first written: (table, column, type). A store
+/// written before gains them, NULL on its rows, when the profile next opens it; a reader of
+/// one not yet opened reads them as absent.
+const ADDED_COLUMNS: [(&str, &str, &str); 1] = [
+    // The wording GR's review read the adopted answer from (§GR3).
+    ("profile_gr", "support", "TEXT"),
+];
+
+/// Whether `table` has `column`.
+fn has_column(conn: &Connection, table: &str, column: &str) -> rusqlite::Result<bool> {
+    conn.query_row("SELECT COUNT(*) FROM pragma_table_info(?1) WHERE name = ?2", params![table, column], |r| {
+        r.get::<_, i64>(0)
+    })
+    .map(|n| n > 0)
+}
+
+/// Creates the tables if absent, and adds the columns a store written before lacks.
 pub fn create(conn: &Connection) -> rusqlite::Result<()> {
-    conn.execute_batch(SCHEMA)
+    conn.execute_batch(SCHEMA)?;
+    for (table, column, kind) in ADDED_COLUMNS {
+        if !has_column(conn, table, column)? {
+            conn.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column} {kind};"))?;
+        }
+    }
+    Ok(())
 }
 
 /// Records the study and its version hashes; a study resumed with other settings or other
@@ -445,7 +467,8 @@ pub fn write_gr(conn: &mut Connection, study: &str, spec: &ModelSpec, rows: &[Gr
         let sha = put_prompt_and_attempts(&tx, study, &spec.name, &r.slot_key, &r.prompt, &r.asked)?;
         tx.prepare_cached(
             "INSERT OR REPLACE INTO profile_gr (study, model, served_id, condition, format, class, slot, status, attempts,
-             value, strict, prompt_sha256, slot_key) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+             value, strict, prompt_sha256, slot_key, support)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
         )?
         .execute(params![
             study,
@@ -460,7 +483,8 @@ pub fn write_gr(conn: &mut Connection, study: &str, spec: &ModelSpec, rows: &[Gr
             r.value,
             r.strict,
             sha,
-            r.slot_key
+            r.slot_key,
+            r.support
         ])?;
     }
     tx.commit()
@@ -494,13 +518,16 @@ pub fn read_rows(conn: &Connection, study: &str, model: &str) -> rusqlite::Resul
     rows
 }
 
-/// A model's GR rows.
+/// A model's GR rows; in a store written before the support was recorded, without it.
 pub fn read_gr(conn: &Connection, study: &str, model: &str) -> rusqlite::Result<Vec<GrRow>> {
-    let mut st = conn.prepare(
-        "SELECT condition, format, class, value, strict FROM profile_gr WHERE study = ?1 AND model = ?2 ORDER BY condition, slot",
-    )?;
-    let rows =
-        st.query_map(params![study, model], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?.collect();
+    let support = if has_column(conn, "profile_gr", "support")? { "support" } else { "NULL" };
+    let mut st = conn.prepare(&format!(
+        "SELECT condition, format, class, value, strict, {support} FROM profile_gr WHERE study = ?1 AND model = ?2
+         ORDER BY condition, slot"
+    ))?;
+    let rows = st
+        .query_map(params![study, model], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))?
+        .collect();
     rows
 }
 
@@ -518,4 +545,60 @@ pub fn profiled_models(conn: &Connection) -> rusqlite::Result<Vec<(String, Strin
         conn.prepare("SELECT DISTINCT study, model, served_id FROM profile_responses ORDER BY study, model")?;
     let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect();
     rows
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::ask::{Answer, Asked, Attempt};
+    use super::*;
+
+    /// `profile_gr` as stores before the support was recorded wrote it.
+    const GR_BEFORE_SUPPORT: &str = "
+        CREATE TABLE profile_gr (
+            study TEXT NOT NULL, model TEXT NOT NULL, served_id TEXT NOT NULL, condition TEXT NOT NULL,
+            format TEXT NOT NULL, class TEXT NOT NULL, slot INTEGER NOT NULL, status TEXT NOT NULL,
+            attempts INTEGER NOT NULL, value TEXT, strict INTEGER NOT NULL, prompt_sha256 TEXT NOT NULL,
+            slot_key TEXT NOT NULL, PRIMARY KEY (study, model, condition, slot)
+        );
+        INSERT INTO profile_gr VALUES ('s', 'm', 'served', 'OE-REF', 'open', 'reference', 0, 'valid', 1, '5', 1, 'h', 'k0');";
+
+    fn spec() -> ModelSpec {
+        ron::from_str(r#"Model(name: "m", family: "f", endpoints: ["http://127.0.0.1:1/v1"], served_id: "served")"#)
+            .expect("spec")
+    }
+
+    #[test]
+    fn a_store_written_before_the_support_reads_it_as_absent_and_gains_the_column() {
+        let mut conn = Connection::open_in_memory().expect("open");
+        conn.execute_batch(GR_BEFORE_SUPPORT).expect("old table");
+        // Read as it is, before the profile opens it again.
+        let rows = read_gr(&conn, "s", "m").expect("read");
+        assert_eq!(rows.len(), 1);
+        assert_eq!((rows[0].3.as_deref(), rows[0].5.as_deref()), (Some("5"), None));
+        // Opened by the profile: the column is added, the old row keeps its value, support absent.
+        create(&conn).expect("create");
+        create(&conn).expect("create is idempotent");
+        assert!(has_column(&conn, "profile_gr", "support").expect("column"));
+        assert_eq!(read_gr(&conn, "s", "m").expect("read")[0].5, None);
+        // A slot written now keeps the wording its value was read from.
+        let reply = "Keeping all 10 dollars would leave them nothing, so I give $5.";
+        let recorded = GrRecorded {
+            condition: "OE-REF",
+            format: "open",
+            class: "reference",
+            slot: 1,
+            slot_key: "k1".into(),
+            value: Some("5".into()),
+            strict: false,
+            support: Some("I give $5".into()),
+            prompt: "How many dollars do you give?".into(),
+            asked: Asked {
+                answer: Some(Answer::Amount(5)),
+                attempts: vec![Attempt { attempt: 1, status: "ok".into(), reply: reply.into(), cache_key: "c".into() }],
+            },
+        };
+        write_gr(&mut conn, "s", &spec(), &[recorded]).expect("write");
+        let rows = read_gr(&conn, "s", "m").expect("read");
+        assert_eq!(rows.iter().map(|r| r.5.as_deref()).collect::<Vec<_>>(), [None, Some("I give $5")]);
+    }
 }

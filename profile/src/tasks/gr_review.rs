@@ -1,4 +1,5 @@
-//! GR's full-answer review (the profile methods §GR3): which reply is a usable answer.
+//! GR's full-answer review (the profile methods §GR3): which reply is a usable answer, and the
+//! wording it was read from.
 //!
 //! "An answer is usable only when the complete visible reply identifies one unambiguous legal
 //! choice or amount. … Additional explanation does not by itself invalidate a choice.
@@ -6,23 +7,31 @@
 //! or numbers." The society parser reads only the first JSON object: a second, conflicting
 //! answer is not seen, a choice stated in a sentence is unusable, and a JSON number for the
 //! labels `1`/`2` is refused. The review reads the whole visible reply (deliberation blocks
-//! removed by the project's reply grammar, [`agora_reply`]) and gathers every answer it states:
+//! removed by the project's reply grammar, [`agora_reply`]) and gathers every answer it commits
+//! to:
 //!
 //! 1. every JSON object's answer field (the asked field, else `action`, `answer`, `choice`,
 //!    `decision`): an amount as a whole number (or a string of one, `"$4"` too); a label as
 //!    its string, or as a JSON number where the label is that number (`1` for label `"1"`);
-//! 2. a choice stated in a sentence outside the objects: an amount given (`give`, `offer`,
-//!    `send`, `transfer`, `allocate`, followed within four words by a number of dollars) or
-//!    kept (`keep` … N: 10 − N given); a label chosen (`choose`, `pick`, `select`, `prefer`,
-//!    `take`, `go with`, `opt for`, then up to two words, then the label);
-//! 3. a bare reply that is a label or an amount.
+//! 2. every decision stated in the sentences outside the objects, read as a person reads them
+//!    ([`super::gr_prose`]): the committed first-person decision (`I give $5`, `I will send 3`,
+//!    `my answer is 4`, `I'd split it: 5 each`), not amounts inside hypotheticals,
+//!    counterfactuals, conditions, negations or rejected alternatives ("keeping all 10 would
+//!    leave them nothing", "if I gave nothing", "rather than $0"), nor amounts that describe the
+//!    endowment ("of my 10 dollars");
+//! 3. where neither states anything, a bare reply that is a label or an amount.
 //!
-//! The answer is usable when exactly one legal value is stated, however often. Two different
-//! values are a conflict; a value outside the legal ones makes the reply unusable; a reply
-//! stating none is unusable, and says so more precisely where it refuses (`cannot`, `won't`,
-//! `refuse`, `decline`) or answers conditionally (`if`, `depends`) without stating a choice.
+//! The answer is usable when exactly one legal value is committed to, however often; its
+//! support is the wording of its first statement (the JSON object, the decision's words, or the
+//! bare reply). Two different values are a conflict (naming each value's wording); a value
+//! outside the legal ones makes the reply unusable; a reply committing to none is unusable, and
+//! says so more precisely where it states a choice only under a condition, refuses (`cannot`,
+//! `won't`, `refuse`, `decline`) or answers conditionally (`if`, `depends`) without a choice.
+
+use std::ops::Range;
 
 use super::gr::{Condition, Format, OPEN_MAX};
+use super::gr_prose::{self, Said};
 
 /// A usable answer: the amount given, or the index of the chosen label in display order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -31,6 +40,16 @@ pub enum Reviewed {
     Amount(i64),
     /// The chosen option's index in [`Condition::shown`].
     Label(usize),
+}
+
+/// The review of a usable reply: its answer and the wording that supports it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Review {
+    /// The answer.
+    pub answer: Reviewed,
+    /// The span of the visible reply the answer was read from, as written: a JSON object, a
+    /// decision's words (`I give $5`) or the bare reply.
+    pub support: String,
 }
 
 /// What a stated answer reads as.
@@ -84,147 +103,74 @@ fn from_json(v: &serde_json::Value, c: &Condition) -> Stated {
     }
 }
 
-/// Words of `s` with their case kept (for labels such as `A`, which as `a` is an article).
-fn words_as_written(s: &str) -> Vec<String> {
-    s.split(|c: char| !(c.is_alphanumeric() || c == '$' || c == '\''))
-        .filter(|w| !w.is_empty())
-        .map(|w| w.trim_start_matches('$').to_string())
-        .filter(|w| !w.is_empty())
-        .collect()
-}
-
-const NEGATIONS: [&str; 6] = ["not", "never", "no", "won't", "wouldn't", "don't"];
-const GIVE: [&str; 10] =
-    ["give", "gives", "giving", "offer", "offers", "send", "sends", "transfer", "allocate", "allocating"];
-const KEEP: [&str; 3] = ["keep", "keeps", "keeping"];
-/// Words that end the search for a verb's amount: another verb, or a phrase that names a total
-/// (`a share of 10`), not an amount given.
-const STOP: [&str; 5] = ["of", "out", "in", "and", "but"];
-
-/// Choices stated in sentences of `prose`. A verb negated within the three words before it
-/// states no choice, and an amount followed by `myself` or `me` is not given to the other.
-fn from_prose(prose: &str, c: &Condition) -> Vec<Stated> {
-    let w = words(prose);
-    let negated = |i: usize| w[i.saturating_sub(3)..i].iter().any(|x| NEGATIONS.contains(&x.as_str()));
-    let mut out = Vec::new();
-    match c.format {
-        Format::Open => {
-            for (i, word) in w.iter().enumerate() {
-                let give = GIVE.contains(&word.as_str());
-                let keep = KEEP.contains(&word.as_str());
-                if !(give || keep) || negated(i) {
-                    continue;
-                }
-                for (k, x) in w.iter().enumerate().skip(i + 1).take(4) {
-                    if GIVE.contains(&x.as_str()) || KEEP.contains(&x.as_str()) || STOP.contains(&x.as_str()) {
-                        break;
-                    }
-                    let Ok(n) = x.parse::<i64>() else { continue };
-                    // `7 to myself`, `3 dollars for me`: an amount the decider keeps.
-                    let to_self = w[k + 1..(k + 4).min(w.len())].iter().any(|a| a == "myself" || a == "me");
-                    if to_self {
-                        break;
-                    }
-                    let given = if keep { OPEN_MAX - n } else { n };
-                    out.push(if (0..=OPEN_MAX).contains(&n) {
-                        Stated::Legal(Reviewed::Amount(given))
-                    } else {
-                        Stated::Illegal
-                    });
-                    break;
-                }
-            }
-        }
-        Format::Binary => {
-            // A one-letter label is matched as written (`A`, not the article `a`); longer
-            // labels without regard to case.
-            let written = words_as_written(prose);
-            let labels: Vec<(Vec<String>, bool)> = c
-                .shown
-                .iter()
-                .map(|(l, _)| {
-                    let exact = l.trim().chars().count() == 1;
-                    (if exact { words_as_written(l) } else { words(l) }, exact)
-                })
-                .collect();
-            const CHOOSE: [&str; 11] = [
-                "choose", "chooses", "choosing", "chose", "pick", "picks", "select", "selects", "prefer", "take", "opt",
-            ];
-            for (i, word) in w.iter().enumerate() {
-                let go_with = word == "go" && w.get(i + 1).is_some_and(|x| x == "with");
-                if !(CHOOSE.contains(&word.as_str()) || go_with) || negated(i) {
-                    continue;
-                }
-                let from = i + if go_with { 2 } else { 1 };
-                'skip: for skip in 0..=2 {
-                    let at = from + skip;
-                    for (k, (l, exact)) in labels.iter().enumerate() {
-                        let source = if *exact { &written } else { &w };
-                        if !l.is_empty() && source.get(at..at + l.len()) == Some(l.as_slice()) {
-                            out.push(Stated::Legal(Reviewed::Label(k)));
-                            break 'skip;
-                        }
-                    }
-                }
-            }
-        }
+/// An answer value from a decision stated in a sentence.
+fn from_said(said: Said) -> Stated {
+    match said {
+        Said::Given(Some(a)) if (0..=OPEN_MAX).contains(&a) => Stated::Legal(Reviewed::Amount(a)),
+        Said::Given(_) => Stated::Illegal,
+        Said::Label(i) => Stated::Legal(Reviewed::Label(i)),
     }
-    out
 }
 
-/// Reviews a whole reply for condition `c`: the usable answer, or why there is none.
-pub fn review(reply: &str, c: &Condition) -> Result<Reviewed, String> {
+fn shown(r: &Reviewed, c: &Condition) -> String {
+    match r {
+        Reviewed::Amount(a) => format!("${a}"),
+        Reviewed::Label(i) => c.shown.get(*i).map_or_else(|| i.to_string(), |(l, _)| format!("\"{l}\"")),
+    }
+}
+
+/// Reviews a whole reply for condition `c`: the usable answer and its support, or why there is
+/// none.
+pub fn review(reply: &str, c: &Condition) -> Result<Review, String> {
     let visible = agora_reply::strip_deliberation(reply);
-    let mut stated = Vec::new();
-    let mut prose = String::new();
-    let mut rest = visible.as_str();
-    while let Some((s, e, m)) = agora_reply::first_object(rest) {
-        prose.push_str(&rest[..s]);
-        prose.push(' ');
+    // Each JSON object's answer; the objects are then blanked out of the prose with line breaks,
+    // so that no sentence runs across one and every byte keeps its place for the support.
+    let mut stated: Vec<(Stated, Range<usize>)> = Vec::new();
+    let mut prose = visible.clone().into_bytes();
+    let mut at = 0;
+    while let Some((s, e, m)) = agora_reply::first_object(&visible[at..]) {
+        let (s, e) = (at + s, at + e);
         if let Some(v) = agora_reply::answer_keys(&c.field).iter().find_map(|k| m.get(*k)) {
-            stated.push(from_json(v, c));
+            stated.push((from_json(v, c), s..e));
         }
-        rest = &rest[e..];
+        prose[s..e].fill(b'\n');
+        at = e;
     }
-    prose.push_str(rest);
-    let from_text = from_prose(&prose, c);
-    let conditional = words(&prose).iter().any(|x| ["if", "unless", "depends"].contains(&x.as_str()));
-    if !from_text.is_empty() && conditional && stated.is_empty() {
-        return Err("unusable: conditional".into());
-    }
-    stated.extend(from_text);
+    // The objects begin with `{` and end with `}`: what is left is whole characters.
+    let prose = String::from_utf8(prose).expect("invariant: whole JSON objects were blanked");
+    let statements = gr_prose::read(&prose, c);
+    let conditional = statements.iter().any(|s| s.conditional);
+    stated.extend(statements.into_iter().filter(|s| !s.conditional).map(|s| (from_said(s.said), s.span)));
     if stated.is_empty() {
         if let Some(bare) = agora_reply::bare_answer(&visible) {
             // A bare reply counts only as a legal label or amount: a short sentence is not one.
             let v = serde_json::Value::String(bare.to_string());
             if let s @ Stated::Legal(_) = from_json(&v, c) {
-                stated.push(s);
+                stated.push((s, 0..visible.len()));
             }
         }
     }
-    if stated.contains(&Stated::Illegal) {
-        return Err("unusable: an answer outside the legal choices".into());
+    stated.sort_by_key(|(_, r)| (r.start, r.end));
+    let wording = |r: &Range<usize>| visible[r.clone()].trim().to_string();
+    if let Some((_, r)) = stated.iter().find(|(s, _)| *s == Stated::Illegal) {
+        return Err(format!("unusable: an answer outside the legal choices (\"{}\")", wording(r)));
     }
-    let mut legal: Vec<Reviewed> = stated
-        .into_iter()
-        .filter_map(|s| match s {
-            Stated::Legal(r) => Some(r),
-            Stated::Illegal => None,
-        })
-        .collect();
-    legal.dedup();
-    let distinct: Vec<Reviewed> = legal.iter().fold(Vec::new(), |mut v, r| {
-        if !v.contains(r) {
-            v.push(*r);
+    let mut distinct: Vec<(Reviewed, Range<usize>)> = Vec::new();
+    for (s, r) in stated {
+        if let Stated::Legal(v) = s {
+            if !distinct.iter().any(|(d, _)| *d == v) {
+                distinct.push((v, r));
+            }
         }
-        v
-    });
+    }
     match distinct.as_slice() {
-        [one] => Ok(*one),
+        [(one, r)] => Ok(Review { answer: *one, support: wording(r) }),
         [] => {
             let w = words(&visible);
             let has = |xs: &[&str]| w.iter().any(|x| xs.contains(&x.as_str()));
-            if has(&["cannot", "can't", "won't", "refuse", "decline", "unable"]) {
+            if conditional {
+                Err("unusable: conditional".into())
+            } else if has(&["cannot", "can't", "won't", "refuse", "decline", "unable"]) {
                 Err("unusable: refused".into())
             } else if has(&["if", "depends", "unless"]) {
                 Err("unusable: conditional, no choice stated".into())
@@ -235,10 +181,7 @@ pub fn review(reply: &str, c: &Condition) -> Result<Reviewed, String> {
         many => Err(format!(
             "unusable: conflicting answers ({})",
             many.iter()
-                .map(|r| match r {
-                    Reviewed::Amount(a) => format!("${a}"),
-                    Reviewed::Label(i) => c.shown.get(*i).map_or_else(|| i.to_string(), |(l, _)| format!("\"{l}\"")),
-                })
+                .map(|(v, r)| format!("{} in \"{}\"", shown(v, c), wording(r)))
                 .collect::<Vec<_>>()
                 .join(" and ")
         )),
@@ -271,62 +214,220 @@ mod tests {
         }
     }
 
+    /// The answer alone.
+    fn answer(reply: &str, c: &Condition) -> Result<Reviewed, String> {
+        review(reply, c).map(|r| r.answer)
+    }
+
     #[test]
     fn the_whole_reply_is_read() {
         let o = open();
-        assert_eq!(review(r#"{"give": 4}"#, &o), Ok(Reviewed::Amount(4)));
+        assert_eq!(answer(r#"{"give": 4}"#, &o), Ok(Reviewed::Amount(4)));
         // Additional explanation does not invalidate a choice.
-        assert_eq!(review(r#"{"give": 4} I give $4 because sharing is good."#, &o), Ok(Reviewed::Amount(4)));
+        assert_eq!(answer(r#"{"give": 4} I give $4 because sharing is good."#, &o), Ok(Reviewed::Amount(4)));
         // A second, conflicting answer is seen.
         assert_eq!(
-            review(r#"{"give": 4} Actually, {"give": 6}"#, &o),
-            Err("unusable: conflicting answers ($4 and $6)".into())
+            answer(r#"{"give": 4} Actually, {"give": 6}"#, &o),
+            Err(r#"unusable: conflicting answers ($4 in "{"give": 4}" and $6 in "{"give": 6}")"#.into())
         );
         assert_eq!(
-            review(r#"{"give": 4} On reflection I would give 6 dollars."#, &o),
-            Err("unusable: conflicting answers ($4 and $6)".into())
+            answer(r#"{"give": 4} On reflection I would give 6 dollars."#, &o),
+            Err(r#"unusable: conflicting answers ($4 in "{"give": 4}" and $6 in "I would give 6 dollars")"#.into())
         );
         // A choice stated in a sentence is usable; keeping N gives 10 − N.
-        assert_eq!(review("I would give the other participant $3.", &o), Ok(Reviewed::Amount(3)));
-        assert_eq!(review("I keep $7 and give $3 to them.", &o), Ok(Reviewed::Amount(3)));
-        assert_eq!(review("7", &o), Ok(Reviewed::Amount(7)));
-        assert_eq!(review(r#"<think>maybe 9</think>{"give": "$5"}"#, &o), Ok(Reviewed::Amount(5)));
-        assert_eq!(review(r#"{"give": 12}"#, &o), Err("unusable: an answer outside the legal choices".into()));
-        assert_eq!(review("I cannot take part in this.", &o), Err("unusable: refused".into()));
+        assert_eq!(answer("I would give the other participant $3.", &o), Ok(Reviewed::Amount(3)));
+        assert_eq!(answer("I keep $7 and give $3 to them.", &o), Ok(Reviewed::Amount(3)));
+        assert_eq!(answer("7", &o), Ok(Reviewed::Amount(7)));
+        assert_eq!(answer(r#"<think>maybe 9</think>{"give": "$5"}"#, &o), Ok(Reviewed::Amount(5)));
         assert_eq!(
-            review("It depends on who the other person is.", &o),
+            answer(r#"{"give": 12}"#, &o),
+            Err(r#"unusable: an answer outside the legal choices ("{"give": 12}")"#.into())
+        );
+        assert_eq!(answer("I cannot take part in this.", &o), Err("unusable: refused".into()));
+        assert_eq!(
+            answer("It depends on who the other person is.", &o),
             Err("unusable: conditional, no choice stated".into())
         );
         // Conditional, negated or self-directed amounts are not a choice given.
-        assert_eq!(review("If they need it, I'd give 8.", &o), Err("unusable: conditional".into()));
-        assert_eq!(review("I would not give 10; I give 4.", &o), Ok(Reviewed::Amount(4)));
-        assert_eq!(review("I allocate 7 to myself and give 3 to them.", &o), Ok(Reviewed::Amount(3)));
-        // A verb's amount is searched up to the next verb or a total.
-        assert_eq!(review("Keeping in mind the 10 dollars, I give 5.", &o), Ok(Reviewed::Amount(5)));
-        assert_eq!(review("I give a share of 10 dollars: 4.", &o), Err("unusable: no answer identified".into()));
+        assert_eq!(answer("If they need it, I'd give 8.", &o), Err("unusable: conditional".into()));
+        assert_eq!(answer("I would not give 10; I give 4.", &o), Ok(Reviewed::Amount(4)));
+        assert_eq!(answer("I allocate 7 to myself and give 3 to them.", &o), Ok(Reviewed::Amount(3)));
+        // A verb's amount is searched past the recipient, not past the endowment.
+        assert_eq!(answer("Keeping in mind the 10 dollars, I give 5.", &o), Ok(Reviewed::Amount(5)));
+        assert_eq!(answer("I give a share of 10 dollars: 4.", &o), Ok(Reviewed::Amount(4)));
         // Isolated numbers are not a choice.
-        assert_eq!(review("There are 10 dollars and 2 people.", &o), Err("unusable: no answer identified".into()));
+        assert_eq!(answer("There are 10 dollars and 2 people.", &o), Err("unusable: no answer identified".into()));
     }
 
     #[test]
     fn labels_read_as_strings_numbers_or_stated_choices() {
         let b = binary(["1", "2"]);
-        assert_eq!(review(r#"{"choice": "2"}"#, &b), Ok(Reviewed::Label(1)));
+        assert_eq!(answer(r#"{"choice": "2"}"#, &b), Ok(Reviewed::Label(1)));
         // A JSON number for the label "1".
-        assert_eq!(review(r#"{"choice": 1}"#, &b), Ok(Reviewed::Label(0)));
-        assert_eq!(review("I choose option 2.", &b), Ok(Reviewed::Label(1)));
+        assert_eq!(answer(r#"{"choice": 1}"#, &b), Ok(Reviewed::Label(0)));
+        assert_eq!(answer("I choose option 2.", &b), Ok(Reviewed::Label(1)));
         assert_eq!(
-            review(r#"{"choice": "1"} but I would rather go with 2"#, &b),
-            Err("unusable: conflicting answers (\"1\" and \"2\")".into())
+            answer(r#"{"choice": "1"} but I would rather go with 2"#, &b),
+            Err(r#"unusable: conflicting answers ("1" in "{"choice": "1"}" and "2" in "I would rather go with 2")"#
+                .into())
         );
         // The label "A" is not the article "a".
         let ab = binary(["A", "B"]);
-        assert_eq!(review("I choose a fair split: B.", &ab), Err("unusable: no answer identified".into()));
-        assert_eq!(review(r#"{"choice": "B"} I prefer a more equal outcome."#, &ab), Ok(Reviewed::Label(1)));
-        assert_eq!(review("I choose A.", &ab), Ok(Reviewed::Label(0)));
-        assert_eq!(review("I would not choose A; I choose B.", &ab), Ok(Reviewed::Label(1)));
+        assert_eq!(answer("I choose a fair split: B.", &ab), Err("unusable: no answer identified".into()));
+        assert_eq!(answer(r#"{"choice": "B"} I prefer a more equal outcome."#, &ab), Ok(Reviewed::Label(1)));
+        assert_eq!(answer("I choose A.", &ab), Ok(Reviewed::Label(0)));
+        assert_eq!(answer("I would not choose A; I choose B.", &ab), Ok(Reviewed::Label(1)));
         let xy = binary(["X", "Y"]);
-        assert_eq!(review("I pick Y, the equal split.", &xy), Ok(Reviewed::Label(1)));
-        assert_eq!(review(r#"{"choice": 2}"#, &xy), Err("unusable: an answer outside the legal choices".into()));
+        assert_eq!(answer("I pick Y, the equal split.", &xy), Ok(Reviewed::Label(1)));
+        assert_eq!(
+            answer(r#"{"choice": 2}"#, &xy),
+            Err(r#"unusable: an answer outside the legal choices ("{"choice": 2}")"#.into())
+        );
+    }
+
+    /// What a reply of the table reads as.
+    #[derive(Debug)]
+    enum Reads {
+        /// Usable: the dollars given and the wording they were read from.
+        Gives(i64, &'static str),
+        /// Usable: the label chosen (its index) and the wording.
+        Picks(usize, &'static str),
+        /// Unusable, for this reason.
+        Unusable(&'static str),
+    }
+    use Reads::{Gives, Picks, Unusable};
+
+    /// Issue 40 (item 5): explanatory replies were read as conflicting answers ("Keeping all 10
+    /// dollars would leave them nothing, so I give $5." was unusable, $5 against $0). Realistic
+    /// replies, written for this test, with what a person reads in each.
+    const TABLE: &[(&str, Reads)] = &[
+        // Dictator: hypotheticals and counterfactuals around the committed amount.
+        ("Keeping all 10 dollars would leave them nothing, so I give $5.", Gives(5, "I give $5")),
+        ("If I gave nothing, the other participant would get nothing. I'll give 4.", Gives(4, "I'll give 4")),
+        ("If I kept everything, they'd get $0, so I give $5.", Gives(5, "I give $5")),
+        ("Even $8 would be generous, but I think $5 is fair: I give $5.", Gives(5, "I give $5")),
+        ("I could give 10, but I'll give 5.", Gives(5, "I'll give 5")),
+        ("I would have given 8 if I had more, but I give 3.", Gives(3, "I give 3")),
+        ("I give $5 even though keeping all 10 would benefit me.", Gives(5, "I give $5")),
+        ("If I had to choose, I would give 2.", Gives(2, "I would give 2")),
+        ("I want to keep it all, but I'll give 4.", Gives(4, "I'll give 4")),
+        ("I considered keeping 7 but decided to give 5.", Gives(5, "decided to give 5")),
+        (
+            "Some people would keep all 10, and others split it evenly. I give 2.",
+            Gives(2, "I give 2"),
+        ),
+        (
+            "I give 5 dollars because giving 0 would be unfair and giving 10 would leave me with nothing.",
+            Gives(5, "I give 5 dollars"),
+        ),
+        // "Rather than" and "instead of": the rejected alternative.
+        ("Rather than keep all 10, I'll give 4.", Gives(4, "I'll give 4")),
+        ("Rather than keep all 10 I'll give 4.", Gives(4, "I'll give 4")),
+        (
+            "I'll offer $4 rather than $0, since an offer of nothing would likely be rejected.",
+            Gives(4, "I'll offer $4"),
+        ),
+        // Trust-like: an amount sent, the endowment mentioned.
+        (
+            "Instead of keeping all 10, I will send 3 dollars to the other player and hope they return some.",
+            Gives(3, "I will send 3 dollars to the other player"),
+        ),
+        ("Out of my 10 dollars, I give 3 to the other participant.", Gives(3, "I give 3 to the other participant")),
+        ("I give 6 of my 10 dollars.", Gives(6, "I give 6")),
+        // Ultimatum: the proposer's offer, with the pie and the other's share.
+        (
+            "As the proposer, I offer the responder $4 out of the $10, since low offers are often rejected.",
+            Gives(4, "I offer the responder $4"),
+        ),
+        ("I propose 6 for me and 4 for them.", Gives(4, "I propose 6 for me")),
+        // Splits, keeps and negations.
+        ("I'd split it: 5 each.", Gives(5, "I'd split it: 5 each")),
+        ("I'll split the $10 evenly with Participant 2.", Gives(5, "I'll split the $10 evenly")),
+        ("I keep $7 and give $3 to them.", Gives(3, "I keep $7")),
+        ("I'm keeping everything.", Gives(0, "I'm keeping everything")),
+        ("I won't keep it all. I give 4.", Gives(4, "I give 4")),
+        ("I will not give them anything.", Gives(0, "I will not give them anything")),
+        ("I'll give them 50%.", Gives(5, "I'll give them 50%")),
+        // Polite preambles and stated answers.
+        (
+            "Thank you for the thoughtful question! As an AI I don't have personal money, but in this scenario I've decided to give $5 to the other participant.",
+            Gives(5, "I've decided to give $5 to the other participant"),
+        ),
+        ("Sure! Here is my decision: I give $2 and keep $8.", Gives(2, "I give $2")),
+        ("My answer is 4.", Gives(4, "My answer is 4")),
+        ("**Final answer:** $6", Gives(6, "Final answer:** $6")),
+        // Terse replies stay usable.
+        ("7", Gives(7, "7")),
+        ("$5", Gives(5, "$5")),
+        (r#"{"give": 5}"#, Gives(5, r#"{"give": 5}"#)),
+        ("Give $4.", Gives(4, "Give $4")),
+        (r#"{"give": 3} Keeping everything would be unfair, so I give 3."#, Gives(3, r#"{"give": 3}"#)),
+        // Genuinely conditional, ambiguous, conflicting or illegal replies stay unusable.
+        ("If they need it, I'd give 8.", Unusable("unusable: conditional")),
+        ("I'd give $5, but only if they would do the same.", Unusable("unusable: conditional")),
+        (
+            "I give $3. Actually, I give $7.",
+            Unusable(r#"unusable: conflicting answers ($3 in "I give $3" and $7 in "I give $7")"#),
+        ),
+        ("I'd give 4 or 5.", Unusable(r#"unusable: conflicting answers ($4 in "I'd give 4" and $5 in "I'd give 4 or 5")"#)),
+        (
+            "I keep 6 and give 5.",
+            Unusable(r#"unusable: conflicting answers ($4 in "I keep 6" and $5 in "give 5")"#),
+        ),
+        ("I'd give around $5.", Unusable("unusable: no answer identified")),
+        ("I would give $12.", Unusable(r#"unusable: an answer outside the legal choices ("I would give $12")"#)),
+        ("I give $2.50.", Unusable(r#"unusable: an answer outside the legal choices ("I give $2.50")"#)),
+        ("Keeping all 10 would leave them nothing.", Unusable("unusable: no answer identified")),
+    ];
+
+    #[test]
+    fn explanatory_replies_read_as_a_person_reads_them_issue_40() {
+        let o = open();
+        let mut wrong = Vec::new();
+        for (reply, expected) in TABLE {
+            let got = review(reply, &o);
+            let ok = match (expected, &got) {
+                (Gives(a, w), Ok(r)) => r.answer == Reviewed::Amount(*a) && r.support == *w,
+                (Unusable(why), Err(e)) => e == why,
+                _ => false,
+            };
+            if !ok {
+                wrong.push(format!("{reply:?}: expected {expected:?}, got {got:?}"));
+            }
+        }
+        assert!(wrong.is_empty(), "{} of {} misread:\n{}", wrong.len(), TABLE.len(), wrong.join("\n"));
+    }
+
+    #[test]
+    fn explanatory_binary_replies_read_the_committed_label_issue_40() {
+        let ab = binary(["A", "B"]);
+        let table: &[(&str, Reads)] = &[
+            ("Keeping all $10 would leave them with nothing, so I choose B.", Picks(1, "I choose B")),
+            ("If I were selfish I'd pick A, but I choose B.", Picks(1, "I choose B")),
+            ("Option A gives me $10, but I'll go with B: $5 each.", Picks(1, "I'll go with B")),
+            ("My choice is A.", Picks(0, "My choice is A")),
+            (
+                "I choose A. On reflection, I pick B.",
+                Unusable(r#"unusable: conflicting answers ("A" in "I choose A" and "B" in "I pick B")"#),
+            ),
+            ("If they were poor, I would choose B.", Unusable("unusable: conditional")),
+        ];
+        for (reply, expected) in table {
+            let got = review(reply, &ab);
+            let ok = match (expected, &got) {
+                (Picks(i, w), Ok(r)) => r.answer == Reviewed::Label(*i) && r.support == *w,
+                (Unusable(why), Err(e)) => e == why,
+                _ => false,
+            };
+            assert!(ok, "{reply:?}: expected {expected:?}, got {got:?}");
+        }
+    }
+
+    #[test]
+    fn the_review_is_deterministic() {
+        let o = open();
+        for (reply, _) in TABLE {
+            assert_eq!(review(reply, &o), review(reply, &o), "{reply:?}");
+        }
     }
 }

@@ -15,12 +15,14 @@
 //! - [`schedule`]: the additional-check schedules A-S1, A-S2, B-S1, C-S1 and D-S1.
 //! - [`render`]: one input, one version, one presentation → the question text, and the
 //!   decoding of a displayed answer back to its economic meaning.
-//! - [`gr`]: General Robustness's 23 conditions (§GR).
+//! - [`gr`]: General Robustness's 23 conditions (§GR); [`gr_review`], its full-answer review
+//!   (§GR3), with [`gr_prose`] reading the decisions a reply states in sentences.
 //! - [`decimal`]: C3's later amounts at 50-digit precision.
 
 pub mod catalogue;
 pub mod decimal;
 pub mod gr;
+pub mod gr_prose;
 pub mod gr_review;
 pub mod render;
 pub mod schedule;
