@@ -25,6 +25,10 @@ use crate::{records, secret, App};
 
 /// Largest request body accepted (bytes).
 pub const BODY_LIMIT: usize = 16 * 1024;
+/// Largest oversized body read (and discarded) before its 413 is sent, so that the client,
+/// still sending, reads the refusal instead of a reset connection; a body declared larger
+/// than this is refused at once and the connection closed.
+pub const DRAIN_LIMIT: usize = 1024 * 1024;
 /// Requests one participant (or one address for `/join`) may make per window.
 pub const RATE_LIMIT: u32 = 200;
 /// The rate limit's window.
@@ -48,7 +52,30 @@ pub fn router(app: Arc<App>) -> Router {
         .route("/admin/api/pause", post(admin_pause))
         .route("/admin/api/export", get(admin_export))
         .layer(DefaultBodyLimit::max(BODY_LIMIT))
+        .layer(axum::middleware::from_fn(refuse_oversized))
         .with_state(app)
+}
+
+/// Refuses a request whose declared body exceeds [`BODY_LIMIT`] with 413, after reading the
+/// body (up to [`DRAIN_LIMIT`]) so that the client gets the answer: a server that answers and
+/// closes while the client is still sending makes the client see a reset connection, not the
+/// refusal.
+async fn refuse_oversized(req: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let declared = req
+        .headers()
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    match declared {
+        Some(n) if n > BODY_LIMIT as u64 => {
+            if n <= DRAIN_LIMIT as u64 {
+                let _ = axum::body::to_bytes(req.into_body(), DRAIN_LIMIT).await;
+            }
+            (StatusCode::PAYLOAD_TOO_LARGE, format!("request body of {n} bytes: at most {BODY_LIMIT} are accepted"))
+                .into_response()
+        }
+        _ => next.run(req).await,
+    }
 }
 
 type Fields = Vec<(String, String)>;
