@@ -155,6 +155,8 @@ fn the_report_shows_the_audit_of_a_store_and_says_when_there_is_none() {
         "a refused share reads refused, with the gate's reason"
     );
     assert!(html.contains("id=\"audit-dependency\""));
+    // Each estimate names the arm and cell it rests on (per-cell rows are not duplicates).
+    assert!(html.contains("<th>environment</th><th>arm</th><th>cell</th>"), "the dependency table names arm and cell");
     assert!(html.contains("<td>refused</td><td>refused: no human labels</td></tr>"), "refused dependency rows");
     assert!(html.contains("id=\"audit-agreement-none\""), "no coder validation yet");
     assert!(html.contains("id=\"audit-requirements-none\"") && html.contains("No requirements were evaluated"));

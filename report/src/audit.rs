@@ -38,6 +38,10 @@ pub struct Dependency {
     pub coder: String,
     pub model: String,
     pub environment: String,
+    /// The arm and cell of the decisions the estimate rests on (empty in a store written before
+    /// the rows carried them).
+    pub arm: String,
+    pub cell: String,
     pub role: String,
     pub indicator: String,
     pub estimator: String,
@@ -229,11 +233,17 @@ pub fn dependency(conn: &Connection) -> anyhow::Result<Option<Vec<Dependency>>> 
     if !has_table(conn, "audit_dependency")? {
         return Ok(None);
     }
-    let mut st = conn.prepare(
+    let cols: Vec<String> = conn
+        .prepare("SELECT name FROM pragma_table_info('audit_dependency')")?
+        .query_map([], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    let place = if cols.iter().any(|c| c == "arm") && cols.iter().any(|c| c == "cell") { "arm, cell" } else { "'', ''" };
+    let mut st = conn.prepare(&format!(
         "SELECT coder, model, environment, role, indicator, estimator, value, status, reason, coef, ci_low, ci_high,
-                n_prompts, n_replicates, validation
-         FROM audit_dependency ORDER BY scope, coder, codebook, codebook_version, model, environment, role, estimator, value",
-    )?;
+                n_prompts, n_replicates, validation, {place}
+         FROM audit_dependency ORDER BY scope, coder, codebook, codebook_version, model, environment, {place}, role,
+              estimator, value"
+    ))?;
     let rows = st.query_map([], |r| {
         Ok(Dependency {
             coder: r.get(0)?,
@@ -251,6 +261,8 @@ pub fn dependency(conn: &Connection) -> anyhow::Result<Option<Vec<Dependency>>> 
             n_prompts: r.get(12)?,
             n_replicates: r.get(13)?,
             validation: r.get(14)?,
+            arm: r.get(15)?,
+            cell: r.get(16)?,
         })
     })?;
     Ok(Some(rows.collect::<Result<_, _>>()?))

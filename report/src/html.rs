@@ -518,7 +518,8 @@ fn audit(h: &mut String, p: &Page) {
                 "<p>Within-prompt dependency from replicated prompts: <code>lpm-fe</code> is the linear probability \
                  model with a fixed effect per prompt (CR1 by prompt), <code>logit-ame</code> the logit's average \
                  marginal effect (compare sign and significance, not size).</p><table id=\"audit-dependency\"><tr>\
-                 <th>coder</th><th>model</th><th>environment</th><th>role</th><th>indicator</th><th>estimator</th>\
+                 <th>coder</th><th>model</th><th>environment</th><th>arm</th><th>cell</th><th>role</th><th>indicator</th>\
+                 <th>estimator</th>\
                  <th>value</th><th>estimate</th><th>95 % interval</th><th>prompts</th><th>replicates</th>\
                  <th>status</th><th>validation</th></tr>",
             );
@@ -534,10 +535,12 @@ fn audit(h: &mut String, p: &Page) {
                 let _ = write!(
                     h,
                     "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
-                     <td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                     <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
                     escape(&d.coder),
                     escape(&d.model),
                     escape(&d.environment),
+                    escape(&d.arm),
+                    escape(&d.cell),
                     escape(&d.role),
                     escape(&d.indicator),
                     escape(&d.estimator),
