@@ -624,9 +624,9 @@ struct Row {
 }
 
 /// The targets: a null family passes Tier 3 in at most 5 % of seeds (the Wilson upper bound at
-/// most 8 % once 200 seeds are in; with fewer, the observed rate must not exclude 5 %); an
-/// alternative family reaches Tier 3 in at least 90 % (with fewer seeds, its interval must
-/// reach 90 %). Tier 2 for a family without the canonical effect is held to the null's.
+/// most 8 % once 200 seeds are in; with fewer, the observed rate must not exclude 5 %); a
+/// faithful family reaches Tier 3 in at least 90 % of seeds once 100 are in (with fewer, its
+/// interval must reach 90 %). Tier 2 for a family without the canonical effect is held to the null's.
 fn target(h: Hypothesis, tier: u8, claim: &str, family: &Family, passes: u64, n: u64) -> (String, Option<bool>) {
     let (lo, hi) = agora_analysis::stats::wilson(passes, n, 0.05).unwrap_or((0.0, 1.0));
     let rate = passes as f64 / n.max(1) as f64;
@@ -642,7 +642,7 @@ fn target(h: Hypothesis, tier: u8, claim: &str, family: &Family, passes: u64, n:
             ("≤ 5 % (no canonical effect)".into(), Some(ok))
         }
         (Hypothesis::Alternative, 3) if mechanism_claim && family.behaviour == Behaviour::Faithful => {
-            let ok = if n >= 200 { rate >= 0.90 } else { hi >= 0.90 };
+            let ok = if n >= 100 { rate >= 0.90 } else { hi >= 0.90 };
             ("≥ 90 %".into(), Some(ok))
         }
         _ => (String::new(), None),
@@ -740,8 +740,8 @@ fn render(cal: &Calibration, rows: &[Row], args: &CalibrateArgs) -> String {
          Targets: a null family reaches Tier 3 on `pgg-round1-human` in at most 5 % of seeds (its Wilson upper \
          bound at most 8 % once 200 seeds are in; with fewer seeds, the interval must not exclude 5 %); a \
          family without the canonical effect (first option, uniform) reaches Tier 2 on `pgg-decline` in at \
-         most 5 %; a faithful family reaches Tier 3 in at least 90 % (with fewer seeds, its interval must \
-         reach 90 %). The own-words family is reported, not targeted: its rate is the ladder's false-negative \
+         most 5 %; a faithful family reaches Tier 3 in at least 90 % of seeds once 100 are in (with fewer, its \
+         interval must reach 90 %). The own-words family is reported, not targeted: its rate is the ladder's false-negative \
          rate for a model driven by its own wording.\n\n\
          Rate is passes / seeds (a seed passes a tier when the claim reaches it or a higher one).\n\n{table}",
         file = args.file.display(),
@@ -794,6 +794,8 @@ mod tests {
         assert_eq!(target(Hypothesis::Null, 3, "pgg-round1-human", &f, 4, 200).1, Some(true));
         let g = Family { behaviour: Behaviour::Faithful, hypothesis: Hypothesis::Alternative, ..f };
         assert_eq!(target(Hypothesis::Alternative, 3, "pgg-round1-human", &g, 150, 200).1, Some(false));
+        assert_eq!(target(Hypothesis::Alternative, 3, "pgg-round1-human", &g, 85, 100).1, Some(false));
+        assert_eq!(target(Hypothesis::Alternative, 3, "pgg-round1-human", &g, 3, 4).1, Some(true));
         assert_eq!(target(Hypothesis::Alternative, 3, "pgg-round1-human", &g, 195, 200).1, Some(true));
     }
 }
