@@ -228,6 +228,53 @@ fn export_writes_tables_pandas_can_load() {
     }
     let csv = std::fs::read_to_string(dir.path().join("csv/runs.csv")).expect("csv");
     assert_eq!(csv.lines().count(), 1 + 26, "header and one run per fraction and roster");
+
+    // Integer columns stay integers (the views declare them `INT`): read back with polars, and
+    // with pandas and polars in Python where installed (CI installs them and requires it).
+    use polars::prelude::*;
+    let int_columns = [
+        ("decisions", &["step", "round", "seat"][..]),
+        ("payoffs", &["step", "round", "seat"][..]),
+        ("interactions", &["t", "a", "b", "matched"][..]),
+    ];
+    for (table, columns) in int_columns {
+        let path = dir.path().join(format!("parquet/{table}.parquet"));
+        let df = ParquetReader::new(std::fs::File::open(&path).expect("parquet")).finish().expect("read back");
+        for c in columns {
+            assert_eq!(df.column(c).expect("column").dtype(), &DataType::Int64, "{table}.{c}");
+        }
+    }
+    assert!(
+        std::fs::read_dir(dir.path().join("parquet"))
+            .expect("dir")
+            .all(|e| { !e.expect("entry").file_name().to_string_lossy().ends_with(".partial") }),
+        "no temporary file is left behind"
+    );
+    let script = r#"
+import sys, pandas, polars
+d = pandas.read_parquet(sys.argv[1] + "/decisions.parquet")
+i = pandas.read_parquet(sys.argv[1] + "/interactions.parquet")
+assert str(d["round"].dtype) == "int64", d["round"].dtype
+assert len(d[d["round"] == 1]) > 0, "round == 1 selects rows"
+assert list(d.groupby("round").size().index) == sorted(d["round"].unique()), "rounds in numeric order"
+for c in ["t", "a", "b", "matched"]:
+    assert str(i[c].dtype) == "int64", (c, i[c].dtype)
+p = polars.read_parquet(sys.argv[1] + "/decisions.parquet")
+assert p.schema["round"] == polars.Int64, p.schema["round"]
+print("python ok")
+"#;
+    let have = std::process::Command::new("python3").args(["-c", "import pandas, pyarrow, polars"]).status();
+    if have.is_ok_and(|s| s.success()) {
+        let o = std::process::Command::new("python3")
+            .args(["-c", script, dir.path().join("parquet").to_str().expect("utf8")])
+            .output()
+            .expect("python3");
+        assert!(o.status.success(), "{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
+    } else if std::env::var_os("AGORA_REQUIRE_PYTHON").is_some() {
+        panic!("AGORA_REQUIRE_PYTHON is set, but python3 cannot import pandas, pyarrow and polars");
+    } else {
+        eprintln!("export: pandas/pyarrow/polars not installed; the Python read-back is skipped");
+    }
 }
 
 fn write_study(dir: &tempfile::TempDir, body: &str) -> String {

@@ -1,5 +1,9 @@
 //! `agora export`: the store's tables as Parquet or CSV files, one per table, with the
-//! types the tables declare (a view's computed column takes its table's type).
+//! types the tables declare (a view's computed column takes its table's type), read by
+//! SQLite's own affinity rules: a declared type containing `INT` is an integer column (`INT`,
+//! `INTEGER`, `BIGINT` alike), one containing `REAL`, `FLOA` or `DOUB` a real column, anything
+//! else text. Each file is written to a temporary name beside it and renamed once complete, so
+//! a full disk or a kill never leaves a truncated file under the table's name.
 
 use std::path::{Path, PathBuf};
 
@@ -48,14 +52,7 @@ pub fn export(store: &Path, format: Format, out: &Path) -> anyhow::Result<Vec<(S
                 (name, t)
             })
             .collect();
-        let mut cols: Vec<Col> = decl
-            .iter()
-            .map(|(_, t)| match t.as_str() {
-                "INTEGER" => Col::Int(Vec::new()),
-                "REAL" => Col::Real(Vec::new()),
-                _ => Col::Text(Vec::new()),
-            })
-            .collect();
+        let mut cols: Vec<Col> = decl.iter().map(|(_, t)| column_for(t)).collect();
         let mut st = conn.prepare(&format!("SELECT * FROM {table}"))?;
         let mut rows = st.query([])?;
         let mut n = 0usize;
@@ -99,14 +96,63 @@ pub fn export(store: &Path, format: Format, out: &Path) -> anyhow::Result<Vec<(S
                 Format::Csv => "csv",
             }
         ));
-        let file = std::fs::File::create(&path).with_context(|| format!("creating {}", path.display()))?;
-        match format {
-            Format::Parquet => {
-                ParquetWriter::new(file).finish(&mut df)?;
+        let partial = out.join(format!(".{}.partial", path.file_name().and_then(|f| f.to_str()).unwrap_or(table)));
+        let result = (|| -> anyhow::Result<()> {
+            let mut file =
+                std::fs::File::create(&partial).with_context(|| format!("creating {}", partial.display()))?;
+            match format {
+                Format::Parquet => {
+                    ParquetWriter::new(&mut file)
+                        .finish(&mut df)
+                        .with_context(|| format!("writing {}", path.display()))?;
+                }
+                Format::Csv => {
+                    CsvWriter::new(&mut file).finish(&mut df).with_context(|| format!("writing {}", path.display()))?
+                }
             }
-            Format::Csv => CsvWriter::new(file).finish(&mut df)?,
+            file.sync_all().with_context(|| format!("writing {}", path.display()))?;
+            std::fs::rename(&partial, &path).with_context(|| format!("writing {}", path.display()))?;
+            Ok(())
+        })();
+        if let Err(e) = result {
+            let _ = std::fs::remove_file(&partial);
+            return Err(e);
         }
         written.push((table.to_string(), path, n));
     }
     Ok(written)
+}
+
+/// The column a declared type reads into, by SQLite's affinity rules (§3.1 of its datatype
+/// page): `INT` anywhere makes an integer; `CHAR`, `CLOB` or `TEXT` text; `REAL`, `FLOA` or
+/// `DOUB` a real; anything else (a view column's missing type is resolved before) text.
+fn column_for(declared: &str) -> Col {
+    let t = declared.to_ascii_uppercase();
+    if t.contains("INT") {
+        Col::Int(Vec::new())
+    } else if t.contains("CHAR") || t.contains("CLOB") || t.contains("TEXT") {
+        Col::Text(Vec::new())
+    } else if t.contains("REAL") || t.contains("FLOA") || t.contains("DOUB") {
+        Col::Real(Vec::new())
+    } else {
+        Col::Text(Vec::new())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn declared_types_read_by_sqlites_affinity_rules() {
+        for t in ["INT", "INTEGER", "int", "BIGINT", "UNSIGNED BIG INT"] {
+            assert!(matches!(column_for(t), Col::Int(_)), "{t}");
+        }
+        for t in ["REAL", "DOUBLE", "FLOAT"] {
+            assert!(matches!(column_for(t), Col::Real(_)), "{t}");
+        }
+        for t in ["TEXT", "VARCHAR(10)", "CLOB", "BLOB", ""] {
+            assert!(matches!(column_for(t), Col::Text(_)), "{t}");
+        }
+    }
 }
