@@ -272,15 +272,28 @@ fn main() -> ExitCode {
                     || c.is::<agora_profile::BadInput>()
                     || c.is::<agora_audit::BadInput>()
                     || c.is::<ScenarioError>()
-                    || matches!(
-                        c.downcast_ref::<agora_serve::ServeError>(),
-                        Some(agora_serve::ServeError::BadInput(_) | agora_serve::ServeError::Study(_))
-                    )
-                    || matches!(c.downcast_ref::<EngineError>(), Some(EngineError::Corrupt { .. }))
+                    || match c.downcast_ref::<agora_serve::ServeError>() {
+                        Some(agora_serve::ServeError::BadInput(_) | agora_serve::ServeError::Study(_)) => true,
+                        Some(agora_serve::ServeError::Engine(e)) => store_refused(e),
+                        _ => false,
+                    }
+                    || c.downcast_ref::<EngineError>().is_some_and(store_refused)
             });
             ExitCode::from(if bad { 2 } else { 1 })
         }
     }
+}
+
+/// A store refused before anything was done with it: not an intact Agora store, missing or
+/// empty where a command reads, or held by another writing command (exit code 2).
+fn store_refused(e: &EngineError) -> bool {
+    matches!(
+        e,
+        EngineError::Corrupt { .. }
+            | EngineError::Missing { .. }
+            | EngineError::Empty { .. }
+            | EngineError::Claimed { .. }
+    )
 }
 
 fn load_plan(study: &Path, cells: Option<&Path>, models: Option<&Path>) -> anyhow::Result<Plan> {
@@ -364,10 +377,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Report { store, out, tree_prompt } => {
-            if !store.exists() {
-                return Err(BadInput(format!("store {} does not exist", store.display())).into());
-            }
-            Store::open(&store)?;
+            let reader = Store::open_read(&store)?.reader_path().to_path_buf();
             if let Some(t) = &tree_prompt {
                 let ok = t.split(':').count() == 3 && t.split(':').all(|p| p.parse::<i64>().is_ok());
                 if !ok {
@@ -376,7 +386,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     );
                 }
             }
-            let path = agora_report::write_with(&store, &out, &agora_report::Options { tree_prompt })?;
+            let path = agora_report::write_with(&reader, &out, &agora_report::Options { tree_prompt })?;
             println!("report written to {}", path.display());
             Ok(())
         }
@@ -387,6 +397,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 }
             }
             let mut out = Store::open(&into)?;
+            let _claim = out.claim("agora merge")?;
             for s in &stores {
                 let r = out.merge_from(s)?;
                 println!("{}: {} runs added, {} already present", s.display(), r.added, r.already_present);
@@ -395,10 +406,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Verify { store } => {
-            if !store.exists() {
-                return Err(BadInput(format!("store {} does not exist", store.display())).into());
-            }
-            let v = Store::open(&store)?.verify()?;
+            let v = Store::open_read(&store)?.verify()?;
             for m in &v.mismatches {
                 println!("run {}: stored hash {}, its stored values hash to {}", m.run_key, m.stored, m.recomputed);
             }
@@ -413,9 +421,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Analyze { store, out, study, classical_in_cross_model, human_anchors } => {
-            if !store.exists() {
-                return Err(BadInput(format!("store {} does not exist", store.display())).into());
-            }
+            let reader = Store::open_read(&store)?.reader_path().to_path_buf();
             let human = match &human_anchors {
                 Some(p) => {
                     let text = std::fs::read_to_string(p)
@@ -427,11 +433,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 }
                 None => None,
             };
-            Store::open(&store)?;
             let started = std::time::Instant::now();
             let options = agora_analysis::Options { classical_in_cross_model };
             let analysis =
-                agora_analysis::analyze::analyze_against(&store, study.as_deref(), &options, human.as_ref())?;
+                agora_analysis::analyze::analyze_against(&reader, study.as_deref(), &options, human.as_ref())?;
             std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
             std::fs::write(out.join("analysis.md"), analysis.to_markdown())?;
             std::fs::write(out.join("analysis.json"), serde_json::to_string_pretty(&analysis)?)?;
@@ -450,10 +455,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Anchors { from_store, study, out } => {
-            if !from_store.exists() {
-                return Err(BadInput(format!("--from-store {} does not exist", from_store.display())).into());
-            }
-            let anchors = agora_analysis::human_anchors::from_store(&from_store, study.as_deref())?;
+            let reader = Store::open_read(&from_store).context("--from-store")?.reader_path().to_path_buf();
+            let anchors = agora_analysis::human_anchors::from_store(&reader, study.as_deref())?;
             if anchors.anchors.is_empty() {
                 return Err(BadInput(format!(
                     "{}: no human run (every seat a person, no stand-in decision) at a claim's baseline",
@@ -487,22 +490,16 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Summary { store, study } => {
-            if !store.exists() {
-                return Err(BadInput(format!("store {} does not exist", store.display())).into());
-            }
-            Store::open(&store)?;
-            summary::print(&store, study.as_deref())
+            let reader = Store::open_read(&store)?.reader_path().to_path_buf();
+            summary::print(&reader, study.as_deref())
         }
         Command::Export { store, format, out } => {
-            if !store.exists() {
-                return Err(BadInput(format!("store {} does not exist", store.display())).into());
-            }
-            Store::open(&store)?;
+            let reader = Store::open_read(&store)?.reader_path().to_path_buf();
             let format = match format {
                 ExportFormat::Parquet => agora_report::export::Format::Parquet,
                 ExportFormat::Csv => agora_report::export::Format::Csv,
             };
-            let written = agora_report::export::export(&store, format, &out)?;
+            let written = agora_report::export::export(&reader, format, &out)?;
             for (table, path, rows) in written {
                 println!("{table:<13} {rows:>9} rows  {}", path.display());
             }
@@ -592,6 +589,8 @@ fn run_plan(
     cache: Option<&Path>,
 ) -> anyhow::Result<()> {
     let mut store = Store::open(store_path)?;
+    // One writing command at a time: a second `agora run` on this store is refused (exit 2).
+    let claim = store.claim("agora run")?;
     let cache_path = match cache {
         Some(c) => {
             if !c.exists() {
@@ -640,6 +639,7 @@ fn run_plan(
         started.elapsed().as_secs_f64()
     );
     drop(store);
+    drop(claim);
     if llm.is_some() {
         llm::print_transcript_summary(store_path, &plan.study)?;
     }

@@ -84,11 +84,13 @@ pub fn main(args: ReplicateArgs) -> anyhow::Result<()> {
     }
     let plan = Plan::resolve(&study, &path, &default_cells_dir(&path))?;
     let mut store = Store::open(&store_path)?;
+    let claim = store.claim("agora replicate")?;
     let source = std::fs::read_to_string(&path).with_context(|| format!("reading {}", path.display()))?;
     store.record_study(&plan.study_record(), &source)?;
     let started = std::time::Instant::now();
     let report = execute(&plan.runs, &mut store, &RunnerOptions::default(), &mut |_| {})?;
     drop(store);
+    drop(claim);
     eprintln!(
         "{}: {} runs executed, {} already in {} ({:.1} s)",
         plan.study,

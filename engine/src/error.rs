@@ -43,6 +43,31 @@ pub enum EngineError {
         /// What is wrong with it.
         message: String,
     },
+    /// A command that reads a store was given a path where there is no file.
+    #[error("store {} does not exist", path.display())]
+    Missing {
+        /// The path given.
+        path: PathBuf,
+    },
+    /// The file is empty (no page, or no table): nothing has been stored in it, and a command
+    /// that reads leaves it as it is.
+    #[error("store {}: an empty file, not an Agora store (nothing has been written to it; `agora run` makes a store)", path.display())]
+    Empty {
+        /// The store file.
+        path: PathBuf,
+    },
+    /// Another command is writing runs to the store ([`crate::store::Claim`]).
+    #[error(
+        "store {} is being written by {holder}; wait for it to end, or write to another store and \
+         combine them with `agora merge`",
+        path.display()
+    )]
+    Claimed {
+        /// The store file.
+        path: PathBuf,
+        /// The command, process and machine that hold the store.
+        holder: String,
+    },
     /// A record holds a value the store cannot keep (a non-finite number).
     #[error("run {run}: {message}")]
     Unstorable {

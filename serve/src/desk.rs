@@ -14,7 +14,6 @@ use tokio::sync::oneshot;
 pub use crate::answer::Submitted;
 use crate::page::Page;
 pub use crate::participant::{Participant, Stage};
-use crate::records;
 
 /// A posted decision's handle: its nonce and the channel the answer comes on.
 pub type Posted = (String, oneshot::Receiver<Submitted>);
@@ -95,8 +94,12 @@ pub struct Inner {
 
 impl Desk {
     /// A desk over `societies`, with the participants and answers the store already holds.
-    pub fn new(store: PathBuf, societies: Vec<Society>, participants: Vec<Participant>) -> Desk {
-        let answers = records::load_answers(&store).unwrap_or_default();
+    pub fn new(
+        store: PathBuf,
+        societies: Vec<Society>,
+        participants: Vec<Participant>,
+        answers: HashMap<(String, usize, u64), Submitted>,
+    ) -> Desk {
         Desk {
             inner: Mutex::new(Inner {
                 participants: participants.into_iter().map(|p| (p.code_hash.clone(), p)).collect(),

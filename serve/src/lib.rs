@@ -110,6 +110,8 @@ pub struct App {
     pub limiter: Mutex<HashMap<String, (std::time::Instant, u32)>>,
     /// The page templates.
     pub(crate) pages: templates::Pages,
+    /// The store's claim, held while the session lasts.
+    _claim: agora_engine::store::Claim,
 }
 
 /// Reads the study, records it in the store and restores what the store holds of an earlier
@@ -129,10 +131,16 @@ pub fn prepare(opts: &ServeOptions) -> Result<Arc<App>, ServeError> {
         return Err(ServeError::BadInput(format!("{}: no roster has a `Human` seat", opts.study.display())));
     }
     let mut store = Store::open(&opts.store)?;
+    // One writing command at a time on a store: a second `agora serve` or an `agora run` on it
+    // is refused while this session holds it.
+    let claim = store.claim("agora serve")?;
     let source = std::fs::read_to_string(&opts.study)
         .map_err(|e| ServeError::BadInput(format!("{}: {e}", opts.study.display())))?;
     store.record_study(&plan.study_record(), &source)?;
     let done = store.completed_keys()?;
+    // The session's own connection, from the store opened above: every connection of this
+    // process to the store is SQLite's, so none drops another's locks (issue 40).
+    let db = records::open(&store)?;
     drop(store);
     let llm = agora_engine::llm_seats::prepare(&runs, &plan.models, &opts.store, false)?;
     let mut societies: Vec<Society> = runs
@@ -146,7 +154,7 @@ pub fn prepare(opts: &ServeOptions) -> Result<Arc<App>, ServeError> {
         })
         .collect();
     let mut restored = Vec::new();
-    for (mut p, given) in records::load_participants(&opts.store, &plan.study)? {
+    for (mut p, given) in records::load_participants(&db, &plan.study)? {
         if let Some((key, seat)) = given {
             if let Some(i) = societies.iter().position(|s| s.key == key) {
                 societies[i].seated.insert(seat, p.id.clone());
@@ -166,13 +174,13 @@ pub fn prepare(opts: &ServeOptions) -> Result<Arc<App>, ServeError> {
             s.state = SocietyState::Filling(std::time::Instant::now());
         }
     }
-    let db = records::open(&opts.store)?;
+    let answers = records::load_answers(&db)?;
     let app = Arc::new(App {
         study: plan.study.clone(),
         consent_sha256: format!("{:x}", Sha256::digest(participants.consent.as_bytes())),
         participants,
         specs: runs,
-        desk: Arc::new(Desk::new(opts.store.clone(), societies, restored)),
+        desk: Arc::new(Desk::new(opts.store.clone(), societies, restored, answers)),
         admin_token: opts.admin_token.clone().unwrap_or_else(secret::token),
         pool_key: opts.pool_key.clone(),
         llm,
@@ -180,6 +188,7 @@ pub fn prepare(opts: &ServeOptions) -> Result<Arc<App>, ServeError> {
         db: Mutex::new(db),
         limiter: Mutex::new(HashMap::new()),
         pages: templates::Pages::new(),
+        _claim: claim,
     });
     Ok(app)
 }

@@ -4,7 +4,6 @@
 //! a participant's rows is described in the docs chapter "Sessions with people".
 
 use std::collections::HashMap;
-use std::path::Path;
 
 use agora_environments::Action;
 use rusqlite::{params, Connection, OptionalExtension};
@@ -50,10 +49,10 @@ pub fn now() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
 }
 
-/// Opens the store for the session's writes.
-pub fn open(store: &Path) -> rusqlite::Result<Connection> {
-    let conn = Connection::open(store)?;
-    conn.busy_timeout(std::time::Duration::from_secs(30))?;
+/// A connection for the session's writes, made with the tables, from the store opened (and
+/// checked) by [`agora_engine::Store::open`]: the store file is opened through SQLite alone.
+pub fn open(store: &agora_engine::Store) -> Result<Connection, crate::ServeError> {
+    let conn = store.connect()?;
     conn.execute_batch(SCHEMA)?;
     Ok(conn)
 }
@@ -128,8 +127,7 @@ pub fn answer(
 }
 
 /// Every stored answer, for a restart.
-pub fn load_answers(store: &Path) -> rusqlite::Result<HashMap<(String, usize, u64), Submitted>> {
-    let conn = open(store)?;
+pub fn load_answers(conn: &Connection) -> rusqlite::Result<HashMap<(String, usize, u64), Submitted>> {
     let mut st =
         conn.prepare("SELECT run_key, seat, slot, action, raw, response_ms, page_version FROM serve_answers")?;
     let rows = st.query_map([], |r| {
@@ -158,8 +156,7 @@ pub type Restored = (Participant, Option<(String, usize)>);
 
 /// The stored participants of `study`, each with the (run key, seat) they were given; the
 /// participant's own `seat` (society index, seat) is for the caller to set from it.
-pub fn load_participants(store: &Path, study: &str) -> rusqlite::Result<Vec<Restored>> {
-    let conn = open(store)?;
+pub fn load_participants(conn: &Connection, study: &str) -> rusqlite::Result<Vec<Restored>> {
     let mut st = conn.prepare(
         "SELECT participant_id, code_hash, pool_hash, expires_at, stage, released_reason, comprehension_tries,
                 run_key, seat, payoff, completion_code

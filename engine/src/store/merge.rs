@@ -19,12 +19,13 @@ impl Store {
     /// studies table and the reply cache. A run key present in both with different records is
     /// refused: the same key must always record the same thing.
     pub fn merge_from(&mut self, other: &Path) -> Result<MergeReport, EngineError> {
-        // Opening checks the file is an intact Agora store of this schema.
-        drop(Store::open(other)?);
+        // Opening checks the file is an intact Agora store of this schema (and names it for
+        // SQLite as a reader does: a store in a read-only directory is attached immutable).
+        let source = Store::open_read(other)?.reader_path().to_path_buf();
         let path = self.path.clone();
         let sql = |source| EngineError::Store { path: path.clone(), source };
         let conn = &mut self.conn;
-        conn.execute("ATTACH DATABASE ?1 AS src", [other.to_string_lossy().as_ref()]).map_err(sql)?;
+        conn.execute("ATTACH DATABASE ?1 AS src", [source.to_string_lossy().as_ref()]).map_err(sql)?;
         let result = (|| -> Result<MergeReport, EngineError> {
             let conflict: Option<String> = conn
                 .query_row(

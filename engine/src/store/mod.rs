@@ -1,12 +1,14 @@
 //! The embedded run store: one SQLite file in WAL mode.
 //!
 //! A run is written in one transaction when it completes, so a store never holds half a run;
-//! an interrupted study resumes by skipping the run keys already present.
+//! an interrupted study resumes by skipping the run keys already present. A store is opened one
+//! way, through SQLite only (`store/open.rs`): [`Store::open`] to write,
+//! [`Store::open_read`] to read; a command that writes runs holds the store's [`Claim`].
 
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+use rusqlite::{params, Connection, OptionalExtension};
 
 use crate::error::EngineError;
 use crate::records::RunRecords;
@@ -14,15 +16,18 @@ use crate::request_parts;
 
 mod cache;
 mod checkpoint;
+mod claim;
 mod merge;
+mod open;
 mod upgrade;
 mod verify;
+
+pub use claim::Claim;
 
 pub use verify::{Mismatch, Verification};
 
 pub use cache::{SqliteCache, FLUSH_AFTER, FLUSH_AT};
 pub use merge::MergeReport;
-use upgrade::{upgrade_declarations, upgrade_metrics, upgrade_rows, upgrade_transcripts, Upgrade};
 
 /// Bytes a page of a store this build creates (an existing store keeps its own).
 pub const PAGE_SIZE: i64 = 8192;
@@ -272,6 +277,10 @@ pub struct Store {
     checkpoints: checkpoint::Checkpointer,
     conn: Connection,
     path: PathBuf,
+    /// What other SQLite readers open ([`Store::reader_path`]).
+    reader: PathBuf,
+    /// Whether the connection may write.
+    write: bool,
     parts: Parts,
     /// Environments whose declaration this writer has stored (see [`declare`]).
     declared: HashSet<agora_environments::EnvKind>,
@@ -339,87 +348,48 @@ pub(crate) fn declare(conn: &Connection, kind: agora_environments::EnvKind) -> R
 }
 
 impl Store {
-    /// Opens a store, creating it if the file does not exist. A file that exists but is not an
-    /// intact Agora store is refused with [`EngineError::Corrupt`], never silently used.
+    /// Opens a store to write, creating it if the file does not exist (and making an empty file
+    /// a store). A file that exists but is not an intact Agora store is refused with
+    /// [`EngineError::Corrupt`], never silently used; a store an earlier build wrote is upgraded.
+    /// Every check is SQLite's, on the connection kept (`store/open.rs`).
     pub fn open(path: &Path) -> Result<Store, EngineError> {
-        let exists = path.exists() && std::fs::metadata(path).map(|m| m.len() > 0).unwrap_or(false);
-        if exists {
-            check_header(path)?;
-        } else if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
-            std::fs::create_dir_all(dir).map_err(|e| EngineError::Corrupt {
-                path: path.to_path_buf(),
-                message: format!("cannot create directory {}: {e}", dir.display()),
-            })?;
-        }
-        let sql = |source| EngineError::Store { path: path.to_path_buf(), source };
-        let corrupt = |message: String| EngineError::Corrupt { path: path.to_path_buf(), message };
-        let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE)
-            .map_err(sql)?;
-        conn.busy_timeout(std::time::Duration::from_secs(30)).map_err(sql)?;
-        if exists {
-            let check: String = conn
-                .query_row("PRAGMA quick_check", [], |r| r.get(0))
-                .map_err(|e| corrupt(format!("integrity check failed: {e}")))?;
-            if check != "ok" {
-                return Err(corrupt(format!("integrity check failed: {check}")));
-            }
-            let app: i32 = conn.query_row("PRAGMA application_id", [], |r| r.get(0)).map_err(sql)?;
-            if app != APPLICATION_ID {
-                return Err(corrupt("not an Agora store (wrong application id)".into()));
-            }
-            let version: i32 = conn.query_row("PRAGMA user_version", [], |r| r.get(0)).map_err(sql)?;
-            if (1..SCHEMA_VERSION).contains(&version) {
-                // Version 2 added the models table; version 3 the metrics table, filled here
-                // from each stored run's records by its game, with the record hashes chained;
-                // version 4 keeps each request by its parts (the rows move, byte for byte);
-                // version 5 keeps a run's decisions, payoffs and interactions as one value each.
-                upgrade_transcripts(&conn).map_err(sql)?;
-                upgrade_rows(&conn).map_err(|e| match e {
-                    Upgrade::Sql(source) => EngineError::Store { path: path.to_path_buf(), source },
-                    Upgrade::Spec(run, message) => corrupt(format!("run {run}: {message}")),
-                })?;
-                conn.execute_batch(SCHEMA).map_err(sql)?;
-                // Version 6 records each environment's declaration: filled here from the
-                // environments of the stored runs.
-                upgrade_declarations(&conn).map_err(sql)?;
-                if version <= 2 {
-                    upgrade_metrics(&conn).map_err(|e| match e {
-                        Upgrade::Sql(source) => EngineError::Store { path: path.to_path_buf(), source },
-                        Upgrade::Spec(run, message) => {
-                            corrupt(format!("run {run}: cannot read its specification: {message}"))
-                        }
-                    })?;
-                }
-                // Version 7 hashes each run's stored values, byte for byte
-                // (crate::record_hash): every run's hash is recomputed from the store.
-                verify::upgrade_hashes(&conn).map_err(sql)?;
-                conn.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(sql)?;
-            } else if version != SCHEMA_VERSION {
-                return Err(corrupt(format!("schema version {version}, this build reads {SCHEMA_VERSION}")));
-            }
-        }
-        if !exists {
-            // 8 KiB pages (SQLite's default is 4): a run's rows are a few hundred kilobytes, and
-            // half as many pages is half the log frames, checksums and page-cache work per
-            // run; the recorded naming study runs 6-10 % faster, and an LLM call's rows still
-            // take about as much of the store (836 B a call against 823 B).
-            conn.pragma_update(None, "page_size", PAGE_SIZE).map_err(sql)?;
-        }
-        conn.pragma_update(None, "journal_mode", "WAL").map_err(sql)?;
-        conn.pragma_update(None, "synchronous", "NORMAL").map_err(sql)?;
-        conn.pragma_update(None, "foreign_keys", "ON").map_err(sql)?;
-        if !exists {
-            conn.execute_batch(SCHEMA).map_err(sql)?;
-            conn.pragma_update(None, "application_id", APPLICATION_ID).map_err(sql)?;
-            conn.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(sql)?;
-        }
-        Ok(Store {
+        let checked = open::open_write(path)?;
+        Ok(Store::with(checked, path, true))
+    }
+
+    /// Opens an existing store to read, on a connection that cannot write: a missing file
+    /// ([`EngineError::Missing`]), an empty one ([`EngineError::Empty`], left as it is) and a
+    /// file that is not an intact Agora store are refused. A store in a directory this process
+    /// cannot write opens too ([`Store::reader_path`] then names it for other readers).
+    pub fn open_read(path: &Path) -> Result<Store, EngineError> {
+        let checked = open::open_read(path)?;
+        Ok(Store::with(checked, path, false))
+    }
+
+    fn with(checked: open::Checked, path: &Path, write: bool) -> Store {
+        Store {
             checkpoints: checkpoint::Checkpointer::new(path),
-            conn,
+            conn: checked.conn,
             path: path.to_path_buf(),
+            reader: checked.name,
+            write,
             parts: Parts::default(),
             declared: HashSet::new(),
-        })
+        }
+    }
+
+    /// What another SQLite reader of this store opens (an analysis, a report): the path, or,
+    /// for a store read in a directory this process cannot write, a `file:` URI that opens it
+    /// read-only and immutable.
+    pub fn reader_path(&self) -> &Path {
+        &self.reader
+    }
+
+    /// Another connection to this store, with the store's access (read or write), for code
+    /// that keeps tables of its own beside the runs: no check is repeated, and no file is
+    /// opened but through SQLite.
+    pub fn connect(&self) -> Result<Connection, EngineError> {
+        open::reconnect(&self.reader, &self.path, self.write)
     }
 
     /// The store file.
@@ -643,21 +613,4 @@ impl Store {
             .map(|n| n as u64)
             .map_err(|e| self.sql(e))
     }
-}
-
-/// Refuses a file that does not start with the SQLite header (a truncated or foreign file).
-fn check_header(path: &Path) -> Result<(), EngineError> {
-    use std::io::Read;
-    let corrupt = |message: String| EngineError::Corrupt { path: path.to_path_buf(), message };
-    let mut f = std::fs::File::open(path).map_err(|e| corrupt(format!("cannot open: {e}")))?;
-    let mut header = [0u8; 16];
-    let n = f.read(&mut header).map_err(|e| corrupt(format!("cannot read: {e}")))?;
-    if n < 16 || &header != b"SQLite format 3\0" {
-        return Err(corrupt("not a SQLite database (truncated or foreign file)".into()));
-    }
-    let len = f.metadata().map(|m| m.len()).unwrap_or(0);
-    if len < 512 {
-        return Err(corrupt(format!("truncated: {len} bytes")));
-    }
-    Ok(())
 }

@@ -304,9 +304,9 @@ pub fn main(args: ProfileOptions) -> anyhow::Result<()> {
         print_dry_run(&study, &models, &plans, &loaded, &cells);
         return Ok(());
     }
-    drop(Store::open(&args.store)?);
-    let mut conn =
-        rusqlite::Connection::open(&args.store).with_context(|| format!("opening {}", args.store.display()))?;
+    // The profile's tables on a connection of the store opened (and checked) by the engine:
+    // the store file is opened through SQLite alone.
+    let mut conn = Store::open(&args.store)?.connect()?;
     conn.busy_timeout(std::time::Duration::from_secs(60))?;
     store::create(&conn).with_context(|| format!("creating the profile tables in {}", args.store.display()))?;
     store::record_study(&conn, &study.name, study.master_seed, study.responses, study.gr_responses, &loaded)
