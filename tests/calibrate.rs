@@ -51,7 +51,7 @@ fn the_reduced_calibration_meets_its_targets_and_a_null_effect_misses_them() {
     assert!(runs.contains("does not exclude zero in the mechanism's direction"), "{runs}");
     let md = std::fs::read_to_string(&book).expect("the chapter");
     assert!(md.starts_with("# Calibration of the ladder"), "{md}");
-    assert!(md.contains("| pgg-round1-human | model-d | Null | 2 | 3 | 0 / 4 | 0.000 |"), "{md}");
+    assert!(md.contains("| pgg-round1-human | model-d | Null | 2 | 3 | 0 / 4 | 0.000 | 0.000 |"), "{md}");
 
     // Resuming plays nothing new; the table is the same.
     let o = agora(&["calibrate", s(&file), "--out", s(&out), "--check"]);
@@ -100,5 +100,29 @@ fn a_bad_calibration_file_is_refused_with_exit_2() {
         let o = agora(&["calibrate", s(&f), "--out", s(&dir.path().join("o"))]);
         assert_eq!(o.status.code(), Some(2), "{}", text(&o));
         assert!(text(&o).contains("bad.ron") && text(&o).contains(needle), "{}", text(&o));
+    }
+}
+
+/// The book's chapter is the command's own output over the seeds it played (kept in
+/// bench/calibration/), never a typed table: rewriting it from those seeds gives it byte for
+/// byte.
+#[test]
+fn the_books_calibration_chapter_is_what_the_command_writes_from_its_seeds() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("cal");
+    std::fs::create_dir_all(&out).expect("mkdir");
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    std::fs::copy(root.join("bench/calibration/tier3-runs.jsonl"), out.join("runs.jsonl")).expect("the seeds");
+    let o = agora(&["calibrate", "scenarios/calibration/tier3.ron", "--out", s(&out), "--table-only", "--check"]);
+    assert!(o.status.success(), "{}", text(&o));
+    let written = std::fs::read_to_string(out.join("calibration.md")).expect("written");
+    let book = std::fs::read_to_string(root.join("docs/src/calibration.md")).expect("the chapter");
+    assert_eq!(written, book, "docs/src/calibration.md is not what `agora calibrate --table-only` writes");
+    // Every null family has 200 seeds and no Tier 3 pass rate above 5 %.
+    for r in rows(&out).iter().filter(|r| r["hypothesis"] == "Null" && r["tier"] == 3) {
+        if r["claim"] == "pgg-round1-human" {
+            assert!(r["seeds"].as_u64() >= Some(200), "{r}");
+            assert_eq!(r["target_met"], true, "{r}");
+        }
     }
 }
