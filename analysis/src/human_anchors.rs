@@ -104,7 +104,13 @@ pub fn from_store(path: &Path, study: Option<&str>) -> Result<HumanAnchors, Anal
     // An arm contrast is a test between two arms, not a value; the others as equivalence reads them.
     for claim in ClaimTable::shipped().claims.iter().filter(|c| !matches!(c.kind, ClaimKind::ArmContrast { .. })) {
         // The metrics the claim's equivalence test reads, at its margins (a range's half-width).
-        for (metric, _, margin) in crate::equivalence::targets(claim, anchors_table) {
+        // A direction claim's human value is its run-level effect, tested by equivalence at the
+        // claim's directional margin (Agora's choice: no margin was deposited for a size).
+        let targets = match &claim.kind {
+            ClaimKind::Direction { margin, .. } => vec![(claim.metric.clone(), None, *margin)],
+            _ => crate::equivalence::targets(claim, anchors_table),
+        };
+        for (metric, _, margin) in targets {
             let mine: Vec<&crate::RunOutcome> =
                 kept.iter().filter(|r| r.environment == claim.environment && r.arm == claim.arm).collect();
             let v = values(&mine, &metric);
@@ -150,14 +156,43 @@ impl HumanAnchors {
             return Err(format!("version: expected {VERSION}, got {}", a.version));
         }
         for h in &a.anchors {
-            if !ClaimTable::shipped().claims.iter().any(|c| c.id == h.claim) {
+            let Some(claim) = ClaimTable::shipped().claims.iter().find(|c| c.id == h.claim) else {
                 return Err(format!("anchor for claim `{}`: no such claim", h.claim));
+            };
+            let whose = format!("anchor for claim `{}`", h.claim);
+            if !h.environment.is_empty() && h.environment != claim.environment {
+                return Err(format!(
+                    "{whose}: environment `{}` is not the claim's (`{}`)",
+                    h.environment, claim.environment
+                ));
+            }
+            if !h.arm.is_empty() && h.arm != claim.arm {
+                return Err(format!("{whose}: arm `{}` is not the claim's (`{}`)", h.arm, claim.arm));
             }
             if h.values.len() != h.n || h.values.iter().any(|v| !v.is_finite()) {
-                return Err(format!("anchor for claim `{}`: n and values disagree", h.claim));
+                return Err(format!("{whose}: n and values disagree"));
             }
             if !(h.margin.is_finite() && h.margin > 0.0) {
-                return Err(format!("anchor for claim `{}`: margin must be positive", h.claim));
+                return Err(format!("{whose}: margin must be positive"));
+            }
+            // The summary must be the values' own: a mean or interval that contradicts them is
+            // refused rather than one of the two silently believed.
+            if !h.values.is_empty() {
+                let (mean, low, high) = crate::stats::t_interval(&h.values, 0.95).unwrap_or((
+                    h.values.iter().sum::<f64>() / h.values.len() as f64,
+                    f64::NAN,
+                    f64::NAN,
+                ));
+                let close = |a: f64, b: f64| (a.is_nan() && b.is_nan()) || (a - b).abs() <= 1e-9 * (1.0 + b.abs());
+                if !close(h.mean, mean) {
+                    return Err(format!("{whose}: mean {} contradicts its values (their mean is {mean})", h.mean));
+                }
+                if !(close(h.ci_low, low) && close(h.ci_high, high)) {
+                    return Err(format!(
+                        "{whose}: interval [{}, {}] contradicts its values (their 95 % t-interval is [{low}, {high}])",
+                        h.ci_low, h.ci_high
+                    ));
+                }
             }
         }
         Ok(a)
@@ -210,5 +245,55 @@ pub(crate) fn human_match(human: &[&HumanAnchor], claim: &Claim, idx: &Index, mo
         Match::Yes(text)
     } else {
         Match::No(text)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file(values: &[f64]) -> HumanAnchors {
+        let (mean, ci_low, ci_high) = crate::stats::t_interval(values, 0.95).expect("interval");
+        HumanAnchors {
+            version: VERSION,
+            anchors: vec![HumanAnchor {
+                claim: "ultimatum-offer".into(),
+                environment: "bargaining".into(),
+                arm: "ultimatum".into(),
+                metric: "offer".into(),
+                margin: 0.05,
+                n: values.len(),
+                mean,
+                ci_low,
+                ci_high,
+                values: values.to_vec(),
+                excluded: 0,
+                study: "lab".into(),
+                study_hash: "h".into(),
+                date: "2026-12-06".into(),
+            }],
+        }
+    }
+
+    /// A file whose summary contradicts its values, or whose anchor names another game or arm
+    /// than its claim's, is refused; the consistent file reads back.
+    #[test]
+    fn contradictory_anchor_files_are_refused() {
+        let good = file(&[0.38, 0.41, 0.40, 0.42, 0.39]);
+        assert_eq!(HumanAnchors::parse(&good.to_ron()).expect("consistent"), good);
+        let mut bad = good.clone();
+        bad.anchors[0].mean = 0.25;
+        let e = HumanAnchors::parse(&bad.to_ron()).expect_err("mean against values");
+        assert!(e.contains("mean 0.25 contradicts its values"), "{e}");
+        let mut bad = good.clone();
+        bad.anchors[0].ci_high = 0.9;
+        assert!(HumanAnchors::parse(&bad.to_ron()).expect_err("interval").contains("interval"));
+        let mut bad = good.clone();
+        bad.anchors[0].environment = "public-goods".into();
+        let e = HumanAnchors::parse(&bad.to_ron()).expect_err("another game");
+        assert!(e.contains("environment `public-goods` is not the claim's (`bargaining`)"), "{e}");
+        let mut bad = good;
+        bad.anchors[0].arm = "dictator".into();
+        assert!(HumanAnchors::parse(&bad.to_ron()).expect_err("another arm").contains("arm `dictator`"));
     }
 }
