@@ -103,8 +103,27 @@ pub fn render(groups: &[GroupSummary], order: &[String]) -> String {
     out
 }
 
+/// Refuses a `--study` that names no study of the store (a typo would otherwise print nothing,
+/// or grade an empty table), listing the studies it holds.
+pub fn check_study(store: &Path, study: Option<&str>) -> anyhow::Result<()> {
+    let Some(name) = study else { return Ok(()) };
+    let conn = rusqlite::Connection::open_with_flags(store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    let mut st = conn.prepare("SELECT DISTINCT study FROM studies ORDER BY study")?;
+    let studies: Vec<String> = st.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
+    if studies.iter().any(|s| s == name) {
+        return Ok(());
+    }
+    Err(crate::BadInput(format!(
+        "--study `{name}`: store {} holds no such study (its studies: {})",
+        store.display(),
+        if studies.is_empty() { "none".to_string() } else { studies.join(", ") }
+    ))
+    .into())
+}
+
 /// Prints the summaries of one study (or of every study in the store).
 pub fn print(store: &Path, study: Option<&str>) -> anyhow::Result<()> {
+    check_study(store, study)?;
     let (groups, curves) = summarize(store, study)?;
     let order: Vec<String> = agora_analysis::summary::block_order(store)?
         .into_iter()

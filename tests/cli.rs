@@ -678,3 +678,18 @@ fn a_study_with_human_seats_is_checked_but_not_run_without_people() {
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("no `participants`"), "{}", text(&out));
 }
+
+/// A `--study` that names no study of the store is an error naming the studies it holds (a
+/// typo used to print nothing and exit 0); the right name still prints.
+#[test]
+fn a_study_name_that_matches_nothing_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = store_in(&dir, "s.sqlite");
+    let out = agora(&["run", &study("tipping.ron"), "--store", store.to_str().expect("utf8"), "--runs", "1"]);
+    assert!(out.status.success(), "{}", text(&out));
+    let o = agora(&["summary", "--store", store.to_str().expect("utf8"), "--study", "tiping"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("--study `tiping`") && text(&o).contains("its studies: tipping"), "{}", text(&o));
+    let o = agora(&["summary", "--store", store.to_str().expect("utf8"), "--study", "tipping"]);
+    assert!(o.status.success() && text(&o).contains("== tipping"), "{}", text(&o));
+}
