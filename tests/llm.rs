@@ -383,3 +383,206 @@ fn a_study_against_the_fake_server_shows_the_papers_design_details() {
         "no behavioural call is spent on the probe"
     );
 }
+
+/// Runs the fake study of `write_study` against `server` into `dir/name`, and checks that the
+/// store verifies.
+fn run_fake_study(server: &FakeServer, dir: &Path, name: &str) -> PathBuf {
+    let sub = dir.join(format!("{name}-study"));
+    let study = write_study(&sub, &server.endpoint(), 5.0);
+    let store = dir.join(name);
+    let out = agora(&["run", study.to_str().expect("utf8"), "--store", store.to_str().expect("utf8")]);
+    assert!(out.status.success(), "{}", text(&out));
+    let out = agora(&["verify", "--store", store.to_str().expect("utf8")]);
+    assert!(out.status.success(), "{}", text(&out));
+    store
+}
+
+/// Each call's (endpoint, latency), in key order.
+fn serving_facts(store: &Path) -> Vec<(String, f64)> {
+    let c = Connection::open(store).expect("open");
+    let mut st = c
+        .prepare(
+            "SELECT t.endpoint, t.latency_ms FROM transcript_calls t JOIN runs r USING (run_id)
+             ORDER BY r.run_key, t.seat, t.slot, t.kind, t.attempt",
+        )
+        .expect("query");
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).expect("rows").map(|r| r.expect("row")).collect()
+}
+
+/// A server whose replies are `FakeReply::Legal` (deterministic in the request), each after a
+/// delay of `delay(n)` for the n-th request.
+fn legal_after(delay: fn(usize) -> u64) -> Behaviour {
+    Arc::new(move |n, _| match delay(n) {
+        0 => FakeReply::Legal,
+        ms => FakeReply::Delay(Duration::from_millis(ms), Box::new(FakeReply::Legal)),
+    })
+}
+
+/// Issue 40: the same study with the same seeds and the same replies records the same, so its
+/// record hashes are the same, however long each reply took and whichever server answered.
+#[test]
+fn issue_40_the_same_replies_slower_or_from_another_server_hash_the_same() {
+    let rt = runtime();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let fast = rt.block_on(FakeServer::start(legal_after(|_| 0))).expect("server");
+    let slow = rt.block_on(FakeServer::start(legal_after(|n| 5 + 10 * (n % 4) as u64))).expect("server");
+    let a = run_fake_study(&fast, dir.path(), "fast.sqlite");
+    let b = run_fake_study(&fast, dir.path(), "again.sqlite");
+    let c = run_fake_study(&slow, dir.path(), "slow.sqlite");
+    // The serving facts differ, and are kept.
+    let (fa, fb, fc) = (serving_facts(&a), serving_facts(&b), serving_facts(&c));
+    assert!(fa.len() > 50 && fa.len() == fb.len() && fa.len() == fc.len(), "{} {} {}", fa.len(), fb.len(), fc.len());
+    assert_ne!(fa, fb, "two live runs' latencies differ");
+    assert!(fc.iter().any(|(_, ms)| *ms >= 5.0), "the slow server's latencies are stored");
+    assert!(fc.iter().all(|(e, _)| e.is_empty() || *e == slow.endpoint()), "the other server's endpoint is stored");
+    assert!(fa.iter().any(|(e, _)| *e == fast.endpoint()));
+    // The records are the same, and so are their hashes.
+    assert_eq!(record_hashes(&a), record_hashes(&b));
+    assert_eq!(record_hashes(&a), record_hashes(&c));
+    assert_eq!(record_hashes(&a).len(), 10);
+}
+
+/// The record hash of schema 7 (`agora-record-7`), written out from a store's values as that
+/// schema defined it: each model call's endpoint and latency were hashed too.
+fn schema_7_hashes(store: &Path) -> Vec<(i64, String)> {
+    use sha2::{Digest, Sha256};
+    fn text(h: &mut Sha256, s: &str) {
+        h.update((s.len() as u64).to_le_bytes());
+        h.update(s.as_bytes());
+    }
+    fn some_text(h: &mut Sha256, s: Option<String>) {
+        match s {
+            Some(s) => {
+                h.update([1]);
+                text(h, &s);
+            }
+            None => h.update([0]),
+        }
+    }
+    fn some_int(h: &mut Sha256, v: Option<i64>) {
+        match v {
+            Some(v) => {
+                h.update([1]);
+                h.update((v as u64).to_le_bytes());
+            }
+            None => h.update([0]),
+        }
+    }
+    fn real(h: &mut Sha256, v: f64) {
+        h.update(if v == 0.0 { 0u64 } else { v.to_bits() }.to_le_bytes());
+    }
+    let c = Connection::open(store).expect("open");
+    let runs: Vec<(i64, String)> = c
+        .prepare("SELECT run_id, run_key FROM runs ORDER BY run_id")
+        .expect("query")
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .expect("rows")
+        .map(|r| r.expect("row"))
+        .collect();
+    let mut out = Vec::new();
+    for (run_id, key) in runs {
+        let mut h = Sha256::new();
+        text(&mut h, "agora-record-7");
+        text(&mut h, &key);
+        let mut st =
+            c.prepare("SELECT seat, policy, family, committed FROM agents WHERE run_id = ?1 ORDER BY seat").expect("q");
+        let agents: Vec<(i64, String, String, i64)> = st
+            .query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .expect("rows")
+            .map(|r| r.expect("row"))
+            .collect();
+        h.update((agents.len() as u64).to_le_bytes());
+        for (seat, policy, family, committed) in agents {
+            h.update((seat as u64).to_le_bytes());
+            text(&mut h, &policy);
+            text(&mut h, &family);
+            h.update((committed as u64).to_le_bytes());
+        }
+        let (d, p, i): (String, String, String) = c
+            .query_row("SELECT decisions, payoffs, interactions FROM run_rows WHERE run_id = ?1", [run_id], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
+            .expect("rows of the run");
+        for s in [&d, &p, &i] {
+            text(&mut h, s);
+        }
+        let n = count(&c, &format!("SELECT COUNT(*) FROM transcripts WHERE run_id = {run_id}"));
+        h.update((n as u64).to_le_bytes());
+        let mut st = c
+            .prepare(
+                "SELECT seat, slot, kind, attempt, round, role, model, served_id, endpoint, messages_json, raw_reply,
+                        action, reason, parse_status, detail, latency_ms, prompt_tokens, completion_tokens
+                 FROM transcripts WHERE run_id = ?1 ORDER BY seat, slot, kind, attempt",
+            )
+            .expect("q");
+        let mut rows = st.query([run_id]).expect("rows");
+        while let Some(r) = rows.next().expect("row") {
+            for i in [0, 1] {
+                h.update((r.get::<_, i64>(i).expect("int") as u64).to_le_bytes());
+            }
+            text(&mut h, &r.get::<_, String>(2).expect("kind"));
+            for i in [3, 4] {
+                h.update((r.get::<_, i64>(i).expect("int") as u64).to_le_bytes());
+            }
+            for i in 5..=10 {
+                text(&mut h, &r.get::<_, String>(i).expect("text"));
+            }
+            some_text(&mut h, r.get(11).expect("action"));
+            some_text(&mut h, r.get(12).expect("reason"));
+            text(&mut h, &r.get::<_, String>(13).expect("status"));
+            text(&mut h, &r.get::<_, String>(14).expect("detail"));
+            real(&mut h, r.get(15).expect("latency"));
+            some_int(&mut h, r.get(16).expect("tokens"));
+            some_int(&mut h, r.get(17).expect("tokens"));
+        }
+        let mut st =
+            c.prepare("SELECT name, value FROM metrics WHERE run_id = ?1 ORDER BY CAST(name AS BLOB)").expect("q");
+        let metrics: Vec<(String, f64)> =
+            st.query_map([run_id], |r| Ok((r.get(0)?, r.get(1)?))).expect("rows").map(|r| r.expect("row")).collect();
+        h.update((metrics.len() as u64).to_le_bytes());
+        for (name, value) in metrics {
+            text(&mut h, &name);
+            real(&mut h, value);
+        }
+        out.push((run_id, format!("{:x}", h.finalize())));
+    }
+    out
+}
+
+/// Makes `store` what schema 7 left: the same values, hashed by schema 7's definition.
+fn as_schema_7(store: &Path) {
+    let old = schema_7_hashes(store);
+    let c = Connection::open(store).expect("open");
+    for (run_id, hash) in old {
+        c.execute("UPDATE runs SET record_hash = ?1 WHERE run_id = ?2", rusqlite::params![hash, run_id])
+            .expect("old hash");
+    }
+    c.pragma_update(None, "user_version", 7).expect("schema 7");
+}
+
+/// Issue 40: a store of schema 7 hashed each call's latency, so two clean runs of the same
+/// study hashed differently; opened by this build, each run's hash is recomputed from the
+/// store without it, and the two agree and verify.
+#[test]
+fn issue_40_a_schema_7_store_is_rehashed_without_latency_and_verifies() {
+    let rt = runtime();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let server = rt.block_on(FakeServer::start(legal_after(|n| (n % 3) as u64))).expect("server");
+    let a = run_fake_study(&server, dir.path(), "a.sqlite");
+    let b = run_fake_study(&server, dir.path(), "b.sqlite");
+    let fresh = record_hashes(&a);
+    for s in [&a, &b] {
+        as_schema_7(s);
+    }
+    assert_ne!(record_hashes(&a), record_hashes(&b), "schema 7 hashed the latencies, which differ");
+    assert_ne!(record_hashes(&a), fresh);
+    for s in [&a, &b] {
+        let out = agora(&["verify", "--store", s.to_str().expect("utf8")]);
+        assert!(out.status.success() && text(&out).contains("10 runs, each record hash"), "{}", text(&out));
+        assert_eq!(
+            count(&Connection::open(s).expect("open"), "PRAGMA user_version"),
+            i64::from(agora_engine::store::SCHEMA_VERSION)
+        );
+        assert_eq!(record_hashes(s), fresh, "the upgraded hashes are a fresh store's");
+    }
+}

@@ -1,4 +1,4 @@
-//! The record hash: SHA-256 over what the store keeps of a run, byte for byte.
+//! The record hash: SHA-256 over what the store keeps of a run's society, byte for byte.
 //!
 //! A run's records are encoded once, as the store keeps them (the decisions, payoffs and
 //! interactions as the three JSON values of its `run_rows` row, see [`crate::run_rows`]), and
@@ -6,24 +6,32 @@
 //! stored run can be recomputed from the store alone (`Store::verify`) and no
 //! second text form of a record exists. Nothing in it is formatted by `Debug`.
 //!
+//! The hash covers what the society did and was told, and nothing of how fast or where it was
+//! served: the same study with the same seeds and the same replies gives the same hash. Two
+//! stored values of a model call are kept beside the record but left out of its hash: its
+//! latency (wall-clock time, different on every live call; a person's response time in
+//! `agora serve`) and its endpoint (which of a model's servers answered, chosen by load when a
+//! model has several). `agora verify` therefore does not cover them: a latency or an endpoint
+//! edited by hand goes unnoticed.
+//!
 //! The bytes hashed, in order (integers as 8 bytes little-endian, reals as the 8 bytes of
 //! their bit pattern (−0 as 0, as the store keeps it), a text as its length and then its
 //! UTF-8 bytes, an absent value as the byte 0 and a present one as the byte 1 followed by the
 //! value):
 //!
-//! 1. the text `agora-record-7` and the run key;
+//! 1. the text `agora-record-8` and the run key;
 //! 2. the number of agents, then for each agent in seat order its seat, policy, family and
 //!    whether it is committed (1 or 0);
 //! 3. the decisions, the payoffs and the interactions, each as its stored JSON text;
 //! 4. the number of model calls, then for each call in the order (seat, slot, kind, attempt):
-//!    seat, slot, kind, attempt, round, role, model, served model id, endpoint, the request as
-//!    sent (the messages in full), the raw reply, the action (optional), the reason
-//!    (optional), the parse status, the detail, the latency in milliseconds (real) and the
-//!    prompt and completion token counts (optional);
+//!    seat, slot, kind, attempt, round, role, model, served model id, the request as sent (the
+//!    messages in full), the raw reply, the action (optional), the reason (optional), the parse
+//!    status, the detail and the prompt and completion token counts (optional);
 //! 5. the number of metrics, then each metric in the byte order of its name: name and value.
 //!
-//! The store's schema 7 introduced this hash; opening a store of an earlier schema recomputes
-//! every run's hash this way, from what the store holds.
+//! The store's schema 8 introduced this hash (schema 7's, `agora-record-7`, also hashed each
+//! call's endpoint and latency); opening a store of an earlier schema recomputes every run's
+//! hash this way, from what the store holds.
 
 use sha2::{Digest, Sha256};
 
@@ -32,7 +40,7 @@ use crate::run_rows::RowValues;
 
 /// What the hash starts with: the definition's name, so that a hash of another definition
 /// cannot be mistaken for one of this.
-const DOMAIN: &str = "agora-record-7";
+const DOMAIN: &str = "agora-record-8";
 
 /// One agent of a run, as stored.
 #[derive(Clone, Copy, Debug)]
@@ -47,7 +55,8 @@ pub struct AgentRow<'a> {
     pub committed: bool,
 }
 
-/// One model call of a run, as stored (the request as sent, in full).
+/// One model call of a run, as stored (the request as sent, in full), less what is kept beside
+/// the record and out of its hash: the endpoint that answered and the latency.
 #[derive(Clone, Copy, Debug)]
 pub struct CallRow<'a> {
     /// The seat that made the call.
@@ -66,8 +75,6 @@ pub struct CallRow<'a> {
     pub model: &'a str,
     /// The model id the server was asked for.
     pub served_id: &'a str,
-    /// The server that answered.
-    pub endpoint: &'a str,
     /// The request as sent, in full.
     pub request: &'a str,
     /// The reply, unaltered.
@@ -80,8 +87,6 @@ pub struct CallRow<'a> {
     pub parse_status: &'a str,
     /// Why, where it says.
     pub detail: &'a str,
-    /// Milliseconds the call took.
-    pub latency_ms: f64,
     /// Tokens in the prompt, as reported.
     pub prompt_tokens: Option<u64>,
     /// Tokens in the reply, as reported.
@@ -99,14 +104,12 @@ impl<'a> From<&'a agora_agents::llm::Transcript> for CallRow<'a> {
             role: &t.role,
             model: &t.model,
             served_id: &t.served_id,
-            endpoint: &t.endpoint,
             request: &t.messages_json,
             raw_reply: &t.raw_reply,
             action: t.action.as_deref(),
             reason: t.reason.as_deref(),
             parse_status: &t.parse_status,
             detail: &t.detail,
-            latency_ms: t.latency_ms,
             prompt_tokens: t.prompt_tokens,
             completion_tokens: t.completion_tokens,
         }
@@ -219,14 +222,12 @@ pub fn record_hash<'a>(
         w.text(c.role);
         w.text(c.model);
         w.text(c.served_id);
-        w.text(c.endpoint);
         w.text(c.request);
         w.text(c.raw_reply);
         w.some_text(c.action);
         w.some_text(c.reason);
         w.text(c.parse_status);
         w.text(c.detail);
-        w.real(c.latency_ms);
         w.some_int(c.prompt_tokens);
         w.some_int(c.completion_tokens);
     }
@@ -257,14 +258,12 @@ mod tests {
             role: "player",
             model: "m",
             served_id: "m",
-            endpoint: "http://x/v1",
             request: "{}",
             raw_reply: "r",
             action: Some("c1"),
             reason,
             parse_status: "ok",
             detail: "",
-            latency_ms: 1.5,
             prompt_tokens: Some(3),
             completion_tokens: None,
         }
@@ -281,7 +280,7 @@ mod tests {
             b.extend(s.as_bytes());
         };
         let int = |b: &mut Vec<u8>, v: u64| b.extend(v.to_le_bytes());
-        text(&mut b, "agora-record-7");
+        text(&mut b, "agora-record-8");
         text(&mut b, "k");
         int(&mut b, 1);
         int(&mut b, 0);
@@ -298,7 +297,7 @@ mod tests {
         text(&mut b, "decision");
         int(&mut b, 1);
         int(&mut b, 1);
-        for s in ["player", "m", "m", "http://x/v1", "{}", "r"] {
+        for s in ["player", "m", "m", "{}", "r"] {
             text(&mut b, s);
         }
         b.push(1);
@@ -307,7 +306,6 @@ mod tests {
         text(&mut b, "why \"not\"");
         text(&mut b, "ok");
         text(&mut b, "");
-        int(&mut b, 1.5f64.to_bits());
         b.push(1);
         int(&mut b, 3);
         b.push(0);
@@ -328,5 +326,36 @@ mod tests {
         let a = record_hash("k", &[], ROWS, &[call(None), second], &[("b", 1.0), ("a", 2.0)]);
         let b = record_hash("k", &[], ROWS, &[second, call(None)], &[("a", 2.0), ("b", 1.0)]);
         assert_eq!(a, b, "calls and metrics are hashed in their canonical order");
+    }
+
+    /// Issue 40: two live calls with the same reply hash the same, however long each took and
+    /// whichever of a model's servers answered.
+    #[test]
+    fn issue_40_latency_and_endpoint_stay_out_of_the_hash() {
+        let t = agora_agents::llm::Transcript {
+            seat: 0,
+            slot: 0,
+            attempt: 1,
+            kind: "decision".into(),
+            round: 1,
+            role: "player".into(),
+            model: "m".into(),
+            served_id: "m".into(),
+            endpoint: "http://a/v1".into(),
+            messages_json: "{}".into(),
+            raw_reply: "r".into(),
+            action: Some("c1".into()),
+            reason: None,
+            parse_status: "ok".into(),
+            detail: String::new(),
+            latency_ms: 1.5,
+            prompt_tokens: Some(3),
+            completion_tokens: Some(1),
+        };
+        let other = agora_agents::llm::Transcript { endpoint: "http://b/v1".into(), latency_ms: 870.25, ..t.clone() };
+        let h = |t: &agora_agents::llm::Transcript| record_hash("k", &[], ROWS, &[CallRow::from(t)], &[]);
+        assert_eq!(h(&t), h(&other));
+        let replied = agora_agents::llm::Transcript { raw_reply: "r.".into(), ..t.clone() };
+        assert_ne!(h(&t), h(&replied), "the reply itself is hashed");
     }
 }

@@ -34,8 +34,9 @@ pub const PAGE_SIZE: i64 = 8192;
 
 /// `PRAGMA application_id` of an Agora store ("AGOR").
 pub const APPLICATION_ID: i32 = 0x4147_4f52;
-/// Version of the table layout.
-pub const SCHEMA_VERSION: i32 = 7;
+/// Version of the table layout and of the record hash's definition (8: a model call's latency
+/// and endpoint are kept beside the record, out of its hash).
+pub const SCHEMA_VERSION: i32 = 8;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS declarations (

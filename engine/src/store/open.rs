@@ -287,8 +287,9 @@ fn upgrade(conn: &Connection, path: &Path, version: i32) -> Result<(), EngineErr
     if version <= 2 {
         upgrade_metrics(conn).map_err(from_upgrade("cannot read its specification: "))?;
     }
-    // Version 7 hashes each run's stored values, byte for byte (crate::record_hash): every
-    // run's hash is recomputed from the store.
+    // Version 7 hashes each run's stored values, byte for byte (crate::record_hash); version 8
+    // leaves each model call's latency and endpoint out of that hash (issue 40): every run's
+    // hash is recomputed from the store.
     verify::upgrade_hashes(conn).map_err(&sql)?;
     conn.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(&sql)?;
     Ok(())

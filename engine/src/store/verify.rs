@@ -28,7 +28,8 @@ pub struct Verification {
     pub mismatches: Vec<Mismatch>,
 }
 
-/// A model call as the `transcripts` view lists it (the request joined back from its parts).
+/// A model call as the `transcripts` view lists it (the request joined back from its parts),
+/// less its endpoint and latency, which the record hash leaves out.
 type StoredCall = (
     u32,
     u64,
@@ -40,12 +41,10 @@ type StoredCall = (
     String,
     String,
     String,
-    String,
     Option<String>,
     Option<String>,
     String,
     String,
-    f64,
     Option<u64>,
     Option<u64>,
 );
@@ -63,8 +62,8 @@ pub(super) fn each_recomputed(
     let mut agents = conn.prepare("SELECT seat, policy, family, committed FROM agents WHERE run_id = ?1")?;
     let mut rows = conn.prepare("SELECT decisions, payoffs, interactions FROM run_rows WHERE run_id = ?1")?;
     let mut calls = conn.prepare(
-        "SELECT seat, slot, kind, attempt, round, role, model, served_id, endpoint, messages_json, raw_reply,
-                action, reason, parse_status, detail, latency_ms, prompt_tokens, completion_tokens
+        "SELECT seat, slot, kind, attempt, round, role, model, served_id, messages_json, raw_reply,
+                action, reason, parse_status, detail, prompt_tokens, completion_tokens
          FROM transcripts WHERE run_id = ?1",
     )?;
     let mut metrics = conn.prepare("SELECT name, value FROM metrics WHERE run_id = ?1")?;
@@ -95,10 +94,8 @@ pub(super) fn each_recomputed(
                     r.get(11)?,
                     r.get(12)?,
                     r.get(13)?,
-                    r.get(14)?,
-                    r.get(15)?,
-                    r.get::<_, Option<i64>>(16)?.map(|v| v as u64),
-                    r.get::<_, Option<i64>>(17)?.map(|v| v as u64),
+                    r.get::<_, Option<i64>>(14)?.map(|v| v as u64),
+                    r.get::<_, Option<i64>>(15)?.map(|v| v as u64),
                 ))
             })?
             .collect::<Result<_, _>>()?;
@@ -119,16 +116,14 @@ pub(super) fn each_recomputed(
                 role: &c.5,
                 model: &c.6,
                 served_id: &c.7,
-                endpoint: &c.8,
-                request: &c.9,
-                raw_reply: &c.10,
-                action: c.11.as_deref(),
-                reason: c.12.as_deref(),
-                parse_status: &c.13,
-                detail: &c.14,
-                latency_ms: c.15,
-                prompt_tokens: c.16,
-                completion_tokens: c.17,
+                request: &c.8,
+                raw_reply: &c.9,
+                action: c.10.as_deref(),
+                reason: c.11.as_deref(),
+                parse_status: &c.12,
+                detail: &c.13,
+                prompt_tokens: c.14,
+                completion_tokens: c.15,
             })
             .collect();
         let metric_rows: Vec<(&str, f64)> = m.iter().map(|(n, v)| (n.as_str(), *v)).collect();
@@ -139,7 +134,9 @@ pub(super) fn each_recomputed(
 }
 
 /// Sets every run's record hash to the hash of its stored values: the step that brings a
-/// store of schema 6 or earlier to schema 7's hash ([`crate::record_hash`]). One transaction.
+/// store of schema 7 or earlier to this schema's hash ([`crate::record_hash`]). Each hash is
+/// recomputed from what the store holds, not checked against the one it held: a store altered
+/// by hand before it is upgraded verifies afterwards. One transaction.
 pub(super) fn upgrade_hashes(conn: &Connection) -> Result<(), rusqlite::Error> {
     conn.execute_batch("BEGIN IMMEDIATE")?;
     let result = (|| {
