@@ -164,7 +164,9 @@ enum Command {
         #[arg(long)]
         tree_prompt: Option<String>,
     },
-    /// Combine stores (e.g. the shards of a plan run on several machines) into one.
+    /// Combine stores (e.g. the shards of a plan run on several machines) into one. Every
+    /// source's record hashes are recomputed first; a source with a run that does not hash to
+    /// its stored hash is refused (exit 2, naming the file and the run) and nothing is written.
     Merge {
         /// The store to write (created if missing).
         #[arg(long)]
@@ -396,11 +398,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     return Err(BadInput(format!("store {} does not exist", s.display())).into());
                 }
             }
+            // Every source is verified before the target is opened: a source with a run altered
+            // after it was written is refused (exit 2) and nothing is written (issue 40).
+            let sources =
+                stores.iter().map(|s| agora_engine::store::MergeSource::verify(s)).collect::<Result<Vec<_>, _>>()?;
             let mut out = Store::open(&into)?;
             let _claim = out.claim("agora merge")?;
-            for s in &stores {
-                let r = out.merge_from(s)?;
-                println!("{}: {} runs added, {} already present", s.display(), r.added, r.already_present);
+            for s in &sources {
+                let r = out.merge_verified(s)?;
+                println!("{}: {} runs added, {} already present", s.path().display(), r.added, r.already_present);
             }
             println!("{}: {} runs", into.display(), out.run_count()?);
             Ok(())

@@ -434,6 +434,66 @@ fn a_study_sharded_three_ways_and_merged_analyses_like_a_single_run() {
     assert!(read("single") == read("merged"), "the merged shards give the same analysis");
 }
 
+/// Every stored run's key and decisions, in key order.
+fn stored_decisions(store: &Path) -> Vec<(String, String)> {
+    let c = rusqlite::Connection::open(store).expect("open");
+    let mut st = c
+        .prepare("SELECT r.run_key, x.decisions FROM runs r JOIN run_rows x USING (run_id) ORDER BY r.run_key")
+        .expect("query");
+    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).expect("rows").map(|r| r.expect("row")).collect()
+}
+
+/// Issue 40: `agora merge` recomputes every source run's record hash before it takes a row. A
+/// source holding a run altered after it was written (its hash left stale) is refused, exit 2,
+/// naming the file and the run, whether the target lacks the run or holds it already (where it
+/// used to count as "already present"), and nothing is written; an untouched source merges.
+#[test]
+fn issue_40_merge_refuses_a_source_whose_run_no_longer_hashes_to_its_record_hash() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = |name: &str| dir.path().join(name).to_str().expect("utf8").to_string();
+    let study = study("classical.ron");
+    for i in 1..=2 {
+        let shard = p(&format!("shard{i}.sqlite"));
+        let o = agora(&["run", &study, "--runs", "2", "--shard", &format!("{i}/2"), "--store", &shard]);
+        assert!(o.status.success(), "{}", text(&o));
+    }
+    let target = p("target.sqlite");
+    let o = agora(&["merge", "--into", &target, &p("shard1.sqlite")]);
+    assert!(o.status.success(), "{}", text(&o));
+    let before = (record_hashes(Path::new(&target)), stored_decisions(Path::new(&target)));
+    // One decision's value changed in shard 1, its record hash left as it was.
+    let c = rusqlite::Connection::open(p("shard1.sqlite")).expect("open");
+    let key: String = c
+        .query_row("SELECT run_key FROM runs WHERE run_id = (SELECT min(run_id) FROM run_rows)", [], |r| r.get(0))
+        .expect("a run");
+    let altered = c
+        .execute(
+            "UPDATE run_rows SET decisions = json_set(decisions, '$[0][5]', json_extract(decisions, '$[0][5]') + 1)
+             WHERE run_id = (SELECT run_id FROM runs WHERE run_key = ?1)",
+            [&key],
+        )
+        .expect("altered");
+    assert_eq!(altered, 1);
+    drop(c);
+    let refused = |o: &Output| {
+        assert_eq!(o.status.code(), Some(2), "{}", text(o));
+        assert!(text(o).contains(&p("shard1.sqlite")) && text(o).contains(&format!("run {key}")), "{}", text(o));
+    };
+    // Held by the target already, with the listed untouched shard before it: nothing is taken.
+    let o = agora(&["merge", "--into", &target, &p("shard2.sqlite"), &p("shard1.sqlite")]);
+    refused(&o);
+    assert_eq!((record_hashes(Path::new(&target)), stored_decisions(Path::new(&target))), before, "target unchanged");
+    // New to the target: refused, and no target made.
+    let fresh = p("fresh.sqlite");
+    refused(&agora(&["merge", "--into", &fresh, &p("shard1.sqlite")]));
+    assert!(!Path::new(&fresh).exists(), "no target made");
+    // The untouched shard still merges.
+    let o = agora(&["merge", "--into", &target, &p("shard2.sqlite")]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(record_hashes(Path::new(&target)).len() > before.0.len(), "{}", text(&o));
+    assert!(agora(&["verify", "--store", &target]).status.success());
+}
+
 #[test]
 fn sigkill_at_random_points_then_resume_gives_the_uninterrupted_store() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -1,6 +1,12 @@
 //! Combining stores: the shards of a plan run on several machines.
+//!
+//! A source is verified before any of its rows is taken ([`MergeSource::verify`]): every run's
+//! record hash is recomputed from what the source holds, and a source with a run whose stored
+//! hash is not the hash of its stored values is refused. Without that, a run altered in a
+//! source after it was written would be copied under its stale hash, or, where the target
+//! holds the run already, counted as already present (issue 40).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use super::Store;
 use crate::error::EngineError;
@@ -14,14 +20,62 @@ pub struct MergeReport {
     pub already_present: u64,
 }
 
+/// A store to merge from, each of whose runs hashes to its stored record hash.
+#[derive(Clone, Debug)]
+pub struct MergeSource {
+    /// The path given.
+    path: PathBuf,
+    /// What SQLite opens to read it ([`Store::reader_path`]).
+    reader: PathBuf,
+}
+
+impl MergeSource {
+    /// Opens the store at `path` to read and recomputes every run's record hash from what it
+    /// holds ([`Store::verify`]); a store with a run whose stored hash differs is refused with
+    /// [`EngineError::Corrupt`], naming the file and the first such run. Nothing is written,
+    /// except that a store of an earlier schema is upgraded first, as any reader upgrades it.
+    pub fn verify(path: &Path) -> Result<MergeSource, EngineError> {
+        let store = Store::open_read(path)?;
+        let v = store.verify()?;
+        if let Some(m) = v.mismatches.first() {
+            return Err(EngineError::Corrupt {
+                path: path.to_path_buf(),
+                message: format!(
+                    "run {}: its stored record hash is not the hash of its stored values (the run was altered \
+                     after it was written; {} of {} runs differ, `agora verify --store {}` names each); \
+                     nothing was merged",
+                    m.run_key,
+                    v.mismatches.len(),
+                    v.runs,
+                    path.display()
+                ),
+            });
+        }
+        Ok(MergeSource { path: path.to_path_buf(), reader: store.reader_path().to_path_buf() })
+    }
+
+    /// The path given.
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+}
+
 impl Store {
-    /// Copies into this store every run of `other` whose key it lacks, with all its rows, the
-    /// studies table and the reply cache. A run key present in both with different records is
-    /// refused: the same key must always record the same thing.
+    /// Verifies the store at `other` ([`MergeSource::verify`]) and merges it
+    /// ([`Store::merge_verified`]).
     pub fn merge_from(&mut self, other: &Path) -> Result<MergeReport, EngineError> {
-        // Opening checks the file is an intact Agora store of this schema (and names it for
-        // SQLite as a reader does: a store in a read-only directory is attached immutable).
-        let source = Store::open_read(other)?.reader_path().to_path_buf();
+        let source = MergeSource::verify(other)?;
+        self.merge_verified(&source)
+    }
+
+    /// Copies into this store every run of a verified source whose key it lacks, with all its
+    /// rows, the studies table and the reply cache. A run key present in both with different
+    /// records is refused: the same key must always record the same thing.
+    pub fn merge_verified(&mut self, source: &MergeSource) -> Result<MergeReport, EngineError> {
+        // The source was opened as a reader opens it (checked to be an intact Agora store of
+        // this schema; a store in a read-only directory is attached immutable).
+        let other = source.path.as_path();
+        let source = source.reader.as_path();
         let path = self.path.clone();
         let sql = |source| EngineError::Store { path: path.clone(), source };
         let conn = &mut self.conn;

@@ -27,7 +27,7 @@ pub use claim::Claim;
 pub use verify::{Mismatch, Verification};
 
 pub use cache::{SqliteCache, FLUSH_AFTER, FLUSH_AT};
-pub use merge::MergeReport;
+pub use merge::{MergeReport, MergeSource};
 
 /// Bytes a page of a store this build creates (an existing store keeps its own).
 pub const PAGE_SIZE: i64 = 8192;
