@@ -428,6 +428,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         }
         Command::Analyze { store, out, study, classical_in_cross_model, human_anchors } => {
             let reader = Store::open_read(&store)?.reader_path().to_path_buf();
+            summary::check_study(&reader, study.as_deref())?;
             let human = match &human_anchors {
                 Some(p) => {
                     let text = std::fs::read_to_string(p)

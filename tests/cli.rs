@@ -752,4 +752,17 @@ fn a_study_name_that_matches_nothing_is_refused() {
     assert!(text(&o).contains("--study `tiping`") && text(&o).contains("its studies: tipping"), "{}", text(&o));
     let o = agora(&["summary", "--store", store.to_str().expect("utf8"), "--study", "tipping"]);
     assert!(o.status.success() && text(&o).contains("== tipping"), "{}", text(&o));
+    // analyze too: a typo grades nothing and says so.
+    let out = dir.path().join("analysis");
+    let o = agora(&[
+        "analyze",
+        "--store",
+        store.to_str().expect("utf8"),
+        "--study",
+        "tiping",
+        "--out",
+        out.to_str().expect("utf8"),
+    ]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("--study `tiping`") && !out.exists(), "{}", text(&o));
 }
