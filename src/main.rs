@@ -656,14 +656,29 @@ fn run_plan(
 fn list(what: ListWhat, cells_dir: &Path) -> anyhow::Result<()> {
     match what {
         ListWhat::Environments => {
+            // The name a study file takes (`environment: PublicGoods()`) beside the name the
+            // store and the analysis use.
+            println!("{:<18} {:<20} description", "environment", "in a study file");
             for e in EnvKind::ALL {
-                println!("{:<18} {}", e.as_str(), agora_environments::games::description(*e));
+                println!(
+                    "{:<18} {:<20} {}",
+                    e.as_str(),
+                    format!("{}()", ron::to_string(e).unwrap_or_default()),
+                    agora_environments::games::description(*e)
+                );
             }
         }
         ListWhat::Agents => {
             println!(
                 "{:<24} {:<9} {:<7} {:<10} {:<60} environments",
                 "agent", "family", "memory", "stochastic", "description"
+            );
+            // The policy as a study's `Member(policy: …)` takes it, with its default parameters,
+            // written with the study loader's own RON extensions.
+            let study_ron = ron::Options::default().with_default_extension(
+                ron::extensions::Extensions::UNWRAP_NEWTYPES
+                    | ron::extensions::Extensions::UNWRAP_VARIANT_NEWTYPES
+                    | ron::extensions::Extensions::IMPLICIT_SOME,
             );
             for p in PolicySpec::registry() {
                 let m = p.meta();
@@ -678,6 +693,7 @@ fn list(what: ListWhat, cells_dir: &Path) -> anyhow::Result<()> {
                     envs.join(", ")
                 );
                 println!("{:<24} source: {}", "", m.reference);
+                println!("{:<24} in a study file: {}", "", study_ron.to_string(&p).unwrap_or_default());
             }
         }
         ListWhat::Cells => {

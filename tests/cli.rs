@@ -766,3 +766,41 @@ fn a_study_name_that_matches_nothing_is_refused() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("--study `tiping`") && !out.exists(), "{}", text(&o));
 }
+
+/// `agora list` prints the names a study file takes beside the store's names: a study made of
+/// nothing but the listed names passes `agora check`, for every agent in a game it plays.
+#[test]
+fn list_prints_the_names_a_study_file_takes() {
+    let envs = text(&agora(&["list", "environments"]));
+    let env_names: std::collections::BTreeMap<String, String> = envs
+        .lines()
+        .skip(1)
+        .map(|l| {
+            let mut w = l.split_whitespace();
+            (w.next().expect("name").to_string(), w.next().expect("study-file name").to_string())
+        })
+        .collect();
+    assert!(env_names.len() >= 5, "{envs}");
+    let agents = text(&agora(&["list", "agents"]));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let mut n = 0;
+    let lines: Vec<&str> = agents.lines().skip(1).collect();
+    for (i, line) in lines.iter().enumerate().filter(|(_, l)| !l.starts_with(' ')) {
+        let name = lines[i + 1..]
+            .iter()
+            .take_while(|l| l.starts_with(' '))
+            .find_map(|l| l.trim().strip_prefix("in a study file: "))
+            .unwrap_or_else(|| panic!("no study-file line for {line}"));
+        let env = line.split_whitespace().last().expect("an environment").trim_end_matches(',');
+        let env = &env_names[env];
+        let body = format!(
+            "Study(version: 1, name: \"x\", master_seed: 1, runs: 1, blocks: [Block(name: \"b\", environment: {env}, \
+             rosters: [Roster(name: \"r\", members: [Member(policy: {name})])])])"
+        );
+        let path = write_study(&dir, &body);
+        let o = agora(&["check", &path]);
+        assert!(o.status.success(), "`{name}` in {env}: {}", text(&o));
+        n += 1;
+    }
+    assert!(n >= 10, "{agents}");
+}
