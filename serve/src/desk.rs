@@ -1,8 +1,10 @@
 //! The session's state: participants (by the hash of their session code), the societies (the
 //! study's runs with human seats) and who sits where, and the decisions waiting for an answer.
-//! Everything a restart needs is written to the store as it happens ([`crate::records`]): the
-//! participants' stages and seats, and every answer, so that a restarted server replays each
-//! unfinished society to where it was and its participants go on from there.
+//! Everything a restart needs is written to the store as it happens ([`crate::records`]),
+//! through the desk's own connection: the participants' stages and seats, the societies that
+//! have started, every answer and every decision that timed out, each written before anything
+//! else happens to the decision, so that a restarted server replays each unfinished society to
+//! exactly where it was and its participants go on from there.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::PathBuf;
@@ -11,9 +13,10 @@ use std::time::{Duration, Instant};
 
 use tokio::sync::oneshot;
 
-pub use crate::answer::Submitted;
+pub use crate::answer::{Outcome, Submitted, TimedOut};
 use crate::page::Page;
 pub use crate::participant::{Participant, Stage};
+use crate::records::{self, DecisionKey};
 
 /// A posted decision's handle: its nonce and the channel the answer comes on.
 pub type Posted = (String, oneshot::Receiver<Submitted>);
@@ -74,8 +77,10 @@ pub struct Desk {
     inner: Mutex<Inner>,
     /// The store the records go to.
     pub store: PathBuf,
-    /// Answers given before a restart: (run key, seat, slot).
-    answers: Mutex<HashMap<(String, usize, u64), Submitted>>,
+    /// The session's writes (always locked after `inner`, never before).
+    db: Mutex<rusqlite::Connection>,
+    /// What became of the decisions posted before a restart.
+    outcomes: Mutex<HashMap<DecisionKey, Outcome>>,
 }
 
 /// What the lock guards.
@@ -93,12 +98,14 @@ pub struct Inner {
 }
 
 impl Desk {
-    /// A desk over `societies`, with the participants and answers the store already holds.
+    /// A desk over `societies` writing through `db`, with the participants and the decisions'
+    /// outcomes the store already holds.
     pub fn new(
         store: PathBuf,
+        db: rusqlite::Connection,
         societies: Vec<Society>,
         participants: Vec<Participant>,
-        answers: HashMap<(String, usize, u64), Submitted>,
+        outcomes: HashMap<DecisionKey, Outcome>,
     ) -> Desk {
         Desk {
             inner: Mutex::new(Inner {
@@ -109,8 +116,14 @@ impl Desk {
                 paused: false,
             }),
             store,
-            answers: Mutex::new(answers),
+            db: Mutex::new(db),
+            outcomes: Mutex::new(outcomes),
         }
+    }
+
+    /// The session's writes, locked (after the state's lock when both are held, never before).
+    pub fn db(&self) -> std::sync::MutexGuard<'_, rusqlite::Connection> {
+        self.db.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The state, locked.
@@ -118,9 +131,9 @@ impl Desk {
         self.inner.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
-    /// The answer given to `slot` of `seat` before a restart, if any.
-    pub fn stored_answer(&self, run_key: &str, seat: usize, slot: u64) -> Option<Submitted> {
-        self.answers
+    /// What became of `slot` of `seat` before a restart (answered or timed out), if anything.
+    pub fn stored(&self, run_key: &str, seat: usize, slot: u64) -> Option<Outcome> {
+        self.outcomes
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner)
             .get(&(run_key.to_string(), seat, slot))
@@ -136,16 +149,33 @@ impl Desk {
         (nonce, rx)
     }
 
-    /// Takes a decision back after its time ran out; false when an answer took it first.
-    pub fn withdraw(&self, society: usize, seat: usize, nonce: &str) -> bool {
+    /// Takes a decision back after its time ran out, and stores it as played by the stand-in
+    /// with `action` before anything else can happen to it (a kill after this replays the
+    /// stand-in's play, never asks the decision again); what was stored, or `None` when an
+    /// answer took the decision first.
+    /// Under the state's lock, so that exactly one of an answer and a timeout is stored. A
+    /// decision that cannot be stored is taken back all the same, and the error returned.
+    pub fn time_out(
+        &self,
+        society: usize,
+        seat: usize,
+        nonce: &str,
+        action: &agora_environments::Action,
+    ) -> rusqlite::Result<Option<TimedOut>> {
         let mut inner = self.lock();
-        match inner.pending.get(&(society, seat)) {
-            Some((n, _)) if n == nonce => {
-                inner.pending.remove(&(society, seat));
-                true
-            }
-            _ => false,
+        let open = matches!(inner.pending.get(&(society, seat)), Some((n, _)) if n == nonce);
+        if !open {
+            return Ok(None);
         }
+        let (_, pending) = inner.pending.remove(&(society, seat)).expect("invariant: checked open above");
+        let t = TimedOut {
+            action: action.clone(),
+            latency_ms: pending.shown.elapsed().as_secs_f64() * 1000.0,
+            page_version: pending.page.version.clone(),
+        };
+        let key = &inner.societies[society].key;
+        records::timeout(&self.db(), key, seat, pending.slot, &pending.participant, &t)?;
+        Ok(Some(t))
     }
 
     /// Seats a participant who passed the questions in the first open society, in plan order,

@@ -8,14 +8,14 @@
 
 use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use agora_agents::llm::{PromptOptions, PromptRenderer, Transcript, TranscriptSink};
 use agora_agents::{AgentError, Decision, Policy, PolicyMeta};
 use agora_environments::{EnvSpec, Feedback, Observation};
 use rand::RngCore;
 
-use crate::desk::{Desk, Submitted};
+use crate::desk::{Desk, Outcome, Submitted, TimedOut};
 use crate::page::Page;
 
 /// Decisions in a row a participant may miss before the stand-in plays the rest of their seat.
@@ -134,11 +134,35 @@ impl Policy for HumanPolicy {
             Err(e) => return Decision::Deferred(Box::pin(async move { Err(AgentError::Failed(e)) })),
         };
         base.messages_json = page.record_json();
-        // A decision the participant made before a restart is read back, not asked again.
-        if let Some(answer) = seat.desk.stored_answer(&seat.run_key, seat.seat, slot) {
-            let action = answer.action.clone();
-            record_answer(&mut base, &answer);
-            base.detail = "answered before the server restarted".into();
+        // A decision posted before a restart is read back, never asked again: the participant's
+        // answer, or the stand-in's play where it timed out. Either is replayed only against
+        // the very page the participant was shown.
+        if let Some(outcome) = seat.desk.stored(&seat.run_key, seat.seat, slot) {
+            if outcome.page_version() != page.version {
+                let why = format!(
+                    "run {}: decision {slot} of seat {} replays as page {} but participant {participant} was shown \
+                     page {}; the run is not played on with a history they never saw",
+                    seat.run_key,
+                    seat.seat,
+                    page.version,
+                    outcome.page_version()
+                );
+                return Decision::Deferred(Box::pin(async move { Err(AgentError::Failed(why)) }));
+            }
+            let action = match outcome {
+                Outcome::Answered(answer) => {
+                    self.missed.store(0, Ordering::SeqCst);
+                    record_answer(&mut base, &answer);
+                    base.detail = "answered before the server restarted".into();
+                    answer.action
+                }
+                Outcome::TimedOut(t) => {
+                    self.missed.fetch_add(1, Ordering::SeqCst);
+                    record_timeout(&mut base, self.stand_in_name, &t, seat.decision_time);
+                    base.detail.push_str(" (before the server restarted)");
+                    t.action
+                }
+            };
             seat.transcripts.push(base);
             return Decision::Ready(action);
         }
@@ -147,38 +171,43 @@ impl Policy for HumanPolicy {
         let stand_in_name = self.stand_in_name;
         Decision::Deferred(Box::pin(async move {
             let (nonce, mut rx) = rx;
-            let started = Instant::now();
             let answer = tokio::select! {
                 r = &mut rx => r.ok(),
                 () = tokio::time::sleep(seat.decision_time) => None,
             };
-            // Withdrawn under the desk's lock: a submission that took the decision first has
-            // already been sent, and is read here.
-            let answer = match answer {
-                Some(a) => Some(a),
-                None if seat.desk.withdraw(seat.society, seat.seat, &nonce) => None,
-                None => rx.await.ok(),
-            };
-            match answer {
-                Some(a) => {
+            if let Some(a) = answer {
+                missed.store(0, Ordering::SeqCst);
+                record_answer(&mut base, &a);
+                seat.transcripts.push(base);
+                return Ok(a.action);
+            }
+            // Taken back and stored as the stand-in's under the desk's lock, before the engine
+            // hears of it; a submission that took the decision first has been stored and sent,
+            // and is read here.
+            let timed_out = seat.desk.time_out(seat.society, seat.seat, &nonce, &stand).map_err(|e| {
+                AgentError::Failed(format!(
+                    "decision {slot} of seat {} timed out and could not be stored: {e}",
+                    seat.seat
+                ))
+            })?;
+            match timed_out {
+                Some(t) => {
+                    missed.fetch_add(1, Ordering::SeqCst);
+                    record_timeout(&mut base, stand_in_name, &t, seat.decision_time);
+                    seat.transcripts.push(base);
+                    Ok(t.action)
+                }
+                None => {
+                    let a = rx.await.map_err(|_| {
+                        AgentError::Failed(format!(
+                            "invariant: decision {slot} of seat {} was closed with neither an answer nor a timeout",
+                            seat.seat
+                        ))
+                    })?;
                     missed.store(0, Ordering::SeqCst);
                     record_answer(&mut base, &a);
                     seat.transcripts.push(base);
                     Ok(a.action)
-                }
-                None => {
-                    missed.fetch_add(1, Ordering::SeqCst);
-                    base.model = format!("stand-in:{stand_in_name}");
-                    base.action = Some(stand.encode());
-                    base.parse_status = "fallback".into();
-                    base.latency_ms = started.elapsed().as_secs_f64() * 1000.0;
-                    base.detail = format!(
-                        "participant {} gave no answer within {} s: stand-in {stand_in_name} played",
-                        base.served_id,
-                        seat.decision_time.as_secs()
-                    );
-                    seat.transcripts.push(base);
-                    Ok(stand)
                 }
             }
         }))
@@ -194,6 +223,20 @@ impl Policy for HumanPolicy {
         self.stand_in.reset();
         self.slot = 0;
     }
+}
+
+/// The transcript of a decision that timed out: the stand-in's play, with the participant's id
+/// and the page they were shown.
+fn record_timeout(t: &mut Transcript, stand_in_name: &str, out: &TimedOut, decision_time: Duration) {
+    t.model = format!("stand-in:{stand_in_name}");
+    t.action = Some(out.action.encode());
+    t.parse_status = "fallback".into();
+    t.latency_ms = out.latency_ms;
+    t.detail = format!(
+        "participant {} gave no answer within {} s: stand-in {stand_in_name} played",
+        t.served_id,
+        decision_time.as_secs()
+    );
 }
 
 fn record_answer(t: &mut Transcript, a: &Submitted) {

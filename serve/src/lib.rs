@@ -104,8 +104,6 @@ pub struct App {
     pub llm: Option<LlmSeats>,
     /// The prompt templates.
     pub renderer: Arc<PromptRenderer>,
-    /// The session's writes.
-    pub db: Mutex<rusqlite::Connection>,
     /// Requests per key in the current window (rate limit).
     pub limiter: Mutex<HashMap<String, (std::time::Instant, u32)>>,
     /// The page templates.
@@ -163,10 +161,13 @@ pub fn prepare(opts: &ServeOptions) -> Result<Arc<App>, ServeError> {
         }
         restored.push(p);
     }
+    let started = records::load_started(&db)?;
     for s in &mut societies {
         if done.contains(&s.key) {
             s.state = SocietyState::Done;
-        } else if s.full() {
+        } else if s.full() || started.contains(&s.key) {
+            // A society that started plays on with the seats it started with: a seat its
+            // stand-in took when the waiting room closed stays the stand-in's.
             s.state = SocietyState::Playing;
         } else if !s.seated.is_empty() {
             // Its waiting room opens again; the run (never stored) starts when it fills or the
@@ -174,29 +175,40 @@ pub fn prepare(opts: &ServeOptions) -> Result<Arc<App>, ServeError> {
             s.state = SocietyState::Filling(std::time::Instant::now());
         }
     }
-    let answers = records::load_answers(&db)?;
+    let outcomes = records::load_outcomes(&db)?;
+    // A kill between a run being stored and its participants being told leaves them playing
+    // a society that is done: they are finished below, with their points and codes.
+    let unfinished: Vec<usize> = societies
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| s.state == SocietyState::Done)
+        .filter(|(_, s)| restored.iter().any(|p| s.seated.values().any(|id| *id == p.id) && p.stage != Stage::Done))
+        .map(|(i, _)| i)
+        .collect();
     let app = Arc::new(App {
         study: plan.study.clone(),
         consent_sha256: format!("{:x}", Sha256::digest(participants.consent.as_bytes())),
         participants,
         specs: runs,
-        desk: Arc::new(Desk::new(opts.store.clone(), societies, restored, answers)),
+        desk: Arc::new(Desk::new(opts.store.clone(), db, societies, restored, outcomes)),
         admin_token: opts.admin_token.clone().unwrap_or_else(secret::token),
         pool_key: opts.pool_key.clone(),
         llm,
         renderer: Arc::new(PromptRenderer::new()),
-        db: Mutex::new(db),
         limiter: Mutex::new(HashMap::new()),
         pages: templates::Pages::new(),
         _claim: claim,
     });
+    for i in unfinished {
+        app.finish(i, Ok(()));
+    }
     Ok(app)
 }
 
 impl App {
     /// The session's writes, locked (always after the desk's lock, never before).
     pub fn db(&self) -> std::sync::MutexGuard<'_, rusqlite::Connection> {
-        self.db.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.desk.db()
     }
 
     /// Starts the societies a restart left unfinished: their runs replay from the start with
@@ -223,6 +235,12 @@ impl App {
             let mut inner = self.desk.lock();
             let s = &mut inner.societies[idx];
             if !resuming && !matches!(s.state, SocietyState::Open | SocietyState::Filling(_)) {
+                return;
+            }
+            // Stored before the run can post a page, under the desk's lock (nobody is seated in
+            // between): a restart plays the society on with these seats.
+            if let Err(e) = records::started(&self.db(), &s.key) {
+                eprintln!("agora serve: society {idx} ({}) cannot start: {e}", s.key);
                 return;
             }
             s.state = SocietyState::Playing;

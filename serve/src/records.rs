@@ -1,14 +1,16 @@
 //! The session's own tables in the store, beside the runs: participants (opaque id, the code's
-//! hash, the pool id's keyed hash, consent, stage, seat, payoff, completion code) and every
-//! answer as it is given (for a restart). No name, address or pool id is ever stored; deleting
-//! a participant's rows is described in the docs chapter "Sessions with people".
+//! hash, the pool id's keyed hash, consent, stage, seat, payoff, completion code), every answer
+//! as it is given, every decision that timed out with the stand-in's play, and the societies
+//! that have started. A restart reads them back to replay each unfinished society exactly as
+//! its participants saw it. No name, address or pool id is ever stored; deleting a
+//! participant's rows is described in the docs chapter "Sessions with people".
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use agora_environments::Action;
 use rusqlite::{params, Connection, OptionalExtension};
 
-use crate::answer::Submitted;
+use crate::answer::{Outcome, Submitted, TimedOut};
 use crate::participant::{Participant, Stage};
 
 /// The session tables.
@@ -41,6 +43,21 @@ CREATE TABLE IF NOT EXISTS serve_answers (
     page_version TEXT NOT NULL,
     answered_at INTEGER NOT NULL,
     PRIMARY KEY (run_key, seat, slot)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS serve_timeouts (
+    run_key TEXT NOT NULL,
+    seat INTEGER NOT NULL,
+    slot INTEGER NOT NULL,
+    participant_id TEXT NOT NULL,
+    action TEXT NOT NULL,
+    latency_ms REAL NOT NULL,
+    page_version TEXT NOT NULL,
+    timed_out_at INTEGER NOT NULL,
+    PRIMARY KEY (run_key, seat, slot)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS serve_starts (
+    run_key TEXT PRIMARY KEY,
+    started_at INTEGER NOT NULL
 ) WITHOUT ROWID;
 ";
 
@@ -100,7 +117,8 @@ pub fn consent(conn: &Connection, id: &str, text_sha256: &str) -> rusqlite::Resu
     Ok(())
 }
 
-/// Records an answer; a second answer to the same decision is ignored (false).
+/// Records an answer; false (and nothing written) when the decision already has an answer or
+/// timed out.
 pub fn answer(
     conn: &Connection,
     run_key: &str,
@@ -110,7 +128,9 @@ pub fn answer(
     a: &Submitted,
 ) -> rusqlite::Result<bool> {
     let n = conn.execute(
-        "INSERT OR IGNORE INTO serve_answers VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        "INSERT OR IGNORE INTO serve_answers
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9
+         WHERE NOT EXISTS (SELECT 1 FROM serve_timeouts WHERE run_key = ?1 AND seat = ?2 AND slot = ?3)",
         params![
             run_key,
             seat as i64,
@@ -126,29 +146,98 @@ pub fn answer(
     Ok(n == 1)
 }
 
-/// Every stored answer, for a restart.
-pub fn load_answers(conn: &Connection) -> rusqlite::Result<HashMap<(String, usize, u64), Submitted>> {
+/// Records a decision that timed out with the stand-in's play; false (and nothing written)
+/// when the decision already has an answer or a timeout.
+pub fn timeout(
+    conn: &Connection,
+    run_key: &str,
+    seat: usize,
+    slot: u64,
+    participant: &str,
+    t: &TimedOut,
+) -> rusqlite::Result<bool> {
+    let n = conn.execute(
+        "INSERT OR IGNORE INTO serve_timeouts
+         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8
+         WHERE NOT EXISTS (SELECT 1 FROM serve_answers WHERE run_key = ?1 AND seat = ?2 AND slot = ?3)",
+        params![
+            run_key,
+            seat as i64,
+            slot as i64,
+            participant,
+            t.action.encode(),
+            t.latency_ms,
+            t.page_version,
+            now() as i64
+        ],
+    )?;
+    Ok(n == 1)
+}
+
+/// Records that a society's run has started: a restart plays it on with the seats it started
+/// with, rather than opening its waiting room again.
+pub fn started(conn: &Connection, run_key: &str) -> rusqlite::Result<()> {
+    conn.execute("INSERT OR IGNORE INTO serve_starts VALUES (?1, ?2)", params![run_key, now() as i64])?;
+    Ok(())
+}
+
+/// The run keys of the societies that have started.
+pub fn load_started(conn: &Connection) -> rusqlite::Result<HashSet<String>> {
+    let mut st = conn.prepare("SELECT run_key FROM serve_starts")?;
+    let rows = st.query_map([], |r| r.get(0))?;
+    rows.collect()
+}
+
+/// A decision of a run: (run key, seat, slot).
+pub type DecisionKey = (String, usize, u64);
+
+fn action_column(r: &rusqlite::Row<'_>, i: usize, name: &str) -> rusqlite::Result<Action> {
+    let text: String = r.get(i)?;
+    decode(&text).ok_or_else(|| {
+        rusqlite::Error::FromSqlConversionFailure(i, rusqlite::types::Type::Text, name.to_string().into())
+    })
+}
+
+fn decision_key(r: &rusqlite::Row<'_>) -> rusqlite::Result<DecisionKey> {
+    Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)? as usize, r.get::<_, i64>(2)? as u64))
+}
+
+/// What became of every decision posted so far (answers and timeouts), for a restart.
+pub fn load_outcomes(conn: &Connection) -> rusqlite::Result<HashMap<DecisionKey, Outcome>> {
+    let mut out = HashMap::new();
     let mut st =
         conn.prepare("SELECT run_key, seat, slot, action, raw, response_ms, page_version FROM serve_answers")?;
-    let rows = st.query_map([], |r| {
-        let action: String = r.get(3)?;
+    let answers = st.query_map([], |r| {
         Ok((
-            (r.get::<_, String>(0)?, r.get::<_, i64>(1)? as usize, r.get::<_, i64>(2)? as u64),
-            Submitted {
-                action: decode(&action).ok_or_else(|| {
-                    rusqlite::Error::FromSqlConversionFailure(
-                        3,
-                        rusqlite::types::Type::Text,
-                        "serve_answers.action".into(),
-                    )
-                })?,
+            decision_key(r)?,
+            Outcome::Answered(Submitted {
+                action: action_column(r, 3, "serve_answers.action")?,
                 raw: r.get(4)?,
                 response_ms: r.get(5)?,
                 page_version: r.get(6)?,
-            },
+            }),
         ))
     })?;
-    rows.collect()
+    for row in answers {
+        let (k, v) = row?;
+        out.insert(k, v);
+    }
+    let mut st = conn.prepare("SELECT run_key, seat, slot, action, latency_ms, page_version FROM serve_timeouts")?;
+    let timeouts = st.query_map([], |r| {
+        Ok((
+            decision_key(r)?,
+            Outcome::TimedOut(TimedOut {
+                action: action_column(r, 3, "serve_timeouts.action")?,
+                latency_ms: r.get(4)?,
+                page_version: r.get(5)?,
+            }),
+        ))
+    })?;
+    for row in timeouts {
+        let (k, v) = row?;
+        out.entry(k).or_insert(v);
+    }
+    Ok(out)
 }
 
 /// A stored participant with the (run key, seat) they were given.

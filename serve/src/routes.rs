@@ -486,8 +486,6 @@ async fn act(State(app): State<Arc<App>>, Path(code): Path<String>, Form(f): For
             return render_stage(&app, &code, &hash, Some(&e));
         }
     };
-    let Some((open, pending)) = inner.pending.remove(&(s, seat)) else { return StatusCode::CONFLICT.into_response() };
-    inner.answered.insert(open);
     let raw: serde_json::Map<String, serde_json::Value> =
         f.iter().filter(|(k, _)| k != "nonce").map(|(k, v)| (k.clone(), serde_json::Value::from(v.as_str()))).collect();
     let answer = Submitted {
@@ -496,16 +494,36 @@ async fn act(State(app): State<Arc<App>>, Path(code): Path<String>, Form(f): For
         response_ms: pending.shown.elapsed().as_secs_f64() * 1000.0,
         page_version: pending.page.version.clone(),
     };
+    let slot = pending.slot;
     let key = inner.societies[s].key.clone();
-    // Kept for a restart before the engine is told: an answer given is never lost.
-    if let Err(e) = records::answer(&app.db(), &key, seat, pending.slot, &participant_id, &answer) {
-        return message(
-            &app,
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "Error",
-            &[&format!("your answer could not be stored: {e}")],
-        );
+    // Stored before the decision leaves the desk and the engine is told, under the desk's
+    // lock (so that a timeout cannot take it meanwhile): an answer given is never lost, and one
+    // that cannot be stored leaves the decision open.
+    match records::answer(&app.db(), &key, seat, slot, &participant_id, &answer) {
+        Ok(true) => {}
+        Ok(false) => {
+            drop(inner);
+            return message(
+                &app,
+                StatusCode::CONFLICT,
+                "No decision open",
+                &["This decision is closed; the page will show what comes next."],
+            );
+        }
+        Err(e) => {
+            drop(inner);
+            return message(
+                &app,
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "Error",
+                &[&format!("your answer could not be stored: {e}")],
+            );
+        }
     }
+    let Some((open, pending)) = inner.pending.remove(&(s, seat)) else {
+        return StatusCode::CONFLICT.into_response();
+    };
+    inner.answered.insert(open);
     let _ = pending.tx.send(answer);
     drop(inner);
     Redirect::to(&crate::link(&code)).into_response()
