@@ -97,6 +97,13 @@ pub struct Inner {
     pub paused: bool,
 }
 
+impl Inner {
+    /// Whether a seat can still be taken: an open society has a seat nobody sits in.
+    pub fn seat_free(&self) -> bool {
+        self.societies.iter().any(|s| matches!(s.state, SocietyState::Open | SocietyState::Filling(_)) && !s.full())
+    }
+}
+
 impl Desk {
     /// A desk over `societies` writing through `db`, with the participants and the decisions'
     /// outcomes the store already holds.

@@ -6,7 +6,7 @@
 //! decision open for it (its nonce in the form), with a legal action; anything else is refused
 //! with a message and nothing is recorded, and a form submitted twice is recorded once.
 //! `/join?pool_id=ID` gives a pool's participant a code of their own (the id kept only as a
-//! keyed hash). The admin page (`/admin`) and API (`/admin/api/…`) need the admin token
+//! keyed hash) while a seat is free. The admin page (`/admin`) and API (`/admin/api/…`) need the admin token
 //! (`Authorization: Bearer TOKEN`, or `?token=` for the page).
 
 use std::sync::Arc;
@@ -193,8 +193,9 @@ async fn join(State(app): State<Arc<App>>, headers: HeaderMap, Query(q): Query<J
             code
         }
         None => {
-            let seats: usize = app.desk.lock().societies.iter().map(|s| s.human.len()).sum();
-            if app.desk.lock().participants.len() >= seats {
+            // Only a seat taken closes a place: people who declined, failed the questions or
+            // are still reading do not hold one.
+            if !app.desk.lock().seat_free() {
                 return message(&app, StatusCode::GONE, "Session full", &["Every place in this session is taken."]);
             }
             match app.create_codes(1, Some(hash)) {

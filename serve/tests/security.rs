@@ -297,3 +297,51 @@ fn an_oversized_body_is_answered_413_not_reset() {
         assert_ne!(r.status(), 413);
     });
 }
+
+/// A pool participant's `/join`: the code the redirect names, or the refusal's status.
+async fn join(c: &reqwest::Client, base: &str, pool_id: &str) -> Result<String, u16> {
+    let r = c.get(format!("{base}/join?pool_id={pool_id}")).send().await.expect("join");
+    if r.status() != 303 {
+        return Err(r.status().as_u16());
+    }
+    let to = r.headers()["location"].to_str().expect("location").to_string();
+    Ok(to.strip_prefix("/p/").expect("a participant link").to_string())
+}
+
+/// Issue 40: only a seat taken closes a place. Three who declined and one who failed the
+/// questions hold none, so the next two real participants of a two-seat session are seated;
+/// after them the session is full.
+#[test]
+fn decliners_and_failed_participants_hold_no_place() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let study = study(dir.path(), "people-capacity", "", &people_dilemma(2), 60, 60);
+    let store = dir.path().join("s.sqlite");
+    let s = start(&study, &store);
+    let base = s.base.clone();
+    s.rt.block_on(async {
+        let c = client();
+        for i in 0..3 {
+            let code = join(&c, &base, &format!("decliner-{i}")).await.unwrap_or_else(|s| panic!("decliner {i}: {s}"));
+            let r = c.post(format!("{base}/p/{code}/consent")).form(&[("agree", "no")]).send().await.expect("s");
+            assert_eq!(r.status(), 303);
+        }
+        let code = join(&c, &base, "fails-questions").await.expect("a place for the fourth");
+        let _ = c.post(format!("{base}/p/{code}/consent")).form(&[("agree", "yes")]).send().await.expect("s");
+        for _ in 0..2 {
+            let _ = c.post(format!("{base}/p/{code}/comprehension")).form(&[("q0", "0")]).send().await.expect("s");
+        }
+        assert_eq!(state(&base, &code).await["stage"], "released");
+        let mut seated = Vec::new();
+        for i in 0..2 {
+            let code = join(&c, &base, &format!("player-{i}")).await.unwrap_or_else(|s| panic!("player {i}: {s}"));
+            enter(&base, &code).await;
+            assert_eq!(state(&base, &code).await["stage"], "playing", "player {i} is seated");
+            seated.push(code);
+        }
+        assert_eq!(join(&c, &base, "one-too-many").await, Err(410), "both seats are taken");
+        // A returning participant still gets their own record back.
+        let again = join(&c, &base, "player-0").await.expect("a returning participant");
+        assert_eq!(state(&base, &again).await["stage"], "playing");
+    });
+    assert_eq!(count(&store, "SELECT COUNT(*) FROM serve_participants WHERE seat IS NOT NULL"), 2);
+}
