@@ -22,6 +22,11 @@ pub struct ServeArgs {
     /// Models file in place of the study's.
     #[arg(long)]
     pub models: Option<PathBuf>,
+    /// Header a trusted reverse proxy writes the client's address into (such as
+    /// X-Forwarded-For; its last entry is read). Set it only when every connection comes
+    /// through that proxy: without it, `/join` is rate-limited by the connection's address.
+    #[arg(long, value_name = "HEADER")]
+    pub proxy_header: Option<String>,
 }
 
 /// Runs the session until the process is stopped. The admin token is `AGORA_ADMIN_TOKEN`, or
@@ -34,6 +39,7 @@ pub fn main(args: ServeArgs) -> anyhow::Result<()> {
         models: args.models,
         admin_token: std::env::var("AGORA_ADMIN_TOKEN").ok().filter(|t| t.len() >= 16),
         pool_key: std::env::var("AGORA_POOL_KEY").ok().filter(|k| !k.is_empty()).map(String::into_bytes),
+        proxy_header: args.proxy_header,
     };
     let app = prepare(&opts)?;
     let rt = agora_agents::llm::session::runtime()?;

@@ -82,6 +82,11 @@ pub struct ServeOptions {
     /// The key of the participant pool ids' keyed hash; links carrying a pool id are refused
     /// without one.
     pub pool_key: Option<Vec<u8>>,
+    /// The request header a trusted reverse proxy writes the client's address into (such as
+    /// `X-Forwarded-For`; its last entry is taken, the one the proxy itself added). Only for a
+    /// server every connection reaches through that proxy. Without it, `/join` is rate-limited
+    /// by the connection's peer address, and no header a client sets is read.
+    pub proxy_header: Option<String>,
 }
 
 /// A prepared session.
@@ -100,6 +105,8 @@ pub struct App {
     pub admin_token: String,
     /// The pool-id key.
     pub pool_key: Option<Vec<u8>>,
+    /// The header a trusted proxy writes the client's address into, where one is configured.
+    pub proxy_header: Option<axum::http::HeaderName>,
     /// The LLM seats' session, where the study has LLM seats.
     pub llm: Option<LlmSeats>,
     /// The prompt templates.
@@ -123,6 +130,12 @@ pub fn prepare(opts: &ServeOptions) -> Result<Arc<App>, ServeError> {
             opts.study.display()
         ))
     })?;
+    let proxy_header = match &opts.proxy_header {
+        None => None,
+        Some(name) => Some(axum::http::HeaderName::from_bytes(name.trim().as_bytes()).map_err(|_| {
+            ServeError::BadInput(format!("proxy header `{name}`: not an HTTP header name (such as X-Forwarded-For)"))
+        })?),
+    };
     let runs: Vec<RunSpec> =
         plan.runs.iter().filter(|r| r.seats.iter().any(|s| s.stand_in().is_some())).cloned().collect();
     if runs.is_empty() {
@@ -193,6 +206,7 @@ pub fn prepare(opts: &ServeOptions) -> Result<Arc<App>, ServeError> {
         desk: Arc::new(Desk::new(opts.store.clone(), db, societies, restored, outcomes)),
         admin_token: opts.admin_token.clone().unwrap_or_else(secret::token),
         pool_key: opts.pool_key.clone(),
+        proxy_header,
         llm,
         renderer: Arc::new(PromptRenderer::new()),
         limiter: Mutex::new(HashMap::new()),
@@ -363,7 +377,8 @@ pub async fn serve(app: Arc<App>, bind: SocketAddr) -> Result<(SocketAddr, tokio
     });
     let router = routes::router(app);
     let task = tokio::spawn(async move {
-        if let Err(e) = axum::serve(listener, router).await {
+        // The peer's address reaches the handlers: `/join` is rate-limited by it.
+        if let Err(e) = axum::serve(listener, router.into_make_service_with_connect_info::<SocketAddr>()).await {
             eprintln!("agora serve: {e}");
         }
     });

@@ -6,13 +6,17 @@
 //! decision open for it (its nonce in the form), with a legal action; anything else is refused
 //! with a message and nothing is recorded, and a form submitted twice is recorded once.
 //! `/join?pool_id=ID` gives a pool's participant a code of their own (the id kept only as a
-//! keyed hash) while a seat is free. The admin page (`/admin`) and API (`/admin/api/…`) need the admin token
+//! keyed hash) while a seat is free, rate-limited per client address: the connection's peer,
+//! or the address a configured trusted proxy writes into its header, never a header a client
+//! chooses. The admin page (`/admin`) and API (`/admin/api/…`) need the admin token
 //! (`Authorization: Bearer TOKEN`, or `?token=` for the page).
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axum::extract::{DefaultBodyLimit, Path, Query, State};
+use std::net::{IpAddr, SocketAddr};
+
+use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, Query, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
@@ -29,7 +33,7 @@ pub const BODY_LIMIT: usize = 16 * 1024;
 /// still sending, reads the refusal instead of a reset connection; a body declared larger
 /// than this is refused at once and the connection closed.
 pub const DRAIN_LIMIT: usize = 1024 * 1024;
-/// Requests one participant (or one address for `/join`) may make per window.
+/// Requests one participant (or one client address for `/join`) may make per window.
 pub const RATE_LIMIT: u32 = 200;
 /// The rate limit's window.
 pub const RATE_WINDOW: Duration = Duration::from_secs(10);
@@ -149,8 +153,25 @@ struct JoinQuery {
     pool_id: Option<String>,
 }
 
-async fn join(State(app): State<Arc<App>>, headers: HeaderMap, Query(q): Query<JoinQuery>) -> Response {
-    let who = headers.get("x-forwarded-for").and_then(|v| v.to_str().ok()).unwrap_or("direct").to_string();
+/// The client address `/join` is rate-limited by: the last address in the trusted proxy's
+/// header where the operator configured one (the entry that proxy added itself; entries before
+/// it are the client's to write), else the connection's peer. A request without a readable
+/// address in the configured header is keyed by its peer.
+fn client_address(app: &App, peer: SocketAddr, headers: &HeaderMap) -> IpAddr {
+    let forwarded = app.proxy_header.as_ref().and_then(|name| {
+        let last = headers.get_all(name).iter().next_back()?;
+        last.to_str().ok()?.rsplit(',').next()?.trim().parse::<IpAddr>().ok()
+    });
+    forwarded.unwrap_or_else(|| peer.ip())
+}
+
+async fn join(
+    State(app): State<Arc<App>>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    Query(q): Query<JoinQuery>,
+) -> Response {
+    let who = client_address(&app, peer, &headers);
     if limited(&app, &format!("join:{who}")) {
         return message(&app, StatusCode::TOO_MANY_REQUESTS, "Too many requests", &["Please wait a moment."]);
     }

@@ -345,3 +345,59 @@ fn decliners_and_failed_participants_hold_no_place() {
     });
     assert_eq!(count(&store, "SELECT COUNT(*) FROM serve_participants WHERE seat IS NOT NULL"), 2);
 }
+
+/// Issue 40: `/join` is limited per client address, read from the connection, so a burst with
+/// a fresh `X-Forwarded-For` on every request is limited all the same, and another address
+/// (here 127.0.0.2) is not locked out by it.
+#[test]
+fn joins_are_limited_per_peer_whatever_the_forwarded_header_says() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let study = study(dir.path(), "people-join-limit", "", &people_dilemma(2), 60, 60);
+    let store = dir.path().join("s.sqlite");
+    let s = start(&study, &store);
+    let base = s.base.clone();
+    s.rt.block_on(async {
+        let c = client();
+        // Without a pool id each join is refused (400) after the rate limit is counted.
+        let mut statuses = Vec::new();
+        for i in 0..agora_serve::routes::RATE_LIMIT + 20 {
+            let r = c
+                .get(format!("{base}/join"))
+                .header("X-Forwarded-For", format!("10.0.{}.{}", i / 250, i % 250))
+                .send()
+                .await
+                .expect("join");
+            statuses.push(r.status().as_u16());
+        }
+        let limited = statuses.iter().filter(|s| **s == 429).count();
+        assert_eq!(limited, 20, "one peer's burst is limited however it names itself: {statuses:?}");
+        assert!(statuses[..agora_serve::routes::RATE_LIMIT as usize].iter().all(|s| *s == 400));
+        let other = reqwest::Client::builder()
+            .local_address("127.0.0.2".parse::<std::net::IpAddr>().expect("ip"))
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("client");
+        assert!(join(&other, &base, "someone-else").await.is_ok(), "another address is not locked out");
+    });
+}
+
+/// With a trusted proxy's header configured, each client address it forwards has its own
+/// limit, and an address a client writes before the proxy's own entry changes nothing.
+#[test]
+fn behind_a_trusted_proxy_joins_are_limited_per_forwarded_address() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let study = study(dir.path(), "people-join-proxy", "", &people_dilemma(2), 60, 60);
+    let store = dir.path().join("s.sqlite");
+    let s = start_behind(&study, &store, Some("X-Forwarded-For"));
+    let base = s.base.clone();
+    s.rt.block_on(async {
+        let c = client();
+        let send = |xff: String| c.get(format!("{base}/join")).header("X-Forwarded-For", xff).send();
+        for _ in 0..agora_serve::routes::RATE_LIMIT {
+            assert_eq!(send("10.1.1.1".into()).await.expect("join").status(), 400);
+        }
+        assert_eq!(send("10.1.1.1".into()).await.expect("join").status(), 429);
+        assert_eq!(send("192.0.2.7, 10.1.1.1".into()).await.expect("join").status(), 429, "a spoofed first entry");
+        assert_eq!(send("10.1.1.2".into()).await.expect("join").status(), 400, "another client is not locked out");
+    });
+}

@@ -53,6 +53,11 @@ pub struct Served {
 
 /// Prepares and serves `study` into `store` on a loopback port.
 pub fn start(study: &Path, store: &Path) -> Served {
+    start_behind(study, store, None)
+}
+
+/// As [`start`], with `proxy_header` as the trusted proxy's header.
+pub fn start_behind(study: &Path, store: &Path, proxy_header: Option<&str>) -> Served {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
     let app = prepare(&ServeOptions {
         study: study.to_path_buf(),
@@ -61,6 +66,7 @@ pub fn start(study: &Path, store: &Path) -> Served {
         models: None,
         admin_token: Some(TOKEN.into()),
         pool_key: Some(b"pool-key".to_vec()),
+        proxy_header: proxy_header.map(str::to_string),
     })
     .expect("prepare");
     let (addr, _task) = rt.block_on(serve(app.clone(), "127.0.0.1:0".parse().expect("addr"))).expect("serve");
