@@ -373,8 +373,11 @@ async fn consent(State(app): State<Arc<App>>, Path(code): Path<String>, Form(f):
                 }
             }
             Some("no") => {
-                p.stage = Stage::Released("You did not agree to take part; nothing you did was recorded.".into());
-                p.completion = Some(secret::completion_code());
+                // No completion code: someone who did not agree took no part, and a code would
+                // let them be paid as a participant.
+                p.stage = Stage::Released(
+                    "You did not agree to take part; nothing you did was recorded. You may close this page.".into(),
+                );
                 if let Err(e) = records::update(&db, p, None) {
                     return message(&app, StatusCode::INTERNAL_SERVER_ERROR, "Error", &[&e.to_string()]);
                 }

@@ -64,7 +64,7 @@ const DONE: &str = r#"{% extends "base.html" %}{% block body %}
 <h1>Thank you</h1>
 {% if payoff is not none %}<p>You earned <strong id="payoff">{{ payoff }}</strong> points.</p>{% endif %}
 {% if note %}<p>{{ note }}</p>{% endif %}
-<p>Your completion code is <strong id="completion">{{ completion }}</strong>.</p>
+{% if completion %}<p>Your completion code is <strong id="completion">{{ completion }}</strong>.</p>{% endif %}
 {% endblock %}"#;
 
 const ADMIN: &str = r#"{% extends "base.html" %}{% block body %}

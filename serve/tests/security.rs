@@ -145,11 +145,14 @@ fn expired_codes_declined_consent_and_failed_questions_end_without_play() {
     s.rt.block_on(async {
         let c = client();
         let codes = codes(&base, 3).await;
-        // Declines consent: a completion code, nothing else.
+        // Declines consent: nothing recorded, and no completion code (issue 40): someone who
+        // did not agree took no part and is not paid as a participant.
         let r = c.post(format!("{base}/p/{}/consent", codes[0])).form(&[("agree", "no")]).send().await.expect("s");
         assert_eq!(r.status(), 303);
         let page = c.get(format!("{base}/p/{}", codes[0])).send().await.expect("s").text().await.expect("t");
-        assert!(page.contains("did not agree") && page.contains("completion code"), "{page}");
+        assert!(page.contains("did not agree"), "{page}");
+        assert!(!page.contains("completion code") && !page.contains("id=\"completion\""), "{page}");
+        assert_eq!(state(&base, &codes[0]).await["completion"], Value::Null);
         // Wrong answers: one retry, then released.
         let _ = c.post(format!("{base}/p/{}/consent", codes[1])).form(&[("agree", "yes")]).send().await.expect("s");
         let r = c.post(format!("{base}/p/{}/comprehension", codes[1])).form(&[("q0", "0")]).send().await.expect("s");
@@ -157,7 +160,7 @@ fn expired_codes_declined_consent_and_failed_questions_end_without_play() {
         assert!(r.text().await.expect("t").contains("1 answer is not right"));
         let _ = c.post(format!("{base}/p/{}/comprehension", codes[1])).form(&[("q0", "0")]).send().await.expect("s");
         let page = c.get(format!("{base}/p/{}", codes[1])).send().await.expect("s").text().await.expect("t");
-        assert!(page.contains("do not take part"), "{page}");
+        assert!(page.contains("do not take part") && page.contains("completion code"), "{page}");
         // An expired code.
         rusqlite::Connection::open(&store)
             .expect("store")
@@ -169,7 +172,10 @@ fn expired_codes_declined_consent_and_failed_questions_end_without_play() {
     });
     assert_eq!(count(&store, "SELECT COUNT(*) FROM runs"), 0);
     assert_eq!(
-        count(&store, "SELECT COUNT(*) FROM serve_participants WHERE stage = 'released' AND consent_at IS NULL"),
+        count(
+            &store,
+            "SELECT COUNT(*) FROM serve_participants WHERE stage = 'released' AND consent_at IS NULL AND completion_code IS NULL"
+        ),
         1
     );
     assert_eq!(count(&store, "SELECT COUNT(*) FROM serve_participants WHERE stage = 'released' AND consent_at IS NOT NULL AND comprehension_tries = 2"), 1);
