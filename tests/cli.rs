@@ -494,6 +494,95 @@ fn issue_40_merge_refuses_a_source_whose_run_no_longer_hashes_to_its_record_hash
     assert!(agora(&["verify", "--store", &target]).status.success());
 }
 
+/// Issue 40: a schema-7 store altered by hand before this build opened it (one decision
+/// changed, its hash left stale) is not re-blessed by the upgrade to schema 8. The upgrade
+/// checks each run against the hash schema 7 stored for it first: the altered run keeps its
+/// stale hash, with a warning naming it, so `agora verify` names that run alone and
+/// `agora merge` refuses the store, exit 2, whether an earlier command or the merge itself
+/// upgraded it. The untouched runs get schema 8's hashes, and an untouched schema-7 store
+/// merges and verifies.
+#[test]
+fn issue_40_merge_refuses_a_schema_7_source_altered_before_its_upgrade() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let p = |name: &str| dir.path().join(name).to_str().expect("utf8").to_string();
+    let v7 = p("v7.sqlite");
+    let o = agora(&["run", &study("classical.ron"), "--runs", "1", "--store", &v7]);
+    assert!(o.status.success(), "{}", text(&o));
+    let fresh = record_hashes(Path::new(&v7));
+    // What schema 7 left: the same values under schema 7's hashes, with version 7.
+    let old = agora_engine::store::Store::open_read(Path::new(&v7))
+        .expect("opens")
+        .schema_7_hashes()
+        .expect("schema 7's hashes");
+    assert_eq!(old.len(), fresh.len());
+    let c = rusqlite::Connection::open(&v7).expect("open");
+    for (key, hash) in &old {
+        c.execute("UPDATE runs SET record_hash = ?1 WHERE run_key = ?2", [hash, key]).expect("old hash");
+    }
+    c.pragma_update(None, "user_version", 7).expect("schema 7");
+    let untouched = p("untouched.sqlite");
+    c.execute("VACUUM INTO ?1", [&untouched]).expect("a copy, through SQLite");
+    // One decision's value changed, its schema-7 hash left as it was.
+    let key: String = c
+        .query_row("SELECT run_key FROM runs WHERE run_id = (SELECT min(run_id) FROM run_rows)", [], |r| r.get(0))
+        .expect("a run");
+    let altered = c
+        .execute(
+            "UPDATE run_rows SET decisions = json_set(decisions, '$[0][5]', json_extract(decisions, '$[0][5]') + 1)
+             WHERE run_id = (SELECT run_id FROM runs WHERE run_key = ?1)",
+            [&key],
+        )
+        .expect("altered");
+    assert_eq!(altered, 1);
+    let copy = p("copy.sqlite");
+    c.execute("VACUUM INTO ?1", [&copy]).expect("a copy, through SQLite");
+    drop(c);
+    let version = |s: &str| -> i64 {
+        rusqlite::Connection::open(s).expect("open").query_row("PRAGMA user_version", [], |r| r.get(0)).expect("v")
+    };
+    assert_eq!((version(&v7), version(&copy), version(&untouched)), (7, 7, 7));
+
+    // Opened by this build: upgraded, the altered run alone named, with exit 1.
+    let o = agora(&["verify", "--store", &v7]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(1), "{t}");
+    assert_eq!(version(&v7), 8, "upgraded");
+    let stdout = String::from_utf8_lossy(&o.stdout).into_owned();
+    let named: Vec<&str> = stdout.lines().filter(|l| l.starts_with("run ")).collect();
+    let stale: Vec<(String, String)> = old.iter().filter(|(k, _)| *k == key).cloned().collect();
+    assert_eq!(named.len(), 1, "{t}");
+    assert!(named[0].starts_with(&format!("run {key}: stored hash {}", stale[0].1)), "{t}");
+    assert!(t.contains(&format!("1 of {} runs do not hash", fresh.len())), "{t}");
+    assert!(
+        t.contains(&format!("1 of {} runs kept a record hash that does not verify under schema 7", fresh.len())),
+        "{t}"
+    );
+    assert!(t.contains(&format!("written): {key}.")), "the warning names the run: {t}");
+    // Every other run has schema 8's hash, a fresh store's; the altered one its schema-7 hash.
+    let upgraded = record_hashes(Path::new(&v7));
+    assert_eq!(upgraded.iter().filter(|h| !fresh.contains(h)).cloned().collect::<Vec<_>>(), stale);
+    assert_eq!(upgraded.len(), fresh.len());
+
+    // `agora merge` refuses it, upgraded already or upgraded by the merge, and makes no target.
+    let target = p("target.sqlite");
+    for source in [&v7, &copy] {
+        let o = agora(&["merge", "--into", &target, source]);
+        assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+        assert!(text(&o).contains(source.as_str()) && text(&o).contains(&format!("run {key}")), "{}", text(&o));
+        assert!(!Path::new(&target).exists(), "no target made");
+    }
+    assert_eq!(version(&copy), 8);
+
+    // The other way: the untouched schema-7 store upgrades quietly, merges and verifies, with a
+    // fresh store's hashes.
+    let o = agora(&["merge", "--into", &target, &untouched]);
+    assert!(o.status.success(), "{}", text(&o));
+    assert!(!text(&o).contains("warning"), "{}", text(&o));
+    assert_eq!(record_hashes(Path::new(&untouched)), fresh);
+    assert_eq!(record_hashes(Path::new(&target)), fresh);
+    assert!(agora(&["verify", "--store", &target]).status.success());
+}
+
 #[test]
 fn sigkill_at_random_points_then_resume_gives_the_uninterrupted_store() {
     let dir = tempfile::tempdir().expect("tempdir");

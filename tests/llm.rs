@@ -549,9 +549,23 @@ fn schema_7_hashes(store: &Path) -> Vec<(i64, String)> {
     out
 }
 
-/// Makes `store` what schema 7 left: the same values, hashed by schema 7's definition.
+/// Makes `store` what schema 7 left: the same values, hashed by schema 7's definition. The
+/// definition written out above is kept as an independent check of the engine's own
+/// (`agora_engine::record_hash::v7`, which the 7 -> 8 upgrade checks each run against): the
+/// two agree on every run, calls with their latencies and endpoints included.
 fn as_schema_7(store: &Path) {
     let old = schema_7_hashes(store);
+    let engine = agora_engine::Store::open_read(store).expect("opens").schema_7_hashes().expect("schema 7's hashes");
+    let keys: std::collections::HashMap<i64, String> = Connection::open(store)
+        .expect("open")
+        .prepare("SELECT run_id, run_key FROM runs")
+        .expect("query")
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .expect("rows")
+        .map(|r| r.expect("row"))
+        .collect();
+    let written_out: Vec<(String, String)> = old.iter().map(|(id, h)| (keys[id].clone(), h.clone())).collect();
+    assert_eq!(engine, written_out, "the engine's schema-7 hash is the definition written out here");
     let c = Connection::open(store).expect("open");
     for (run_id, hash) in old {
         c.execute("UPDATE runs SET record_hash = ?1 WHERE run_id = ?2", rusqlite::params![hash, run_id])
@@ -562,7 +576,10 @@ fn as_schema_7(store: &Path) {
 
 /// Issue 40: a store of schema 7 hashed each call's latency, so two clean runs of the same
 /// study hashed differently; opened by this build, each run's hash is recomputed from the
-/// store without it, and the two agree and verify.
+/// store without it, and the two agree and verify. Each run is checked against its schema-7
+/// hash first: a latency edited by hand before the upgrade, which schema 7 covered, keeps its
+/// run's stale hash and `agora verify` names that run after the upgrade (schema 8 covers no
+/// latency, so it could not tell otherwise).
 #[test]
 fn issue_40_a_schema_7_store_is_rehashed_without_latency_and_verifies() {
     let rt = runtime();
@@ -574,6 +591,31 @@ fn issue_40_a_schema_7_store_is_rehashed_without_latency_and_verifies() {
     for s in [&a, &b] {
         as_schema_7(s);
     }
+    // A copy of `a` with one call's latency edited, its schema-7 hash left as it was.
+    let edited = dir.path().join("edited.sqlite");
+    let c = Connection::open(&a).expect("open");
+    c.execute("VACUUM INTO ?1", [edited.to_str().expect("utf8")]).expect("a copy, through SQLite");
+    drop(c);
+    let c = Connection::open(&edited).expect("open");
+    let key: String = c
+        .query_row("SELECT run_key FROM runs WHERE run_id = (SELECT min(run_id) FROM transcript_calls)", [], |r| {
+            r.get(0)
+        })
+        .expect("a run with calls");
+    let changed = c
+        .execute(
+            "UPDATE transcript_calls SET latency_ms = latency_ms + 250
+             WHERE (run_id, seat, slot, kind, attempt) = (SELECT run_id, seat, slot, kind, attempt
+                    FROM transcript_calls WHERE run_id = (SELECT run_id FROM runs WHERE run_key = ?1) LIMIT 1)",
+            [&key],
+        )
+        .expect("edited");
+    assert_eq!(changed, 1);
+    drop(c);
+    let out = agora(&["verify", "--store", edited.to_str().expect("utf8")]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out));
+    assert!(text(&out).contains(&format!("run {key}: stored hash")), "{}", text(&out));
+    assert!(text(&out).contains("1 of 10 runs do not hash"), "{}", text(&out));
     assert_ne!(record_hashes(&a), record_hashes(&b), "schema 7 hashed the latencies, which differ");
     assert_ne!(record_hashes(&a), fresh);
     for s in [&a, &b] {

@@ -29,9 +29,13 @@
 //!    status, the detail and the prompt and completion token counts (optional);
 //! 5. the number of metrics, then each metric in the byte order of its name: name and value.
 //!
-//! The store's schema 8 introduced this hash (schema 7's, `agora-record-7`, also hashed each
-//! call's endpoint and latency); opening a store of an earlier schema recomputes every run's
-//! hash this way, from what the store holds.
+//! The store's schema 8 introduced this hash. Schema 7's, `agora-record-7`, also hashed each
+//! call's endpoint (after the served model id) and latency (after the detail); it is kept as
+//! [`v7`], for the upgrade from schema 7 only: opening a schema-7 store replaces a run's hash
+//! with this one where the run still hashes to its stored hash under [`v7`], and keeps the
+//! stored hash otherwise, so that a run altered before the upgrade still fails to verify after
+//! it. A store of schema 6 or earlier had neither hash, and each of its runs is hashed this way
+//! from what the store holds.
 
 use sha2::{Digest, Sha256};
 
@@ -195,8 +199,22 @@ pub fn record_hash<'a>(
     calls: &[CallRow<'a>],
     metrics: &[(&'a str, f64)],
 ) -> String {
+    let calls: Vec<(&CallRow, Option<&v7::Served>)> = calls.iter().map(|c| (c, None)).collect();
+    hash_of(DOMAIN, key, agents, rows, &calls, metrics)
+}
+
+/// The layout both definitions share: `served` is each call's endpoint and latency where the
+/// definition ([`v7`]) hashes them, and `None` where it does not.
+fn hash_of(
+    domain: &str,
+    key: &str,
+    agents: &[AgentRow<'_>],
+    rows: RowsText<'_>,
+    calls: &[(&CallRow<'_>, Option<&v7::Served<'_>>)],
+    metrics: &[(&str, f64)],
+) -> String {
     let mut w = Writer(Sha256::new());
-    w.text(DOMAIN);
+    w.text(domain);
     w.text(key);
     let mut agents: Vec<&AgentRow> = agents.iter().collect();
     agents.sort_by_key(|a| a.seat);
@@ -210,10 +228,10 @@ pub fn record_hash<'a>(
     w.text(rows.decisions);
     w.text(rows.payoffs);
     w.text(rows.interactions);
-    let mut calls: Vec<&CallRow> = calls.iter().collect();
-    calls.sort_by(|a, b| (a.seat, a.slot, a.kind, a.attempt).cmp(&(b.seat, b.slot, b.kind, b.attempt)));
+    let mut calls: Vec<&(&CallRow, Option<&v7::Served>)> = calls.iter().collect();
+    calls.sort_by(|(a, _), (b, _)| (a.seat, a.slot, a.kind, a.attempt).cmp(&(b.seat, b.slot, b.kind, b.attempt)));
     w.int(calls.len() as u64);
-    for c in calls {
+    for (c, served) in calls {
         w.int(u64::from(c.seat));
         w.int(c.slot);
         w.text(c.kind);
@@ -222,12 +240,18 @@ pub fn record_hash<'a>(
         w.text(c.role);
         w.text(c.model);
         w.text(c.served_id);
+        if let Some(s) = served {
+            w.text(s.endpoint);
+        }
         w.text(c.request);
         w.text(c.raw_reply);
         w.some_text(c.action);
         w.some_text(c.reason);
         w.text(c.parse_status);
         w.text(c.detail);
+        if let Some(s) = served {
+            w.real(s.latency_ms);
+        }
         w.some_int(c.prompt_tokens);
         w.some_int(c.completion_tokens);
     }
@@ -239,6 +263,48 @@ pub fn record_hash<'a>(
         w.real(*value);
     }
     format!("{:x}", w.0.finalize())
+}
+
+/// Schema 7's record hash (`agora-record-7`), kept for the upgrade from schema 7 only: a run
+/// of a schema-7 store is given this schema's hash only where its stored hash is still the
+/// hash of its stored values under this definition (`store/verify.rs`). Nothing new is hashed
+/// this way.
+///
+/// # Layout
+///
+/// The bytes of [`record_hash`](super::record_hash) with `agora-record-7` in place of
+/// `agora-record-8` and two more fields of each model call: its endpoint, as a text after the
+/// served model id, and its latency in milliseconds, as a real after the detail. This is
+/// schema 7's definition byte for byte (`git show 44763b2^:engine/src/record_hash.rs`);
+/// `tests/llm.rs` checks it against a definition written out there, itself checked against
+/// the hashes a schema-7 build stored.
+pub mod v7 {
+    use super::{hash_of, AgentRow, CallRow, RowsText};
+
+    /// What schema 7's hash read first.
+    const DOMAIN: &str = "agora-record-7";
+
+    /// The two stored values of a model call that schema 7 hashed and schema 8 does not.
+    #[derive(Clone, Copy, Debug)]
+    pub struct Served<'a> {
+        /// The server that answered.
+        pub endpoint: &'a str,
+        /// Milliseconds the call took.
+        pub latency_ms: f64,
+    }
+
+    /// The record hash schema 7 gave a run (lower-case hex) from its stored values, each call
+    /// with its endpoint and latency; the same canonical orders as [`super::record_hash`].
+    pub fn record_hash<'a>(
+        key: &str,
+        agents: &[AgentRow<'a>],
+        rows: RowsText<'_>,
+        calls: &[(CallRow<'a>, Served<'a>)],
+        metrics: &[(&'a str, f64)],
+    ) -> String {
+        let calls: Vec<(&CallRow, Option<&Served>)> = calls.iter().map(|(c, s)| (c, Some(s))).collect();
+        hash_of(DOMAIN, key, agents, rows, &calls, metrics)
+    }
 }
 
 #[cfg(test)]
@@ -313,6 +379,62 @@ mod tests {
         text(&mut b, "cooperation");
         int(&mut b, 1.0f64.to_bits());
         assert_eq!(got, format!("{:x}", Sha256::digest(&b)));
+    }
+
+    /// Schema 7's layout, written out independently of [`Writer`] as schema 7's own test wrote
+    /// it (`git show 44763b2^:engine/src/record_hash.rs`), for the same small record.
+    #[test]
+    fn schema_7s_hash_is_sha256_of_schema_7s_bytes() {
+        let agent = AgentRow { seat: 0, policy: "tit-for-tat", family: "classical", committed: false };
+        let served = v7::Served { endpoint: "http://x/v1", latency_ms: 1.5 };
+        let got = v7::record_hash("k", &[agent], ROWS, &[(call(Some("why \"not\"")), served)], &[("cooperation", 1.0)]);
+        let mut b: Vec<u8> = Vec::new();
+        let text = |b: &mut Vec<u8>, s: &str| {
+            b.extend((s.len() as u64).to_le_bytes());
+            b.extend(s.as_bytes());
+        };
+        let int = |b: &mut Vec<u8>, v: u64| b.extend(v.to_le_bytes());
+        text(&mut b, "agora-record-7");
+        text(&mut b, "k");
+        int(&mut b, 1);
+        int(&mut b, 0);
+        text(&mut b, "tit-for-tat");
+        text(&mut b, "classical");
+        int(&mut b, 0);
+        text(&mut b, ROWS.decisions);
+        text(&mut b, "[]");
+        text(&mut b, "[]");
+        int(&mut b, 1);
+        for v in [0, 0] {
+            int(&mut b, v);
+        }
+        text(&mut b, "decision");
+        int(&mut b, 1);
+        int(&mut b, 1);
+        for s in ["player", "m", "m", "http://x/v1", "{}", "r"] {
+            text(&mut b, s);
+        }
+        b.push(1);
+        text(&mut b, "c1");
+        b.push(1);
+        text(&mut b, "why \"not\"");
+        text(&mut b, "ok");
+        text(&mut b, "");
+        int(&mut b, 1.5f64.to_bits());
+        b.push(1);
+        int(&mut b, 3);
+        b.push(0);
+        int(&mut b, 1);
+        text(&mut b, "cooperation");
+        int(&mut b, 1.0f64.to_bits());
+        assert_eq!(got, format!("{:x}", Sha256::digest(&b)));
+        // The other way: schema 7 hashed the serving facts, so they move its hash, and the two
+        // definitions never agree.
+        let slower = v7::Served { latency_ms: 2.5, ..served };
+        let slower =
+            v7::record_hash("k", &[agent], ROWS, &[(call(Some("why \"not\"")), slower)], &[("cooperation", 1.0)]);
+        assert_ne!(got, slower);
+        assert_ne!(got, record_hash("k", &[agent], ROWS, &[call(Some("why \"not\""))], &[("cooperation", 1.0)]));
     }
 
     #[test]

@@ -288,10 +288,27 @@ fn upgrade(conn: &Connection, path: &Path, version: i32) -> Result<(), EngineErr
         upgrade_metrics(conn).map_err(from_upgrade("cannot read its specification: "))?;
     }
     // Version 7 hashes each run's stored values, byte for byte (crate::record_hash); version 8
-    // leaves each model call's latency and endpoint out of that hash (issue 40): every run's
-    // hash is recomputed from the store.
-    verify::upgrade_hashes(conn).map_err(&sql)?;
-    conn.pragma_update(None, "user_version", SCHEMA_VERSION).map_err(&sql)?;
+    // leaves each model call's latency and endpoint out of that hash (issue 40). A schema-7
+    // run is rehashed only where it still hashes to its stored hash under schema 7's
+    // definition: one altered before the upgrade keeps its stale hash and fails to verify. The
+    // same transaction sets the version.
+    let kept = verify::upgrade_hashes(conn, version, SCHEMA_VERSION).map_err(&sql)?;
+    if kept.kept > 0 {
+        // The stale hashes stay in the store, where `agora verify` names each run and
+        // `agora merge` refuses the store; this says so once, when the upgrade finds them.
+        let more = kept.kept - kept.first.len() as u64;
+        let more = if more > 0 { format!(" and {more} more") } else { String::new() };
+        eprintln!(
+            "warning: store {}: upgraded from schema {version} to {SCHEMA_VERSION}; {} of {} runs kept a \
+             record hash that does not verify under schema {version}, the hash they were stored with (their \
+             values or hashes were changed after they were written): {}{more}. They fail `agora verify` and \
+             `agora merge` refuses the store.",
+            path.display(),
+            kept.kept,
+            kept.runs,
+            kept.first.join(", "),
+        );
+    }
     Ok(())
 }
 
