@@ -29,15 +29,29 @@ pub struct ServeArgs {
     pub proxy_header: Option<String>,
 }
 
-/// Runs the session until the process is stopped. The admin token is `AGORA_ADMIN_TOKEN`, or
-/// a fresh one printed once; pool ids are hashed with the key in `AGORA_POOL_KEY`.
+/// Runs the session until the process is stopped. The admin token is `AGORA_ADMIN_TOKEN` (at
+/// least 16 characters; a shorter one is refused, exit 2), or a fresh one printed once; pool ids are hashed with the key in `AGORA_POOL_KEY`.
 pub fn main(args: ServeArgs) -> anyhow::Result<()> {
+    // A token that is set but too short is refused, never silently replaced by another: the
+    // operator would otherwise log in with a token the server does not take.
+    let admin_token = match std::env::var("AGORA_ADMIN_TOKEN") {
+        Ok(t) if t.is_empty() => None,
+        Ok(t) if t.chars().count() < 16 => {
+            return Err(crate::BadInput(format!(
+                "AGORA_ADMIN_TOKEN: {} characters; at least 16 are needed (unset it to have one made)",
+                t.chars().count()
+            ))
+            .into())
+        }
+        Ok(t) => Some(t),
+        Err(_) => None,
+    };
     let opts = ServeOptions {
         study: args.study,
         store: args.store,
         cells: args.cells,
         models: args.models,
-        admin_token: std::env::var("AGORA_ADMIN_TOKEN").ok().filter(|t| t.len() >= 16),
+        admin_token,
         pool_key: std::env::var("AGORA_POOL_KEY").ok().filter(|k| !k.is_empty()).map(String::into_bytes),
         proxy_header: args.proxy_header,
     };

@@ -893,3 +893,20 @@ fn list_prints_the_names_a_study_file_takes() {
     }
     assert!(n >= 10, "{agents}");
 }
+
+/// An admin token that is set but shorter than 16 characters is refused (exit 2), not silently
+/// replaced by a fresh one the operator never sees coming.
+#[test]
+fn serve_refuses_a_short_admin_token() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = dir.path().join("s.sqlite");
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_agora"))
+        .args(["serve", &study("people.ron"), "--store", store.to_str().expect("utf8"), "--bind", "127.0.0.1:0"])
+        .env("AGORA_ADMIN_TOKEN", "short-token")
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .expect("agora serve");
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("AGORA_ADMIN_TOKEN: 11 characters; at least 16"), "{}", text(&o));
+    assert!(!store.exists(), "nothing written");
+}
