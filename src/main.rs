@@ -299,7 +299,30 @@ fn store_refused(e: &EngineError) -> bool {
 }
 
 fn load_plan(study: &Path, cells: Option<&Path>, models: Option<&Path>) -> anyhow::Result<Plan> {
-    Ok(Plan::load_with_models(study, cells, models)?)
+    let plan = Plan::load_with_models(study, cells, models)?;
+    // Every model a roster names must be declared (in the study or the --models file): `check`
+    // says so before anything runs, as `run` would when it reaches the server.
+    let declared: std::collections::BTreeSet<&str> = plan.models.iter().map(|m| m.name.as_str()).collect();
+    let unknown: std::collections::BTreeSet<&str> = plan
+        .runs
+        .iter()
+        .flat_map(|r| r.seats.iter().filter_map(|s| s.model()))
+        .filter(|m| !declared.contains(m))
+        .collect();
+    if let Some(first) = unknown.first() {
+        return Err(BadInput(format!(
+            "{}: model `{first}` is named by a roster but not declared{} (declare it in the study's `models` or \
+             pass --models FILE)",
+            study.display(),
+            if declared.is_empty() {
+                String::new()
+            } else {
+                format!("; declared: {}", declared.iter().copied().collect::<Vec<_>>().join(", "))
+            }
+        ))
+        .into());
+    }
+    Ok(plan)
 }
 
 fn run(cli: Cli) -> anyhow::Result<()> {

@@ -910,3 +910,27 @@ fn serve_refuses_a_short_admin_token() {
     assert!(text(&o).contains("AGORA_ADMIN_TOKEN: 11 characters; at least 16"), "{}", text(&o));
     assert!(!store.exists(), "nothing written");
 }
+
+/// A roster that names a model no declaration holds fails `check` (and `run`) with exit 2
+/// naming the study file and the model; it used to pass `check`.
+#[test]
+fn an_undeclared_model_fails_check() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = write_study(
+        &dir,
+        "Study(version: 1, name: \"x\", master_seed: 1, runs: 2, blocks: [Block(name: \"b\", \
+         environment: PrisonersDilemma(), rosters: [Roster(name: \"r\", members: [Member(policy: \
+         Llm(model: \"no-such-model\"), count: 1), Member(policy: TitForTat, count: 1)])])])",
+    );
+    for cmd in ["check", "run"] {
+        let never = dir.path().join("never.sqlite");
+        let o = if cmd == "run" {
+            agora(&[cmd, &path, "--store", never.to_str().expect("utf8")])
+        } else {
+            agora(&[cmd, &path])
+        };
+        assert_eq!(o.status.code(), Some(2), "{cmd}: {}", text(&o));
+        assert!(text(&o).contains("model `no-such-model` is named by a roster but not declared"), "{}", text(&o));
+        assert!(text(&o).contains("bad.ron") && !never.exists(), "{}", text(&o));
+    }
+}
