@@ -80,7 +80,19 @@ impl Cell {
     pub fn load(path: &Path) -> Result<Cell, ScenarioError> {
         let text =
             std::fs::read_to_string(path).map_err(|source| ScenarioError::Read { path: path.to_path_buf(), source })?;
-        Cell::parse(path, &text)
+        let cell = Cell::parse(path, &text)?;
+        // A study names a cell by its file; the runs are recorded under the cell's `name`. A file
+        // whose name differs would record its runs as another cell's, pooled with that cell's.
+        if let Some(stem) = path.file_stem().and_then(|s| s.to_str()) {
+            if stem != cell.name {
+                return Err(ScenarioError::invalid(
+                    path,
+                    "name",
+                    format!("`{}` differs from the file's name `{stem}`; a cell's name must be its file's", cell.name),
+                ));
+            }
+        }
+        Ok(cell)
     }
 
     /// One factor unless declared compound; every factor of the declared level.
@@ -167,6 +179,22 @@ mod tests {
 
     fn parse(text: &str) -> Result<Cell, ScenarioError> {
         Cell::parse(Path::new("cells/test.ron"), text)
+    }
+
+    /// A cell file whose `name` is not its file's is refused: its runs would be recorded as the
+    /// other cell's and pooled with them.
+    #[test]
+    fn a_cell_is_named_by_its_file() {
+        let dir = std::env::temp_dir().join(format!("agora-cell-name-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        let text =
+            "Cell(version: 1, name: \"memory-3\", level: Design, environments: [NamingGame], factors: [Memory(3)])";
+        std::fs::write(dir.join("memory-3.ron"), text).expect("write");
+        std::fs::write(dir.join("memory-three.ron"), text).expect("write");
+        assert!(Cell::load(&dir.join("memory-3.ron")).is_ok());
+        let msg = Cell::load(&dir.join("memory-three.ron")).expect_err("refused").to_string();
+        assert!(msg.contains("memory-three.ron") && msg.contains("differs from the file's name"), "{msg}");
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]
