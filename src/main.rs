@@ -609,6 +609,88 @@ fn print_reference(plan: &Plan) {
     );
 }
 
+/// Refuses a plan that gives a name already in the store another meaning: a condition (study,
+/// block, roster, payoff version, cell and sweep point) whose stored runs were made under a
+/// different configuration (anything of the run's specification but its index and seed) would
+/// be pooled with the new runs under one name. Adding runs, blocks or cells stays allowed.
+fn refuse_pooling(plan: &Plan, study: &Path, store: &Store, store_path: &Path) -> anyhow::Result<()> {
+    fn configuration(json: &str) -> Option<serde_json::Value> {
+        let mut v: serde_json::Value = serde_json::from_str(json).ok()?;
+        let o = v.as_object_mut()?;
+        o.remove("run_index");
+        o.remove("seed");
+        Some(v)
+    }
+    /// The first path at which two values differ, with both sides.
+    fn first_difference(a: &serde_json::Value, b: &serde_json::Value, path: &str) -> Option<(String, String, String)> {
+        use serde_json::Value;
+        match (a, b) {
+            (Value::Object(x), Value::Object(y)) => {
+                let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
+                keys.into_iter().find_map(|k| {
+                    let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
+                    match (x.get(k), y.get(k)) {
+                        (Some(u), Some(v)) => first_difference(u, v, &p),
+                        (u, v) => Some((p, format!("{u:?}"), format!("{v:?}"))),
+                    }
+                })
+            }
+            (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
+                x.iter().zip(y).enumerate().find_map(|(i, (u, v))| first_difference(u, v, &format!("{path}[{i}]")))
+            }
+            _ if a == b => None,
+            _ => Some((path.to_string(), a.to_string(), b.to_string())),
+        }
+    }
+    let conn = store.connection();
+    let mut seen = std::collections::BTreeSet::new();
+    let mut st = conn.prepare(
+        "SELECT spec_json FROM runs WHERE study = ?1 AND block = ?2 AND roster = ?3 AND variant = ?4 AND cell = ?5
+           AND sweep_name IS ?6 AND sweep_value IS ?7 LIMIT 1",
+    )?;
+    for r in &plan.runs {
+        let (sweep_name, sweep_value) = match &r.sweep {
+            Some((n, v)) => (Some(n.clone()), Some(*v)),
+            None => (None, None),
+        };
+        let condition = (
+            r.block.clone(),
+            r.roster.clone(),
+            r.variant.as_str(),
+            r.cell.clone(),
+            sweep_name.clone(),
+            sweep_value.map(f64::to_bits),
+        );
+        if !seen.insert(condition) {
+            continue;
+        }
+        let stored: Option<String> = st
+            .query_row(
+                rusqlite::params![r.study, r.block, r.roster, r.variant.as_str(), r.cell, sweep_name, sweep_value],
+                |row| row.get(0),
+            )
+            .map(Some)
+            .or_else(|e| if e == rusqlite::Error::QueryReturnedNoRows { Ok(None) } else { Err(e) })?;
+        let Some(stored) = stored else { continue };
+        let (Some(old), Some(new)) = (configuration(&stored), configuration(&r.canonical_json())) else { continue };
+        if let Some((path, was, now)) = first_difference(&old, &new, "") {
+            return Err(BadInput(format!(
+                "{}: block `{}` (roster `{}`, {}, cell `{}`) already has runs in {} made under another configuration: \
+                 `{path}` was {was}, now {now}; runs under one name must mean one thing — rename the study or the \
+                 block, or use another store (adding runs, blocks or cells is allowed)",
+                study.display(),
+                r.block,
+                r.roster,
+                r.variant.as_str(),
+                r.cell,
+                store_path.display()
+            ))
+            .into());
+        }
+    }
+    Ok(())
+}
+
 fn run_plan(
     plan: &Plan,
     study: &Path,
@@ -635,6 +717,7 @@ fn run_plan(
         agora_engine::llm_seats::PrepareError::Declaration(m) => anyhow::Error::from(BadInput(m)),
         other => other.into(),
     })?;
+    refuse_pooling(plan, study, &store, store_path)?;
     let source = std::fs::read_to_string(study).with_context(|| format!("reading {}", study.display()))?;
     store.record_study(&plan.study_record(), &source)?;
     let bar = indicatif::ProgressBar::new(plan.runs.len() as u64);

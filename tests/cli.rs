@@ -934,3 +934,42 @@ fn an_undeclared_model_fails_check() {
         assert!(text(&o).contains("bad.ron") && !never.exists(), "{}", text(&o));
     }
 }
+
+/// A study edited so that a name already in the store would mean something else (10 → 20 rounds)
+/// is refused with the first differing field, and the store keeps only the first configuration;
+/// adding runs or a block to the same study is allowed.
+#[test]
+fn an_edited_configuration_is_never_pooled_under_one_name() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = dir.path().join("s.sqlite");
+    let body = |rounds: u32, runs: u32, extra: &str| {
+        format!(
+            "Study(version: 1, name: \"edited\", master_seed: 3, runs: {runs}, blocks: [Block(name: \"pd\", \
+             environment: PrisonersDilemma(rounds: {rounds}), rosters: [Roster(name: \"tft\", members: \
+             [Member(policy: TitForTat, count: 2)])]){extra}])"
+        )
+    };
+    let run = |text: String| {
+        let path = write_study(&dir, &text);
+        agora(&["run", &path, "--store", store.to_str().expect("utf8")])
+    };
+    let o = run(body(10, 2, ""));
+    assert!(o.status.success(), "{}", text(&o));
+    let o = run(body(20, 2, ""));
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("block `pd`") && text(&o).contains("environment") && text(&o).contains("rounds"),
+        "{}",
+        text(&o)
+    );
+    let runs = |sql: &str| -> i64 {
+        rusqlite::Connection::open(&store).expect("open").query_row(sql, [], |r| r.get(0)).expect("count")
+    };
+    assert_eq!(runs("SELECT COUNT(*) FROM runs"), 2, "nothing of the edited study was stored");
+    // Adding runs and a block is allowed.
+    let more = ", Block(name: \"pd-ac\", environment: PrisonersDilemma(rounds: 10), rosters: [Roster(name: \"ac\", \
+                members: [Member(policy: AlwaysCooperate, count: 2)])])";
+    let o = run(body(10, 3, more));
+    assert!(o.status.success(), "{}", text(&o));
+    assert_eq!(runs("SELECT COUNT(*) FROM runs"), 6);
+}
