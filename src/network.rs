@@ -54,9 +54,45 @@ pub struct NetworkArgs {
     pub seed: u64,
 }
 
+/// The most memory a network run may plan to use (Agora's bound, below the 24 GiB of the
+/// machines it is built on): a larger estimate is refused before anything is allocated.
+pub const MEMORY_LIMIT: u64 = 16 << 30;
+
+/// The bytes a run of `a` needs, from the figures measured in the benchmarks (docs: Large
+/// populations on networks): the population's state (3 bytes an agent for the naming games, 8
+/// for memory-5 coordination, one more a step of memory) and, but for complete mixing, about
+/// 17 bytes an agent per unit of degree at the peak of building the graph (66.2 at degree 4).
+pub fn estimated_bytes(a: &NetworkArgs) -> u64 {
+    let state: u64 = match a.game {
+        GameArg::MemoryCoordination => 3 + u64::from(a.memory),
+        _ => 3,
+    };
+    let graph: u64 = match a.topology {
+        TopologyArg::Complete => 0,
+        _ => 17 * a.degree.max(1) as u64,
+    };
+    (a.agents as u64).saturating_mul(state + graph)
+}
+
 pub fn main(a: NetworkArgs) -> anyhow::Result<()> {
     if !(0.0..=1.0).contains(&a.committed) {
         return Err(BadInput(format!("--committed {} is not a fraction in [0, 1]", a.committed)).into());
+    }
+    if a.agents > u32::MAX as usize {
+        return Err(
+            BadInput(format!("--agents {}: at most {} (agents are indexed by 32 bits)", a.agents, u32::MAX)).into()
+        );
+    }
+    let need = estimated_bytes(&a);
+    if need > MEMORY_LIMIT {
+        return Err(BadInput(format!(
+            "--agents {}: this network needs about {:.1} GiB, above the {:.0} GiB Agora allows a network run \
+             (fewer agents, a smaller --degree, or complete mixing)",
+            a.agents,
+            need as f64 / f64::from(1u32 << 30),
+            MEMORY_LIMIT as f64 / f64::from(1u32 << 30)
+        ))
+        .into());
     }
     let topology = match a.topology {
         TopologyArg::Complete => Topology::Complete,

@@ -973,3 +973,16 @@ fn an_edited_configuration_is_never_pooled_under_one_name() {
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(runs("SELECT COUNT(*) FROM runs"), 6);
 }
+
+/// A network too large for the machine is refused before anything is allocated, with its
+/// memory estimate in the message (10⁹ agents used to abort on allocation); a small one runs.
+#[test]
+fn a_network_too_large_is_refused_with_its_memory_estimate() {
+    let o = agora(&["network", "--agents", "1000000000", "--topology", "small-world"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("needs about 66.1 GiB, above the 16 GiB"), "{}", text(&o));
+    let o = agora(&["network", "--agents", "100000000000"]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    let o = agora(&["network", "--agents", "1000", "--max-interactions", "10000"]);
+    assert!(o.status.success(), "{}", text(&o));
+}
