@@ -291,6 +291,7 @@ fn profile_combine(i: ProfileCombineIn) -> Result<Value, BadInput> {
 /// `gr-open`: the seed given, or derived from the master seed, `model` and `condition`.
 fn gr_open(i: GrOpenIn) -> Result<Value, BadInput> {
     use agora_profile::score::gr_open::{derive_seed, open_comparison};
+    check_resamples(i.resamples)?;
     let seed = match (i.seed, &i.model, &i.condition) {
         (Some(s), None, None) => s,
         (None, Some(m), Some(c)) => derive_seed(m, c),
@@ -390,6 +391,20 @@ fn alpha05() -> f64 {
 fn level95() -> f64 {
     0.95
 }
+/// The most bootstrap resamples a test takes (Agora's bound): each keeps one value, so a
+/// million is 8 MB; more is refused with the figure before anything is allocated.
+const MAX_RESAMPLES: usize = 1_000_000;
+
+fn check_resamples(n: usize) -> Result<(), BadInput> {
+    if n == 0 || n > MAX_RESAMPLES {
+        return Err(BadInput(format!(
+            "stdin: `resamples`: {n}; 1 to {MAX_RESAMPLES} (each resample keeps a value: {n} would need about {:.1} GB)",
+            n as f64 * 8.0 / 1e9
+        )));
+    }
+    Ok(())
+}
+
 fn resamples() -> usize {
     2000
 }
@@ -488,6 +503,7 @@ pub fn run(test: Test, input: &str) -> Result<Value, BadInput> {
         }
         Test::Wasserstein1120 => {
             let i: WassIn = parse(input)?;
+            check_resamples(i.resamples)?;
             let reference = match i.reference {
                 Some(r) => r,
                 None => AnchorTable::shipped()

@@ -340,3 +340,25 @@ fn bad_input_is_refused_naming_the_field() {
         }
     }
 }
+
+/// A resample count beyond the declared bound is refused with its memory figure before anything
+/// is allocated (10¹² used to abort on allocation); a normal count runs.
+#[test]
+fn resamples_beyond_the_bound_are_refused_with_their_memory_figure() {
+    let o = agora_stats(
+        "gr-open",
+        &json!({"reference": [1, 2, 3, 4], "check": [1, 2, 3, 5], "resamples": 1_000_000_000_000u64, "seed": 1})
+            .to_string(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(
+        text(&o).contains("`resamples`: 1000000000000; 1 to 1000000") && text(&o).contains("8000.0 GB"),
+        "{}",
+        text(&o)
+    );
+    let o = agora_stats(
+        "gr-open",
+        &json!({"reference": [1, 2, 3, 4], "check": [1, 2, 3, 5], "resamples": 200, "seed": 1}).to_string(),
+    );
+    assert!(o.status.success(), "{}", text(&o));
+}
