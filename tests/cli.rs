@@ -986,3 +986,19 @@ fn a_network_too_large_is_refused_with_its_memory_estimate() {
     let o = agora(&["network", "--agents", "1000", "--max-interactions", "10000"]);
     assert!(o.status.success(), "{}", text(&o));
 }
+
+/// A population beyond the recorded-run bound is refused by `check` before anything is
+/// allocated (10⁸ used to take the machine's memory).
+#[test]
+fn a_population_beyond_the_bound_is_refused() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = write_study(
+        &dir,
+        "Study(version: 1, name: \"x\", master_seed: 1, runs: 1, blocks: [Block(name: \"b\", \
+         environment: NamingGame(population: 100000000), rosters: [Roster(name: \"r\", members: \
+         [Member(policy: MinimalNaming)])])])",
+    );
+    let o = agora(&["check", &path]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("population") && text(&o).contains("100000000 seats"), "{}", text(&o));
+}

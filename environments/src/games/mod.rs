@@ -42,7 +42,11 @@ macro_rules! games {
             )*
         }
 
-        impl EnvSpec {
+        /// The most seats a recorded run may have (Agora's bound): the instrument's societies hold 2
+/// to 48; a larger population is refused by [`EnvSpec::validate`] before anything is allocated.
+pub const MAX_POPULATION: usize = 10_000;
+
+impl EnvSpec {
             /// The game behind this specification.
             pub fn game(&self) -> &dyn Game {
                 match self {
@@ -109,9 +113,21 @@ impl EnvSpec {
         }
     }
 
-    /// Checks every parameter; the error names the field.
+    /// Checks every parameter; the error names the field. A recorded run's population is
+    /// bounded by [`MAX_POPULATION`] before anything is allocated.
     pub fn validate(&self) -> Result<(), EnvError> {
-        self.game().validate()
+        self.game().validate()?;
+        let n = self.population();
+        if n > MAX_POPULATION {
+            return Err(EnvError::InvalidParameter {
+                field: "population",
+                reason: format!(
+                    "{n} seats; a recorded run holds at most {MAX_POPULATION} (every seat is an entity with a \
+                     policy, and every decision a record); `agora network` plays millions of unrecorded agents"
+                ),
+            });
+        }
+        Ok(())
     }
 
     /// Number of seats.
