@@ -370,11 +370,14 @@ fn read_conn(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Option<
     Ok(Some(ev))
 }
 
-/// Whether `table` has every one of `columns`.
+/// Whether `table` has every one of `columns` (each read as [`crate::evidence::has_column`]).
 fn has_columns(conn: &Connection, table: &str, columns: &[&str]) -> rusqlite::Result<bool> {
-    let mut st = conn.prepare(&format!("SELECT name FROM pragma_table_info('{table}')"))?;
-    let have: Vec<String> = st.query_map([], |r| r.get(0))?.collect::<rusqlite::Result<_>>()?;
-    Ok(columns.iter().all(|c| have.iter().any(|h| h == c)))
+    for c in columns {
+        if !crate::evidence::has_column(conn, table, c)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
 }
 
 /// The cell a claim is graded in: claims hold at the canonical baseline, and Tier 3's evidence

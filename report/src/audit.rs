@@ -233,12 +233,8 @@ pub fn dependency(conn: &Connection) -> anyhow::Result<Option<Vec<Dependency>>> 
     if !has_table(conn, "audit_dependency")? {
         return Ok(None);
     }
-    let cols: Vec<String> = conn
-        .prepare("SELECT name FROM pragma_table_info('audit_dependency')")?
-        .query_map([], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
-    let place =
-        if cols.iter().any(|c| c == "arm") && cols.iter().any(|c| c == "cell") { "arm, cell" } else { "'', ''" };
+    let has = |c: &str| agora_analysis::evidence::has_column(conn, "audit_dependency", c);
+    let place = if has("arm")? && has("cell")? { "arm, cell" } else { "'', ''" };
     let mut st = conn.prepare(&format!(
         "SELECT coder, model, environment, role, indicator, estimator, value, status, reason, coef, ci_low, ci_high,
                 n_prompts, n_replicates, validation, {place}
