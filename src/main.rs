@@ -736,6 +736,10 @@ fn run_plan(
     }
     if let Some(l) = &llm {
         opts.policy_factory = Some(l.factory());
+        // Runs whose server gave no reply are played again after a wait that starts at eight
+        // transport backoffs of the slowest-backing-off model.
+        let backoff = plan.models.iter().map(|m| m.backoff_ms).max().unwrap_or(100);
+        opts.retry_backoff = std::time::Duration::from_millis(backoff.saturating_mul(8).max(1));
     }
     let started = std::time::Instant::now();
     let report = execute(&plan.runs, &mut store, &opts, &mut |p| {
@@ -755,6 +759,18 @@ fn run_plan(
     drop(claim);
     if llm.is_some() {
         llm::print_transcript_summary(store_path, &plan.study)?;
+    }
+    if let Some(last) = report.missing.last() {
+        anyhow::bail!(
+            "{}: {} of {} runs missing after {} further pass(es) — rerun the same command to retry them (they are not recorded; \
+             every reply already received is cached). Last failure: run {}: {}",
+            plan.study,
+            report.missing.len(),
+            plan.runs.len(),
+            report.passes,
+            last.run_key,
+            last.reason
+        );
     }
     summary::print(store_path, Some(&plan.study))
 }

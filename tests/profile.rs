@@ -460,8 +460,12 @@ fn a_server_outage_stops_the_study_and_a_plain_resume_fills_every_slot() {
     let store = dir.path().join("s.sqlite");
     let o = profile(&store, &dir.path().join("out"), &study, &[]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
-    assert!(text(&o).contains("stopped: ") && text(&o).contains("HTTP 503"), "{}", text(&o));
-    assert!(text(&o).contains("Run the same command again to resume"), "{}", text(&o));
+    assert!(
+        text(&o).contains("questions missing after 2 further pass(es)") && text(&o).contains("HTTP 503"),
+        "{}",
+        text(&o)
+    );
+    assert!(text(&o).contains("rerun the same command to retry them"), "{}", text(&o));
     let c = Connection::open(&store).expect("open");
     // A failure at the server is not an answer: nothing missing, no failed attempt recorded.
     assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_responses WHERE status <> 'valid'"), 0);

@@ -29,6 +29,11 @@ pub enum AgentError {
     /// An asynchronous decision failed for good (after the policy's own retries).
     #[error("decision failed: {0}")]
     Failed(String),
+    /// The model's server gave no reply (its transport retries spent, or the request refused):
+    /// not an answer. The run cannot go on now; asked again later, its calls already answered
+    /// come from the reply cache.
+    #[error("decision not made: {0}")]
+    Server(String),
 }
 
 impl AgentError {

@@ -100,6 +100,35 @@ fn timeouts_are_retried_and_exhaustion_is_reported() {
 }
 
 #[test]
+fn a_failure_of_the_request_itself_is_not_retried_and_says_so() {
+    rt().block_on(async {
+        // What the request itself gets (a refusal of it, a reply without content) comes back
+        // at once, per request; what every request gets (a wrong model or key) and what the
+        // transport does are not per request.
+        for (reply, per_request, sent) in [
+            (FakeReply::NullContent, true, 1),
+            (FakeReply::Status(400), true, 1),
+            (FakeReply::Status(413), true, 1),
+            (FakeReply::Status(422), true, 1),
+            (FakeReply::Status(401), false, 1),
+            (FakeReply::Status(404), false, 1),
+            (FakeReply::Status(500), false, 3),
+        ] {
+            let r = reply.clone();
+            let server = FakeServer::start(Arc::new(move |_, _| r.clone())).await.expect("server");
+            let client =
+                LlmClient::new(ModelSpec { max_retries: 2, ..model(vec![server.endpoint()]) }, None).expect("client");
+            let err = client.chat(&request()).await.expect_err("no answer");
+            assert_eq!(err.per_request(), per_request, "{reply:?}: {err}");
+            assert_eq!(server.requests.load(Ordering::Relaxed), sent, "{reply:?}");
+            if reply == FakeReply::NullContent {
+                assert!(err.to_string().contains("reply without message content (finish_reason length)"), "{err}");
+            }
+        }
+    });
+}
+
+#[test]
 fn unreachable_server_is_a_clear_error_at_start() {
     rt().block_on(async {
         let server = FakeServer::start(Arc::new(|_, _| FakeReply::Legal)).await.expect("server");

@@ -26,7 +26,7 @@ pub mod systems;
 pub use error::EngineError;
 pub use records::RunRecords;
 pub use run::RunWorld;
-pub use runner::{execute, Progress, RunnerOptions, RunnerReport};
+pub use runner::{execute, Missing, Progress, RunnerOptions, RunnerReport};
 pub use spec::{Factor, Level, RunSpec};
 pub use store::Store;
 

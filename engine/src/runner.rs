@@ -8,6 +8,14 @@
 //!
 //! When no seat of any run can defer (classical rosters), runs are independent from start to
 //! finish and are spread over worker threads instead.
+//!
+//! A run whose model server gives no reply for one of its decisions
+//! ([`agora_agents::AgentError::Server`]) is set aside, not recorded, while the other runs go
+//! on; once every run has been played, the runs set aside are played again (their calls
+//! already answered come from the reply cache, so a run played again records what it would
+//! have recorded at once), in at most [`RunnerOptions::retry_passes`] further passes with a
+//! growing wait between them. What is still missing after that is reported
+//! ([`RunnerReport::missing`]), never recorded.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::mpsc;
@@ -44,6 +52,10 @@ pub struct RunnerOptions {
     /// core); a caller playing many small plans at once (`agora serve`, one per society) asks
     /// for fewer.
     pub async_workers: Option<usize>,
+    /// Further passes over the runs whose model server gave no reply (0: none).
+    pub retry_passes: u32,
+    /// The wait before the first further pass; it doubles before each next one, up to 30 s.
+    pub retry_backoff: std::time::Duration,
 }
 
 impl Default for RunnerOptions {
@@ -54,6 +66,8 @@ impl Default for RunnerOptions {
             stop_after: None,
             policy_factory: None,
             async_workers: None,
+            retry_passes: 8,
+            retry_backoff: std::time::Duration::from_millis(500),
         }
     }
 }
@@ -80,6 +94,20 @@ pub struct RunnerReport {
     pub decisions: u64,
     /// True when `stop_after` ended the call before the plan was complete.
     pub interrupted: bool,
+    /// Runs not recorded because their model server gave no reply in any pass, with the last
+    /// failure of each, in plan order.
+    pub missing: Vec<Missing>,
+    /// Further passes made over runs set aside.
+    pub passes: u32,
+}
+
+/// A run left unrecorded: its key and the server's last failure.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Missing {
+    /// The run key.
+    pub run_key: String,
+    /// Why its last pass stopped.
+    pub reason: String,
 }
 
 /// Runs every run of `runs` not yet in `store`, committing each as it completes.
@@ -121,14 +149,32 @@ pub fn execute(
             }
             None => RunWorld::with_key(spec, key.to_string()),
         };
-        run_gathered(
-            &todo,
-            opts.max_live.max(1),
-            opts.async_workers,
-            &build,
-            &mut |rec, rep| commit(rec, rep),
-            &mut report,
-        )?;
+        let mut pending: Vec<(&RunSpec, String)> = todo.clone();
+        let mut wait = opts.retry_backoff;
+        loop {
+            let set_aside = run_gathered(
+                &pending,
+                opts.max_live.max(1),
+                opts.async_workers,
+                &build,
+                &mut |rec, rep| commit(rec, rep),
+                &mut report,
+            )?;
+            if report.interrupted || set_aside.is_empty() {
+                break;
+            }
+            if report.passes >= opts.retry_passes {
+                report.missing = set_aside
+                    .into_iter()
+                    .map(|(i, reason)| Missing { run_key: pending[i].1.clone(), reason })
+                    .collect();
+                break;
+            }
+            pending = set_aside.into_iter().map(|(i, _)| pending[i].clone()).collect();
+            report.passes += 1;
+            std::thread::sleep(wait);
+            wait = (wait * 2).min(std::time::Duration::from_secs(30));
+        }
     }
     Ok(report)
 }
@@ -194,7 +240,9 @@ fn run_threaded(
     })
 }
 
-/// Live runs stepped together; deferred decisions of all of them awaited at once.
+/// Live runs stepped together; deferred decisions of all of them awaited at once. Returns the
+/// runs set aside because their model server gave no reply (their index in `todo` and the
+/// failure), in `todo`'s order; any other failure stops the call.
 fn run_gathered(
     todo: &[(&RunSpec, String)],
     max_live: usize,
@@ -202,7 +250,7 @@ fn run_gathered(
     build: &dyn Fn(&RunSpec, &str) -> Result<RunWorld, EngineError>,
     commit: &mut Commit,
     report: &mut RunnerReport,
-) -> Result<(), EngineError> {
+) -> Result<Vec<(usize, String)>, EngineError> {
     // Every live run advances on its own: when the last awaited decision of a run's stage
     // arrives, that run resolves and begins its next stage at once, while the other runs'
     // requests stay in flight. No run waits for another's slow reply (no head-of-line
@@ -217,32 +265,38 @@ fn run_gathered(
         .enable_all()
         .build()
         .map_err(EngineError::Runtime)?;
-    let mut queue = todo.iter();
-    let mut slots: Vec<Option<(RunWorld, usize)>> = Vec::new();
-    let mut set: JoinSet<(usize, usize, Result<agora_environments::Action, agora_agents::AgentError>)> = JoinSet::new();
+    let mut queue = todo.iter().enumerate();
+    // A live run: its world, the decisions its open stage awaits, its index in `todo`. A slot's
+    // decisions carry the run's index, so that replies still in flight for a run set aside are
+    // not given to the run that takes its slot.
+    let mut slots: Vec<Option<Live>> = Vec::new();
+    let mut set_aside: Vec<(usize, String)> = Vec::new();
+    let mut set: JoinSet<(usize, usize, usize, Result<agora_environments::Action, agora_agents::AgentError>)> =
+        JoinSet::new();
     let _guard = rt.enter();
 
     // Steps the run in `slot` until it awaits decisions or ends; an ended run is committed and
     // its slot emptied. Returns true when `stop_after` asks to stop.
     let mut advance = |slot: usize,
-                       slots: &mut Vec<Option<(RunWorld, usize)>>,
+                       slots: &mut Vec<Option<Live>>,
                        set: &mut JoinSet<_>,
                        report: &mut RunnerReport|
      -> Result<bool, EngineError> {
         loop {
-            let Some((run, waiting)) = slots[slot].as_mut() else { return Ok(false) };
-            if run.is_done() {
-                let (run, _) = slots[slot].take().expect("invariant: the slot holds a run");
-                return commit(PreparedRun::new(run.into_records())?, report);
+            let Some(live) = slots[slot].as_mut() else { return Ok(false) };
+            if live.run.is_done() {
+                let live = slots[slot].take().expect("invariant: the slot holds a run");
+                return commit(PreparedRun::new(live.run.into_records())?, report);
             }
             // Ready stages are played at once; a stage that awaits decisions stays open.
-            let deferred = run.play_ready()?;
+            let deferred = live.run.play_ready()?;
             if deferred.is_empty() {
                 continue;
             }
-            *waiting = deferred.len();
+            live.waiting = deferred.len();
+            let index = live.index;
             for (seat, fut) in deferred {
-                set.spawn(async move { (slot, seat, fut.await) });
+                set.spawn(async move { (slot, index, seat, fut.await) });
             }
             return Ok(false);
         }
@@ -255,18 +309,19 @@ fn run_gathered(
                 slots.push(None);
             }
             if slots[slot].is_none() {
-                let Some((spec, key)) = queue.next() else { break };
-                slots[slot] = Some((build(spec, key)?, 0));
+                let Some((index, (spec, key))) = queue.next() else { break };
+                slots[slot] = Some(Live { run: build(spec, key)?, waiting: 0, index });
                 if advance(slot, &mut slots, &mut set, report)? {
                     report.interrupted = true;
-                    return Ok(());
+                    return Ok(set_aside);
                 }
             }
         }
         if set.is_empty() {
             // Every slot is empty: each run either awaits a reply or has been committed.
             if queue.len() == 0 {
-                return Ok(());
+                set_aside.sort_by_key(|(i, _)| *i);
+                return Ok(set_aside);
             }
             continue;
         }
@@ -276,24 +331,43 @@ fn run_gathered(
             answers.push(more);
         }
         for joined in answers {
-            let (slot, seat, result) = joined.map_err(|e| EngineError::Decision {
+            let (slot, index, seat, result) = joined.map_err(|e| EngineError::Decision {
                 run: "unknown".into(),
                 seat: 0,
                 source: agora_agents::AgentError::Failed(format!("decision task failed: {e}")),
             })?;
-            let Some((run, waiting)) = slots[slot].as_mut() else { continue };
-            let action = result.map_err(|source| EngineError::Decision { run: run.key().to_string(), seat, source })?;
-            run.supply(seat, action);
-            *waiting -= 1;
-            if *waiting == 0 {
-                run.finish_stage()?;
+            // A reply for a run set aside (its slot emptied or holding another run) is dropped:
+            // what the server answered is in the reply cache for the run's next pass.
+            let Some(live) = slots[slot].as_mut().filter(|l| l.index == index) else { continue };
+            let action = match result {
+                Ok(action) => action,
+                Err(agora_agents::AgentError::Server(reason)) => {
+                    slots[slot] = None;
+                    set_aside.push((index, format!("seat {seat}: {reason}")));
+                    continue;
+                }
+                Err(source) => return Err(EngineError::Decision { run: live.run.key().to_string(), seat, source }),
+            };
+            live.run.supply(seat, action);
+            live.waiting -= 1;
+            if live.waiting == 0 {
+                live.run.finish_stage()?;
                 if advance(slot, &mut slots, &mut set, report)? {
                     report.interrupted = true;
-                    return Ok(());
+                    return Ok(set_aside);
                 }
             }
         }
     }
+}
+
+/// A run in progress in one of the gathering runner's slots.
+struct Live {
+    run: RunWorld,
+    /// Decisions its open stage still awaits.
+    waiting: usize,
+    /// Its index in the call's runs.
+    index: usize,
 }
 
 impl std::fmt::Debug for RunnerOptions {
@@ -304,6 +378,8 @@ impl std::fmt::Debug for RunnerOptions {
             .field("stop_after", &self.stop_after)
             .field("policy_factory", &self.policy_factory.is_some())
             .field("async_workers", &self.async_workers)
+            .field("retry_passes", &self.retry_passes)
+            .field("retry_backoff", &self.retry_backoff)
             .finish()
     }
 }

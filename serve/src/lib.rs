@@ -270,10 +270,17 @@ impl App {
                 stop_after: None,
                 policy_factory: Some(factory),
                 async_workers: Some(1),
+                // People are waiting: a society is not played again behind their backs.
+                retry_passes: 0,
+                retry_backoff: std::time::Duration::ZERO,
             };
             let result =
                 Store::open(&app.desk.store).and_then(|mut store| execute(&[spec], &mut store, &opts, &mut |_| {}));
-            app.finish(idx, result.map(|_| ()).map_err(|e| e.to_string()));
+            let result = result.map_err(|e| e.to_string()).and_then(|r| match r.missing.first() {
+                Some(m) => Err(format!("run {}: {}", m.run_key, m.reason)),
+                None => Ok(()),
+            });
+            app.finish(idx, result);
         });
     }
 

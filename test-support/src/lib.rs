@@ -8,7 +8,7 @@
 //!
 //! It answers `GET /v1/models` and `POST /v1/chat/completions` on 127.0.0.1 with a behaviour
 //! chosen per request: a legal answer read off the request's JSON schema, a given text, a
-//! given text cut at the token limit (`finish_reason: "length"`), an HTTP status, a malformed
+//! given text cut at the token limit (`finish_reason: "length"`), null content, an HTTP status, a malformed
 //! or truncated body, a delay, a hang or a dropped connection. It counts requests and the most
 //! in flight at once, and keeps the latest completion request's body as sent.
 
@@ -31,6 +31,9 @@ pub enum FakeReply {
     Content(String),
     /// This message content, reported as cut at the token limit (`finish_reason: "length"`).
     Cut(String),
+    /// A 200 whose message content is null, cut at the token limit (what a reasoning parser
+    /// returns for a reply cut off inside its thinking).
+    NullContent,
     /// An HTTP error status with a short JSON body.
     Status(u16),
     /// A 200 whose body is not JSON.
@@ -239,6 +242,13 @@ async fn serve(mut sock: TcpStream, behaviour: Behaviour, counters: Counters) ->
                 FakeReply::Legal => break write(&mut sock, 200, &completion(&legal_answer(&json), "stop"), None).await,
                 FakeReply::Content(c) => break write(&mut sock, 200, &completion(&c, "stop"), None).await,
                 FakeReply::Cut(c) => break write(&mut sock, 200, &completion(&c, "length"), None).await,
+                FakeReply::NullContent => {
+                    let body = serde_json::json!({
+                        "id": "fake", "object": "chat.completion", "model": "fake",
+                        "choices": [{"index": 0, "message": {"role": "assistant", "content": null}, "finish_reason": "length"}],
+                    });
+                    break write(&mut sock, 200, &body.to_string(), None).await;
+                }
                 FakeReply::Status(s) => {
                     break write(&mut sock, s, r#"{"error":{"message":"fake failure"}}"#, None).await
                 }

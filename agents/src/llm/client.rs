@@ -91,6 +91,18 @@ pub enum CallError {
         /// The start of the response body.
         body: String,
     },
+    /// The server answered 200 without message content (what a reasoning parser returns for
+    /// a reply cut off inside its thinking): the same request gets the same, so it is not
+    /// retried here; the caller counts it as a failed attempt at its slot.
+    #[error("model `{model}` at {endpoint}: reply without message content (finish_reason {finish_reason})")]
+    Empty {
+        /// The model's name in the study.
+        model: String,
+        /// Base URL of the server that answered.
+        endpoint: String,
+        /// The reply's `finish_reason`, or `none`.
+        finish_reason: String,
+    },
     /// No endpoint answered at start.
     #[error("model `{model}`: no endpoint reachable ({details})")]
     Unreachable {
@@ -99,6 +111,23 @@ pub enum CallError {
         /// Each endpoint's failure, `;`-separated.
         details: String,
     },
+}
+
+impl CallError {
+    /// Whether the failure belongs to this one request, so that another request (another
+    /// attempt at the slot, with its own seed and budget) may succeed: a reply without content,
+    /// or a refusal of the request itself (HTTP 400, 413, 422 and other 4xx). Refusals that say
+    /// the model or the key is wrong (401, 403, 404, 405, 407) fail every request alike, and
+    /// transport failures say nothing about the request: neither is per request.
+    pub fn per_request(&self) -> bool {
+        match self {
+            CallError::Empty { .. } => true,
+            CallError::Rejected { status, .. } => {
+                (400..500).contains(status) && !matches!(status, 401 | 403 | 404 | 405 | 407)
+            }
+            CallError::Exhausted { .. } | CallError::Unreachable { .. } => false,
+        }
+    }
 }
 
 struct Endpoint {
@@ -363,7 +392,13 @@ impl LlmClient {
                                     finish_reason,
                                 })
                             }
-                            None => last = format!("{}: reply without message content", endpoint.base),
+                            None => {
+                                return Err(CallError::Empty {
+                                    model: self.spec.name.clone(),
+                                    endpoint: endpoint.base.clone(),
+                                    finish_reason: finish_reason.unwrap_or_else(|| "none".into()),
+                                })
+                            }
                         }
                     }
                     Err(e) => last = format!("{}: malformed body ({e})", endpoint.base),

@@ -133,7 +133,7 @@ async fn ask(a: Ask<'_>, req: &mut ChatRequest) -> Result<(String, super::cache:
                 spec.name, seat.run_key, seat.seat
             )))
         }
-        Err(e) => return Err(AgentError::Failed(e.to_string())),
+        Err(e) => return Err(AgentError::Server(e.to_string())),
     };
     Ok((request_json, reply))
 }

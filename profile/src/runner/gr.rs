@@ -60,57 +60,61 @@ pub fn jobs(
                 continue;
             }
             let (asker, c) = (ctx.asker.clone(), c.clone());
-            out.push(Box::pin(async move {
-                let ask = match c.format {
-                    Format::Open => Ask::Amount { max: OPEN_MAX },
-                    Format::Binary => Ask::Choice { labels: c.shown.iter().map(|(l, _)| l.clone()).collect() },
-                };
-                // GR's full-answer review (§GR3) reads the whole visible reply; the wording of
-                // the answer adopted (the last read, as the first usable attempt ends the slot) is
-                // kept with it.
-                let support: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
-                // A reply cut at the token limit is not a complete visible reply: usable only
-                // where a complete JSON answer came before the cut, and then read as a whole.
-                let read = |reply: &str, cut: bool| -> Result<Answer, String> {
-                    if cut {
-                        let text = agora_reply::strip_deliberation(reply);
-                        let answered = agora_reply::first_object(&text).is_some_and(|(_, _, m)| {
-                            agora_reply::answer_keys(&c.field).iter().any(|k| m.contains_key(*k))
-                        });
-                        if !answered {
-                            return Err("truncated".into());
+            out.push((
+                slot_key.clone(),
+                Box::pin(async move {
+                    let ask = match c.format {
+                        Format::Open => Ask::Amount { max: OPEN_MAX },
+                        Format::Binary => Ask::Choice { labels: c.shown.iter().map(|(l, _)| l.clone()).collect() },
+                    };
+                    // GR's full-answer review (§GR3) reads the whole visible reply; the wording of
+                    // the answer adopted (the last read, as the first usable attempt ends the slot) is
+                    // kept with it.
+                    let support: std::sync::Mutex<Option<String>> = std::sync::Mutex::new(None);
+                    // A reply cut at the token limit is not a complete visible reply: usable only
+                    // where a complete JSON answer came before the cut, and then read as a whole.
+                    let read = |reply: &str, cut: bool| -> Result<Answer, String> {
+                        if cut {
+                            let text = agora_reply::strip_deliberation(reply);
+                            let answered = agora_reply::first_object(&text).is_some_and(|(_, _, m)| {
+                                agora_reply::answer_keys(&c.field).iter().any(|k| m.contains_key(*k))
+                            });
+                            if !answered {
+                                return Err("truncated".into());
+                            }
                         }
-                    }
-                    let review = crate::tasks::gr_review::review(reply, &c)?;
-                    if let Ok(mut s) = support.lock() {
-                        *s = Some(review.support);
-                    }
-                    Ok(match review.answer {
-                        Reviewed::Amount(a) => Answer::Amount(a),
-                        Reviewed::Label(i) => Answer::Label(i),
+                        let review = crate::tasks::gr_review::review(reply, &c)?;
+                        if let Ok(mut s) = support.lock() {
+                            *s = Some(review.support);
+                        }
+                        Ok(match review.answer {
+                            Reviewed::Amount(a) => Answer::Amount(a),
+                            Reviewed::Label(i) => Answer::Label(i),
+                        })
+                    };
+                    let asked = asker.ask_with(&c.text, &c.field, &ask, &slot_key, &read).await?;
+                    let value = asked.answer.and_then(|a| match (a, c.format) {
+                        (Answer::Amount(x), Format::Open) => Some(x.to_string()),
+                        (Answer::Label(i), Format::Binary) => c.shown.get(i).map(|(_, m)| (*m).to_string()),
+                        _ => None,
+                    });
+                    let strict =
+                        value.is_some() && asked.attempts.last().is_some_and(|a| ask.strict(&a.reply, &c.field));
+                    let support = if value.is_some() { support.into_inner().ok().flatten() } else { None };
+                    Ok(GrRecorded {
+                        condition: c.id,
+                        format: if c.format == Format::Open { "open" } else { "binary" },
+                        class: c.class,
+                        slot,
+                        slot_key,
+                        value,
+                        strict,
+                        support,
+                        prompt: c.text,
+                        asked,
                     })
-                };
-                let asked = asker.ask_with(&c.text, &c.field, &ask, &slot_key, &read).await?;
-                let value = asked.answer.and_then(|a| match (a, c.format) {
-                    (Answer::Amount(x), Format::Open) => Some(x.to_string()),
-                    (Answer::Label(i), Format::Binary) => c.shown.get(i).map(|(_, m)| (*m).to_string()),
-                    _ => None,
-                });
-                let strict = value.is_some() && asked.attempts.last().is_some_and(|a| ask.strict(&a.reply, &c.field));
-                let support = if value.is_some() { support.into_inner().ok().flatten() } else { None };
-                Ok(GrRecorded {
-                    condition: c.id,
-                    format: if c.format == Format::Open { "open" } else { "binary" },
-                    class: c.class,
-                    slot,
-                    slot_key,
-                    value,
-                    strict,
-                    support,
-                    prompt: c.text,
-                    asked,
-                })
-            }));
+                }),
+            ));
         }
     }
     Ok(out)

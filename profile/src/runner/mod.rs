@@ -15,7 +15,7 @@ mod plan;
 mod run;
 mod store;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -121,6 +121,9 @@ fn assets_dir(arg: Option<&Path>) -> PathBuf {
 
 /// The society prompts' cell files (`scenarios/cells`) whose presentation checks the profile reuses.
 /// The society cells the presentation checks reuse ([`Cells::load`]).
+/// Further passes over the questions whose server failed in transport, within one invocation.
+const RETRY_PASSES: u32 = 8;
+
 const CHECK_CELLS: [&str; 6] =
     ["answer-field", "task-id", "alt-opening", "layout-inline", "layout-sentence-per-line", "reversed-actions"];
 
@@ -316,6 +319,7 @@ pub fn main(args: ProfileOptions) -> anyhow::Result<()> {
     let cache: Arc<SqliteCache> = Arc::new(SqliteCache::open(&args.store)?);
     let rt = agora_agents::llm::session::runtime().context("starting the runtime")?;
     let mut report = Vec::new();
+    let mut incomplete = Vec::new();
     for spec in &models {
         let changed = store::check_settings(&conn, &study.name, spec, args.retry_missing)
             .map_err(|e| BadInput(format!("{}: {e}", args.store.display())))?;
@@ -328,14 +332,7 @@ pub fn main(args: ProfileOptions) -> anyhow::Result<()> {
         } else {
             Default::default()
         };
-        let asker = Arc::new(Asker {
-            spec: spec.clone(),
-            session,
-            master_seed: study.master_seed,
-            outage: Default::default(),
-            retry,
-            kept,
-        });
+        let asker = Arc::new(Asker::new(spec.clone(), session, study.master_seed, retry, kept));
         let ctx = Arc::new(Ctx {
             study: study.name.clone(),
             asker: asker.clone(),
@@ -366,33 +363,67 @@ pub fn main(args: ProfileOptions) -> anyhow::Result<()> {
         let limit = run::in_flight(spec);
         // Records are committed every few hundred jobs, so an interrupted study resumes there.
         let batch = (16 * limit).max(512);
-        let (mut asked, mut recorded_jobs, mut failure) = (0, 0, None);
-        'tasks: for (task, plan) in &plans {
-            let done = store::done_keys(&conn, &study.name, &spec.name, task.name(), args.retry_missing)?;
-            let mut jobs = run::jobs(&ctx, plan, &done, &redo);
-            asked += jobs.len();
-            while !jobs.is_empty() {
-                let rest = jobs.split_off(batch.min(jobs.len()));
-                let (recorded, failed) = rt.block_on(run::in_order(limit, std::mem::replace(&mut jobs, rest)))?;
-                recorded_jobs += recorded.len();
-                store::write_rows(&mut conn, &study.name, spec, recorded.iter().flatten())?;
-                if failed.is_some() {
-                    failure = failed;
-                    break 'tasks;
+        // Jobs whose server failed in transport are asked again in later passes of this
+        // invocation (their questions already answered come from the reply cache), after a
+        // wait that starts at eight transport backoffs and doubles, up to RETRY_PASSES passes or
+        // two passes in a row in which the server answered nothing.
+        let (mut asked, mut recorded_jobs) = (0, 0);
+        let mut failed: Vec<(String, ask::Failure)> = Vec::new();
+        let mut only: Option<HashSet<String>> = None;
+        let mut wait = std::time::Duration::from_millis(spec.backoff_ms.saturating_mul(8).max(1));
+        let (mut passes, mut idle) = (0, 0);
+        loop {
+            asker.next_pass();
+            let replies_before = asker.session.calls().1;
+            let recorded_before = recorded_jobs;
+            failed.clear();
+            for (task, plan) in &plans {
+                let done = store::done_keys(&conn, &study.name, &spec.name, task.name(), args.retry_missing)?;
+                let mut jobs = run::jobs(&ctx, plan, &done, &redo);
+                keep_only(&mut jobs, only.as_ref());
+                if only.is_none() {
+                    asked += jobs.len();
+                }
+                while !jobs.is_empty() {
+                    let rest = jobs.split_off(batch.min(jobs.len()));
+                    let (recorded, fails) = rt.block_on(run::in_order(limit, std::mem::replace(&mut jobs, rest)))?;
+                    recorded_jobs += recorded.len();
+                    store::write_rows(&mut conn, &study.name, spec, recorded.iter().flatten())?;
+                    failed.extend(fails);
                 }
             }
+            if study.general_robustness {
+                let done = store::done_gr(&conn, &study.name, &spec.name, args.retry_missing)?;
+                let mut jobs = gr::jobs(&ctx, &wording, study.gr_responses, &done)?;
+                keep_only(&mut jobs, only.as_ref());
+                if only.is_none() {
+                    asked += jobs.len();
+                }
+                let (recorded, fails) = rt.block_on(run::in_order(limit, jobs))?;
+                recorded_jobs += recorded.len();
+                store::write_gr(&mut conn, &study.name, spec, &recorded)?;
+                failed.extend(fails);
+            }
+            let fatal = failed.iter().any(|(_, f)| !f.transient);
+            // Two passes in a row without a reply from the server end the passes early.
+            idle =
+                if asker.session.calls().1 > replies_before || recorded_jobs > recorded_before { 0 } else { idle + 1 };
+            if failed.is_empty() || fatal || idle >= 2 || passes >= RETRY_PASSES {
+                break;
+            }
+            passes += 1;
+            only = Some(failed.iter().map(|(id, _)| id.clone()).collect());
+            std::thread::sleep(wait);
+            wait = (wait * 2).min(std::time::Duration::from_secs(30));
         }
-        if study.general_robustness && failure.is_none() {
-            let done = store::done_gr(&conn, &study.name, &spec.name, args.retry_missing)?;
-            let jobs = gr::jobs(&ctx, &wording, study.gr_responses, &done)?;
-            asked += jobs.len();
-            let (recorded, failed) = rt.block_on(run::in_order(limit, jobs))?;
-            recorded_jobs += recorded.len();
-            store::write_gr(&mut conn, &study.name, spec, &recorded)?;
-            failure = failed;
-        }
+        // The failure that stopped the others (they say "not asked …") is the one reported.
+        let failure =
+            failed.iter().find(|(_, f)| !f.reason.starts_with("not asked")).or(failed.first()).map(|(_, f)| f.clone());
         let kind = if args.retry_missing { "retry-missing" } else { "ask" };
-        let outcome = failure.as_ref().map_or_else(|| "complete".to_string(), |e| format!("stopped: {e}"));
+        let outcome = match &failure {
+            None => "complete".to_string(),
+            Some(e) => format!("stopped: {} question(s) not asked after {passes} further pass(es): {e}", failed.len()),
+        };
         store::record_pass(&conn, &study.name, spec, kind, &changed, asked, &outcome)?;
         eprintln!(
             "{}: {} requests sent, {} replies from the cache",
@@ -402,12 +433,26 @@ pub fn main(args: ProfileOptions) -> anyhow::Result<()> {
         );
         if let Some(e) = failure {
             cache.flush();
-            anyhow::bail!(
-                "model `{}`: stopped: {e}. {recorded_jobs} of {asked} questions were answered and recorded before it; the rest were not asked, and nothing was recorded for them. Run the same command again to resume: it asks them as if the failure had not happened.",
-                spec.name
-            );
+            if !e.transient {
+                anyhow::bail!(
+                    "model `{}`: stopped: {e}. {recorded_jobs} of {asked} questions were answered and recorded before it; the rest were not asked, and nothing was recorded for them. Run the same command again to resume: it asks them as if the failure had not happened.",
+                    spec.name
+                );
+            }
+            incomplete.push(format!(
+                "model `{}`: {} of {asked} questions missing after {passes} further pass(es) (last failure: {e})",
+                spec.name,
+                failed.len()
+            ));
+            continue;
         }
         report.push(output::model_profile(&conn, &study, spec)?);
+    }
+    if !incomplete.is_empty() {
+        anyhow::bail!(
+            "{} — rerun the same command to retry them: they were not recorded, and each reply already received is cached. No profile was written.",
+            incomplete.join("; ")
+        );
     }
     output::write_outputs(&args.out, &study, &report)?;
     for m in &report {
@@ -415,6 +460,13 @@ pub fn main(args: ProfileOptions) -> anyhow::Result<()> {
     }
     println!("profile written to {}", args.out.display());
     Ok(())
+}
+
+/// Keeps the jobs `only` names, when it names any (a later pass).
+fn keep_only<T>(jobs: &mut Vec<run::Job<T>>, only: Option<&HashSet<String>>) {
+    if let Some(only) = only {
+        jobs.retain(|(id, _)| only.contains(id));
+    }
 }
 
 fn print_dry_run(

@@ -14,7 +14,7 @@ use crate::tasks::{Operation, Task, VERSION_IDS};
 use agora_agents::llm::ModelSpec;
 use anyhow::Context as _;
 
-use super::ask::{Answer, Ask, Asked, Asker};
+use super::ask::{Answer, Ask, Asked, Asker, Failure};
 use super::plan::{presentation, presentation_name, Cells, Episode, Slot, TaskPlan, B4_CHECK_ROUNDS, B4_ROUNDS};
 
 /// What every question of one model shares.
@@ -49,41 +49,43 @@ pub struct Recorded {
     pub asked: Asked,
 }
 
-/// A job of a task: one single decision, or one B4 episode with its side queries.
-pub type Job<T> = Pin<Box<dyn Future<Output = Result<T, String>> + Send>>;
+/// A job of a task: one single decision, or one B4 episode with its side queries, with its
+/// identity (the slot key of its first question), by which a later pass asks it again.
+pub type Job<T> = (String, Pin<Box<dyn Future<Output = Result<T, Failure>> + Send>>);
 
 /// How many slots of one model are kept going at once: twice the requests its endpoints take.
 pub fn in_flight(spec: &ModelSpec) -> usize {
     (spec.concurrency * spec.endpoints.len()).max(1) * 2
 }
 
-/// Runs `jobs` with at most `limit` at once; the results come back in job order, and the first
-/// job's failure beside them (the jobs that succeeded are kept, so that what was answered before
-/// a server failed is recorded).
-pub async fn in_order<T: Send + 'static>(limit: usize, jobs: Vec<Job<T>>) -> anyhow::Result<(Vec<T>, Option<String>)> {
+/// Runs `jobs` with at most `limit` at once; the results come back in job order, and the
+/// failed jobs beside them, each with its identity and failure, in job order (the jobs that
+/// succeeded are kept, so that what was answered before a server failed is recorded).
+pub async fn in_order<T: Send + 'static>(
+    limit: usize,
+    jobs: Vec<Job<T>>,
+) -> anyhow::Result<(Vec<T>, Vec<(String, Failure)>)> {
     let permits = Arc::new(tokio::sync::Semaphore::new(limit.max(1)));
     let mut set = tokio::task::JoinSet::new();
-    for (i, job) in jobs.into_iter().enumerate() {
+    for (i, (id, job)) in jobs.into_iter().enumerate() {
         let permit = permits.clone().acquire_owned().await.context("the runtime closed")?;
         set.spawn(async move {
             let r = job.await;
             drop(permit);
-            (i, r)
+            (i, id, r)
         });
     }
     let mut results = Vec::with_capacity(set.len());
     let mut failures = Vec::new();
     while let Some(joined) = set.join_next().await {
         match joined.context("a profile question panicked")? {
-            (i, Ok(r)) => results.push((i, r)),
-            (i, Err(e)) => failures.push((i, e)),
+            (i, _, Ok(r)) => results.push((i, r)),
+            (i, id, Err(e)) => failures.push((i, id, e)),
         }
     }
     results.sort_by_key(|(i, _)| *i);
-    failures.sort_by_key(|(i, _)| *i);
-    // The failure that stopped the others (they say "not asked after …") comes first.
-    let first = failures.iter().find(|(_, e)| !e.starts_with("not asked after")).or(failures.first());
-    Ok((results.into_iter().map(|(_, r)| r).collect(), first.map(|(_, e)| e.clone())))
+    failures.sort_by_key(|(i, _, _)| *i);
+    Ok((results.into_iter().map(|(_, r)| r).collect(), failures.into_iter().map(|(_, id, e)| (id, e)).collect()))
 }
 
 #[expect(clippy::too_many_arguments, reason = "a slot is named by all of its coordinates")]
@@ -135,9 +137,9 @@ async fn ask_one(
     input: &Input,
     mut row: ResponseRow,
     slot_key: String,
-) -> Result<(Recorded, Option<Decoded>), String> {
+) -> Result<(Recorded, Option<Decoded>), Failure> {
     let r = render(input, ctx.version(task, version), &presentation(op, &ctx.cells))
-        .map_err(|e| format!("{slot_key}: {e}"))?;
+        .map_err(|e| Failure::from(format!("{slot_key}: {e}")))?;
     let ask = match r.max {
         Some(max) => Ask::Amount { max },
         None => Ask::Choice { labels: r.shown.iter().map(|(l, _)| l.clone()).collect() },
@@ -152,7 +154,7 @@ async fn ask_one(
     Ok((Recorded { row, slot_key, prompt: r.text, asked }, decoded))
 }
 
-async fn run_slot(ctx: Arc<Ctx>, s: Slot, key: String) -> Result<Vec<Recorded>, String> {
+async fn run_slot(ctx: Arc<Ctx>, s: Slot, key: String) -> Result<Vec<Recorded>, Failure> {
     let row = blank_row(s.task, s.version, s.presentation, &s.input, s.slot);
     let (rec, _) = ask_one(&ctx, s.task, s.version, s.presentation, &s.input, row, key).await?;
     Ok(vec![rec])
@@ -161,7 +163,7 @@ async fn run_slot(ctx: Arc<Ctx>, s: Slot, key: String) -> Result<Vec<Recorded>, 
 /// One live B4 episode: twelve rounds against the scripted opponent, with the check side
 /// queries at rounds 1, 8 and 12 (they see the same history and do not advance the episode). A
 /// round without a valid answer ends the episode: its later rounds are recorded as ended.
-async fn run_episode(ctx: Arc<Ctx>, e: Episode) -> Result<Vec<Recorded>, String> {
+async fn run_episode(ctx: Arc<Ctx>, e: Episode) -> Result<Vec<Recorded>, Failure> {
     let mut out = Vec::new();
     let mut history: Vec<Round> = Vec::new();
     let mut ended = false;
@@ -226,7 +228,7 @@ pub fn jobs(
     for s in &plan.slots {
         let key = slot_key(&ctx.study, s.task, s.version, s.presentation, &s.input, "", 0, s.slot);
         if !done.contains(&key) {
-            out.push(Box::pin(run_slot(ctx.clone(), s.clone(), key)));
+            out.push((key.clone(), Box::pin(run_slot(ctx.clone(), s.clone(), key))));
         }
     }
     for e in &plan.episodes {
@@ -234,7 +236,7 @@ pub fn jobs(
         let key = slot_key(&ctx.study, Task::B4, e.version, None, &first, e.direction, 1, e.episode);
         let id = episode_id(VERSION_IDS[e.version], e.level.name(), e.direction, e.episode);
         if !done.contains(&key) || redo.contains(&id) {
-            out.push(Box::pin(run_episode(ctx.clone(), e.clone())));
+            out.push((key, Box::pin(run_episode(ctx.clone(), e.clone()))));
         }
     }
     out
