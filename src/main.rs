@@ -83,6 +83,11 @@ enum Command {
         /// into a fresh store.
         #[arg(long)]
         cache: Option<PathBuf>,
+        /// Where the store already holds runs of this study's names under another
+        /// configuration, store this one as the study's next version (`NAME@2`, `NAME@3`, …)
+        /// instead of refusing it; a rerun resumes the version its configuration matches.
+        #[arg(long)]
+        new_version: bool,
     },
     /// Validate a study and print its plan.
     Check {
@@ -327,7 +332,20 @@ fn load_plan(study: &Path, cells: Option<&Path>, models: Option<&Path>) -> anyho
 
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
-        Command::Run { study, store, shard, dry_run, runs, threads, live, cells, models, replay, cache } => {
+        Command::Run {
+            study,
+            store,
+            shard,
+            dry_run,
+            runs,
+            threads,
+            live,
+            cells,
+            models,
+            replay,
+            cache,
+            new_version,
+        } => {
             huge_pages::none();
             let mut plan = load_plan(&study, cells.as_deref(), models.as_deref())?;
             if let Some(r) = plan.runs.iter().find(|r| r.seats.iter().any(|p| p.stand_in().is_some())) {
@@ -360,7 +378,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 print_plan(&plan);
                 return Ok(());
             }
-            run_plan(&plan, &study, &store, threads, live, replay, cache.as_deref())
+            run_plan(&plan, &study, &store, &RunFlags { threads, live, replay, cache: cache.as_deref(), new_version })
         }
         Command::Check { study, cells, models } => {
             let plan = load_plan(&study, cells.as_deref(), models.as_deref())?;
@@ -387,7 +405,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             for name in ["classical.ron", "tipping.ron"] {
                 let study = root.join("scenarios/studies").join(name);
                 let plan = load_plan(&study, None, None)?;
-                run_plan(&plan, &study, &store, None, None, false, None)?;
+                run_plan(&plan, &study, &store, &RunFlags::default())?;
             }
             let analysis = agora_analysis::analyze::analyze(&store, None)?;
             let dir = out.join("analysis");
@@ -452,6 +470,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Analyze { store, out, study, classical_in_cross_model, human_anchors } => {
             let reader = Store::open_read(&store)?.reader_path().to_path_buf();
             summary::check_study(&reader, study.as_deref())?;
+            summary::check_versions(&reader, study.as_deref())?;
             let human = match &human_anchors {
                 Some(p) => {
                     let text = std::fs::read_to_string(p)
@@ -609,16 +628,31 @@ fn print_reference(plan: &Plan) {
     );
 }
 
-/// Refuses a plan that gives a name already in the store another meaning: a condition (study,
-/// block, roster, payoff version, cell and sweep point) whose stored runs were made under a
-/// different configuration (anything of the run's specification but its index and seed) would
-/// be pooled with the new runs under one name. Adding runs, blocks or cells stays allowed.
-fn refuse_pooling(plan: &Plan, study: &Path, store: &Store, store_path: &Path) -> anyhow::Result<()> {
+/// A name of the store that a plan would give another meaning: a condition (study, block,
+/// roster, payoff version, cell and sweep point) whose stored runs were made under a different
+/// configuration (anything of the run's specification but its index and seed).
+struct Conflict {
+    block: String,
+    roster: String,
+    variant: &'static str,
+    cell: String,
+    /// The first differing field of the specification, its stored value and the plan's.
+    field: String,
+    was: String,
+    now: String,
+}
+
+/// The first condition of the plan whose stored runs, under the plan's study name, were made
+/// under another configuration: its runs would be pooled with the new ones under one name.
+/// Adding runs, blocks or cells is no conflict.
+fn first_conflict(plan: &Plan, store: &Store) -> anyhow::Result<Option<Conflict>> {
     fn configuration(json: &str) -> Option<serde_json::Value> {
         let mut v: serde_json::Value = serde_json::from_str(json).ok()?;
         let o = v.as_object_mut()?;
         o.remove("run_index");
         o.remove("seed");
+        // The study's name is what a version changes; the configuration is everything else.
+        o.remove("study");
         Some(v)
     }
     /// The first path at which two values differ, with both sides.
@@ -673,36 +707,109 @@ fn refuse_pooling(plan: &Plan, study: &Path, store: &Store, store_path: &Path) -
             .or_else(|e| if e == rusqlite::Error::QueryReturnedNoRows { Ok(None) } else { Err(e) })?;
         let Some(stored) = stored else { continue };
         let (Some(old), Some(new)) = (configuration(&stored), configuration(&r.canonical_json())) else { continue };
-        if let Some((path, was, now)) = first_difference(&old, &new, "") {
-            return Err(BadInput(format!(
-                "{}: block `{}` (roster `{}`, {}, cell `{}`) already has runs in {} made under another configuration: \
-                 `{path}` was {was}, now {now}; runs under one name must mean one thing — rename the study or the \
-                 block, or use another store (adding runs, blocks or cells is allowed)",
-                study.display(),
-                r.block,
-                r.roster,
-                r.variant.as_str(),
-                r.cell,
-                store_path.display()
-            ))
-            .into());
+        if let Some((field, was, now)) = first_difference(&old, &new, "") {
+            return Ok(Some(Conflict {
+                block: r.block.clone(),
+                roster: r.roster.clone(),
+                variant: r.variant.as_str(),
+                cell: r.cell.clone(),
+                field,
+                was,
+                now,
+            }));
         }
     }
-    Ok(())
+    Ok(None)
 }
 
-fn run_plan(
-    plan: &Plan,
-    study: &Path,
-    store_path: &Path,
+/// The plan under another study name: a version of the study (`NAME@2`). Every run keeps its
+/// seed, derived from the study file's own name, so the versions are compared on the same seeds.
+fn renamed(plan: &Plan, name: &str) -> Plan {
+    let mut p = plan.clone();
+    p.study = name.to_string();
+    for r in &mut p.runs {
+        r.study = name.to_string();
+    }
+    p
+}
+
+/// The name of a study's `k`-th version: the study's own name for the first.
+fn version_name(study: &str, k: u32) -> String {
+    if k <= 1 {
+        study.to_string()
+    } else {
+        format!("{study}@{k}")
+    }
+}
+
+/// The first version of the plan's study (`NAME`, `NAME@2`, …) under which the store holds no
+/// run of another configuration: where the plan's runs go with `--new-version`.
+fn free_version(plan: &Plan, store: &Store) -> anyhow::Result<(Plan, Option<Conflict>)> {
+    let mut first = None;
+    for k in 1.. {
+        let p = renamed(plan, &version_name(&plan.study, k));
+        match first_conflict(&p, store)? {
+            None => return Ok((p, first)),
+            Some(c) => {
+                first.get_or_insert(c);
+            }
+        }
+    }
+    unreachable!("invariant: a store holds finitely many versions")
+}
+
+/// Refuses a plan that gives a name already in the store another meaning, or (with
+/// `--new-version`) moves it to the study's first version that has no other configuration.
+fn place_plan(plan: &Plan, study: &Path, store: &Store, store_path: &Path, new_version: bool) -> anyhow::Result<Plan> {
+    let (placed, conflict) = free_version(plan, store)?;
+    let Some(c) = conflict else { return Ok(placed) };
+    let what = format!(
+        "block `{}` (roster `{}`, {}, cell `{}`) already has runs in {} made under another configuration: `{}` was \
+         {}, now {}",
+        c.block,
+        c.roster,
+        c.variant,
+        c.cell,
+        store_path.display(),
+        c.field,
+        c.was,
+        c.now
+    );
+    if new_version {
+        println!("{}: {what}; stored as version `{}`", study.display(), placed.study);
+        return Ok(placed);
+    }
+    Err(BadInput(format!(
+        "{}: {what}; runs under one name must mean one thing — pass --new-version to store it as `{}`, rename \
+         the study or the block, or use another store (adding runs, blocks or cells is allowed)",
+        study.display(),
+        placed.study
+    ))
+    .into())
+}
+
+/// How `agora run` runs a plan (its flags).
+#[derive(Default)]
+struct RunFlags<'a> {
+    /// Worker threads for classical rosters.
     threads: Option<usize>,
+    /// Runs kept live at once when agents wait on a model server.
     live: Option<usize>,
+    /// Answer every LLM decision from the reply cache.
     replay: bool,
-    cache: Option<&Path>,
-) -> anyhow::Result<()> {
+    /// The store whose reply cache to use.
+    cache: Option<&'a Path>,
+    /// Store an edited configuration as the study's next version instead of refusing it.
+    new_version: bool,
+}
+
+fn run_plan(plan: &Plan, study: &Path, store_path: &Path, flags: &RunFlags<'_>) -> anyhow::Result<()> {
+    let RunFlags { threads, live, replay, cache, new_version } = *flags;
     let mut store = Store::open(store_path)?;
     // One writing command at a time: a second `agora run` on this store is refused (exit 2).
     let claim = store.claim("agora run")?;
+    // Before any server is asked: a name of the store never takes another meaning.
+    let plan = &place_plan(plan, study, &store, store_path, new_version)?;
     let cache_path = match cache {
         Some(c) => {
             if !c.exists() {
@@ -717,7 +824,6 @@ fn run_plan(
         agora_engine::llm_seats::PrepareError::Declaration(m) => anyhow::Error::from(BadInput(m)),
         other => other.into(),
     })?;
-    refuse_pooling(plan, study, &store, store_path)?;
     let source = std::fs::read_to_string(study).with_context(|| format!("reading {}", study.display()))?;
     store.record_study(&plan.study_record(), &source)?;
     let bar = indicatif::ProgressBar::new(plan.runs.len() as u64);

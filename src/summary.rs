@@ -121,9 +121,57 @@ pub fn check_study(store: &Path, study: Option<&str>) -> anyhow::Result<()> {
     .into())
 }
 
-/// Prints the summaries of one study (or of every study in the store).
+/// The studies whose runs a store holds, in the order their first run was stored.
+fn stored_studies(store: &Path) -> anyhow::Result<Vec<String>> {
+    let conn = rusqlite::Connection::open_with_flags(store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    let mut st = conn.prepare("SELECT study FROM runs GROUP BY study ORDER BY MIN(run_id)")?;
+    let studies = st.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
+    Ok(studies)
+}
+
+/// Refuses to pool the versions of one study (`NAME`, `NAME@2`, made under different
+/// configurations by `agora run --new-version`) in one analysis: without `--study`, a store
+/// holding several versions of a study is refused, naming them.
+pub fn check_versions(store: &Path, study: Option<&str>) -> anyhow::Result<()> {
+    if study.is_some() {
+        return Ok(());
+    }
+    let mut by_name: std::collections::BTreeMap<String, Vec<String>> = std::collections::BTreeMap::new();
+    for s in stored_studies(store)? {
+        let base = s.split_once('@').map_or(s.as_str(), |(b, _)| b).to_string();
+        by_name.entry(base).or_default().push(s);
+    }
+    match by_name.values().find(|v| v.len() > 1) {
+        None => Ok(()),
+        Some(versions) => Err(crate::BadInput(format!(
+            "store {} holds versions {} of one study, made under different configurations; their runs are never \
+             pooled: analyse one at a time with --study NAME",
+            store.display(),
+            versions.iter().map(|v| format!("`{v}`")).collect::<Vec<_>>().join(", ")
+        ))
+        .into()),
+    }
+}
+
+/// Prints the summaries of one study, or of every study in the store, each under its name
+/// when there are several: two studies (or two versions of one) never share a table.
 pub fn print(store: &Path, study: Option<&str>) -> anyhow::Result<()> {
     check_study(store, study)?;
+    if study.is_none() {
+        let studies = stored_studies(store)?;
+        if studies.len() > 1 {
+            for s in &studies {
+                println!("\n# study {s}");
+                print_study(store, Some(s))?;
+            }
+            return Ok(());
+        }
+    }
+    print_study(store, study)
+}
+
+/// Prints the summaries of one study (or of the whole store).
+fn print_study(store: &Path, study: Option<&str>) -> anyhow::Result<()> {
     let (groups, curves) = summarize(store, study)?;
     let order: Vec<String> = agora_analysis::summary::block_order(store)?
         .into_iter()

@@ -211,6 +211,10 @@ impl Plan {
         if study.name.trim().is_empty() {
             return Err(err("name".into(), "must not be empty".into()));
         }
+        if study.name.contains('@') {
+            // `NAME@2` is the store's name for a study's second configuration (`run --new-version`).
+            return Err(err("name".into(), format!("`{}`: `@` is kept for a study's versions", study.name)));
+        }
         if study.runs == 0 {
             return Err(err("runs".into(), "must be at least 1".into()));
         }
