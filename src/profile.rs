@@ -40,8 +40,65 @@ pub struct ProfileArgs {
     retry_missing: bool,
 }
 
+/// The most responses per input a profile study may ask for (Agora's bound): the profile
+/// methods ask for 15; the full profile asks [`CALLS_PER_RESPONSE`] calls per response and model.
+const MAX_RESPONSES: u64 = 1_000;
+
+/// The most responses per General Robustness condition (the methods ask for 30).
+const MAX_GR_RESPONSES: u64 = 10_000;
+
+/// Calls the full profile (every task) asks of one model per response per input: 53,760 calls
+/// at 15 responses (`agora profile scenarios/profiles/profile.ron --dry-run`).
+const CALLS_PER_RESPONSE: u64 = 3_584;
+
+/// Calls per General Robustness response and model: 690 at 30.
+const CALLS_PER_GR_RESPONSE: u64 = 23;
+
+/// Memory a planned call takes: 276 bytes measured (the peak resident size of a dry run at
+/// 15,000 responses above one at 15, per call).
+const BYTES_PER_CALL: u64 = 276;
+
+/// Refuses a profile study whose response counts exceed their declared bounds, with the calls
+/// and the memory the plan would take, before anything is read or planned. Only the two counts
+/// are read here; every other field is the profile runner's to check.
+fn check_sizes(study: &std::path::Path) -> anyhow::Result<()> {
+    #[derive(serde::Deserialize)]
+    #[serde(rename = "ProfileStudy")]
+    struct Sizes {
+        #[serde(default)]
+        responses: u64,
+        #[serde(default)]
+        gr_responses: u64,
+    }
+    let Ok(text) = std::fs::read_to_string(study) else { return Ok(()) };
+    // A file that does not parse is the runner's to report, with its line.
+    let Ok(sizes) = ron::from_str::<Sizes>(&text) else { return Ok(()) };
+    for (field, value, max, per) in [
+        ("responses", sizes.responses, MAX_RESPONSES, CALLS_PER_RESPONSE),
+        ("gr_responses", sizes.gr_responses, MAX_GR_RESPONSES, CALLS_PER_GR_RESPONSE),
+    ] {
+        let n = value;
+        if n <= max {
+            continue;
+        }
+        let calls = n.saturating_mul(per);
+        return Err(crate::BadInput(format!(
+            "{}: field `{field}`: {n} would plan up to {calls} calls per model, about {} of memory before \
+             any is asked ({BYTES_PER_CALL} bytes each); a profile asks for at most {max} (the profile methods: {})",
+            study.display(),
+            agora_environments::games::human_bytes(calls.saturating_mul(BYTES_PER_CALL)),
+            if field == "responses" { 15 } else { 30 }
+        ))
+        .into());
+    }
+    Ok(())
+}
+
 /// Runs `agora profile`.
 pub fn main(a: ProfileArgs) -> anyhow::Result<()> {
+    if let Some(study) = &a.study {
+        check_sizes(study)?;
+    }
     agora_profile::runner::main(ProfileOptions {
         study: a.study,
         store: a.store,

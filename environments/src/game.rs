@@ -402,6 +402,12 @@ pub trait Game: Send + Sync + std::fmt::Debug {
     /// early).
     fn expected_decisions(&self) -> (u64, bool);
 
+    /// The parameter, as spelled in study files, that sets a run's length (what a run too long
+    /// for [`crate::games::MAX_DECISIONS`] is refused by).
+    fn length_field(&self) -> &'static str {
+        "rounds"
+    }
+
     /// Number of seats.
     fn population(&self) -> usize {
         2

@@ -36,6 +36,16 @@ impl std::str::FromStr for Shard {
     }
 }
 
+/// The most runs a plan may hold (Agora's bound): the shipped studies plan at most 2,937; a
+/// plan is expanded in memory whole, so a larger one is refused before its runs are built.
+pub const MAX_PLAN_RUNS: u64 = 1_000_000;
+
+/// Memory one planned run takes: 608 bytes measured for a two-seat dilemma (the peak resident
+/// size of `agora check` on a plan of 10⁶ runs), and one policy per further seat.
+fn bytes_per_planned_run(seats: usize) -> u64 {
+    608 + seats.saturating_sub(2) as u64 * std::mem::size_of::<PolicySpec>() as u64
+}
+
 /// A resolved study.
 #[derive(Clone, Debug)]
 pub struct Plan {
@@ -254,14 +264,22 @@ impl Plan {
                         format!("cell `{}` does not run in {}", cell.name, kind.as_str()),
                     ));
                 }
-                let count = if cell.level == Level::Baseline {
-                    block.runs.unwrap_or(study.runs)
+                // The count and the field that set it (named when the plan grows too large).
+                let (count, count_field) = if cell.level == Level::Baseline {
+                    match block.runs {
+                        Some(n) => (n, at("runs")),
+                        None => (study.runs, "runs".to_string()),
+                    }
                 } else if cell.factors.contains(&Factor::RecognitionProbe) {
                     // The probe is asked outside the behavioural session: one session per
                     // model, environment and variant, in which every seat is asked once.
-                    1
+                    (1, at(&format!("cells[{ci}]")))
                 } else {
-                    block.cell_runs.or(block.runs).unwrap_or(study.runs)
+                    match (block.cell_runs, block.runs) {
+                        (Some(n), _) => (n, at("cell_runs")),
+                        (None, Some(n)) => (n, at("runs")),
+                        (None, None) => (study.runs, "runs".to_string()),
+                    }
                 };
                 for sweep in &sweep_values {
                     let mut env = block.environment.clone();
@@ -314,6 +332,19 @@ impl Plan {
                         } else {
                             block.variants[..1].to_vec()
                         };
+                        // Refused before the runs are expanded: a plan is held in memory whole.
+                        let planned = runs.len() as u64 + variants.len() as u64 * u64::from(count);
+                        if planned > MAX_PLAN_RUNS {
+                            let bytes = planned.saturating_mul(bytes_per_planned_run(seats.len()));
+                            return Err(err(
+                                count_field,
+                                format!(
+                                    "the plan would hold at least {planned} runs, about {} of memory \
+                                     before any runs; a plan holds at most {MAX_PLAN_RUNS} runs",
+                                    agora_environments::games::human_bytes(bytes)
+                                ),
+                            ));
+                        }
                         for variant in &variants {
                             for run_index in 0..count {
                                 let sweep_label = sweep.map(|x| format!("{x}")).unwrap_or_default();
@@ -375,6 +406,14 @@ fn sweep_values(sweep: Option<&Sweep>, kind: EnvKind) -> Result<Vec<Option<f64>>
             }
             if !(*step > 0.0) || from > to || *from < 0.0 || *to > 1.0 {
                 return Err(format!("needs 0 <= from <= to <= 1 and step > 0, got from {from}, to {to}, step {step}"));
+            }
+            // Each value is a condition with at least one run: counted before they are listed.
+            let values = ((to - from) / step).floor() + 1.0;
+            if values > MAX_PLAN_RUNS as f64 {
+                return Err(format!(
+                    "step {step:e} from {from} to {to} gives {values:.3e} values, each a condition of at least one run; a \
+                     plan holds at most {MAX_PLAN_RUNS} runs"
+                ));
             }
             Ok(s.values().into_iter().map(Some).collect())
         }

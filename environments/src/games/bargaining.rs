@@ -384,6 +384,14 @@ impl Game for BargainParams {
         out
     }
 
+    fn length_field(&self) -> &'static str {
+        if self.fixed_offers.is_some() {
+            "fixed_offers.games_each"
+        } else {
+            "games"
+        }
+    }
+
     fn expected_decisions(&self) -> (u64, bool) {
         match &self.fixed_offers {
             Some(f) => (f.offers.len() as u64 * u64::from(f.games_each), false),

@@ -504,8 +504,13 @@ impl Game for BaParams {
         out
     }
 
+    fn length_field(&self) -> &'static str {
+        "replicates"
+    }
+
     fn expected_decisions(&self) -> (u64, bool) {
-        (u64::from(self.decisions()), false)
+        // In u64: a replicate count near u32's bound must be refused by its size, not overflow.
+        (u64::from(self.treatment.states()) * u64::from(self.replicates), false)
     }
 }
 

@@ -46,6 +46,32 @@ macro_rules! games {
 /// to 48; a larger population is refused by [`EnvSpec::validate`] before anything is allocated.
 pub const MAX_POPULATION: usize = 10_000;
 
+/// The most decisions a recorded run may ask for (Agora's bound): the shipped runs ask for at
+/// most 80,000 (a naming game capped at 20,000 interactions, before and after its onset); a
+/// longer run (`rounds`, `games`, `cap`, `replicates`) is refused by [`EnvSpec::validate`]
+/// before anything is allocated.
+pub const MAX_DECISIONS: u64 = 1_000_000;
+
+/// Memory a run holds per decision until it is stored: 381 bytes measured (the peak resident
+/// size of a 200,000-round dilemma above a 1,000-round one, per decision), rounded up.
+pub const BYTES_PER_DECISION: u64 = 400;
+
+/// A byte count for people: `1.5 GiB`, `381.5 MiB`.
+pub fn human_bytes(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KiB", "MiB", "GiB", "TiB"];
+    let mut v = bytes as f64;
+    let mut unit = 0;
+    while v >= 1024.0 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.1} {}", UNITS[unit])
+    }
+}
+
 impl EnvSpec {
             /// The game behind this specification.
             pub fn game(&self) -> &dyn Game {
@@ -114,7 +140,8 @@ impl EnvSpec {
     }
 
     /// Checks every parameter; the error names the field. A recorded run's population is
-    /// bounded by [`MAX_POPULATION`] before anything is allocated.
+    /// bounded by [`MAX_POPULATION`], and its length by [`MAX_DECISIONS`], before anything is
+    /// allocated.
     pub fn validate(&self) -> Result<(), EnvError> {
         self.game().validate()?;
         let n = self.population();
@@ -124,6 +151,18 @@ impl EnvSpec {
                 reason: format!(
                     "{n} seats; a recorded run holds at most {MAX_POPULATION} (every seat is an entity with a \
                      policy, and every decision a record); `agora network` plays millions of unrecorded agents"
+                ),
+            });
+        }
+        let (decisions, _) = self.expected_decisions();
+        if decisions > MAX_DECISIONS {
+            return Err(EnvError::InvalidParameter {
+                field: self.game().length_field(),
+                reason: format!(
+                    "a run would ask for {decisions} decisions, about {} of memory until it is stored \
+                     ({BYTES_PER_DECISION} bytes each); a recorded run asks for at most {MAX_DECISIONS} (about {})",
+                    human_bytes(decisions.saturating_mul(BYTES_PER_DECISION)),
+                    human_bytes(MAX_DECISIONS * BYTES_PER_DECISION)
                 ),
             });
         }

@@ -223,6 +223,10 @@ impl Game for MrParams {
         out
     }
 
+    fn length_field(&self) -> &'static str {
+        "games"
+    }
+
     fn expected_decisions(&self) -> (u64, bool) {
         (u64::from(self.games) * 2, false)
     }

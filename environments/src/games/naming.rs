@@ -196,6 +196,13 @@ impl Game for NgParams {
         }
         at_least_one("memory", self.memory)?;
         at_least_one("window", self.window)?;
+        if u64::from(self.window) > super::MAX_DECISIONS {
+            // The convention rule keeps the window's interactions: sized before the run starts.
+            return Err(invalid(
+                "window",
+                format!("{} interactions; a run holds at most {} decisions", self.window, super::MAX_DECISIONS),
+            ));
+        }
         if !(self.threshold > 0.0 && self.threshold <= 1.0) {
             return Err(invalid("threshold", format!("must lie in (0, 1], got {}", self.threshold)));
         }
@@ -406,6 +413,10 @@ impl Game for NgParams {
             }
         }
         out
+    }
+
+    fn length_field(&self) -> &'static str {
+        "cap"
     }
 
     fn expected_decisions(&self) -> (u64, bool) {
