@@ -197,12 +197,23 @@ impl Plan {
         if let Some(m) = models.map(Path::to_path_buf).or(included) {
             let m = m.as_path();
             let file = crate::study::ModelsFile::load(m)?;
-            for model in file.models {
+            // The models file's entries are checked here, so that what is wrong with one is
+            // reported in the models file, at its own index, never as the study's.
+            let mut names = std::collections::BTreeSet::new();
+            for (i, model) in file.models.into_iter().enumerate() {
+                model.validate().map_err(|e| ScenarioError::invalid(m, format!("models[{i}]"), e))?;
+                if !names.insert(model.name.clone()) {
+                    return Err(ScenarioError::invalid(
+                        m,
+                        format!("models[{i}].name"),
+                        format!("duplicate model `{}`", model.name),
+                    ));
+                }
                 if study.models.iter().any(|x| x.name == model.name) {
                     return Err(ScenarioError::invalid(
                         m,
-                        "models",
-                        format!("model `{}` is already declared in the study", model.name),
+                        format!("models[{i}].name"),
+                        format!("model `{}` is already declared in the study {}", model.name, path.display()),
                     ));
                 }
                 study.models.push(model);

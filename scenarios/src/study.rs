@@ -115,8 +115,14 @@ impl Participants {
                 return bad(&format!("comprehension[{i}].answer"), "is not the index of one of its options");
             }
         }
-        if self.wait_seconds == 0 || self.decision_seconds == 0 || self.code_hours == 0 {
-            return bad("wait_seconds", "time limits must be at least 1");
+        for (field, value) in [
+            ("wait_seconds", self.wait_seconds),
+            ("decision_seconds", self.decision_seconds),
+            ("code_hours", self.code_hours),
+        ] {
+            if value == 0 {
+                return bad(field, "a time limit must be at least 1");
+            }
         }
         Ok(())
     }
@@ -341,5 +347,11 @@ mod tests {
         assert!(e.contains("participants.consent"), "{e}");
         let e = parse(&ok.replace("options: [\"a\", \"b\"]", "options: [\"a\"]")).expect_err("one option").to_string();
         assert!(e.contains("at least two options"), "{e}");
+        // Each time limit of 0 is reported under its own name.
+        for field in ["wait_seconds", "decision_seconds", "code_hours"] {
+            let e =
+                parse(&ok.replace("answer: 1)]", &format!("answer: 1)], {field}: 0"))).expect_err(field).to_string();
+            assert!(e.contains(&format!("participants.{field}`")), "{field}: {e}");
+        }
     }
 }
