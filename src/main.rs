@@ -303,6 +303,25 @@ fn store_refused(e: &EngineError) -> bool {
     )
 }
 
+/// Refuses an output directory that cannot be one: `--out` (or a folder above it) is an existing
+/// file. Said before anything is computed, naming the file, instead of failing at the first write.
+fn check_out_dir(out: &Path) -> anyhow::Result<()> {
+    if let Some(file) = out.ancestors().find(|a| !a.as_os_str().is_empty() && a.exists() && !a.is_dir()) {
+        return Err(BadInput(format!(
+            "--out {}: {} exists and is not a directory; name a directory to write into",
+            out.display(),
+            file.display()
+        ))
+        .into());
+    }
+    Ok(())
+}
+
+/// Writes one output file; a failure (a full disk, a read-only place) names the file.
+fn write_named(path: &Path, contents: impl AsRef<[u8]>) -> anyhow::Result<()> {
+    std::fs::write(path, contents).with_context(|| format!("writing {}", path.display()))
+}
+
 fn load_plan(study: &Path, cells: Option<&Path>, models: Option<&Path>) -> anyhow::Result<Plan> {
     let plan = Plan::load_with_models(study, cells, models)?;
     // Every model a roster names must be declared (in the study or the --models file): `check`
@@ -395,6 +414,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Profile(args) => profile::main(args),
         Command::Serve(args) => serve::main(args),
         Command::Demo { store, out } => {
+            check_out_dir(&out)?;
             // The studies of this checkout: from the working directory when run there,
             // else from where the binary was built.
             let root = if Path::new("scenarios/studies/classical.ron").exists() {
@@ -410,22 +430,32 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let analysis = agora_analysis::analyze::analyze(&store, None)?;
             let dir = out.join("analysis");
             std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
-            std::fs::write(dir.join("analysis.md"), analysis.to_markdown())?;
-            std::fs::write(dir.join("analysis.json"), serde_json::to_string_pretty(&analysis)?)?;
+            write_named(&dir.join("analysis.md"), analysis.to_markdown())?;
+            write_named(&dir.join("analysis.json"), serde_json::to_string_pretty(&analysis)?)?;
             for t in analysis.tables() {
-                std::fs::write(dir.join(format!("{}.csv", t.name)), agora_analysis::analyze::to_csv(&t))?;
+                write_named(&dir.join(format!("{}.csv", t.name)), agora_analysis::analyze::to_csv(&t))?;
             }
             let path = agora_report::write(&store, &out)?;
             println!("\nanalysis tables in {}\nreport written to {}", dir.display(), path.display());
             Ok(())
         }
         Command::Report { store, out, tree_prompt } => {
+            check_out_dir(&out)?;
             let reader = Store::open_read(&store)?.reader_path().to_path_buf();
             if let Some(t) = &tree_prompt {
                 let ok = t.split(':').count() == 3 && t.split(':').all(|p| p.parse::<i64>().is_ok());
                 if !ok {
                     return Err(
                         BadInput(format!("--tree-prompt `{t}`: expected run_id:seat:slot (three integers)")).into()
+                    );
+                }
+                // The run it names must be one of the store's.
+                let run: i64 = t.split(':').next().and_then(|r| r.parse().ok()).unwrap_or_default();
+                let conn = rusqlite::Connection::open_with_flags(&reader, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+                let found: i64 = conn.query_row("SELECT COUNT(*) FROM runs WHERE run_id = ?1", [run], |r| r.get(0))?;
+                if found == 0 {
+                    return Err(
+                        BadInput(format!("--tree-prompt `{t}`: store {} holds no run {run}", store.display())).into()
                     );
                 }
             }
@@ -468,6 +498,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Analyze { store, out, study, classical_in_cross_model, human_anchors } => {
+            check_out_dir(&out)?;
             let reader = Store::open_read(&store)?.reader_path().to_path_buf();
             summary::check_study(&reader, study.as_deref())?;
             summary::check_versions(&reader, study.as_deref())?;
@@ -487,10 +518,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let analysis =
                 agora_analysis::analyze::analyze_against(&reader, study.as_deref(), &options, human.as_ref())?;
             std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
-            std::fs::write(out.join("analysis.md"), analysis.to_markdown())?;
-            std::fs::write(out.join("analysis.json"), serde_json::to_string_pretty(&analysis)?)?;
+            write_named(&out.join("analysis.md"), analysis.to_markdown())?;
+            write_named(&out.join("analysis.json"), serde_json::to_string_pretty(&analysis)?)?;
             for t in analysis.tables() {
-                std::fs::write(out.join(format!("{}.csv", t.name)), agora_analysis::analyze::to_csv(&t))?;
+                write_named(&out.join(format!("{}.csv", t.name)), agora_analysis::analyze::to_csv(&t))?;
             }
             println!(
                 "{} runs analysed in {:.2} s; tables in {}",
@@ -504,6 +535,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Anchors { from_store, study, out } => {
+            if out.is_dir() {
+                return Err(
+                    BadInput(format!("--out {}: a directory; name the anchors file to write", out.display())).into()
+                );
+            }
             let reader = Store::open_read(&from_store).context("--from-store")?.reader_path().to_path_buf();
             let anchors = agora_analysis::human_anchors::from_store(&reader, study.as_deref())?;
             if anchors.anchors.is_empty() {
@@ -543,6 +579,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             summary::print(&reader, study.as_deref())
         }
         Command::Export { store, format, out } => {
+            check_out_dir(&out)?;
             let reader = Store::open_read(&store)?.reader_path().to_path_buf();
             let format = match format {
                 ExportFormat::Parquet => agora_report::export::Format::Parquet,
@@ -953,4 +990,32 @@ fn list(what: ListWhat, cells_dir: &Path) -> anyhow::Result<()> {
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A write that fails for want of space names the file (`/dev/full` answers every write
+    /// with ENOSPC, as a full disk does).
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_full_disk_names_the_file_being_written() {
+        let e = write_named(Path::new("/dev/full"), "x").expect_err("/dev/full is full");
+        let m = format!("{e:#}");
+        assert!(m.contains("writing /dev/full") && m.contains("No space left on device"), "{m}");
+    }
+
+    /// An output directory that is a file, or lies under one, is refused naming the file.
+    #[test]
+    fn an_out_directory_that_is_a_file_is_refused() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let file = dir.path().join("f");
+        std::fs::write(&file, "x").expect("write");
+        for out in [file.clone(), file.join("below")] {
+            let e = check_out_dir(&out).expect_err("a file");
+            assert!(e.is::<BadInput>() && e.to_string().contains(&file.display().to_string()), "{e}");
+        }
+        check_out_dir(&dir.path().join("new/dir")).expect("a directory to make");
+    }
 }
