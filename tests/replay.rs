@@ -168,3 +168,28 @@ fn the_verdict_table_sets_each_claim_beside_the_paper() {
     );
     assert!(table.contains("Llama-3.1 naming game 1 / 1"), "{table}");
 }
+
+#[test]
+fn a_store_played_from_another_roster_is_refused() {
+    let roster = PaperRoster::shipped().only(&["Qwen3-4B"], &["bargaining/dictator"]);
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let store = dir.path().join("replay.sqlite");
+    roster.play(&replay::instrument_path(), &store).expect("a fresh store plays");
+    // The same roster resumes its own store.
+    roster.play(&replay::instrument_path(), &store).expect("the same roster resumes");
+    let mut edited = roster.clone();
+    edited
+        .model_mut("Qwen3-4B")
+        .expect("in the variant")
+        .baseline
+        .get_mut("bargaining/dictator/giving")
+        .expect("an entry")
+        .0 = 0.10;
+    assert_ne!(edited.hash(), roster.hash());
+    let e = edited.play(&replay::instrument_path(), &store).expect_err("another roster's store is refused");
+    assert!(e.contains("holds a replay played from another roster"), "{e}");
+    assert!(e.contains(&roster.hash()) && e.contains(&edited.hash()), "{e}");
+    // The recorded study carries the hash of the roster that played it.
+    let source = agora_engine::Store::open(&store).expect("store").study_source(replay::REPLAY_STUDY).expect("read");
+    assert_eq!(source.as_deref().and_then(replay::roster_hash_in), Some(roster.hash().as_str()));
+}

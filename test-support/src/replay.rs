@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
 use rand::{Rng, RngCore};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use agora_agents::llm::ModelSpec;
 use agora_agents::{Decision, Policy, PolicyMeta, PolicySpec};
@@ -33,8 +33,11 @@ pub const PAPER_ROSTER_RON: &str = include_str!("../replay/paper-roster.ron");
 /// The name of the study the replay records.
 pub const REPLAY_STUDY: &str = "paper-replay";
 
+/// What precedes the roster's hash in the description of the study a replay records.
+pub const ROSTER_HASH_LABEL: &str = "roster sha256 ";
+
 /// Runs per cell.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Runs {
     /// Baseline runs of a repeated game or the naming game.
@@ -48,7 +51,7 @@ pub struct Runs {
 }
 
 /// A model's partial battery.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Partial {
     /// Baseline runs of a repeated game.
@@ -60,7 +63,7 @@ pub struct Partial {
 }
 
 /// A change the paper names in one cell.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Effect {
     /// `environment/arm/metric`.
@@ -74,7 +77,7 @@ pub struct Effect {
 }
 
 /// How a model's convention meets a committed minority.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 pub enum Tipping {
     /// Overturned from this committed fraction on, held below it.
     Critical(f64, String),
@@ -87,7 +90,7 @@ pub enum Tipping {
 }
 
 /// One model of the roster.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct Model {
     /// Name as the paper gives it.
@@ -106,7 +109,7 @@ pub struct Model {
 }
 
 /// The scripted roster.
-#[derive(Clone, Debug, Deserialize)]
+#[derive(Clone, Debug, Deserialize, Serialize)]
 #[serde(deny_unknown_fields)]
 pub struct PaperRoster {
     /// Format version.
@@ -148,6 +151,37 @@ impl PaperRoster {
         R.get_or_init(|| PaperRoster::parse(PAPER_ROSTER_RON).expect("invariant: the shipped roster parses (tested)"))
     }
 
+    /// SHA-256 of the roster as parsed (its canonical RON, comments and layout left out): the
+    /// played study carries it, so that a store is never graded as the replay of a roster it was
+    /// not played from.
+    pub fn hash(&self) -> String {
+        let canonical = ron::ser::to_string(self).expect("invariant: a parsed roster serialises");
+        agora_engine::seed::hex_digest(canonical.as_bytes())
+    }
+
+    /// A smaller roster: the named models only, each with its entries for the named
+    /// environment arms (`environment/arm`, the tipping sweep as `naming-game/tipping`) only.
+    /// For variants played by tests and the sensitivity analysis, where the whole replay is
+    /// not needed.
+    pub fn only(&self, models: &[&str], arms: &[&str]) -> PaperRoster {
+        let kept = |at: &str| arms.iter().any(|a| at.starts_with(&format!("{a}/")));
+        let mut r = self.clone();
+        r.models.retain(|m| models.contains(&m.name.as_str()));
+        for m in &mut r.models {
+            m.baseline.retain(|at, _| kept(at));
+            m.effects.retain(|e| kept(&e.at));
+            if !arms.contains(&"naming-game/tipping") {
+                m.tipping = Tipping::NotSwept("left out of this variant".into());
+            }
+        }
+        r
+    }
+
+    /// The model named `name`, to edit a variant.
+    pub fn model_mut(&mut self, name: &str) -> Option<&mut Model> {
+        self.models.iter_mut().find(|m| m.name == name)
+    }
+
     fn model(&self, name: &str) -> Option<&Model> {
         self.models.iter().find(|m| m.name == name)
     }
@@ -158,7 +192,10 @@ impl PaperRoster {
     pub fn study(&self, instrument: &Study) -> Result<Study, String> {
         let mut study = instrument.clone();
         study.name = REPLAY_STUDY.into();
-        study.description = "The instrument paper's twelve models, scripted from its printed figures".into();
+        study.description = format!(
+            "The instrument paper's twelve models, scripted from its printed figures ({ROSTER_HASH_LABEL}{})",
+            self.hash()
+        );
         study.reference = None;
         study.include_models = None;
         study.models = self.models.iter().map(scripted_model).collect::<Result<_, _>>()?;
@@ -248,19 +285,40 @@ impl PaperRoster {
     }
 
     /// Plays the replay into the store at `store` (runs already there are kept) and analyses
-    /// it as `agora analyze --study paper-replay` does.
+    /// it as `agora analyze --study paper-replay` does. A store holding a replay played from
+    /// another roster (another hash in its recorded study) is refused: its runs would be kept and
+    /// graded as if they were this roster's.
     pub fn play(&self, instrument_path: &Path, store: &Path) -> Result<agora_analysis::analyze::Analysis, String> {
         let (study, plan) = self.study_and_plan(instrument_path)?;
         let mut s = Store::open(store).map_err(|e| e.to_string())?;
-        // The store keeps the study as played for its source.
+        // The store keeps the study as played for its source, the roster's hash in it.
         let source =
             ron::ser::to_string_pretty(&study, ron::ser::PrettyConfig::default()).map_err(|e| e.to_string())?;
+        if let Some(recorded) = s.study_source(REPLAY_STUDY).map_err(|e| e.to_string())? {
+            let theirs = roster_hash_in(&recorded);
+            if theirs != Some(self.hash().as_str()) {
+                return Err(format!(
+                    "{} holds a replay played from another roster (roster sha256 {}, this one {}): its runs \
+                     would be graded as this roster's; name a fresh store with --store, or delete that one",
+                    store.display(),
+                    theirs.unwrap_or("not recorded"),
+                    self.hash()
+                ));
+            }
+        }
         s.record_study(&plan.study_record(), &source).map_err(|e| e.to_string())?;
         let opts = RunnerOptions { policy_factory: Some(self.factory(&plan)), ..RunnerOptions::default() };
         execute(&plan.runs, &mut s, &opts, &mut |_| {}).map_err(|e| e.to_string())?;
         drop(s);
         agora_analysis::analyze::analyze(store, Some(REPLAY_STUDY)).map_err(|e| e.to_string())
     }
+}
+
+/// The roster hash a recorded replay study carries in its description, if any.
+pub fn roster_hash_in(source: &str) -> Option<&str> {
+    let (_, rest) = source.split_once(ROSTER_HASH_LABEL)?;
+    let hash = &rest[..rest.find(|c: char| !c.is_ascii_hexdigit()).unwrap_or(rest.len())];
+    (hash.len() == 64).then_some(hash)
 }
 
 /// The shipped instrument study, found from the working directory or from this crate's

@@ -447,6 +447,15 @@ impl Store {
         Ok(())
     }
 
+    /// The source a study was recorded with ([`Store::record_study`]), or `None` when the store
+    /// holds no such study.
+    pub fn study_source(&self, study: &str) -> Result<Option<String>, EngineError> {
+        self.conn
+            .query_row("SELECT source FROM studies WHERE study = ?1", [study], |r| r.get::<_, String>(0))
+            .optional()
+            .map_err(|e| self.sql(e))
+    }
+
     /// Writes one completed run, encoded beforehand ([`PreparedRun::new`] or
     /// [`PreparedRun::unhashed`], on the thread that played it), in a single transaction,
     /// hashing it first if it is not yet hashed. A run key already present is left as it is
