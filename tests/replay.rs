@@ -193,3 +193,73 @@ fn a_store_played_from_another_roster_is_refused() {
     let source = agora_engine::Store::open(&store).expect("store").study_source(replay::REPLAY_STUDY).expect("read");
     assert_eq!(source.as_deref().and_then(replay::roster_hash_in), Some(roster.hash().as_str()));
 }
+
+/// The ladder's verdict on `claim` for a variant of the roster, played into a fresh store.
+fn verdict_of_variant(roster: &PaperRoster, claim: &str) -> Verdict {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let a = roster.play(&replay::instrument_path(), &dir.path().join("variant.sqlite")).expect("the variant plays");
+    verdict(&a, claim).clone()
+}
+
+/// Three models, one per family, whose conventions the roster makes robust: the smallest
+/// roster on which convention formation reaches Tier 2.
+fn three_robust_families() -> PaperRoster {
+    PaperRoster::shipped().only(&["Qwen3-4B", "Qwen2.5-7B", "Gemma-2"], &["naming-game/baseline"])
+}
+
+fn set_effect(roster: &mut PaperRoster, model: &str, at: &str, cell: &str, value: f64) {
+    let m = roster.model_mut(model).expect("a model of the variant");
+    m.effects.push(replay::Effect {
+        at: at.into(),
+        cell: cell.into(),
+        value,
+        source: "not printed: a variant of the roster for a test".into(),
+    });
+}
+
+#[test]
+fn a_scripted_reversal_under_c3_takes_convention_formation_down_from_tier_2() {
+    let roster = three_robust_families();
+    let before = verdict_of_variant(&roster, "convention-forms");
+    assert_eq!(before.tier, 2, "{before:?}");
+    // Gemma-2, alone in its family, stops forming conventions when the payoffs reward
+    // mismatching: two families are left, and the claim is not robust.
+    let mut reversed = roster.clone();
+    set_effect(&mut reversed, "Gemma-2", "naming-game/baseline/convention", "C3", 0.0);
+    let after = verdict_of_variant(&reversed, "convention-forms");
+    assert_eq!(after.tier, 1, "{after:?}");
+    let unmet = after.first_unmet.as_deref().unwrap_or("");
+    assert!(unmet.contains("robust in 2 model families") && unmet.contains("reversed under C3 for Gemma-2"), "{unmet}");
+}
+
+#[test]
+fn a_perturbation_that_breaks_sign_stability_takes_convention_formation_down_from_tier_2() {
+    let mut broken = three_robust_families();
+    // Two of Gemma-2's six representation-level cells lose the convention: S = 5/7 < 0.8.
+    for cell in ["persona-bullets", "history-narrative"] {
+        set_effect(&mut broken, "Gemma-2", "naming-game/baseline/convention", cell, 0.0);
+    }
+    let after = verdict_of_variant(&broken, "convention-forms");
+    assert_eq!(after.tier, 1, "{after:?}");
+    let unmet = after.first_unmet.as_deref().unwrap_or("");
+    assert!(unmet.contains("sign stability 0.71 < 0.8 at the representation level for Gemma-2"), "{unmet}");
+}
+
+#[test]
+fn a_roster_edit_moves_dictator_giving_across_tier_1() {
+    // As the roster has it, every model gives the equal split: no model matches the anchor.
+    let roster = PaperRoster::shipped().only(&["Qwen3-4B"], &["bargaining/dictator"]);
+    let before = verdict_of_variant(&roster, "dictator-giving");
+    assert_eq!((before.tier, before.first_unmet.as_deref()), (0, Some("holds at baseline in no model")), "{before:?}");
+    // Giving the meta-analytic mean, 0.2835 of the pie, the one model matches it.
+    let mut edited = roster.clone();
+    edited
+        .model_mut("Qwen3-4B")
+        .expect("in the variant")
+        .baseline
+        .get_mut("bargaining/dictator/giving")
+        .expect("an entry")
+        .0 = 0.2835;
+    let after = verdict_of_variant(&edited, "dictator-giving");
+    assert_eq!(after.tier, 1, "{after:?}");
+}

@@ -68,7 +68,7 @@ pub struct Partial {
 pub struct Effect {
     /// `environment/arm/metric`.
     pub at: String,
-    /// The cell.
+    /// The cell, or a variant (`C1`, `C2`, `C3`: that variant's baseline cell).
     pub cell: String,
     /// The run-level mean in that cell.
     pub value: f64,
@@ -122,6 +122,19 @@ pub struct PaperRoster {
     pub models: Vec<Model>,
 }
 
+/// The variants an effect may name in place of a cell: the re-skins and the divergent payoffs.
+const DIVERGENT: [&str; 3] = ["C1", "C2", "C3"];
+
+/// Whether an effect named for `cell` applies to run `r`: a cell of the canonical variant, or
+/// a variant's baseline cell.
+fn applies(cell: &str, r: &RunSpec) -> bool {
+    if DIVERGENT.contains(&cell) {
+        r.cell == "baseline" && r.variant.as_str() == cell
+    } else {
+        r.cell == cell && r.variant == Variant::C0
+    }
+}
+
 /// Environments whose games are one-shot (two runs per cell in the paper).
 const ONE_SHOT: [EnvKind; 2] = [EnvKind::Bargaining, EnvKind::MoneyRequest];
 
@@ -136,7 +149,8 @@ impl PaperRoster {
                     return Err(format!("{}: effect at {}: no baseline entry there", m.name, e.at));
                 }
                 let arm = e.at.rsplit_once('/').map_or("", |(a, _)| a);
-                let known = r.cells.get(arm).is_some_and(|(rep, des)| rep.contains(&e.cell) || des.contains(&e.cell));
+                let known = DIVERGENT.contains(&e.cell.as_str())
+                    || r.cells.get(arm).is_some_and(|(rep, des)| rep.contains(&e.cell) || des.contains(&e.cell));
                 if !known {
                     return Err(format!("{}: effect at {}: {} is not a cell of {arm}", m.name, e.at, e.cell));
                 }
@@ -420,7 +434,7 @@ impl Play {
         let arm = r.arm();
         let value = |metric: &str| -> Result<f64, String> {
             let at = format!("{env}/{arm}/{metric}");
-            let named = m.effects.iter().find(|e| e.at == at && e.cell == r.cell && r.variant == Variant::C0);
+            let named = m.effects.iter().find(|e| e.at == at && applies(&e.cell, r));
             match (named, m.baseline.get(&at)) {
                 (Some(e), _) => Ok(e.value),
                 (None, Some((v, _))) => Ok(*v),
