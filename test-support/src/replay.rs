@@ -114,6 +114,8 @@ pub struct Model {
 pub struct PaperRoster {
     /// Format version.
     pub version: u32,
+    /// The declared rules that fill what the paper does not print, by number.
+    pub rules: BTreeMap<u32, String>,
     /// Runs per cell.
     pub runs: Runs,
     /// `environment/arm` → (representation-level cells, design-level cells) the replay runs.
@@ -157,6 +159,44 @@ impl PaperRoster {
             }
         }
         Ok(r)
+    }
+
+    /// Every entry whose citation does not hold, in words: a printed entry's value must appear
+    /// in the quotation it carries ([`printed_in`]) and the quotation must name the model; any
+    /// other entry must start "not printed: rule N" with N a declared rule. Empty for the
+    /// shipped roster (tested).
+    pub fn citation_problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        for m in &self.models {
+            let mut check = |what: String, value: f64, baseline: Option<f64>, source: &str| {
+                if let Some(rest) = source.strip_prefix("not printed: rule ") {
+                    let n: String = rest.chars().take_while(char::is_ascii_digit).collect();
+                    if !n.parse::<u32>().is_ok_and(|n| self.rules.contains_key(&n)) {
+                        problems.push(format!("{what}: \"{source}\" names no declared rule"));
+                    }
+                    return;
+                }
+                let quotes = quotations(source);
+                if quotes.is_empty() {
+                    problems.push(format!("{what}: neither a quotation nor \"not printed: rule N\""));
+                    return;
+                }
+                // A model of a family the sentence is about is named by its size ("at 4B and 8B").
+                let size = m.name.rsplit_once('-').map(|(_, s)| s).filter(|s| s.ends_with('B'));
+                let names = |q: &str| q.contains(&m.name) || size.is_some_and(|s| q.contains(&format!(" {s}")));
+                if !quotes.iter().any(|q| names(q) && printed_in(value, baseline, q)) {
+                    problems.push(format!("{what}: {value} is not printed for {} in {source}", m.name));
+                }
+            };
+            for (at, (v, source)) in &m.baseline {
+                check(format!("{} {at}", m.name), *v, None, source);
+            }
+            for e in &m.effects {
+                let base = m.baseline.get(&e.at).map(|(v, _)| *v);
+                check(format!("{} {} in {}", m.name, e.at, e.cell), e.value, base, &e.source);
+            }
+        }
+        problems
     }
 
     /// The shipped roster.
@@ -326,6 +366,35 @@ impl PaperRoster {
         drop(s);
         agora_analysis::analyze::analyze(store, Some(REPLAY_STUDY)).map_err(|e| e.to_string())
     }
+}
+
+/// The quoted passages of a source: the text between each “ and its ”.
+fn quotations(source: &str) -> Vec<&str> {
+    source.split('“').skip(1).filter_map(|q| q.split_once('”').map(|(q, _)| q)).collect()
+}
+
+/// Whether `value` is printed in the quotation `q`: as a number with two decimals ("0.07"), as
+/// a change of "N points" from the model's `baseline` entry (for a cell's effect), or, for 0
+/// and 1, as the words the paper uses for them ("never", "entirely"; "always", "the full
+/// endowment").
+pub fn printed_in(value: f64, baseline: Option<f64>, q: &str) -> bool {
+    if q.contains(&format!("{value:.2}")) {
+        return true;
+    }
+    if let Some(b) = baseline {
+        let points = ((value - b).abs() * 100.0).round();
+        if q.contains(&format!(" {points} points")) {
+            return true;
+        }
+    }
+    let words: &[&str] = if value == 0.0 {
+        &["never", "entirely"]
+    } else if value == 1.0 {
+        &["always", "the full endowment"]
+    } else {
+        &[]
+    };
+    words.iter().any(|w| q.contains(w))
 }
 
 /// The roster hash a recorded replay study carries in its description, if any.
@@ -592,6 +661,34 @@ pub fn perturbation_family_size(a: &agora_analysis::analyze::Analysis, model: &s
         .filter(|c| c.model == model && c.environment == environment && c.family_of_tests == "perturbation")
         .filter(|c| c.p_holm.is_some())
         .count()
+}
+
+/// The models a verdict's evidence shows robust at Tier 2 — the canonical effect keeping its
+/// sign in at least 0.8 at both perturbation levels and not reversed or untested under C3 —
+/// with their families, as the ladder's evidence lines state them.
+pub fn robust_models(a: &agora_analysis::analyze::Analysis, claim: &str) -> Vec<(String, String)> {
+    let Some(v) = a.verdicts.iter().find(|v| v.claim == claim) else { return Vec::new() };
+    let mut out = Vec::new();
+    for (model, family) in a.contrasts.iter().map(|c| (&c.model, &c.model_family)) {
+        if out.iter().any(|(m, _): &(String, String)| m == model) {
+            continue;
+        }
+        let lines: Vec<&String> = v.evidence.iter().filter(|e| e.starts_with(&format!("{model}: "))).collect();
+        let stable = |level: &str| {
+            lines.iter().any(|e| {
+                e.ends_with(&format!("{level}-level cells"))
+                    && e.split(" keeps its sign in ")
+                        .nth(1)
+                        .and_then(|r| r.split(' ').next()?.parse::<f64>().ok())
+                        .is_some_and(|s| s >= 0.8)
+            })
+        };
+        let c3 = lines.iter().any(|e| e.contains("(C3)"));
+        if stable("representation") && stable("design") && !c3 {
+            out.push((model.clone(), family.clone()));
+        }
+    }
+    out
 }
 
 /// Models whose baseline agrees with the directional rule of `claim`.
