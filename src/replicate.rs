@@ -66,7 +66,7 @@ pub fn main(args: ReplicateArgs) -> anyhow::Result<()> {
             store.display(),
             started.elapsed().as_secs_f64()
         );
-        print!("{}", agora_test_support::replay::verdict_table(&analysis));
+        print!("{}", agora_test_support::replay::report(&analysis));
         return Ok(());
     }
     let store_path = args.store.unwrap_or_else(|| PathBuf::from("replication.sqlite"));

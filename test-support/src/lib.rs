@@ -12,6 +12,7 @@
 //! or truncated body, a delay, a hang or a dropped connection. It counts requests and the most
 //! in flight at once, and keeps the latest completion request's body as sent.
 
+pub mod paper_figures;
 pub mod replay;
 
 use std::net::SocketAddr;

@@ -715,21 +715,18 @@ pub fn verdict_table(a: &agora_analysis::analyze::Analysis) -> String {
         agree("pd-decline"),
         agree("convention-forms")
     ));
-    let family = |model: &str, env: &str| perturbation_family_size(a, model, env);
-    s.push_str(&format!(
-        "Holm families (tests; replay / the paper): Llama-3.1 naming game {} / 1, Qwen3-14B prisoner's dilemma \
-         {} / 12, Phi-3 naming game {} / 7 (the last two rest on unprinted cells: rule 1 of the roster).\n",
-        family("Llama-3.1", "naming-game"),
-        family("Qwen3-14B", "prisoners-dilemma"),
-        family("Phi-3", "naming-game")
-    ));
-    for c in &a.contrast_counts {
-        s.push_str(&format!(
-            "Perturbation family, {} ({}): {} of {} significant.\n",
-            c.what, c.rosters, c.significant, c.of
-        ));
-    }
     s
+}
+
+/// What `agora replicate --verdicts` prints: the verdict table, then every printed figure the
+/// replay touches with its status ([`crate::paper_figures::status_table`]).
+pub fn report(a: &agora_analysis::analyze::Analysis) -> String {
+    format!(
+        "{}\nEvery figure the paper prints that the replay touches, and how far Agora's agreement is \
+         evidence:\n\n{}",
+        verdict_table(a),
+        crate::paper_figures::status_table(a)
+    )
 }
 
 #[cfg(test)]
