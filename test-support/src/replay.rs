@@ -231,6 +231,52 @@ impl PaperRoster {
         r
     }
 
+    /// The declared alternatives to the roster's free choices in the dilemma, each as a
+    /// variant of the dilemma arm alone: rule 4's file order (which three models decline: the
+    /// first three allowed, or the last three), rule 9's size of a decline (0.15, 0.20, 0.30)
+    /// and rule 8's unprinted level (0.90, 0.95). The shipped roster is the variant
+    /// "first three, 0.20, 0.95".
+    pub fn dilemma_alternatives(&self) -> Vec<(String, PaperRoster)> {
+        const COOP: &str = "prisoners-dilemma/baseline/cooperation";
+        const CHANGE: &str = "prisoners-dilemma/baseline/cooperation_change";
+        let names: Vec<&str> = self.models.iter().map(|m| m.name.as_str()).collect();
+        let base = self.only(&names, &["prisoners-dilemma/baseline"]);
+        // The models rule 8 sets to its level, and those whose level leaves room for a decline.
+        let at_level = |m: &Model| {
+            m.baseline.get(COOP).is_some_and(|(v, s)| s.starts_with("not printed: rule 8") && *v > 0.0 && *v < 1.0)
+        };
+        let mut out = Vec::new();
+        for order in ["first three", "last three"] {
+            for size in [0.15, 0.20, 0.30] {
+                for level in [0.90, 0.95] {
+                    let mut r = base.clone();
+                    let mut eligible: Vec<String> = Vec::new();
+                    for m in &mut r.models {
+                        if at_level(m) {
+                            if let Some(e) = m.baseline.get_mut(COOP) {
+                                e.0 = level;
+                            }
+                            eligible.push(m.name.clone());
+                        }
+                        if let Some(e) = m.baseline.get_mut(CHANGE) {
+                            e.0 = 0.0;
+                        }
+                    }
+                    if order == "last three" {
+                        eligible.reverse();
+                    }
+                    for name in eligible.iter().take(3) {
+                        if let Some(e) = r.model_mut(name).and_then(|m| m.baseline.get_mut(CHANGE)) {
+                            e.0 = -size;
+                        }
+                    }
+                    out.push((format!("{order}, {size:.2}, {level:.2}"), r));
+                }
+            }
+        }
+        out
+    }
+
     /// The model named `name`, to edit a variant.
     pub fn model_mut(&mut self, name: &str) -> Option<&mut Model> {
         self.models.iter_mut().find(|m| m.name == name)
