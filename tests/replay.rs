@@ -232,6 +232,19 @@ fn a_store_played_from_another_roster_is_refused() {
     // The recorded study carries the hash of the roster that played it.
     let source = agora_engine::Store::open(&store).expect("store").study_source(replay::REPLAY_STUDY).expect("read");
     assert_eq!(source.as_deref().and_then(replay::roster_hash_in), Some(roster.hash().as_str()));
+    // A store of this roster altered by hand (one decision changed) is refused, not graded.
+    let c = rusqlite::Connection::open(&store).expect("open");
+    let changed = c
+        .execute(
+            "UPDATE run_rows SET decisions = json_set(decisions, '$[0][5]', json_extract(decisions, '$[0][5]') + 1)
+             WHERE run_id = (SELECT MIN(run_id) FROM run_rows)",
+            [],
+        )
+        .expect("altered");
+    assert_eq!(changed, 1);
+    drop(c);
+    let e = roster.play(&replay::instrument_path(), &store).expect_err("an altered store is refused");
+    assert!(e.contains("1 of") && e.contains("no longer hash to their record hash"), "{e}");
 }
 
 /// The ladder's verdict on `claim` for a variant of the roster, played into a fresh store.

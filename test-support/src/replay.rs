@@ -408,7 +408,22 @@ impl PaperRoster {
         }
         s.record_study(&plan.study_record(), &source).map_err(|e| e.to_string())?;
         let opts = RunnerOptions { policy_factory: Some(self.factory(&plan)), ..RunnerOptions::default() };
-        execute(&plan.runs, &mut s, &opts, &mut |_| {}).map_err(|e| e.to_string())?;
+        let report = execute(&plan.runs, &mut s, &opts, &mut |_| {}).map_err(|e| e.to_string())?;
+        // Runs this call did not play are graded only when they are what was recorded: a store
+        // altered by hand since is refused, not graded.
+        if report.skipped > 0 {
+            let v = s.verify().map_err(|e| e.to_string())?;
+            if let Some(first) = v.mismatches.first() {
+                return Err(format!(
+                    "{}: {} of {} runs no longer hash to their record hash (the first: {}): the store was \
+                     altered after it was played; name a fresh store with --store",
+                    store.display(),
+                    v.mismatches.len(),
+                    v.runs,
+                    first.run_key
+                ));
+            }
+        }
         drop(s);
         agora_analysis::analyze::analyze(store, Some(REPLAY_STUDY)).map_err(|e| e.to_string())
     }
