@@ -6,6 +6,7 @@
 
 mod audit;
 mod calibrate;
+mod help;
 mod huge_pages;
 mod llm;
 mod network;
@@ -91,14 +92,18 @@ enum Command {
     },
     /// Validate a study and print its plan.
     Check {
+        /// Study file (RON).
         study: PathBuf,
+        /// Directory of cell files (default: ../cells beside the study's directory).
         #[arg(long)]
         cells: Option<PathBuf>,
+        /// A file of model declarations to add to the study's (`Models(version: 1, models: [...])`).
         #[arg(long)]
         models: Option<PathBuf>,
     },
     /// List environments, agents, cells or anchors.
     List {
+        /// What to list.
         what: ListWhat,
         /// Directory of cell files.
         #[arg(long, default_value = "scenarios/cells")]
@@ -106,6 +111,7 @@ enum Command {
     },
     /// Print per-condition summaries of a store.
     Summary {
+        /// Store file.
         #[arg(long, default_value = DEFAULT_STORE)]
         store: PathBuf,
         /// Only this study.
@@ -116,6 +122,7 @@ enum Command {
     /// payoffs, acceptance functions, heterogeneity, classical baselines, ladder verdicts;
     /// written as Markdown, CSV and JSON.
     Analyze {
+        /// Store file.
         #[arg(long, default_value = DEFAULT_STORE)]
         store: PathBuf,
         /// Output directory.
@@ -149,6 +156,7 @@ enum Command {
     /// The main job: run the classical and tipping studies into the store, analyse them and
     /// write the report.
     Demo {
+        /// Store file the two studies are run into.
         #[arg(long, default_value = DEFAULT_STORE)]
         store: PathBuf,
         /// Output directory for the analysis and the report.
@@ -160,8 +168,10 @@ enum Command {
     Serve(serve::ServeArgs),
     /// Write one self-contained HTML report (tables and figures) of a store.
     Report {
+        /// Store file.
         #[arg(long, default_value = DEFAULT_STORE)]
         store: PathBuf,
+        /// Output directory (report.html and its figures).
         #[arg(long, default_value = "out/report")]
         out: PathBuf,
         /// The prompt whose replicates the reasoning tree draws, as `run_id:seat:slot` (by
@@ -183,6 +193,7 @@ enum Command {
     /// Recompute every run's record hash from what a store holds and compare it with the
     /// stored one (exit 1 naming each run that differs).
     Verify {
+        /// Store file.
         #[arg(long, default_value = DEFAULT_STORE)]
         store: PathBuf,
     },
@@ -204,11 +215,16 @@ enum Command {
     /// their presentation checks, and General Robustness; writes the ranges into --out.
     Profile(profile::ProfileArgs),
     /// One statistic on JSON from stdin, answered as JSON on stdout (fields in README).
-    Stats { test: stats::Test },
+    Stats {
+        /// The statistic.
+        test: stats::Test,
+    },
     /// Export the store's tables for pandas or polars users.
     Export {
+        /// Store file.
         #[arg(long, default_value = DEFAULT_STORE)]
         store: PathBuf,
+        /// File format of the tables.
         #[arg(long, value_enum, default_value_t = ExportFormat::Parquet)]
         format: ExportFormat,
         /// Output directory.
@@ -262,7 +278,9 @@ fn default_sigpipe() {}
 fn main() -> ExitCode {
     default_sigpipe();
     agora_agents::llm::raise_open_file_limit();
-    let cli = match Cli::try_parse() {
+    let parsed =
+        help::command::<Cli>().try_get_matches().and_then(|m| <Cli as clap::FromArgMatches>::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
         Err(e) => {
             let code = if e.use_stderr() { 2 } else { 0 };

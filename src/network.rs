@@ -26,8 +26,10 @@ pub enum GameArg {
 
 #[derive(Debug, clap::Args)]
 pub struct NetworkArgs {
+    /// Agents on the network (bounded by the memory the run would take).
     #[arg(long, default_value_t = 100_000)]
     pub agents: usize,
+    /// How agents are linked.
     #[arg(long, value_enum, default_value = "small-world")]
     pub topology: TopologyArg,
     /// Degree of ring, random-regular and small-world networks; links per new agent (m) of
@@ -37,19 +39,23 @@ pub struct NetworkArgs {
     /// Rewiring probability of the small world.
     #[arg(long, default_value_t = 0.1)]
     pub rewire: f64,
+    /// The game played on the links.
     #[arg(long, value_enum, default_value = "minimal-naming")]
     pub game: GameArg,
     /// Memory of the coordination game.
     #[arg(long, default_value_t = 5)]
     pub memory: u8,
+    /// Names in the pool of the naming games.
     #[arg(long, default_value_t = 10)]
     pub pool: u8,
     /// Fraction of agents committed to the alternative name (agents start on an established
     /// convention when it is above 0).
     #[arg(long, default_value_t = 0.0)]
     pub committed: f64,
+    /// Interactions after which the run stops whether or not a convention has formed.
     #[arg(long, default_value_t = 10_000_000)]
     pub max_interactions: u64,
+    /// Seed of the run's random streams (the network and the play).
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
 }
