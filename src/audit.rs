@@ -382,14 +382,30 @@ impl GateArgs {
 
 /// Runs `agora audit` or one of its subcommands.
 pub fn main(args: AuditArgs) -> anyhow::Result<()> {
-    match args.command {
+    // The audit's steps report no count of their own: a line every few seconds in a log says
+    // which step is working and for how long.
+    let (label, work) = match &args.command {
+        None => ("audit", "splitting and coding the transcripts"),
+        Some(AuditCommand::Export(_)) => ("audit export", "sampling the coded responses"),
+        Some(AuditCommand::Import(_)) => ("audit import", "checking the labels"),
+        Some(AuditCommand::Agreement(_)) => ("audit agreement", "computing the agreement"),
+        Some(AuditCommand::Replicates(_)) => ("audit replicates", "asking the replicates"),
+        Some(AuditCommand::Prefill(_)) => ("audit prefill", "asking the prefilled decisions"),
+    };
+    let progress = crate::progress::Progress::start(label, None, "");
+    progress.detail(work);
+    let result = match args.command {
         None => command::run(args.run.options()?),
         Some(AuditCommand::Export(a)) => command::export(a.into()),
         Some(AuditCommand::Import(a)) => command::import(a.into()),
         Some(AuditCommand::Agreement(a)) => command::agreement(a.options()?),
         Some(AuditCommand::Replicates(a)) => replicates::main(a.into()),
         Some(AuditCommand::Prefill(a)) => prefill::main(a.options()?),
+    };
+    if result.is_ok() {
+        progress.finish();
     }
+    result
 }
 
 impl RunArgs {

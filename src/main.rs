@@ -11,6 +11,7 @@ mod huge_pages;
 mod llm;
 mod network;
 mod profile;
+mod progress;
 mod replicate;
 mod serve;
 mod shard_auto;
@@ -477,7 +478,10 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                     );
                 }
             }
+            let progress = progress::Progress::start("report", None, "");
+            progress.detail("drawing the tables and figures");
             let path = agora_report::write_with(&reader, &out, &agora_report::Options { tree_prompt })?;
+            progress.finish();
             println!("report written to {}", path.display());
             Ok(())
         }
@@ -533,8 +537,11 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             };
             let started = std::time::Instant::now();
             let options = agora_analysis::Options { classical_in_cross_model };
+            let progress = progress::Progress::start("analyze", None, "");
+            progress.detail("reading the store and grading the claims");
             let analysis =
                 agora_analysis::analyze::analyze_against(&reader, study.as_deref(), &options, human.as_ref())?;
+            progress.finish();
             std::fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
             write_named(&out.join("analysis.md"), analysis.to_markdown())?;
             write_named(&out.join("analysis.json"), serde_json::to_string_pretty(&analysis)?)?;
@@ -603,7 +610,14 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 ExportFormat::Parquet => agora_report::export::Format::Parquet,
                 ExportFormat::Csv => agora_report::export::Format::Csv,
             };
-            let written = agora_report::export::export(&reader, format, &out)?;
+            let tables = agora_engine::store::TABLES.len() as u64;
+            let progress = progress::Progress::start("export", Some(tables), "tables");
+            let written = agora_report::export::export_with(&reader, format, &out, &mut |table, i| {
+                progress.set(i as u64);
+                progress.detail(format!("writing {table}"));
+            })?;
+            progress.set(tables);
+            progress.finish();
             for (table, path, rows) in written {
                 println!("{table:<13} {rows:>9} rows  {}", path.display());
             }
@@ -881,13 +895,6 @@ fn run_plan(plan: &Plan, study: &Path, store_path: &Path, flags: &RunFlags<'_>) 
     })?;
     let source = std::fs::read_to_string(study).with_context(|| format!("reading {}", study.display()))?;
     store.record_study(&plan.study_record(), &source)?;
-    let bar = indicatif::ProgressBar::new(plan.runs.len() as u64);
-    bar.set_style(
-        indicatif::ProgressStyle::with_template("{spinner} {msg} [{bar:40}] {pos}/{len} runs ({per_sec}, eta {eta})")
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar())
-            .progress_chars("=> "),
-    );
-    bar.set_message(plan.study.clone());
     let mut opts = RunnerOptions::default();
     if let Some(t) = threads {
         opts.threads = t.max(1);
@@ -903,10 +910,41 @@ fn run_plan(plan: &Plan, study: &Path, store_path: &Path, flags: &RunFlags<'_>) 
         opts.retry_backoff = std::time::Duration::from_millis(backoff.saturating_mul(8).max(1));
     }
     let started = std::time::Instant::now();
-    let report = execute(&plan.runs, &mut store, &opts, &mut |p| {
-        bar.set_position((p.done + p.skipped) as u64);
+    progress::on_interrupt(format!(
+        "interrupted: the runs completed so far are kept in {}; run the same command again to resume: {}",
+        store_path.display(),
+        std::env::args().collect::<Vec<_>>().join(" ")
+    ));
+    let bar = match &llm {
+        // An LLM study counts model calls (a run takes many, and minutes each): answered so far
+        // out of those its runs not yet stored will make at the first attempt.
+        Some(l) => {
+            let done = store.completed_keys()?;
+            let todo: Vec<_> = plan.runs.iter().filter(|r| !done.contains(&r.key())).cloned().collect();
+            let calls: u64 = agora_engine::llm_seats::call_estimates(&todo, &plan.models).iter().map(|e| e.calls).sum();
+            let bar = progress::Progress::start(&format!("run {}", plan.study), Some(calls), "model calls");
+            let (session, runs) = (l.session().clone(), todo.len());
+            let stored = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            let seen = stored.clone();
+            bar.poll(Box::new(move || {
+                let (cached, sent) = session.calls();
+                let in_flight: usize = session.clients().values().map(|c| c.in_flight()).sum();
+                let hits = if cached + sent > 0 { 100.0 * cached as f64 / (cached + sent) as f64 } else { 0.0 };
+                let done = seen.load(std::sync::atomic::Ordering::Relaxed);
+                (
+                    (cached + sent) as u64,
+                    format!("runs {done}/{runs}, {in_flight} in flight, {hits:.0} % from the reply cache"),
+                )
+            }));
+            (bar, Some(stored))
+        }
+        None => (progress::Progress::start(&format!("run {}", plan.study), Some(plan.runs.len() as u64), "runs"), None),
+    };
+    let report = execute(&plan.runs, &mut store, &opts, &mut |p| match &bar.1 {
+        Some(stored) => stored.store(p.done, std::sync::atomic::Ordering::Relaxed),
+        None => bar.0.set((p.done + p.skipped) as u64),
     })?;
-    bar.finish_and_clear();
+    bar.0.finish();
     println!(
         "{}: {} runs executed, {} already in {} ({} decisions, {:.1} s)",
         plan.study,

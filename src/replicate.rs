@@ -57,9 +57,12 @@ pub fn main(args: ReplicateArgs) -> anyhow::Result<()> {
         let store = args.store.unwrap_or_else(|| PathBuf::from("paper-replay.sqlite"));
         let roster = agora_test_support::replay::PaperRoster::shipped();
         let started = std::time::Instant::now();
+        let progress = crate::progress::Progress::start("replicate --verdicts", None, "");
+        progress.detail("playing the scripted roster and grading it");
         let analysis = roster
             .play(&agora_test_support::replay::instrument_path(), &store)
             .map_err(|e| anyhow::anyhow!("the paper replay: {e}"))?;
+        progress.finish();
         eprintln!(
             "{}: played and graded in {} ({:.1} s)",
             agora_test_support::replay::REPLAY_STUDY,

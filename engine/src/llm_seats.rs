@@ -24,6 +24,11 @@ pub struct LlmSeats {
 }
 
 impl LlmSeats {
+    /// The model session the seats ask through (its counts of calls answered).
+    pub fn session(&self) -> &Arc<Session> {
+        &self.ctx.session
+    }
+
     /// Builds each seat of a run: LLM seats from the shared context, classical seats from
     /// their specifications.
     pub fn factory(&self) -> PolicyFactory {

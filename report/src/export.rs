@@ -30,10 +30,21 @@ enum Col {
 
 /// Writes every table to `out/<table>.<ext>`; returns (table, file, rows).
 pub fn export(store: &Path, format: Format, out: &Path) -> anyhow::Result<Vec<(String, PathBuf, usize)>> {
+    export_with(store, format, out, &mut |_, _| {})
+}
+
+/// [`export`], telling `on_table` each table's name and index before it is written.
+pub fn export_with(
+    store: &Path,
+    format: Format,
+    out: &Path,
+    on_table: &mut dyn FnMut(&str, usize),
+) -> anyhow::Result<Vec<(String, PathBuf, usize)>> {
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let conn = rusqlite::Connection::open_with_flags(store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
     let mut written = Vec::new();
-    for table in TABLES {
+    for (index, &table) in TABLES.iter().enumerate() {
+        on_table(table, index);
         let mut info = conn.prepare(&format!("PRAGMA table_info({table})"))?;
         let decl: Vec<(String, String)> =
             info.query_map([], |r| Ok((r.get::<_, String>(1)?, r.get::<_, String>(2)?)))?.collect::<Result<_, _>>()?;

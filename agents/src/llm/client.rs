@@ -271,6 +271,11 @@ impl LlmClient {
         &self.spec
     }
 
+    /// Requests in flight now.
+    pub fn in_flight(&self) -> usize {
+        self.in_flight.load(Ordering::Relaxed)
+    }
+
     /// Most requests seen in flight at once.
     pub fn peak_in_flight(&self) -> usize {
         self.peak.load(Ordering::Relaxed)
