@@ -265,10 +265,10 @@ impl Asker {
                     self.streak.store(0, Ordering::Relaxed);
                     (r.reply, r.key)
                 }
-                Err(SessionError::NotCached) => return Err(format!(
-                    "replay: no cached reply for {slot_key} attempt {attempt}; run without --replay to call the server"
-                )
-                .into()),
+                Err(SessionError::NotCached) => {
+                    let why = "run without --replay to call the server";
+                    return Err(format!("replay: no cached reply for {slot_key} attempt {attempt}; {why}").into());
+                }
                 Err(SessionError::Call(e)) if e.per_request() => {
                     // The request itself failed: a failed attempt, recorded with the failure (no
                     // reply is cached for it).
