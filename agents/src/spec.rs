@@ -17,6 +17,19 @@ pub enum PolicySpec {
     AlwaysDefect,
     /// Cooperates first, then copies the partner's previous move.
     TitForTat,
+    /// Cooperates until the partner's first defection, then always defects.
+    GrimTrigger,
+    /// Cooperates first, then cooperates exactly when both moved alike last round (Pavlov).
+    WinStayLoseShift,
+    /// Cooperates unless the partner defected in each of the last two rounds.
+    TitForTwoTats,
+    /// Defects first, then copies the partner's previous move.
+    SuspiciousTitForTat,
+    /// Tit-for-tat that cooperates after a defection with probability `generosity`; see
+    /// [`GenerousTitForTat`].
+    GenerousTitForTat(#[serde(default)] GenerousParams),
+    /// Cooperates with probability `cooperate` each round; see [`RandomPlay`].
+    Random(#[serde(default)] RandomParams),
     /// Plays the given integers in turn, cycling, each read in the decision's action space; see [`Sequence`].
     Sequence(Vec<i64>),
     /// Contributes in proportion to the others' previous contributions; see [`ConditionalCooperator`].
@@ -49,6 +62,12 @@ impl PolicySpec {
             PolicySpec::AlwaysCooperate => &classical::scripted_meta::ALWAYS_COOPERATE,
             PolicySpec::AlwaysDefect => &classical::scripted_meta::ALWAYS_DEFECT,
             PolicySpec::TitForTat => &classical::scripted_meta::TIT_FOR_TAT,
+            PolicySpec::GrimTrigger => &classical::scripted_meta::GRIM_TRIGGER,
+            PolicySpec::WinStayLoseShift => &classical::scripted_meta::WIN_STAY_LOSE_SHIFT,
+            PolicySpec::TitForTwoTats => &classical::scripted_meta::TIT_FOR_TWO_TATS,
+            PolicySpec::SuspiciousTitForTat => &classical::scripted_meta::SUSPICIOUS_TIT_FOR_TAT,
+            PolicySpec::GenerousTitForTat(_) => &classical::scripted_meta::GENEROUS_TIT_FOR_TAT,
+            PolicySpec::Random(_) => &classical::scripted_meta::RANDOM,
             PolicySpec::Sequence(_) => &classical::scripted_meta::SEQUENCE,
             PolicySpec::ConditionalCooperator(_) => &classical::meta::CONDITIONAL_COOPERATOR,
             PolicySpec::CooperationTypes(_) => &classical::meta::COOPERATION_TYPES,
@@ -84,6 +103,8 @@ impl PolicySpec {
             PolicySpec::ConditionalCooperator(p) => p.validate(),
             PolicySpec::CooperationTypes(p) => p.validate(),
             PolicySpec::RothErev(p) => p.validate(),
+            PolicySpec::GenerousTitForTat(p) => p.validate(),
+            PolicySpec::Random(p) => p.validate(),
             PolicySpec::Human(stand_in) => match **stand_in {
                 PolicySpec::Human(_) | PolicySpec::Llm { .. } => Err(AgentError::InvalidParameter {
                     policy: HUMAN.name,
@@ -124,6 +145,12 @@ impl PolicySpec {
             PolicySpec::AlwaysCooperate => Box::new(AlwaysCooperate),
             PolicySpec::AlwaysDefect => Box::new(AlwaysDefect),
             PolicySpec::TitForTat => Box::<TitForTat>::default(),
+            PolicySpec::GrimTrigger => Box::<GrimTrigger>::default(),
+            PolicySpec::WinStayLoseShift => Box::<WinStayLoseShift>::default(),
+            PolicySpec::TitForTwoTats => Box::<TitForTwoTats>::default(),
+            PolicySpec::SuspiciousTitForTat => Box::<SuspiciousTitForTat>::default(),
+            PolicySpec::GenerousTitForTat(p) => Box::new(GenerousTitForTat::new(p.clone())),
+            PolicySpec::Random(p) => Box::new(RandomPlay::new(p.clone())),
             PolicySpec::Sequence(m) => Box::new(Sequence::new(m.clone())),
             PolicySpec::ConditionalCooperator(p) => Box::new(ConditionalCooperator::new(p.clone())),
             PolicySpec::CooperationTypes(p) => Box::new(CooperationTypes::new(p.clone())),
@@ -148,6 +175,12 @@ impl PolicySpec {
             PolicySpec::AlwaysCooperate,
             PolicySpec::AlwaysDefect,
             PolicySpec::TitForTat,
+            PolicySpec::GrimTrigger,
+            PolicySpec::WinStayLoseShift,
+            PolicySpec::TitForTwoTats,
+            PolicySpec::SuspiciousTitForTat,
+            PolicySpec::GenerousTitForTat(GenerousParams::default()),
+            PolicySpec::Random(RandomParams::default()),
             PolicySpec::Sequence(vec![0, 1]),
         ]
     }

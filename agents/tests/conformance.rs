@@ -89,8 +89,17 @@ fn stochastic_policies_differ_across_seeds() {
     for policy in PolicySpec::registry().into_iter().filter(|p| p.meta().stochastic) {
         let env = policy.meta().environments[0];
         let spec = spec_for(env);
-        let x = play(&spec, &mut population(&policy, &spec), 1);
-        let y = play(&spec, &mut population(&policy, &spec), 2);
+        // In the dilemma the partner always defects, so that a policy whose draws decide only
+        // after a defection (generous tit-for-tat) shows them.
+        let seated = || {
+            let mut pop = population(&policy, &spec);
+            if env == EnvKind::PrisonersDilemma {
+                pop[1] = PolicySpec::AlwaysDefect.build();
+            }
+            pop
+        };
+        let x = play(&spec, &mut seated(), 1);
+        let y = play(&spec, &mut seated(), 2);
         assert_ne!(x, y, "{} should depend on the seed", policy.meta().name);
     }
 }

@@ -1,11 +1,16 @@
 //! Classical and scripted policies.
 
+mod axelrod;
 mod conditional_cooperator;
 mod cooperation_types;
 mod naming;
 mod roth_erev;
 mod scripted;
 
+pub use axelrod::{
+    GenerousParams, GenerousTitForTat, GrimTrigger, RandomParams, RandomPlay, SuspiciousTitForTat, TitForTwoTats,
+    WinStayLoseShift,
+};
 pub use conditional_cooperator::{ConditionalCooperator, ConditionalCooperatorParams};
 pub use cooperation_types::{ContributorType, CooperationTypes, CooperationTypesParams};
 pub use naming::{Committed, MemoryCoordination, MemoryCoordinationParams, MinimalNaming};
@@ -14,6 +19,9 @@ pub use scripted::{AlwaysCooperate, AlwaysDefect, Sequence, TitForTat};
 
 /// Metadata statics of the scripted policies.
 pub(crate) mod scripted_meta {
+    pub(crate) use super::axelrod::{
+        GENEROUS_TIT_FOR_TAT, GRIM_TRIGGER, RANDOM, SUSPICIOUS_TIT_FOR_TAT, TIT_FOR_TWO_TATS, WIN_STAY_LOSE_SHIFT,
+    };
     pub(crate) use super::scripted::{ALWAYS_COOPERATE, ALWAYS_DEFECT, SEQUENCE, TIT_FOR_TAT};
 }
 
