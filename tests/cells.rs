@@ -340,6 +340,12 @@ fn check(factor: &Factor, spec: &EnvSpec, obs: &Observation, base: &Shown, cell:
                 }
             }
         }
+        Factor::Noise(_) => {
+            // Noise acts on the action after it is chosen, never in the prompt.
+            same_system();
+            same_user();
+            same_schema();
+        }
         Factor::Priming => {
             same_user();
             same_schema();
@@ -397,7 +403,7 @@ fn every_cell_changes_exactly_its_one_factor_in_every_game_it_runs_in() {
                 }
             }
             // A cell that acts in the prompt changes it somewhere in every game it runs in.
-            let silent = matches!(factor, Factor::Temperature(_) | Factor::RecognitionProbe);
+            let silent = matches!(factor, Factor::Temperature(_) | Factor::RecognitionProbe | Factor::Noise(_));
             assert!(changed || silent, "{}: runs in {spec:?} and renders nothing differently", cell.name);
             ran.entry(cell.name.clone()).or_default().push(spec.kind().as_str().to_string());
         }

@@ -10,6 +10,7 @@ pub mod components;
 pub mod digits;
 pub mod error;
 pub mod llm_seats;
+pub mod noise;
 mod pool;
 pub mod probe;
 pub mod record_hash;

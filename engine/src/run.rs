@@ -75,7 +75,11 @@ impl RunWorld {
                 },
             });
         }
+        let noise = spec.noise();
         for (i, mut policy) in policies.into_iter().enumerate() {
+            if noise > 0.0 {
+                policy = Box::new(crate::noise::Noisy::new(policy, noise, spec.seed, i));
+            }
             for fb in env.prehistory(i) {
                 policy.update(&fb);
             }

@@ -76,6 +76,9 @@ pub enum Factor {
     Priming,
     /// A recognition probe asked outside the behavioural session ("which experiment is this?").
     RecognitionProbe,
+    /// Each action of a two-action game played as the other one with this probability, after
+    /// the agent chose it (the noise of Axelrod's tournaments); the agents see the action played.
+    Noise(f64),
 }
 
 impl Factor {
@@ -94,6 +97,8 @@ impl Factor {
             Factor::GroupSize(n) => env.clone().set_group_size(*n),
             // One-shot games show no earlier game, so there is no history to render or window.
             Factor::HistoryFormat(_) | Factor::Memory(_) => game.memory() > 0,
+            // An action is flipped to the other one: games of two actions only.
+            Factor::Noise(_) => game.wording(Variant::C0).labels.len() == 2,
             _ => true,
         }
     }
@@ -108,6 +113,7 @@ impl Factor {
             Factor::Temperature(t) if !(0.0..=2.0).contains(t) => {
                 Err(format!("temperature must lie in [0, 2], got {t}"))
             }
+            Factor::Noise(p) if !(*p > 0.0 && *p <= 0.5) => Err(format!("noise must lie in (0, 0.5], got {p}")),
             Factor::PersonaFormat(v) if *v == PersonaFormat::default() => baseline(v.as_str()),
             Factor::HistoryFormat(v) if *v == HistoryFormat::default() => baseline(v.as_str()),
             Factor::Layout(v) if *v == Layout::default() => baseline(v.as_str()),
@@ -132,7 +138,8 @@ impl Factor {
             | Factor::StepByStep
             | Factor::Temperature(_)
             | Factor::Memory(_)
-            | Factor::GroupSize(_) => Level::Design,
+            | Factor::GroupSize(_)
+            | Factor::Noise(_) => Level::Design,
             Factor::Priming | Factor::RecognitionProbe => Level::Contamination,
         }
     }
@@ -156,6 +163,7 @@ impl Factor {
             Factor::GroupSize(_) => "group size",
             Factor::Priming => "priming",
             Factor::RecognitionProbe => "recognition probe",
+            Factor::Noise(_) => "noise",
         }
     }
 }
@@ -194,6 +202,11 @@ pub struct RunSpec {
 }
 
 impl RunSpec {
+    /// The probability that an action is played as the other one ([`Factor::Noise`]; 0 without).
+    pub fn noise(&self) -> f64 {
+        self.factors.iter().find_map(|f| if let Factor::Noise(p) = f { Some(*p) } else { None }).unwrap_or(0.0)
+    }
+
     /// Canonical serialisation.
     pub fn canonical_json(&self) -> String {
         serde_json::to_string(self).expect("invariant: run specifications serialise")
@@ -252,7 +265,7 @@ pub fn prompt_options(factors: &[Factor]) -> PromptOptions {
             Factor::Temperature(t) => o.temperature = Some(*t),
             Factor::Priming => o.priming = true,
             Factor::RecognitionProbe => o.recognition_probe = true,
-            Factor::Memory(_) | Factor::GroupSize(_) => {}
+            Factor::Memory(_) | Factor::GroupSize(_) | Factor::Noise(_) => {}
         }
     }
     o
