@@ -203,5 +203,8 @@ fn print_study(store: &Path, study: Option<&str>) -> anyhow::Result<()> {
             (None, _) => println!("critical mass: not reached; the convention held at every fraction tested"),
         }
     }
+    for t in agora_analysis::tournament::tables(store, study)? {
+        print!("\n{}", agora_analysis::tournament::render(&t));
+    }
     Ok(())
 }

@@ -48,6 +48,7 @@ pub mod tables;
 #[cfg(test)]
 mod test_support;
 pub mod tipping;
+pub mod tournament;
 pub mod wasserstein;
 
 pub use analyze::{analyze_outcomes, analyze_outcomes_with, Analysis, Table};

@@ -100,38 +100,72 @@ pub fn export_with(
             })
             .collect();
         let mut df = DataFrame::new(columns)?;
-        let path = out.join(format!(
-            "{table}.{}",
-            match format {
-                Format::Parquet => "parquet",
-                Format::Csv => "csv",
-            }
-        ));
-        let partial = out.join(format!(".{}.partial", path.file_name().and_then(|f| f.to_str()).unwrap_or(table)));
-        let result = (|| -> anyhow::Result<()> {
-            let mut file =
-                std::fs::File::create(&partial).with_context(|| format!("creating {}", partial.display()))?;
-            match format {
-                Format::Parquet => {
-                    ParquetWriter::new(&mut file)
-                        .finish(&mut df)
-                        .with_context(|| format!("writing {}", path.display()))?;
-                }
-                Format::Csv => {
-                    CsvWriter::new(&mut file).finish(&mut df).with_context(|| format!("writing {}", path.display()))?
-                }
-            }
-            file.sync_all().with_context(|| format!("writing {}", path.display()))?;
-            std::fs::rename(&partial, &path).with_context(|| format!("writing {}", path.display()))?;
-            Ok(())
-        })();
-        if let Err(e) = result {
-            let _ = std::fs::remove_file(&partial);
-            return Err(e);
-        }
+        let path = write_frame(&mut df, out, table, format)?;
         written.push((table.to_string(), path, n));
     }
+    // Tournaments' score tables, computed from the runs (one row per study, block, cell and
+    // strategy).
+    let tournaments = agora_analysis::tournament::tables(store, None)?;
+    if !tournaments.is_empty() {
+        on_table("tournament_scores", TABLES.len());
+        let rows: Vec<(&agora_analysis::tournament::Table, &agora_analysis::tournament::Score)> =
+            tournaments.iter().flat_map(|t| t.rows.iter().map(move |r| (t, r))).collect();
+        let text = |f: &dyn Fn(&agora_analysis::tournament::Table) -> &str| -> Vec<String> {
+            rows.iter().map(|(t, _)| f(t).to_string()).collect()
+        };
+        let int = |f: &dyn Fn(&agora_analysis::tournament::Score) -> u64| -> Vec<i64> {
+            rows.iter().map(|(_, r)| f(r) as i64).collect()
+        };
+        let mut df = DataFrame::new(vec![
+            Column::new("study".into(), text(&|t| &t.study)),
+            Column::new("block".into(), text(&|t| &t.block)),
+            Column::new("cell".into(), text(&|t| &t.cell)),
+            Column::new("environment".into(), text(&|t| &t.environment)),
+            Column::new("rank".into(), int(&|r| r.rank as u64)),
+            Column::new("strategy".into(), rows.iter().map(|(_, r)| r.strategy.clone()).collect::<Vec<_>>()),
+            Column::new("matches".into(), int(&|r| r.matches)),
+            Column::new("mean_payoff".into(), rows.iter().map(|(_, r)| r.mean_payoff).collect::<Vec<_>>()),
+            Column::new("wins".into(), int(&|r| r.wins)),
+            Column::new("draws".into(), int(&|r| r.draws)),
+            Column::new("losses".into(), int(&|r| r.losses)),
+            Column::new("cooperation".into(), rows.iter().map(|(_, r)| r.cooperation).collect::<Vec<_>>()),
+            Column::new("self_payoff".into(), rows.iter().map(|(_, r)| r.self_payoff).collect::<Vec<_>>()),
+        ])?;
+        let path = write_frame(&mut df, out, "tournament_scores", format)?;
+        written.push(("tournament_scores".to_string(), path, rows.len()));
+    }
     Ok(written)
+}
+
+/// Writes `df` as `out/{name}.parquet` or `.csv`, under a temporary name renamed once complete.
+fn write_frame(df: &mut DataFrame, out: &Path, name: &str, format: Format) -> anyhow::Result<PathBuf> {
+    let path = out.join(format!(
+        "{name}.{}",
+        match format {
+            Format::Parquet => "parquet",
+            Format::Csv => "csv",
+        }
+    ));
+    let partial = out.join(format!(".{}.partial", path.file_name().and_then(|f| f.to_str()).unwrap_or(name)));
+    let result = (|| -> anyhow::Result<()> {
+        let mut file = std::fs::File::create(&partial).with_context(|| format!("creating {}", partial.display()))?;
+        match format {
+            Format::Parquet => {
+                ParquetWriter::new(&mut file).finish(df).with_context(|| format!("writing {}", path.display()))?;
+            }
+            Format::Csv => {
+                CsvWriter::new(&mut file).finish(df).with_context(|| format!("writing {}", path.display()))?
+            }
+        }
+        file.sync_all().with_context(|| format!("writing {}", path.display()))?;
+        std::fs::rename(&partial, &path).with_context(|| format!("writing {}", path.display()))?;
+        Ok(())
+    })();
+    if let Err(e) = result {
+        let _ = std::fs::remove_file(&partial);
+        return Err(e);
+    }
+    Ok(path)
 }
 
 /// The column a declared type reads into, by SQLite's affinity rules (§3.1 of its datatype

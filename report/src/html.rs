@@ -59,6 +59,8 @@ pub struct Page<'a> {
     pub joined: &'a [Joined<'a>],
     /// Each claim's outcome in the store's human runs (`agora serve`), if any.
     pub humans: &'a [agora_analysis::human_anchors::HumanAnchor],
+    /// The score tables of the store's round-robin tournaments, if any.
+    pub tournaments: &'a [agora_analysis::tournament::Table],
 }
 
 /// The whole report page.
@@ -80,6 +82,7 @@ pub fn page(analysis: &Analysis, p: &Page) -> String {
             h.push_str(&table(&t, t.name));
         }
     }
+    tournaments(&mut h, p.tournaments);
     models(&mut h, p.models);
     behavioural_profile(&mut h, p);
     contamination(&mut h, &analysis.contrasts, p.probes);
@@ -162,6 +165,49 @@ fn humans(h: &mut String, analysis: &Analysis, humans: &[agora_analysis::human_a
         );
     }
     h.push_str("</tbody></table>");
+}
+
+/// Each round-robin tournament's score table: strategies ranked by mean payoff per round over
+/// their matches against the others.
+fn tournaments(h: &mut String, tables: &[agora_analysis::tournament::Table]) {
+    if tables.is_empty() {
+        return;
+    }
+    h.push_str(
+        "<h2 id=\"tournaments\">Tournaments</h2><p>Every pair of strategies plays; each strategy's mean payoff \
+         per round over its matches against the others ranks it; a match is won by the larger total payoff; \
+         cooperation is the share of its decisions that cooperate, as played.</p>",
+    );
+    let opt = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.3}"));
+    for (i, t) in tables.iter().enumerate() {
+        let _ = write!(
+            h,
+            "<h3>{} / {} ({}, {}, {} matches)</h3><table id=\"tournament-{i}\"><thead><tr><th>rank</th><th>strategy</th>\
+             <th>matches</th><th>mean payoff</th><th>wins</th><th>draws</th><th>losses</th><th>cooperation</th>\
+             <th>vs self</th></tr></thead><tbody>",
+            escape(&t.block),
+            escape(&t.cell),
+            escape(&t.study),
+            escape(&t.environment),
+            t.runs
+        );
+        for r in &t.rows {
+            let _ = write!(
+                h,
+                "<tr><td>{}</td><td>{}</td><td>{}</td><td>{:.3}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+                r.rank,
+                escape(&r.strategy),
+                r.matches,
+                r.mean_payoff,
+                r.wins,
+                r.draws,
+                r.losses,
+                opt(r.cooperation),
+                opt(r.self_payoff)
+            );
+        }
+        h.push_str("</tbody></table>");
+    }
 }
 
 fn studies(h: &mut String, studies: &[Study]) {

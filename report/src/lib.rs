@@ -99,6 +99,7 @@ pub fn write_with(store: &Path, out: &Path, options: &Options) -> anyhow::Result
             profiles: &profiles,
             joined: &joined,
             humans: &humans,
+            tournaments: &agora_analysis::tournament::tables(store, None)?,
         },
     );
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;

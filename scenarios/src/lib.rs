@@ -9,12 +9,14 @@ pub mod cell;
 pub mod error;
 pub mod plan;
 pub mod study;
+pub mod tournament;
 
 pub use agora_engine::seed;
 pub use cell::{Cell, Factor, Level};
 pub use error::ScenarioError;
 pub use plan::{Plan, RunSpec, Shard};
 pub use study::{Block, Member, ModelsFile, Roster, Study, Sweep};
+pub use tournament::Tournament;
 
 /// RON options for every file this crate reads: newtypes may be written without their
 /// wrapping parentheses and `Some` may be left implicit.

@@ -267,8 +267,38 @@ impl Plan {
             }
             let kind = block.environment.kind();
             let sweep_values = sweep_values(block.sweep.as_ref(), kind).map_err(|m| err(at("sweep"), m))?;
+            let mut cells = Vec::with_capacity(block.cells.len());
             for (ci, cell_name) in block.cells.iter().enumerate() {
-                let cell = load_cell(path, cells_dir, cell_name, || at(&format!("cells[{ci}]")))?;
+                cells.push((ci, load_cell(path, cells_dir, cell_name, || at(&format!("cells[{ci}]")))?));
+            }
+            if let Some(t) = &block.tournament {
+                t.check().map_err(|(f, m)| err(at(&format!("tournament.{f}")), m))?;
+                if !block.rosters.is_empty() || block.model_rosters {
+                    return Err(err(
+                        at("tournament"),
+                        "a tournament's pairs are its rosters: leave `rosters` empty and `model_rosters` off".into(),
+                    ));
+                }
+                if block.environment.population() != 2 {
+                    return Err(err(
+                        at("tournament"),
+                        format!(
+                            "a tournament plays pairs: {} has {} seats",
+                            kind.as_str(),
+                            block.environment.population()
+                        ),
+                    ));
+                }
+                let noise = Factor::Noise(t.noise.first().copied().unwrap_or(0.5));
+                if !t.noise.is_empty() && !noise.applies_to(&block.environment) {
+                    return Err(err(
+                        at("tournament.noise"),
+                        format!("{} has no two-action choice to flip", kind.as_str()),
+                    ));
+                }
+                cells.extend(t.noise_cells().into_iter().map(|c| (block.cells.len(), c)));
+            }
+            for (ci, cell) in cells {
                 if !cell.runs_in(&block.environment) {
                     return Err(err(
                         at(&format!("cells[{ci}]")),
@@ -276,7 +306,9 @@ impl Plan {
                     ));
                 }
                 // The count and the field that set it (named when the plan grows too large).
-                let (count, count_field) = if cell.level == Level::Baseline {
+                let (count, count_field) = if let Some(t) = &block.tournament {
+                    (t.repetitions, at("tournament.repetitions"))
+                } else if cell.level == Level::Baseline {
                     match block.runs {
                         Some(n) => (n, at("runs")),
                         None => (study.runs, "runs".to_string()),
@@ -455,6 +487,9 @@ fn block_rosters(
     block: &crate::study::Block,
 ) -> Result<Vec<crate::study::Roster>, (&'static str, String)> {
     let mut rosters = block.rosters.clone();
+    if let Some(t) = &block.tournament {
+        rosters.extend(t.rosters());
+    }
     if block.model_rosters {
         if study.models.is_empty() {
             return Err(("model_rosters", "the study declares no models (add `models` or pass --models FILE)".into()));
@@ -468,7 +503,7 @@ fn block_rosters(
         }
     }
     if rosters.is_empty() {
-        return Err(("rosters", "name at least one roster (or set model_rosters)".into()));
+        return Err(("rosters", "name at least one roster (or set model_rosters, or declare a tournament)".into()));
     }
     Ok(rosters)
 }

@@ -206,6 +206,10 @@ pub struct Block {
     /// Adds one roster per declared model, every seat played by that model.
     #[serde(default)]
     pub model_rosters: bool,
+    /// A round-robin tournament of strategies in place of rosters: every pair a two-seat
+    /// roster `A vs B`, `repetitions` runs each, at the baseline and at each noise level.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tournament: Option<crate::tournament::Tournament>,
 }
 
 /// A population: who sits in the seats.
