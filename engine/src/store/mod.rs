@@ -17,6 +17,7 @@ use crate::request_parts;
 mod cache;
 mod checkpoint;
 mod claim;
+pub mod deposit;
 mod merge;
 mod open;
 mod upgrade;
@@ -35,8 +36,9 @@ pub const PAGE_SIZE: i64 = 8192;
 /// `PRAGMA application_id` of an Agora store ("AGOR").
 pub const APPLICATION_ID: i32 = 0x4147_4f52;
 /// Version of the table layout and of the record hash's definition (8: a model call's latency
-/// and endpoint are kept beside the record, out of its hash).
-pub const SCHEMA_VERSION: i32 = 8;
+/// and endpoint are kept beside the record, out of its hash; 9: the deposits a plan was frozen
+/// in and each run's provenance, [`deposit`]).
+pub const SCHEMA_VERSION: i32 = 9;
 
 const SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS declarations (
@@ -171,6 +173,19 @@ CREATE TABLE IF NOT EXISTS metrics (
     value REAL NOT NULL,
     PRIMARY KEY (run_id, name)
 ) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS deposits (
+    hash TEXT PRIMARY KEY,
+    study TEXT NOT NULL,
+    created TEXT NOT NULL,
+    doi TEXT,
+    files TEXT NOT NULL
+);
+CREATE TABLE IF NOT EXISTS run_provenance (
+    run_key TEXT PRIMARY KEY,
+    started TEXT NOT NULL,
+    deposit TEXT,
+    deviation TEXT
+);
 ";
 
 /// The declared types of the views' computed columns, as the tables they replace declared

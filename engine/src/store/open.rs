@@ -287,6 +287,8 @@ fn upgrade(conn: &Connection, path: &Path, version: i32) -> Result<(), EngineErr
     if version <= 2 {
         upgrade_metrics(conn).map_err(from_upgrade("cannot read its specification: "))?;
     }
+    // Version 9 adds the deposits and the runs' provenance (store/deposit.rs), made empty by
+    // the schema above: a run stored before it has no recorded time and no deposit.
     // Version 7 hashes each run's stored values, byte for byte (crate::record_hash); version 8
     // leaves each model call's latency and endpoint out of that hash (issue 40). A schema-7
     // run is rehashed only where it still hashes to its stored hash under schema 7's
