@@ -94,6 +94,8 @@ pub struct Analysis {
     pub punishment_effect: Vec<PunishmentEffectRow>,
     /// The ladder's verdict on each claim.
     pub verdicts: Vec<Verdict>,
+    /// The store's deposits, each with every deviation from it (empty: no deposit).
+    pub deposit: crate::deposit::DepositSection,
 }
 
 /// Runs the whole analysis on a store (of one study, or of all), with the default options.
@@ -117,7 +119,11 @@ pub fn analyze_against(
     let outcomes = run_outcomes(path, study)?;
     let declared = Declared::read_path(path)?;
     let audit = crate::mechanism::read(path, study)?;
-    Ok(analyze_outcomes_graded(&outcomes, &declared, study, options, audit.as_ref(), human))
+    let mut analysis = analyze_outcomes_graded(&outcomes, &declared, study, options, audit.as_ref(), human);
+    let graded =
+        crate::deposit::Graded { claims: ClaimTable::shipped(), anchors: AnchorTable::shipped(), options, human };
+    analysis.deposit = crate::deposit::check(path, study, &graded)?;
+    Ok(analysis)
 }
 
 /// Runs the whole analysis on run outcomes already read from a store, with the games'
@@ -206,5 +212,6 @@ pub fn analyze_outcomes_graded(
         punishment: punishment::punishment(&idx, &models, options),
         punishment_effect,
         verdicts,
+        deposit: crate::deposit::DepositSection::default(),
     }
 }

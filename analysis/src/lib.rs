@@ -20,6 +20,7 @@ mod columns;
 mod common;
 pub mod contrasts;
 pub mod declared;
+pub mod deposit;
 pub mod directional;
 pub mod divergent;
 mod effect;

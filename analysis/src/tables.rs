@@ -8,6 +8,8 @@
 //! and a bracket column) and verdicts (fields reordered, the tier number left out, the
 //! classical grade in a column of its own).
 
+use std::collections::BTreeSet;
+
 use serde::Serialize;
 
 use crate::analyze::Analysis;
@@ -287,6 +289,21 @@ impl Analysis {
 
     /// Explicit spec: the tier by name, the first unmet condition before the evidence.
     fn verdicts_table(&self) -> Table {
+        let mut t = self.ladder_table();
+        // Where the store holds a deposit, each verdict says which deviations from it it rests on.
+        if !self.deposit.deposits.is_empty() {
+            t.columns.push("deviations from the deposit");
+            for (row, v) in t.rows.iter_mut().zip(&self.verdicts) {
+                let kinds: BTreeSet<&str> =
+                    self.deposit.deviations_of(&v.claim).iter().map(|d| d.kind.as_str()).collect();
+                row.push(if kinds.is_empty() { "-".into() } else { kinds.into_iter().collect::<Vec<_>>().join(", ") });
+            }
+        }
+        t
+    }
+
+    /// The verdicts alone.
+    fn ladder_table(&self) -> Table {
         Table {
             name: "verdicts",
             title: "Certification ladder: verdict per claim",
@@ -322,14 +339,18 @@ impl Analysis {
             s.push_str(&format!("\n## {}\n\n", t.title));
             if t.rows.is_empty() {
                 s.push_str("No data in this store.\n");
-                continue;
+            } else {
+                s.push_str(&format!("| {} |\n|{}\n", t.columns.join(" | "), "---|".repeat(t.columns.len())));
             }
-            s.push_str(&format!("| {} |\n|{}\n", t.columns.join(" | "), "---|".repeat(t.columns.len())));
             for r in &t.rows {
                 s.push_str(&format!(
                     "| {} |\n",
                     r.iter().map(|c| c.replace('|', "\\|")).collect::<Vec<_>>().join(" | ")
                 ));
+            }
+            // The deposit first under the verdicts.
+            if t.name == "verdicts" {
+                s.push_str(&self.deposit.to_markdown());
             }
         }
         s

@@ -71,6 +71,7 @@ pub fn page(analysis: &Analysis, p: &Page) -> String {
     h.push_str("</style></head><body><h1>Agora report</h1>");
     // What a reader came for first: which claims hold, at which tier, and what stops them.
     verdicts(&mut h, analysis);
+    deposit(&mut h, &analysis.deposit);
     humans(&mut h, analysis, p.humans);
     let _ = write!(h, "<p>{} runs analysed.</p><h2>Figures</h2>", analysis.runs);
     figures(&mut h, p.figures);
@@ -112,9 +113,20 @@ fn verdicts(h: &mut String, analysis: &Analysis) {
             Some(c) => (c.tier_name.as_str(), c.first_unmet.as_deref().unwrap_or("-"), c.evidence.join("\n")),
             None => ("-", "-", String::new()),
         };
+        // A verdict that rests on a deviation from the deposit is marked, the deviations on hover.
+        let deviations = analysis.deposit.deviations_of(&v.claim);
+        let mark = if deviations.is_empty() {
+            String::new()
+        } else {
+            let what: Vec<String> = deviations.iter().map(|d| format!("{}: {}", d.kind.as_str(), d.what)).collect();
+            format!(
+                " <a class=\"deviation\" href=\"#deposit\" title=\"rests on a deviation from the deposit: {}\">†</a>",
+                escape(&what.join("\n"))
+            )
+        };
         let _ = write!(
             h,
-            "<tr><td title=\"{}\">{}</td><td title=\"{}\">{}</td><td>{}</td><td title=\"{}\">{}</td><td>{}</td></tr>",
+            "<tr><td title=\"{}\">{}{mark}</td><td title=\"{}\">{}</td><td>{}</td><td title=\"{}\">{}</td><td>{}</td></tr>",
             escape(&v.text),
             escape(&v.claim),
             escape(&v.evidence.join("\n")),
@@ -126,6 +138,54 @@ fn verdicts(h: &mut String, analysis: &Analysis) {
         );
     }
     h.push_str("</tbody></table>");
+}
+
+/// The deposit, first under the verdicts: its hash and self-attested time, the first run's time
+/// and every deviation from it; a store with none says so in one line.
+fn deposit(h: &mut String, section: &agora_analysis::deposit::DepositSection) {
+    h.push_str("<h2 id=\"deposit\">Deposit</h2>");
+    if section.deposits.is_empty() {
+        let _ = write!(h, "<p id=\"deposit-none\">{}</p>", escape(agora_analysis::deposit::NO_DEPOSIT));
+        return;
+    }
+    for d in &section.deposits {
+        let _ = write!(
+            h,
+            "<p>Deposit <code class=\"deposit-hash\">{}</code> of the study <code>{}</code>: created {} <em>({})</em>; registry identifier {}; first run of the study {}; {} runs made under it; build deposited: {}.</p>",
+            escape(&d.hash),
+            escape(&d.study),
+            escape(&d.created),
+            escape(agora_analysis::deposit::SELF_ATTESTED),
+            escape(d.doi.as_deref().unwrap_or("none recorded")),
+            escape(d.first_run.as_deref().unwrap_or("not recorded")),
+            d.runs_under,
+            escape(&d.build),
+        );
+        if d.deviations.is_empty() {
+            h.push_str("<p class=\"deviations-none\">No deviation from the deposit.</p>");
+        } else {
+            h.push_str(
+                "<table class=\"deviations\"><thead><tr><th>deviation</th><th>what changed</th>\
+                 <th>verdicts resting on it</th></tr></thead><tbody>",
+            );
+            for x in &d.deviations {
+                let _ = write!(
+                    h,
+                    "<tr><td>{}</td><td>{}</td><td>{}</td></tr>",
+                    escape(x.kind.as_str()),
+                    escape(&x.what),
+                    escape(&if x.claims.is_empty() { "-".to_string() } else { x.claims.join(", ") })
+                );
+            }
+            h.push_str("</tbody></table>");
+        }
+        let _ = write!(
+            h,
+            "<details><summary>What the deposit fixes and leaves open</summary><p>Fixes:</p><ul>{}</ul><p>Leaves open:</p><ul>{}</ul></details>",
+            d.fixes.iter().map(|f| format!("<li>{}</li>", escape(f))).collect::<String>(),
+            d.leaves_open.iter().map(|f| format!("<li>{}</li>", escape(f))).collect::<String>(),
+        );
+    }
 }
 
 /// The lab's participants beside the models: per claim, the outcome of the human runs (n, mean
