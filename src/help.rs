@@ -43,6 +43,7 @@ const EXAMPLES: &[(&str, &str)] = &[
     ("profile", "agora profile scenarios/profiles/profile-slice.ron --store profile.sqlite --out out/profile"),
     ("stats", "echo '{\"values\": [0.42, 0.47, 0.51], \"theta\": 0.5, \"margin\": 0.1}' | agora stats tost"),
     ("export", "agora export --store agora.sqlite --format parquet --out out/export"),
+    ("prereg", "agora prereg scenarios/studies/classical.ron --out deposit"),
 ];
 
 /// The example of the command at `path`.

@@ -10,6 +10,7 @@ mod help;
 mod huge_pages;
 mod llm;
 mod network;
+mod prereg;
 mod profile;
 mod progress;
 mod replicate;
@@ -90,7 +91,20 @@ enum Command {
         /// instead of refusing it; a rerun resumes the version its configuration matches.
         #[arg(long)]
         new_version: bool,
+        /// A deposit (`agora prereg`): every file is checked against its manifest, the plan
+        /// against the deposit (a plan that differs is refused, naming the first differing
+        /// field), and the deposit's hash is recorded with every run.
+        #[arg(long)]
+        prereg: Option<PathBuf>,
+        /// Run a plan that differs from its --prereg deposit, as the study's next version
+        /// (`NAME@2`, never pooled with the deposited plan), recording this reason with its runs.
+        #[arg(long, requires = "prereg")]
+        deviate: Option<String>,
     },
+    /// Deposit a study before its first run: the plan, claims with their margins and tests,
+    /// anchors, codebook and gate, analysis options and the build, as readable files, a manifest
+    /// whose SHA-256 names the deposit, and one archive to upload to a public registry.
+    Prereg(prereg::PreregArgs),
     /// Validate a study and print its plan.
     Check {
         /// Study file (RON).
@@ -383,6 +397,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             replay,
             cache,
             new_version,
+            prereg,
+            deviate,
         } => {
             huge_pages::none();
             let mut plan = load_plan(&study, cells.as_deref(), models.as_deref())?;
@@ -412,11 +428,17 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 };
                 plan = plan.shard(shard);
             }
+            let prereg = match &prereg {
+                Some(dir) => Some(prereg::check_run(dir, &plan, deviate.as_deref())?),
+                None => None,
+            };
             if dry_run {
                 print_plan(&plan);
                 return Ok(());
             }
-            run_plan(&plan, &study, &store, &RunFlags { threads, live, replay, cache: cache.as_deref(), new_version })
+            let flags =
+                RunFlags { threads, live, replay, cache: cache.as_deref(), new_version, prereg: prereg.as_ref() };
+            run_plan(&plan, &study, &store, &flags)
         }
         Command::Check { study, cells, models } => {
             let plan = load_plan(&study, cells.as_deref(), models.as_deref())?;
@@ -431,6 +453,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
         Command::Calibrate(args) => calibrate::main(args),
         Command::Audit(args) => audit::main(args),
         Command::Profile(args) => profile::main(args),
+        Command::Prereg(args) => prereg::main(args),
         Command::Serve(args) => serve::main(args),
         Command::Demo { store, out } => {
             check_out_dir(&out)?;
@@ -814,8 +837,13 @@ fn version_name(study: &str, k: u32) -> String {
 /// The first version of the plan's study (`NAME`, `NAME@2`, …) under which the store holds no
 /// run of another configuration: where the plan's runs go with `--new-version`.
 fn free_version(plan: &Plan, store: &Store) -> anyhow::Result<(Plan, Option<Conflict>)> {
+    free_version_from(plan, store, 1)
+}
+
+/// As [`free_version`], from the study's `from`-th version on.
+fn free_version_from(plan: &Plan, store: &Store, from: u32) -> anyhow::Result<(Plan, Option<Conflict>)> {
     let mut first = None;
-    for k in 1.. {
+    for k in from.. {
         let p = renamed(plan, &version_name(&plan.study, k));
         match first_conflict(&p, store)? {
             None => return Ok((p, first)),
@@ -870,15 +898,37 @@ struct RunFlags<'a> {
     cache: Option<&'a Path>,
     /// Store an edited configuration as the study's next version instead of refusing it.
     new_version: bool,
+    /// The deposit the plan was checked against (`--prereg`).
+    prereg: Option<&'a prereg::PreregRun>,
 }
 
 fn run_plan(plan: &Plan, study: &Path, store_path: &Path, flags: &RunFlags<'_>) -> anyhow::Result<()> {
-    let RunFlags { threads, live, replay, cache, new_version } = *flags;
+    let RunFlags { threads, live, replay, cache, new_version, prereg } = *flags;
+    let started_at = prereg::now_utc();
     let mut store = Store::open(store_path)?;
     // One writing command at a time: a second `agora run` on this store is refused (exit 2).
     let claim = store.claim("agora run")?;
-    // Before any server is asked: a name of the store never takes another meaning.
-    let plan = &place_plan(plan, study, &store, store_path, new_version)?;
+    // Before any server is asked: a name of the store never takes another meaning. A plan that
+    // deviates from its deposit is a version of its own (`NAME@2` on), never pooled with the
+    // deposited plan's runs.
+    let plan = &match prereg {
+        Some(p) if p.deviation.is_some() => {
+            let (placed, _) = free_version_from(plan, &store, 2)?;
+            println!("{}: stored as version `{}`, apart from the deposited plan", study.display(), placed.study);
+            placed
+        }
+        _ => place_plan(plan, study, &store, store_path, new_version)?,
+    };
+    if let Some(p) = prereg {
+        store.record_deposit(&agora_engine::store::deposit::DepositRow {
+            hash: p.hash.clone(),
+            study: p.deposit.study().unwrap_or_else(|| plan.study.clone()),
+            created: p.created.clone(),
+            doi: p.doi.clone(),
+            files: p.deposit.to_json(),
+        })?;
+    }
+    let before = store.completed_keys()?;
     let cache_path = match cache {
         Some(c) => {
             if !c.exists() {
@@ -945,6 +995,21 @@ fn run_plan(plan: &Plan, study: &Path, store_path: &Path, flags: &RunFlags<'_>) 
         None => bar.0.set((p.done + p.skipped) as u64),
     })?;
     bar.0.finish();
+    // Each run made now, with when this command began and the deposit it was made under.
+    let now = store.completed_keys()?;
+    let made: Vec<String> =
+        plan.runs.iter().map(agora_engine::RunSpec::key).filter(|k| now.contains(k) && !before.contains(k)).collect();
+    store.record_provenance(
+        &made,
+        &agora_engine::store::deposit::Provenance {
+            started: started_at,
+            deposit: prereg.map(|p| p.hash.clone()),
+            deviation: prereg.and_then(|p| p.deviation.clone()),
+        },
+    )?;
+    if let Some(p) = prereg {
+        println!("{}: {} runs recorded under the deposit {}", plan.study, made.len(), p.hash);
+    }
     println!(
         "{}: {} runs executed, {} already in {} ({} decisions, {:.1} s)",
         plan.study,
