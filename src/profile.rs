@@ -47,9 +47,10 @@ const MAX_RESPONSES: u64 = 1_000;
 /// The most responses per General Robustness condition (the methods ask for 30).
 const MAX_GR_RESPONSES: u64 = 10_000;
 
-/// Calls the full profile (every task) asks of one model per response per input: 53,760 calls
-/// at 15 responses (`agora profile scenarios/profiles/profile.ron --dry-run`).
-const CALLS_PER_RESPONSE: u64 = 3_584;
+/// Calls the full profile (every task a study runs by default, categories A–E) asks of one
+/// model per response per input: 64,260 calls at 15 responses, General Robustness aside
+/// (`agora profile scenarios/profiles/profile.ron --dry-run`).
+const CALLS_PER_RESPONSE: u64 = 4_284;
 
 /// Calls per General Robustness response and model: 690 at 30.
 const CALLS_PER_GR_RESPONSE: u64 = 23;

@@ -107,7 +107,7 @@ fn a_profile_beyond_its_response_bounds_is_refused_with_its_memory_figure() {
     let store = dir.path().join("p.sqlite");
     let store = store.to_str().expect("utf8");
     for (study, needles) in [
-        (profile_study(dir.path(), 1_000_000_000, 30), ["`responses`", "899.7 TiB", "at most 1000"]),
+        (profile_study(dir.path(), 1_000_000_000, 30), ["`responses`", "1075.4 TiB", "at most 1000"]),
         (profile_study(dir.path(), 15, 1_000_000_000), ["`gr_responses`", "5.8 TiB", "at most 10000"]),
     ] {
         for args in [vec!["profile", &study, "--dry-run"], vec!["profile", &study, "--store", store]] {

@@ -111,15 +111,33 @@ fn a_reduced_profile_of_every_task_runs_end_to_end_and_writes_the_ranges() {
     assert_eq!(slots as usize, total, "one record per planned call");
     assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_responses WHERE status <> 'valid'"), 0);
     assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_gr"), 46, "23 conditions × 2");
-    assert_eq!(count(&c, "SELECT COUNT(DISTINCT task) FROM profile_responses"), 17);
+    // Categories A–D's seventeen tasks and E1–E5 (E6–E9 need a lab's own item file).
+    assert_eq!(count(&c, "SELECT COUNT(DISTINCT task) FROM profile_responses"), 17 + 5);
     assert_eq!(
         count(&c, "SELECT COUNT(*) FROM profile_versions"),
-        17 + 8,
-        "every frozen version file's hash recorded, and the schedules', the GR wording's and the six check cells'"
+        22 + 9,
+        "every task's frozen version file hash recorded, and the schedules', the GR wording's, the item file's and the six check cells'"
     );
     assert_eq!(
-        count(&c, "SELECT COUNT(*) FROM profile_versions WHERE task IN ('schedules', 'gr') OR task LIKE 'cell:%'"),
-        8
+        count(
+            &c,
+            "SELECT COUNT(*) FROM profile_versions WHERE task IN ('schedules', 'gr', 'items:ipip50') OR task LIKE 'cell:%'"
+        ),
+        9
+    );
+    // E1–E5: ten items each, 11 versions, one response; the checks retest the anchors only.
+    assert_eq!(
+        count(&c, "SELECT COUNT(*) FROM profile_responses WHERE task LIKE 'e_' AND presentation = 'reference'"),
+        50 * 11
+    );
+    assert_eq!(
+        count(&c, "SELECT COUNT(*) FROM profile_responses WHERE task = 'e1' AND presentation <> 'reference' AND point NOT IN ('BF01', 'BF06')"),
+        0
+    );
+    assert_eq!(
+        count(&c, "SELECT COUNT(*) FROM profile_responses WHERE task LIKE 'e_' AND value NOT IN ('r1', 'r2', 'r3', 'r4', 'r5')"),
+        0,
+        "positions decoded whatever the labels and order shown"
     );
     // The responder's unscored curve: the original version only.
     assert_eq!(
@@ -180,7 +198,10 @@ fn a_reduced_profile_of_every_task_runs_end_to_end_and_writes_the_ranges() {
         serde_json::from_str(&std::fs::read_to_string(out.join("profile.json")).expect("json")).expect("parse");
     let measures = json["models"][0]["measures"].as_array().expect("measures");
     let names: Vec<&str> = measures.iter().map(|m| m["measure"].as_str().unwrap()).collect();
-    for m in ["a1", "a2", "a3", "a4", "a5", "b1", "b2", "b3", "b4", "c1", "c2", "c3", "c4", "d1", "d2", "d3"] {
+    for m in [
+        "a1", "a2", "a3", "a4", "a5", "b1", "b2", "b3", "b4", "c1", "c2", "c3", "c4", "d1", "d2", "d3", "e1", "e2",
+        "e3", "e4", "e5",
+    ] {
         let line = measures.iter().find(|l| l["measure"] == m).unwrap_or_else(|| panic!("{m} in {names:?}"));
         assert_eq!(line["status"], "available", "{line}");
         let (lo, hi) = (line["outer"][0].as_f64().unwrap(), line["outer"][1].as_f64().unwrap());
@@ -286,8 +307,9 @@ fn invalid_answers_stay_missing_and_make_the_result_unavailable() {
 fn copy_assets(dir: &Path) -> PathBuf {
     let to = dir.join("assets");
     std::fs::create_dir_all(to.join("versions")).expect("mkdir");
+    std::fs::create_dir_all(to.join("items")).expect("mkdir");
     let from = root().join("assets/profile");
-    for f in ["versions.lock", "inputs.lock", "schedules.ron", "gr.ron"] {
+    for f in ["versions.lock", "inputs.lock", "schedules.ron", "gr.ron", "items/ipip50.ron"] {
         std::fs::copy(from.join(f), to.join(f)).expect("copy");
     }
     for e in std::fs::read_dir(from.join("versions")).expect("dir") {
@@ -391,6 +413,10 @@ fn the_shipped_study_has_the_seeds_call_counts() {
     // The profile methods' protocol: about 11k calls for A and 19k for B per model configuration.
     assert!((10_500..11_500).contains(&n("A")), "{said}");
     assert!((18_000..19_500).contains(&n("B")), "{said}");
+    // E1–E5: 50 items × 11 versions × 15 reference slots, and per measure 25 checks (E-S1)
+    // retesting 30 anchor cells (both anchors under Q00's five, one under each other's two)
+    // × 15: 8,250 + 5 × 450 = 10,500.
+    assert_eq!(n("E"), 50 * 11 * 15 + 5 * (5 * 2 + 10 * 2) * 15, "{said}");
     assert!(said.contains("general robustness: 690"), "{said}");
 }
 
@@ -715,4 +741,68 @@ fn general_robustness_reads_the_whole_reply() {
         serde_json::from_str(&std::fs::read_to_string(out.join("profile.json")).expect("json")).expect("parse");
     let text_ = json.to_string();
     assert!(text_.contains("unavailable: 0 of 2 reference and 2 of 2 check answers usable"), "{text_}");
+}
+
+/// A synthetic pairs file for E6–E9 in the documented format (`agora_profile::tasks::items`):
+/// E-S2's ids and keys, with made-up descriptions (Agora never ships the OEJTS adaptations).
+fn synthetic_pairs() -> String {
+    let mut items = String::new();
+    for (task, listed, _) in agora_profile::tasks::items::E_S2.iter().filter(|(t, _, _)| t.user_items()) {
+        for (id, key) in listed.iter() {
+            items.push_str(&format!(
+                "(id: \"{id}\", measure: \"{}\", key: {key:?}, left: \"Synthetic left description {id}\", right: \"Synthetic right description {id}\"),\n",
+                task.name()
+            ));
+        }
+    }
+    format!(
+        "(version: 1, name: \"synthetic-pairs\", kind: Pairs, source: \"a test's made-up pairs\", terms: \"none\", items: [\n{items}])\n"
+    )
+}
+
+#[test]
+fn a_labs_own_pairs_file_runs_e6_to_e9_and_is_required_for_them() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rt = runtime();
+    let seen: Seen = Arc::default();
+    let server = start(&rt, seen.clone());
+    let endpoint = format!("http://{}/v1", server.addr);
+    let store = dir.path().join("store.sqlite");
+    let out = dir.path().join("out");
+
+    // Naming E6 without the file is refused before anything is asked.
+    let study = write_study(dir.path(), &endpoint, "nopairs", r#", tasks: ["e6"], general_robustness: false"#);
+    let o = profile(&store, &out, &study, &[]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("pair_items"), "{}", text(&o));
+    assert!(seen.lock().expect("lock").is_empty());
+
+    std::fs::write(dir.path().join("lab-items.ron"), synthetic_pairs()).expect("pairs");
+    let study = write_study(
+        dir.path(),
+        &endpoint,
+        "labpairs",
+        r#", tasks: ["e6", "e7", "e8", "e9"], general_robustness: false, pair_items: Some("lab-items.ron")"#,
+    );
+    let dry = profile(&store, &out, &study, &["--dry-run"]);
+    assert!(dry.status.success(), "{}", text(&dry));
+    // 32 pairs × 11 versions × 1 response, and 4 × 30 anchor cells of the checks.
+    assert!(text(&dry).contains(&format!("category E: {}", 32 * 11 + 4 * 30)), "{}", text(&dry));
+    let o = profile(&store, &out, &study, &[]);
+    assert!(o.status.success(), "{}", text(&o));
+    let bodies = seen.lock().expect("lock").clone();
+    let first = bodies[0]["messages"][0]["content"].as_str().expect("content");
+    assert!(
+        first.contains("Synthetic left description") && first.contains("Much closer to the left description"),
+        "{first}"
+    );
+    let json: Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("profile.json")).expect("json")).expect("parse");
+    for m in ["e6", "e7", "e8", "e9"] {
+        let line = json["models"][0]["measures"].as_array().unwrap().iter().find(|l| l["measure"] == m).expect(m);
+        assert_eq!(line["status"], "available", "{line}");
+    }
+    // The lab's file is recorded by its hash beside the study's inputs (never in Agora's lock).
+    let c = Connection::open(&store).expect("open");
+    assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_versions WHERE task = 'items:synthetic-pairs'"), 1);
 }

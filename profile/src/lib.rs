@@ -1,9 +1,10 @@
 //! The behavioural profile: each model measured alone, in isolated decisions, as the methods of
 //! an AI behavioural profile describe it.
 //!
-//! - [`tasks`]: the seventeen tasks of categories A–D, their inputs and scoring, the eleven
-//!   frozen question versions, the presentation checks and their schedules, the rendering of a
-//!   question and the decoding of its answer, and General Robustness's wording and review.
+//! - [`tasks`]: the tasks of categories A–E (E1–E5 from the shipped item file, E6–E9 from a
+//!   lab's own), their inputs and scoring, the eleven frozen question versions, the
+//!   presentation checks and their schedules, the rendering of a question and the decoding of
+//!   its answer, and General Robustness's wording and review.
 //! - [`runner`]: `agora profile` — asking each model every scheduled slot through its server,
 //!   recording attempts, responses and settings in the store, resuming after a failure, the
 //!   recovery pass, and the outputs.

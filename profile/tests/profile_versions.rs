@@ -21,7 +21,7 @@ fn lock_path() -> PathBuf {
 }
 
 fn file_of(task: Task) -> PathBuf {
-    versions_dir().join(format!("{}.ron", task.name()))
+    versions_dir().join(format!("{}.ron", task.versions_file()))
 }
 
 fn read(task: Task) -> String {
@@ -60,7 +60,9 @@ fn filled(template: &str, input: &Input, version: &Version, alt: bool) -> String
 
 #[test]
 fn every_task_has_eleven_versions_that_render_every_input() {
-    for task in Task::ALL {
+    // E6–E9 share the questionnaire's versions with E1–E5; their items are a lab's own file
+    // (`questionnaire_user_items` renders a synthetic one).
+    for task in Task::ALL.into_iter().filter(|t| !t.user_items()) {
         let text = read(task);
         let loaded = versions::parse(task, &file_of(task), text.as_bytes()).unwrap_or_else(|e| panic!("{e}"));
         assert_eq!(loaded.versions.len(), 11, "{task}");
@@ -125,9 +127,10 @@ fn the_versions_match_the_lock() {
     let loaded = versions::load(&versions_dir(), &lock_path(), &Task::ALL).unwrap_or_else(|e| panic!("{e}"));
     assert_eq!(loaded.len(), Task::ALL.len());
     let lock = versions::read_lock(&lock_path()).unwrap();
-    assert_eq!(lock.len(), Task::ALL.len(), "the lock names every task and nothing else");
+    let files: BTreeSet<&str> = Task::ALL.iter().map(|t| t.versions_file()).collect();
+    assert_eq!(lock.len(), files.len(), "the lock names every version file and nothing else");
     for l in &loaded {
-        assert_eq!(lock.get(l.task.name()), Some(&l.sha256));
+        assert_eq!(lock.get(l.task.versions_file()), Some(&l.sha256));
     }
 }
 

@@ -15,7 +15,7 @@ pub type StoredProfile = (String, String, Vec<ProfileLine>);
 
 /// The profile's measures in table order: id, name, and whether the scale is −100..100 (the
 /// others are 0–100).
-pub const MEASURES: [(&str, &str, bool); 16] = [
+pub const MEASURES: [(&str, &str, bool); 25] = [
     ("a1", "generosity", false),
     ("a2", "cooperation", false),
     ("a3", "trust", false),
@@ -32,6 +32,15 @@ pub const MEASURES: [(&str, &str, bool); 16] = [
     ("d1", "compatibility", false),
     ("d2", "choosing the better offer", false),
     ("d3", "regularity", false),
+    ("e1", "sociability (self-described)", false),
+    ("e2", "consideration (self-described)", false),
+    ("e3", "organization and care (self-described)", false),
+    ("e4", "calmness of tone (self-described)", false),
+    ("e5", "openness to ideas (self-described)", false),
+    ("e6", "reserved (0) or outgoing (100) (self-described)", false),
+    ("e7", "details (0) or possibilities (100) (self-described)", false),
+    ("e8", "personal values (0) or analysis (100) (self-described)", false),
+    ("e9", "planning (0) or flexibility (100) (self-described)", false),
 ];
 
 /// A measure's name (a Category A task's own line is named by its task).

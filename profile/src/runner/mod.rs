@@ -1,11 +1,11 @@
 //! The runner of `agora profile`: each model's individual baseline in isolated decisions (the profile methods): the
-//! tasks of categories A–D under eleven frozen question versions and their scheduled
+//! tasks of categories A–E under eleven frozen question versions and their scheduled
 //! presentation checks, and General Robustness's 23 conditions; the records go into the
 //! store's `profile_*` tables, the ranges into `profile.json`, `profile.md` and `profile.csv`.
 //!
 //! The study file (`ProfileStudy(...)`) names the models (declared in a models file), the tasks
-//! (all seventeen by default), the master seed and whether General Robustness runs. Fifteen
-//! responses per input and thirty per GR condition are the seed's; fewer are an explicit
+//! (categories A–E by default; E6–E9 only when named, with a lab's own pairs file), the master
+//! seed and whether General Robustness runs. Fifteen responses per input and thirty per GR condition are the seed's; fewer are an explicit
 //! opt-in (`reduced_protocol: true`), marked in every output.
 
 mod ask;
@@ -31,9 +31,10 @@ use agora_engine::Store;
 use anyhow::Context as _;
 use serde::Deserialize;
 
+use crate::tasks::items::{ItemFile, ItemKind};
 use crate::BadInput;
 use ask::Asker;
-use plan::{presentation, task_plan, Cells, TaskPlan};
+use plan::{presentation, task_plan, task_plan_of, Cells, TaskPlan};
 use run::Ctx;
 
 pub use output::stored_profiles;
@@ -78,7 +79,7 @@ struct ProfileStudy {
     /// Model names; empty = every declared model.
     #[serde(default)]
     models: Vec<String>,
-    /// Task names; empty = all seventeen.
+    /// Task names; empty = every task but the user-supplied E6–E9.
     #[serde(default)]
     tasks: Vec<String>,
     #[serde(default = "fifteen")]
@@ -90,6 +91,14 @@ struct ProfileStudy {
     /// Opt-in to fewer responses than the seed's 15 and 30 (tests, smoke runs).
     #[serde(default)]
     reduced_protocol: bool,
+    /// A lab's own item file of pairs for E6–E9 (never shipped; see `tasks::items`), relative to
+    /// the study file. Needed when the study names e6–e9.
+    #[serde(default)]
+    pair_items: Option<String>,
+    /// Ask only each questionnaire measure's first N items (E-S2's order, anchors first): a
+    /// reduced study, which needs `reduced_protocol: true`.
+    #[serde(default)]
+    questionnaire_items: Option<usize>,
 }
 
 fn fifteen() -> u32 {
@@ -124,14 +133,20 @@ fn assets_dir(arg: Option<&Path>) -> PathBuf {
 /// Further passes over the questions whose server failed in transport, within one invocation.
 const RETRY_PASSES: u32 = 8;
 
+/// The shipped item file of E1–E5 under `assets/profile/items/`.
+const SHIPPED_ITEMS: &str = "ipip50";
+
 const CHECK_CELLS: [&str; 6] =
     ["answer-field", "task-id", "alt-opening", "layout-inline", "layout-sentence-per-line", "reversed-actions"];
 
 /// Every input of a profile beside the question versions, by name, with the SHA-256 of its
 /// file: the schedules, the GR wording and the cells the checks reuse.
 fn input_hashes(assets: &Path) -> anyhow::Result<BTreeMap<String, String>> {
-    let mut files: Vec<(String, PathBuf)> =
-        vec![("schedules".into(), assets.join("schedules.ron")), ("gr".into(), assets.join("gr.ron"))];
+    let mut files: Vec<(String, PathBuf)> = vec![
+        ("schedules".into(), assets.join("schedules.ron")),
+        ("gr".into(), assets.join("gr.ron")),
+        (format!("items:{SHIPPED_ITEMS}"), assets.join("items").join(format!("{SHIPPED_ITEMS}.ron"))),
+    ];
     files.extend(CHECK_CELLS.iter().map(|c| (format!("cell:{c}"), cells_dir().join(format!("{c}.ron")))));
     let mut out = BTreeMap::new();
     for (name, file) in files {
@@ -213,6 +228,24 @@ impl ProfileStudy {
             )
             .into());
         }
+        if let Some(n) = s.questionnaire_items {
+            if n == 0 || !s.reduced_protocol {
+                return Err(field(
+                    "questionnaire_items",
+                    format!("{n} items per questionnaire measure is a reduced study: it needs at least 1 and `reduced_protocol: true`"),
+                )
+                .into());
+            }
+        }
+        if s.pair_items.is_none() {
+            if let Some(t) = s.tasks.iter().find(|t| Task::from_name(t).is_some_and(Task::user_items)) {
+                return Err(field(
+                    "pair_items",
+                    format!("`{t}` reads its pairs from a lab's own item file, which Agora does not ship: give it as `pair_items`"),
+                )
+                .into());
+            }
+        }
         for (i, t) in s.tasks.iter().enumerate() {
             if Task::from_name(t).is_none() {
                 let names: Vec<&str> = Task::ALL.iter().map(|t| t.name()).collect();
@@ -228,7 +261,7 @@ impl ProfileStudy {
 
     fn tasks(&self) -> Vec<Task> {
         if self.tasks.is_empty() {
-            Task::ALL.to_vec()
+            Task::defaults()
         } else {
             Task::ALL.into_iter().filter(|t| self.tasks.iter().any(|n| n == t.name())).collect()
         }
@@ -290,7 +323,11 @@ pub fn main(args: ProfileOptions) -> anyhow::Result<()> {
         for (name, sha) in &inputs {
             println!("{name}: {sha}");
         }
-        println!("froze {} inputs (schedules, GR wording, cells) into {}", inputs.len(), inputs_lock.display());
+        println!(
+            "froze {} inputs (schedules, GR wording, item file, cells) into {}",
+            inputs.len(),
+            inputs_lock.display()
+        );
         return Ok(());
     }
     let study_path = args.study.as_deref().ok_or_else(|| BadInput("give a profile study file (or --freeze)".into()))?;
@@ -300,9 +337,23 @@ pub fn main(args: ProfileOptions) -> anyhow::Result<()> {
     let loaded = versions::load(&versions_dir, &lock, &tasks).map_err(bad)?;
     let wording = Wording::load(&assets.join("gr.ron")).map_err(bad)?;
     let cells = Cells::load(&cells_dir())?;
-    let inputs = check_inputs(&assets, &inputs_lock)?;
+    let mut inputs = check_inputs(&assets, &inputs_lock)?;
+    let items = study_items(study_path, &study, &assets, &tasks, &mut inputs)?;
     let models = load_models(study_path, &study, args.models.as_deref())?;
-    let plans: Vec<(Task, TaskPlan)> = tasks.iter().map(|t| (*t, task_plan(*t, &schedules, study.responses))).collect();
+    let plans: Vec<(Task, TaskPlan)> = tasks
+        .iter()
+        .map(|t| {
+            let plan = match items.iter().find(|f| f.measures().contains(t)) {
+                Some(f) => {
+                    let mut all = f.inputs(*t);
+                    all.truncate(study.questionnaire_items.unwrap_or(all.len()));
+                    task_plan_of(*t, &schedules, study.responses, all)
+                }
+                None => task_plan(*t, &schedules, study.responses),
+            };
+            (*t, plan)
+        })
+        .collect();
     if args.dry_run {
         print_dry_run(&study, &models, &plans, &loaded, &cells);
         return Ok(());
@@ -460,6 +511,42 @@ pub fn main(args: ProfileOptions) -> anyhow::Result<()> {
     }
     println!("profile written to {}", args.out.display());
     Ok(())
+}
+
+/// The item files of the study's questionnaire tasks: the shipped IPIP-50 adaptations from the
+/// assets (hashed into the inputs lock), and the lab's pairs file the study names, whose hash is
+/// recorded beside the study's inputs (it is the lab's, never frozen by Agora).
+fn study_items(
+    study_path: &Path,
+    study: &ProfileStudy,
+    assets: &Path,
+    tasks: &[Task],
+    inputs: &mut BTreeMap<String, String>,
+) -> anyhow::Result<Vec<ItemFile>> {
+    let mut out = Vec::new();
+    if tasks.iter().any(|t| Task::SHIPPED_QUESTIONNAIRE.contains(t)) {
+        let path = assets.join("items").join(format!("{SHIPPED_ITEMS}.ron"));
+        out.push(ItemFile::load(&path).map_err(bad)?);
+    }
+    if let Some(rel) = &study.pair_items {
+        let path = study_path.parent().unwrap_or(Path::new(".")).join(rel);
+        let file = ItemFile::load(&path).map_err(bad)?;
+        if file.kind != ItemKind::Pairs {
+            return Err(BadInput(format!(
+                "{}: `kind` is {:?}; `pair_items` reads a Pairs file",
+                path.display(),
+                file.kind
+            ))
+            .into());
+        }
+        if let Some(t) = tasks.iter().find(|t| t.user_items() && !file.measures().contains(t)) {
+            return Err(BadInput(format!("{}: holds no items of `{t}`, which the study names", path.display())).into());
+        }
+        let bytes = std::fs::read(&path).map_err(|e| BadInput(format!("{}: cannot be read: {e}", path.display())))?;
+        inputs.insert(format!("items:{}", file.name), crate::tasks::versions::sha256_hex(&bytes));
+        out.push(file);
+    }
+    Ok(out)
 }
 
 /// Keeps the jobs `only` names, when it names any (a later pass).

@@ -1,5 +1,8 @@
 //! The profile's schedule: every slot of every task, version and presentation (the profile methods §M05,
-//! §A0–§D0, the A-S1/A-S2/B-S1/C-S1/D-S1 check schedules), before anything is asked.
+//! §A0–§E0, the A-S1/A-S2/B-S1/C-S1/D-S1/E-S1 check schedules), before anything is asked.
+//!
+//! E1–E9: fifteen slots per item of every version's reference presentation, and fifteen per
+//! anchor item a scheduled check retests (E-S1: both anchors under Q00, one under each other).
 //!
 //! A–D single decisions: fifteen slots per input of every version's reference presentation,
 //! the responder's unscored full curve on the original version only (§A5), and fifteen slots
@@ -149,6 +152,12 @@ pub fn presentation(op: Option<Operation>, cells: &Cells) -> Presentation {
 
 /// The plan of `task` with `responses` slots per input (15 in the seed).
 pub fn task_plan(task: Task, schedules: &Schedules, responses: u32) -> TaskPlan {
+    task_plan_of(task, schedules, responses, inputs(task))
+}
+
+/// The plan of `task` over the inputs `all` (a questionnaire's items from its item file,
+/// perhaps a reduced study's first few).
+pub fn task_plan_of(task: Task, schedules: &Schedules, responses: u32, all: Vec<Input>) -> TaskPlan {
     let rows = schedules.rows(task.schedule());
     let mut plan = TaskPlan::default();
     if task == Task::B4 {
@@ -164,7 +173,13 @@ pub fn task_plan(task: Task, schedules: &Schedules, responses: u32) -> TaskPlan 
         }
         return plan;
     }
-    let all = inputs(task);
+    // §E0, E-S1: each check retests the row's anchor items of the measure (both under the
+    // original instruction, one under each other), not a condition's points.
+    let anchors = crate::tasks::items::e_s2(task).map(|(_, a)| [a[0].to_string(), a[1].to_string()]);
+    let retests = |input: &Input, row: &crate::tasks::schedule::Row| match (&anchors, row.anchor) {
+        (Some(a), Some(anchor)) => anchor.items(a).contains(&input.point.as_str()),
+        _ => retested(input, row.level),
+    };
     for (v, row) in rows.iter().enumerate().take(VERSION_IDS.len()) {
         for input in &all {
             // The responder's unscored full curve: the original version only (§A5).
@@ -176,7 +191,7 @@ pub fn task_plan(task: Task, schedules: &Schedules, responses: u32) -> TaskPlan 
             }
         }
         for op in &row.checks {
-            for input in all.iter().filter(|i| retested(i, row.level)) {
+            for input in all.iter().filter(|i| retests(i, row)) {
                 for slot in 0..responses {
                     plan.slots.push(Slot { task, version: v, presentation: Some(*op), input: input.clone(), slot });
                 }

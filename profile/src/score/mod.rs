@@ -11,6 +11,8 @@
 //!   checked results → M, I, O.
 //! - [`combine`]: Category A's fixed task weights, applied separately to the averages and to
 //!   each range endpoint (§M04, §A0).
+//! - [`questionnaire`]: Category E's item scores, item means, version results and checked
+//!   results (§E0–§E9).
 //! - [`gr_open`], [`gr_binary`]: General Robustness's open-allocation comparison (mean shift and
 //!   W₁ with an independent two-sample bootstrap) and binary comparison (Δp with Newcombe's
 //!   interval) (§GR1, §GR2).
@@ -24,6 +26,7 @@ pub mod consistency;
 pub mod gr_binary;
 pub mod gr_open;
 pub mod measure;
+pub mod questionnaire;
 pub mod range;
 pub mod replace;
 pub mod rows;

@@ -21,11 +21,13 @@
 //! | D1 | six triples [p_XY, p_YZ, p_XZ] | P1's triple at c |
 //! | D2 | 9 points, stake then G1–G3 | G2 at c |
 //! | D3 | six menus (XY, XYDX, XYDY) | P1's menus at c |
+//! | E1–E9 | the item means (u, their mean) | the anchor items' means (z) |
 //!
 //! # Coverage (§M05: "A–D require all scheduled valid observations")
 //! A measure's result needs every scheduled slot of its tasks valid, reference and checks
-//! alike; otherwise it is unavailable, with its coverage given. (§E0's softer rule — an
-//! unavailable check withholding only the outer range — is the seed's for E and F, not A–D.)
+//! alike; otherwise it is unavailable, with its coverage given. §E0's softer rule holds for
+//! the questionnaire (E1–E9): an item mean needs five of its fifteen ratings valid (a third of
+//! its slots), and an unavailable check cell withholds only the outer range.
 //! Missing answers are never replaced. The responder's unscored curve is outside the score and
 //! outside coverage.
 
@@ -38,6 +40,8 @@ use super::consistency::Menus;
 use super::measure::{
     profile_measure, B4Check, B4Version, D1Check, D1Version, D3Check, D3Version, LinearCheck, LinearVersion, Versions,
 };
+use super::questionnaire;
+use super::range::measure_range;
 use super::replace::Linear;
 use super::{Condition, ProfileError, VERSIONS};
 
@@ -255,6 +259,8 @@ enum Kind {
     B4,
     D1,
     D3,
+    /// A questionnaire measure (E1–E9): item means, their equal-weight mean, anchor checks.
+    E,
 }
 
 fn linear_points(kind: Linear, cell: &Cell<'_>) -> Result<Vec<f64>, ProfileError> {
@@ -399,6 +405,9 @@ fn versions(kind: Kind, rows: &[&ResponseRow]) -> Result<Versions, ProfileError>
                 }
                 d1.push(D1Version { points, checks: out });
             }
+            Kind::E => {
+                return Err(ProfileError::new("kind", "a questionnaire measure is scored by `questionnaire_line`"))
+            }
             Kind::D3 => {
                 let mut points = Vec::new();
                 for set in ["P1", "P2"] {
@@ -420,7 +429,7 @@ fn versions(kind: Kind, rows: &[&ResponseRow]) -> Result<Versions, ProfileError>
         Kind::Linear(l) => Versions::Linear(l, linear),
         Kind::B4 => Versions::B4(b4),
         Kind::D1 => Versions::D1(d1),
-        Kind::D3 => Versions::D3(d3),
+        Kind::D3 | Kind::E => Versions::D3(d3),
     })
 }
 
@@ -439,7 +448,121 @@ fn relevant(kind: Kind, row: &ResponseRow) -> bool {
     }
 }
 
+/// The item means of one cell (reference or check) of a questionnaire version: each item's mean
+/// over its valid ratings, `None` where too few are valid (§E0: 5 of 15).
+fn item_means<'a>(cell: &Cell<'a>) -> BTreeMap<&'a str, (Option<f64>, usize, usize)> {
+    let mut by_item: BTreeMap<&'a str, Vec<&'a ResponseRow>> = BTreeMap::new();
+    for r in &cell.rows {
+        by_item.entry(r.point.as_str()).or_default().push(r);
+    }
+    by_item
+        .into_iter()
+        .map(|(item, rows)| {
+            let scores: Vec<f64> = rows.iter().filter_map(|r| r.score).collect();
+            (item, (questionnaire::item_mean(&scores, rows.len()), scores.len(), rows.len()))
+        })
+        .collect()
+}
+
+/// A questionnaire measure's line (§E0): per version u = the mean of its item means, each
+/// check's z replacing its anchor items' means; M and I need every reference item mean, a
+/// check item mean that is unavailable withholds O only. A study that asked fewer items than
+/// the measure has (a reduced run) says so in the status.
+fn questionnaire_line(measure: &str, rows: &[&ResponseRow]) -> ProfileLine {
+    let mut coverage = Coverage::default();
+    for r in rows {
+        coverage.add(r);
+    }
+    let unavailable = |status: String| ProfileLine {
+        measure: measure.to_string(),
+        centre: None,
+        inner: None,
+        outer: None,
+        checks: 0,
+        coverage,
+        status,
+    };
+    let grouped = by_version(rows);
+    if grouped.len() != VERSIONS {
+        return unavailable(format!(
+            "unavailable: the records hold {} question versions, not {VERSIONS}",
+            grouped.len()
+        ));
+    }
+    let (mut reference, mut checked) = (Vec::new(), Vec::new());
+    let mut outer_missing: Vec<String> = Vec::new();
+    let mut items = 0;
+    for (version, cells) in &grouped {
+        let Some(ref_cell) = cells.get(REFERENCE) else {
+            return unavailable(format!("unavailable: {version} has no reference responses"));
+        };
+        let means = item_means(ref_cell);
+        let mut values = Vec::new();
+        for (item, (mean, valid, slots)) in &means {
+            match mean {
+                Some(m) => values.push(*m),
+                None => {
+                    return unavailable(format!(
+                        "unavailable: {version}/{item} has {valid} of {slots} ratings valid, fewer than {}",
+                        questionnaire::minimum_valid(*slots)
+                    ))
+                }
+            }
+        }
+        items = values.len();
+        let u = match questionnaire::version_result(&values) {
+            Ok(u) => u,
+            Err(e) => return unavailable(format!("unavailable: {version}: {e}")),
+        };
+        reference.push(u);
+        for (presentation, cell) in cells.iter().filter(|(p, _)| **p != REFERENCE) {
+            let mut replaced = Vec::new();
+            for (item, (mean, valid, slots)) in item_means(cell) {
+                match (mean, means.get(item).and_then(|m| m.0)) {
+                    (Some(check), Some(base)) => replaced.push((base, check)),
+                    _ => outer_missing.push(format!("{version}/{presentation}/{item} ({valid} of {slots} valid)")),
+                }
+            }
+            if let Ok(z) = questionnaire::checked_result(u, values.len(), &replaced) {
+                checked.push(z);
+            }
+        }
+    }
+    // M and I from the reference results alone (O computed here only when every check is in).
+    let r = match measure_range(&reference, if checked.is_empty() { &reference } else { &checked }) {
+        Ok(r) => r,
+        Err(e) => return unavailable(format!("unavailable: {e}")),
+    };
+    let full = crate::tasks::Task::from_name(measure)
+        .and_then(crate::tasks::items::e_s2)
+        .map_or(items, |(listed, _)| listed.len());
+    let reduced = if items < full { format!(" (reduced: {items} of {full} items)") } else { String::new() };
+    let (outer, checks, status) = if !outer_missing.is_empty() {
+        (
+            None,
+            0,
+            format!("outer unavailable: check cells with too few valid ratings: {}{reduced}", outer_missing.join(", ")),
+        )
+    } else if checked.is_empty() {
+        (None, 0, format!("outer unavailable: no check was scheduled{reduced}"))
+    } else {
+        (Some(r.outer), checked.len(), format!("available{reduced}"))
+    };
+    ProfileLine {
+        measure: measure.to_string(),
+        centre: Some(r.centre),
+        inner: Some(r.inner),
+        outer,
+        checks,
+        coverage,
+        status,
+    }
+}
+
 fn line(measure: &str, kind: Kind, rows: &[&ResponseRow]) -> ProfileLine {
+    if kind == Kind::E {
+        return questionnaire_line(measure, rows);
+    }
     // The responder's unscored curve is outside the score and outside coverage.
     let scored: Vec<&ResponseRow> = rows.iter().copied().filter(|r| r.scored && relevant(kind, r)).collect();
     let mut coverage = Coverage::default();
@@ -486,6 +609,7 @@ fn task_measures(task: &str) -> Vec<(String, Kind)> {
         "urns" => vec![("c2".into(), Kind::Linear(Linear::C2))],
         "dated" => vec![("c3".into(), Kind::Linear(Linear::C3)), ("c4".into(), Kind::Linear(Linear::C4))],
         "lotteries" => vec![("d1".into(), Kind::D1), ("d2".into(), Kind::Linear(Linear::D2)), ("d3".into(), Kind::D3)],
+        "e1" | "e2" | "e3" | "e4" | "e5" | "e6" | "e7" | "e8" | "e9" => vec![(task.into(), Kind::E)],
         other => vec![(format!("a:{other}"), Kind::Linear(Linear::A))],
     }
 }

@@ -1,5 +1,6 @@
 //! The catalogue of inputs per task: conditions, decision points, facts, options, supplied
-//! histories and the score of one decoded answer (the profile methods §A0–§A5, §B0–§B4, §C0–§C4, §D0–§D3).
+//! histories and the score of one decoded answer (the profile methods §A0–§A5, §B0–§B4, §C0–§C4, §D0–§D3,
+//! and §E0's items, one input each, from [`super::items`]).
 //!
 //! Every amount is computed here from the seed's parameters, never typed as a result: the
 //! totals, temptations and multipliers of the condition tables, the payoff formulas, C1's
@@ -7,6 +8,7 @@
 
 use super::decimal::{cents_text, later_amount_cents};
 use super::{Level, Task};
+use crate::score::questionnaire::{item_score, Key};
 
 /// One fully specified decision of a task (a seed-000 "decision point" at one condition, and
 /// for B1–B3 one of its two supplied histories).
@@ -479,6 +481,10 @@ pub fn inputs_at(task: Task, level: Level) -> Vec<Input> {
             }
             out
         }
+        // Category E: the shipped items at the one condition a questionnaire has; E6–E9's
+        // come from a lab's own file ([`super::items::ItemFile::inputs`]).
+        _ if level == Level::Middle => super::items::shipped().inputs(task),
+        _ => Vec::new(),
     }
 }
 
@@ -553,6 +559,13 @@ pub fn score(input: &Input, decoded: &Decoded) -> f64 {
             counted(target)
         }
         (Task::B4, _) => 0.0,
+        (_, Decoded::Option(k)) if input.task.questionnaire() => {
+            let key = input.facts.iter().find(|(n, _)| n == "key").and_then(|(_, v)| Key::from_name(v));
+            match (super::items::position(k), key) {
+                (Some(r), Some(key)) => item_score(r, key).unwrap_or(0.0),
+                _ => 0.0,
+            }
+        }
         _ => 0.0,
     }
 }

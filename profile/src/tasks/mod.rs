@@ -1,4 +1,4 @@
-//! The behavioural profile's tasks (the profile methods, categories A–D and General Robustness): isolated,
+//! The behavioural profile's tasks (the profile methods, categories A–E and General Robustness): isolated,
 //! fully specified single decisions, each a module of its own data — its three conditions, its
 //! decision points, the facts a question version's wording fills in, the options and their
 //! economic meaning, and the score of one decoded answer.
@@ -18,12 +18,15 @@
 //! - [`gr`]: General Robustness's 23 conditions (§GR); [`gr_review`], its full-answer review
 //!   (§GR3), with [`gr_prose`] reading the decisions a reply states in sentences.
 //! - [`decimal`]: C3's later amounts at 50-digit precision.
+//! - [`items`]: Category E's item files — Agora's adaptations of the IPIP-50 (E1–E5, shipped)
+//!   and a lab's own pairs file for E6–E9 (never shipped) — with the keys and anchors of E-S2.
 
 pub mod catalogue;
 pub mod decimal;
 pub mod gr;
 pub mod gr_prose;
 pub mod gr_review;
+pub mod items;
 pub mod render;
 pub mod schedule;
 pub mod version;
@@ -52,9 +55,9 @@ impl ProfileInputError {
     }
 }
 
-/// The profile's tasks of categories A–D. Category A has nine tasks, combined into A1–A5;
+/// The profile's tasks of categories A–E. Category A has nine tasks, combined into A1–A5;
 /// B1–B4 are one task each; C1–C4 use three (C3 and C4 share the dated payments); D1–D3 share
-/// one menu task of lotteries.
+/// one menu task of lotteries; E1–E9 are one questionnaire measure each.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Task {
@@ -92,11 +95,29 @@ pub enum Task {
     Dated,
     /// D1–D3: menus of lotteries.
     Lotteries,
+    /// E1: sociability, ten statements adapted from the IPIP-50's Extraversion items.
+    E1,
+    /// E2: consideration (IPIP-50 Agreeableness).
+    E2,
+    /// E3: organization and care (IPIP-50 Conscientiousness).
+    E3,
+    /// E4: calmness of tone (IPIP-50 Emotional Stability).
+    E4,
+    /// E5: openness to ideas (IPIP-50 Intellect/Imagination).
+    E5,
+    /// E6: reserved or outgoing, eight pairs from a user-supplied item file (never shipped).
+    E6,
+    /// E7: details or possibilities (user-supplied pairs).
+    E7,
+    /// E8: analysis or personal values (user-supplied pairs).
+    E8,
+    /// E9: planning or flexibility (user-supplied pairs).
+    E9,
 }
 
 impl Task {
     /// Every task, in the profile's order.
-    pub const ALL: [Task; 17] = [
+    pub const ALL: [Task; 26] = [
         Task::Dictator,
         Task::UltimatumProposer,
         Task::PrisonersDilemma,
@@ -114,7 +135,49 @@ impl Task {
         Task::Urns,
         Task::Dated,
         Task::Lotteries,
+        Task::E1,
+        Task::E2,
+        Task::E3,
+        Task::E4,
+        Task::E5,
+        Task::E6,
+        Task::E7,
+        Task::E8,
+        Task::E9,
     ];
+
+    /// The questionnaire tasks whose items Agora ships (the IPIP-50 adaptations, E1–E5).
+    pub const SHIPPED_QUESTIONNAIRE: [Task; 5] = [Task::E1, Task::E2, Task::E3, Task::E4, Task::E5];
+
+    /// The questionnaire tasks whose items a lab supplies in its own file (E6–E9): a study runs
+    /// them only when it names them and gives the file.
+    pub const USER_QUESTIONNAIRE: [Task; 4] = [Task::E6, Task::E7, Task::E8, Task::E9];
+
+    /// The tasks a study runs when it names none: categories A–E without the user-supplied
+    /// E6–E9.
+    pub fn defaults() -> Vec<Task> {
+        Task::ALL.into_iter().filter(|t| !t.user_items()).collect()
+    }
+
+    /// Whether the task is a questionnaire (Category E): one rated item per question.
+    pub fn questionnaire(self) -> bool {
+        self.category() == 'E'
+    }
+
+    /// Whether the task's items come from a user-supplied file (E6–E9).
+    pub fn user_items(self) -> bool {
+        Task::USER_QUESTIONNAIRE.contains(&self)
+    }
+
+    /// The question-version file the task reads (`versions/<name>.ron`): its own, except the
+    /// questionnaire tasks, which share one set of eleven instructions around their items.
+    pub fn versions_file(self) -> &'static str {
+        if self.questionnaire() {
+            "questionnaire"
+        } else {
+            self.name()
+        }
+    }
 
     /// The name written in files and records (`trust-investor`).
     pub fn name(self) -> &'static str {
@@ -136,6 +199,15 @@ impl Task {
             Task::Urns => "urns",
             Task::Dated => "dated",
             Task::Lotteries => "lotteries",
+            Task::E1 => "e1",
+            Task::E2 => "e2",
+            Task::E3 => "e3",
+            Task::E4 => "e4",
+            Task::E5 => "e5",
+            Task::E6 => "e6",
+            Task::E7 => "e7",
+            Task::E8 => "e8",
+            Task::E9 => "e9",
         }
     }
 
@@ -144,9 +216,10 @@ impl Task {
         Task::ALL.into_iter().find(|t| t.name() == name)
     }
 
-    /// The category: 'A', 'B', 'C' or 'D'.
+    /// The category: 'A', 'B', 'C', 'D' or 'E'.
     pub fn category(self) -> char {
         match self {
+            Task::E1 | Task::E2 | Task::E3 | Task::E4 | Task::E5 | Task::E6 | Task::E7 | Task::E8 | Task::E9 => 'E',
             Task::B1 | Task::B2 | Task::B3 | Task::B4 => 'B',
             Task::Risk | Task::Urns | Task::Dated => 'C',
             Task::Lotteries => 'D',
@@ -154,7 +227,7 @@ impl Task {
         }
     }
 
-    /// Which check schedule the task follows (A-S1, A-S2, B-S1, C-S1/D-S1).
+    /// Which check schedule the task follows (A-S1, A-S2, B-S1, C-S1/D-S1, E-S1).
     pub fn schedule(self) -> ScheduleKind {
         match self {
             Task::Dictator | Task::UltimatumProposer | Task::PublicGoods | Task::TrustInvestor | Task::TrustTrustee => {
@@ -165,6 +238,7 @@ impl Task {
             }
             Task::B1 | Task::B2 | Task::B3 | Task::B4 => ScheduleKind::B,
             Task::Risk | Task::Urns | Task::Dated | Task::Lotteries => ScheduleKind::CD,
+            _ => ScheduleKind::E,
         }
     }
 
@@ -184,10 +258,20 @@ impl Task {
             Task::Urns => &["c2"],
             Task::Dated => &["c3", "c4"],
             Task::Lotteries => &["d1", "d2", "d3"],
+            Task::E1 => &["e1"],
+            Task::E2 => &["e2"],
+            Task::E3 => &["e3"],
+            Task::E4 => &["e4"],
+            Task::E5 => &["e5"],
+            Task::E6 => &["e6"],
+            Task::E7 => &["e7"],
+            Task::E8 => &["e8"],
+            Task::E9 => &["e9"],
         }
     }
 
-    /// The three condition values as the seed's tables write them (§A0, §B0, §C0, §D0).
+    /// The three condition values as the seed's tables write them (§A0, §B0, §C0, §D0); a
+    /// questionnaire has no economic condition (its items are asked at `middle` only).
     pub fn condition_values(self) -> [&'static str; 3] {
         match self {
             Task::Dictator | Task::UltimatumProposer | Task::UltimatumResponder => ["100", "1000", "10000"],
@@ -201,6 +285,7 @@ impl Task {
             Task::Risk | Task::Lotteries => ["1", "10", "100"],
             Task::Urns => ["100", "1000", "10000"],
             Task::Dated => ["7", "30", "90"],
+            _ => ["", "", ""],
         }
     }
 }
@@ -224,6 +309,8 @@ pub enum ScheduleKind {
     B,
     /// C-S1 and D-S1 (identical): risk, waiting and menus.
     CD,
+    /// E-S1: the questionnaire, checked at its anchor items rather than at a condition.
+    E,
 }
 
 impl ScheduleKind {
@@ -244,7 +331,9 @@ impl ScheduleKind {
                 ActionOrder,
             ],
             ScheduleKind::B => &[AnswerField, InlineLayout, HistoryTable, ReversibleLabels, ResponseOrder],
-            ScheduleKind::CD => &[AnswerField, InlineLayout, TableLayout, ReversibleLabels, OptionOrder],
+            ScheduleKind::CD | ScheduleKind::E => {
+                &[AnswerField, InlineLayout, TableLayout, ReversibleLabels, OptionOrder]
+            }
         }
     }
 
@@ -255,6 +344,7 @@ impl ScheduleKind {
             ScheduleKind::ABinary => "a-binary",
             ScheduleKind::B => "b",
             ScheduleKind::CD => "c-d",
+            ScheduleKind::E => "e",
         }
     }
 }
@@ -333,6 +423,42 @@ impl Operation {
     /// alternative labels).
     pub fn relabels(self) -> bool {
         matches!(self, Operation::ActionLabels | Operation::ReversibleLabels)
+    }
+}
+
+/// Which of a questionnaire measure's two fixed check items a check retests (E-S1, E-S2): the
+/// original version retests both, each other version one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Anchor {
+    /// Both anchor items.
+    Both,
+    /// The first anchor item.
+    First,
+    /// The second anchor item.
+    Second,
+}
+
+impl Anchor {
+    /// Every anchor choice.
+    pub const ALL: [Anchor; 3] = [Anchor::Both, Anchor::First, Anchor::Second];
+
+    /// The name written in schedule files.
+    pub fn name(self) -> &'static str {
+        match self {
+            Anchor::Both => "both",
+            Anchor::First => "first",
+            Anchor::Second => "second",
+        }
+    }
+
+    /// The anchor items retested, from the measure's (first, second).
+    pub fn items(self, anchors: &[String; 2]) -> Vec<&str> {
+        match self {
+            Anchor::Both => vec![&anchors[0], &anchors[1]],
+            Anchor::First => vec![&anchors[0]],
+            Anchor::Second => vec![&anchors[1]],
+        }
     }
 }
 

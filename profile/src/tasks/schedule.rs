@@ -1,6 +1,7 @@
-//! The additional-check schedules (the profile methods A-S1, A-S2, B-S1, C-S1, D-S1) as a data file,
-//! `assets/profile/schedules.ron`: for each schedule kind, one row per question version with
-//! the condition it is checked at and the operations applied there, each a separate check.
+//! The additional-check schedules (the profile methods A-S1, A-S2, B-S1, C-S1, D-S1, E-S1) as a data
+//! file, `assets/profile/schedules.ron`: for each schedule kind, one row per question version
+//! with the condition it is checked at (E-S1: the anchor items it retests instead) and the
+//! operations applied there, each a separate check.
 //!
 //! A row naming an operation its tasks lack (an action-label check in an amount task, a
 //! history table in a menu), a version out of order or a condition that is not low, middle or
@@ -11,15 +12,17 @@ use std::path::Path;
 
 use serde::Deserialize;
 
-use super::{Level, Operation, ProfileInputError, ScheduleKind, VERSION_IDS};
+use super::{Anchor, Level, Operation, ProfileInputError, ScheduleKind, VERSION_IDS};
 
 /// One scheduled location: a version, its condition and its operations.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Row {
     /// Q00–Q10.
     pub version: String,
-    /// The condition checked.
+    /// The condition checked (`middle` for the questionnaire, which has one).
     pub level: Level,
+    /// E-S1: which anchor items are retested; `None` elsewhere.
+    pub anchor: Option<Anchor>,
     /// The operations, each a separate check.
     pub checks: Vec<Operation>,
 }
@@ -39,18 +42,24 @@ struct File {
 #[serde(deny_unknown_fields)]
 struct RawRow {
     version: String,
-    condition: String,
+    #[serde(default)]
+    condition: Option<String>,
+    #[serde(default)]
+    anchor: Option<String>,
     checks: Vec<String>,
 }
 
-const KINDS: [ScheduleKind; 4] = [ScheduleKind::AAmount, ScheduleKind::ABinary, ScheduleKind::B, ScheduleKind::CD];
+const KINDS: [ScheduleKind; 5] =
+    [ScheduleKind::AAmount, ScheduleKind::ABinary, ScheduleKind::B, ScheduleKind::CD, ScheduleKind::E];
 
 impl Schedules {
     /// Parses and checks a schedules file's text.
     pub fn parse(file: &Path, text: &str) -> Result<Schedules, ProfileInputError> {
         let err = |field: String, reason: String| ProfileInputError::new(file.display().to_string(), field, reason);
-        let raw: File =
-            ron::from_str(text).map_err(|e| err(format!("line {}", e.span.start.line), e.code.to_string()))?;
+        let raw: File = ron::Options::default()
+            .with_default_extension(ron::extensions::Extensions::IMPLICIT_SOME)
+            .from_str(text)
+            .map_err(|e| err(format!("line {}", e.span.start.line), e.code.to_string()))?;
         if raw.version != 1 {
             return Err(err("version".into(), format!("is {}, this build reads 1", raw.version)));
         }
@@ -77,9 +86,28 @@ impl Schedules {
                         format!("is `{}`, expected `{}`", row.version, VERSION_IDS[i]),
                     ));
                 }
-                let level = Level::ALL.into_iter().find(|l| l.name() == row.condition).ok_or_else(|| {
-                    err(format!("{at}.condition"), format!("`{}` is not low, middle or high", row.condition))
-                })?;
+                // The questionnaire's rows name anchors, the others conditions.
+                let (level, anchor) = match (kind, &row.condition, &row.anchor) {
+                    (ScheduleKind::E, None, Some(a)) => {
+                        let anchor = Anchor::ALL.into_iter().find(|x| x.name() == a).ok_or_else(|| {
+                            err(format!("{at}.anchor"), format!("`{a}` is not both, first or second"))
+                        })?;
+                        (Level::Middle, Some(anchor))
+                    }
+                    (ScheduleKind::E, _, _) => {
+                        return Err(err(
+                            at,
+                            "an E-S1 row names its `anchor` (both, first or second), no condition".into(),
+                        ))
+                    }
+                    (_, Some(c), None) => {
+                        let level = Level::ALL.into_iter().find(|l| l.name() == c).ok_or_else(|| {
+                            err(format!("{at}.condition"), format!("`{c}` is not low, middle or high"))
+                        })?;
+                        (level, None)
+                    }
+                    _ => return Err(err(at, "a row names its `condition` (low, middle or high), no anchor".into())),
+                };
                 let mut checks = Vec::new();
                 for (j, c) in row.checks.iter().enumerate() {
                     let op = Operation::from_name(c).filter(|op| kind.operations().contains(op)).ok_or_else(|| {
@@ -96,7 +124,7 @@ impl Schedules {
                     }
                     checks.push(op);
                 }
-                parsed.push(Row { version: row.version.clone(), level, checks });
+                parsed.push(Row { version: row.version.clone(), level, anchor, checks });
             }
             out.insert(kind, parsed);
         }
@@ -141,6 +169,12 @@ mod tests {
         assert_eq!(s.checks(ScheduleKind::ABinary), 27);
         assert_eq!(s.checks(ScheduleKind::B), 25);
         assert_eq!(s.checks(ScheduleKind::CD), 25);
+        // E-S1: BASE tests all five operations on both anchors, each other version two.
+        assert_eq!(s.checks(ScheduleKind::E), 25);
+        let e = s.rows(ScheduleKind::E);
+        assert_eq!(e[0].anchor, Some(Anchor::Both));
+        assert_eq!(e[10].anchor, Some(Anchor::Second));
+        assert_eq!(e[10].checks, vec![Operation::ReversibleLabels, Operation::OptionOrder]);
         let b = s.rows(ScheduleKind::B);
         assert_eq!(b[3].level, Level::High);
         assert_eq!(b[3].checks, vec![Operation::HistoryTable, Operation::ResponseOrder]);

@@ -1,5 +1,6 @@
 //! Question versions: the original question (Q00) and ten eligible versions (Q01–Q10) per
-//! task, as data files `assets/profile/versions/<task>.ron`, each version with its eligibility
+//! task, as data files `assets/profile/versions/<task>.ron` (the questionnaire measures E1–E9
+//! share `questionnaire.ron`: §E0's eleven instructions around the same items), each version with its eligibility
 //! record (the profile methods §M02–§M03): every neutrality principle and default rule, its verdict and
 //! the reason. A file is frozen by its content hash in `assets/profile/versions.lock` before a
 //! study runs; a changed file is refused until it is frozen again (`agora profile --freeze`).
@@ -84,6 +85,9 @@ fn reference_texts(task: Task, version: &Version, file: &Path, field: &str) -> R
             out.push(b4_input(level, 2, &history));
         }
         out
+    } else if task.questionnaire() {
+        // The instructions are shared by every questionnaire measure: all shipped items.
+        Task::SHIPPED_QUESTIONNAIRE.iter().flat_map(|t| inputs(*t)).collect()
     } else {
         inputs(task)
     };
@@ -238,9 +242,12 @@ pub fn parse(task: Task, file: &Path, bytes: &[u8]) -> Result<Loaded, ProfileInp
     if parsed.version != FORMAT {
         return Err(err(file, "version", format!("is {}, this build reads {FORMAT}", parsed.version)));
     }
-    if parsed.task != task.name() {
-        return Err(err(file, "task", format!("is `{}`, the file is for `{}`", parsed.task, task.name())));
+    if parsed.task != task.versions_file() {
+        return Err(err(file, "task", format!("is `{}`, the file is for `{}`", parsed.task, task.versions_file())));
     }
+    // The questionnaire's instructions are checked on the shipped items (a lab's pairs fill
+    // the same placeholders: the item and its five positions).
+    let checked = if task.questionnaire() { Task::E1 } else { task };
     if parsed.versions.len() != VERSION_IDS.len() {
         return Err(err(
             file,
@@ -249,7 +256,7 @@ pub fn parse(task: Task, file: &Path, bytes: &[u8]) -> Result<Loaded, ProfileInp
         ));
     }
     for (i, v) in parsed.versions.iter().enumerate() {
-        check_version(task, i, v, file)?;
+        check_version(checked, i, v, file)?;
     }
     Ok(Loaded { task, versions: parsed.versions, sha256: sha256_hex(bytes) })
 }
@@ -263,10 +270,10 @@ pub fn load(dir: &Path, lock_path: &Path, tasks: &[Task]) -> Result<Vec<Loaded>,
     let lock = read_lock(lock_path)?;
     let mut out = Vec::new();
     for &task in tasks {
-        let file = dir.join(format!("{}.ron", task.name()));
+        let file = dir.join(format!("{}.ron", task.versions_file()));
         let bytes = std::fs::read(&file).map_err(|e| err(&file, "", format!("cannot be read: {e}")))?;
         let loaded = parse(task, &file, &bytes)?;
-        match lock.get(task.name()) {
+        match lock.get(task.versions_file()) {
             Some(frozen) if *frozen == loaded.sha256 => {}
             Some(frozen) => {
                 return Err(err(
@@ -280,7 +287,11 @@ pub fn load(dir: &Path, lock_path: &Path, tasks: &[Task]) -> Result<Vec<Loaded>,
                 ))
             }
             None => {
-                return Err(err(lock_path, task.name(), "is not frozen: run `agora profile --freeze` after reviewing the versions"))
+                return Err(err(
+                    lock_path,
+                    task.versions_file(),
+                    "is not frozen: run `agora profile --freeze` after reviewing the versions",
+                ))
             }
         }
         out.push(loaded);
@@ -303,10 +314,13 @@ pub fn read_lock(path: &Path) -> Result<Lock, ProfileInputError> {
 pub fn freeze(dir: &Path, lock_path: &Path) -> Result<Lock, ProfileInputError> {
     let mut lock = Lock::new();
     for task in Task::ALL {
-        let file = dir.join(format!("{}.ron", task.name()));
+        if lock.contains_key(task.versions_file()) {
+            continue;
+        }
+        let file = dir.join(format!("{}.ron", task.versions_file()));
         let bytes = std::fs::read(&file).map_err(|e| err(&file, "", format!("cannot be read: {e}")))?;
         let loaded = parse(task, &file, &bytes)?;
-        lock.insert(task.name().to_string(), loaded.sha256);
+        lock.insert(task.versions_file().to_string(), loaded.sha256);
     }
     let text = ron::ser::to_string_pretty(&lock, ron::ser::PrettyConfig::default())
         .map_err(|e| err(lock_path, "", e.to_string()))?;

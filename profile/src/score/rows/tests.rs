@@ -172,3 +172,59 @@ fn b4_under_a_reduced_protocol_scores_the_same_answers_as_the_full_one() {
         }
     }
 }
+
+/// E1 rows: ten items × eleven versions × 15 slots; every item mean is 50 except BF01's, which
+/// is 40 + q under version q; Q00's answer-field check moves BF01 to 60 and leaves BF06 at 50.
+fn questionnaire(check_valid: usize) -> Vec<ResponseRow> {
+    let items = ["BF01", "BF06", "BF11", "BF16", "BF21", "BF26", "BF31", "BF36", "BF41", "BF46"];
+    let mut rows = Vec::new();
+    for q in 0..11 {
+        for item in items {
+            for slot in 0..15 {
+                let score = if item == "BF01" { 40.0 + q as f64 } else { 50.0 };
+                rows.push(row("e1", q, REFERENCE, "middle", item, "", slot, Some(score)));
+            }
+        }
+    }
+    for (item, score) in [("BF01", 60.0), ("BF06", 50.0)] {
+        for slot in 0..15 {
+            let valid = (slot as usize) < check_valid;
+            rows.push(row("e1", 0, "answer-field", "middle", item, "", slot, valid.then_some(score)));
+        }
+    }
+    rows
+}
+
+#[test]
+fn a_questionnaire_measure_from_its_item_means() {
+    let table = profile_table(&questionnaire(15));
+    let l = table.iter().find(|l| l.measure == "e1").expect("the e1 line");
+    // u_q = (40 + q + 9 × 50)/10 = 49 + q/10: M = 49.5, I = [49, 50]; the check (§E1's worked
+    // example at Q00) gives z = 49 + (60 − 40)/10 = 51, widening O to [49, 51].
+    assert!((l.centre.unwrap() - 49.5).abs() < 1e-12, "{l:?}");
+    assert_eq!(l.inner, Some([49.0, 50.0]));
+    assert_eq!(l.outer, Some([49.0, 51.0]));
+    assert_eq!(l.checks, 1);
+    assert_eq!(l.status, "available");
+}
+
+#[test]
+fn a_check_cell_with_too_few_ratings_withholds_only_the_outer_range() {
+    // §E0: four of fifteen valid make the check cell unavailable; M and I stay.
+    let table = profile_table(&questionnaire(4));
+    let l = table.iter().find(|l| l.measure == "e1").expect("the e1 line");
+    assert!((l.centre.unwrap() - 49.5).abs() < 1e-12, "{l:?}");
+    assert_eq!(l.outer, None);
+    assert!(l.status.starts_with("outer unavailable"), "{}", l.status);
+    // Five of fifteen suffice.
+    let l = profile_table(&questionnaire(5)).into_iter().find(|l| l.measure == "e1").unwrap();
+    assert_eq!(l.outer, Some([49.0, 51.0]));
+    // A reference item with four valid ratings makes the measure unavailable.
+    let mut rows = questionnaire(15);
+    for r in rows.iter_mut().filter(|r| r.version == "Q03" && r.point == "BF26" && r.slot >= 4) {
+        r.score = None;
+    }
+    let l = profile_table(&rows).into_iter().find(|l| l.measure == "e1").unwrap();
+    assert_eq!(l.centre, None);
+    assert!(l.status.contains("Q03/BF26"), "{}", l.status);
+}
