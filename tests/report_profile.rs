@@ -178,3 +178,81 @@ fn the_report_shows_the_profile_and_joins_it_to_the_society_runs() {
     assert!(figure.contains("<svg") && figure[figure.find("<svg").unwrap()..].contains("a2 cooperation"), "its SVG");
     assert!(dom.contains("id=\"profile-0\"") && dom.contains("id=\"profile-society\""), "the tables are present");
 }
+
+#[test]
+fn the_self_description_view_of_five_scripted_models() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let rt = runtime();
+    // Each model answers its own way: the fake's legal answer drawn from the request with the
+    // served model's name mixed in, so the five profiles differ and repeat exactly.
+    let server = rt
+        .block_on(FakeServer::start(Arc::new(|_, body: &serde_json::Value| {
+            let mut b = body.clone();
+            let m = body["model"].as_str().unwrap_or("").to_string();
+            if let Some(t) = b["messages"][0]["content"].as_str() {
+                b["messages"][0]["content"] = serde_json::Value::from(format!("{m}: {t}"));
+            }
+            FakeReply::Content(legal_answer(&b))
+        })))
+        .expect("server");
+    let endpoint = format!("http://{}/v1", server.addr);
+    let models: Vec<String> = (1..=5).map(|k| model(&format!("m{k}"), &format!("m{k}-1"), &endpoint)).collect();
+    std::fs::write(dir.path().join("models.ron"), format!("Models(version: 1, models: [{}])", models.join(", ")))
+        .expect("models");
+    let study = dir.path().join("self.ron");
+    std::fs::write(
+        &study,
+        r#"ProfileStudy(version: 1, name: "self-description", master_seed: 7, include_models: Some("models.ron"),
+            responses: 1, reduced_protocol: true, general_robustness: false, questionnaire_items: Some(2),
+            tasks: ["dictator", "ultimatum-proposer", "e1", "e2", "e3", "e4", "e5"])"#,
+    )
+    .expect("study");
+    let store = dir.path().join("s.sqlite");
+    let s = store.to_str().expect("utf8");
+    let o = agora(&[
+        "profile",
+        study.to_str().expect("utf8"),
+        "--store",
+        s,
+        "--out",
+        dir.path().join("p").to_str().unwrap(),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    let out = dir.path().join("report");
+    let o = agora(&["report", "--store", s, "--out", out.to_str().expect("utf8")]);
+    assert!(o.status.success(), "{}", text(&o));
+    let html = std::fs::read_to_string(out.join("report.html")).expect("report");
+    assert!(html.contains("Self-description beside behaviour"), "the view is there");
+    assert!(html.contains("not the profile methods' items"), "the items are Agora's adaptations");
+
+    // One row per model; E2 and A1 as the profile tables give them, recomputed from the store.
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("p/profile.json")).expect("json"))
+            .expect("parse");
+    let mut pairs = Vec::new();
+    for k in 1..=5 {
+        let name = format!("m{k}");
+        let cells = row_cells(&html, "self-description", &name);
+        assert_eq!(cells.len(), 2 + 5 + 16, "{cells:?}");
+        let measures = json["models"].as_array().unwrap().iter().find(|m| m["model"] == name.as_str()).unwrap();
+        let centre = |m: &str| {
+            measures["measures"].as_array().unwrap().iter().find(|l| l["measure"] == m).unwrap()["centre"].as_f64()
+        };
+        let (e2, a1) = (centre("e2").expect("e2"), centre("a1").expect("a1"));
+        assert!(cells[3].starts_with(&format!("{e2:.1} [")), "E2 of {name}: {}", cells[3]);
+        assert!(cells[7].starts_with(&format!("{a1:.1} [")), "A1 of {name}: {}", cells[7]);
+        assert!(cells[8].contains("not in this profile"), "A2 was not asked: {}", cells[8]);
+        pairs.push((e2, a1));
+    }
+    // The declared pairing's ρ and interval, as the report computes them from the five.
+    let r = agora_report::pairing_rho(&pairs);
+    let said = &html[html.find("id=\"self-description-pairing\"").expect("pairing")..];
+    let said = &said[..said.find("</p>").unwrap()];
+    match (r.rho, r.interval) {
+        (Some(rho), Some([lo, hi])) => {
+            assert!(said.contains(&format!("ρ = {rho:.2} over 5 models")), "{said}");
+            assert!(said.contains(&format!("[{lo:.2}, {hi:.2}]")), "{said}");
+        }
+        _ => assert!(said.contains("no rank correlation"), "{said}"),
+    }
+}

@@ -418,6 +418,8 @@ fn behavioural_profile(h: &mut String, p: &Page) {
         h.push_str("</table>");
     }
 
+    self_description(h, p);
+
     h.push_str(
         "<h3 id=\"profile-society-title\">Joined to the same models' society results</h3><p>Each profiled model \
          (joined on model name and served id) beside its own decisions in this store's society runs: the baseline \
@@ -459,6 +461,57 @@ fn behavioural_profile(h: &mut String, p: &Page) {
         }
     }
     h.push_str("</table>");
+}
+
+/// The self-description (E1–E5) of each model beside its behavioural measures (A–D): an
+/// exploratory view, with Agora's one declared pairing and its rank correlation across models.
+fn self_description(h: &mut String, p: &Page) {
+    use super::profile::{self_description, BEHAVIOURAL, DECLARED_PAIRING, SELF_DESCRIBED};
+    let (rows, rho) = self_description(p.profiles);
+    if rows.is_empty() {
+        return;
+    }
+    let (e, b) = DECLARED_PAIRING;
+    let _ = write!(
+        h,
+        "<h3 id=\"self-description-title\">Self-description beside behaviour</h3><p>Each model's answers to \
+         Agora's adaptations of the IPIP-50 statements (E1–E5: how it describes its own conversational style, \
+         not the profile methods' items, so not the methods' profiles) beside its choices in the behavioural \
+         tasks (A–D), each as centre [inner range]. This view is exploratory: neither the profile methods nor \
+         the IPIP ties a questionnaire measure to a game measure, so no column is paired with another, except \
+         the one pairing Agora declares as its own, {} ({}) with {} ({}), shown only as a rank correlation \
+         across models. Unlike an audit of stated values inside one decision, the two sides come from separate \
+         questions; with a handful of models the interval is wide and says little.</p>\
+         <table id=\"self-description\" class=\"profile\"><tr><th>model</th><th>served id</th>",
+        e.to_uppercase(),
+        escape(&measure_name(e)),
+        b.to_uppercase(),
+        escape(&measure_name(b))
+    );
+    for m in SELF_DESCRIBED.iter().chain(BEHAVIOURAL.iter()) {
+        let _ = write!(h, "<th>{}</th>", m.to_uppercase());
+    }
+    h.push_str("</tr>");
+    for r in &rows {
+        let _ = write!(h, "<tr><td>{}</td><td>{}</td>", escape(&r.model), escape(&r.served_id));
+        for (l, m) in r.described.iter().zip(SELF_DESCRIBED).chain(r.behaviour.iter().zip(BEHAVIOURAL)) {
+            let _ = write!(h, "<td>{}</td>", centre_and_inner(*l, m));
+        }
+        h.push_str("</tr>");
+    }
+    h.push_str("</table>");
+    let said = match (rho.rho, rho.interval) {
+        (Some(r), Some([lo, hi])) => format!("Spearman's ρ = {r:.2} over {} models, 95 % interval [{lo:.2}, {hi:.2}] (Fisher's z, Bonett–Wright variance)", rho.n),
+        (Some(r), None) => format!("Spearman's ρ = {r:.2} over {} models; no interval with fewer than four", rho.n),
+        _ => format!("no rank correlation: {} model(s) with both centres (three are needed, neither side constant)", rho.n),
+    };
+    let _ = write!(
+        h,
+        "<p id=\"self-description-pairing\">Declared pairing {} with {}: {}.</p>",
+        e.to_uppercase(),
+        b.to_uppercase(),
+        escape(&said)
+    );
 }
 
 /// Contamination: priming and probe contrasts, and how often the paradigm was recognised.

@@ -13,6 +13,7 @@ pub mod export;
 mod figures;
 mod html;
 mod profile;
+pub use profile::{pairing_rho, PairingRho};
 mod queries;
 
 /// What a report may be asked for beyond the store.

@@ -66,6 +66,91 @@ pub fn a_measure_of(task: &str) -> Option<&'static str> {
     agora_profile::score::rows::A_MEASURES.iter().find(|(_, _, tasks)| tasks.contains(&task)).map(|(name, _, _)| *name)
 }
 
+/// The self-described measures shown beside the behavioural ones (E1–E5, the shipped items).
+pub const SELF_DESCRIBED: [&str; 5] = ["e1", "e2", "e3", "e4", "e5"];
+
+/// The behavioural measures (categories A–D) the self-description sits beside.
+pub const BEHAVIOURAL: [&str; 16] =
+    ["a1", "a2", "a3", "a4", "a5", "b1", "b2", "b3", "b4", "c1", "c2", "c3", "c4", "d1", "d2", "d3"];
+
+/// Agora's own declared pairing of a self-described measure with a behavioural one: E2
+/// (consideration) beside A1 (generosity). Neither the profile methods nor the IPIP ties a
+/// questionnaire measure to a game measure; this pairing is Agora's, declared here before any
+/// result, and only its rank correlation across models is shown.
+pub const DECLARED_PAIRING: (&str, &str) = ("e2", "a1");
+
+/// The two-sided 95 % normal quantile.
+const Z_975: f64 = 1.959_963_984_540_054;
+
+/// One model's self-description beside its behaviour: the lines of [`SELF_DESCRIBED`] and of
+/// [`BEHAVIOURAL`], `None` where the profile lacks the measure.
+pub struct SelfRow<'a> {
+    pub model: String,
+    pub served_id: String,
+    pub described: Vec<Option<&'a ProfileLine>>,
+    pub behaviour: Vec<Option<&'a ProfileLine>>,
+}
+
+/// The declared pairing's rank correlation across the models with both centres.
+#[derive(Clone, Debug, PartialEq)]
+pub struct PairingRho {
+    /// Models with both centres available.
+    pub n: usize,
+    /// Spearman's ρ, when n ≥ 3 and neither side is constant.
+    pub rho: Option<f64>,
+    /// Its 95 % interval (Fisher's z with Bonett and Wright's variance), when n ≥ 4.
+    pub interval: Option<[f64; 2]>,
+}
+
+/// Spearman's ρ of the paired centres and its 95 % interval.
+///
+/// # Formula
+/// ρ is Pearson's correlation of the midranks; z = atanh ρ with standard error
+/// √((1 + ρ²/2)/(n − 3)) (Bonett and Wright 2000), the interval tanh(z ± 1.96·se).
+///
+/// # References
+/// Bonett, D. G. and Wright, T. A. (2000), Sample size requirements for estimating Pearson,
+/// Kendall and Spearman correlations, Psychometrika 65(1), 23–28.
+pub fn pairing_rho(pairs: &[(f64, f64)]) -> PairingRho {
+    let n = pairs.len();
+    let (x, y): (Vec<f64>, Vec<f64>) = pairs.iter().copied().unzip();
+    let rho = agora_analysis::stats::spearman(&x, &y).ok().map(|s| s.rho);
+    let interval = rho.filter(|_| n >= 4).map(|r| {
+        // ρ = ±1 has an infinite z: the interval is taken just inside it.
+        let r = r.clamp(-1.0 + 1e-12, 1.0 - 1e-12);
+        let se = ((1.0 + r * r / 2.0) / (n as f64 - 3.0)).sqrt();
+        let z = r.atanh();
+        [(z - Z_975 * se).tanh(), (z + Z_975 * se).tanh()]
+    });
+    PairingRho { n, rho, interval }
+}
+
+/// Every profiled model's self-description beside its behaviour, and the declared pairing.
+pub fn self_description(profiles: &[StoredProfile]) -> (Vec<SelfRow<'_>>, PairingRho) {
+    let rows: Vec<SelfRow<'_>> = profiles
+        .iter()
+        .filter(|(_, _, lines)| lines.iter().any(|l| SELF_DESCRIBED.contains(&l.measure.as_str())))
+        .map(|(model, served_id, lines)| {
+            let line = |m: &str| lines.iter().find(|l| l.measure == m);
+            SelfRow {
+                model: model.clone(),
+                served_id: served_id.clone(),
+                described: SELF_DESCRIBED.iter().map(|m| line(m)).collect(),
+                behaviour: BEHAVIOURAL.iter().map(|m| line(m)).collect(),
+            }
+        })
+        .collect();
+    let (e, b) = DECLARED_PAIRING;
+    let pairs: Vec<(f64, f64)> = profiles
+        .iter()
+        .filter_map(|(_, _, lines)| {
+            let centre = |m: &str| lines.iter().find(|l| l.measure == m).and_then(|l| l.centre);
+            Some((centre(e)?, centre(b)?))
+        })
+        .collect();
+    (rows, pairing_rho(&pairs))
+}
+
 /// How a society outcome is read off a role's decisions.
 #[derive(Clone, Copy)]
 enum Read {
@@ -244,5 +329,37 @@ mod tests {
         assert!(trust.task_line.is_none() && trust.measure_line.is_none(), "the task was not profiled");
         assert!(j[1].rows.is_empty() && j[1].note.as_deref().is_some_and(|n| n.contains("served as o-1")));
         assert!(j[2].rows.is_empty() && j[2].note.as_deref().is_some_and(|n| n.starts_with("no society runs")));
+    }
+
+    #[test]
+    fn the_declared_pairing_has_a_rank_correlation_with_an_interval() {
+        // Five models: A1 ranks 1–5, E2 ranks 2, 4, 3, 5, 1. Σd² = 22, so
+        // ρ = 1 − 6·22/(5·24) = −0.1 (scipy.stats.spearmanr gives −0.1); z = atanh(−0.1) =
+        // −0.100335, se = √((1 + 0.01/2)/2) = 0.708872, tanh(z ± 1.959964·se) = [−0.90327, 0.85887].
+        let pairs = [(45.0, 10.0), (55.0, 20.0), (50.0, 30.0), (60.0, 40.0), (40.0, 50.0)];
+        let r = super::pairing_rho(&pairs);
+        assert_eq!(r.n, 5);
+        assert!((r.rho.unwrap() + 0.1).abs() < 1e-12, "{r:?}");
+        let [lo, hi] = r.interval.unwrap();
+        assert!((lo + 0.90327).abs() < 1e-5 && (hi - 0.85887).abs() < 1e-5, "{r:?}");
+        // Three models: ρ but no interval; two: neither.
+        assert!(super::pairing_rho(&pairs[..3]).interval.is_none());
+        assert!(super::pairing_rho(&pairs[..2]).rho.is_none());
+    }
+
+    #[test]
+    fn the_self_description_sits_beside_behaviour_for_each_model() {
+        let profiles: Vec<super::StoredProfile> = (0..5)
+            .map(|k| {
+                let k = k as f64;
+                (format!("m{k}"), format!("m{k}-1"), vec![line("e2", 40.0 + k), line("a1", 50.0 - k), line("c1", k)])
+            })
+            .collect();
+        let (rows, rho) = super::self_description(&profiles);
+        assert_eq!(rows.len(), 5);
+        assert!(rows[2].described[1].is_some_and(|l| l.centre == Some(42.0)));
+        assert!(rows[2].described[0].is_none(), "E1 was not asked");
+        assert!(rows[2].behaviour[9].is_some_and(|l| l.measure == "c1"));
+        assert_eq!(rho.rho, Some(-1.0));
     }
 }
