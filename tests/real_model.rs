@@ -288,3 +288,80 @@ fn a_small_profile_of_the_real_model_then_replay_without_a_server() {
         std::fs::read_to_string(dir.path().join("out2/profile.csv")).expect("csv")
     );
 }
+
+/// A reduced Category E profile of the real small model: E1's first two items (its two check
+/// anchors) under the eleven instructions, one response each, and E-S1's checks at the anchors
+/// — 2 × 11 + 30 = 52 calls (the full E1–E5 protocol is 10,500). Every slot ends valid (a
+/// position 1–5 scored 0–100 in the item's direction) or missing, and the table shows E1 with
+/// its centre, ranges and checks, or says why not.
+#[test]
+#[ignore = "needs a model server: scripts/llm-server.sh start, then AGORA_LLM_MODELS=scenarios/models/local-gemma.ron cargo test --test real_model -- --ignored"]
+fn a_reduced_questionnaire_profile_of_the_real_model() {
+    let models = std::env::var("AGORA_LLM_MODELS").expect("AGORA_LLM_MODELS names the models file of a running server");
+    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join(models);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let study = dir.path().join("profile-e.ron");
+    std::fs::write(
+        &study,
+        r#"ProfileStudy(version: 1, name: "real-profile-e", master_seed: 5, tasks: ["e1"], responses: 1,
+            general_robustness: false, reduced_protocol: true, questionnaire_items: Some(2))"#,
+    )
+    .expect("study");
+    let store = dir.path().join("real-e.sqlite");
+    let out_dir = dir.path().join("out");
+    let o = agora(&[
+        "profile",
+        study.to_str().expect("utf8"),
+        "--models",
+        models.to_str().expect("utf8"),
+        "--store",
+        store.to_str().expect("utf8"),
+        "--out",
+        out_dir.to_str().expect("utf8"),
+    ]);
+    assert!(o.status.success(), "{}", text(&o));
+    println!("{}", text(&o));
+    let c = Connection::open(&store).expect("open");
+    assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_responses"), 2 * 11 + 30);
+    assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_responses WHERE status NOT IN ('valid', 'missing')"), 0);
+    assert_eq!(
+        count(&c, "SELECT COUNT(*) FROM profile_responses WHERE status = 'valid' AND value NOT IN ('r1', 'r2', 'r3', 'r4', 'r5')"),
+        0,
+        "answers decoded to positions"
+    );
+    assert_eq!(
+        count(
+            &c,
+            "SELECT COUNT(*) FROM profile_responses WHERE status = 'valid' AND score NOT IN (0, 25, 50, 75, 100)"
+        ),
+        0
+    );
+    let valid = count(&c, "SELECT COUNT(*) FROM profile_responses WHERE status = 'valid'");
+    println!("real model: {valid} of 52 E1 slots valid");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out_dir.join("profile.json")).expect("json")).expect("parse");
+    let line = json["models"][0]["measures"]
+        .as_array()
+        .expect("measures")
+        .iter()
+        .find(|l| l["measure"] == "e1")
+        .cloned()
+        .expect("the e1 line");
+    assert_eq!(line["coverage"]["reference_slots"], 22);
+    assert_eq!(line["coverage"]["check_slots"], 30);
+    let status = line["status"].as_str().expect("status");
+    if line["centre"].is_number() {
+        assert!(status.contains("reduced: 2 of 10 items"), "{line}");
+        let (ilo, ihi) = (line["inner"][0].as_f64().unwrap(), line["inner"][1].as_f64().unwrap());
+        let centre = line["centre"].as_f64().unwrap();
+        assert!(ilo <= centre && centre <= ihi, "{line}");
+        if let (Some(lo), Some(hi)) = (line["outer"][0].as_f64(), line["outer"][1].as_f64()) {
+            assert!(lo <= ilo && ihi <= hi && line["checks"].as_u64() > Some(0), "{line}");
+        } else {
+            assert!(status.starts_with("outer unavailable"), "{line}");
+        }
+    } else {
+        assert!(status.starts_with("unavailable"), "{line}");
+    }
+    assert!(std::fs::read_to_string(out_dir.join("profile.md")).expect("md").contains("| e1 |"));
+}
