@@ -9,7 +9,7 @@ use crate::policy::{Policy, PolicyMeta};
 
 /// A policy with its parameters, e.g. `RothErev(phi: 0.1)` or `ConditionalCooperator()`;
 /// omitted fields take their documented defaults.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum PolicySpec {
     /// Cooperates in every round of the prisoner's dilemma.
     AlwaysCooperate,
@@ -31,7 +31,7 @@ pub enum PolicySpec {
     /// Cooperates with probability `cooperate` each round; see [`RandomPlay`].
     Random(#[serde(default)] RandomParams),
     /// Plays the given integers in turn, cycling, each read in the decision's action space; see [`Sequence`].
-    Sequence(Vec<i64>),
+    Sequence(#[schemars(length(min = 1))] Vec<i64>),
     /// Contributes in proportion to the others' previous contributions; see [`ConditionalCooperator`].
     ConditionalCooperator(#[serde(default)] ConditionalCooperatorParams),
     /// Draws a conditional-contribution type per seat and follows its schedule; see [`CooperationTypes`].

@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 pub const ANCHORS_RON: &str = include_str!("../../assets/anchors.ron");
 
 /// Environment an anchor belongs to (names as in study files).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum AnchorEnvironment {
     /// The repeated prisoner's dilemma.
     PrisonersDilemma,
@@ -23,7 +23,7 @@ pub enum AnchorEnvironment {
 }
 
 /// Expected direction of a dynamic.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum Direction {
     /// The quantity falls over rounds.
     Decline,
@@ -34,7 +34,7 @@ pub enum Direction {
 }
 
 /// The anchor's value.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum AnchorValue {
     /// A single human value; tested by TOST where the anchor gives a margin.
     Point(f64),
@@ -76,7 +76,7 @@ impl AnchorValue {
 }
 
 /// Evidence tier: meta-analysis or single experiment.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum Tier {
     /// Meta-analysis, or a survey of many experiments.
     MA,
@@ -85,7 +85,7 @@ pub enum Tier {
 }
 
 /// Verification status: V verified, S one careful secondary source, U unverified.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum Status {
     /// Verified: two or more independent sources agree, or the primary data were read.
     V,
@@ -96,7 +96,7 @@ pub enum Status {
 }
 
 /// One anchor.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Anchor {
     /// Identifier by which claims refer to the anchor.
@@ -125,7 +125,7 @@ pub struct Anchor {
 }
 
 /// The table.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct AnchorTable {
     /// Format version of the table.

@@ -32,7 +32,7 @@ pub use crate::declared::{CanonicalEffect, EffectRule};
 
 /// One category of a type-share claim: the anchor's label and the run-level metric holding
 /// the share of agents of that type.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TypeShare {
     /// The anchor distribution's label of the type.
@@ -43,7 +43,7 @@ pub struct TypeShare {
 
 /// How a claim is tested against its anchor: at baseline for Tier 1 (the claim's own test) and,
 /// for Tier 3, as equivalence with the anchor.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum ClaimKind {
     /// TOST equivalence with a point anchor at its margin.
     Equivalence {
@@ -135,7 +135,7 @@ impl ClaimKind {
 
 /// The human mechanism of a claim, as the stated values the human experiment records behind
 /// the behaviour (Tier 3 looks for them in the transcripts).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub enum Mechanism {
     /// The mechanism named as value codes of the default codebook.
@@ -181,7 +181,7 @@ pub enum Mechanism {
 }
 
 /// One claim the ladder grades, as data.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Claim {
     /// Identifier the verdicts name the claim by.
@@ -215,7 +215,7 @@ impl Claim {
 
 /// The claim table: a format version, the canonical effect of each environment that has one,
 /// and the claims.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ClaimTable {
     /// Format version of the table.

@@ -32,7 +32,7 @@ pub const DEFAULT_CODEBOOK_RON: &str = include_str!("../../assets/codebooks/defa
 pub const DEFAULT_CODEBOOK_PATH: &str = "assets/codebooks/default.ron";
 
 /// A codebook: the codes a coder may assign, and the lexicon coder's rules.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Codebook {
     /// Name, recorded with every coded response.
@@ -53,7 +53,7 @@ pub struct Codebook {
 }
 
 /// One code.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Code {
     /// Name (a snake_case word).
@@ -69,7 +69,7 @@ pub struct Code {
 }
 
 /// One lexicon rule: a code and the phrases that give it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Rule {
     /// The code the rule assigns.

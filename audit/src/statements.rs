@@ -18,7 +18,7 @@
 use serde::{Deserialize, Serialize};
 
 /// What a value favours, read from the two options' payoffs.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum Favours {
     /// The option that gives the other more.
     MoreForOther,
@@ -35,7 +35,7 @@ pub enum Favours {
 }
 
 /// The situation a naming wording claims.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum When {
     /// Any state with facts.
     Always,
@@ -52,7 +52,7 @@ pub enum When {
 }
 
 /// A wording that names the option the value favours.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Naming {
     /// The situation it claims.
@@ -65,7 +65,7 @@ pub struct Naming {
 }
 
 /// How a value is stated when the prefill inserts it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Statement {
     /// The value stated without a fact about the state (`{other}` / `{Other}` allowed).

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use crate::seed::hex_digest;
 
 /// What a factor's change means for interpretation.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum Level {
     /// The canonical apparatus.
     Baseline,
@@ -42,7 +42,7 @@ impl Level {
 
 /// One factor of the apparatus. Prompt factors act on LLM-backed agents only; memory and group
 /// size change the game itself and act on every agent.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum Factor {
     /// Persona rendered as bullets or as a table.
     PersonaFormat(PersonaFormat),
@@ -52,7 +52,7 @@ pub enum Factor {
     ReversedActionOrder,
     /// Agents given names instead of letters.
     NamedAgents,
-    /// The answer field renamed.
+    /// The answer field renamed (letters, digits and `_` only).
     AnswerField(String),
     /// Inline layout, or one sentence per line.
     Layout(Layout),
@@ -67,11 +67,11 @@ pub enum Factor {
     /// Reason step by step before answering.
     StepByStep,
     /// Sampling temperature.
-    Temperature(f64),
+    Temperature(#[schemars(range(min = 0.0, max = 2.0))] f64),
     /// Memory window.
-    Memory(u32),
+    Memory(#[schemars(range(min = 1))] u32),
     /// Group size (public goods group, naming population).
-    GroupSize(usize),
+    GroupSize(#[schemars(range(min = 2))] usize),
     /// The paradigm named inside the prompt.
     Priming,
     /// A recognition probe asked outside the behavioural session ("which experiment is this?").

@@ -241,7 +241,7 @@ pub struct Framed {
 }
 
 /// What a decision falls back to when a model gives no legal answer within its attempts.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, serde::Serialize, serde::Deserialize, schemars::JsonSchema)]
 pub enum Fallback {
     /// A uniformly random legal action, from a stream derived from the run seed and the slot.
     Random,

@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 /// The four versions of every environment.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum Variant {
     /// Canonical form.
     C0,
@@ -38,7 +38,7 @@ impl Variant {
 macro_rules! kinds {
     ($($kind:ident = $name:literal),* $(,)?) => {
         /// Which game.
-        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
         pub enum EnvKind {
             $(
                 #[doc = $name]

@@ -10,14 +10,17 @@ use crate::error::ScenarioError;
 use crate::{ron_options, FORMAT_VERSION};
 
 /// A cell overlay file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Cell {
-    /// File format version; must equal [`FORMAT_VERSION`].
+    /// File format version; must equal [`FORMAT_VERSION`] (1).
+    #[schemars(range(min = FORMAT_VERSION, max = FORMAT_VERSION))]
     pub version: u32,
-    /// The cell's name, recorded with every run (by convention the file's stem).
+    /// The cell's name, recorded with every run: the file's name without `.ron`, and not
+    /// `baseline`.
     pub name: String,
-    /// What the cell's change means for interpretation.
+    /// What the cell's change means for interpretation; every factor must be of this level
+    /// (a `compound` cell may mix levels, but never `Presentation` with another).
     pub level: Level,
     /// What the cell changes, in one sentence.
     #[serde(default)]
@@ -26,7 +29,9 @@ pub struct Cell {
     /// [`Factor::applies_to`]), so a new game gets the perturbation library without edits.
     #[serde(default)]
     pub environments: Option<Vec<EnvKind>>,
-    /// The factors changed; one unless the cell is `compound`.
+    /// The factors changed; one unless the cell is `compound`. A factor set to its baseline
+    /// value is refused (a cell must change something).
+    #[schemars(length(min = 1))]
     pub factors: Vec<Factor>,
     /// Declares a deliberate change of several factors at once.
     #[serde(default)]

@@ -11,19 +11,23 @@ use crate::error::ScenarioError;
 use crate::{ron_options, FORMAT_VERSION};
 
 /// A study: a master seed, run counts and blocks.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Study {
-    /// File format version; must equal [`FORMAT_VERSION`].
+    /// File format version; must equal [`FORMAT_VERSION`] (1).
+    #[schemars(range(min = FORMAT_VERSION, max = FORMAT_VERSION))]
     pub version: u32,
-    /// Name of the study, recorded with every run.
+    /// Name of the study, recorded with every run; not empty, and without `@` (the store's
+    /// mark of a study's later versions).
     pub name: String,
     /// What the study is for, in prose.
     #[serde(default)]
     pub description: String,
     /// Seed from which every run's seed is derived.
     pub master_seed: u64,
-    /// Seeded runs per baseline cell, unless a block says otherwise.
+    /// Seeded runs per baseline cell, unless a block says otherwise. A plan holds at most
+    /// 1,000,000 runs.
+    #[schemars(range(min = 1))]
     pub runs: u32,
     /// Language models the rosters may name (`Llm(model: "...")`).
     #[serde(default)]
@@ -32,7 +36,8 @@ pub struct Study {
     /// `agora run --models FILE` uses FILE instead.
     #[serde(default)]
     pub include_models: Option<String>,
-    /// The study's blocks, in order.
+    /// The study's blocks, in order; block names are unique.
+    #[schemars(length(min = 1))]
     pub blocks: Vec<Block>,
     /// A published run count this study reproduces, printed beside the plan's own count by
     /// `agora run --dry-run` and `agora check`.
@@ -45,7 +50,7 @@ pub struct Study {
 }
 
 /// The pages around a game for its human participants, and the session's time limits.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Participants {
     /// The consent text; a participant plays only after agreeing to it, and the agreement is
@@ -63,25 +68,29 @@ pub struct Participants {
     /// Seconds a society's first participant waits for the others; seats still empty then
     /// are played by their stand-in, recorded as such.
     #[serde(default = "default_wait")]
+    #[schemars(range(min = 1))]
     pub wait_seconds: u64,
     /// Seconds a participant has for one decision; after that the seat's stand-in plays it
     /// (recorded as such), and the participant's later decisions too once they miss two.
     #[serde(default = "default_decision")]
+    #[schemars(range(min = 1))]
     pub decision_seconds: u64,
     /// Hours a session code stays valid after it is created.
     #[serde(default = "default_code_hours")]
+    #[schemars(range(min = 1))]
     pub code_hours: u64,
 }
 
 /// A comprehension question with its options and the index of the right one.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Question {
     /// The question.
     pub text: String,
-    /// The options shown.
+    /// The options shown (at least two).
+    #[schemars(length(min = 2))]
     pub options: Vec<String>,
-    /// Index of the right option.
+    /// Index of the right option, counted from 0.
     pub answer: usize,
 }
 
@@ -129,12 +138,14 @@ impl Participants {
 }
 
 /// A published count of runs, to compare a plan with.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct RunCountReference {
     /// Model runs in the publication (every model together).
+    #[schemars(range(min = 1))]
     pub model_runs: u64,
     /// Models in the publication's roster.
+    #[schemars(range(min = 1))]
     pub models: u32,
     /// Runs of classical agents in the publication.
     #[serde(default)]
@@ -144,12 +155,13 @@ pub struct RunCountReference {
 }
 
 /// A file of model declarations, for `agora run --models FILE`.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename = "Models")]
 pub struct ModelsFile {
-    /// File format version; must equal [`FORMAT_VERSION`].
+    /// File format version; must equal [`FORMAT_VERSION`] (1).
+    #[schemars(range(min = FORMAT_VERSION, max = FORMAT_VERSION))]
     pub version: u32,
-    /// The models declared.
+    /// The models declared; a name declared twice, here or in the study, is refused.
     pub models: Vec<ModelSpec>,
 }
 
@@ -179,31 +191,38 @@ fn default_cells() -> Vec<String> {
 }
 
 /// One environment with its variants, rosters and cells.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Block {
-    /// Name of the block, recorded with every run.
+    /// Name of the block, recorded with every run; unique in the study.
     pub name: String,
-    /// The environment and its parameters.
+    /// The environment and its parameters, e.g. `PrisonersDilemma(rounds: 10)`; omitted
+    /// parameters take their defaults.
     pub environment: EnvSpec,
     /// Variants run at baseline (default: C0 only); perturbation cells run in C0 or the first.
     #[serde(default = "default_variants")]
+    #[schemars(length(min = 1))]
     pub variants: Vec<Variant>,
-    /// The populations that play, each its own condition.
+    /// The populations that play, each its own condition; may be empty when `model_rosters`
+    /// adds them.
     pub rosters: Vec<Roster>,
-    /// Cell names: `baseline` or files in the cells directory.
+    /// Cell names: `baseline` or the name of a file (without `.ron`) in the cells directory
+    /// (`../cells` beside the study's directory, or `--cells DIR`).
     #[serde(default = "default_cells")]
     pub cells: Vec<String>,
-    /// Runs per baseline cell (default: the study's).
+    /// Runs per baseline cell (default: the study's `runs`).
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub runs: Option<u32>,
-    /// Runs per perturbation cell (default: the baseline count).
+    /// Runs per perturbation cell (default: the block's `runs`, else the study's).
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub cell_runs: Option<u32>,
     /// A parameter swept across values, each value its own condition.
     #[serde(default)]
     pub sweep: Option<Sweep>,
-    /// Adds one roster per declared model, every seat played by that model.
+    /// Adds one roster per declared model, every seat played by that model (the roster is
+    /// named after the model).
     #[serde(default)]
     pub model_rosters: bool,
     /// A round-robin tournament of strategies in place of rosters: every pair a two-seat
@@ -213,7 +232,7 @@ pub struct Block {
 }
 
 /// A population: who sits in the seats.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Roster {
     /// Name of the roster, recorded with every run.
@@ -221,31 +240,39 @@ pub struct Roster {
     /// Model family; classical agents default to `classical`.
     #[serde(default)]
     pub family: Option<String>,
-    /// Who fills the seats not held by committed agents.
+    /// Who fills the seats not held by committed agents (the naming game's tipping arm
+    /// commits some seats itself).
+    #[schemars(length(min = 1))]
     pub members: Vec<Member>,
 }
 
-/// One kind of agent in a roster; `count: None` fills the seats left over.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// One kind of agent in a roster; `count: None` fills the seats left over. The counts must
+/// add up to the environment's seats (less the committed ones), or to fewer when one member
+/// leaves out its count.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Member {
     /// The policy these seats play.
     pub policy: PolicySpec,
-    /// Seats taken; `None` for the one member that fills the rest.
+    /// Seats taken; `None` (the default) for the one member that fills the rest.
     #[serde(default)]
+    #[schemars(range(min = 1))]
     pub count: Option<usize>,
 }
 
 /// A swept parameter.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum Sweep {
     /// Committed fraction of the naming game's tipping arm, `from..=to` in steps of `step`.
     CommittedFraction {
         /// The first value.
+        #[schemars(range(min = 0.0, max = 1.0))]
         from: f64,
-        /// The last value, included.
+        /// The last value, included; at least `from`.
+        #[schemars(range(min = 0.0, max = 1.0))]
         to: f64,
         /// The increment between values.
+        #[schemars(extend("exclusiveMinimum" = 0.0))]
         step: f64,
     },
 }

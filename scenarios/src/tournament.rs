@@ -12,13 +12,15 @@ use crate::study::{Member, Roster};
 use crate::FORMAT_VERSION;
 
 /// A round-robin tournament of strategies.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Tournament {
     /// The strategies, each written as a roster member's policy (`TitForTat`, `Llm(model: "m")`).
+    #[schemars(length(min = 2))]
     pub strategies: Vec<PolicySpec>,
     /// Matches per pair of strategies (Axelrod's `repetitions`); default 1.
     #[serde(default = "one")]
+    #[schemars(range(min = 1))]
     pub repetitions: u32,
     /// Whether each strategy also meets a copy of itself (Axelrod's tournaments do); default
     /// true.

@@ -151,11 +151,12 @@ impl Policy for SuspiciousTitForTat {
 }
 
 /// Parameters of [`GenerousTitForTat`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct GenerousParams {
     /// Probability of cooperating after a defection of the partner; default 1/3 (Nowak &
     /// Sigmund's generosity for the payoffs 3, 0, 5, 1).
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub generosity: f64,
 }
 
@@ -221,10 +222,11 @@ impl Policy for GenerousTitForTat {
 }
 
 /// Parameters of [`RandomPlay`].
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RandomParams {
     /// Probability of cooperating in each round; default 0.5.
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub cooperate: f64,
 }
 

@@ -20,18 +20,23 @@ use crate::policy::{Decision, Policy, PolicyMeta};
 /// - `punish_rate = 0.25`: punishment points per point a target contributed below the
 ///   punisher. The direction (punishing those below oneself, more for larger deviations)
 ///   follows Fehr & Gächter (2000, AER 90:980–994); the magnitude is a choice.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct ConditionalCooperatorParams {
     /// Mean first-round contribution, as a share of the endowment.
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub initial: f64,
     /// Standard deviation of the first-round share between agents.
+    #[schemars(range(min = 0.0))]
     pub initial_sd: f64,
     /// Contribution per point of the others' mean contribution last round.
+    #[schemars(range(min = 0.0))]
     pub slope: f64,
     /// Share of the endowment contributed whatever the others do.
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub intercept: f64,
     /// Punishment points per point a target contributed below the punisher.
+    #[schemars(range(min = 0.0))]
     pub punish_rate: f64,
 }
 

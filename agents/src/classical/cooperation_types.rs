@@ -53,22 +53,29 @@ pub enum ContributorType {
 /// to the endowment each round, the pattern with no relation to the others; and amounts are
 /// rounded stochastically (down or up with the probability of the fraction), so that integer
 /// play keeps the schedule's mean instead of stalling on a rounding floor.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct CooperationTypesParams {
     /// Share of conditional cooperators.
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub conditional: f64,
     /// Share of free riders.
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub free_rider: f64,
     /// Share of hump-shaped contributors; the rest, up to one, are the unclassified others.
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub hump_shaped: f64,
     /// Slope of the population's average contribution on the others' mean contribution.
+    #[schemars(range(min = 0.0))]
     pub slope: f64,
     /// Mean first-round contribution, as a share of the endowment.
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub initial: f64,
     /// Standard deviation of the first-round share between agents.
+    #[schemars(range(min = 0.0))]
     pub initial_sd: f64,
     /// Punishment points per point a member contributed below the punisher.
+    #[schemars(range(min = 0.0))]
     pub punish_rate: f64,
 }
 

@@ -65,10 +65,11 @@ impl Policy for MinimalNaming {
 }
 
 /// Parameters of the memory-window coordination agent.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct MemoryCoordinationParams {
     /// Interactions remembered; `None` follows the environment's memory window (5).
+    #[schemars(range(min = 1))]
     pub memory: Option<u32>,
 }
 

@@ -17,16 +17,20 @@ use crate::policy::{Decision, Policy, PolicyMeta};
 ///   the mean absolute payoff (Erev & Roth 1998 estimate S(1) = 9).
 /// - `levels = 11`: integer ranges wider than this are discretised into this many evenly
 ///   spaced amounts (contributions 0, 2, 4, …, 20; offers 0, 10, …, 100).
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct RothErevParams {
     /// Forgetting rate φ: the share of every propensity lost each update.
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub phi: f64,
     /// Experimentation ε: the share of the reinforcement spilled to the actions not chosen.
+    #[schemars(extend("minimum" = 0.0, "exclusiveMaximum" = 1.0))]
     pub epsilon: f64,
     /// Initial propensity strength S(1).
+    #[schemars(extend("exclusiveMinimum" = 0.0))]
     pub strength: f64,
     /// Most arms an integer range is discretised into.
+    #[schemars(range(min = 2))]
     pub levels: usize,
 }
 

@@ -3,7 +3,7 @@
 use serde::{Deserialize, Serialize};
 
 /// How a server is asked for structured output.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 pub enum StructuredMode {
     /// OpenAI `response_format: {type: "json_schema", json_schema: {...}}` (vLLM, OpenAI).
     #[default]
@@ -17,7 +17,7 @@ pub enum StructuredMode {
 /// A server's deliberation ("thinking") mode, for chat templates that have one (Qwen3's
 /// `enable_thinking`). The paper disabled it throughout, so that the reasoning axis is carried
 /// by a reasoning-trained model rather than by a decoding switch.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, Default, schemars::JsonSchema)]
 pub enum Deliberation {
     /// Nothing is sent: the server's chat template decides (the default).
     #[default]
@@ -37,7 +37,7 @@ impl Deliberation {
 /// How a server continues an assistant turn the request has begun (an assistant prefill), for
 /// `agora audit prefill` (the SUVA audit paper §240.7.5, §240.10.3). Undeclared (`None`), a model is
 /// reported as not accepting a prefill.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum Prefill {
     /// The server continues a trailing assistant message by itself: llama.cpp's `llama-server`
     /// does by default since ggml-org/llama.cpp#13174 (disabled by its `--no-prefill-assistant`
@@ -88,7 +88,7 @@ fn yes() -> bool {
 /// declaration that does not set them reads and writes as before; a model that sets
 /// `deliberation` or `chat_template_kwargs` sends them in every request (and so in every cache
 /// key), a model that does not sends requests byte for byte as before.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 #[serde(rename = "Model")]
 pub struct ModelSpec {
@@ -97,6 +97,7 @@ pub struct ModelSpec {
     /// Family, e.g. `Qwen3`, `Gemma-2`.
     pub family: String,
     /// Base URLs of OpenAI-compatible servers, e.g. `http://127.0.0.1:8000/v1`.
+    #[schemars(length(min = 1))]
     pub endpoints: Vec<String>,
     /// The model id the servers expect in requests.
     pub served_id: String,
@@ -111,41 +112,50 @@ pub struct ModelSpec {
     pub notes: String,
     /// Requests in flight per endpoint.
     #[serde(default = "default_concurrency")]
+    #[schemars(range(min = 1))]
     pub concurrency: usize,
     /// How the servers are asked for structured output.
     #[serde(default)]
     pub structured: StructuredMode,
     /// Seconds before a request is abandoned and retried.
     #[serde(default = "default_timeout")]
+    #[schemars(extend("exclusiveMinimum" = 0.0))]
     pub timeout_s: f64,
     /// Attempts per decision slot when replies are unparsable or illegal.
     #[serde(default = "default_attempts")]
+    #[schemars(range(min = 1))]
     pub max_attempts: u32,
     /// Transport retries per attempt (429, 5xx, connection errors, timeouts).
     #[serde(default = "default_retries")]
     pub max_retries: u32,
     /// Sampling temperature, unless a cell sets its own.
     #[serde(default = "default_temperature")]
+    #[schemars(range(min = 0.0, max = 2.0))]
     pub temperature: f64,
     /// Most tokens a reply may have. A reply cut at this limit is recorded as `truncated`: its
     /// decision stands where the answer was complete before the cut, and is asked again where not.
     #[serde(default = "default_max_tokens")]
+    #[schemars(range(min = 1))]
     pub max_tokens: u32,
     /// Most tokens a reply may have when the step-by-step cell asks for reasoning before the
     /// answer (the larger of this and `max_tokens` is used there), so that the reasoning does
     /// not use up the budget before the answer is written. Default 1024.
     #[serde(default = "default_reasoning_max_tokens", skip_serializing_if = "is_default_reasoning_max_tokens")]
+    #[schemars(extend("default" = default_reasoning_max_tokens()))]
+    #[schemars(range(min = 1))]
     pub reasoning_max_tokens: u32,
     /// The server's deliberation mode: `Off` (as the paper served Qwen3) or `On` is sent as
     /// `chat_template_kwargs: {"enable_thinking": …}`; `Server`, the default, sends nothing.
     /// Deliberation markers (`<think>…</think>`) are stripped before parsing either way.
     #[serde(default, skip_serializing_if = "Deliberation::is_server")]
+    #[schemars(extend("default" = "Server"))]
     pub deliberation: Deliberation,
     /// Further keyword arguments for the server's chat template, sent as
     /// `chat_template_kwargs` (vLLM and llama.cpp's server accept it), e.g.
     /// `Some({"enable_thinking": false})`; merged with `deliberation`, which must agree with any
     /// `enable_thinking` given here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = null))]
     pub chat_template_kwargs: Option<serde_json::Map<String, serde_json::Value>>,
     /// First backoff between transport retries, in milliseconds; it doubles up to 5 s.
     #[serde(default = "default_backoff")]
@@ -156,6 +166,7 @@ pub struct ModelSpec {
     /// Whether and how the server accepts an assistant prefill ([`Prefill`]); `None`, the
     /// default, is left out of the serialisation so other declarations are unchanged.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = null))]
     pub prefill: Option<Prefill>,
 }
 

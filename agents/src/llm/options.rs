@@ -7,8 +7,8 @@ use serde::{Deserialize, Serialize};
 /// Declares a presentation choice: a unit enum written in study and cell files, and in run
 /// specifications, as its kebab-case name (`PersonaFormat("bullets")`).
 macro_rules! presentation_enum {
-    ($(#[$meta:meta])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
-        $(#[$meta])*
+    ($(#[doc = $doc:literal])* $name:ident { $($(#[$vmeta:meta])* $variant:ident = $text:literal),+ $(,)? }) => {
+        $(#[doc = $doc])*
         #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
         pub enum $name {
             $($(#[$vmeta])* $variant,)+
@@ -39,6 +39,25 @@ macro_rules! presentation_enum {
         impl Serialize for $name {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
                 s.serialize_str(self.as_str())
+            }
+        }
+
+        /// A string, one of the names written in files (what the hand-written `Deserialize`
+        /// accepts).
+        impl schemars::JsonSchema for $name {
+            fn schema_name() -> std::borrow::Cow<'static, str> {
+                stringify!($name).into()
+            }
+
+            fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+                let doc: &[&str] = &[$($doc),*];
+                let names: Vec<&str> = $name::ALL.iter().map(|v| v.as_str()).collect();
+                schemars::json_schema!({
+                    "description": doc.iter().map(|l| l.trim()).collect::<Vec<_>>().join(" "),
+                    "type": "string",
+                    "enum": names,
+                    "default": $name::default().as_str(),
+                })
             }
         }
 

@@ -34,7 +34,7 @@ fn default_estimator() -> String {
 }
 
 /// A requirements file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Requirements {
     /// Format version ([`VERSION`]).
@@ -58,7 +58,7 @@ pub struct Requirements {
 }
 
 /// One requirement.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Requirement {
     /// Its name, unique in the file.
@@ -73,7 +73,7 @@ pub struct Requirement {
 }
 
 /// The statistic a requirement is about.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub enum About {
     /// The occurrence share of a stated value among coded responses.
@@ -113,7 +113,7 @@ pub enum About {
 
 /// The statistics the SUVA audit paper writes requirements on (§240.8, Table 240.9), read from
 /// the model's binary-allocation decisions at the canonical condition (C0, cell `baseline`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum SeedStatistic {
     /// β_I: the weight on self-interest (Eq. 240.5, the distributional treatment).
     BetaI,
@@ -184,7 +184,7 @@ impl SeedStatistic {
 }
 
 /// A requirement's test.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub enum Test {
     /// Directional: the one-sided lower bound must exceed the bound.
@@ -220,7 +220,7 @@ impl Test {
 }
 
 /// The other side of an invariance requirement.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub enum Against {
     /// The same statistic of another model (or model version).

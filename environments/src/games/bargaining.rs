@@ -69,7 +69,7 @@ pub const METRICS: &[MetricDef] = &[
 ];
 
 /// Which game of the battery.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum BargainGame {
     /// A proposer offers a split; the responder accepts or rejects it.
     Ultimatum,
@@ -91,7 +91,7 @@ impl BargainGame {
 }
 
 /// The fixed-offer responder schedule.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct FixedOffers {
     /// The offers presented, in points.
@@ -107,14 +107,16 @@ impl Default for FixedOffers {
 }
 
 /// Parameters of the battery.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct BargainParams {
     /// Which game of the battery.
     pub game: BargainGame,
     /// One-shot games per run (ignored by the fixed-offer arm, whose schedule sets the count).
+    #[schemars(range(min = 1))]
     pub games: u32,
     /// Seats; each game draws two of them.
+    #[schemars(range(min = 2))]
     pub population: usize,
     /// Earlier games shown to an agent. 0 (the default, as the paper's one-shot games): each
     /// game is a fresh encounter and the prompt shows no earlier game; a positive value is an

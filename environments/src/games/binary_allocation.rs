@@ -71,7 +71,7 @@ pub const CHOOSER: usize = 1;
 pub const PASSIVE: usize = 0;
 
 /// Which of the SUVA audit paper's four experiments a run plays.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum Treatment {
     /// The 240 configurations, no cue and no history (code 0).
     Distributional,
@@ -333,12 +333,13 @@ pub const METRICS: &[MetricDef] = &[
 ];
 
 /// Parameters of the binary-allocation game.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct BaParams {
     /// Which experiment: its states are played.
     pub treatment: Treatment,
     /// Times each state is asked in a run (the SUVA audit paper: 5, or 2 in the group treatment).
+    #[schemars(range(min = 1, max = MAX_REPLICATES))]
     pub replicates: u32,
 }
 

@@ -34,10 +34,11 @@ macro_rules! games {
     };
     (@all $($kind:ident($params:ty, $description:expr)),* $(,)?) => {
         /// A game with its parameters, as written in a study file.
-        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+        #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
         pub enum EnvSpec {
             $(
                 #[doc = concat!("`", stringify!($kind), "(...)`: see [`", stringify!($params), "`].")]
+                #[schemars(description = $description)]
                 $kind(#[serde(default)] $params),
             )*
         }

@@ -93,12 +93,14 @@ pub const METRICS: &[MetricDef] = &[
 ];
 
 /// Parameters of the money request game.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct MrParams {
     /// One-shot games per run.
+    #[schemars(range(min = 1))]
     pub games: u32,
     /// Seats; each game draws two of them.
+    #[schemars(range(min = 2))]
     pub population: usize,
     /// Earlier games shown to an agent. 0 (the default, as the paper's one-shot games): each
     /// game is a fresh encounter and the prompt shows no earlier game; a positive value is an

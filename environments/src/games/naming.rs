@@ -74,7 +74,7 @@ pub const METRICS: &[MetricDef] = &[
 ];
 
 /// How the convention a committed minority contests comes about.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum Onset {
     /// Every uncommitted agent starts with a memory full of the `established` name, and the
     /// committed agents propose the `alternative` from the first interaction.
@@ -95,11 +95,12 @@ impl Onset {
 }
 
 /// A committed minority contesting an established convention.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct Tipping {
     /// Share of the population that is committed, in [0, 1]; the committed count is the
     /// nearest integer to `fraction × population` (the realised share k/N is recorded).
+    #[schemars(range(min = 0.0, max = 1.0))]
     pub fraction: f64,
     /// Index of the name everyone holds at the start.
     pub established: u32,
@@ -108,6 +109,7 @@ pub struct Tipping {
     /// How the contested convention comes about (left out of the run specification when it is
     /// the default, so run keys of existing studies do not change).
     #[serde(skip_serializing_if = "Onset::is_established")]
+    #[schemars(extend("default" = "Established"))]
     pub onset: Onset,
 }
 
@@ -129,20 +131,26 @@ impl Tipping {
 }
 
 /// Parameters of the naming game.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct NgParams {
     /// Agents in the population.
+    #[schemars(range(min = 2))]
     pub population: usize,
     /// Number of names offered (the first `pool` names of the variant's list).
+    #[schemars(range(min = 2))]
     pub pool: usize,
     /// Interactions each agent remembers.
+    #[schemars(range(min = 1))]
     pub memory: u32,
     /// Interactions the convention rule looks back over.
+    #[schemars(range(min = 1, max = super::MAX_DECISIONS))]
     pub window: u32,
-    /// Share of matches in the window that records a convention.
+    /// Share of matches in the window that records a convention, in (0, 1].
+    #[schemars(extend("exclusiveMinimum" = 0.0, "maximum" = 1.0))]
     pub threshold: f64,
     /// Most interactions in a run.
+    #[schemars(range(min = 1))]
     pub cap: u32,
     /// End the run once the convention (in the tipping arm: the alternative) is recorded.
     pub stop_at_convention: bool,
@@ -154,6 +162,7 @@ pub struct NgParams {
     /// rule: the first-listed name in the baseline, a random name in the shuffled-pool arm
     /// (left out of the run specification when unset, so run keys do not change).
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = null))]
     pub fallback: Option<Fallback>,
 }
 

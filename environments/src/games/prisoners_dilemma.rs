@@ -51,12 +51,14 @@ pub const METRICS: &[MetricDef] = &[
 ];
 
 /// Parameters of the repeated dilemma.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct PdParams {
     /// Rounds played.
+    #[schemars(range(min = 1))]
     pub rounds: u32,
     /// Rounds of history shown to an agent.
+    #[schemars(range(min = 1))]
     pub memory: u32,
 }
 

@@ -71,16 +71,19 @@ pub const METRICS: &[MetricDef] = &[
 ];
 
 /// Parameters of the public goods game.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, default)]
 pub struct PgParams {
     /// Members of the group.
+    #[schemars(range(min = 2))]
     pub group_size: usize,
     /// Rounds played.
+    #[schemars(range(min = 1))]
     pub rounds: u32,
     /// Whether each round has a punishment stage after contributions.
     pub punishment: bool,
     /// Rounds of history shown to an agent.
+    #[schemars(range(min = 1))]
     pub memory: u32,
 }
 

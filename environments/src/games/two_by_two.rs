@@ -369,6 +369,45 @@ impl<const K: usize> std::fmt::Debug for TwoByTwoParams<K> {
     }
 }
 
+/// Each 2×2 game's parameters under a name of their own (`StagHuntParams`), with the defaults
+/// of its shipped file: the type is one, its instantiations are different games.
+impl<const K: usize> schemars::JsonSchema for TwoByTwoParams<K> {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        format!("{:?}Params", EnvKind::ALL[K]).into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let d = Self::default();
+        let takes_g = Self::def().spec.g.is_some();
+        let mut properties = serde_json::Map::new();
+        properties.insert(
+            "rounds".into(),
+            serde_json::json!({"description": "Rounds played (1 for a one-shot decision).", "type": "integer",
+                "format": "uint32", "minimum": 1, "default": d.rounds}),
+        );
+        properties.insert(
+            "memory".into(),
+            serde_json::json!({"description": "Rounds of history shown to an agent.", "type": "integer",
+                "format": "uint32", "minimum": 1, "default": d.memory}),
+        );
+        let g = if takes_g {
+            "Replaces the payoffs the game's file names (the profile's conditions g); `None` keeps the file's."
+        } else {
+            "Not taken by this game: must be left out (or `None`)."
+        };
+        properties.insert(
+            "g".into(),
+            serde_json::json!({"description": g, "type": ["number", "null"], "format": "double", "default": null}),
+        );
+        schemars::json_schema!({
+            "description": format!("The parameters of the 2×2 game `{}`: {}", EnvKind::ALL[K].as_str(), Self::description()),
+            "type": "object",
+            "properties": properties,
+            "additionalProperties": false,
+        })
+    }
+}
+
 impl<const K: usize> Default for TwoByTwoParams<K> {
     fn default() -> Self {
         let d = Self::def();
