@@ -44,6 +44,7 @@ const EXAMPLES: &[(&str, &str)] = &[
     ("stats", "echo '{\"values\": [0.42, 0.47, 0.51], \"theta\": 0.5, \"margin\": 0.1}' | agora stats tost"),
     ("export", "agora export --store agora.sqlite --format parquet --out out/export"),
     ("prereg", "agora prereg scenarios/studies/classical.ron --out deposit"),
+    ("reference", "agora reference --out ."),
 ];
 
 /// The example of the command at `path`.

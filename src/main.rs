@@ -13,6 +13,7 @@ mod network;
 mod prereg;
 mod profile;
 mod progress;
+mod reference;
 mod replicate;
 mod serve;
 mod shard_auto;
@@ -244,6 +245,14 @@ enum Command {
         format: ExportFormat,
         /// Output directory.
         #[arg(long, default_value = "out/export")]
+        out: PathBuf,
+    },
+    /// Write the file formats' reference: a JSON Schema per file type (`schemas/`) and the book's
+    /// pages (`docs/src/reference/`), generated from the types that parse the files.
+    Reference {
+        /// Directory the `schemas/` and `docs/src/reference/` folders are written under (the
+        /// repository's root by default).
+        #[arg(long, default_value = ".")]
         out: PathBuf,
     },
 }
@@ -626,6 +635,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             let reader = Store::open_read(&store)?.reader_path().to_path_buf();
             summary::print(&reader, study.as_deref())
         }
+        Command::Reference { out } => reference::write(&out),
         Command::Export { store, format, out } => {
             check_out_dir(&out)?;
             let reader = Store::open_read(&store)?.reader_path().to_path_buf();
