@@ -124,6 +124,10 @@ enum Command {
         /// Directory of cell files.
         #[arg(long, default_value = "scenarios/cells")]
         cells: PathBuf,
+        /// With `environments` or `agents`: each one as a study file writes it, with every
+        /// parameter at its default, one a line.
+        #[arg(long)]
+        params: bool,
     },
     /// Print per-condition summaries of a store.
     Summary {
@@ -455,7 +459,8 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             print_plan(&plan);
             Ok(())
         }
-        Command::List { what, cells } => list(what, &cells),
+        Command::List { what, cells, params: true } => list_params(what, &cells),
+        Command::List { what, cells, params: false } => list(what, &cells),
         Command::Stats { test } => stats::main(test),
         Command::Network(args) => network::main(args),
         Command::Replicate(args) => replicate::main(args),
@@ -1047,6 +1052,41 @@ fn run_plan(plan: &Plan, study: &Path, store_path: &Path, flags: &RunFlags<'_>) 
         );
     }
     summary::print(store_path, Some(&plan.study))
+}
+
+/// `agora list environments|agents --params`: the name, then the study file's form with every
+/// parameter at its default (from the same schemas as the book's file reference).
+fn list_params(what: ListWhat, _cells_dir: &Path) -> anyhow::Result<()> {
+    let study_ron = ron::Options::default().with_default_extension(
+        ron::extensions::Extensions::UNWRAP_NEWTYPES
+            | ron::extensions::Extensions::UNWRAP_VARIANT_NEWTYPES
+            | ron::extensions::Extensions::IMPLICIT_SOME,
+    );
+    match what {
+        ListWhat::Environments => {
+            let forms = reference::default_forms::<agora_environments::EnvSpec>();
+            for e in EnvKind::ALL {
+                let variant = ron::to_string(e)?;
+                let form = forms.iter().find(|(v, _)| *v == variant).map_or(format!("{variant}()"), |(_, f)| f.clone());
+                println!("{:<18} {form}", e.as_str());
+            }
+        }
+        ListWhat::Agents => {
+            let forms = reference::default_forms::<PolicySpec>();
+            for p in PolicySpec::registry() {
+                // A policy with parameters shows them all; one without (or with a value such as
+                // `Committed(1)`) as the registry writes it.
+                let written = study_ron.to_string(&p)?;
+                let variant = written.split('(').next().unwrap_or_default();
+                let form = forms.iter().find(|(v, _)| v == variant).map_or(written.clone(), |(_, f)| f.clone());
+                println!("{:<24} {form}", p.meta().name);
+            }
+        }
+        ListWhat::Cells | ListWhat::Anchors => {
+            return Err(BadInput("--params lists `environments` and `agents`".into()).into());
+        }
+    }
+    Ok(())
 }
 
 fn list(what: ListWhat, cells_dir: &Path) -> anyhow::Result<()> {

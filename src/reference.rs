@@ -288,6 +288,23 @@ pub fn file_types() -> Vec<FileType> {
     ]
 }
 
+/// Each variant of the enum `T` with a struct's value, as a study file writes it with every
+/// field at its default (`PrisonersDilemma(rounds: 10, memory: 5)`), by variant name; fields
+/// left out of the serialisation at their default are written too.
+pub fn default_forms<T: JsonSchema>() -> Vec<(String, String)> {
+    let root = schema::<T>();
+    let root = root.as_value();
+    let defs = root.get("$defs").and_then(Value::as_object).cloned().unwrap_or_default();
+    root.get("oneOf")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .flat_map(|v| variant_rows(v, &defs))
+        .filter(|(_, ron, _, _)| !ron.contains('…'))
+        .map(|(variant, ron, _, _)| (variant, ron))
+        .collect()
+}
+
 /// Every file the reference consists of, by its path relative to the repository root, with its
 /// text; each example is parsed by its loader first.
 pub fn generate() -> anyhow::Result<Vec<(PathBuf, String)>> {

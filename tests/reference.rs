@@ -62,3 +62,62 @@ fn every_reference_page_is_in_the_book() {
         assert!(summary.contains(&link), "docs/src/SUMMARY.md does not link {link}");
     }
 }
+
+/// The lines of `agora list WHAT --params`: the name, then the form a study file takes.
+fn forms(what: &str) -> Vec<(String, String)> {
+    let o = agora(&["list", what, "--params"]);
+    assert!(o.status.success(), "agora list {what} --params: {}", String::from_utf8_lossy(&o.stderr));
+    String::from_utf8(o.stdout)
+        .expect("utf-8")
+        .lines()
+        .map(|l| {
+            let (name, form) = l.split_once(' ').expect("a name, then the form");
+            (name.to_string(), form.trim().to_string())
+        })
+        .collect()
+}
+
+/// `agora check` on a one-block study of `environment` played by `policy`.
+fn check(environment: &str, policy: &str) -> Result<(), String> {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("params.ron");
+    let study = format!(
+        "Study(version: 1, name: \"params\", master_seed: 1, runs: 1, blocks: [Block(name: \"b\", \
+         environment: {environment}, rosters: [Roster(name: \"r\", members: [Member(policy: {policy})])])])"
+    );
+    std::fs::write(&path, &study).expect("write the study");
+    let cells = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/cells");
+    let o = agora(&["check", path.to_str().expect("utf-8"), "--cells", cells.to_str().expect("utf-8")]);
+    if o.status.success() {
+        Ok(())
+    } else {
+        Err(format!("{study}\n{}", String::from_utf8_lossy(&o.stderr)))
+    }
+}
+
+/// Every game and every policy `list --params` prints is taken by a study file as printed, and
+/// shows every parameter its schema has.
+#[test]
+fn every_printed_game_and_policy_passes_check_in_a_study() {
+    let environments = forms("environments");
+    let agents = forms("agents");
+    assert_eq!(environments.len(), agora_environments::EnvKind::ALL.len());
+    assert_eq!(agents.len(), agora_agents::PolicySpec::registry().len());
+    let env_form = |name: &str| environments.iter().find(|(n, _)| n == name).map(|(_, f)| f.clone());
+    let agent_form = |name: &str| agents.iter().find(|(n, _)| n == name).map(|(_, f)| f.clone());
+    assert!(env_form("prisoners-dilemma").is_some_and(|f| f == "PrisonersDilemma(rounds: 10, memory: 5)"));
+    assert!(env_form("naming-game").is_some_and(|f| f.contains("fallback: None")), "skipped fields are shown");
+    for (name, form) in &environments {
+        let policy = agora_agents::PolicySpec::registry()
+            .into_iter()
+            .find(|p| p.meta().environments.iter().any(|e| e.as_str() == name))
+            .unwrap_or_else(|| panic!("no registered policy plays {name}"));
+        let policy = agent_form(policy.meta().name).expect("every registered policy is listed");
+        check(form, &policy).unwrap_or_else(|e| panic!("{name}: {e}"));
+    }
+    for p in agora_agents::PolicySpec::registry() {
+        let form = agent_form(p.meta().name).expect("listed");
+        let env = p.meta().environments.first().expect("a policy plays some game").as_str();
+        check(&env_form(env).expect("listed"), &form).unwrap_or_else(|e| panic!("{}: {e}", p.meta().name));
+    }
+}
