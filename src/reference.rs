@@ -536,7 +536,7 @@ fn type_section(name: &str, schema: &Value, defs: &Map<String, Value>, carriers:
 
 /// Rows of an enum's variants: its name, how RON writes it, its description, and for a variant
 /// with named fields those fields.
-#[allow(clippy::type_complexity, reason = "a row of four cells, local to the renderer")]
+#[expect(clippy::type_complexity, reason = "a row of four cells, local to the renderer")]
 fn variant_rows(
     v: &Value,
     defs: &Map<String, Value>,
