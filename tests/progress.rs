@@ -100,19 +100,39 @@ fn an_interrupted_run_says_how_to_resume() {
     let dir = tempfile::tempdir().expect("tempdir");
     let study = write_study(dir.path(), &server.endpoint());
     let store = dir.path().join("s.sqlite");
-    let child = Command::new(env!("CARGO_BIN_EXE_agora"))
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agora"))
         .args(["run", s(&study), "--store", s(&store)])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .stdout(Stdio::piped())
+        .env("AGORA_PROGRESS_SECONDS", "0.1")
+        .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
         .expect("agora starts");
-    std::thread::sleep(Duration::from_millis(1500));
+    // The run is under way once it logs its progress (however slowly the machine starts it):
+    // only then is the signal sent.
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let stderr_pipe = child.stderr.take().expect("stderr");
+    let reader = std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stderr_pipe).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let mut log = String::new();
+    let deadline = std::time::Instant::now() + Duration::from_secs(120);
+    while !log.contains("run slow: ") {
+        let line = rx.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now())).expect("progress");
+        log.push_str(&line);
+        log.push('\n');
+    }
     // SAFETY: kill(2) on the child's pid, which is alive until waited for.
     #[expect(unsafe_code, reason = "sending SIGINT has no safe wrapper in the standard library")]
     let sent = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
     assert_eq!(sent, 0);
-    let o = child.wait_with_output().expect("agora ends");
+    let status = child.wait().expect("agora ends");
+    reader.join().expect("reader");
+    log.extend(rx.try_iter().map(|l| l + "\n"));
+    let o = Output { status, stdout: Vec::new(), stderr: log.clone().into_bytes() };
     let log = stderr(&o);
     assert!(!o.status.success(), "{log}");
     assert!(log.contains("interrupted: the runs completed so far are kept in"), "{log}");
