@@ -986,8 +986,15 @@ fn run_plan(plan: &Plan, study: &Path, store_path: &Path, flags: &RunFlags<'_>) 
         Some(l) => {
             let done = store.completed_keys()?;
             let todo: Vec<_> = plan.runs.iter().filter(|r| !done.contains(&r.key())).cloned().collect();
-            let calls: u64 = agora_engine::llm_seats::call_estimates(&todo, &plan.models).iter().map(|e| e.calls).sum();
-            let bar = progress::Progress::start(&format!("run {}", plan.study), Some(calls), "model calls");
+            let estimates = agora_engine::llm_seats::call_estimates(&todo, &plan.models);
+            let calls: u64 = estimates.iter().map(|e| e.calls).sum();
+            // Games that may end early (a convention formed) make fewer calls than the bound.
+            let unit = if estimates.iter().any(|e| e.upper) {
+                "model calls (the total an upper bound)"
+            } else {
+                "model calls"
+            };
+            let bar = progress::Progress::start(&format!("run {}", plan.study), Some(calls), unit);
             let (session, runs) = (l.session().clone(), todo.len());
             let stored = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
             let seen = stored.clone();
