@@ -8,6 +8,7 @@
 //! only what the printed figures determine; what rests on the filled entries is printed beside
 //! it (run with `--nocapture`), never asserted.
 
+use std::path::Path;
 use std::sync::OnceLock;
 
 use agora_analysis::analyze::{Analysis, Verdict};
@@ -77,6 +78,13 @@ fn the_replay_plays_the_papers_run_counts_through_the_engine() {
         .expect("decisions counted");
     println!("{} runs, {decisions} decisions", plan.runs.len());
     assert!(decisions > 100 * plan.runs.len() as i64 / 10, "{decisions} decisions");
+    // The chapter gives these two counts as played.
+    let chapter = std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/src/replay.md"))
+        .expect("the replay chapter");
+    let runs = plan.runs.len().to_string();
+    let runs = format!("{},{}", &runs[..runs.len() - 3], &runs[runs.len() - 3..]);
+    let said = format!("{runs} runs and {:.1} million decisions", decisions as f64 / 1e6);
+    assert!(chapter.replace('\n', " ").contains(&said), "docs/src/replay.md should say `{said}`");
 }
 
 fn verdict<'a>(a: &'a Analysis, id: &str) -> &'a Verdict {
