@@ -517,7 +517,13 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             }
             let progress = progress::Progress::start("report", None, "");
             progress.detail("drawing the tables and figures");
-            let path = agora_report::write_with(&reader, &out, &agora_report::Options { tree_prompt })?;
+            let path =
+                agora_report::write_with(&reader, &out, &agora_report::Options { tree_prompt }).map_err(|e| {
+                    match e.downcast_ref::<agora_report::TreePromptError>() {
+                        Some(bad) => BadInput(bad.to_string()).into(),
+                        None => e,
+                    }
+                })?;
             progress.finish();
             println!("report written to {}", path.display());
             Ok(())

@@ -110,6 +110,15 @@ fn a_tree_prompt_naming_no_run_exits_2() {
     let o = agora(&["report", "--store", s(&store), "--out", s(&out), "--tree-prompt", "999999:0:0"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("holds no run 999999"), "{}", text(&o));
+    // A stored run whose prompt has no audited replicates: bad input too, not a failure.
+    let run: i64 = rusqlite::Connection::open(&store)
+        .expect("open")
+        .query_row("SELECT MIN(run_id) FROM runs", [], |r| r.get(0))
+        .expect("a run");
+    let prompt = format!("{run}:0:1");
+    let o = agora(&["report", "--store", s(&store), "--out", s(&out), "--tree-prompt", &prompt]);
+    assert_eq!(o.status.code(), Some(2), "{}", text(&o));
+    assert!(text(&o).contains("the store holds no audited replicates"), "{}", text(&o));
 }
 
 #[test]

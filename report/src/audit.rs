@@ -342,11 +342,16 @@ pub fn requirements(conn: &Connection) -> anyhow::Result<Option<Vec<Requirement>
     Ok(Some(rows.collect::<Result<_, _>>()?))
 }
 
+/// A `--tree-prompt` that names no prompt the tree can draw: bad input, the message says why.
+#[derive(Debug, thiserror::Error)]
+#[error("{0}")]
+pub struct TreePromptError(pub String);
+
 /// A prompt as `--tree-prompt` names it: `run_id:seat:slot`.
 pub fn parse_prompt(s: &str) -> anyhow::Result<(i64, i64, i64)> {
     let parts: Vec<&str> = s.split(':').collect();
-    let bad = || anyhow::anyhow!("--tree-prompt `{s}`: expected run_id:seat:slot (three integers)");
-    let [a, b, c] = parts.as_slice() else { return Err(bad()) };
+    let bad = || TreePromptError(format!("--tree-prompt `{s}`: expected run_id:seat:slot (three integers)"));
+    let [a, b, c] = parts.as_slice() else { return Err(bad().into()) };
     Ok((a.parse().map_err(|_| bad())?, b.parse().map_err(|_| bad())?, c.parse().map_err(|_| bad())?))
 }
 
@@ -385,7 +390,11 @@ pub fn tree(conn: &Connection, chosen: Option<&str>) -> anyhow::Result<Option<Tr
                 )
                 .optional()?;
             if let (None, Some(c)) = (&pick, chosen) {
-                anyhow::bail!("--tree-prompt {}:{}:{}: the store holds no replicates of that prompt", c.0, c.1, c.2);
+                return Err(TreePromptError(format!(
+                    "--tree-prompt {}:{}:{}: the store holds no replicates of that prompt",
+                    c.0, c.1, c.2
+                ))
+                .into());
             }
             if let Some((run, seat, slot, model, condition, n)) = pick {
                 let mut st = conn.prepare(
@@ -416,7 +425,11 @@ pub fn tree(conn: &Connection, chosen: Option<&str>) -> anyhow::Result<Option<Tr
         }
     }
     if let Some(c) = chosen {
-        anyhow::bail!("--tree-prompt {}:{}:{}: the store holds no audited replicates", c.0, c.1, c.2);
+        return Err(TreePromptError(format!(
+            "--tree-prompt {}:{}:{}: the store holds no audited replicates",
+            c.0, c.1, c.2
+        ))
+        .into());
     }
     if !has_table(conn, "audit_responses")? || !has_table(conn, "audit_sentences")? {
         return Ok(None);

@@ -13,6 +13,7 @@ pub mod export;
 mod figures;
 mod html;
 mod profile;
+pub use audit::TreePromptError;
 pub use profile::{pairing_rho, PairingRho};
 mod queries;
 
