@@ -30,6 +30,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use agora_agents::PolicySpec;
+use agora_engine::files::write_named;
 use agora_engine::{execute, EngineError, RunnerOptions, Store};
 use agora_environments::EnvKind;
 use agora_scenarios::{cell, Plan, ScenarioError, Shard};
@@ -364,10 +365,6 @@ fn check_out_dir(out: &Path) -> anyhow::Result<()> {
 }
 
 /// Writes one output file; a failure (a full disk, a read-only place) names the file.
-fn write_named(path: &Path, contents: impl AsRef<[u8]>) -> anyhow::Result<()> {
-    std::fs::write(path, contents).with_context(|| format!("writing {}", path.display()))
-}
-
 fn load_plan(study: &Path, cells: Option<&Path>, models: Option<&Path>) -> anyhow::Result<Plan> {
     let plan = Plan::load_with_models(study, cells, models)?;
     // Every model a roster names must be declared (in the study or the --models file): `check`
@@ -1179,16 +1176,6 @@ fn list(what: ListWhat, cells_dir: &Path) -> anyhow::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// A write that fails for want of space names the file (`/dev/full` answers every write
-    /// with ENOSPC, as a full disk does).
-    #[cfg(target_os = "linux")]
-    #[test]
-    fn a_full_disk_names_the_file_being_written() {
-        let e = write_named(Path::new("/dev/full"), "x").expect_err("/dev/full is full");
-        let m = format!("{e:#}");
-        assert!(m.contains("writing /dev/full") && m.contains("No space left on device"), "{m}");
-    }
 
     /// An output directory that is a file, or lies under one, is refused naming the file.
     #[test]

@@ -201,10 +201,10 @@ pub fn run(args: RunOptions) -> anyhow::Result<()> {
             }
         })?;
     std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
-    std::fs::write(args.out.join("audit.md"), result.to_markdown())?;
-    std::fs::write(args.out.join("audit.json"), serde_json::to_string_pretty(&result)?)?;
+    crate::write_named(args.out.join("audit.md"), result.to_markdown())?;
+    crate::write_named(args.out.join("audit.json"), serde_json::to_string_pretty(&result)?)?;
     for t in result.tables() {
-        std::fs::write(args.out.join(format!("{}.csv", t.name)), agora_analysis::table::to_csv(&t))?;
+        crate::write_named(args.out.join(format!("{}.csv", t.name)), agora_analysis::table::to_csv(&t))?;
     }
     let t = &result.total;
     println!(
@@ -289,8 +289,8 @@ fn write_motives(store: &std::path::Path, out: &std::path::Path) -> anyhow::Resu
             "report": fit.as_ref().ok(), "error": fit.as_ref().err().map(ToString::to_string),
         }));
     }
-    std::fs::write(out.join("motives.json"), serde_json::to_string_pretty(&json)?)?;
-    std::fs::write(out.join("motives.md"), md)?;
+    crate::write_named(out.join("motives.json"), serde_json::to_string_pretty(&json)?)?;
+    crate::write_named(out.join("motives.md"), md)?;
     println!("motive regressions: {} binary-allocation condition(s); motives.md/json", samples.len());
     Ok(())
 }
@@ -304,9 +304,9 @@ fn write_requirements(
     out: &Path,
 ) -> anyhow::Result<()> {
     let report = crate::requirements::run(store, requirements, result)?;
-    std::fs::write(out.join("requirements.md"), report.to_markdown())?;
-    std::fs::write(out.join("requirements.json"), serde_json::to_string_pretty(&report)?)?;
-    std::fs::write(out.join("requirements.csv"), agora_analysis::table::to_csv(&report.table()))?;
+    crate::write_named(out.join("requirements.md"), report.to_markdown())?;
+    crate::write_named(out.join("requirements.json"), serde_json::to_string_pretty(&report)?)?;
+    crate::write_named(out.join("requirements.csv"), agora_analysis::table::to_csv(&report.table()))?;
     let count = |v: &str| report.verdicts.iter().filter(|x| x.verdict == v).count();
     println!(
         "requirements {} ({}): {} pass, {} fail, {} not estimable, {} refused by the gate; table audit_requirements; requirements.md/json/csv",
@@ -341,7 +341,7 @@ pub fn export(args: ExportOptions) -> anyhow::Result<()> {
     let mut partial = args.out.clone().into_os_string();
     partial.push(".partial");
     let partial = PathBuf::from(partial);
-    std::fs::write(&partial, text).with_context(|| format!("writing {}", partial.display()))?;
+    crate::write_named(&partial, text)?;
     let created = match labels::record_export(&args.store, &export) {
         Ok(created) => created,
         Err(e) => {
@@ -409,10 +409,10 @@ pub fn agreement(args: AgreementOptions) -> anyhow::Result<()> {
     check_store(&args.store)?;
     let result = crate::agreement::agreement(&args.store, &codebook, &gate).map_err(labels_error)?;
     std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
-    std::fs::write(args.out.join("agreement.md"), result.to_markdown())?;
-    std::fs::write(args.out.join("agreement.json"), serde_json::to_string_pretty(&result)?)?;
+    crate::write_named(args.out.join("agreement.md"), result.to_markdown())?;
+    crate::write_named(args.out.join("agreement.json"), serde_json::to_string_pretty(&result)?)?;
     for t in result.tables() {
-        std::fs::write(args.out.join(format!("{}.csv", t.name)), agora_analysis::table::to_csv(&t))?;
+        crate::write_named(args.out.join(format!("{}.csv", t.name)), agora_analysis::table::to_csv(&t))?;
     }
     for r in &result.rows {
         println!(
@@ -483,9 +483,9 @@ pub fn dependency(
         println!("dependency: no replicates in the store (`agora audit replicates` asks them)");
         return Ok(());
     };
-    std::fs::write(out.join("dependency.md"), d.to_markdown())?;
-    std::fs::write(out.join("dependency.json"), serde_json::to_string_pretty(&d)?)?;
-    std::fs::write(out.join("dependency.csv"), agora_analysis::table::to_csv(&d.table()))?;
+    crate::write_named(out.join("dependency.md"), d.to_markdown())?;
+    crate::write_named(out.join("dependency.json"), serde_json::to_string_pretty(&d)?)?;
+    crate::write_named(out.join("dependency.csv"), agora_analysis::table::to_csv(&d.table()))?;
     let estimated = d.rows.iter().filter(|r| r.status == "estimated").count();
     let refused = d.rows.iter().filter(|r| r.status == "refused").count();
     println!(

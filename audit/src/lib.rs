@@ -72,3 +72,5 @@ impl std::fmt::Display for BadInput {
 }
 
 impl std::error::Error for BadInput {}
+
+pub(crate) use agora_engine::files::write_named;

@@ -633,9 +633,9 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
         );
     }
     std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
-    std::fs::write(args.out.join("faithfulness.md"), report.to_markdown())?;
-    std::fs::write(args.out.join("faithfulness.json"), serde_json::to_string_pretty(&report)?)?;
-    std::fs::write(args.out.join("faithfulness.csv"), agora_analysis::table::to_csv(&report.table()))?;
+    crate::write_named(args.out.join("faithfulness.md"), report.to_markdown())?;
+    crate::write_named(args.out.join("faithfulness.json"), serde_json::to_string_pretty(&report)?)?;
+    crate::write_named(args.out.join("faithfulness.csv"), agora_analysis::table::to_csv(&report.table()))?;
     let cached = replies.iter().filter(|(_, c)| *c).count();
     println!(
         "{} prefilled calls for {} decisions (seed {}, m = {}) in {:.2} s: {} from the reply cache, {} requests sent; {} with an action indicator",

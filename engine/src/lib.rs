@@ -9,6 +9,7 @@
 pub mod components;
 pub mod digits;
 pub mod error;
+pub mod files;
 pub mod llm_seats;
 pub mod noise;
 mod pool;

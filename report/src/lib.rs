@@ -82,7 +82,7 @@ pub fn write_with(store: &Path, out: &Path, options: &Options) -> anyhow::Result
         let stem = html::figure_stem(i, caption);
         for (ext, bytes) in [("svg", fig.svg.as_bytes()), ("png", fig.png.as_slice())] {
             let path = fig_dir.join(format!("{stem}.{ext}"));
-            std::fs::write(&path, bytes).with_context(|| format!("writing {}", path.display()))?;
+            crate::write_named(&path, bytes)?;
         }
     }
 
@@ -106,6 +106,8 @@ pub fn write_with(store: &Path, out: &Path, options: &Options) -> anyhow::Result
     );
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let path = out.join("report.html");
-    std::fs::write(&path, page)?;
+    crate::write_named(&path, page)?;
     Ok(path)
 }
+
+pub(crate) use agora_engine::files::write_named;

@@ -90,9 +90,9 @@ pub fn write_outputs(out: &Path, study: &ProfileStudy, models: &[ModelProfile]) 
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let json =
         json!({"study": study.name, "master_seed": study.master_seed, "responses": study.responses, "models": models});
-    std::fs::write(out.join("profile.json"), serde_json::to_string_pretty(&json)?)?;
+    crate::write_named(out.join("profile.json"), serde_json::to_string_pretty(&json)?)?;
     let md: String = models.iter().map(ModelProfile::markdown).collect::<Vec<_>>().join("\n");
-    std::fs::write(out.join("profile.md"), md)?;
+    crate::write_named(out.join("profile.md"), md)?;
     let mut csv = String::from("model,measure,centre,inner_low,inner_high,outer_low,outer_high,checks,reference_valid,reference_slots,check_valid,check_slots,status\n");
     let num = |x: Option<f64>| x.map_or(String::new(), |v| format!("{v}"));
     for m in models {
@@ -115,7 +115,7 @@ pub fn write_outputs(out: &Path, study: &ProfileStudy, models: &[ModelProfile]) 
             ));
         }
     }
-    std::fs::write(out.join("profile.csv"), csv)?;
+    crate::write_named(out.join("profile.csv"), csv)?;
     Ok(())
 }
 
