@@ -786,37 +786,45 @@ fn first_conflict(plan: &Plan, store: &Store) -> anyhow::Result<Option<Conflict>
             _ => Some((path.to_string(), a.to_string(), b.to_string())),
         }
     }
+    type Condition = (String, String, String, String, Option<String>, Option<u64>);
     let conn = store.connection();
-    let mut seen = std::collections::BTreeSet::new();
+    // The first stored run of each condition of the study, read in one pass: a query per
+    // condition would scan the runs table once per condition.
+    let mut stored: std::collections::HashMap<Condition, String> = std::collections::HashMap::new();
     let mut st = conn.prepare(
-        "SELECT spec_json FROM runs WHERE study = ?1 AND block = ?2 AND roster = ?3 AND variant = ?4 AND cell = ?5
-           AND sweep_name IS ?6 AND sweep_value IS ?7 LIMIT 1",
+        "SELECT block, roster, variant, cell, sweep_name, sweep_value, spec_json FROM runs WHERE study = ?1
+         ORDER BY run_id",
     )?;
+    let mut rows = st.query([&plan.study])?;
+    while let Some(row) = rows.next()? {
+        let condition: Condition = (
+            row.get(0)?,
+            row.get(1)?,
+            row.get(2)?,
+            row.get(3)?,
+            row.get(4)?,
+            row.get::<_, Option<f64>>(5)?.map(f64::to_bits),
+        );
+        if !stored.contains_key(&condition) {
+            stored.insert(condition, row.get(6)?);
+        }
+    }
+    let mut seen = std::collections::HashSet::new();
     for r in &plan.runs {
-        let (sweep_name, sweep_value) = match &r.sweep {
-            Some((n, v)) => (Some(n.clone()), Some(*v)),
-            None => (None, None),
-        };
-        let condition = (
+        let (sweep_name, sweep_value) = r.sweep_columns();
+        let condition: Condition = (
             r.block.clone(),
             r.roster.clone(),
-            r.variant.as_str(),
+            r.variant.as_str().to_string(),
             r.cell.clone(),
-            sweep_name.clone(),
+            sweep_name.map(str::to_string),
             sweep_value.map(f64::to_bits),
         );
-        if !seen.insert(condition) {
+        let Some(stored) = stored.get(&condition) else { continue };
+        if !seen.insert(condition.clone()) {
             continue;
         }
-        let stored: Option<String> = st
-            .query_row(
-                rusqlite::params![r.study, r.block, r.roster, r.variant.as_str(), r.cell, sweep_name, sweep_value],
-                |row| row.get(0),
-            )
-            .map(Some)
-            .or_else(|e| if e == rusqlite::Error::QueryReturnedNoRows { Ok(None) } else { Err(e) })?;
-        let Some(stored) = stored else { continue };
-        let (Some(old), Some(new)) = (configuration(&stored), configuration(&r.canonical_json())) else { continue };
+        let (Some(old), Some(new)) = (configuration(stored), configuration(&r.canonical_json())) else { continue };
         if let Some((field, was, now)) = first_difference(&old, &new, "") {
             return Ok(Some(Conflict {
                 block: r.block.clone(),

@@ -41,38 +41,69 @@ fn fmt_stat(g: &GroupSummary, metric: &str, agg: Agg) -> String {
     }
 }
 
-/// The summary tables: one per block (one game and arm), in study order, its rows sorted by
-/// roster, variant and cell (the baseline first), sized to fit a 100-column terminal.
-pub fn render(groups: &[GroupSummary], order: &[String]) -> String {
-    use std::fmt::Write as _;
-    let rank = |block: &str| order.iter().position(|b| b == block).unwrap_or(usize::MAX);
-    let mut tables: Vec<(usize, String, String, String)> = Vec::new();
-    for g in groups.iter().filter(|g| g.condition.sweep().is_none()) {
-        let c = &g.condition;
-        let key = (rank(&c.block), c.block.clone(), c.environment.clone(), c.arm.clone());
-        if !tables.contains(&key) {
-            tables.push(key);
+/// Orders labels as a reader expects, numbers by value: `rounds=5` before `rounds=10`, and
+/// `0.25` before `0.5`.
+fn natural_cmp(a: &str, b: &str) -> std::cmp::Ordering {
+    /// The label in pieces: runs of a number (digits, with one decimal point) and of the rest.
+    fn pieces(s: &str) -> Vec<(Option<f64>, &str)> {
+        let mut out = Vec::new();
+        let mut start = 0;
+        let bytes = s.as_bytes();
+        while start < bytes.len() {
+            let digit = |b: u8| b.is_ascii_digit() || b == b'.';
+            let numeric = bytes[start].is_ascii_digit();
+            let mut end = start + 1;
+            while end < bytes.len() && (if numeric { digit(bytes[end]) } else { !bytes[end].is_ascii_digit() }) {
+                end += 1;
+            }
+            let piece = &s[start..end];
+            out.push((if numeric { piece.parse().ok() } else { None }, piece));
+            start = end;
+        }
+        out
+    }
+    let (x, y) = (pieces(a), pieces(b));
+    for (p, q) in x.iter().zip(&y) {
+        let o = match (p.0, q.0) {
+            (Some(u), Some(v)) => u.total_cmp(&v).then_with(|| p.1.cmp(q.1)),
+            _ => p.1.cmp(q.1),
+        };
+        if o.is_ne() {
+            return o;
         }
     }
-    tables.sort();
+    x.len().cmp(&y.len())
+}
+
+/// The summary tables: one per block (one game and arm), in study order, its rows sorted by
+/// roster, variant and cell (the baseline first) and sweep point, sized to fit a 100-column
+/// terminal. Linear in the conditions (up to the sort): a sweep of 10,000 points prints 10,000
+/// rows in one pass.
+pub fn render(groups: &[GroupSummary], order: &[String]) -> String {
+    use std::fmt::Write as _;
+    let rank: std::collections::HashMap<&str, usize> =
+        order.iter().enumerate().rev().map(|(i, b)| (b.as_str(), i)).collect();
+    let rank = |block: &str| rank.get(block).copied().unwrap_or(usize::MAX);
+    let mut tables: std::collections::BTreeMap<(usize, &str, &str, &str), Vec<&GroupSummary>> =
+        std::collections::BTreeMap::new();
+    for g in groups.iter().filter(|g| g.condition.sweep().is_none()) {
+        let c = &g.condition;
+        let key = (rank(&c.block), c.block.as_str(), c.environment.as_str(), c.arm.as_str());
+        tables.entry(key).or_default().push(g);
+    }
     let mut out = String::new();
-    for (_, block, env, arm) in tables {
-        let mut rows: Vec<&GroupSummary> = groups
-            .iter()
-            .filter(|g| g.condition.sweep().is_none())
-            .filter(|g| g.condition.block == block && g.condition.environment == env && g.condition.arm == arm)
-            .collect();
+    for ((_, block, env, arm), mut rows) in tables {
         rows.sort_by(|a, b| {
             let (x, y) = (&a.condition, &b.condition);
-            (&x.roster, &x.variant, x.cell != "baseline", &x.cell).cmp(&(
-                &y.roster,
-                &y.variant,
-                y.cell != "baseline",
-                &y.cell,
-            ))
+            (&x.roster, &x.variant, x.cell != "baseline", &x.cell)
+                .cmp(&(&y.roster, &y.variant, y.cell != "baseline", &y.cell))
+                .then_with(|| match (&x.point, &y.point) {
+                    (Some(p), Some(q)) => natural_cmp(p, q),
+                    (p, q) => p.is_some().cmp(&q.is_some()),
+                })
         });
         let mut cols: Vec<(String, String, Agg)> =
-            columns(&env, &arm).into_iter().map(|(m, h, a)| (m.to_string(), h.to_string(), a)).collect();
+            columns(env, arm).into_iter().map(|(m, h, a)| (m.to_string(), h.to_string(), a)).collect();
         if cols.is_empty() {
             // A game without a chosen set of columns shows every metric it reports: a game
             // added to the registry prints its outcomes without an edit here.
@@ -83,9 +114,15 @@ pub fn render(groups: &[GroupSummary], order: &[String]) -> String {
         }
         let roster_w = rows.iter().map(|g| g.condition.roster.len()).max().unwrap_or(6).clamp(6, 28);
         let cell_w = rows.iter().map(|g| g.condition.cell.len()).max().unwrap_or(4).clamp(4, 24);
+        // A sweep's points get a column of their own, in tables that have any.
+        let point_w = rows.iter().filter_map(|g| g.condition.point.as_ref().map(String::len)).max().map(|w| w.max(5));
         let col_w: Vec<usize> = cols.iter().map(|(_, h, _)| h.len().max(7)).collect();
         let _ = writeln!(out, "\n== {env} / {arm} ({block}) ==");
-        let _ = write!(out, "{:<roster_w$} {:<3} {:<cell_w$} {:>5}", "roster", "var", "cell", "runs");
+        let _ = write!(out, "{:<roster_w$} {:<3} {:<cell_w$}", "roster", "var", "cell");
+        if let Some(w) = point_w {
+            let _ = write!(out, " {:<w$}", "point");
+        }
+        let _ = write!(out, " {:>5}", "runs");
         for ((_, h, _), w) in cols.iter().zip(&col_w) {
             let _ = write!(out, " {h:>w$}");
         }
@@ -93,7 +130,11 @@ pub fn render(groups: &[GroupSummary], order: &[String]) -> String {
         for g in rows {
             let c = &g.condition;
             let roster: String = c.roster.chars().take(roster_w).collect();
-            let _ = write!(out, "{roster:<roster_w$} {:<3} {:<cell_w$} {:>5}", c.variant, c.cell, g.runs);
+            let _ = write!(out, "{roster:<roster_w$} {:<3} {:<cell_w$}", c.variant, c.cell);
+            if let Some(w) = point_w {
+                let _ = write!(out, " {:<w$}", c.point.as_deref().unwrap_or("-"));
+            }
+            let _ = write!(out, " {:>5}", g.runs);
             for ((m, _, agg), w) in cols.iter().zip(&col_w) {
                 let _ = write!(out, " {:>w$}", fmt_stat(g, m, *agg));
             }

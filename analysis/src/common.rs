@@ -1,7 +1,7 @@
 //! What the analyses share: the run index (with the games' declarations), sample helpers and
 //! the number format of the tables and the ladder's evidence.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 use crate::declared::Declared;
 use crate::outcomes::RunOutcome;
@@ -67,12 +67,21 @@ pub(crate) fn fmt(x: Option<f64>) -> String {
 /// about their outcomes.
 pub(crate) struct Index<'a> {
     runs: Vec<&'a RunOutcome>,
+    /// The runs outside any sweep by (roster, environment, arm, cell, variant), in run order:
+    /// [`Index::select`] is asked once per condition, and a scan of every run each time would
+    /// make the analysis quadratic in the runs.
+    conditions: HashMap<(&'a str, &'a str, &'a str, &'a str, &'a str), Vec<&'a RunOutcome>>,
     declared: &'a Declared,
 }
 
 impl<'a> Index<'a> {
     pub(crate) fn new(outcomes: &'a [RunOutcome], declared: &'a Declared) -> Index<'a> {
-        Index { runs: outcomes.iter().collect(), declared }
+        let mut conditions: HashMap<_, Vec<&'a RunOutcome>> = HashMap::new();
+        for r in outcomes.iter().filter(|r| r.sweep.is_none() && r.point.is_none()) {
+            let key = (r.roster.as_str(), r.environment.as_str(), r.arm.as_str(), r.cell.as_str(), r.variant.as_str());
+            conditions.entry(key).or_default().push(r);
+        }
+        Index { runs: outcomes.iter().collect(), conditions, declared }
     }
 
     /// What the games declared.
@@ -87,20 +96,10 @@ impl<'a> Index<'a> {
         self.declared.headline()
     }
 
-    /// Runs of the model in the arm, cell and variant, outside any sweep.
+    /// Runs of the model in the arm, cell and variant, outside any sweep (a sweep's points are
+    /// conditions of their own, never the canonical baseline or a perturbation of it).
     pub(crate) fn select(&self, model: &str, env: &str, arm: &str, cell: &str, variant: &str) -> Vec<&'a RunOutcome> {
-        self.runs
-            .iter()
-            .filter(|r| {
-                r.roster == model
-                    && r.environment == env
-                    && r.arm == arm
-                    && r.cell == cell
-                    && r.variant == variant
-                    && r.sweep.is_none()
-            })
-            .copied()
-            .collect()
+        self.conditions.get(&(model, env, arm, cell, variant)).cloned().unwrap_or_default()
     }
 
     /// Every (roster, family), in order; rosters with people in them (family `human`, played
@@ -138,6 +137,21 @@ impl<'a> Index<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_sweep_point_is_never_selected_as_its_cell() {
+        use crate::test_support::{run, Place};
+        let mut out = Vec::new();
+        let at = Place::base("m", "f", "prisoners-dilemma", "baseline");
+        run(&mut out, at, &[("cooperation", 1.0)]);
+        let i = run(&mut out, at, &[("cooperation", 0.0)]);
+        out[i].point = Some("rounds=5".into());
+        let declared = crate::declared::tests::shipped();
+        let idx = Index::new(&out, declared);
+        let runs = idx.select("m", "prisoners-dilemma", "baseline", "baseline", "C0");
+        assert_eq!(runs.len(), 1);
+        assert!(runs[0].point.is_none());
+    }
 
     #[test]
     fn fmt_writes_three_decimals_scientific_below_a_thousandth_and_a_dash_when_absent() {

@@ -38,6 +38,8 @@ pub struct RunOutcome {
     pub family: String,
     /// Value of the swept parameter (e.g. the committed fraction), if the run belongs to a sweep.
     pub sweep: Option<f64>,
+    /// The point of a `Grid` or `Zip` sweep the run belongs to (`rounds=5 memory=1`), if any.
+    pub point: Option<String>,
     /// Number of committed agents in the run.
     pub committed: i64,
     /// Number of agents in the run.
@@ -64,7 +66,7 @@ pub fn run_outcomes(path: &Path, study: Option<&str>) -> Result<Vec<RunOutcome>,
     let mut st = conn
         .prepare(
             "SELECT run_id, run_key, study, block, environment, arm, variant, cell, level, roster, family,
-                    sweep_value, committed, population
+                    sweep_value, committed, population, CASE WHEN sweep_value IS NULL THEN sweep_name END
              FROM runs WHERE (?1 IS NULL OR study = ?1) ORDER BY run_key",
         )
         .map_err(sql)?;
@@ -85,6 +87,7 @@ pub fn run_outcomes(path: &Path, study: Option<&str>) -> Result<Vec<RunOutcome>,
             sweep: r.get(11).map_err(sql)?,
             committed: r.get(12).map_err(sql)?,
             population: r.get(13).map_err(sql)?,
+            point: r.get(14).map_err(sql)?,
             metrics: BTreeMap::new(),
         });
     }

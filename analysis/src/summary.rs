@@ -54,6 +54,8 @@ pub struct Condition {
     pub roster: String,
     /// Swept value in millionths (ordered), if any.
     pub sweep_micros: Option<i64>,
+    /// The point of a `Grid` or `Zip` sweep (`rounds=5 memory=1`), if any.
+    pub point: Option<String>,
 }
 
 impl Condition {
@@ -66,6 +68,7 @@ impl Condition {
             cell: o.cell.clone(),
             roster: o.roster.clone(),
             sweep_micros: o.sweep.map(|x| (x * 1e6).round() as i64),
+            point: o.point.clone(),
         }
     }
 
@@ -102,20 +105,24 @@ pub fn block_order(store: &Path) -> Result<Vec<(String, String)>, AnalysisError>
     let blocks: Vec<(String, String)> =
         st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).map_err(sql)?.collect::<Result<_, _>>().map_err(sql)?;
     let mut order = Vec::new();
+    let mut by_study: std::collections::HashMap<&str, Vec<&(String, String)>> = std::collections::HashMap::new();
+    for b in &blocks {
+        by_study.entry(b.0.as_str()).or_default().push(b);
+    }
     for (study, source) in &studies {
-        // A block is placed where its `Block(` declaration names it in the study's source.
-        let at = |block: &str| {
-            source
-                .match_indices("Block(")
-                .find(|(i, _)| {
-                    source[*i..].find("name:").is_some_and(|n| {
-                        source[*i + n..].trim_start_matches("name:").trim_start().starts_with(&format!("\"{block}\""))
-                    })
-                })
-                .map_or(usize::MAX, |(i, _)| i)
-        };
-        let mut mine: Vec<&(String, String)> = blocks.iter().filter(|(s, _)| s == study).collect();
-        mine.sort_by_key(|(_, b)| (at(b), b.clone()));
+        // A block is placed where its `Block(` declaration names it in the study's source: the
+        // first `name:` after each `Block(`, read once (a search of the source per block would
+        // make a study of many blocks quadratic).
+        let mut at: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for (i, _) in source.match_indices("Block(") {
+            let Some(n) = source[i..].find("name:") else { break };
+            let rest = source[i + n..].trim_start_matches("name:").trim_start();
+            let Some(rest) = rest.strip_prefix('"') else { continue };
+            let Some(end) = rest.find('"') else { continue };
+            at.entry(&rest[..end]).or_insert(i);
+        }
+        let mut mine: Vec<&(String, String)> = by_study.get(study.as_str()).cloned().unwrap_or_default();
+        mine.sort_by_key(|(_, b)| (at.get(b.as_str()).copied().unwrap_or(usize::MAX), b.clone()));
         order.extend(mine.into_iter().cloned());
     }
     Ok(order)

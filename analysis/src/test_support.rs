@@ -50,6 +50,7 @@ pub(crate) fn run(out: &mut Vec<RunOutcome>, place: Place, metrics: &[(&str, f64
         roster: place.roster.into(),
         family: place.family.into(),
         sweep: None,
+        point: None,
         committed: 0,
         population: 4,
         metrics: metrics.iter().map(|(k, v)| (k.to_string(), *v)).collect::<BTreeMap<_, _>>(),

@@ -14,7 +14,7 @@ fn store(path: &Path, runs: &[(String, String, Vec<(String, f64)>)]) {
     let c = Connection::open(path).expect("open");
     c.execute_batch(
         "CREATE TABLE runs (run_id INTEGER PRIMARY KEY, run_key TEXT, study TEXT, block TEXT, environment TEXT,
-            arm TEXT, variant TEXT, cell TEXT, level TEXT, roster TEXT, family TEXT, sweep_value REAL,
+            arm TEXT, variant TEXT, cell TEXT, level TEXT, roster TEXT, family TEXT, sweep_name TEXT, sweep_value REAL,
             committed INTEGER, population INTEGER);
          CREATE TABLE metrics (run_id INTEGER, name TEXT, value REAL);
          CREATE TABLE declarations (environment TEXT PRIMARY KEY, declaration_json TEXT NOT NULL);",

@@ -100,6 +100,7 @@ impl Gen {
             roster: p.roster.into(),
             family: p.family.into(),
             sweep: None,
+            point: None,
             committed: 0,
             population: 4,
             metrics: metrics.into_iter().collect::<BTreeMap<_, _>>(),

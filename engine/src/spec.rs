@@ -193,8 +193,13 @@ pub struct RunSpec {
     pub seats: Vec<PolicySpec>,
     /// Seats held by committed agents.
     pub committed: Vec<usize>,
-    /// The swept parameter's name and value, if the block sweeps one.
+    /// The committed-fraction sweep's name and value, if the block sweeps it.
     pub sweep: Option<(String, f64)>,
+    /// The point of a block's `Grid` or `Zip` sweep (`rounds=5 memory=1`), if it has one; left
+    /// out of the canonical serialisation when absent, so that the run keys of studies without
+    /// such a sweep are what they were before it existed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub point: Option<String>,
     /// Index of this seeded replicate within its condition, 0-based.
     pub run_index: u32,
     /// The run's seed, derived from the master seed and what identifies the run (block, cell, roster, index…).
@@ -205,6 +210,16 @@ impl RunSpec {
     /// The probability that an action is played as the other one ([`Factor::Noise`]; 0 without).
     pub fn noise(&self) -> f64 {
         self.factors.iter().find_map(|f| if let Factor::Noise(p) = f { Some(*p) } else { None }).unwrap_or(0.0)
+    }
+
+    /// The runs table's `sweep_name` and `sweep_value`: the committed fraction's name and
+    /// value, or a sweep point's label without a value.
+    pub fn sweep_columns(&self) -> (Option<&str>, Option<f64>) {
+        match (&self.sweep, &self.point) {
+            (Some((n, v)), _) => (Some(n.as_str()), Some(*v)),
+            (None, Some(p)) => (Some(p.as_str()), None),
+            (None, None) => (None, None),
+        }
     }
 
     /// Canonical serialisation.

@@ -9,13 +9,14 @@ pub mod cell;
 pub mod error;
 pub mod plan;
 pub mod study;
+pub mod sweep;
 pub mod tournament;
 
 pub use agora_engine::seed;
 pub use cell::{Cell, Factor, Level};
 pub use error::ScenarioError;
 pub use plan::{Plan, RunSpec, Shard};
-pub use study::{Block, Member, ModelsFile, Roster, Study, Sweep};
+pub use study::{Block, Member, ModelsFile, Param, Range, Roster, Study, Sweep, SweepValue};
 pub use tournament::Tournament;
 
 /// RON options for every file this crate reads: newtypes may be written without their

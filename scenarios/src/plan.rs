@@ -160,7 +160,7 @@ impl Plan {
             line.runs += 1;
             line.decisions += d;
             line.decisions_upper_bound |= upper;
-            conditions.entry(k).or_default().insert(format!("{:?}", r.sweep));
+            conditions.entry(k).or_default().insert(format!("{:?} {:?}", r.sweep, r.point));
         }
         let mut lines: Vec<PlanLine> = map
             .into_iter()
@@ -169,14 +169,13 @@ impl Plan {
                 l
             })
             .collect();
-        // Keep the study's block order.
-        let order: Vec<String> = self.runs.iter().map(|r| r.block.clone()).fold(Vec::new(), |mut v, b| {
-            if !v.contains(&b) {
-                v.push(b);
-            }
-            v
-        });
-        lines.sort_by_key(|l| order.iter().position(|b| *b == l.block));
+        // Keep the study's block order (a map, so that a plan of many blocks sorts in linear time).
+        let mut order: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+        for r in &self.runs {
+            let n = order.len();
+            order.entry(r.block.as_str()).or_insert(n);
+        }
+        lines.sort_by_key(|l| order.get(l.block.as_str()).copied());
         lines
     }
 
@@ -266,7 +265,8 @@ impl Plan {
                 }
             }
             let kind = block.environment.kind();
-            let sweep_values = sweep_values(block.sweep.as_ref(), kind).map_err(|m| err(at("sweep"), m))?;
+            let sweep_values = sweep_values(block.sweep.as_ref(), &block.environment)
+                .map_err(|(f, m)| err(format!("{}{f}", at("sweep")), m))?;
             let mut cells = Vec::with_capacity(block.cells.len());
             for (ci, cell_name) in block.cells.iter().enumerate() {
                 cells.push((ci, load_cell(path, cells_dir, cell_name, || at(&format!("cells[{ci}]")))?));
@@ -325,8 +325,11 @@ impl Plan {
                     }
                 };
                 for sweep in &sweep_values {
-                    let mut env = block.environment.clone();
-                    if let (Some(x), EnvSpec::NamingGame(p)) = (sweep, &mut env) {
+                    let mut env = match sweep {
+                        Some(SweepPoint::Params(point)) => point.environment.clone(),
+                        _ => block.environment.clone(),
+                    };
+                    if let (Some(SweepPoint::Fraction(x)), EnvSpec::NamingGame(p)) = (sweep, &mut env) {
                         let mut t = p.tipping.clone().unwrap_or_default();
                         t.fraction = *x;
                         p.tipping = Some(t);
@@ -390,7 +393,11 @@ impl Plan {
                         }
                         for variant in &variants {
                             for run_index in 0..count {
-                                let sweep_label = sweep.map(|x| format!("{x}")).unwrap_or_default();
+                                let sweep_label = match sweep {
+                                    Some(SweepPoint::Fraction(x)) => format!("{x}"),
+                                    Some(SweepPoint::Params(p)) => p.label.clone(),
+                                    None => String::new(),
+                                };
                                 let seed = derive(
                                     study.master_seed,
                                     &[
@@ -419,7 +426,16 @@ impl Plan {
                                         .map(|(s, _)| *s)
                                         .chain(env.game().committed_later())
                                         .collect(),
-                                    sweep: sweep.map(|x| (block.sweep.as_ref().map_or("", Sweep::name).to_string(), x)),
+                                    sweep: match sweep {
+                                        Some(SweepPoint::Fraction(x)) => {
+                                            Some((block.sweep.as_ref().map_or("", Sweep::name).to_string(), *x))
+                                        }
+                                        _ => None,
+                                    },
+                                    point: match sweep {
+                                        Some(SweepPoint::Params(p)) => Some(p.label.clone()),
+                                        _ => None,
+                                    },
                                     run_index,
                                     seed,
                                 });
@@ -439,26 +455,42 @@ impl Plan {
     }
 }
 
-/// The values a block's sweep takes (one `None` without a sweep); the error says what is wrong.
-fn sweep_values(sweep: Option<&Sweep>, kind: EnvKind) -> Result<Vec<Option<f64>>, String> {
+/// A point of a block's sweep: a committed fraction, or a `Grid`'s or `Zip`'s parameters.
+enum SweepPoint {
+    Fraction(f64),
+    Params(crate::sweep::Point),
+}
+
+/// The points a block's sweep takes (one `None` without a sweep); the error names the field
+/// under `sweep` (empty for the sweep itself) and says what is wrong.
+fn sweep_values(sweep: Option<&Sweep>, env: &EnvSpec) -> Result<Vec<Option<SweepPoint>>, (String, String)> {
+    let whole = |m: String| (String::new(), m);
     match sweep {
         None => Ok(vec![None]),
         Some(s @ Sweep::CommittedFraction { from, to, step }) => {
-            if kind != EnvKind::NamingGame {
-                return Err("a committed-fraction sweep needs the naming game".into());
+            if env.kind() != EnvKind::NamingGame {
+                return Err(whole("a committed-fraction sweep needs the naming game".into()));
             }
             if !(*step > 0.0) || from > to || *from < 0.0 || *to > 1.0 {
-                return Err(format!("needs 0 <= from <= to <= 1 and step > 0, got from {from}, to {to}, step {step}"));
+                return Err(whole(format!(
+                    "needs 0 <= from <= to <= 1 and step > 0, got from {from}, to {to}, step {step}"
+                )));
             }
             // Each value is a condition with at least one run: counted before they are listed.
             let values = ((to - from) / step).floor() + 1.0;
             if values > MAX_PLAN_RUNS as f64 {
-                return Err(format!(
+                return Err(whole(format!(
                     "step {step:e} from {from} to {to} gives {values:.3e} values, each a condition of at least one run; a \
                      plan holds at most {MAX_PLAN_RUNS} runs"
-                ));
+                )));
             }
-            Ok(s.values().into_iter().map(Some).collect())
+            Ok(s.values().into_iter().map(|x| Some(SweepPoint::Fraction(x))).collect())
+        }
+        Some(Sweep::Grid(params)) => {
+            Ok(crate::sweep::points(params, false, env)?.into_iter().map(|p| Some(SweepPoint::Params(p))).collect())
+        }
+        Some(Sweep::Zip(params)) => {
+            Ok(crate::sweep::points(params, true, env)?.into_iter().map(|p| Some(SweepPoint::Params(p))).collect())
         }
     }
 }

@@ -260,7 +260,8 @@ pub struct Member {
     pub count: Option<usize>,
 }
 
-/// A swept parameter.
+/// A swept parameter, or several: each value (each combination of values) is a point, a
+/// condition of its block with run keys and seeds of its own, like the baseline it varies.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
 pub enum Sweep {
     /// Committed fraction of the naming game's tipping arm, `from..=to` in steps of `step`.
@@ -275,25 +276,133 @@ pub enum Sweep {
         #[schemars(extend("exclusiveMinimum" = 0.0))]
         step: f64,
     },
+    /// Every combination of the parameters' values, the first parameter varying slowest:
+    /// `Grid([Param(path: "rounds", values: [5, 10]), Param(path: "memory", values: [1, 3])])`
+    /// is four points.
+    Grid(Vec<Param>),
+    /// The parameters' values taken together, position by position (every parameter with as
+    /// many values): `Zip([Param(path: "rounds", values: [5, 10]), Param(path: "memory",
+    /// values: [1, 3])])` is two points, rounds 5 with memory 1 and rounds 10 with memory 3.
+    Zip(Vec<Param>),
+}
+
+/// One parameter of a `Grid` or `Zip` sweep and the values it takes: `values`, or `range`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Param {
+    /// A field of the block's environment parameters, nested fields joined with dots
+    /// (`tipping.fraction`); the fields are those `agora list environments --params` shows.
+    pub path: String,
+    /// The values, as the field takes them: numbers, `true`/`false`, or strings for a field
+    /// that takes a name (`"Formed"`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub values: Vec<SweepValue>,
+    /// Numbers from `from` to `to` in steps of `step`, in place of `values`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub range: Option<Range>,
+}
+
+/// A value a swept field takes (inlined in the schema: a number, a flag or a string).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(untagged)]
+#[schemars(inline)]
+pub enum SweepValue {
+    /// A whole number.
+    Integer(i64),
+    /// A number with a fraction.
+    Number(f64),
+    /// A yes-or-no value.
+    Flag(bool),
+    /// A name, such as an enumerated field's variant.
+    Text(String),
+}
+
+impl SweepValue {
+    /// The value as the environment's parameters serialise it.
+    pub fn to_json(&self) -> serde_json::Value {
+        match self {
+            SweepValue::Integer(i) => serde_json::Value::from(*i),
+            SweepValue::Number(x) => serde_json::Value::from(*x),
+            SweepValue::Flag(b) => serde_json::Value::from(*b),
+            SweepValue::Text(t) => serde_json::Value::from(t.as_str()),
+        }
+    }
+}
+
+impl std::fmt::Display for SweepValue {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            SweepValue::Integer(i) => write!(f, "{i}"),
+            SweepValue::Number(x) => write!(f, "{x}"),
+            SweepValue::Flag(b) => write!(f, "{b}"),
+            SweepValue::Text(t) => write!(f, "{t}"),
+        }
+    }
+}
+
+/// Numbers from `from` to `to` (included) in steps of `step`, rounded to six decimals.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Range {
+    /// The first value.
+    pub from: f64,
+    /// The last value, included when the steps reach it; at least `from`.
+    pub to: f64,
+    /// The increment between values.
+    #[schemars(extend("exclusiveMinimum" = 0.0))]
+    pub step: f64,
+}
+
+impl Range {
+    /// How many values the range holds (checked before they are listed; `None` when the range
+    /// is malformed).
+    pub fn len(&self) -> Option<f64> {
+        let ok = self.step > 0.0 && self.from <= self.to && self.from.is_finite() && self.to.is_finite();
+        ok.then(|| ((self.to - self.from) / self.step + 1e-9).floor() + 1.0)
+    }
+
+    /// The values, whole numbers as integers (so that an integer field takes them).
+    pub fn values(&self) -> Vec<SweepValue> {
+        stepped(self.from, self.to, self.step)
+            .into_iter()
+            .map(|x| {
+                if x.fract() == 0.0 && x.abs() < 9.0e15 {
+                    SweepValue::Integer(x as i64)
+                } else {
+                    SweepValue::Number(x)
+                }
+            })
+            .collect()
+    }
+}
+
+/// `from..=to` in steps of `step`, each rounded to six decimals so that 0.1 + 3 × 0.025 reads
+/// 0.175.
+fn stepped(from: f64, to: f64, step: f64) -> Vec<f64> {
+    let mut v = Vec::new();
+    let mut k = 0u32;
+    loop {
+        let x = ((from + f64::from(k) * step) * 1e6).round() / 1e6;
+        if x > to + 1e-9 || k > 1_000_000 {
+            break;
+        }
+        v.push(x);
+        k += 1;
+    }
+    v
 }
 
 impl Sweep {
-    /// The swept values, rounded to six decimals so that 0.1 + 3 × 0.025 reads 0.175.
+    /// The committed fractions swept, rounded to six decimals (none for a `Grid` or `Zip`).
     pub fn values(&self) -> Vec<f64> {
         match self {
             Sweep::CommittedFraction { from, to, step } => {
-                let mut v = Vec::new();
-                let mut k = 0u32;
-                loop {
-                    let x = ((from + f64::from(k) * step) * 1e6).round() / 1e6;
-                    if x > to + 1e-9 || k > 100_000 {
-                        break;
-                    }
-                    v.push(x);
-                    k += 1;
-                }
+                let mut v = stepped(*from, *to, *step);
+                // The committed-fraction sweep has always stopped after 100,001 values.
+                v.truncate(100_001);
                 v
             }
+            Sweep::Grid(_) | Sweep::Zip(_) => Vec::new(),
         }
     }
 
@@ -301,6 +410,8 @@ impl Sweep {
     pub fn name(&self) -> &'static str {
         match self {
             Sweep::CommittedFraction { .. } => "committed_fraction",
+            Sweep::Grid(_) => "grid",
+            Sweep::Zip(_) => "zip",
         }
     }
 }

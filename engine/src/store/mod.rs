@@ -513,10 +513,7 @@ impl Store {
             return Ok(false);
         }
         let s = &rec.spec;
-        let (sweep_name, sweep_value) = match &s.sweep {
-            Some((n, v)) => (Some(n.as_str()), Some(*v)),
-            None => (None, None),
-        };
+        let (sweep_name, sweep_value) = s.sweep_columns();
         tx.prepare_cached(
             "INSERT INTO runs (run_key, study, block, environment, arm, variant, cell, level, roster, family,
                                sweep_name, sweep_value, run_index, seed, population, committed, steps, record_hash, spec_json)
