@@ -10,6 +10,8 @@
 //!   second, a fast model beside a slow one);
 //! - analysis: exact Mann–Whitney at 30 vs 30 and 100 vs 100, and `agora analyze` on a store
 //!   the size of the full instrument;
+//! - sweeps: a block's Grid of 10,000 and 40,000 points through `agora run` (plan, play, store,
+//!   summary) and `agora analyze`, the second's time beside the first's;
 //! - peers: the same rules on the libraries users would otherwise reach for (`bench/peers/`:
 //!   Mesa models of the naming game and of public goods, Axelrod matches of Roth–Erev
 //!   learners), in a virtual environment under the target directory, with their outcome
@@ -118,6 +120,8 @@ pub enum Section {
     Analysis,
     /// Mesa and Axelrod on the same rules, beside the engine.
     Peers,
+    /// A block's Grid sweep of 10,000 and 40,000 points through `agora run` and `agora analyze`.
+    Sweeps,
 }
 
 pub struct Options {
@@ -166,7 +170,7 @@ fn thousands(x: f64) -> String {
 
 pub fn run(opts: &Options) -> anyhow::Result<()> {
     let sections = if opts.sections.is_empty() {
-        vec![Section::Classical, Section::Networks, Section::Llm, Section::Analysis, Section::Peers]
+        vec![Section::Classical, Section::Networks, Section::Llm, Section::Analysis, Section::Sweeps, Section::Peers]
     } else {
         opts.sections.clone()
     };
@@ -197,6 +201,7 @@ pub fn run(opts: &Options) -> anyhow::Result<()> {
             Section::Networks => networks(opts.quick, &mut rows)?,
             Section::Llm => llm::llm(opts.quick, &mut rows)?,
             Section::Analysis => analysis(opts.quick, &mut rows)?,
+            Section::Sweeps => sweeps::sweeps(opts.quick, &mut rows)?,
             Section::Peers => peers::peers(opts.quick, &mut rows)?,
         }
     }
@@ -729,6 +734,7 @@ fn analysis(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
 mod baseline;
 mod llm;
 mod peers;
+mod sweeps;
 
 #[cfg(test)]
 mod tests {

@@ -691,6 +691,7 @@ fn bench_harness_runs_every_section_and_writes_its_table() {
         "head-of-line",
         "exact Mann–Whitney",
         "`agora analyze` on a store of",
+        "sweep: 2,000 points",
         "recorded study through `agora run` (12 runs, C0–C3, --threads 1)",
     ] {
         assert!(md.contains(needle), "{needle} missing from\n{md}");
