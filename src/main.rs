@@ -738,177 +738,18 @@ fn print_reference(plan: &Plan) {
     );
 }
 
-/// A name of the store that a plan would give another meaning: a condition (study, block,
-/// roster, payoff version, cell and sweep point) whose stored runs were made under a different
-/// configuration (anything of the run's specification but its index and seed).
-struct Conflict {
-    block: String,
-    roster: String,
-    variant: &'static str,
-    cell: String,
-    /// The first differing field of the specification, its stored value and the plan's.
-    field: String,
-    was: String,
-    now: String,
-}
-
-/// The first condition of the plan whose stored runs, under the plan's study name, were made
-/// under another configuration: its runs would be pooled with the new ones under one name.
-/// Adding runs, blocks or cells is no conflict.
-fn first_conflict(plan: &Plan, store: &Store) -> anyhow::Result<Option<Conflict>> {
-    fn configuration(json: &str) -> Option<serde_json::Value> {
-        let mut v: serde_json::Value = serde_json::from_str(json).ok()?;
-        let o = v.as_object_mut()?;
-        o.remove("run_index");
-        o.remove("seed");
-        // The study's name is what a version changes; the configuration is everything else.
-        o.remove("study");
-        Some(v)
-    }
-    /// The first path at which two values differ, with both sides.
-    fn first_difference(a: &serde_json::Value, b: &serde_json::Value, path: &str) -> Option<(String, String, String)> {
-        use serde_json::Value;
-        match (a, b) {
-            (Value::Object(x), Value::Object(y)) => {
-                let keys: std::collections::BTreeSet<&String> = x.keys().chain(y.keys()).collect();
-                keys.into_iter().find_map(|k| {
-                    let p = if path.is_empty() { k.clone() } else { format!("{path}.{k}") };
-                    match (x.get(k), y.get(k)) {
-                        (Some(u), Some(v)) => first_difference(u, v, &p),
-                        (u, v) => Some((p, format!("{u:?}"), format!("{v:?}"))),
-                    }
-                })
-            }
-            (Value::Array(x), Value::Array(y)) if x.len() == y.len() => {
-                x.iter().zip(y).enumerate().find_map(|(i, (u, v))| first_difference(u, v, &format!("{path}[{i}]")))
-            }
-            _ if a == b => None,
-            _ => Some((path.to_string(), a.to_string(), b.to_string())),
-        }
-    }
-    type Condition = (String, String, String, String, Option<String>, Option<u64>);
-    let conn = store.connection();
-    // The first stored run of each condition of the study, read in one pass: a query per
-    // condition would scan the runs table once per condition.
-    let mut stored: std::collections::HashMap<Condition, String> = std::collections::HashMap::new();
-    let mut st = conn.prepare(
-        "SELECT block, roster, variant, cell, sweep_name, sweep_value, spec_json FROM runs WHERE study = ?1
-         ORDER BY run_id",
-    )?;
-    let mut rows = st.query([&plan.study])?;
-    while let Some(row) = rows.next()? {
-        let condition: Condition = (
-            row.get(0)?,
-            row.get(1)?,
-            row.get(2)?,
-            row.get(3)?,
-            row.get(4)?,
-            row.get::<_, Option<f64>>(5)?.map(f64::to_bits),
-        );
-        if !stored.contains_key(&condition) {
-            stored.insert(condition, row.get(6)?);
-        }
-    }
-    let mut seen = std::collections::HashSet::new();
-    for r in &plan.runs {
-        let (sweep_name, sweep_value) = r.sweep_columns();
-        let condition: Condition = (
-            r.block.clone(),
-            r.roster.clone(),
-            r.variant.as_str().to_string(),
-            r.cell.clone(),
-            sweep_name.map(str::to_string),
-            sweep_value.map(f64::to_bits),
-        );
-        let Some(stored) = stored.get(&condition) else { continue };
-        if !seen.insert(condition.clone()) {
-            continue;
-        }
-        let (Some(old), Some(new)) = (configuration(stored), configuration(&r.canonical_json())) else { continue };
-        if let Some((field, was, now)) = first_difference(&old, &new, "") {
-            return Ok(Some(Conflict {
-                block: r.block.clone(),
-                roster: r.roster.clone(),
-                variant: r.variant.as_str(),
-                cell: r.cell.clone(),
-                field,
-                was,
-                now,
-            }));
-        }
-    }
-    Ok(None)
-}
-
-/// The plan under another study name: a version of the study (`NAME@2`). Every run keeps its
-/// seed, derived from the study file's own name, so the versions are compared on the same seeds.
-fn renamed(plan: &Plan, name: &str) -> Plan {
-    let mut p = plan.clone();
-    p.study = name.to_string();
-    for r in &mut p.runs {
-        r.study = name.to_string();
-    }
-    p
-}
-
-/// The name of a study's `k`-th version: the study's own name for the first.
-fn version_name(study: &str, k: u32) -> String {
-    if k <= 1 {
-        study.to_string()
-    } else {
-        format!("{study}@{k}")
-    }
-}
-
-/// The first version of the plan's study (`NAME`, `NAME@2`, …) under which the store holds no
-/// run of another configuration: where the plan's runs go with `--new-version`.
-fn free_version(plan: &Plan, store: &Store) -> anyhow::Result<(Plan, Option<Conflict>)> {
-    free_version_from(plan, store, 1)
-}
-
-/// As [`free_version`], from the study's `from`-th version on.
-fn free_version_from(plan: &Plan, store: &Store, from: u32) -> anyhow::Result<(Plan, Option<Conflict>)> {
-    let mut first = None;
-    for k in from.. {
-        let p = renamed(plan, &version_name(&plan.study, k));
-        match first_conflict(&p, store)? {
-            None => return Ok((p, first)),
-            Some(c) => {
-                first.get_or_insert(c);
-            }
-        }
-    }
-    unreachable!("invariant: a store holds finitely many versions")
-}
-
 /// Refuses a plan that gives a name already in the store another meaning, or (with
 /// `--new-version`) moves it to the study's first version that has no other configuration.
 fn place_plan(plan: &Plan, study: &Path, store: &Store, store_path: &Path, new_version: bool) -> anyhow::Result<Plan> {
-    let (placed, conflict) = free_version(plan, store)?;
-    let Some(c) = conflict else { return Ok(placed) };
-    let what = format!(
-        "block `{}` (roster `{}`, {}, cell `{}`) already has runs in {} made under another configuration: `{}` was \
-         {}, now {}",
-        c.block,
-        c.roster,
-        c.variant,
-        c.cell,
-        store_path.display(),
-        c.field,
-        c.was,
-        c.now
-    );
-    if new_version {
-        println!("{}: {what}; stored as version `{}`", study.display(), placed.study);
-        return Ok(placed);
+    use agora_scenarios::versions::{place, Placement};
+    match place(plan, study, store, store_path, new_version, "--new-version")? {
+        Placement::Own(p) => Ok(p),
+        Placement::NewVersion(p, line) => {
+            println!("{line}");
+            Ok(p)
+        }
+        Placement::Refused(message) => Err(BadInput(message).into()),
     }
-    Err(BadInput(format!(
-        "{}: {what}; runs under one name must mean one thing — pass --new-version to store it as `{}`, rename \
-         the study or the block, or use another store (adding runs, blocks or cells is allowed)",
-        study.display(),
-        placed.study
-    ))
-    .into())
 }
 
 /// How `agora run` runs a plan (its flags).
@@ -939,7 +780,7 @@ fn run_plan(plan: &Plan, study: &Path, store_path: &Path, flags: &RunFlags<'_>) 
     // deposited plan's runs.
     let plan = &match prereg {
         Some(p) if p.deviation.is_some() => {
-            let (placed, _) = free_version_from(plan, &store, 2)?;
+            let (placed, _) = agora_scenarios::versions::free_version_from(plan, &store, 2)?;
             println!("{}: stored as version `{}`, apart from the deposited plan", study.display(), placed.study);
             placed
         }

@@ -11,6 +11,7 @@ pub mod plan;
 pub mod study;
 pub mod sweep;
 pub mod tournament;
+pub mod versions;
 
 pub use agora_engine::seed;
 pub use cell::{Cell, Factor, Level};

@@ -17,6 +17,7 @@ use crate::request_parts;
 mod cache;
 mod checkpoint;
 mod claim;
+mod conflict;
 pub mod deposit;
 mod merge;
 mod open;
@@ -24,6 +25,7 @@ mod upgrade;
 mod verify;
 
 pub use claim::Claim;
+pub use conflict::Conflict;
 
 pub use verify::{Mismatch, Verification};
 
