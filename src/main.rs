@@ -421,6 +421,15 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 ))
                 .into());
             }
+            if let Some(r) = plan.runs.iter().find(|r| r.seats.iter().any(|p| matches!(p, PolicySpec::Python(_)))) {
+                return Err(BadInput(format!(
+                    "{}: block `{}` has a Python policy seat; play it from Python with the `agora` package \
+                     (`agora.run`), which holds the policy's code",
+                    study.display(),
+                    r.block
+                ))
+                .into());
+            }
             if let Some(n) = runs {
                 if n == 0 {
                     return Err(BadInput("--runs must be at least 1".into()).into());

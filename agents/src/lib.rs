@@ -13,7 +13,7 @@ pub mod spec;
 
 pub use error::AgentError;
 pub use policy::{Decision, DecisionFuture, Policy, PolicyMeta};
-pub use spec::{PolicySpec, HUMAN, HUMAN_ENDPOINT};
+pub use spec::{PolicySpec, PythonPolicy, HUMAN, HUMAN_ENDPOINT, PYTHON};
 
 /// Convenient imports for users of this crate.
 pub mod prelude {

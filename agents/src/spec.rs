@@ -53,6 +53,22 @@ pub enum PolicySpec {
     /// decisions where nobody took the seat or its participant stopped answering, and the record
     /// says so decision by decision.
     Human(Box<PolicySpec>),
+    /// A policy written in Python, played through the `agora` Python package; its identity
+    /// (module, name and source hash or declared version) is part of the run key, so an edited
+    /// policy never shares a name with the old one's runs.
+    Python(PythonPolicy),
+}
+
+/// The identity of a policy written in Python: what the run key knows of it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize, schemars::JsonSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PythonPolicy {
+    /// The module that defines it (`__module__`).
+    pub module: String,
+    /// Its qualified name in that module (`__qualname__`).
+    pub name: String,
+    /// `sha256:` and the hash of its source, or the version it declares (`__version__`).
+    pub version: String,
 }
 
 impl PolicySpec {
@@ -77,6 +93,7 @@ impl PolicySpec {
             PolicySpec::Committed(_) => &classical::meta::COMMITTED,
             PolicySpec::Llm { .. } => crate::llm::llm_meta(),
             PolicySpec::Human(_) => &HUMAN,
+            PolicySpec::Python(_) => &PYTHON,
         }
     }
 
@@ -160,6 +177,7 @@ impl PolicySpec {
             PolicySpec::Committed(n) => Box::new(Committed::new(*n)),
             PolicySpec::Llm { model } => Box::new(UnboundLlm(model.clone())),
             PolicySpec::Human(_) => Box::new(UnboundHuman),
+            PolicySpec::Python(p) => Box::new(UnboundPython(p.clone())),
         }
     }
 
@@ -227,6 +245,37 @@ impl Policy for UnboundHuman {
     fn decide(&mut self, _obs: &agora_environments::Observation, _rng: &mut dyn rand::RngCore) -> crate::Decision {
         crate::Decision::Deferred(Box::pin(async {
             Err(AgentError::Failed("a human seat is played through `agora serve`, not `agora run`".into()))
+        }))
+    }
+}
+
+/// What a seat played by a Python policy is; the policy's own identity is in its specification.
+pub static PYTHON: PolicyMeta = PolicyMeta {
+    name: "python",
+    family: "classical",
+    memory_depth: None,
+    stochastic: true,
+    environments: agora_environments::EnvKind::ALL,
+    description:
+        "a Python callable or class with `decide(observation, rng)`, played through the `agora` Python package",
+    reference: "the researcher's own code; docs chapter \"From Python\"",
+};
+
+/// A Python seat built outside the Python package: it fails its first decision instead of
+/// playing, since only the package holds the callable.
+struct UnboundPython(PythonPolicy);
+
+impl Policy for UnboundPython {
+    fn meta(&self) -> &'static PolicyMeta {
+        &PYTHON
+    }
+    fn decide(&mut self, _obs: &agora_environments::Observation, _rng: &mut dyn rand::RngCore) -> crate::Decision {
+        let p = self.0.clone();
+        crate::Decision::Deferred(Box::pin(async move {
+            Err(AgentError::Failed(format!(
+                "Python policy `{}.{}` ({}) is played through the `agora` Python package, not `agora run`",
+                p.module, p.name, p.version
+            )))
         }))
     }
 }

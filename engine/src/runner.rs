@@ -56,6 +56,9 @@ pub struct RunnerOptions {
     pub retry_passes: u32,
     /// The wait before the first further pass; it doubles before each next one, up to 30 s.
     pub retry_backoff: std::time::Duration,
+    /// Set by another thread to stop the call after the run being committed (a caller's
+    /// Ctrl-C): the runs committed so far are kept, and the same plan run again resumes.
+    pub cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Default for RunnerOptions {
@@ -68,6 +71,7 @@ impl Default for RunnerOptions {
             async_workers: None,
             retry_passes: 8,
             retry_backoff: std::time::Duration::from_millis(500),
+            cancel: None,
         }
     }
 }
@@ -129,7 +133,8 @@ pub fn execute(
         store.commit_prepared(&mut run)?;
         report.executed += 1;
         progress(Progress { done: report.executed, total, skipped: report.skipped });
-        Ok(opts.stop_after.is_some_and(|n| report.executed >= n))
+        let cancelled = opts.cancel.as_ref().is_some_and(|c| c.load(Ordering::Relaxed));
+        Ok(cancelled || opts.stop_after.is_some_and(|n| report.executed >= n))
     };
     // Classical runs go to worker threads even when there is one: it plays and encodes while
     // this thread hashes and writes the run before (with more, each worker hashes its own).
@@ -380,6 +385,7 @@ impl std::fmt::Debug for RunnerOptions {
             .field("async_workers", &self.async_workers)
             .field("retry_passes", &self.retry_passes)
             .field("retry_backoff", &self.retry_backoff)
+            .field("cancel", &self.cancel.is_some())
             .finish()
     }
 }

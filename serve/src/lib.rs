@@ -273,6 +273,7 @@ impl App {
                 // People are waiting: a society is not played again behind their backs.
                 retry_passes: 0,
                 retry_backoff: std::time::Duration::ZERO,
+                cancel: None,
             };
             let result =
                 Store::open(&app.desk.store).and_then(|mut store| execute(&[spec], &mut store, &opts, &mut |_| {}));
