@@ -420,6 +420,25 @@ impl Study {
     /// Parses a study file's text (validation happens when the plan is resolved).
     pub fn parse(path: &Path, text: &str) -> Result<Study, ScenarioError> {
         let study: Study = ron_options().from_str(text).map_err(|e| ScenarioError::parse(path, e))?;
+        study.checked(path)
+    }
+
+    /// Reads a study from JSON (the study file's fields, as its JSON Schema describes them:
+    /// the Python package's dict), with the same checks as [`Study::parse`]; `path` names it in
+    /// errors.
+    pub fn from_json(path: &Path, json: &str) -> Result<Study, ScenarioError> {
+        let study: Study = serde_json::from_str(json).map_err(|e| ScenarioError::Parse {
+            path: path.to_path_buf(),
+            line: e.line(),
+            column: e.column(),
+            message: e.to_string(),
+        })?;
+        study.checked(path)
+    }
+
+    /// The checks every study passes once parsed.
+    fn checked(self, path: &Path) -> Result<Study, ScenarioError> {
+        let study = self;
         if study.version != FORMAT_VERSION {
             return Err(ScenarioError::invalid(
                 path,
