@@ -271,6 +271,24 @@ pub fn file_types() -> Vec<FileType> {
             },
         },
         FileType {
+            name: "profile",
+            title: "Profile studies",
+            intro: "A profile study (`scenarios/profiles/*.ron`) is what `agora profile` reads: the models \
+                    and tasks of a behavioural profile, the responses per input and the master seed. \
+                    `agora profile FILE --dry-run` prints the calls per model and category without \
+                    asking. The tasks, their question versions, schedules and General Robustness wording \
+                    are frozen files under `assets/profile` (see \"The behavioural profile\").",
+            syntax: Syntax::Plain,
+            schema: schema::<agora_profile::runner::ProfileStudy>,
+            example: include_str!("../scenarios/profiles/profile-slice.ron"),
+            check: |text| {
+                let dir = tempfile::tempdir().map_err(|e| e.to_string())?;
+                let path = dir.path().join("profile-slice.ron");
+                std::fs::write(&path, text).map_err(|e| e.to_string())?;
+                agora_profile::runner::ProfileStudy::load(&path).map(|_| ()).map_err(|e| e.to_string())
+            },
+        },
+        FileType {
             name: "requirements",
             title: "Requirements files",
             intro: "A requirements file (`assets/requirements.ron` ships; `agora audit --requirements FILE` \

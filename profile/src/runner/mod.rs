@@ -67,26 +67,41 @@ pub struct ProfileOptions {
     pub retry_missing: bool,
 }
 
-/// A profile study file.
-#[derive(Clone, Debug, Deserialize)]
+/// A profile study file (`agora profile STUDY`): which models and tasks, how many responses per
+/// input, and the seed every sampling seed derives from.
+#[derive(Clone, Debug, Deserialize, schemars::JsonSchema)]
 #[serde(deny_unknown_fields, rename = "ProfileStudy")]
-struct ProfileStudy {
+pub struct ProfileStudy {
+    /// File format version; must be 1.
+    #[schemars(range(min = 1, max = 1))]
     version: u32,
+    /// The study's name, part of every slot's key in the store.
+    #[schemars(length(min = 1))]
     name: String,
+    /// The seed every request's sampling seed derives from.
     master_seed: u64,
+    /// A models file (`Models(version: 1, models: [...])`), relative to the study file; `--models
+    /// FILE` takes its place.
     #[serde(default)]
     include_models: Option<String>,
     /// Model names; empty = every declared model.
     #[serde(default)]
     models: Vec<String>,
-    /// Task names; empty = every task but the user-supplied E6–E9.
+    /// Task names (`dictator`, `ultimatum-proposer`, … `e1`–`e5`; `e6`–`e9` need `pair_items`);
+    /// empty = every task but the user-supplied E6–E9.
     #[serde(default)]
     tasks: Vec<String>,
+    /// Responses per input: the profile methods' 15; fewer needs `reduced_protocol`.
     #[serde(default = "fifteen")]
+    #[schemars(range(min = 1, max = 1000))]
     responses: u32,
+    /// Whether General Robustness is asked.
     #[serde(default = "yes")]
     general_robustness: bool,
+    /// Responses per General Robustness condition: the profile methods' 30; fewer needs
+    /// `reduced_protocol`.
     #[serde(default = "thirty")]
+    #[schemars(range(min = 1, max = 10000))]
     gr_responses: u32,
     /// Opt-in to fewer responses than the seed's 15 and 30 (tests, smoke runs).
     #[serde(default)]
@@ -98,6 +113,7 @@ struct ProfileStudy {
     /// Ask only each questionnaire measure's first N items (E-S2's order, anchors first): a
     /// reduced study, which needs `reduced_protocol: true`.
     #[serde(default)]
+    #[schemars(range(min = 1))]
     questionnaire_items: Option<usize>,
 }
 
@@ -202,7 +218,8 @@ fn cells_dir() -> PathBuf {
 }
 
 impl ProfileStudy {
-    fn load(path: &Path) -> anyhow::Result<ProfileStudy> {
+    /// Reads and checks a profile study file; bad input is [`BadInput`] naming the file and field.
+    pub fn load(path: &Path) -> anyhow::Result<ProfileStudy> {
         let text =
             std::fs::read_to_string(path).map_err(|e| BadInput(format!("{}: cannot be read: {e}", path.display())))?;
         let s: ProfileStudy = ron::Options::default()
