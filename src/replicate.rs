@@ -28,7 +28,7 @@ pub struct ReplicateArgs {
     #[arg(long)]
     runs: Option<u32>,
     /// Instead of the classical baselines: play the paper's twelve models, scripted from its
-    /// printed figures (`test-support/replay/paper-roster.ron`), through the instrument's games at
+    /// printed figures (`replay/paper-roster.ron`), through the instrument's games at
     /// the paper's run counts, grade the store on the ladder and print the verdict table beside
     /// the paper's conclusions.
     #[arg(long)]
@@ -55,21 +55,21 @@ pub fn main(args: ReplicateArgs) -> anyhow::Result<()> {
             );
         }
         let store = args.store.unwrap_or_else(|| PathBuf::from("paper-replay.sqlite"));
-        let roster = agora_test_support::replay::PaperRoster::shipped();
+        let roster = agora_replay::PaperRoster::shipped();
         let started = std::time::Instant::now();
         let progress = crate::progress::Progress::start("replicate --verdicts", None, "");
         progress.detail("playing the scripted roster and grading it");
         let analysis = roster
-            .play(&agora_test_support::replay::instrument_path(), &store)
+            .play(&agora_replay::instrument_path(), &store)
             .map_err(|e| anyhow::anyhow!("the paper replay: {e}"))?;
         progress.finish();
         eprintln!(
             "{}: played and graded in {} ({:.1} s)",
-            agora_test_support::replay::REPLAY_STUDY,
+            agora_replay::REPLAY_STUDY,
             store.display(),
             started.elapsed().as_secs_f64()
         );
-        print!("{}", agora_test_support::replay::report(&analysis));
+        print!("{}", agora_replay::report(&analysis));
         return Ok(());
     }
     let store_path = args.store.unwrap_or_else(|| PathBuf::from("replication.sqlite"));

@@ -2,7 +2,7 @@
 //! paper's run counts and graded by the analysis `agora analyze` runs on the store, give the
 //! paper's verdicts where its printed figures determine them.
 //!
-//! The roster (`test-support/replay/paper-roster.ron`) scripts the twelve models of "Benchmarking
+//! The roster (`replay/paper-roster.ron`) scripts the twelve models of "Benchmarking
 //! large language model agent societies against human behavioural distributions" from the
 //! figures the paper prints, and fills the rest by rules declared in the file. This test asserts
 //! only what the printed figures determine; what rests on the filled entries is printed beside
@@ -12,7 +12,7 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use agora_analysis::analyze::{Analysis, Verdict};
-use agora_test_support::replay::{self, PaperRoster, PAPER_ROSTER_RON};
+use agora_replay::{self as replay, PaperRoster, PAPER_ROSTER_RON};
 
 /// The replay, played once into a temporary store (kept for the tests of this file) and
 /// analysed.
@@ -204,7 +204,7 @@ fn every_printed_value_is_in_the_sentence_it_quotes_and_every_other_names_a_rule
 
 #[test]
 fn the_verdict_table_sets_each_claim_beside_the_paper() {
-    let table = agora_test_support::replay::verdict_table(replay());
+    let table = agora_replay::verdict_table(replay());
     println!("{table}");
     assert!(table.contains("| convention-forms | Tier 2 robust |"), "{table}");
     assert!(table.contains("“Convention formation is the only finding that reaches Tier 2”"), "{table}");
@@ -333,7 +333,7 @@ const END: &str = "<!-- end of generated block -->\n";
 #[test]
 fn every_printed_figure_has_a_status_and_the_chapter_holds_the_table_as_generated() {
     let a = replay();
-    let rows = agora_test_support::paper_figures::rows(a);
+    let rows = agora_replay::paper_figures::rows(a);
     for r in &rows {
         let status = r.status_text();
         assert!(

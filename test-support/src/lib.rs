@@ -1,19 +1,15 @@
-//! Test support for Agora: a local fake OpenAI-compatible server for tests and benchmarks, and
-//! the scripted roster of the instrument paper's twelve models ([`replay`]), whose verdicts
-//! `agora replicate --verdicts` prints beside the paper's.
+//! Test support for Agora: a local fake OpenAI-compatible server for tests and benchmarks.
 //!
 //! The fake server is a dev-dependency of the crates whose tests talk to a model server and is
 //! used by the `agora-bench` binary and by `agora calibrate`, whose scripted families answer
-//! through it; `agora replicate --verdicts` uses the roster.
+//! through it. (The paper's scripted roster, which `agora replicate --verdicts` plays, is the
+//! `agora-replay` crate.)
 //!
 //! It answers `GET /v1/models` and `POST /v1/chat/completions` on 127.0.0.1 with a behaviour
 //! chosen per request: a legal answer read off the request's JSON schema, a given text, a
 //! given text cut at the token limit (`finish_reason: "length"`), null content, an HTTP status, a malformed
 //! or truncated body, a delay, a hang or a dropped connection. It counts requests and the most
 //! in flight at once, and keeps the latest completion request's body as sent.
-
-pub mod paper_figures;
-pub mod replay;
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

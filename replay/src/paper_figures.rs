@@ -11,7 +11,7 @@
 use agora_analysis::analyze::Analysis;
 use agora_analysis::contrasts::ContrastRow;
 
-use crate::replay::{agreeing, perturbation_family_size, robust_models};
+use crate::{agreeing, perturbation_family_size, robust_models};
 
 /// How far a row's agreement is evidence.
 #[derive(Clone, Debug, PartialEq, Eq)]

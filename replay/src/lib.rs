@@ -1,5 +1,5 @@
 //! The paper's own results, replayed: a scripted roster of the paper's twelve models
-//! (`test-support/replay/paper-roster.ron`) played through the engine at the paper's run counts,
+//! (`replay/paper-roster.ron`) played through the engine at the paper's run counts,
 //! into a store, and graded by the same analysis `agora analyze` runs on it.
 //!
 //! The roster file states each model's run-level means as the paper ("Benchmarking large
@@ -11,6 +11,8 @@
 //! [`PaperRoster::play`] runs them and analyses the store. The games, their metrics, the
 //! records and the analysis are the ones a study of real models goes through; only the answers
 //! are scripted.
+
+pub mod paper_figures;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -28,7 +30,7 @@ use agora_scenarios::plan::default_cells_dir;
 use agora_scenarios::{Plan, Study};
 
 /// The shipped roster file's text.
-pub const PAPER_ROSTER_RON: &str = include_str!("../replay/paper-roster.ron");
+pub const PAPER_ROSTER_RON: &str = include_str!("../paper-roster.ron");
 
 /// The name of the study the replay records.
 pub const REPLAY_STUDY: &str = "paper-replay";
