@@ -215,6 +215,8 @@ class Analysis:
         self.tables = tables
         self.titles = titles
         self._markdown = markdown
+        # What `agora replicate --verdicts` prints, for the analysis of a paper replay.
+        self.replay_report: Optional[str] = None
 
     @property
     def verdicts(self):
@@ -252,13 +254,20 @@ def report(store: PathLike = "agora.sqlite", out: PathLike = "out/report") -> st
     return os.fspath(_agora.report(os.fspath(store), os.fspath(out)))
 
 
-def replicate_paper(*args, **kwargs):
-    """Replay the instrument paper's twelve models through the same games and grade them.
+def replicate_paper(store: PathLike = "paper-replay.sqlite") -> Analysis:
+    """Replay the instrument paper's twelve models through the same games and grade them, as
+    ``agora replicate --verdicts`` does: the models are scripted from the paper's printed
+    figures, played into ``store`` at the paper's run counts and graded by the same analysis.
 
-    The replay lives in the command line (``agora replicate --verdicts``); from Python it is
-    not yet offered, and this says so rather than doing something else.
+    Returns the analysis of the replay (its ``verdicts`` frame holds the ladder's verdicts);
+    ``replay_report`` holds what the command prints: the verdict table beside the paper's and
+    the status of every printed figure (reproduced, encoded, not reproduced, differs). A store
+    played from another roster, or altered since, is refused (:class:`AgoraError`).
     """
-    raise NotImplementedError("replicate_paper: run `agora replicate --verdicts` (not yet offered from Python)")
+    text = _agora.replicate_paper(os.fspath(store))
+    analysis = analyze(store, study="paper-replay")
+    analysis.replay_report = text
+    return analysis
 
 
 def policy_identity(obj: Any) -> Tuple[str, str, str]:

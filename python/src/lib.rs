@@ -344,6 +344,16 @@ fn report(py: Python<'_>, store: PathBuf, out: PathBuf) -> PyResult<PathBuf> {
     py.detach(|| agora_report::write(&reader, &out)).map_err(err)
 }
 
+/// Plays the instrument paper's twelve models, scripted from its printed figures, into `store`
+/// and grades it, as `agora replicate --verdicts` does; returns what that command prints (the
+/// verdict table beside the paper's and the status of every printed figure).
+#[pyfunction]
+fn replicate_paper(py: Python<'_>, store: PathBuf) -> PyResult<String> {
+    let roster = agora_replay::PaperRoster::shipped();
+    let analysis = py.detach(|| roster.play(&agora_replay::instrument_path(), &store)).map_err(err)?;
+    Ok(agora_replay::report(&analysis))
+}
+
 /// The extension module.
 #[pymodule]
 fn _agora(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -357,6 +367,7 @@ fn _agora(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(analyze, m)?)?;
     m.add_function(wrap_pyfunction!(analysis_markdown, m)?)?;
     m.add_function(wrap_pyfunction!(report, m)?)?;
+    m.add_function(wrap_pyfunction!(replicate_paper, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -97,3 +97,17 @@ def test_an_interrupted_run_keeps_its_runs_and_the_same_call_resumes(tmp_path, r
 def test_a_missing_store_is_an_agora_error(tmp_path):
     with pytest.raises(agora.AgoraError):
         agora.analyze(tmp_path / "none.sqlite")
+
+
+def test_the_paper_replay_grades_the_papers_models_as_the_command_line_does(tmp_path, root, agora_bin):
+    store = tmp_path / "replay.sqlite"
+    a = agora.replicate_paper(store)
+    verdicts = a.verdicts
+    row = verdicts.filter(verdicts["claim"] == "convention-forms")
+    assert row.height == 1
+    assert "Tier 2" in row["tier"][0], row
+    assert a.replay_report is not None and "none is asserted" in a.replay_report
+    # The command line prints the same tables from a store of its own.
+    other = tmp_path / "cli.sqlite"
+    out = subprocess.run([agora_bin, "replicate", "--verdicts", "--store", str(other)], capture_output=True, text=True, check=True)
+    assert out.stdout == a.replay_report
