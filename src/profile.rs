@@ -100,7 +100,14 @@ pub fn main(a: ProfileArgs) -> anyhow::Result<()> {
     if let Some(study) = &a.study {
         check_sizes(study)?;
     }
-    agora_profile::runner::main(ProfileOptions {
+    // A profile asks thousands of questions: a line every few seconds in a log says it is
+    // working and for how long (each model's counts are printed when it is done).
+    let progress = (!a.dry_run && !a.freeze).then(|| {
+        let p = crate::progress::Progress::start("profile", None, "");
+        p.detail("asking the models");
+        p
+    });
+    let result = agora_profile::runner::main(ProfileOptions {
         study: a.study,
         store: a.store,
         models: a.models,
@@ -110,5 +117,9 @@ pub fn main(a: ProfileArgs) -> anyhow::Result<()> {
         assets: a.assets,
         freeze: a.freeze,
         retry_missing: a.retry_missing,
-    })
+    });
+    if let (Some(p), true) = (progress, result.is_ok()) {
+        p.finish();
+    }
+    result
 }
