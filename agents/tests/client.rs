@@ -3,7 +3,7 @@
 
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use agora_agents::llm::{
     ChatRequest, Deliberation, LlmClient, LlmContext, LlmPolicy, LlmSeat, MemoryCache, Message, ModelSpec,
@@ -12,7 +12,7 @@ use agora_agents::llm::{
 use agora_agents::{Decision, Policy};
 use agora_environments::prisoners_dilemma::PdParams;
 use agora_environments::{Action, EnvSpec, Variant};
-use agora_test_support::{FakeReply, FakeServer};
+use agora_test_support::{FakeReply, FakeServer, Gate};
 use rand::SeedableRng;
 
 fn model(endpoints: Vec<String>) -> ModelSpec {
@@ -71,7 +71,8 @@ fn transient_failures_are_retried_until_an_answer() {
             .await
             .expect("server");
         let client =
-            LlmClient::new(ModelSpec { max_retries: 6, ..model(vec![server.endpoint()]) }, None).expect("client");
+            LlmClient::new(ModelSpec { max_retries: 6, timeout_s: 60.0, ..model(vec![server.endpoint()]) }, None)
+                .expect("client");
         let reply = client.chat(&request()).await.expect("answered after five failures");
         let v: serde_json::Value = serde_json::from_str(&reply.content).expect("json");
         assert!((1..=3).contains(&v["action"].as_i64().expect("integer")));
@@ -86,12 +87,18 @@ fn timeouts_are_retried_and_exhaustion_is_reported() {
         let server = FakeServer::start(Arc::new(|n, _| if n < 2 { FakeReply::Hang } else { FakeReply::Legal }))
             .await
             .expect("server");
-        let client = LlmClient::new(model(vec![server.endpoint()]), None).expect("client");
-        client.chat(&request()).await.expect("the third try answers");
+        // The two hangs time out (0.5 s); a legal reply slower than that under load is retried
+        // as well, so there are tries to spare.
+        let client = LlmClient::new(ModelSpec { max_retries: 10, ..model(vec![server.endpoint()]) }, None).expect("client");
+        client.chat(&request()).await.expect("a try after the hangs answers");
+        assert!(server.requests.load(Ordering::Relaxed) >= 3, "the two hangs were retried");
+        // Each 503 must come back as one, not as a timeout.
         let dead = FakeServer::start(Arc::new(|_, _| FakeReply::Status(503))).await.expect("server");
-        let client =
-            LlmClient::new(ModelSpec { max_retries: 2, ..model(vec![dead.endpoint()]) }, Some("sk-secret-key".into()))
-                .expect("client");
+        let client = LlmClient::new(
+            ModelSpec { max_retries: 2, timeout_s: 60.0, ..model(vec![dead.endpoint()]) },
+            Some("sk-secret-key".into()),
+        )
+        .expect("client");
         let err = client.chat(&request()).await.expect_err("gives up");
         let msg = err.to_string();
         assert!(msg.contains("gave up after 3 tries") && msg.contains("503"), "{msg}");
@@ -117,7 +124,8 @@ fn a_failure_of_the_request_itself_is_not_retried_and_says_so() {
             let r = reply.clone();
             let server = FakeServer::start(Arc::new(move |_, _| r.clone())).await.expect("server");
             let client =
-                LlmClient::new(ModelSpec { max_retries: 2, ..model(vec![server.endpoint()]) }, None).expect("client");
+                LlmClient::new(ModelSpec { max_retries: 2, timeout_s: 60.0, ..model(vec![server.endpoint()]) }, None)
+                    .expect("client");
             let err = client.chat(&request()).await.expect_err("no answer");
             assert_eq!(err.per_request(), per_request, "{reply:?}: {err}");
             assert_eq!(server.requests.load(Ordering::Relaxed), sent, "{reply:?}");
@@ -133,9 +141,7 @@ fn unreachable_server_is_a_clear_error_at_start() {
     rt().block_on(async {
         let server = FakeServer::start(Arc::new(|_, _| FakeReply::Legal)).await.expect("server");
         let endpoint = server.endpoint();
-        server.stop();
-        drop(server);
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        server.shut_down().await;
         let client = LlmClient::new(model(vec![endpoint.clone()]), None).expect("client");
         let err = client.check_reachable().await.expect_err("unreachable");
         assert!(err.to_string().contains("no endpoint reachable") && err.to_string().contains(&endpoint), "{err}");
@@ -145,19 +151,30 @@ fn unreachable_server_is_a_clear_error_at_start() {
 #[test]
 fn concurrency_limit_is_reached_and_respected() {
     rt().block_on(async {
-        let server =
-            FakeServer::start(Arc::new(|_, _| FakeReply::Delay(Duration::from_millis(50), Box::new(FakeReply::Legal))))
-                .await
-                .expect("server");
-        let client = Arc::new(LlmClient::new(model(vec![server.endpoint()]), None).expect("client"));
+        // The server holds the requests until four are in flight at once; a timeout long enough
+        // that none is retried while held (a retry would put a fifth on the server).
+        let gate = Gate::new();
+        let held = gate.clone();
+        let server = FakeServer::start(Arc::new(move |_, _| FakeReply::Gated(held.clone(), Box::new(FakeReply::Legal))))
+            .await
+            .expect("server");
+        let client =
+            Arc::new(LlmClient::new(ModelSpec { timeout_s: 600.0, ..model(vec![server.endpoint()]) }, None).expect("client"));
         let mut set = tokio::task::JoinSet::new();
         for _ in 0..40 {
             let c = client.clone();
             set.spawn(async move { c.chat(&request()).await.map(|_| ()) });
         }
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+        while server.peak_in_flight.load(Ordering::Relaxed) < 4 {
+            assert!(tokio::time::Instant::now() < deadline, "four requests never in flight at once");
+            tokio::time::sleep(Duration::from_millis(5)).await;
+        }
+        gate.open();
         while let Some(r) = set.join_next().await {
             r.expect("task").expect("answer");
         }
+        assert_eq!(server.requests.load(Ordering::Relaxed), 40, "none retried");
         assert_eq!(server.peak_in_flight.load(Ordering::Relaxed), 4, "limit 4 per endpoint, reached");
         assert_eq!(client.peak_in_flight(), 4);
     });
@@ -166,25 +183,44 @@ fn concurrency_limit_is_reached_and_respected() {
 #[test]
 fn a_slow_endpoint_does_not_hold_back_a_fast_one() {
     rt().block_on(async {
-        let slow = FakeServer::start(Arc::new(|_, _| {
-            FakeReply::Delay(Duration::from_millis(400), Box::new(FakeReply::Legal))
-        }))
-        .await
-        .expect("server");
+        // The slow endpoint holds every request it gets until the test lets it go: the other
+        // requests must all be answered by the fast one meanwhile. Two at a time are held (its
+        // concurrency); a request that picked it as it filled may wait behind them, so the test
+        // asks for most of the 40, not all but two.
+        let gate = Gate::new();
+        let held = gate.clone();
+        let slow = FakeServer::start(Arc::new(move |_, _| FakeReply::Gated(held.clone(), Box::new(FakeReply::Legal))))
+            .await
+            .expect("server");
         let fast = FakeServer::start(Arc::new(|_, _| FakeReply::Legal)).await.expect("server");
-        let spec = ModelSpec { concurrency: 2, timeout_s: 5.0, ..model(vec![slow.endpoint(), fast.endpoint()]) };
+        // No timeout while held: a timed-out request would be retried elsewhere.
+        let spec = ModelSpec { concurrency: 2, timeout_s: 600.0, ..model(vec![slow.endpoint(), fast.endpoint()]) };
         let client = Arc::new(LlmClient::new(spec, None).expect("client"));
-        let started = Instant::now();
         let mut set = tokio::task::JoinSet::new();
         for _ in 0..40 {
             let c = client.clone();
             set.spawn(async move { c.chat(&request()).await.map(|_| ()) });
         }
+        let mut answered = 0;
+        let deadline = tokio::time::Instant::now() + Duration::from_secs(120);
+        while answered < 30 {
+            match tokio::time::timeout_at(deadline, set.join_next()).await {
+                Ok(Some(r)) => r.expect("task").expect("answer"),
+                Ok(None) => unreachable!("40 requests, 30 awaited"),
+                Err(_) => panic!(
+                    "the fast endpoint answered only {answered} of 40 while the slow one held {}",
+                    slow.requests.load(Ordering::Relaxed)
+                ),
+            }
+            answered += 1;
+        }
+        assert!(fast.requests.load(Ordering::Relaxed) >= answered, "every answer so far came from the fast endpoint");
+        assert!(slow.requests.load(Ordering::Relaxed) <= 2, "the slow endpoint holds no more than its limit");
+        gate.open();
         while let Some(r) = set.join_next().await {
             r.expect("task").expect("answer");
         }
-        // Serving 40 requests two at a time at 400 ms would take 8 s on the slow endpoint alone.
-        assert!(started.elapsed() < Duration::from_secs(3), "took {:?}", started.elapsed());
+        assert_eq!(fast.requests.load(Ordering::Relaxed) + slow.requests.load(Ordering::Relaxed), 40);
         assert!(fast.requests.load(Ordering::Relaxed) > slow.requests.load(Ordering::Relaxed));
     });
 }

@@ -8,7 +8,7 @@
 //! It answers `GET /v1/models` and `POST /v1/chat/completions` on 127.0.0.1 with a behaviour
 //! chosen per request: a legal answer read off the request's JSON schema, a given text, a
 //! given text cut at the token limit (`finish_reason: "length"`), null content, an HTTP status, a malformed
-//! or truncated body, a delay, a hang or a dropped connection. It counts requests and the most
+//! or truncated body, a delay, a wait on a gate the test opens, a hang or a dropped connection. It counts requests and the most
 //! in flight at once, and keeps the latest completion request's body as sent.
 
 use std::net::SocketAddr;
@@ -39,10 +39,53 @@ pub enum FakeReply {
     Truncated,
     /// Waits, then behaves as the inner reply.
     Delay(Duration, Box<FakeReply>),
+    /// Holds the request until the gate is opened, then behaves as the inner reply (so that a
+    /// test decides when a reply comes, rather than a clock).
+    Gated(Gate, Box<FakeReply>),
     /// Never answers.
     Hang,
     /// Closes the connection without a word.
     Close,
+}
+
+/// A gate that holds [`FakeReply::Gated`] requests until a test opens it; clones share it.
+#[derive(Clone)]
+pub struct Gate(Arc<tokio::sync::watch::Sender<bool>>);
+
+impl Gate {
+    /// A closed gate.
+    pub fn new() -> Gate {
+        Gate(Arc::new(tokio::sync::watch::Sender::new(false)))
+    }
+
+    /// Opens the gate: requests held at it go on, and later ones pass at once.
+    pub fn open(&self) {
+        self.0.send_replace(true);
+    }
+
+    /// Returns once the gate is open.
+    pub async fn opened(&self) {
+        let mut rx = self.0.subscribe();
+        let _ = rx.wait_for(|open| *open).await;
+    }
+}
+
+impl Default for Gate {
+    fn default() -> Gate {
+        Gate::new()
+    }
+}
+
+impl std::fmt::Debug for Gate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Gate({})", if *self.0.borrow() { "open" } else { "closed" })
+    }
+}
+
+impl PartialEq for Gate {
+    fn eq(&self, other: &Gate) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 /// Chooses a reply from the request number (0-based) and the request body.
@@ -115,6 +158,14 @@ impl FakeServer {
     pub fn stop(&self) {
         self.stop.store(true, Ordering::Relaxed);
         self.task.abort();
+    }
+
+    /// Stops as [`FakeServer::stop`] does and returns once the listening socket is closed, so
+    /// that the port is free to start another server on (`stop` only asks the runtime to close
+    /// it, which it does when it next gets to it).
+    pub async fn shut_down(mut self) {
+        self.stop();
+        let _ = (&mut self.task).await;
     }
 }
 
@@ -234,6 +285,10 @@ async fn serve(mut sock: TcpStream, behaviour: Behaviour, counters: Counters) ->
             match reply {
                 FakeReply::Delay(d, inner) => {
                     tokio::time::sleep(d).await;
+                    reply = *inner;
+                }
+                FakeReply::Gated(gate, inner) => {
+                    gate.opened().await;
                     reply = *inner;
                 }
                 FakeReply::Legal => break write(&mut sock, 200, &completion(&legal_answer(&json), "stop"), None).await,
