@@ -183,6 +183,23 @@ fn faults_are_survived_recorded_and_replayed_byte_for_byte() {
     assert!(text(&out).contains("replay: no cached reply"), "{}", text(&out));
 }
 
+/// Starts a server on `addr`, the port of one just shut down: the port is free once the old
+/// listener is closed, but another socket may hold it a moment, so binding is tried again until
+/// it succeeds (or a minute has passed).
+fn restart_on(rt: &tokio::runtime::Runtime, addr: &str, behaviour: Behaviour) -> FakeServer {
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    loop {
+        match rt.block_on(FakeServer::start_on(addr, behaviour.clone())) {
+            Ok(server) => return server,
+            Err(e) if std::time::Instant::now() < deadline => {
+                eprintln!("{addr} not free yet ({e}); trying again");
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            Err(e) => panic!("cannot start a server on {addr} again: {e}"),
+        }
+    }
+}
+
 #[test]
 fn a_server_that_dies_mid_study_leaves_it_resumable() {
     let rt = runtime();
@@ -194,29 +211,20 @@ fn a_server_that_dies_mid_study_leaves_it_resumable() {
     let out = agora(&["run", study.to_str().expect("utf8"), "--store", reference.to_str().expect("utf8")]);
     assert!(out.status.success(), "{}", text(&out));
     let addr = healthy.addr.to_string();
-    healthy.stop();
-    drop(healthy);
-    std::thread::sleep(Duration::from_millis(100));
+    rt.block_on(healthy.shut_down());
 
     // The same port, a server that stops answering after 60 requests.
-    let dying = rt
-        .block_on(FakeServer::start_on(
-            &addr,
-            Arc::new(|n, _| if n < 60 { FakeReply::Legal } else { FakeReply::Close }),
-        ))
-        .expect("server");
+    let dying = restart_on(&rt, &addr, Arc::new(|n, _| if n < 60 { FakeReply::Legal } else { FakeReply::Close }));
     let store = dir.path().join("interrupted.sqlite");
     let out = agora(&["run", study.to_str().expect("utf8"), "--store", store.to_str().expect("utf8")]);
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(text(&out).contains("gave up"), "{}", text(&out));
     let done = count(&Connection::open(&store).expect("open"), "SELECT COUNT(*) FROM runs");
     assert!(done < 10, "the study stopped part-way ({done} runs)");
-    dying.stop();
-    drop(dying);
-    std::thread::sleep(Duration::from_millis(100));
+    rt.block_on(dying.shut_down());
 
     // Back up: resume and end with the reference's records.
-    let back = rt.block_on(FakeServer::start_on(&addr, Arc::new(|_, _| FakeReply::Legal))).expect("server");
+    let back = restart_on(&rt, &addr, Arc::new(|_, _| FakeReply::Legal));
     let out = agora(&["run", study.to_str().expect("utf8"), "--store", store.to_str().expect("utf8")]);
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains(&format!("{done} already in")), "{}", text(&out));
