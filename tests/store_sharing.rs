@@ -493,8 +493,17 @@ fn issue_40_a_second_agora_run_on_a_store_being_written_is_refused() {
     // Hold the store's write lock, so that the first run cannot finish before the second asks.
     let lock = Connection::open(&store).expect("open");
     lock.execute_batch("BEGIN IMMEDIATE").expect("lock");
-    let second = spawn(&args);
-    std::thread::sleep(Duration::from_millis(500));
+    // The lock is held until the second has ended (it needs no write to be refused), however
+    // long it takes to start.
+    let mut second = spawn(&args);
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while second.try_wait().expect("second").is_none() {
+        if Instant::now() > deadline {
+            let _ = second.kill();
+            panic!("the second run did not end while the store was locked: {}", text(&second.wait_with_output().expect("output")));
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    }
     lock.execute_batch("COMMIT").expect("unlock");
     let second = second.wait_with_output().expect("second ends");
     let t = text(&second);
