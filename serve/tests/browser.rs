@@ -94,7 +94,7 @@ impl Browser {
             .await
             .map_err(|e| e.to_string())?;
         loop {
-            let msg = tokio::time::timeout(Duration::from_secs(30), self.ws.next())
+            let msg = tokio::time::timeout(Duration::from_secs(120), self.ws.next())
                 .await
                 .map_err(|_| "no answer".to_string())?;
             let Some(Ok(Message::Text(t))) = msg else { continue };
@@ -124,7 +124,7 @@ impl Browser {
     /// Runs `action` (a click) and waits until the page it leads to has loaded.
     async fn click(&mut self, action: &str) {
         let _ = self.eval(&format!("window.__left = true; {action}")).await;
-        let deadline = Instant::now() + Duration::from_secs(30);
+        let deadline = Instant::now() + Duration::from_secs(120);
         while Instant::now() < deadline {
             tokio::time::sleep(Duration::from_millis(30)).await;
             if self.eval("window.__left !== true && document.readyState === 'complete'").await

@@ -41,7 +41,8 @@ fn two_participants_play_a_dilemma_against_each_other() {
             if let Some(d) = st["decision"].as_object() {
                 break d["form"].clone();
             }
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            // No faster than the rate limit allows, however long the wait.
+            tokio::time::sleep(std::time::Duration::from_millis(100)).await;
         };
         let labels: Vec<String> = form0["options"]
             .as_array()

@@ -127,7 +127,8 @@ pub async fn play(
             return sent;
         }
         let Some(d) = s["decision"].as_object() else {
-            tokio::time::sleep(Duration::from_millis(50)).await;
+            // Well under the rate limit (200 requests a participant in 10 s), however long the wait.
+            tokio::time::sleep(Duration::from_millis(100)).await;
             continue;
         };
         let mut fields = choose(&d["form"], d["slot"].as_u64().expect("slot"));
