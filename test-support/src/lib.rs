@@ -40,7 +40,8 @@ pub enum FakeReply {
     /// Waits, then behaves as the inner reply.
     Delay(Duration, Box<FakeReply>),
     /// Holds the request until the gate is opened, then behaves as the inner reply (so that a
-    /// test decides when a reply comes, rather than a clock).
+    /// test decides when a reply comes, rather than a clock). A request whose client closes the
+    /// connection while it is held is dropped, and no longer counted in flight.
     Gated(Gate, Box<FakeReply>),
     /// Never answers.
     Hang,
@@ -288,8 +289,19 @@ async fn serve(mut sock: TcpStream, behaviour: Behaviour, counters: Counters) ->
                     reply = *inner;
                 }
                 FakeReply::Gated(gate, inner) => {
-                    gate.opened().await;
-                    reply = *inner;
+                    // A client that gives up on a held request (a timeout, or the process
+                    // killed) closes its connection: the request is then no longer in flight.
+                    let closed = async {
+                        let mut byte = [0u8; 1];
+                        matches!(sock.peek(&mut byte).await, Ok(0) | Err(_))
+                    };
+                    tokio::select! {
+                        () = gate.opened() => reply = *inner,
+                        true = closed => {
+                            in_flight.fetch_sub(1, Ordering::Relaxed);
+                            return Ok(());
+                        }
+                    }
                 }
                 FakeReply::Legal => break write(&mut sock, 200, &completion(&legal_answer(&json), "stop"), None).await,
                 FakeReply::Content(c) => break write(&mut sock, 200, &completion(&c, "stop"), None).await,
