@@ -11,6 +11,7 @@ use agora_agents::{Decision, Policy, PolicyMeta, PolicySpec};
 use agora_engine::{execute, record_hash, EngineError, RunWorld, RunnerOptions, Store};
 use agora_environments::{EnvKind, Feedback, Observation};
 use agora_scenarios::{Plan, RunSpec};
+use agora_test_support::Gate;
 use rand::RngCore;
 
 fn studies() -> PathBuf {
@@ -104,10 +105,23 @@ fn zero_worker_threads_run_on_one() {
 }
 
 /// A policy that answers later, like an LLM call, counting how many answers are in flight.
+/// Each answer is held until `together` are in flight at once (then all go on, and later ones
+/// pass at once), so that how many are gathered does not depend on how fast the runner starts
+/// the runs.
 struct Delayed {
     inner: Box<dyn Policy>,
     in_flight: Arc<AtomicUsize>,
     peak: Arc<AtomicUsize>,
+    together: usize,
+    gathered: Gate,
+}
+
+/// Waits for the gate; a hang guard opens it after a minute (for every waiter), so that a
+/// runner that never gets there fails the test's assertions rather than hanging.
+async fn held(gate: &Gate) {
+    if tokio::time::timeout(std::time::Duration::from_secs(60), gate.opened()).await.is_err() {
+        gate.open();
+    }
 }
 
 static DELAYED: PolicyMeta = PolicyMeta {
@@ -116,7 +130,7 @@ static DELAYED: PolicyMeta = PolicyMeta {
     memory_depth: None,
     stochastic: true,
     environments: &[EnvKind::PrisonersDilemma],
-    description: "wraps a policy and answers after a short sleep",
+    description: "wraps a policy and answers later",
     reference: "test double",
 };
 
@@ -126,16 +140,16 @@ impl Policy for Delayed {
     }
     fn decide(&mut self, obs: &Observation, rng: &mut dyn RngCore) -> Decision {
         let Decision::Ready(action) = self.inner.decide(obs, rng) else { panic!("inner policy is synchronous") };
-        let (in_flight, peak) = (self.in_flight.clone(), self.peak.clone());
-        // The delay must not draw from the agent's stream, or the wrapped play would change.
-        // Tens of milliseconds: long beside the time the runner takes to start all ten runs,
-        // even in a debug build on a busy machine, so every first request is still open when
-        // the last run starts.
-        let delay = 20 * (1 + u64::from(obs.round % 3));
+        let (in_flight, peak, together, gathered) =
+            (self.in_flight.clone(), self.peak.clone(), self.together, self.gathered.clone());
+        // The wait must not draw from the agent's stream, or the wrapped play would change.
         Decision::Deferred(Box::pin(async move {
             let now = in_flight.fetch_add(1, Ordering::SeqCst) + 1;
             peak.fetch_max(now, Ordering::SeqCst);
-            tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
+            if now >= together {
+                gathered.open();
+            }
+            held(&gathered).await;
             in_flight.fetch_sub(1, Ordering::SeqCst);
             Ok(action)
         }))
@@ -162,13 +176,21 @@ fn deferred_decisions_of_all_live_runs_are_in_flight_together() {
     let in_flight = Arc::new(AtomicUsize::new(0));
     let peak = Arc::new(AtomicUsize::new(0));
     let (f, pk) = (in_flight.clone(), peak.clone());
+    // Every answer waits until the first stage of all ten runs (20 decisions) is in flight.
+    let gathered = Gate::new();
     let factory: agora_engine::runner::PolicyFactory =
         Arc::new(move |spec: &RunSpec, _: &agora_agents::llm::TranscriptSink| {
             Ok(spec
                 .seats
                 .iter()
                 .map(|s: &PolicySpec| {
-                    Box::new(Delayed { inner: s.build(), in_flight: f.clone(), peak: pk.clone() }) as Box<dyn Policy>
+                    Box::new(Delayed {
+                        inner: s.build(),
+                        in_flight: f.clone(),
+                        peak: pk.clone(),
+                        together: 20,
+                        gathered: gathered.clone(),
+                    }) as Box<dyn Policy>
                 })
                 .collect::<Vec<_>>())
         });
@@ -284,10 +306,11 @@ fn a_version_2_store_gains_the_metrics_of_each_run_and_the_same_record_hashes() 
     assert_eq!(metrics_rows(&path), want, "the upgrade computes what a live run records");
 }
 
-/// A policy that answers after a fixed delay and counts its answers.
+/// A policy that answers after a millisecond, or once a gate is open where it has one, and
+/// counts its answers.
 struct Paced {
     inner: Box<dyn Policy>,
-    delay_ms: u64,
+    hold: Option<Gate>,
     answered: Arc<AtomicUsize>,
 }
 
@@ -297,9 +320,12 @@ impl Policy for Paced {
     }
     fn decide(&mut self, obs: &Observation, rng: &mut dyn RngCore) -> Decision {
         let Decision::Ready(action) = self.inner.decide(obs, rng) else { panic!("inner policy is synchronous") };
-        let (delay, answered) = (self.delay_ms, self.answered.clone());
+        let (hold, answered) = (self.hold.clone(), self.answered.clone());
         Decision::Deferred(Box::pin(async move {
-            tokio::time::sleep(std::time::Duration::from_millis(delay)).await;
+            if let Some(gate) = hold {
+                held(&gate).await;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
             answered.fetch_add(1, Ordering::SeqCst);
             Ok(action)
         }))
@@ -318,6 +344,10 @@ fn a_slow_run_does_not_hold_back_the_others() {
     let slow_answers = Arc::new(AtomicUsize::new(0));
     let fast_answers = Arc::new(AtomicUsize::new(0));
     let (s, f) = (slow_answers.clone(), fast_answers.clone());
+    // The slow run's decisions are held until the nine others are committed: if they waited
+    // for it, they would never be (and the hold's guard would let it go after a minute).
+    let others_done = Gate::new();
+    let hold = others_done.clone();
     let factory: agora_engine::runner::PolicyFactory =
         Arc::new(move |spec: &RunSpec, _: &agora_agents::llm::TranscriptSink| {
             let slow = spec.key() == slow_key;
@@ -327,7 +357,7 @@ fn a_slow_run_does_not_hold_back_the_others() {
                 .map(|seat: &PolicySpec| {
                     Box::new(Paced {
                         inner: seat.build(),
-                        delay_ms: if slow { 150 } else { 1 },
+                        hold: slow.then(|| hold.clone()),
                         answered: if slow { s.clone() } else { f.clone() },
                     }) as Box<dyn Policy>
                 })
@@ -338,11 +368,17 @@ fn a_slow_run_does_not_hold_back_the_others() {
     let mut store = Store::open(&dir.path().join("paced.sqlite")).expect("opens");
     // How many of the slow run's decisions had been answered when each run was committed.
     let mut at_commit = Vec::new();
-    execute(&runs, &mut store, &opts, &mut |_| at_commit.push(slow_answers.load(Ordering::SeqCst))).expect("runs");
+    execute(&runs, &mut store, &opts, &mut |_| {
+        at_commit.push(slow_answers.load(Ordering::SeqCst));
+        if at_commit.len() == 9 {
+            others_done.open();
+        }
+    })
+    .expect("runs");
     assert_eq!(at_commit.len(), 10);
-    // The slow run plays 10 rounds × 2 seats at 150 ms a stage. In lockstep every run would
-    // finish with it; here the nine fast runs are done before its third stage is answered.
-    assert!(at_commit[8] <= 4, "the fast runs waited for the slow one: {at_commit:?}");
+    // In lockstep every run would wait for the slow one; here the nine fast runs are done
+    // before it has answered anything.
+    assert_eq!(at_commit[..9], [0; 9], "the fast runs waited for the slow one: {at_commit:?}");
     assert_eq!(at_commit[9], 20, "the slow run is committed last, complete");
     assert_eq!(fast_answers.load(Ordering::SeqCst), 180);
 }
