@@ -16,6 +16,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agora_engine::{EngineError, Store};
+use agora_test_support::{FakeReply, FakeServer, Gate};
 use rusqlite::{Connection, OpenFlags};
 
 mod common;
@@ -156,32 +157,79 @@ fn issue_40_readers_lose_no_run_of_agora_run_that_opens_its_store_twice() {
     readers_lose_no_run_of(&["--cache"]);
 }
 
-/// Runs the classical study into a store while other processes open and close it, each
-/// counting the runs stored; `extra` flags are each followed by the store's path. The run's
-/// write-ahead log must stay its own while it writes (before issue 40 was fixed, a run that
-/// opened its store twice let a reader's close delete the log it was writing: what it committed
-/// after that reached the store only if it lived to checkpoint it). Once the readers have seen
-/// half the study the run is killed, as an interrupted study is: every run seen must still be
-/// in the store, the store intact, and resuming must finish the study.
+/// Runs of the study the readers test writes: a repeated dilemma between two model seats,
+/// five rounds, so that each run asks the model [`MODEL_RUN_CALLS`] times.
+const MODEL_RUNS: i64 = 300;
+const MODEL_RUN_CALLS: usize = 10;
+
+/// A study of [`MODEL_RUNS`] runs whose seats ask the fake server at `endpoint` (one request a
+/// decision: a legal answer is never asked again, and no reply is cached across slots).
+fn model_study(dir: &Path, endpoint: &str) -> PathBuf {
+    std::fs::create_dir_all(dir.join("studies")).expect("mkdir");
+    std::fs::create_dir_all(dir.join("cells")).expect("mkdir");
+    let path = dir.join("studies/readers.ron");
+    std::fs::write(
+        &path,
+        format!(
+            r#"Study(
+    version: 1, name: "readers", master_seed: 11, runs: {MODEL_RUNS},
+    models: [Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
+                   concurrency: 64, timeout_s: 600.0, max_attempts: 2, max_retries: 2, backoff_ms: 2)],
+    blocks: [Block(name: "pd", environment: PrisonersDilemma(rounds: 5), model_rosters: true, rosters: [])],
+)"#
+        ),
+    )
+    .expect("write study");
+    path
+}
+
+/// Runs a study into a store while other processes open and close it, each counting the runs
+/// stored; `extra` flags are each followed by the store's path. The run's write-ahead log must
+/// stay its own while it writes (before issue 40 was fixed, a run that opened its store twice
+/// let a reader's close delete the log it was writing: what it committed after that reached the
+/// store only if it lived to checkpoint it). Once the readers have seen half the study the run
+/// is killed, as an interrupted study is: every run seen must still be in the store, the store
+/// intact, and resuming must finish the study.
+///
+/// The study's seats ask a fake model server, which answers every request but the study's last
+/// one and holds that until the kill: the run cannot end before the readers have seen half of
+/// it, however slowly they read.
 fn readers_lose_no_run_of(extra: &[&str]) {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = dir.path().join("s.sqlite");
-    let want = classical_runs();
+    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let calls = MODEL_RUNS as usize * MODEL_RUN_CALLS;
+    let gate = Gate::new();
+    let held = gate.clone();
+    let server = rt
+        .block_on(FakeServer::start(Arc::new(move |n, _| {
+            if n + 1 < calls {
+                FakeReply::Legal
+            } else {
+                FakeReply::Gated(held.clone(), Box::new(FakeReply::Legal))
+            }
+        })))
+        .expect("server");
+    let want = MODEL_RUNS;
+    let study = model_study(dir.path(), &server.endpoint());
     let mut readers = Readers::start(&store);
-    let mut args = vec!["run", &study("classical.ron"), "--threads", "1", "--store", s(&store)]
-        .into_iter()
-        .map(String::from)
-        .collect::<Vec<_>>();
+    let mut args = vec!["run", s(&study), "--store", s(&store)].into_iter().map(String::from).collect::<Vec<_>>();
     for flag in extra {
         args.extend([flag.to_string(), s(&store).to_string()]);
     }
     let mut run = spawn(&args.iter().map(String::as_str).collect::<Vec<_>>());
+    // A hang guard: every run but one ends in a few seconds.
+    let deadline = Instant::now() + Duration::from_secs(300);
     let ended = loop {
-        if readers.seen() >= want / 2 {
+        if readers.seen() >= want / 2 && readers.opens() > 20 {
             break None;
         }
         if let Some(status) = run.try_wait().expect("agora run") {
             break Some(status);
+        }
+        if Instant::now() > deadline {
+            let _ = run.kill();
+            panic!("the readers saw {} of {want} runs in {} opens", readers.seen(), readers.opens());
         }
         std::thread::sleep(Duration::from_millis(2));
     };
@@ -206,6 +254,10 @@ fn readers_lose_no_run_of(extra: &[&str]) {
     assert_eq!(integrity(&store), "ok");
     let stored = count(&store, "SELECT COUNT(*) FROM runs");
     assert!(stored >= seen, "{stored} runs stored after the kill, {seen} seen before it");
+    eprintln!("{seen} of {want} runs seen in {} opens; {stored} stored after the kill", readers.opens());
+    assert!(stored < want, "the held request kept the run from ending");
+    // The server answers everything from now on.
+    gate.open();
     let resumed = agora(&args.iter().map(String::as_str).collect::<Vec<_>>());
     assert!(resumed.status.success(), "{}", text(&resumed));
     assert_eq!(count(&store, "SELECT COUNT(*) FROM runs"), want, "every run of the study is stored");
@@ -244,7 +296,7 @@ fn serve(study: &Path, store: &Path, token: &str) -> (Child, String) {
 fn client() -> reqwest::Client {
     reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
-        .timeout(Duration::from_secs(30))
+        .timeout(Duration::from_secs(120))
         .build()
         .expect("client")
 }
@@ -299,8 +351,10 @@ fn issue_40_readers_opening_and_closing_the_store_lose_no_answer_of_agora_serve(
             if s["stage"] == "done" {
                 return answered;
             }
+            // Polled every 100 ms, well inside the rate limit of a participant's code however
+            // long the wait.
             let Some(nonce) = s["decision"]["nonce"].as_str() else {
-                tokio::time::sleep(Duration::from_millis(50)).await;
+                tokio::time::sleep(Duration::from_millis(100)).await;
                 continue;
             };
             // Each answer waits for the readers to open and close the store a few times more.
@@ -500,7 +554,10 @@ fn issue_40_a_second_agora_run_on_a_store_being_written_is_refused() {
     while second.try_wait().expect("second").is_none() {
         if Instant::now() > deadline {
             let _ = second.kill();
-            panic!("the second run did not end while the store was locked: {}", text(&second.wait_with_output().expect("output")));
+            panic!(
+                "the second run did not end while the store was locked: {}",
+                text(&second.wait_with_output().expect("output"))
+            );
         }
         std::thread::sleep(Duration::from_millis(5));
     }
