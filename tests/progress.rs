@@ -4,11 +4,12 @@
 //! export in tables — and Ctrl-C says how to resume.
 
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, Output, Stdio};
+use std::sync::mpsc::Receiver;
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
-use agora_test_support::{FakeReply, FakeServer};
+use agora_test_support::{FakeReply, FakeServer, Gate};
 
 fn agora_logged(args: &[&str], seconds: &str) -> Output {
     Command::new(env!("CARGO_BIN_EXE_agora"))
@@ -17,6 +18,49 @@ fn agora_logged(args: &[&str], seconds: &str) -> Output {
         .env("AGORA_PROGRESS_SECONDS", seconds)
         .output()
         .expect("agora runs")
+}
+
+/// Starts `agora ARGS` with a line every `seconds`; its standard error comes line by line
+/// through the receiver (a thread reads it until the process ends).
+fn spawn_logged(args: &[&str], seconds: &str) -> (Child, Receiver<String>, std::thread::JoinHandle<()>) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agora"))
+        .args(args)
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .env("AGORA_PROGRESS_SECONDS", seconds)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("agora starts");
+    let (tx, rx) = std::sync::mpsc::channel::<String>();
+    let stderr_pipe = child.stderr.take().expect("stderr");
+    let reader = std::thread::spawn(move || {
+        use std::io::BufRead;
+        for line in std::io::BufReader::new(stderr_pipe).lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    (child, rx, reader)
+}
+
+/// Reads the log into `log` until it has `n` lines that start with `prefix` (a hang guard fails
+/// the test after two minutes).
+fn read_until(rx: &Receiver<String>, log: &mut String, prefix: &str, n: usize) {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while log.lines().filter(|l| l.starts_with(prefix)).count() < n {
+        let line = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())).unwrap_or_else(|e| {
+            panic!("{n} lines of progress: {e}; the log so far:\n{log}");
+        });
+        log.push_str(&line);
+        log.push('\n');
+    }
+}
+
+/// Waits for the process and returns its status with the whole log.
+fn finish(mut child: Child, rx: Receiver<String>, reader: std::thread::JoinHandle<()>, mut log: String) -> Output {
+    let status = child.wait().expect("agora ends");
+    reader.join().expect("reader");
+    log.extend(rx.try_iter().map(|l| l + "\n"));
+    Output { status, stdout: Vec::new(), stderr: log.into_bytes() }
 }
 
 fn stderr(o: &Output) -> String {
@@ -32,7 +76,7 @@ fn write_study(dir: &Path, endpoint: &str) -> std::path::PathBuf {
         r#"Study(
     version: 1, name: "slow", master_seed: 3, runs: 4,
     models: [Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
-                   concurrency: 2, timeout_s: 5.0, max_attempts: 2, max_retries: 1, backoff_ms: 2)],
+                   concurrency: 2, timeout_s: 600.0, max_attempts: 2, max_retries: 1, backoff_ms: 2)],
     blocks: [Block(name: "pd", environment: PrisonersDilemma(rounds: 5), model_rosters: true, rosters: [])],
 )"#
     );
@@ -44,19 +88,25 @@ fn write_study(dir: &Path, endpoint: &str) -> std::path::PathBuf {
 #[test]
 fn an_llm_study_logs_its_model_calls_runs_in_flight_and_cache_share() {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    // The server answers nothing until the log has three lines of progress, so that the run
+    // is still going while they are written, however fast the machine.
+    let gate = Gate::new();
+    let held = gate.clone();
     let server = rt
-        .block_on(FakeServer::start(Arc::new(|_, _| {
-            FakeReply::Delay(Duration::from_millis(60), Box::new(FakeReply::Legal))
-        })))
+        .block_on(FakeServer::start(Arc::new(move |_, _| FakeReply::Gated(held.clone(), Box::new(FakeReply::Legal)))))
         .expect("server");
     let dir = tempfile::tempdir().expect("tempdir");
     let study = write_study(dir.path(), &server.endpoint());
     let store = dir.path().join("s.sqlite");
-    let o = agora_logged(&["run", s(&study), "--store", s(&store)], "0.2");
+    let (child, rx, reader) = spawn_logged(&["run", s(&study), "--store", s(&store)], "0.2");
+    let mut log = String::new();
+    read_until(&rx, &mut log, "run slow: ", 3);
+    gate.open();
+    let o = finish(child, rx, reader, log);
     let log = stderr(&o);
     assert!(o.status.success(), "{log}");
-    // 4 runs × 5 rounds × 2 seats = 40 calls, two at a time, 60 ms each: over a second, so
-    // several lines.
+    // 4 runs × 5 rounds × 2 seats = 40 calls: three lines while the first are held, and one at
+    // the end.
     let lines: Vec<&str> = log.lines().filter(|l| l.starts_with("run slow: ")).collect();
     assert!(lines.len() >= 3, "{log}");
     assert!(lines.iter().all(|l| l.contains("/40 model calls")), "{log}");
@@ -91,48 +141,26 @@ fn a_classical_study_and_an_export_log_their_counts() {
 #[test]
 fn an_interrupted_run_says_how_to_resume() {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
-    // A server slow enough that the run is still going when it is interrupted.
+    // A server that answers nothing (the gate is never opened), so that the run is still
+    // going when it is interrupted.
+    let gate = Gate::new();
+    let held = gate.clone();
     let server = rt
-        .block_on(FakeServer::start(Arc::new(|_, _| {
-            FakeReply::Delay(Duration::from_millis(400), Box::new(FakeReply::Legal))
-        })))
+        .block_on(FakeServer::start(Arc::new(move |_, _| FakeReply::Gated(held.clone(), Box::new(FakeReply::Legal)))))
         .expect("server");
     let dir = tempfile::tempdir().expect("tempdir");
     let study = write_study(dir.path(), &server.endpoint());
     let store = dir.path().join("s.sqlite");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agora"))
-        .args(["run", s(&study), "--store", s(&store)])
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .env("AGORA_PROGRESS_SECONDS", "0.1")
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("agora starts");
+    let (child, rx, reader) = spawn_logged(&["run", s(&study), "--store", s(&store)], "0.1");
     // The run is under way once it logs its progress (however slowly the machine starts it):
     // only then is the signal sent.
-    let (tx, rx) = std::sync::mpsc::channel::<String>();
-    let stderr_pipe = child.stderr.take().expect("stderr");
-    let reader = std::thread::spawn(move || {
-        use std::io::BufRead;
-        for line in std::io::BufReader::new(stderr_pipe).lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
     let mut log = String::new();
-    let deadline = std::time::Instant::now() + Duration::from_secs(120);
-    while !log.contains("run slow: ") {
-        let line = rx.recv_timeout(deadline.saturating_duration_since(std::time::Instant::now())).expect("progress");
-        log.push_str(&line);
-        log.push('\n');
-    }
+    read_until(&rx, &mut log, "run slow: ", 1);
     // SAFETY: kill(2) on the child's pid, which is alive until waited for.
     #[expect(unsafe_code, reason = "sending SIGINT has no safe wrapper in the standard library")]
     let sent = unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) };
     assert_eq!(sent, 0);
-    let status = child.wait().expect("agora ends");
-    reader.join().expect("reader");
-    log.extend(rx.try_iter().map(|l| l + "\n"));
-    let o = Output { status, stdout: Vec::new(), stderr: log.clone().into_bytes() };
+    let o = finish(child, rx, reader, log);
     let log = stderr(&o);
     assert!(!o.status.success(), "{log}");
     assert!(log.contains("interrupted: the runs completed so far are kept in"), "{log}");
