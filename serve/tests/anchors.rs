@@ -20,8 +20,12 @@ fn human_anchors_computed_from_the_store_grade_a_claim() {
         "",
         r#"Block(name: "pd", environment: PrisonersDilemma(rounds: 4), runs: 5,
             rosters: [Roster(name: "people", members: [Member(policy: Human(TitForTat))])])"#,
-        2,
-        60,
+        // The waiting room closes 15 s after its first person is seated: long beside the time
+        // the second takes to enter (a pair that did not meet would play with the stand-in), and
+        // waited out once, by the last participant, who is meant to be alone. Decisions are
+        // answered as they come; 120 s is a hang guard.
+        15,
+        120,
     );
     let store = dir.path().join("s.sqlite");
     let s = start(&study, &store);
