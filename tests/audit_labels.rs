@@ -89,7 +89,7 @@ fn write_study(dir: &Path, endpoint: &str) -> PathBuf {
     let model = |name: &str| {
         format!(
             r#"Model(name: "{name}", family: "Fake", endpoints: ["{endpoint}"], served_id: "{name}-1",
-                   concurrency: 4, timeout_s: 5.0, max_attempts: 2, max_retries: 2, backoff_ms: 5)"#
+                   concurrency: 4, timeout_s: 120.0, max_attempts: 2, max_retries: 2, backoff_ms: 5)"#
         )
     };
     let study = format!(

@@ -124,7 +124,7 @@ fn write_study(dir: &Path, endpoint: &str) -> PathBuf {
         r#"Study(
     version: 1, name: "coder-fake", master_seed: 3, runs: 1,
     models: [Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
-                   concurrency: 4, timeout_s: 5.0, max_attempts: 2, max_retries: 2, backoff_ms: 5)],
+                   concurrency: 4, timeout_s: 120.0, max_attempts: 2, max_retries: 2, backoff_ms: 5)],
     blocks: [
         Block(name: "pd", environment: PrisonersDilemma(rounds: 4), model_rosters: true, rosters: [],
               cells: ["step-by-step"], cell_runs: 1),
@@ -142,7 +142,7 @@ fn write_models(dir: &Path, endpoint: &str) -> PathBuf {
     let model = |name: &str, served: &str| {
         format!(
             r#"Model(name: "{name}", family: "Coder", endpoints: ["{endpoint}"], served_id: "{served}", quantisation: "Q8_0",
-                   concurrency: 4, timeout_s: 5.0, max_attempts: 2, max_retries: 2, backoff_ms: 5, max_tokens: 200)"#
+                   concurrency: 4, timeout_s: 120.0, max_attempts: 2, max_retries: 2, backoff_ms: 5, max_tokens: 200)"#
         )
     };
     let models: Vec<String> = ["good", "short", "unknown", "poor", "garbage", "flaky"]

@@ -83,7 +83,7 @@ fn server(fake: Fake) -> (tokio::runtime::Runtime, FakeServer) {
 fn model(endpoint: &str, prefill: bool) -> String {
     format!(
         r#"Models(version: 1, models: [Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
-            structured: Instructions, concurrency: 4, timeout_s: 5.0, max_attempts: 2, max_retries: 2, backoff_ms: 5{})])"#,
+            structured: Instructions, concurrency: 4, timeout_s: 120.0, max_attempts: 2, max_retries: 2, backoff_ms: 5{})])"#,
         if prefill { ", prefill: Some(TrailingAssistant)" } else { "" }
     )
 }

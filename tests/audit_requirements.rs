@@ -51,7 +51,7 @@ fn write_study(dir: &Path, endpoint: &str) -> PathBuf {
         r#"Study(
     version: 1, name: "requirements-fake", master_seed: 5, runs: 6,
     models: [Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
-                   concurrency: 4, timeout_s: 5.0, max_attempts: 2, max_retries: 2, backoff_ms: 5)],
+                   concurrency: 4, timeout_s: 120.0, max_attempts: 2, max_retries: 2, backoff_ms: 5)],
     blocks: [
         Block(name: "pd", environment: PrisonersDilemma(rounds: 10), model_rosters: true, rosters: []),
     ],

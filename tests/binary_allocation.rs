@@ -144,7 +144,7 @@ fn the_motive_regression_recovers_a_selfish_model_from_the_stored_rows() {
         format!(
             r#"Study(version: 1, name: "ba", master_seed: 3, runs: 1,
                 models: [Model(name: "selfish", family: "Fake", endpoints: ["{}"], served_id: "selfish-1",
-                               quantisation: "none", notes: "fake server", concurrency: 16, timeout_s: 10.0,
+                               quantisation: "none", notes: "fake server", concurrency: 16, timeout_s: 120.0,
                                max_attempts: 1, max_retries: 4, backoff_ms: 5)],
                 blocks: [Block(name: "distributional", environment: BinaryAllocation(replicates: 1),
                                model_rosters: true, rosters: [])])"#,
@@ -261,7 +261,7 @@ fn the_study_asks_for_reasoning_before_the_answer_and_the_audit_codes_it() {
         format!(
             r#"Study(version: 1, name: "ba", master_seed: 3, runs: 1,
                 models: [Model(name: "reasoner", family: "Fake", endpoints: ["{}"], served_id: "reasoner-1",
-                               concurrency: 16, timeout_s: 10.0, max_attempts: 1, max_retries: 4, backoff_ms: 5)],
+                               concurrency: 16, timeout_s: 120.0, max_attempts: 1, max_retries: 4, backoff_ms: 5)],
                 blocks: [Block(name: "distributional", environment: BinaryAllocation(replicates: 1),
                                model_rosters: true, rosters: [])])"#,
             server.endpoint()

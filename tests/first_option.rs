@@ -66,7 +66,7 @@ fn first_option_models_reach_no_level_claim_above_tier_0() {
         .map(|(name, family)| {
             format!(
                 r#"Model(name: "{name}", family: "{family}", endpoints: ["{}"], served_id: "{name}",
-                   concurrency: 64, timeout_s: 5.0, max_attempts: 2, max_retries: 2, backoff_ms: 5)"#,
+                   concurrency: 64, timeout_s: 120.0, max_attempts: 2, max_retries: 2, backoff_ms: 5)"#,
                 server.endpoint()
             )
         })

@@ -70,7 +70,7 @@ fn write_society(dir: &Path, endpoint: &str) -> PathBuf {
         r#"Study(
     version: 1, name: "flaky", master_seed: 5, runs: 3,
     models: [Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
-                   concurrency: 8, timeout_s: 5.0, max_attempts: 2, max_retries: 1, backoff_ms: 2)],
+                   concurrency: 8, timeout_s: 120.0, max_attempts: 2, max_retries: 1, backoff_ms: 2)],
     blocks: [
         Block(name: "pd", environment: PrisonersDilemma(rounds: 6), model_rosters: true, rosters: []),
         Block(name: "pgg", environment: PublicGoods(rounds: 3, punishment: true), model_rosters: true, rosters: []),

@@ -206,7 +206,7 @@ fn a_server_that_dies_mid_study_leaves_it_resumable() {
     let dir = tempfile::tempdir().expect("tempdir");
     // The reference: a healthy server, a fresh store.
     let healthy = rt.block_on(FakeServer::start(Arc::new(|_, _| FakeReply::Legal))).expect("server");
-    let study = write_study(dir.path(), &healthy.endpoint(), 5.0);
+    let study = write_study(dir.path(), &healthy.endpoint(), 120.0);
     let reference = dir.path().join("reference.sqlite");
     let out = agora(&["run", study.to_str().expect("utf8"), "--store", reference.to_str().expect("utf8")]);
     assert!(out.status.success(), "{}", text(&out));
@@ -396,7 +396,7 @@ fn a_study_against_the_fake_server_shows_the_papers_design_details() {
 /// store verifies.
 fn run_fake_study(server: &FakeServer, dir: &Path, name: &str) -> PathBuf {
     let sub = dir.join(format!("{name}-study"));
-    let study = write_study(&sub, &server.endpoint(), 5.0);
+    let study = write_study(&sub, &server.endpoint(), 120.0);
     let store = dir.join(name);
     let out = agora(&["run", study.to_str().expect("utf8"), "--store", store.to_str().expect("utf8")]);
     assert!(out.status.success(), "{}", text(&out));

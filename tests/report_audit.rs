@@ -60,7 +60,7 @@ fn reply(body: &Value) -> FakeReply {
 fn model(endpoint: &str) -> String {
     format!(
         r#"Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
-                   concurrency: 4, timeout_s: 5.0, max_attempts: 2, max_retries: 2, backoff_ms: 5)"#
+                   concurrency: 4, timeout_s: 120.0, max_attempts: 2, max_retries: 2, backoff_ms: 5)"#
     )
 }
 

@@ -135,7 +135,7 @@ fn models(endpoint: &str) -> String {
         .map(|(name, family, served)| {
             format!(
                 r#"Model(name: "{name}", family: "{family}", endpoints: ["{endpoint}"], served_id: "{served}",
-                   concurrency: 4, timeout_s: 5.0, max_attempts: 2, max_retries: 2, backoff_ms: 5,
+                   concurrency: 4, timeout_s: 120.0, max_attempts: 2, max_retries: 2, backoff_ms: 5,
                    prefill: Some(TrailingAssistant))"#
             )
         })

@@ -24,7 +24,7 @@ fn write_study(dir: &Path, endpoint: &str) -> std::path::PathBuf {
         r#"Study(
     version: 1, name: "parts", master_seed: 5, runs: 3,
     models: [Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
-                   concurrency: 8, timeout_s: 10.0, max_retries: 2, backoff_ms: 5)],
+                   concurrency: 8, timeout_s: 120.0, max_retries: 2, backoff_ms: 5)],
     blocks: [
         Block(name: "pd", environment: PrisonersDilemma(rounds: 6), model_rosters: true, rosters: []),
         Block(name: "pgg", environment: PublicGoods(rounds: 4), model_rosters: true, rosters: []),

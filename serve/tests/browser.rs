@@ -239,7 +239,7 @@ fn people_play_in_a_real_browser_and_the_records_are_what_the_pages_showed() {
     let rt_fake = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().expect("rt");
     let server = rt_fake.block_on(FakeServer::start(Arc::new(|_, _| FakeReply::Legal))).expect("fake server");
     let models = format!(
-        r#"Model(name: "fake", family: "Fake", endpoints: ["{}"], served_id: "fake", concurrency: 4, timeout_s: 5.0, max_attempts: 2, max_retries: 2, backoff_ms: 5)"#,
+        r#"Model(name: "fake", family: "Fake", endpoints: ["{}"], served_id: "fake", concurrency: 4, timeout_s: 120.0, max_attempts: 2, max_retries: 2, backoff_ms: 5)"#,
         server.endpoint()
     );
     let study = study(

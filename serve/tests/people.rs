@@ -108,7 +108,7 @@ fn a_person_an_llm_and_classical_agents_play_in_one_society() {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("rt");
     let server = rt.block_on(FakeServer::start(Arc::new(|_, _| FakeReply::Legal))).expect("fake server");
     let models = format!(
-        r#"Model(name: "fake", family: "Fake", endpoints: ["{}"], served_id: "fake", concurrency: 4, timeout_s: 5.0, max_attempts: 2, max_retries: 2, backoff_ms: 5)"#,
+        r#"Model(name: "fake", family: "Fake", endpoints: ["{}"], served_id: "fake", concurrency: 4, timeout_s: 120.0, max_attempts: 2, max_retries: 2, backoff_ms: 5)"#,
         server.endpoint()
     );
     let study = study(
