@@ -7,7 +7,9 @@
 
 pub mod cell;
 pub mod error;
+pub mod limits;
 pub mod plan;
+pub mod roster;
 pub mod study;
 pub mod sweep;
 pub mod tournament;

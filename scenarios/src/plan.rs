@@ -36,9 +36,7 @@ impl std::str::FromStr for Shard {
     }
 }
 
-/// The most runs a plan may hold (Agora's bound): the shipped studies plan at most 2,937; a
-/// plan is expanded in memory whole, so a larger one is refused before its runs are built.
-pub const MAX_PLAN_RUNS: u64 = 1_000_000;
+pub use crate::limits::MAX_PLAN_RUNS;
 
 /// Memory one planned run takes: 608 bytes measured for a two-seat dilemma (the peak resident
 /// size of `agora check` on a plan of 10⁶ runs), and one policy per further seat.

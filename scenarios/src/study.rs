@@ -8,6 +8,7 @@ use agora_environments::{EnvSpec, Variant};
 use serde::{Deserialize, Serialize};
 
 use crate::error::ScenarioError;
+pub use crate::roster::{Member, Roster};
 use crate::{ron_options, FORMAT_VERSION};
 
 /// A study: a master seed, run counts and blocks.
@@ -229,35 +230,6 @@ pub struct Block {
     /// roster `A vs B`, `repetitions` runs each, at the baseline and at each noise level.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tournament: Option<crate::tournament::Tournament>,
-}
-
-/// A population: who sits in the seats.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Roster {
-    /// Name of the roster, recorded with every run.
-    pub name: String,
-    /// Model family; classical agents default to `classical`.
-    #[serde(default)]
-    pub family: Option<String>,
-    /// Who fills the seats not held by committed agents (the naming game's tipping arm
-    /// commits some seats itself).
-    #[schemars(length(min = 1))]
-    pub members: Vec<Member>,
-}
-
-/// One kind of agent in a roster; `count: None` fills the seats left over. The counts must
-/// add up to the environment's seats (less the committed ones), or to fewer when one member
-/// leaves out its count.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize, schemars::JsonSchema)]
-#[serde(deny_unknown_fields)]
-pub struct Member {
-    /// The policy these seats play.
-    pub policy: PolicySpec,
-    /// Seats taken; `None` (the default) for the one member that fills the rest.
-    #[serde(default)]
-    #[schemars(range(min = 1))]
-    pub count: Option<usize>,
 }
 
 /// A swept parameter, or several: each value (each combination of values) is a point, a

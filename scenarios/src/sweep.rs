@@ -9,7 +9,7 @@
 use agora_environments::EnvSpec;
 use serde_json::Value;
 
-use crate::plan::MAX_PLAN_RUNS;
+use crate::limits::MAX_PLAN_RUNS;
 use crate::study::{Param, SweepValue};
 
 /// One point of a sweep: its label (`rounds=5 memory=1`) and its environment.

@@ -8,7 +8,7 @@ use agora_agents::PolicySpec;
 use serde::{Deserialize, Serialize};
 
 use crate::cell::{Cell, Factor, Level};
-use crate::study::{Member, Roster};
+use crate::roster::{Member, Roster};
 use crate::FORMAT_VERSION;
 
 /// A round-robin tournament of strategies.

@@ -32,7 +32,7 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 
-use super::catalogue::{Answer, Input, ListedOption};
+use super::input::{Answer, Input, ListedOption};
 use super::{Level, ProfileInputError, Task};
 use crate::score::questionnaire::Key;
 

@@ -26,6 +26,7 @@ pub mod decimal;
 pub mod gr;
 pub mod gr_prose;
 pub mod gr_review;
+pub mod input;
 pub mod items;
 pub mod render;
 pub mod schedule;
