@@ -3,7 +3,8 @@
 
 use std::path::Path;
 
-use agora_engine::llm_seats::{call_estimates, transcript_counts, REPLY_BYTES};
+use agora_engine::llm_seats::{call_estimates, REPLY_BYTES};
+use agora_engine::store::transcript_counts;
 use agora_scenarios::Plan;
 
 /// Prints, per model, the calls a plan will make, a rough count of prompt tokens (the first
@@ -52,7 +53,7 @@ fn human_bytes(b: f64) -> String {
 
 /// Prints, per model, calls by parse status and the share of decisions that fell back.
 pub fn print_transcript_summary(store: &Path, study: &str) -> anyhow::Result<()> {
-    let models = transcript_counts(store, study)?;
+    let models = transcript_counts(agora_engine::Store::open_read(store)?.connection(), study)?;
     println!("\n== LLM calls ==");
     for (model, counts) in models {
         let get = |k: &str| *counts.get(k).unwrap_or(&0);

@@ -31,7 +31,7 @@ use std::process::ExitCode;
 
 use agora_agents::PolicySpec;
 use agora_engine::files::write_named;
-use agora_engine::{execute, EngineError, RunnerOptions, Store};
+use agora_engine::{execute, EngineError, RunnerOptions, Store, StoreError};
 use agora_environments::EnvKind;
 use agora_scenarios::{cell, Plan, ScenarioError, Shard};
 use anyhow::Context as _;
@@ -328,10 +328,13 @@ fn main() -> ExitCode {
                     || c.is::<ScenarioError>()
                     || match c.downcast_ref::<agora_serve::ServeError>() {
                         Some(agora_serve::ServeError::BadInput(_) | agora_serve::ServeError::Study(_)) => true,
-                        Some(agora_serve::ServeError::Engine(e)) => store_refused(e),
+                        Some(agora_serve::ServeError::Engine(EngineError::Store(e)) | agora_serve::ServeError::Store(e)) => {
+                            store_refused(e)
+                        }
                         _ => false,
                     }
-                    || c.downcast_ref::<EngineError>().is_some_and(store_refused)
+                    || matches!(c.downcast_ref::<EngineError>(), Some(EngineError::Store(e)) if store_refused(e))
+                    || c.downcast_ref::<StoreError>().is_some_and(store_refused)
             });
             ExitCode::from(if bad { 2 } else { 1 })
         }
@@ -340,13 +343,10 @@ fn main() -> ExitCode {
 
 /// A store refused before anything was done with it: not an intact Agora store, missing or
 /// empty where a command reads, or held by another writing command (exit code 2).
-fn store_refused(e: &EngineError) -> bool {
+fn store_refused(e: &StoreError) -> bool {
     matches!(
         e,
-        EngineError::Corrupt { .. }
-            | EngineError::Missing { .. }
-            | EngineError::Empty { .. }
-            | EngineError::Claimed { .. }
+        StoreError::Corrupt { .. } | StoreError::Missing { .. } | StoreError::Empty { .. } | StoreError::Claimed { .. }
     )
 }
 

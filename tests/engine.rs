@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use agora_agents::{Decision, Policy, PolicyMeta, PolicySpec};
-use agora_engine::{execute, record_hash, EngineError, RunWorld, RunnerOptions, Store};
+use agora_engine::{execute, record_hash, RunWorld, RunnerOptions, Store, StoreError};
 use agora_environments::{EnvKind, Feedback, Observation};
 use agora_scenarios::{Plan, RunSpec};
 use agora_test_support::Gate;
@@ -235,7 +235,7 @@ fn truncated_or_foreign_store_is_refused() {
     let bytes = std::fs::read(&good).expect("read");
     let truncated = dir.path().join("truncated.sqlite");
     std::fs::write(&truncated, &bytes[..bytes.len() / 3]).expect("write");
-    assert!(matches!(Store::open(&truncated), Err(EngineError::Corrupt { .. })), "truncated store refused");
+    assert!(matches!(Store::open(&truncated), Err(StoreError::Corrupt { .. })), "truncated store refused");
     let foreign = dir.path().join("notes.sqlite");
     std::fs::write(&foreign, "these are my notes, not a database").expect("write");
     let err = Store::open(&foreign).err().expect("refused");

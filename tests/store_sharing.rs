@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agora_engine::{EngineError, Store};
+use agora_engine::{Store, StoreError};
 use agora_test_support::{FakeReply, FakeServer, Gate};
 use rusqlite::{Connection, OpenFlags};
 
@@ -617,7 +617,7 @@ fn issue_40_a_claim_is_refused_while_its_lock_is_held_and_free_once_let_go_of() 
     let lock = Connection::open(dir.path().join("s.sqlite-claim")).expect("the lock file");
     lock.execute_batch("BEGIN EXCLUSIVE").expect("the lock");
     match store.claim("agora run") {
-        Err(EngineError::Claimed { holder, .. }) => {
+        Err(StoreError::Claimed { holder, .. }) => {
             assert!(holder.contains("`agora run` (pid 4242 on elsewhere, started"), "{holder}")
         }
         other => panic!("a held claim is refused, not {other:?}"),
@@ -638,8 +638,8 @@ fn issue_40_the_store_is_opened_through_sqlite_alone() {
     // No code of the workspace opens a store file with std::fs while a connection may hold it:
     // the checks are SQLite's. (`File::open` and friends remain for study, cell and output files.)
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let opener = std::fs::read_to_string(root.join("engine/src/store/open.rs")).expect("the opener");
-    let store = std::fs::read_to_string(root.join("engine/src/store/mod.rs")).expect("the store");
+    let opener = std::fs::read_to_string(root.join("records/src/store/open.rs")).expect("the opener");
+    let store = std::fs::read_to_string(root.join("records/src/store/mod.rs")).expect("the store");
     for (name, src) in [("open.rs", &opener), ("mod.rs", &store)] {
         let code: String = src.lines().filter(|l| !l.trim_start().starts_with("//")).collect::<Vec<_>>().join("\n");
         for banned in ["File::open", "fs::read(", "OpenOptions", "fs::read_to_string"] {

@@ -7,24 +7,21 @@
 //! answer synchronously through the same path.
 
 pub mod components;
-pub mod digits;
 pub mod error;
 pub mod files;
 pub mod llm_seats;
 pub mod noise;
-mod pool;
 pub mod probe;
-pub mod record_hash;
-pub mod records;
-pub mod request_parts;
 pub mod run;
-pub mod run_rows;
 pub mod runner;
-pub mod seed;
-pub mod spec;
-pub mod store;
 pub mod systems;
 
+// What a run records and the store that keeps it live in `agora-records`, below the engine;
+// they are named here too, where every product has always found them.
+pub use agora_records::run_records as records;
+pub use agora_records::{digits, pool, record_hash, request_parts, run_rows, seed, spec, store};
+
+pub use agora_records::StoreError;
 pub use error::EngineError;
 pub use records::RunRecords;
 pub use run::RunWorld;

@@ -1,7 +1,7 @@
 //! A plan's LLM seats: their clients and reply cache ([`prepare`]), the policy factory the
 //! runner builds them with ([`LlmSeats::factory`]), the calls a plan will make
 //! ([`call_estimates`]) and the parse and fallback counts of a study's calls
-//! ([`transcript_counts`]).
+//! (`agora_engine::store::transcript_counts`).
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -94,7 +94,7 @@ pub fn prepare(
     }
     let used: std::collections::BTreeSet<&str> =
         runs.iter().flat_map(|r| r.seats.iter().filter_map(|s| s.model())).collect();
-    let cache = Arc::new(SqliteCache::open(store)?);
+    let cache = Arc::new(SqliteCache::open(store).map_err(EngineError::from)?);
     let session = Session::new(models.iter().filter(|m| used.contains(m.name.as_str())), cache, replay)
         .map_err(PrepareError::Declaration)?;
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -215,26 +215,4 @@ pub fn store_bytes_per_call(request_json: &str, spec: Option<&agora_agents::llm:
         + 16;
     let cache = 2 * 64 + name + reply_json;
     (row + part + cache) as f64
-}
-
-/// Per model, a study's calls counted by `kind:parse_status` (`decision:ok`,
-/// `decision:fallback`, `probe:recognised`…), and `decision:truncated-standing` for cut replies
-/// whose action stood.
-pub fn transcript_counts(store: &Path, study: &str) -> rusqlite::Result<BTreeMap<String, BTreeMap<String, i64>>> {
-    let conn = rusqlite::Connection::open_with_flags(store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-    let mut st = conn.prepare(
-        "SELECT t.model, t.kind, t.parse_status, COUNT(*) FROM transcripts t JOIN runs r USING (run_id)
-         WHERE r.study = ?1 GROUP BY 1, 2, 3
-         UNION ALL
-         SELECT t.model, t.kind, 'truncated-standing', COUNT(*) FROM transcripts t JOIN runs r USING (run_id)
-         WHERE r.study = ?1 AND t.parse_status = 'truncated' AND t.action IS NOT NULL GROUP BY 1, 2
-         ORDER BY 1, 2, 3",
-    )?;
-    let rows: Vec<(String, String, String, i64)> =
-        st.query_map([study], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))?.collect::<Result<_, _>>()?;
-    let mut models: BTreeMap<String, BTreeMap<String, i64>> = BTreeMap::new();
-    for (model, kind, status, n) in rows {
-        *models.entry(model).or_default().entry(format!("{kind}:{status}")).or_default() += n;
-    }
-    Ok(models)
 }

@@ -214,9 +214,9 @@ fn run_threaded(
                 // next (hashing is a fifth of a recorded run's work, writing less than half of
                 // what is left). More workers: each hashes its own, the writer only writes.
                 let result = if threads == 1 {
-                    played.and_then(PreparedRun::unhashed)
+                    played.and_then(|r| Ok(PreparedRun::unhashed(r)?))
                 } else {
-                    played.and_then(PreparedRun::new)
+                    played.and_then(|r| Ok(PreparedRun::new(r)?))
                 };
                 if tx.send(result).is_err() {
                     return;

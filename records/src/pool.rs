@@ -14,13 +14,13 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
 /// The bound on all memory kept between runs, in bytes, across every pool.
-pub(crate) const KEEP_LIMIT: usize = 160 << 20;
+pub const KEEP_LIMIT: usize = 160 << 20;
 
 /// Bytes kept in all pools together.
 static KEPT: AtomicUsize = AtomicUsize::new(0);
 
 /// What a pool holds, with the bytes each item keeps.
-pub(crate) trait Held {
+pub trait Held {
     /// Bytes the item holds (its capacity, not its length); the same while it is kept.
     fn bytes(&self) -> usize;
 }
@@ -32,18 +32,18 @@ impl Held for Vec<u8> {
 }
 
 /// Items of one kind kept between runs, counted against [`KEEP_LIMIT`].
-pub(crate) struct Pool<T> {
+pub struct Pool<T> {
     kept: Mutex<Vec<T>>,
 }
 
 impl<T: Held> Pool<T> {
     /// An empty pool.
-    pub(crate) const fn new() -> Self {
+    pub const fn new() -> Self {
         Pool { kept: Mutex::new(Vec::new()) }
     }
 
     /// Keeps `item` if it holds memory and the budget has room for it; drops it otherwise.
-    pub(crate) fn give(&self, item: T) {
+    pub fn give(&self, item: T) {
         let bytes = item.bytes();
         if bytes == 0 {
             return;
@@ -62,7 +62,7 @@ impl<T: Held> Pool<T> {
     }
 
     /// Takes the item `pick` chooses (by its index among those kept), if any.
-    pub(crate) fn take(&self, pick: impl FnOnce(&[T]) -> Option<usize>) -> Option<T> {
+    pub fn take(&self, pick: impl FnOnce(&[T]) -> Option<usize>) -> Option<T> {
         let mut kept = self.kept.lock().ok()?;
         let i = pick(&kept)?;
         let item = kept.swap_remove(i);
@@ -72,7 +72,7 @@ impl<T: Held> Pool<T> {
     }
 
     /// Takes the item kept last, if any.
-    pub(crate) fn take_any(&self) -> Option<T> {
+    pub fn take_any(&self) -> Option<T> {
         self.take(|kept| kept.len().checked_sub(1))
     }
 }

@@ -39,7 +39,7 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::records::RunRecords;
+use crate::run_records::RunRecords;
 use crate::run_rows::RowValues;
 
 /// What the hash starts with: the definition's name, so that a hash of another definition

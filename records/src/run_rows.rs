@@ -14,7 +14,7 @@
 
 use crate::digits::{Line, Sink, Text};
 use crate::pool::Pool;
-use crate::records::{DecisionRecord, InteractionRecord, PayoffRecord};
+use crate::run_records::{DecisionRecord, InteractionRecord, PayoffRecord};
 use agora_environments::Action;
 
 /// The three columns of `run_rows`, JSON each.

@@ -255,7 +255,7 @@ impl RunSpec {
     }
 
     /// Whether this run is a recognition probe's session: asked outside the behavioural
-    /// session, it plays no game and records no decision (see [`crate::probe`]).
+    /// session, it plays no game and records no decision (see the engine's `probe` module).
     pub fn is_probe(&self) -> bool {
         self.factors.contains(&Factor::RecognitionProbe)
     }

@@ -35,7 +35,7 @@ use agora_agents::llm::{PromptRenderer, TranscriptSink};
 use agora_agents::Policy;
 use agora_engine::llm_seats::LlmSeats;
 use agora_engine::runner::{execute, PolicyFactory, RunnerOptions};
-use agora_engine::{RunSpec, Store};
+use agora_engine::{EngineError, RunSpec, Store};
 use agora_scenarios::study::{Participants, Study};
 use agora_scenarios::Plan;
 use sha2::{Digest, Sha256};
@@ -52,9 +52,12 @@ pub enum ServeError {
     /// The study file.
     #[error(transparent)]
     Study(#[from] agora_scenarios::ScenarioError),
-    /// The store.
+    /// The engine.
     #[error(transparent)]
     Engine(#[from] agora_engine::EngineError),
+    /// The store.
+    #[error(transparent)]
+    Store(#[from] agora_engine::store::StoreError),
     /// The session's tables.
     #[error("store: {0}")]
     Sql(#[from] rusqlite::Error),
@@ -276,7 +279,9 @@ impl App {
                 cancel: None,
             };
             let result =
-                Store::open(&app.desk.store).and_then(|mut store| execute(&[spec], &mut store, &opts, &mut |_| {}));
+                Store::open(&app.desk.store)
+                    .map_err(EngineError::from)
+                    .and_then(|mut store| execute(&[spec], &mut store, &opts, &mut |_| {}));
             let result = result.map_err(|e| e.to_string()).and_then(|r| match r.missing.first() {
                 Some(m) => Err(format!("run {}: {}", m.run_key, m.reason)),
                 None => Ok(()),

@@ -5,7 +5,7 @@ use std::path::Path;
 
 use rusqlite::{params, Connection, OpenFlags};
 
-use crate::error::EngineError;
+use crate::error::StoreError;
 
 /// The reply cache kept in the store file, on its own connection so that calls in flight can
 /// read and write it while the runner commits runs.
@@ -46,8 +46,8 @@ pub const FLUSH_AFTER: std::time::Duration = std::time::Duration::from_millis(10
 
 impl SqliteCache {
     /// Opens the cache of an existing store (open the [`Store`] first: it checks the file).
-    pub fn open(path: &Path) -> Result<SqliteCache, EngineError> {
-        let sql = |source| EngineError::Store { path: path.to_path_buf(), source };
+    pub fn open(path: &Path) -> Result<SqliteCache, StoreError> {
+        let sql = |source| StoreError::Sqlite { path: path.to_path_buf(), source };
         let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(sql)?;
         conn.busy_timeout(std::time::Duration::from_secs(60)).map_err(sql)?;
         // As the store's own connection: in WAL mode a commit appends to the log without an

@@ -19,7 +19,7 @@ use std::sync::Mutex;
 use rusqlite::{params, Connection, ErrorCode, OpenFlags, OptionalExtension};
 
 use super::Store;
-use crate::error::EngineError;
+use crate::error::StoreError;
 
 const CLAIM_SCHEMA: &str = "
 CREATE TABLE IF NOT EXISTS store_claim (
@@ -67,12 +67,12 @@ fn lock_file(path: &Path) -> PathBuf {
 
 impl Store {
     /// Claims the store for `command` (e.g. `agora run`) until the returned [`Claim`] is
-    /// dropped. Refused with [`EngineError::Claimed`] while another process holds it; the
+    /// dropped. Refused with [`StoreError::Claimed`] while another process holds it; the
     /// claim of a process that has ended is free again.
-    pub fn claim(&self, command: &str) -> Result<Claim, EngineError> {
+    pub fn claim(&self, command: &str) -> Result<Claim, StoreError> {
         let path = &self.path;
-        let sql = |source| EngineError::Store { path: path.clone(), source };
-        let claimed = |holder: String| EngineError::Claimed { path: path.clone(), holder };
+        let sql = |source| StoreError::Sqlite { path: path.clone(), source };
+        let claimed = |holder: String| StoreError::Claimed { path: path.clone(), holder };
         let lock = lock_file(&std::fs::canonicalize(path).unwrap_or_else(|_| path.clone()));
         let conn = self.connect()?;
         let token = next_token();

@@ -2,7 +2,7 @@
 //! sweep point) mean one configuration. A plan that would give a stored name another meaning is
 //! found here, before anything runs; `agora run` and the Python package refuse it alike.
 
-use crate::error::EngineError;
+use crate::error::StoreError;
 use crate::spec::RunSpec;
 
 use super::Store;
@@ -83,8 +83,8 @@ impl Store {
     /// The first condition of `runs` whose stored runs, under the runs' study name, were made
     /// under another configuration: its runs would be pooled with the new ones under one name.
     /// Adding runs, blocks or cells is no conflict.
-    pub fn first_conflict(&self, runs: &[RunSpec]) -> Result<Option<Conflict>, EngineError> {
-        let sql = |source| EngineError::Store { path: self.path.clone(), source };
+    pub fn first_conflict(&self, runs: &[RunSpec]) -> Result<Option<Conflict>, StoreError> {
+        let sql = |source| StoreError::Sqlite { path: self.path.clone(), source };
         let Some(study) = runs.first().map(|r| r.study.clone()) else { return Ok(None) };
         type Condition = (String, String, String, String, Option<String>, Option<u64>);
         // The first stored run of each condition of the study, read in one pass: a query per

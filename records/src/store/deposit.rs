@@ -15,7 +15,7 @@
 use rusqlite::{params, Connection, OptionalExtension};
 
 use super::Store;
-use crate::error::EngineError;
+use crate::error::StoreError;
 
 /// A deposit as the store keeps it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -47,8 +47,8 @@ impl Store {
     /// Records a deposit a plan is run under. The first row of a hash stands (its files and time
     /// are those of the deposit, which the hash names); a registry identifier given later is
     /// added to it.
-    pub fn record_deposit(&mut self, d: &DepositRow) -> Result<(), EngineError> {
-        let sql = |e| EngineError::Store { path: self.path.clone(), source: e };
+    pub fn record_deposit(&mut self, d: &DepositRow) -> Result<(), StoreError> {
+        let sql = |e| StoreError::Sqlite { path: self.path.clone(), source: e };
         self.conn
             .execute(
                 "INSERT OR IGNORE INTO deposits (hash, study, created, doi, files) VALUES (?1, ?2, ?3, ?4, ?5)",
@@ -63,8 +63,8 @@ impl Store {
 
     /// Records the provenance of runs just made (each run key once: a run made again, which a
     /// store never does, keeps its first row).
-    pub fn record_provenance(&mut self, keys: &[String], p: &Provenance) -> Result<(), EngineError> {
-        let sql = |e| EngineError::Store { path: self.path.clone(), source: e };
+    pub fn record_provenance(&mut self, keys: &[String], p: &Provenance) -> Result<(), StoreError> {
+        let sql = |e| StoreError::Sqlite { path: self.path.clone(), source: e };
         let tx = self.conn.unchecked_transaction().map_err(sql)?;
         {
             let mut st = tx

@@ -9,7 +9,7 @@
 use std::path::{Path, PathBuf};
 
 use super::Store;
-use crate::error::EngineError;
+use crate::error::StoreError;
 
 /// What a merge did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -32,13 +32,13 @@ pub struct MergeSource {
 impl MergeSource {
     /// Opens the store at `path` to read and recomputes every run's record hash from what it
     /// holds ([`Store::verify`]); a store with a run whose stored hash differs is refused with
-    /// [`EngineError::Corrupt`], naming the file and the first such run. Nothing is written,
+    /// [`StoreError::Corrupt`], naming the file and the first such run. Nothing is written,
     /// except that a store of an earlier schema is upgraded first, as any reader upgrades it.
-    pub fn verify(path: &Path) -> Result<MergeSource, EngineError> {
+    pub fn verify(path: &Path) -> Result<MergeSource, StoreError> {
         let store = Store::open_read(path)?;
         let v = store.verify()?;
         if let Some(m) = v.mismatches.first() {
-            return Err(EngineError::Corrupt {
+            return Err(StoreError::Corrupt {
                 path: path.to_path_buf(),
                 message: format!(
                     "run {}: its stored record hash is not the hash of its stored values (the run was altered \
@@ -63,7 +63,7 @@ impl MergeSource {
 impl Store {
     /// Verifies the store at `other` ([`MergeSource::verify`]) and merges it
     /// ([`Store::merge_verified`]).
-    pub fn merge_from(&mut self, other: &Path) -> Result<MergeReport, EngineError> {
+    pub fn merge_from(&mut self, other: &Path) -> Result<MergeReport, StoreError> {
         let source = MergeSource::verify(other)?;
         self.merge_verified(&source)
     }
@@ -71,16 +71,16 @@ impl Store {
     /// Copies into this store every run of a verified source whose key it lacks, with all its
     /// rows, the studies table and the reply cache. A run key present in both with different
     /// records is refused: the same key must always record the same thing.
-    pub fn merge_verified(&mut self, source: &MergeSource) -> Result<MergeReport, EngineError> {
+    pub fn merge_verified(&mut self, source: &MergeSource) -> Result<MergeReport, StoreError> {
         // The source was opened as a reader opens it (checked to be an intact Agora store of
         // this schema; a store in a read-only directory is attached immutable).
         let other = source.path.as_path();
         let source = source.reader.as_path();
         let path = self.path.clone();
-        let sql = |source| EngineError::Store { path: path.clone(), source };
+        let sql = |source| StoreError::Sqlite { path: path.clone(), source };
         let conn = &mut self.conn;
         conn.execute("ATTACH DATABASE ?1 AS src", [source.to_string_lossy().as_ref()]).map_err(sql)?;
-        let result = (|| -> Result<MergeReport, EngineError> {
+        let result = (|| -> Result<MergeReport, StoreError> {
             let conflict: Option<String> = conn
                 .query_row(
                     "SELECT s.run_key FROM src.runs s JOIN main.runs m USING (run_key) WHERE s.record_hash <> m.record_hash LIMIT 1",
@@ -89,7 +89,7 @@ impl Store {
                 )
                 .ok();
             if let Some(key) = conflict {
-                return Err(EngineError::Corrupt {
+                return Err(StoreError::Corrupt {
                     path: other.to_path_buf(),
                     message: format!("run {key} is in both stores with different records"),
                 });

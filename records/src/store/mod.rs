@@ -10,14 +10,15 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use crate::error::EngineError;
-use crate::records::RunRecords;
+pub use crate::error::StoreError;
+use crate::run_records::RunRecords;
 use crate::request_parts;
 
 mod cache;
 mod checkpoint;
 mod claim;
 mod conflict;
+mod counts;
 pub mod deposit;
 mod merge;
 mod open;
@@ -26,6 +27,7 @@ mod verify;
 
 pub use claim::Claim;
 pub use conflict::Conflict;
+pub use counts::transcript_counts;
 
 pub use verify::{Mismatch, Verification};
 
@@ -249,7 +251,7 @@ impl PreparedRun {
     /// Hashes and encodes a run's records (the work of a commit that does not touch SQLite),
     /// on the thread that played the run; the decisions, payoffs and interactions are let go
     /// of once hashed, their memory kept for the runs that follow (whichever thread plays them).
-    pub fn new(rec: RunRecords) -> Result<PreparedRun, EngineError> {
+    pub fn new(rec: RunRecords) -> Result<PreparedRun, StoreError> {
         let mut run = PreparedRun::unhashed(rec)?;
         run.parts();
         Ok(run)
@@ -257,9 +259,9 @@ impl PreparedRun {
 
     /// Encodes a run's records, leaving the record hash to the thread that writes it (where
     /// one thread plays and another writes: the two then share a run's work more evenly).
-    pub fn unhashed(rec: RunRecords) -> Result<PreparedRun, EngineError> {
+    pub fn unhashed(rec: RunRecords) -> Result<PreparedRun, StoreError> {
         let rows = crate::run_rows::encode(&rec.decisions, &rec.payoffs, &rec.interactions)
-            .map_err(|message| EngineError::Unstorable { run: rec.key.clone(), message })?;
+            .map_err(|message| StoreError::Unstorable { run: rec.key.clone(), message })?;
         let decisions = rec.decisions.len();
         Ok(PreparedRun { rec, decisions, hash: None, rows })
     }
@@ -368,18 +370,18 @@ pub(crate) fn declare(conn: &Connection, kind: agora_environments::EnvKind) -> R
 impl Store {
     /// Opens a store to write, creating it if the file does not exist (and making an empty file
     /// a store). A file that exists but is not an intact Agora store is refused with
-    /// [`EngineError::Corrupt`], never silently used; a store an earlier build wrote is upgraded.
+    /// [`StoreError::Corrupt`], never silently used; a store an earlier build wrote is upgraded.
     /// Every check is SQLite's, on the connection kept (`store/open.rs`).
-    pub fn open(path: &Path) -> Result<Store, EngineError> {
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
         let checked = open::open_write(path)?;
         Ok(Store::with(checked, path, true))
     }
 
     /// Opens an existing store to read, on a connection that cannot write: a missing file
-    /// ([`EngineError::Missing`]), an empty one ([`EngineError::Empty`], left as it is) and a
+    /// ([`StoreError::Missing`]), an empty one ([`StoreError::Empty`], left as it is) and a
     /// file that is not an intact Agora store are refused. A store in a directory this process
     /// cannot write opens too ([`Store::reader_path`] then names it for other readers).
-    pub fn open_read(path: &Path) -> Result<Store, EngineError> {
+    pub fn open_read(path: &Path) -> Result<Store, StoreError> {
         let checked = open::open_read(path)?;
         Ok(Store::with(checked, path, false))
     }
@@ -406,7 +408,7 @@ impl Store {
     /// Another connection to this store, with the store's access (read or write), for code
     /// that keeps tables of its own beside the runs: no check is repeated, and no file is
     /// opened but through SQLite.
-    pub fn connect(&self) -> Result<Connection, EngineError> {
+    pub fn connect(&self) -> Result<Connection, StoreError> {
         open::reconnect(&self.reader, &self.path, self.write)
     }
 
@@ -420,19 +422,19 @@ impl Store {
         &self.conn
     }
 
-    fn sql(&self, source: rusqlite::Error) -> EngineError {
-        EngineError::Store { path: self.path.clone(), source }
+    fn sql(&self, source: rusqlite::Error) -> StoreError {
+        StoreError::Sqlite { path: self.path.clone(), source }
     }
 
     /// Keys of every run already stored.
-    pub fn completed_keys(&self) -> Result<HashSet<String>, EngineError> {
+    pub fn completed_keys(&self) -> Result<HashSet<String>, StoreError> {
         let mut stmt = self.conn.prepare("SELECT run_key FROM runs").map_err(|e| self.sql(e))?;
         let keys = stmt.query_map([], |r| r.get::<_, String>(0)).map_err(|e| self.sql(e))?;
         keys.collect::<Result<HashSet<_>, _>>().map_err(|e| self.sql(e))
     }
 
     /// Notes the study and plan a run of `agora run` worked from.
-    pub fn record_study(&mut self, study: &StudyRecord<'_>, source: &str) -> Result<(), EngineError> {
+    pub fn record_study(&mut self, study: &StudyRecord<'_>, source: &str) -> Result<(), StoreError> {
         let plan = study;
         self.conn
             .execute(
@@ -466,7 +468,7 @@ impl Store {
 
     /// The source a study was recorded with ([`Store::record_study`]), or `None` when the store
     /// holds no such study.
-    pub fn study_source(&self, study: &str) -> Result<Option<String>, EngineError> {
+    pub fn study_source(&self, study: &str) -> Result<Option<String>, StoreError> {
         self.conn
             .query_row("SELECT source FROM studies WHERE study = ?1", [study], |r| r.get::<_, String>(0))
             .optional()
@@ -477,7 +479,7 @@ impl Store {
     /// [`PreparedRun::unhashed`], on the thread that played it), in a single transaction,
     /// hashing it first if it is not yet hashed. A run key already present is left as it is
     /// (the run is deterministic, so the records would be the same).
-    pub fn commit_prepared(&mut self, run: &mut PreparedRun) -> Result<bool, EngineError> {
+    pub fn commit_prepared(&mut self, run: &mut PreparedRun) -> Result<bool, StoreError> {
         let (rec, hash, rows) = run.parts();
         self.commit_encoded(rec, hash, rows)
     }
@@ -487,7 +489,7 @@ impl Store {
         rec: &RunRecords,
         hash: &str,
         rows: &crate::run_rows::RowValues,
-    ) -> Result<bool, EngineError> {
+    ) -> Result<bool, StoreError> {
         let result = self.commit_run_once(rec, hash, rows);
         if result.is_err() {
             self.parts.ids.clear();
@@ -500,9 +502,9 @@ impl Store {
         rec: &RunRecords,
         hash: &str,
         rows: &crate::run_rows::RowValues,
-    ) -> Result<bool, EngineError> {
+    ) -> Result<bool, StoreError> {
         let path = self.path.clone();
-        let sql = |source| EngineError::Store { path: path.clone(), source };
+        let sql = |source| StoreError::Sqlite { path: path.clone(), source };
         // Immediate: take the write lock up front. A deferred transaction that reads first
         // fails at once (SQLITE_BUSY, no waiting) when the reply cache's connection wrote in
         // between, which happens when replies and commits interleave.
@@ -619,7 +621,7 @@ impl Store {
 
     /// One digest of every stored run's record hash, in run-key order: two stores with the same
     /// runs and the same records give the same digest, whatever order the runs were written in.
-    pub fn records_digest(&self) -> Result<String, EngineError> {
+    pub fn records_digest(&self) -> Result<String, StoreError> {
         let mut stmt =
             self.conn.prepare("SELECT run_key, record_hash FROM runs ORDER BY run_key").map_err(|e| self.sql(e))?;
         let rows = stmt
@@ -631,7 +633,7 @@ impl Store {
     }
 
     /// Number of stored runs.
-    pub fn run_count(&self) -> Result<u64, EngineError> {
+    pub fn run_count(&self) -> Result<u64, StoreError> {
         self.conn
             .query_row("SELECT COUNT(*) FROM runs", [], |r| r.get::<_, i64>(0))
             .map(|n| n as u64)

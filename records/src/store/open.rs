@@ -17,7 +17,7 @@ use rusqlite::{Connection, ErrorCode, OpenFlags};
 
 use super::upgrade::{upgrade_declarations, upgrade_metrics, upgrade_rows, upgrade_transcripts, Upgrade};
 use super::{verify, APPLICATION_ID, PAGE_SIZE, SCHEMA, SCHEMA_VERSION};
-use crate::error::EngineError;
+use crate::error::StoreError;
 
 /// How long a connection waits for another's lock before it gives up.
 pub(super) const BUSY_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(30);
@@ -38,16 +38,16 @@ enum Found {
     Store(i32),
 }
 
-fn corrupt(path: &Path, message: impl Into<String>) -> EngineError {
-    EngineError::Corrupt { path: path.to_path_buf(), message: message.into() }
+fn corrupt(path: &Path, message: impl Into<String>) -> StoreError {
+    StoreError::Corrupt { path: path.to_path_buf(), message: message.into() }
 }
 
-fn sql(path: &Path) -> impl Fn(rusqlite::Error) -> EngineError + '_ {
-    move |source| EngineError::Store { path: path.to_path_buf(), source }
+fn sql(path: &Path) -> impl Fn(rusqlite::Error) -> StoreError + '_ {
+    move |source| StoreError::Sqlite { path: path.to_path_buf(), source }
 }
 
 /// Whether `path` names a file, from its metadata alone (no descriptor is opened).
-fn exists(path: &Path) -> Result<bool, EngineError> {
+fn exists(path: &Path) -> Result<bool, StoreError> {
     match std::fs::metadata(path) {
         Ok(m) if m.is_dir() => Err(corrupt(path, "a directory, not a store")),
         Ok(_) => Ok(true),
@@ -58,7 +58,7 @@ fn exists(path: &Path) -> Result<bool, EngineError> {
 
 /// Opens a store to write, creating the file (and its directory) if it is missing and making an
 /// empty file a store; an existing store is checked and, if an earlier build wrote it, upgraded.
-pub(super) fn open_write(path: &Path) -> Result<Checked, EngineError> {
+pub(super) fn open_write(path: &Path) -> Result<Checked, StoreError> {
     if !exists(path)? {
         if let Some(dir) = path.parent().filter(|d| !d.as_os_str().is_empty()) {
             std::fs::create_dir_all(dir)
@@ -92,7 +92,7 @@ pub(super) fn open_write(path: &Path) -> Result<Checked, EngineError> {
 /// index beside it) is opened immutable when it has no log to read. The one exception to "no
 /// write": a store an earlier build wrote is upgraded to this schema first, as a writing command
 /// would (once; a store that cannot be written is then refused with its version).
-pub(super) fn open_read(path: &Path) -> Result<Checked, EngineError> {
+pub(super) fn open_read(path: &Path) -> Result<Checked, StoreError> {
     let checked = open_read_once(path)?;
     match checked {
         (checked, None) => Ok(checked),
@@ -113,15 +113,15 @@ pub(super) fn open_read(path: &Path) -> Result<Checked, EngineError> {
 }
 
 /// A checked read connection, and the store's version if it is older than this build's.
-fn open_read_once(path: &Path) -> Result<(Checked, Option<i32>), EngineError> {
+fn open_read_once(path: &Path) -> Result<(Checked, Option<i32>), StoreError> {
     if !exists(path)? {
-        return Err(EngineError::Missing { path: path.to_path_buf() });
+        return Err(StoreError::Missing { path: path.to_path_buf() });
     }
     let read_only = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
     let conn = Connection::open_with_flags(path, read_only).map_err(sql(path))?;
     conn.busy_timeout(BUSY_TIMEOUT).map_err(sql(path))?;
     let (conn, name, found) = match inspect(&conn, path) {
-        Err(EngineError::Store { source, .. }) if cannot_make_log(&source) && !holds_changes(&log_of(path)) => {
+        Err(StoreError::Sqlite { source, .. }) if cannot_make_log(&source) && !holds_changes(&log_of(path)) => {
             // SQLite reads a write-ahead-log store through the log's index, made beside the
             // store on first use; in a directory this process cannot write it cannot be made.
             // With no log (or an empty one) there is nothing to read but the file, and no writer
@@ -132,7 +132,7 @@ fn open_read_once(path: &Path) -> Result<(Checked, Option<i32>), EngineError> {
             let found = inspect(&conn, path)?;
             (conn, name, found)
         }
-        Err(EngineError::Store { source, .. }) if cannot_make_log(&source) => {
+        Err(StoreError::Sqlite { source, .. }) if cannot_make_log(&source) => {
             return Err(corrupt(
                 path,
                 format!(
@@ -146,7 +146,7 @@ fn open_read_once(path: &Path) -> Result<(Checked, Option<i32>), EngineError> {
         Ok(found) => (conn, path.to_path_buf(), found),
     };
     let version = match found {
-        Found::Empty => return Err(EngineError::Empty { path: path.to_path_buf() }),
+        Found::Empty => return Err(StoreError::Empty { path: path.to_path_buf() }),
         Found::Store(version) => version,
     };
     quick_check(&conn, path)?;
@@ -173,7 +173,7 @@ fn log_of(path: &Path) -> PathBuf {
 
 /// A `file:` URI that opens `path` read-only and immutable (no lock, no log), its bytes
 /// percent-encoded where a URI would read them otherwise.
-fn immutable_uri(path: &Path) -> Result<String, EngineError> {
+fn immutable_uri(path: &Path) -> Result<String, StoreError> {
     let absolute = std::path::absolute(path).map_err(|e| corrupt(path, format!("cannot be read: {e}")))?;
     #[cfg(unix)]
     let bytes = std::os::unix::ffi::OsStrExt::as_bytes(absolute.as_os_str()).to_vec();
@@ -193,11 +193,11 @@ fn immutable_uri(path: &Path) -> Result<String, EngineError> {
 
 /// What the file holds, from SQLite's reading of it; a file SQLite does not take for a
 /// database, and a database that is not an Agora store, are refused.
-fn inspect(conn: &Connection, path: &Path) -> Result<Found, EngineError> {
+fn inspect(conn: &Connection, path: &Path) -> Result<Found, StoreError> {
     let not_a_database = |e: rusqlite::Error| match e.sqlite_error_code() {
         Some(ErrorCode::NotADatabase) => corrupt(path, "not a SQLite database (a truncated or foreign file)"),
         Some(ErrorCode::DatabaseCorrupt) => corrupt(path, format!("integrity check failed: {e}")),
-        _ => EngineError::Store { path: path.to_path_buf(), source: e },
+        _ => StoreError::Sqlite { path: path.to_path_buf(), source: e },
     };
     let pages: i64 = conn.query_row("PRAGMA page_count", [], |r| r.get(0)).map_err(not_a_database)?;
     if pages == 0 {
@@ -222,7 +222,7 @@ fn inspect(conn: &Connection, path: &Path) -> Result<Found, EngineError> {
 }
 
 /// SQLite's quick integrity check.
-fn quick_check(conn: &Connection, path: &Path) -> Result<(), EngineError> {
+fn quick_check(conn: &Connection, path: &Path) -> Result<(), StoreError> {
     let check: String = conn
         .query_row("PRAGMA quick_check", [], |r| r.get(0))
         .map_err(|e| corrupt(path, format!("integrity check failed: {e}")))?;
@@ -235,7 +235,7 @@ fn quick_check(conn: &Connection, path: &Path) -> Result<(), EngineError> {
 /// Makes an empty database a store: its page size and log first (neither can change inside a
 /// transaction), then the tables, the application id and the version in one transaction, so a
 /// reader sees an empty file or a whole store, never a store without its id.
-fn initialise(conn: &Connection, path: &Path) -> Result<(), EngineError> {
+fn initialise(conn: &Connection, path: &Path) -> Result<(), StoreError> {
     // 8 KiB pages (SQLite's default is 4): a run's rows are a few hundred kilobytes, and half as
     // many pages is half the log frames, checksums and page-cache work per run; the recorded
     // naming study runs 6-10 % faster, and an LLM call's rows still take about as much of the
@@ -266,11 +266,11 @@ fn initialise(conn: &Connection, path: &Path) -> Result<(), EngineError> {
 }
 
 /// Brings a store of an earlier schema to this one, step by step.
-fn upgrade(conn: &Connection, path: &Path, version: i32) -> Result<(), EngineError> {
+fn upgrade(conn: &Connection, path: &Path, version: i32) -> Result<(), StoreError> {
     let sql = sql(path);
     let from_upgrade = |message: &'static str| {
         move |e| match e {
-            Upgrade::Sql(source) => EngineError::Store { path: path.to_path_buf(), source },
+            Upgrade::Sql(source) => StoreError::Sqlite { path: path.to_path_buf(), source },
             Upgrade::Spec(run, m) => corrupt(path, format!("run {run}: {message}{m}")),
         }
     };
@@ -316,7 +316,7 @@ fn upgrade(conn: &Connection, path: &Path, version: i32) -> Result<(), EngineErr
 
 /// Another connection to a store already opened and checked, with the same access: for a
 /// writer that keeps tables of its own beside the runs (the reply cache, a session's records).
-pub(super) fn reconnect(name: &Path, path: &Path, write: bool) -> Result<Connection, EngineError> {
+pub(super) fn reconnect(name: &Path, path: &Path, write: bool) -> Result<Connection, StoreError> {
     let mut flags = OpenFlags::SQLITE_OPEN_NO_MUTEX
         | if write { OpenFlags::SQLITE_OPEN_READ_WRITE } else { OpenFlags::SQLITE_OPEN_READ_ONLY };
     if name != path {

@@ -80,7 +80,7 @@ pub(super) fn upgrade_metrics(conn: &Connection) -> Result<(), Upgrade> {
                 .collect::<Result<_, _>>()?;
             let factors: Vec<crate::spec::Factor> = serde_json::from_value(spec["factors"].clone()).unwrap_or_default();
             let reversed = factors.contains(&crate::spec::Factor::ReversedActionOrder);
-            let metrics = crate::records::outcomes(&env, variant, reversed, &ds, &is);
+            let metrics = crate::run_records::outcomes(&env, variant, reversed, &ds, &is);
             for (name, value) in &metrics {
                 conn.execute(
                     "INSERT INTO metrics (run_id, name, value) VALUES (?1, ?2, ?3)",
@@ -96,7 +96,7 @@ pub(super) fn upgrade_metrics(conn: &Connection) -> Result<(), Upgrade> {
 /// `run_rows`, one value per run and table, encoded as a live run encodes them; the views then
 /// list the same rows. One transaction.
 pub(super) fn upgrade_rows(conn: &Connection) -> Result<(), Upgrade> {
-    use crate::records::{InteractionRecord, PayoffRecord};
+    use crate::run_records::{InteractionRecord, PayoffRecord};
     let old: i64 =
         conn.query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'decisions'", [], |r| {
             r.get(0)

@@ -6,7 +6,7 @@
 use rusqlite::{params, Connection};
 
 use super::Store;
-use crate::error::EngineError;
+use crate::error::StoreError;
 use crate::record_hash::{record_hash, v7, AgentRow, CallRow, RowsText};
 
 /// A stored run whose record hash is not the hash of what the store holds for it.
@@ -247,7 +247,7 @@ pub(super) fn upgrade_hashes(conn: &Connection, from: i32, to: i32) -> Result<Ke
 impl Store {
     /// Recomputes every stored run's record hash from what the store holds and lists the runs
     /// whose stored hash differs: a store nobody has altered verifies with no mismatch.
-    pub fn verify(&self) -> Result<Verification, EngineError> {
+    pub fn verify(&self) -> Result<Verification, StoreError> {
         let mut v = Verification::default();
         each_stored(&self.conn, |_, stored, run| {
             v.runs += 1;
@@ -257,20 +257,20 @@ impl Store {
             }
             Ok(())
         })
-        .map_err(|source| EngineError::Store { path: self.path.clone(), source })?;
+        .map_err(|source| StoreError::Sqlite { path: self.path.clone(), source })?;
         Ok(v)
     }
 
     /// Every stored run's key and the record hash schema 7 gave its stored values
     /// ([`crate::record_hash::v7`]), in run order: what a schema-7 build would have stored for
     /// them. For the upgrade from schema 7 and its tests; nothing is stored under this hash.
-    pub fn schema_7_hashes(&self) -> Result<Vec<(String, String)>, EngineError> {
+    pub fn schema_7_hashes(&self) -> Result<Vec<(String, String)>, StoreError> {
         let mut hashes = Vec::new();
         each_stored(&self.conn, |_, _, run| {
             hashes.push((run.key.clone(), run.hash_v7()));
             Ok(())
         })
-        .map_err(|source| EngineError::Store { path: self.path.clone(), source })?;
+        .map_err(|source| StoreError::Sqlite { path: self.path.clone(), source })?;
         Ok(hashes)
     }
 }
