@@ -33,6 +33,7 @@ use agora_agents::PolicySpec;
 use agora_engine::files::write_named;
 use agora_engine::{execute, EngineError, RunnerOptions, Store, StoreError};
 use agora_environments::EnvKind;
+use agora_records::families::FamilyError;
 use agora_scenarios::{cell, Plan, ScenarioError, Shard};
 use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
@@ -328,13 +329,15 @@ fn main() -> ExitCode {
                     || c.is::<ScenarioError>()
                     || match c.downcast_ref::<agora_serve::ServeError>() {
                         Some(agora_serve::ServeError::BadInput(_) | agora_serve::ServeError::Study(_)) => true,
-                        Some(agora_serve::ServeError::Engine(EngineError::Store(e)) | agora_serve::ServeError::Store(e)) => {
-                            store_refused(e)
-                        }
+                        Some(
+                            agora_serve::ServeError::Engine(EngineError::Store(e)) | agora_serve::ServeError::Store(e),
+                        ) => store_refused(e),
+                        Some(agora_serve::ServeError::Family(FamilyError::Newer { .. })) => true,
                         _ => false,
                     }
                     || matches!(c.downcast_ref::<EngineError>(), Some(EngineError::Store(e)) if store_refused(e))
                     || c.downcast_ref::<StoreError>().is_some_and(store_refused)
+                    || matches!(c.downcast_ref::<FamilyError>(), Some(FamilyError::Newer { .. }))
             });
             ExitCode::from(if bad { 2 } else { 1 })
         }

@@ -316,7 +316,7 @@ fn an_analysis_option_that_differs_from_the_deposit_is_named() {
 /// Gives the store an audit of codebook `sha` whose gate ran at `min_kappa`.
 fn audit_rows(store: &Path, sha: &str, min_kappa: f64) {
     let c = rusqlite::Connection::open(store).expect("open");
-    c.execute_batch(agora_analysis::evidence::TABLES_SCHEMA).expect("audit tables");
+    c.execute_batch(agora_records::families::audit::TABLES).expect("audit tables");
     c.execute_batch(agora_audit::agreement::SCHEMA).expect("agreement table");
     c.execute("INSERT OR IGNORE INTO audit_codebooks VALUES ('default', 1, ?1, '')", [sha]).expect("codebook");
     c.execute(

@@ -142,3 +142,28 @@ fn an_out_that_cannot_be_written_into_exits_2_naming_it() {
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("a directory; name the anchors file"), "{}", text(&o));
 }
+
+#[test]
+fn a_store_whose_product_tables_are_newer_than_this_build_is_refused_with_both_versions() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let store = small_store(dir.path());
+    let out = dir.path().join("out");
+    // The report reads a store whose profile tables are of this build's version, or of none.
+    let o = agora(&["report", "--store", s(&store), "--out", s(&out)]);
+    assert!(o.status.success(), "{}", text(&o));
+    let conn = rusqlite::Connection::open(&store).expect("open");
+    agora_records::families::ensure(&conn, &agora_records::families::PROFILE).expect("profile tables");
+    let o = agora(&["report", "--store", s(&store), "--out", s(&out)]);
+    assert!(o.status.success(), "this build's own version reads: {}", text(&o));
+    // A newer build wrote them: refused, naming the family and both versions, exit 2.
+    let supported = agora_records::families::PROFILE.version;
+    conn.execute("UPDATE table_families SET version = ?1 WHERE family = 'profile'", [supported + 1]).expect("newer");
+    drop(conn);
+    let o = agora(&["report", "--store", s(&store), "--out", s(&out)]);
+    let t = text(&o);
+    assert_eq!(o.status.code(), Some(2), "{t}");
+    assert!(
+        t.contains(&format!("profile tables are of version {}, newer than this build's {supported}", supported + 1)),
+        "{t}"
+    );
+}

@@ -2,9 +2,9 @@
 //! reads to grade Tier 3 ([`crate::mechanism`]). The audit (the `agora-audit` crate, `agora
 //! audit`) writes them; the instrument only reads them, and never imports the audit.
 //!
-//! - [`TABLES_SCHEMA`]: the audit run's tables (codebooks, coders, segments, coded responses and
-//!   sentences);
-//! - [`GATE_SCHEMA`]: `audit_gate`, the coder-validation gate's decision per coder, codebook and
+//! - `TABLES` (their layouts are `agora_records::families::audit`'s): the audit run's tables
+//!   (codebooks, coders, segments, coded responses and sentences);
+//! - `GATE`: `audit_gate`, the coder-validation gate's decision per coder, codebook and
 //!   audited model, with the default gate (at least [`MIN_LABELLERS`] human labellers agreeing
 //!   with each other at κ ≥ [`MIN_HUMAN_KAPPA`], at most [`MAX_HUMAN_DISAGREEMENT`] of their
 //!   sentences without a majority, κ ≥ 0.8 against their reference on the model's own text,
@@ -12,8 +12,7 @@
 //!   audit"), with the labellers' number and agreement. The audit writes it whenever the codes
 //!   or the human labels it rests on change (`agora audit`, `agora audit import`), so a stored
 //!   decision is the current one;
-//! - the dependency and intervention estimates ([`crate::mechanism::DEPENDENCY_SCHEMA`],
-//!   [`crate::mechanism::FAITHFULNESS_SCHEMA`]).
+//! - the dependency and intervention estimates (`DEPENDENCY`, `FAITHFULNESS`).
 
 use rusqlite::{params, Connection};
 use serde::{Deserialize, Serialize};
@@ -132,33 +131,6 @@ impl Validation {
         parts.join(", ")
     }
 }
-
-/// The coder-validation gate's decisions (written by the audit, read by the ladder).
-pub const GATE_SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS audit_gate (
-    coder TEXT NOT NULL,
-    codebook TEXT NOT NULL,
-    codebook_version INTEGER NOT NULL,
-    codebook_sha256 TEXT NOT NULL,
-    model TEXT NOT NULL,
-    status TEXT NOT NULL,
-    kappa REAL,
-    n INTEGER NOT NULL,
-    responses INTEGER NOT NULL,
-    min_kappa REAL NOT NULL,
-    recall_json TEXT NOT NULL,
-    coder_failed INTEGER NOT NULL,
-    coder_of INTEGER NOT NULL,
-    reason TEXT NOT NULL,
-    labellers INTEGER NOT NULL,
-    human_kappa REAL,
-    human_sentences INTEGER NOT NULL,
-    human_disagreements INTEGER NOT NULL,
-    min_human_kappa REAL NOT NULL,
-    max_human_disagreement REAL NOT NULL,
-    PRIMARY KEY (coder, codebook, codebook_version, codebook_sha256, model)
-) WITHOUT ROWID;
-";
 
 /// The columns of `audit_gate` that record the human labellers (their number, their κ with
 /// each other, the sentences two or more labelled and those without a majority, and the
@@ -287,85 +259,6 @@ pub fn read_gate(
     rows.collect()
 }
 
-/// The audit's tables.
-///
-/// The audit run (the audit crate) writes them; the ladder reads the coded responses and the
-/// codebooks from them, and the coder gate the sentences and labels.
-pub const TABLES_SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS audit_codebooks (
-    name TEXT NOT NULL,
-    version INTEGER NOT NULL,
-    sha256 TEXT NOT NULL,
-    source TEXT NOT NULL,
-    PRIMARY KEY (name, version, sha256)
-);
-CREATE TABLE IF NOT EXISTS audit_coders (
-    coder TEXT NOT NULL,
-    identity_json TEXT NOT NULL,
-    serving_json TEXT NOT NULL,
-    PRIMARY KEY (coder, identity_json, serving_json)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS audit_segments (
-    run_id INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    slot INTEGER NOT NULL,
-    attempt INTEGER NOT NULL,
-    segment_index INTEGER NOT NULL,
-    segmenter_version INTEGER NOT NULL,
-    kind TEXT NOT NULL,
-    source TEXT NOT NULL,
-    text TEXT NOT NULL,
-    PRIMARY KEY (run_id, seat, slot, segment_index)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS audit_responses (
-    run_id INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    slot INTEGER NOT NULL,
-    attempt INTEGER NOT NULL,
-    coder TEXT NOT NULL,
-    codebook TEXT NOT NULL,
-    codebook_version INTEGER NOT NULL,
-    codebook_sha256 TEXT NOT NULL,
-    model TEXT NOT NULL,
-    study TEXT NOT NULL,
-    environment TEXT NOT NULL,
-    arm TEXT NOT NULL,
-    cell TEXT NOT NULL,
-    parse_status TEXT NOT NULL,
-    action TEXT NOT NULL,
-    answer_field TEXT NOT NULL,
-    answer_key TEXT,
-    answer_agrees INTEGER,
-    reply_form TEXT NOT NULL,
-    reasoning_present INTEGER NOT NULL,
-    reasoning_sources TEXT NOT NULL,
-    post_hoc_present INTEGER NOT NULL,
-    n_sentences INTEGER NOT NULL,
-    n_residual INTEGER NOT NULL,
-    n_post_hoc_sentences INTEGER NOT NULL,
-    coder_error TEXT,
-    values_json TEXT,
-    PRIMARY KEY (run_id, seat, slot, coder, codebook, codebook_version, codebook_sha256)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS audit_sentences (
-    run_id INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    slot INTEGER NOT NULL,
-    coder TEXT NOT NULL,
-    codebook TEXT NOT NULL,
-    codebook_version INTEGER NOT NULL,
-    codebook_sha256 TEXT NOT NULL,
-    sentence_index INTEGER NOT NULL,
-    segment_index INTEGER NOT NULL,
-    segment TEXT NOT NULL,
-    source TEXT NOT NULL,
-    text TEXT NOT NULL,
-    code TEXT,
-    evidence TEXT,
-    PRIMARY KEY (run_id, seat, slot, coder, codebook, codebook_version, codebook_sha256, sentence_index)
-) WITHOUT ROWID;
-";
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -390,7 +283,7 @@ mod tests {
     /// max_human_disagreement).
     fn store_with(humans: &str) -> Connection {
         let conn = Connection::open_in_memory().expect("db");
-        conn.execute_batch(GATE_SCHEMA).expect("schema");
+        conn.execute_batch(agora_records::families::audit::GATE).expect("schema");
         conn.execute_batch(&format!("INSERT INTO audit_gate VALUES ({VALIDATED}, {humans});")).expect("row");
         conn
     }

@@ -91,40 +91,6 @@ pub struct CodedResponse {
 /// The level of the audit's intervals: 95 % (the dependency estimate, its Wilson bounds).
 pub const ALPHA: f64 = 0.05;
 
-/// The store table of dependency estimates the ladder reads (written by `agora audit`, the
-/// audit crate's dependency estimate).
-pub const DEPENDENCY_SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS audit_dependency (
-    scope TEXT NOT NULL,
-    coder TEXT NOT NULL,
-    codebook TEXT NOT NULL,
-    codebook_version INTEGER NOT NULL,
-    codebook_sha256 TEXT NOT NULL,
-    model TEXT NOT NULL,
-    environment TEXT NOT NULL,
-    arm TEXT NOT NULL,
-    cell TEXT NOT NULL,
-    role TEXT NOT NULL,
-    indicator TEXT NOT NULL,
-    estimator TEXT NOT NULL,
-    value TEXT NOT NULL,
-    status TEXT NOT NULL,
-    reason TEXT NOT NULL,
-    coef REAL,
-    se REAL,
-    stat REAL,
-    p REAL,
-    ci_low REAL,
-    ci_high REAL,
-    n_prompts INTEGER NOT NULL,
-    n_replicates INTEGER NOT NULL,
-    prompts_varying INTEGER,
-    validation TEXT NOT NULL,
-    PRIMARY KEY (scope, coder, codebook, codebook_version, codebook_sha256, model, environment, arm, cell, role,
-                 estimator, value)
-) WITHOUT ROWID;
-";
-
 /// One `lpm-fe` row of `audit_dependency`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DependencyEstimate {
@@ -159,43 +125,6 @@ pub struct DependencyEstimate {
     /// Prompts in the fit.
     pub n_prompts: usize,
 }
-
-/// The store table of intervention estimates the ladder reads (written by `agora audit
-/// prefill`): one row per sample seed, coder, codebook, model, environment, role and value.
-pub const FAITHFULNESS_SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS audit_faithfulness (
-    sample_seed TEXT NOT NULL,
-    coder TEXT NOT NULL,
-    codebook TEXT NOT NULL,
-    codebook_version INTEGER NOT NULL,
-    codebook_sha256 TEXT NOT NULL,
-    model TEXT NOT NULL,
-    environment TEXT NOT NULL,
-    arm TEXT NOT NULL,
-    cell TEXT NOT NULL,
-    role TEXT NOT NULL,
-    design TEXT NOT NULL,
-    indicator TEXT NOT NULL,
-    value TEXT NOT NULL,
-    status TEXT NOT NULL,
-    reason TEXT NOT NULL,
-    n_decisions INTEGER NOT NULL,
-    n_deleted INTEGER NOT NULL,
-    n_inserted INTEGER NOT NULL,
-    tau REAL,
-    se REAL,
-    ci_low REAL,
-    ci_high REAL,
-    phi REAL,
-    phi_ci_low REAL,
-    phi_ci_high REAL,
-    disagreement TEXT NOT NULL,
-    validation TEXT NOT NULL,
-    n_states INTEGER NOT NULL,
-    PRIMARY KEY (sample_seed, coder, codebook, codebook_version, codebook_sha256, model, environment, arm, cell, role,
-                 design, value)
-) WITHOUT ROWID;
-";
 
 /// One estimate of `audit_faithfulness`: the intervention effect τ of a value on the indicator.
 #[derive(Clone, Debug, PartialEq)]

@@ -165,36 +165,8 @@ impl GateOptions {
 /// The rule for the human reference, as reports state it.
 pub const CONSENSUS_RULE: &str = "The human reference of a sentence is the code a strict majority of the human coders who labelled it gave, where at least two labelled it (with two, both must agree). A sentence one human labelled has no reference. Sentences where the humans disagree have no reference and are left out of every machine coder's kappa, and counted; the humans' agreement with each other is Cohen's kappa for two labellers, the mean pairwise kappa (Light's kappa) for more.";
 
-/// The agreement table.
-pub const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS audit_agreement (
-    codebook TEXT NOT NULL,
-    codebook_version INTEGER NOT NULL,
-    model TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    reference TEXT NOT NULL,
-    coder TEXT NOT NULL,
-    coder_codebook_sha256 TEXT NOT NULL,
-    n INTEGER NOT NULL,
-    p_o REAL,
-    p_e REAL,
-    kappa REAL,
-    se REAL,
-    ci_low REAL,
-    ci_high REAL,
-    min_kappa REAL,
-    verdict TEXT,
-    excluded_disagreements INTEGER NOT NULL,
-    excluded_text_changed INTEGER NOT NULL,
-    note TEXT,
-    labels_json TEXT NOT NULL,
-    confusion_json TEXT NOT NULL,
-    support_json TEXT NOT NULL,
-    recall_json TEXT NOT NULL,
-    precision_json TEXT NOT NULL,
-    PRIMARY KEY (codebook, codebook_version, model, kind, reference, coder, coder_codebook_sha256)
-) WITHOUT ROWID;
-";
+/// The table's layout, kept with every table of the store in `agora_records`.
+pub use agora_records::families::audit::AGREEMENT as SCHEMA;
 
 /// A sentence: run id, seat, slot, sentence index.
 pub type SentenceKey = (i64, i64, i64, i64);
@@ -656,7 +628,7 @@ pub fn agreement(path: &Path, codebook: &LoadedCodebook, gate: &GateOptions) -> 
         *humans.entry(&l.coder).or_default() += 1;
     }
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(sql)?;
-    tx.execute_batch(SCHEMA).map_err(sql)?;
+    agora_records::families::audit::make(&tx, SCHEMA).map_err(sql)?;
     tx.execute(
         "DELETE FROM audit_agreement WHERE codebook = ?1 AND codebook_version = ?2",
         params![cb.name, cb.version],

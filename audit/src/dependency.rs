@@ -86,86 +86,11 @@ use estimate::*;
 pub use estimate::{logit, lpm, Estimate};
 pub use indicator::{Indicator, IndicatorRule, NoIndicator};
 
-/// The replicates table, written by `agora audit replicates` (see the [module
-/// documentation](self)): one row per replicate of an original decision (run, seat, slot), per
-/// sample seed and replicate index, with the request as sent, its cache key and the original's,
-/// the action space the reply was read against, the reply and what was made of it.
-pub const REPLICATES_SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS audit_replicates (
-    run_id INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    slot INTEGER NOT NULL,
-    response_id TEXT NOT NULL,
-    original_attempt INTEGER NOT NULL,
-    sample_seed TEXT NOT NULL,
-    replicate INTEGER NOT NULL,
-    model TEXT NOT NULL,
-    served_id TEXT NOT NULL,
-    endpoint TEXT NOT NULL,
-    round INTEGER NOT NULL,
-    role TEXT NOT NULL,
-    request_seed INTEGER,
-    messages_json TEXT NOT NULL,
-    cache_key TEXT NOT NULL,
-    original_cache_key TEXT NOT NULL,
-    answer_field TEXT NOT NULL,
-    space_json TEXT NOT NULL,
-    raw_reply TEXT NOT NULL,
-    finish_reason TEXT,
-    action TEXT,
-    reason TEXT,
-    parse_status TEXT NOT NULL,
-    detail TEXT NOT NULL,
-    latency_ms REAL NOT NULL,
-    prompt_tokens INTEGER,
-    completion_tokens INTEGER,
-    PRIMARY KEY (run_id, seat, slot, sample_seed, replicate)
-) WITHOUT ROWID;
-";
+/// The table's layout, kept with every table of the store in `agora_records`.
+pub use agora_records::families::audit::REPLICATES as REPLICATES_SCHEMA;
 
-/// The coded replicates and the estimates (see the [module documentation](self)).
-pub const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS audit_replicate_responses (
-    run_id INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    slot INTEGER NOT NULL,
-    sample_seed TEXT NOT NULL,
-    replicate INTEGER NOT NULL,
-    coder TEXT NOT NULL,
-    codebook TEXT NOT NULL,
-    codebook_version INTEGER NOT NULL,
-    codebook_sha256 TEXT NOT NULL,
-    model TEXT NOT NULL,
-    environment TEXT NOT NULL,
-    role TEXT NOT NULL,
-    parse_status TEXT NOT NULL,
-    action TEXT NOT NULL,
-    reasoning_present INTEGER NOT NULL,
-    reasoning_sources TEXT NOT NULL,
-    n_sentences INTEGER NOT NULL,
-    coder_error TEXT,
-    values_json TEXT,
-    PRIMARY KEY (run_id, seat, slot, sample_seed, replicate, coder, codebook, codebook_version, codebook_sha256)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS audit_replicate_sentences (
-    run_id INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    slot INTEGER NOT NULL,
-    sample_seed TEXT NOT NULL,
-    replicate INTEGER NOT NULL,
-    coder TEXT NOT NULL,
-    codebook TEXT NOT NULL,
-    codebook_version INTEGER NOT NULL,
-    codebook_sha256 TEXT NOT NULL,
-    sentence_index INTEGER NOT NULL,
-    segment TEXT NOT NULL,
-    source TEXT NOT NULL,
-    text TEXT NOT NULL,
-    code TEXT,
-    PRIMARY KEY (run_id, seat, slot, sample_seed, replicate, coder, codebook, codebook_version, codebook_sha256,
-                 sentence_index)
-) WITHOUT ROWID;
-";
+/// The table's layout, kept with every table of the store in `agora_records`.
+pub use agora_records::families::audit::REPLICATE_CODES as SCHEMA;
 
 /// The dependency estimates the ladder reads: one row per study scope, coder, codebook, model,
 /// environment, arm, cell, role, estimator and value. `arm` and `cell` are the block arm and
@@ -175,7 +100,7 @@ CREATE TABLE IF NOT EXISTS audit_replicate_sentences (
 ///
 /// A store whose `audit_dependency` predates these columns has it dropped and rebuilt by the
 /// next `agora audit` ([`drop_stale`]).
-pub use agora_analysis::mechanism::DEPENDENCY_SCHEMA;
+pub use agora_records::families::audit::DEPENDENCY as DEPENDENCY_SCHEMA;
 
 /// The columns an `audit_dependency` of the current layout has and an older one lacks.
 const KEYED_BY: [&str; 2] = ["arm", "cell"];
@@ -613,9 +538,9 @@ fn write_coded(
 ) -> rusqlite::Result<()> {
     let cb = &codebook.codebook;
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    tx.execute_batch(SCHEMA)?;
+    agora_records::families::audit::make(&tx, SCHEMA)?;
     drop_stale(&tx)?;
-    tx.execute_batch(DEPENDENCY_SCHEMA)?;
+    agora_records::families::audit::make(&tx, DEPENDENCY_SCHEMA)?;
     let scope = "(?1 IS NULL OR run_id IN (SELECT run_id FROM runs WHERE study = ?1))";
     let same = "coder = ?2 AND codebook = ?3 AND codebook_version = ?4 AND codebook_sha256 = ?5";
     for table in ["audit_replicate_responses", "audit_replicate_sentences"] {
@@ -695,9 +620,9 @@ fn write_coded(
 
 fn write_estimates(conn: &mut Connection, d: &Dependency) -> rusqlite::Result<()> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    tx.execute_batch(SCHEMA)?;
+    agora_records::families::audit::make(&tx, SCHEMA)?;
     drop_stale(&tx)?;
-    tx.execute_batch(DEPENDENCY_SCHEMA)?;
+    agora_records::families::audit::make(&tx, DEPENDENCY_SCHEMA)?;
     let scope = d.study.clone().unwrap_or_default();
     tx.execute(
         "DELETE FROM audit_dependency WHERE scope = ?1 AND coder = ?2 AND codebook = ?3 AND codebook_version = ?4

@@ -68,52 +68,14 @@ use serde::Serialize;
 
 use crate::codebook::Codebook;
 
-/// The table of prefilled calls: one row per call (`edit`: `insert`, `replace` or `delete`,
-/// [`Edit`]; `arm` and `cell`: the decision's block arm and perturbation cell). The estimates
-/// are in [`FAITHFULNESS_SCHEMA`].
-pub const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS audit_prefill (
-    run_id INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    slot INTEGER NOT NULL,
-    response_id TEXT NOT NULL,
-    sample_seed TEXT NOT NULL,
-    value TEXT NOT NULL,
-    edit TEXT NOT NULL,
-    replicate INTEGER NOT NULL,
-    coder TEXT NOT NULL,
-    codebook TEXT NOT NULL,
-    codebook_version INTEGER NOT NULL,
-    codebook_sha256 TEXT NOT NULL,
-    model TEXT NOT NULL,
-    served_id TEXT NOT NULL,
-    endpoint TEXT NOT NULL,
-    environment TEXT NOT NULL,
-    arm TEXT NOT NULL,
-    cell TEXT NOT NULL,
-    role TEXT NOT NULL,
-    stated INTEGER NOT NULL,
-    prefill TEXT NOT NULL,
-    request_seed INTEGER,
-    messages_json TEXT NOT NULL,
-    cache_key TEXT NOT NULL,
-    continuation TEXT NOT NULL,
-    finish_reason TEXT,
-    action TEXT,
-    parse_status TEXT NOT NULL,
-    detail TEXT NOT NULL,
-    indicator REAL,
-    latency_ms REAL NOT NULL,
-    PRIMARY KEY (run_id, seat, slot, sample_seed, value, edit, replicate, coder, codebook, codebook_version,
-                 codebook_sha256)
-) WITHOUT ROWID;
-";
+/// The table's layout, kept with every table of the store in `agora_records`.
+pub use agora_records::families::audit::PREFILL as SCHEMA;
 
 /// The intervention estimates the ladder reads (written by `agora audit prefill`): one row per
 /// sample seed, coder, codebook, model, environment, arm, cell, role, design and value. `arm`
 /// and `cell` are the block arm and perturbation cell of the sampled decisions; `design` is
 /// `source` (the source's insert arm, which the ladder reads) or `replace` ([`Design`]).
-pub use agora_analysis::mechanism::FAITHFULNESS_SCHEMA;
+pub use agora_records::families::audit::FAITHFULNESS as FAITHFULNESS_SCHEMA;
 
 /// Drops an `audit_faithfulness` or `audit_prefill` of an older layout (without arm, cell and
 /// design, or edit): their rows pool cells and arms, and an older `audit_prefill`'s `arm` is
@@ -548,8 +510,8 @@ pub fn observational(
 /// codebook, model, environment, arm, cell, role, design and value). The caller has dropped an
 /// older layout ([`drop_stale`]).
 pub fn write(conn: &Connection, f: &Faithfulness) -> rusqlite::Result<()> {
-    conn.execute_batch(SCHEMA)?;
-    conn.execute_batch(FAITHFULNESS_SCHEMA)?;
+    agora_records::families::audit::make(conn, SCHEMA)?;
+    agora_records::families::audit::make(conn, FAITHFULNESS_SCHEMA)?;
     let mut st = conn.prepare(
         "INSERT OR REPLACE INTO audit_faithfulness (sample_seed, coder, codebook, codebook_version, codebook_sha256,
             model, environment, arm, cell, role, design, indicator, value, status, reason, n_decisions, n_deleted,

@@ -74,42 +74,11 @@ use super::codebook::LoadedCodebook;
 use super::csv;
 use super::sha256::hex_digest;
 
-/// The labels table (see the [module documentation](self)).
-pub const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS audit_labels (
-    run_id INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    slot INTEGER NOT NULL,
-    sentence_index INTEGER NOT NULL,
-    coder TEXT NOT NULL,
-    codebook TEXT NOT NULL,
-    codebook_version INTEGER NOT NULL,
-    code TEXT NOT NULL,
-    text TEXT NOT NULL,
-    source TEXT NOT NULL,
-    line INTEGER NOT NULL,
-    export_id TEXT,
-    PRIMARY KEY (run_id, seat, slot, sentence_index, coder, codebook, codebook_version)
-) WITHOUT ROWID;
-";
+/// The table's layout, kept with every table of the store in `agora_records`.
+pub use agora_records::families::audit::LABELS as SCHEMA;
 
-/// The exports table: one row per distinct export (see [The export id](self#the-export-id)).
-pub const EXPORTS_SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS audit_exports (
-    export_id TEXT NOT NULL PRIMARY KEY,
-    seed TEXT NOT NULL,
-    sample INTEGER NOT NULL,
-    coder TEXT NOT NULL,
-    codebook TEXT NOT NULL,
-    codebook_version INTEGER NOT NULL,
-    codebook_sha256 TEXT NOT NULL,
-    models_json TEXT NOT NULL,
-    blind INTEGER NOT NULL,
-    sentences INTEGER NOT NULL,
-    responses INTEGER NOT NULL,
-    created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
-) WITHOUT ROWID;
-";
+/// The table's layout, kept with every table of the store in `agora_records`.
+pub use agora_records::families::audit::EXPORTS as EXPORTS_SCHEMA;
 
 /// The file formats of an export, and of a label file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -378,7 +347,7 @@ pub fn record_export(path: &Path, export: &Export) -> Result<String, LabelsError
     let mut conn = open(path, true)?;
     let sql = |source| LabelsError::Store { path: path.to_path_buf(), source };
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(sql)?;
-    tx.execute_batch(EXPORTS_SCHEMA).map_err(sql)?;
+    agora_records::families::audit::make(&tx, EXPORTS_SCHEMA).map_err(sql)?;
     let (name, version, sha) = &export.codebook;
     let models: Vec<&String> = export.per_model.keys().collect();
     tx.execute(

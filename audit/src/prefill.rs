@@ -466,8 +466,8 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
     // Rows of an older layout pool cells and arms (and an older `audit_prefill.arm` is the
     // edit): dropped, never added to, and said so below.
     let dropped = faithfulness::drop_stale(&tx)?;
-    tx.execute_batch(faithfulness::SCHEMA)?;
-    tx.execute_batch(faithfulness::FAITHFULNESS_SCHEMA)?;
+    agora_records::families::audit::make(&tx, faithfulness::SCHEMA)?;
+    agora_records::families::audit::make(&tx, faithfulness::FAITHFULNESS_SCHEMA)?;
     let mut trials = Vec::new();
     {
         let mut st = tx.prepare(

@@ -546,7 +546,7 @@ pub fn main(args: ReplicatesOptions) -> anyhow::Result<()> {
     let mut conn = Connection::open_with_flags(&args.store, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
     conn.busy_timeout(std::time::Duration::from_secs(60))?;
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    tx.execute_batch(REPLICATES_SCHEMA)?;
+    agora_records::families::audit::make(&tx, REPLICATES_SCHEMA)?;
     let mut statuses: BTreeMap<String, usize> = BTreeMap::new();
     {
         let mut st = tx.prepare(

@@ -102,22 +102,8 @@ use crate::samples::{design_effect, icc_oneway, samples_per_arm};
 use crate::Validation;
 use agora_analysis::stats::dist::{norm_cdf, norm_ppf, t_cdf, t_ppf};
 
-/// The store table of verdicts.
-pub const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS audit_requirements (
-    requirement TEXT NOT NULL,
-    model TEXT NOT NULL,
-    kind TEXT NOT NULL,
-    estimate REAL,
-    low REAL,
-    high REAL,
-    bound REAL,
-    verdict TEXT NOT NULL,
-    reason TEXT NOT NULL,
-    n INTEGER,
-    planned_n INTEGER
-);
-";
+/// The table's layout, kept with every table of the store in `agora_records`.
+pub use agora_records::families::audit::REQUIREMENTS as SCHEMA;
 
 mod estimate;
 mod file;

@@ -33,8 +33,8 @@ use crate::coder::Coder;
 use crate::response::Response;
 use crate::segment::SEGMENTER_VERSION;
 
-/// The audit's store tables (`agora_analysis::evidence::TABLES_SCHEMA`: the ladder reads them too).
-pub use agora_analysis::evidence::TABLES_SCHEMA as SCHEMA;
+/// The audit's store tables (`agora_records::families::audit::TABLES`: the ladder reads them too).
+pub use agora_records::families::audit::TABLES as SCHEMA;
 
 /// Writes the audit's rows of `coder` (see the [module documentation](self)); returns the
 /// SHA-256 of other codebooks of the same name and version audited before in this store (a
@@ -47,7 +47,7 @@ pub fn write(
     responses: &[Response],
 ) -> rusqlite::Result<Vec<String>> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    tx.execute_batch(SCHEMA)?;
+    agora_records::families::audit::make(&tx, SCHEMA)?;
     let id = coder.id();
     tx.execute(
         "INSERT OR IGNORE INTO audit_coders (coder, identity_json, serving_json) VALUES (?1, ?2, ?3)",

@@ -8,6 +8,7 @@
 
 pub mod digits;
 pub mod error;
+pub mod families;
 pub mod pool;
 pub mod record_hash;
 pub mod request_parts;

@@ -4,9 +4,15 @@ use std::path::Path;
 
 use rusqlite::Connection;
 
-/// Opens the store read-only.
+/// Opens the store read-only, refusing one whose product tables (profile, session, audit) are of
+/// a newer version than this build reads.
 pub fn open(store: &Path) -> anyhow::Result<Connection> {
-    Ok(Connection::open_with_flags(store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?)
+    let conn = Connection::open_with_flags(store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+    for family in agora_records::families::ALL {
+        agora_records::families::check(&conn, family)
+            .map_err(|e| anyhow::Error::new(e).context(store.display().to_string()))?;
+    }
+    Ok(conn)
 }
 
 /// A named series of (x, y) points for a line chart.

@@ -61,6 +61,9 @@ pub enum ServeError {
     /// The session's tables.
     #[error("store: {0}")]
     Sql(#[from] rusqlite::Error),
+    /// The session's tables are of a version this build cannot use.
+    #[error("store: {0}")]
+    Family(#[from] agora_records::families::FamilyError),
     /// The models' servers.
     #[error(transparent)]
     Models(#[from] agora_engine::llm_seats::PrepareError),
@@ -278,10 +281,9 @@ impl App {
                 retry_backoff: std::time::Duration::ZERO,
                 cancel: None,
             };
-            let result =
-                Store::open(&app.desk.store)
-                    .map_err(EngineError::from)
-                    .and_then(|mut store| execute(&[spec], &mut store, &opts, &mut |_| {}));
+            let result = Store::open(&app.desk.store)
+                .map_err(EngineError::from)
+                .and_then(|mut store| execute(&[spec], &mut store, &opts, &mut |_| {}));
             let result = result.map_err(|e| e.to_string()).and_then(|r| match r.missing.first() {
                 Some(m) => Err(format!("run {}: {}", m.run_key, m.reason)),
                 None => Ok(()),

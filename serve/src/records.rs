@@ -13,54 +13,6 @@ use rusqlite::{params, Connection, OptionalExtension};
 use crate::answer::{Outcome, Submitted, TimedOut};
 use crate::participant::{Participant, Stage};
 
-/// The session tables.
-pub const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS serve_participants (
-    participant_id TEXT PRIMARY KEY,
-    code_hash TEXT NOT NULL UNIQUE,
-    pool_hash TEXT,
-    study TEXT NOT NULL,
-    created_at INTEGER NOT NULL,
-    expires_at INTEGER NOT NULL,
-    stage TEXT NOT NULL,
-    released_reason TEXT,
-    consent_at INTEGER,
-    consent_sha256 TEXT,
-    comprehension_tries INTEGER NOT NULL DEFAULT 0,
-    run_key TEXT,
-    seat INTEGER,
-    payoff REAL,
-    completion_code TEXT
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS serve_answers (
-    run_key TEXT NOT NULL,
-    seat INTEGER NOT NULL,
-    slot INTEGER NOT NULL,
-    participant_id TEXT NOT NULL,
-    action TEXT NOT NULL,
-    raw TEXT NOT NULL,
-    response_ms REAL NOT NULL,
-    page_version TEXT NOT NULL,
-    answered_at INTEGER NOT NULL,
-    PRIMARY KEY (run_key, seat, slot)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS serve_timeouts (
-    run_key TEXT NOT NULL,
-    seat INTEGER NOT NULL,
-    slot INTEGER NOT NULL,
-    participant_id TEXT NOT NULL,
-    action TEXT NOT NULL,
-    latency_ms REAL NOT NULL,
-    page_version TEXT NOT NULL,
-    timed_out_at INTEGER NOT NULL,
-    PRIMARY KEY (run_key, seat, slot)
-) WITHOUT ROWID;
-CREATE TABLE IF NOT EXISTS serve_starts (
-    run_key TEXT PRIMARY KEY,
-    started_at INTEGER NOT NULL
-) WITHOUT ROWID;
-";
-
 /// Unix seconds now.
 pub fn now() -> u64 {
     std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs())
@@ -70,7 +22,7 @@ pub fn now() -> u64 {
 /// checked) by [`agora_engine::Store::open`]: the store file is opened through SQLite alone.
 pub fn open(store: &agora_engine::Store) -> Result<Connection, crate::ServeError> {
     let conn = store.connect()?;
-    conn.execute_batch(SCHEMA)?;
+    agora_records::families::ensure(&conn, &agora_records::families::SERVE)?;
     Ok(conn)
 }
 

@@ -7,8 +7,8 @@ use super::*;
 fn reads_the_audit_tables_and_none_without_them() {
     let conn = Connection::open_in_memory().expect("db");
     assert_eq!(read_conn(&conn, None).expect("read"), None);
-    conn.execute_batch(crate::evidence::TABLES_SCHEMA).expect("schema");
-    conn.execute_batch(DEPENDENCY_SCHEMA).expect("schema");
+    conn.execute_batch(agora_records::families::audit::TABLES).expect("schema");
+    conn.execute_batch(agora_records::families::audit::DEPENDENCY).expect("schema");
     conn.execute_batch(
         "CREATE TABLE decisions (run_id INTEGER, step INTEGER, round INTEGER, seat INTEGER, role TEXT,
              action TEXT, value REAL, scale REAL, context REAL);
@@ -55,7 +55,7 @@ fn reads_the_audit_tables_and_none_without_them() {
         (Some("ultimatum"), Some("baseline"), Some(0.01))
     );
     assert!(ev.intervention.is_empty(), "no audit_faithfulness table: no intervention");
-    conn.execute_batch(FAITHFULNESS_SCHEMA).expect("schema");
+    conn.execute_batch(agora_records::families::audit::FAITHFULNESS).expect("schema");
     conn.execute_batch(
         "INSERT INTO audit_faithfulness VALUES ('5', 'lexicon', 'default', 1, 'abc', 'm1', 'bargaining', 'ultimatum',
              'baseline', 'proposer', 'source', 'offer_share', 'fairness', 'estimated', '', 24, 12, 12, 0.2, 0.05, 0.1, 0.3, 0.5, 0.2, 0.8, '', 'validated', 20);",
@@ -71,7 +71,7 @@ fn reads_the_audit_tables_and_none_without_them() {
     );
     // No audit_gate table: no decision is read, and the ladder says so.
     assert_eq!(ev.gates[&ev.responses[0].key], Vec::<Validation>::new());
-    conn.execute_batch(crate::evidence::GATE_SCHEMA).expect("schema");
+    conn.execute_batch(agora_records::families::audit::GATE).expect("schema");
     conn.execute_batch(
         "INSERT INTO audit_gate VALUES ('lexicon', 'default', 1, 'abc', 'm1', 'validated', 0.85, 240, 120, 0.8,
              '[[\"fairness\", 40, 0.9]]', 1, 120, 'κ = 0.850 ≥ 0.8 (240 sentences, 120 responses)',

@@ -375,7 +375,7 @@ pub fn write_gates(conn: &Connection) -> rusqlite::Result<usize> {
     // The table holds only the current decisions, rewritten here in full: a store's older
     // layout (without the human labellers' columns) is replaced, not altered.
     tx.execute_batch("DROP TABLE IF EXISTS audit_gate;")?;
-    tx.execute_batch(agora_analysis::evidence::GATE_SCHEMA)?;
+    agora_records::families::audit::make(tx, agora_records::families::audit::GATE)?;
     let mut written = 0;
     for ((name, version, sha), validations) in &decisions {
         for (v, humans) in validations {

@@ -445,7 +445,7 @@ fn the_coder_failing_on_more_than_five_percent_of_responses_is_refused() {
 #[test]
 fn the_recorded_gate_refuses_a_codebook_the_store_does_not_hold_and_replaces_old_decisions() {
     let mut conn = Connection::open_in_memory().expect("db");
-    conn.execute_batch(agora_analysis::evidence::TABLES_SCHEMA).expect("schema");
+    conn.execute_batch(agora_records::families::audit::TABLES).expect("schema");
     let cb = LoadedCodebook::default_codebook();
     let response = |run: i64, sha: &str, model: &str| {
         format!(

@@ -475,12 +475,9 @@ pub fn import(
     }
     let source = file.file_name().map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(sql)?;
-    tx.execute_batch(SCHEMA).map_err(sql)?;
-    // Labels imported before Agora recorded exports lack the column: it is added, NULL for
-    // them, and such labels do not count for the gate (see `agreement::load_labels`).
-    if !agora_analysis::evidence::has_column(&tx, "audit_labels", "export_id").map_err(sql)? {
-        tx.execute_batch("ALTER TABLE audit_labels ADD COLUMN export_id TEXT;").map_err(sql)?;
-    }
+    // Labels imported before Agora recorded exports lack `export_id`: the family's upgrade adds
+    // it, NULL for them, and such labels do not count for the gate (see `agreement::load_labels`).
+    agora_records::families::audit::make(&tx, SCHEMA).map_err(sql)?;
     let (mut changed, mut unchanged) = (0usize, 0usize);
     {
         let mut before = tx

@@ -137,7 +137,7 @@ pub fn read_dependency(conn: &Connection, audit: &Audit) -> rusqlite::Result<Vec
 /// Writes the verdicts into `audit_requirements`, replacing its rows, in one transaction.
 pub fn write(conn: &mut Connection, verdicts: &[Verdict]) -> rusqlite::Result<()> {
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    tx.execute_batch(SCHEMA)?;
+    agora_records::families::audit::make(&tx, SCHEMA)?;
     tx.execute("DELETE FROM audit_requirements", [])?;
     {
         let mut st = tx.prepare(

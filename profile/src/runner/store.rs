@@ -13,67 +13,10 @@ use super::ask::{Asked, Attempt};
 use super::gr::{GrRecorded, GrRow};
 use super::run::Recorded;
 
-const SCHEMA: &str = "
-CREATE TABLE IF NOT EXISTS profile_studies (
-    study TEXT PRIMARY KEY, master_seed INTEGER NOT NULL, responses INTEGER NOT NULL, gr_responses INTEGER NOT NULL
-);
-CREATE TABLE IF NOT EXISTS profile_versions (
-    study TEXT NOT NULL, task TEXT NOT NULL, sha256 TEXT NOT NULL, PRIMARY KEY (study, task)
-);
-CREATE TABLE IF NOT EXISTS profile_prompts (sha256 TEXT PRIMARY KEY, text TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS profile_responses (
-    study TEXT NOT NULL, model TEXT NOT NULL, served_id TEXT NOT NULL, task TEXT NOT NULL,
-    version TEXT NOT NULL, presentation TEXT NOT NULL, level TEXT NOT NULL, point TEXT NOT NULL,
-    branch TEXT NOT NULL, direction TEXT NOT NULL, round INTEGER NOT NULL, slot INTEGER NOT NULL,
-    scored INTEGER NOT NULL, status TEXT NOT NULL, attempts INTEGER NOT NULL, value TEXT, score REAL,
-    prompt_sha256 TEXT NOT NULL, slot_key TEXT NOT NULL,
-    PRIMARY KEY (study, model, task, version, presentation, level, point, branch, direction, round, slot)
-);
-CREATE TABLE IF NOT EXISTS profile_attempts (
-    study TEXT NOT NULL, model TEXT NOT NULL, slot_key TEXT NOT NULL, attempt INTEGER NOT NULL,
-    status TEXT NOT NULL, reply TEXT NOT NULL, cache_key TEXT NOT NULL, PRIMARY KEY (study, model, slot_key, attempt)
-);
-CREATE TABLE IF NOT EXISTS profile_settings (
-    study TEXT NOT NULL, model TEXT NOT NULL, settings_json TEXT NOT NULL, PRIMARY KEY (study, model)
-);
-CREATE TABLE IF NOT EXISTS profile_passes (
-    study TEXT NOT NULL, model TEXT NOT NULL, pass INTEGER NOT NULL, kind TEXT NOT NULL,
-    settings_json TEXT NOT NULL, changed_json TEXT NOT NULL, slots INTEGER NOT NULL, outcome TEXT NOT NULL,
-    PRIMARY KEY (study, model, pass)
-);
-CREATE TABLE IF NOT EXISTS profile_gr (
-    study TEXT NOT NULL, model TEXT NOT NULL, served_id TEXT NOT NULL, condition TEXT NOT NULL,
-    format TEXT NOT NULL, class TEXT NOT NULL, slot INTEGER NOT NULL, status TEXT NOT NULL,
-    attempts INTEGER NOT NULL, value TEXT, strict INTEGER NOT NULL, prompt_sha256 TEXT NOT NULL,
-    slot_key TEXT NOT NULL, support TEXT, PRIMARY KEY (study, model, condition, slot)
-);
-";
-
-/// Columns added to a table after stores were first written: (table, column, type). A store
-/// written before gains them, NULL on its rows, when the profile next opens it; a reader of
-/// one not yet opened reads them as absent.
-const ADDED_COLUMNS: [(&str, &str, &str); 1] = [
-    // The wording GR's review read the adopted answer from (§GR3).
-    ("profile_gr", "support", "TEXT"),
-];
-
-/// Whether `table` has `column`.
-fn has_column(conn: &Connection, table: &str, column: &str) -> rusqlite::Result<bool> {
-    conn.query_row("SELECT COUNT(*) FROM pragma_table_info(?1) WHERE name = ?2", params![table, column], |r| {
-        r.get::<_, i64>(0)
-    })
-    .map(|n| n > 0)
-}
-
-/// Creates the tables if absent, and adds the columns a store written before lacks.
-pub fn create(conn: &Connection) -> rusqlite::Result<()> {
-    conn.execute_batch(SCHEMA)?;
-    for (table, column, kind) in ADDED_COLUMNS {
-        if !has_column(conn, table, column)? {
-            conn.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column} {kind};"))?;
-        }
-    }
-    Ok(())
+/// Makes the profile's tables, or brings those of an earlier build to this one's
+/// ([`agora_records::families::PROFILE`]); a store whose profile tables are newer is refused.
+pub fn create(conn: &Connection) -> Result<(), agora_records::families::FamilyError> {
+    agora_records::families::ensure(conn, &agora_records::families::PROFILE).map(|_| ())
 }
 
 /// Records the study and its version hashes; a study resumed with other settings or other
@@ -520,7 +463,7 @@ pub fn read_rows(conn: &Connection, study: &str, model: &str) -> rusqlite::Resul
 
 /// A model's GR rows; in a store written before the support was recorded, without it.
 pub fn read_gr(conn: &Connection, study: &str, model: &str) -> rusqlite::Result<Vec<GrRow>> {
-    let support = if has_column(conn, "profile_gr", "support")? { "support" } else { "NULL" };
+    let support = if agora_records::families::has_column(conn, "profile_gr", "support")? { "support" } else { "NULL" };
     let mut st = conn.prepare(&format!(
         "SELECT condition, format, class, value, strict, {support} FROM profile_gr WHERE study = ?1 AND model = ?2
          ORDER BY condition, slot"
@@ -578,7 +521,9 @@ mod tests {
         // Opened by the profile: the column is added, the old row keeps its value, support absent.
         create(&conn).expect("create");
         create(&conn).expect("create is idempotent");
-        assert!(has_column(&conn, "profile_gr", "support").expect("column"));
+        assert!(agora_records::families::has_column(&conn, "profile_gr", "support").expect("column"));
+        let family = &agora_records::families::PROFILE;
+        assert_eq!(agora_records::families::stored_version(&conn, family).expect("version"), Some(2));
         assert_eq!(read_gr(&conn, "s", "m").expect("read")[0].5, None);
         // A slot written now keeps the wording its value was read from.
         let reply = "Keeping all 10 dollars would leave them nothing, so I give $5.";

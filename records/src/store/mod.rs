@@ -11,8 +11,8 @@ use std::path::{Path, PathBuf};
 use rusqlite::{params, Connection, OptionalExtension};
 
 pub use crate::error::StoreError;
-use crate::run_records::RunRecords;
 use crate::request_parts;
+use crate::run_records::RunRecords;
 
 mod cache;
 mod checkpoint;
