@@ -204,10 +204,7 @@ async fn join(
                 return message(&app, StatusCode::CONFLICT, "Try again", &["Please reload."]);
             };
             p.code_hash.clone_from(&new_hash);
-            if let Err(e) = app.db().execute(
-                "UPDATE serve_participants SET code_hash = ?1 WHERE participant_id = ?2",
-                rusqlite::params![new_hash, p.id],
-            ) {
+            if let Err(e) = records::set_code_hash(&app.db(), &p.id, &new_hash) {
                 return message(&app, StatusCode::INTERNAL_SERVER_ERROR, "Error", &[&e.to_string()]);
             }
             inner.participants.insert(new_hash, p);
@@ -657,23 +654,19 @@ async fn admin_export(State(app): State<Arc<App>>, headers: HeaderMap) -> Respon
     if !authorised(&app, &headers, None) {
         return refused();
     }
-    let db = app.db();
-    let rows = (|| -> rusqlite::Result<serde_json::Value> {
-        let mut st = db.prepare(
-            "SELECT participant_id, stage, consent_at, comprehension_tries, run_key, seat, payoff, completion_code
-             FROM serve_participants WHERE study = ?1 ORDER BY created_at, participant_id",
-        )?;
-        let participants: Vec<serde_json::Value> = st
-            .query_map([&app.study], |r| {
-                Ok(serde_json::json!({
-                    "participant": r.get::<_, String>(0)?, "stage": r.get::<_, String>(1)?, "consent_at": r.get::<_, Option<i64>>(2)?,
-                    "comprehension_tries": r.get::<_, i64>(3)?, "run_key": r.get::<_, Option<String>>(4)?, "seat": r.get::<_, Option<i64>>(5)?,
-                    "payoff": r.get::<_, Option<f64>>(6)?, "completion_code": r.get::<_, Option<String>>(7)?,
-                }))
-            })?
-            .collect::<rusqlite::Result<_>>()?;
-        Ok(serde_json::json!({ "study": app.study, "participants": participants }))
-    })();
+    let rows = records::exported(&app.db(), &app.study).map(|participants| {
+        let participants: Vec<serde_json::Value> = participants
+            .into_iter()
+            .map(|p| {
+                serde_json::json!({
+                    "participant": p.participant, "stage": p.stage, "consent_at": p.consent_at,
+                    "comprehension_tries": p.comprehension_tries, "run_key": p.run_key, "seat": p.seat,
+                    "payoff": p.payoff, "completion_code": p.completion_code,
+                })
+            })
+            .collect();
+        serde_json::json!({ "study": app.study, "participants": participants })
+    });
     match rows {
         Ok(v) => Json(v).into_response(),
         Err(e) => {

@@ -17,8 +17,8 @@
 use rusqlite::{params, Connection, OptionalExtension};
 
 pub mod audit;
-mod profile;
-mod serve;
+pub mod profile;
+pub mod serve;
 
 pub use audit::AUDIT;
 pub use profile::PROFILE;
