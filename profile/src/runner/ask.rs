@@ -79,18 +79,8 @@ pub enum Answer {
     Amount(i64),
 }
 
-/// One attempt's record.
-#[derive(Clone, Debug)]
-pub struct Attempt {
-    /// 1-based.
-    pub attempt: u32,
-    /// `ok`, `unparsable`, `illegal`, `truncated` or `error`.
-    pub status: String,
-    /// The reply text (or the failure).
-    pub reply: String,
-    /// The reply cache key.
-    pub cache_key: String,
-}
+/// One attempt's record (a row of the store's `profile_attempts`).
+pub use agora_records::families::profile::Attempt;
 
 /// A slot's outcome.
 #[derive(Clone, Debug)]

@@ -16,7 +16,7 @@ use crate::BadInput;
 
 /// A stored GR row: (condition, format, class, value, strict, support — the wording the value
 /// was read from, `None` without a value or in a store written before it was recorded).
-pub type GrRow = (String, String, String, Option<String>, bool, Option<String>);
+pub use agora_records::families::profile::GrRow;
 
 /// One General Robustness slot's record.
 #[derive(Clone, Debug)]

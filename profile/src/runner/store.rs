@@ -1,17 +1,21 @@
 //! The profile's tables in the store file: one row per scheduled slot with its adopted answer
 //! (or its missing status), every attempt with its raw reply and cache key, each distinct
-//! question text once under its SHA-256, and the version files' hashes a study ran with.
+//! question text once under its SHA-256, and the version files' hashes a study ran with. Their
+//! layout, version and every read and write are `agora_records::families::profile`'s; this
+//! module hands it the profile's records.
 
 use std::collections::{HashMap, HashSet};
 
-use crate::score::rows::ResponseRow;
-use crate::tasks::versions::{sha256_hex, Loaded};
 use agora_agents::llm::ModelSpec;
-use rusqlite::{params, Connection, Transaction};
+use agora_records::families::profile as records;
+use rusqlite::Connection;
 
-use super::ask::{Asked, Attempt};
-use super::gr::{GrRecorded, GrRow};
+use super::ask::Attempt;
+use super::gr::GrRecorded;
 use super::run::Recorded;
+use crate::tasks::versions::Loaded;
+
+pub use records::{check_settings, done_gr, missing, profiled_models, read_gr, read_rows, record_inputs, record_pass};
 
 /// Makes the profile's tables, or brings those of an earlier build to this one's
 /// ([`agora_records::families::PROFILE`]); a store whose profile tables are newer is refused.
@@ -19,8 +23,8 @@ pub fn create(conn: &Connection) -> Result<(), agora_records::families::FamilyEr
     agora_records::families::ensure(conn, &agora_records::families::PROFILE).map(|_| ())
 }
 
-/// Records the study and its version hashes; a study resumed with other settings or other
-/// version files is refused (its records would mix two instruments).
+/// Records the study and its version files' hashes; a study resumed with other settings or
+/// other version files is refused (its records would mix two instruments).
 pub fn record_study(
     conn: &Connection,
     study: &str,
@@ -29,209 +33,11 @@ pub fn record_study(
     gr: u32,
     loaded: &[Loaded],
 ) -> Result<(), String> {
-    let existing: Option<(i64, i64, i64)> = conn
-        .query_row("SELECT master_seed, responses, gr_responses FROM profile_studies WHERE study = ?1", [study], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-        })
-        .ok();
-    if let Some((s, r, g)) = existing {
-        if (s as u64, r as u32, g as u32) != (seed, responses, gr) {
-            return Err(format!(
-                "profile study `{study}` was recorded with master_seed {s}, responses {r}, gr_responses {g}; the study file now says {seed}, {responses}, {gr}: use another name or store"
-            ));
-        }
-    } else {
-        conn.execute(
-            "INSERT INTO profile_studies (study, master_seed, responses, gr_responses) VALUES (?1, ?2, ?3, ?4)",
-            params![study, seed as i64, responses, gr],
-        )
-        .map_err(|e| e.to_string())?;
-    }
-    for l in loaded {
-        let old: Option<String> = conn
-            .query_row(
-                "SELECT sha256 FROM profile_versions WHERE study = ?1 AND task = ?2",
-                params![study, l.task.name()],
-                |r| r.get(0),
-            )
-            .ok();
-        match old {
-            Some(o) if o != l.sha256 => {
-                return Err(format!(
-                    "profile study `{study}` ran task `{}` with version file {o}; the frozen file is now {}: use another name or store",
-                    l.task.name(),
-                    l.sha256
-                ))
-            }
-            Some(_) => {}
-            None => {
-                conn.execute(
-                    "INSERT INTO profile_versions (study, task, sha256) VALUES (?1, ?2, ?3)",
-                    params![study, l.task.name(), l.sha256],
-                )
-                .map_err(|e| e.to_string())?;
-            }
-        }
-    }
-    Ok(())
+    let versions: Vec<(&str, &str)> = loaded.iter().map(|l| (l.task.name(), l.sha256.as_str())).collect();
+    records::record_study(conn, study, seed, responses, gr, &versions)
 }
 
-/// Records the hashes of a study's other inputs (schedules, GR wording, the cells the checks
-/// reuse) beside its version files' in `profile_versions`; a study resumed under other inputs is
-/// refused, naming the input.
-pub fn record_inputs(
-    conn: &Connection,
-    study: &str,
-    inputs: &std::collections::BTreeMap<String, String>,
-) -> Result<(), String> {
-    for (name, sha) in inputs {
-        let old: Option<String> = conn
-            .query_row(
-                "SELECT sha256 FROM profile_versions WHERE study = ?1 AND task = ?2",
-                params![study, name],
-                |r| r.get(0),
-            )
-            .ok();
-        match old {
-            Some(o) if o != *sha => {
-                return Err(format!(
-                    "profile study `{study}` ran with {name} {o}; it is now {sha}: use another name or store"
-                ))
-            }
-            Some(_) => {}
-            None => {
-                conn.execute(
-                    "INSERT INTO profile_versions (study, task, sha256) VALUES (?1, ?2, ?3)",
-                    params![study, name, sha],
-                )
-                .map_err(|e| e.to_string())?;
-            }
-        }
-    }
-    Ok(())
-}
-
-/// The model settings a profile's answers depend on, as recorded with it: the served model, the
-/// sampling temperature, the token limit, the output mode, the chat-template arguments
-/// (deliberation among them), the attempt limit and whether a seed is sent.
-pub fn settings(spec: &ModelSpec) -> serde_json::Value {
-    serde_json::json!({
-        "served_id": spec.served_id,
-        "temperature": spec.temperature,
-        "max_tokens": spec.max_tokens,
-        "structured": spec.structured,
-        "chat_template_kwargs": spec.template_kwargs(),
-        "max_attempts": spec.max_attempts,
-        "send_seed": spec.send_seed,
-    })
-}
-
-/// The settings `--retry-missing` may change (and records): more attempts and a larger token
-/// limit, the profile methods' recovery passes ("staged output caps").
-pub const RETRY_MAY_CHANGE: [&str; 2] = ["max_attempts", "max_tokens"];
-
-/// The fields of `now` that differ from `then`, as (field, then, now).
-pub fn changed(then: &serde_json::Value, now: &serde_json::Value) -> Vec<(String, String, String)> {
-    let (Some(a), Some(b)) = (then.as_object(), now.as_object()) else { return Vec::new() };
-    let mut out = Vec::new();
-    for (k, v) in b {
-        let old = a.get(k).cloned().unwrap_or(serde_json::Value::Null);
-        if old != *v {
-            out.push((k.clone(), old.to_string(), v.to_string()));
-        }
-    }
-    out
-}
-
-/// Records a model's settings with the profile the first time it runs and checks them on every
-/// later run: a plain resume must keep them all; `--retry-missing` may change only
-/// [`RETRY_MAY_CHANGE`]. Returns the fields changed (recorded with the pass).
-pub fn check_settings(
-    conn: &Connection,
-    study: &str,
-    spec: &ModelSpec,
-    retry_missing: bool,
-) -> Result<Vec<(String, String, String)>, String> {
-    let now = settings(spec);
-    let recorded: Option<String> = conn
-        .query_row(
-            "SELECT settings_json FROM profile_settings WHERE study = ?1 AND model = ?2",
-            params![study, spec.name],
-            |r| r.get(0),
-        )
-        .ok();
-    let Some(recorded) = recorded else {
-        conn.execute(
-            "INSERT INTO profile_settings (study, model, settings_json) VALUES (?1, ?2, ?3)",
-            params![study, spec.name, now.to_string()],
-        )
-        .map_err(|e| e.to_string())?;
-        return Ok(Vec::new());
-    };
-    let then: serde_json::Value = serde_json::from_str(&recorded).map_err(|e| e.to_string())?;
-    let changed = changed(&then, &now);
-    for (field, old, new) in &changed {
-        if retry_missing && RETRY_MAY_CHANGE.contains(&field.as_str()) {
-            let raised = match (old.parse::<f64>(), new.parse::<f64>()) {
-                (Ok(a), Ok(b)) => b >= a,
-                _ => false,
-            };
-            if !raised {
-                return Err(format!(
-                    "model `{}`: `{field}` was {old} when profile study `{study}` was recorded; a recovery pass may raise it, not lower it to {new}",
-                    spec.name
-                ));
-            }
-            continue;
-        }
-        {
-            return Err(format!(
-                "model `{}`: `{field}` was {old} when profile study `{study}` was recorded and is {new} now; a resumed profile keeps its settings{} (or give the study another name for a new profile)",
-                spec.name,
-                if retry_missing { ": --retry-missing may raise only max_attempts and max_tokens" } else { "; --retry-missing may raise max_attempts and max_tokens for a recovery pass" }
-            ));
-        }
-    }
-    Ok(changed)
-}
-
-/// Records one pass over a model's slots: `initial` (or a plain resume) or `retry-missing`, with
-/// its settings, the fields changed from the recorded ones, the slots it asked and how it ended.
-pub fn record_pass(
-    conn: &Connection,
-    study: &str,
-    spec: &ModelSpec,
-    kind: &str,
-    changed: &[(String, String, String)],
-    slots: usize,
-    outcome: &str,
-) -> rusqlite::Result<()> {
-    let pass: i64 = conn.query_row(
-        "SELECT COALESCE(MAX(pass), 0) + 1 FROM profile_passes WHERE study = ?1 AND model = ?2",
-        params![study, spec.name],
-        |r| r.get(0),
-    )?;
-    let changed: Vec<serde_json::Value> =
-        changed.iter().map(|(f, a, b)| serde_json::json!({"field": f, "was": a, "now": b})).collect();
-    conn.execute(
-        "INSERT INTO profile_passes (study, model, pass, kind, settings_json, changed_json, slots, outcome)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-        params![
-            study,
-            spec.name,
-            pass,
-            kind,
-            settings(spec).to_string(),
-            serde_json::Value::Array(changed).to_string(),
-            slots as i64,
-            outcome
-        ],
-    )?;
-    Ok(())
-}
-
-/// The slot keys already recorded for a task; with `retry_missing`, those with an answer only
-/// (a missing slot, or a B4 round after an episode ended, is asked again).
+/// The slot keys already recorded for a task; with `retry_missing`, those with an answer only.
 pub fn done_keys(
     conn: &Connection,
     study: &str,
@@ -239,127 +45,22 @@ pub fn done_keys(
     task: &str,
     retry_missing: bool,
 ) -> rusqlite::Result<HashSet<String>> {
-    let mut st = conn.prepare(
-        "SELECT slot_key FROM profile_responses WHERE study = ?1 AND model = ?2 AND task = ?3
-           AND (?4 = 0 OR status = 'valid')",
-    )?;
-    let keys = st.query_map(params![study, model, task, retry_missing], |r| r.get(0))?.collect();
-    keys
-}
-
-/// The missing slots of a model (slot key → the last attempt number recorded there), which
-/// `--retry-missing` asks again, continuing their attempt numbers.
-pub fn missing(conn: &Connection, study: &str, model: &str) -> rusqlite::Result<HashMap<String, u32>> {
-    let mut st = conn.prepare(
-        "SELECT slot_key, attempts FROM profile_responses WHERE study = ?1 AND model = ?2 AND status = 'missing'
-         UNION ALL SELECT slot_key, attempts FROM profile_gr WHERE study = ?1 AND model = ?2 AND status = 'missing'",
-    )?;
-    let rows = st.query_map(params![study, model], |r| Ok((r.get(0)?, r.get(1)?)))?.collect();
-    rows
+    records::done_keys(conn, study, model, task, retry_missing)
 }
 
 /// The B4 episodes of a model with a missing slot ([`super::run::episode_id`]).
 pub fn episodes_missing(conn: &Connection, study: &str, model: &str) -> rusqlite::Result<HashSet<String>> {
-    let mut st = conn.prepare(
-        "SELECT DISTINCT version, level, direction, slot FROM profile_responses
-         WHERE study = ?1 AND model = ?2 AND task = 'b4' AND status = 'missing'",
-    )?;
-    let rows = st
-        .query_map(params![study, model], |r| {
-            Ok(super::run::episode_id(
-                &r.get::<_, String>(0)?,
-                &r.get::<_, String>(1)?,
-                &r.get::<_, String>(2)?,
-                r.get(3)?,
-            ))
-        })?
-        .collect();
-    rows
+    records::episodes_missing(conn, study, model, super::run::episode_id)
 }
 
-/// The recorded attempts of the answered B4 slots of the episodes in `redo`, by slot key: a
-/// retried episode keeps their adopted answers ("the first valid answer at that slot is
-/// retained") instead of asking them again, even where the retry pass changed a setting.
+/// The recorded attempts of the answered B4 slots of the episodes in `redo`, by slot key.
 pub fn kept_b4(
     conn: &Connection,
     study: &str,
     model: &str,
     redo: &HashSet<String>,
 ) -> rusqlite::Result<HashMap<String, Vec<Attempt>>> {
-    let mut out: HashMap<String, Vec<Attempt>> = HashMap::new();
-    if redo.is_empty() {
-        return Ok(out);
-    }
-    let mut st = conn.prepare(
-        "SELECT r.version, r.level, r.direction, r.slot, r.slot_key, a.attempt, a.status, a.reply, a.cache_key
-         FROM profile_responses r JOIN profile_attempts a ON a.study = r.study AND a.model = r.model AND a.slot_key = r.slot_key
-         WHERE r.study = ?1 AND r.model = ?2 AND r.task = 'b4' AND r.status = 'valid'
-         ORDER BY r.slot_key, a.attempt",
-    )?;
-    let rows = st.query_map(params![study, model], |r| {
-        let id = super::run::episode_id(
-            &r.get::<_, String>(0)?,
-            &r.get::<_, String>(1)?,
-            &r.get::<_, String>(2)?,
-            r.get(3)?,
-        );
-        Ok((
-            id,
-            r.get::<_, String>(4)?,
-            Attempt { attempt: r.get(5)?, status: r.get(6)?, reply: r.get(7)?, cache_key: r.get(8)? },
-        ))
-    })?;
-    for row in rows {
-        let (id, key, attempt) = row?;
-        if redo.contains(&id) {
-            out.entry(key).or_default().push(attempt);
-        }
-    }
-    Ok(out)
-}
-
-/// The GR slot keys already recorded; with `retry_missing`, those with an answer only.
-pub fn done_gr(conn: &Connection, study: &str, model: &str, retry_missing: bool) -> rusqlite::Result<HashSet<String>> {
-    let mut st = conn
-        .prepare("SELECT slot_key FROM profile_gr WHERE study = ?1 AND model = ?2 AND (?3 = 0 OR status = 'valid')")?;
-    let keys = st.query_map(params![study, model, retry_missing], |r| r.get(0))?.collect();
-    keys
-}
-
-/// The slot's attempts so far: the last attempt's number (a retry pass continues the numbers).
-fn last_attempt(asked: &Asked) -> i64 {
-    asked.attempts.last().map_or(0, |a| i64::from(a.attempt))
-}
-
-fn status(value_present: bool, attempts: usize) -> &'static str {
-    match (value_present, attempts) {
-        (true, _) => "valid",
-        (false, 0) => "episode-ended",
-        (false, _) => "missing",
-    }
-}
-
-/// Stores a slot's question (once per distinct text) and every attempt; returns the question's
-/// SHA-256.
-fn put_prompt_and_attempts(
-    tx: &Transaction<'_>,
-    study: &str,
-    model: &str,
-    slot_key: &str,
-    prompt: &str,
-    asked: &Asked,
-) -> rusqlite::Result<String> {
-    let sha = sha256_hex(prompt.as_bytes());
-    tx.prepare_cached("INSERT OR IGNORE INTO profile_prompts (sha256, text) VALUES (?1, ?2)")?
-        .execute(params![sha, prompt])?;
-    let mut att = tx.prepare_cached(
-        "INSERT OR REPLACE INTO profile_attempts (study, model, slot_key, attempt, status, reply, cache_key)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-    )?;
-    for a in &asked.attempts {
-        att.execute(params![study, model, slot_key, a.attempt, a.status, a.reply, a.cache_key])?;
-    }
-    Ok(sha)
+    records::kept_b4(conn, study, model, redo, super::run::episode_id)
 }
 
 /// Writes records of a task in one transaction.
@@ -369,125 +70,30 @@ pub fn write_rows<'a>(
     spec: &ModelSpec,
     rows: impl IntoIterator<Item = &'a Recorded>,
 ) -> rusqlite::Result<()> {
-    let tx = conn.transaction()?;
-    for r in rows {
-        let sha = put_prompt_and_attempts(&tx, study, &spec.name, &r.slot_key, &r.prompt, &r.asked)?;
-        let w = &r.row;
-        tx.prepare_cached(
-            "INSERT OR REPLACE INTO profile_responses (study, model, served_id, task, version, presentation, level, point, branch,
-             direction, round, slot, scored, status, attempts, value, score, prompt_sha256, slot_key)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
-        )?
-        .execute(params![
-            study,
-            spec.name,
-            spec.served_id,
-            w.task,
-            w.version,
-            w.presentation,
-            w.level,
-            w.point,
-            w.branch,
-            w.direction,
-            w.round,
-            w.slot,
-            w.scored,
-            status(w.value.is_some(), r.asked.attempts.len()),
-            last_attempt(&r.asked),
-            w.value,
-            w.score,
-            sha,
-            r.slot_key,
-        ])?;
-    }
-    tx.commit()
+    let rows = rows.into_iter().map(|r| records::SlotRecord {
+        row: &r.row,
+        slot_key: &r.slot_key,
+        prompt: &r.prompt,
+        attempts: &r.asked.attempts,
+    });
+    records::write_rows(conn, study, spec, rows)
 }
 
 /// Writes GR's records in one transaction.
 pub fn write_gr(conn: &mut Connection, study: &str, spec: &ModelSpec, rows: &[GrRecorded]) -> rusqlite::Result<()> {
-    let tx = conn.transaction()?;
-    for r in rows {
-        let sha = put_prompt_and_attempts(&tx, study, &spec.name, &r.slot_key, &r.prompt, &r.asked)?;
-        tx.prepare_cached(
-            "INSERT OR REPLACE INTO profile_gr (study, model, served_id, condition, format, class, slot, status, attempts,
-             value, strict, prompt_sha256, slot_key, support)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-        )?
-        .execute(params![
-            study,
-            spec.name,
-            spec.served_id,
-            r.condition,
-            r.format,
-            r.class,
-            r.slot,
-            status(r.value.is_some(), r.asked.attempts.len()),
-            last_attempt(&r.asked),
-            r.value,
-            r.strict,
-            sha,
-            r.slot_key,
-            r.support
-        ])?;
-    }
-    tx.commit()
-}
-
-/// A model's response rows, in a fixed order.
-pub fn read_rows(conn: &Connection, study: &str, model: &str) -> rusqlite::Result<Vec<ResponseRow>> {
-    let mut st = conn.prepare(
-        "SELECT task, version, presentation, level, point, branch, direction, round, slot, scored, value, score
-         FROM profile_responses WHERE study = ?1 AND model = ?2
-         ORDER BY task, version, presentation, level, point, branch, direction, round, slot",
-    )?;
-    let rows = st
-        .query_map(params![study, model], |r| {
-            Ok(ResponseRow {
-                task: r.get(0)?,
-                version: r.get(1)?,
-                presentation: r.get(2)?,
-                level: r.get(3)?,
-                point: r.get(4)?,
-                branch: r.get(5)?,
-                direction: r.get(6)?,
-                round: r.get(7)?,
-                slot: r.get(8)?,
-                scored: r.get(9)?,
-                value: r.get(10)?,
-                score: r.get(11)?,
-            })
-        })?
-        .collect();
-    rows
-}
-
-/// A model's GR rows; in a store written before the support was recorded, without it.
-pub fn read_gr(conn: &Connection, study: &str, model: &str) -> rusqlite::Result<Vec<GrRow>> {
-    let support = if agora_records::families::has_column(conn, "profile_gr", "support")? { "support" } else { "NULL" };
-    let mut st = conn.prepare(&format!(
-        "SELECT condition, format, class, value, strict, {support} FROM profile_gr WHERE study = ?1 AND model = ?2
-         ORDER BY condition, slot"
-    ))?;
-    let rows = st
-        .query_map(params![study, model], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)))?
-        .collect();
-    rows
-}
-
-/// (study, model, served id) of every profiled model.
-pub fn profiled_models(conn: &Connection) -> rusqlite::Result<Vec<(String, String, String)>> {
-    let exists: bool = conn
-        .query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'profile_responses'", [], |r| {
-            r.get::<_, i64>(0)
-        })
-        .map(|n| n > 0)?;
-    if !exists {
-        return Ok(Vec::new());
-    }
-    let mut st =
-        conn.prepare("SELECT DISTINCT study, model, served_id FROM profile_responses ORDER BY study, model")?;
-    let rows = st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?.collect();
-    rows
+    let rows = rows.iter().map(|r| records::GrSlotRecord {
+        condition: r.condition,
+        format: r.format,
+        class: r.class,
+        slot: r.slot,
+        slot_key: &r.slot_key,
+        value: r.value.as_deref(),
+        strict: r.strict,
+        support: r.support.as_deref(),
+        prompt: &r.prompt,
+        attempts: &r.asked.attempts,
+    });
+    records::write_gr(conn, study, spec, rows)
 }
 
 #[cfg(test)]

@@ -33,7 +33,7 @@
 
 use std::collections::BTreeMap;
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 
 use super::combine::{combine, AMeasure, Ranges};
 use super::consistency::Menus;
@@ -48,34 +48,8 @@ use super::{Condition, ProfileError, VERSIONS};
 /// The reference presentation's name in the records.
 pub const REFERENCE: &str = "reference";
 
-/// One scheduled slot's record.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct ResponseRow {
-    /// Task name (`dictator`, `b4`, `lotteries`).
-    pub task: String,
-    /// `Q00` … `Q10`.
-    pub version: String,
-    /// `reference` or the check's operation (`answer-field`).
-    pub presentation: String,
-    /// `low`, `middle` or `high`.
-    pub level: String,
-    /// The decision point (`offer-20`, `p-40`, `P1-XY`; B4: `round-8`).
-    pub point: String,
-    /// B1–B3's history (`after`, `comparison`); empty elsewhere.
-    pub branch: String,
-    /// B4's switch direction; empty elsewhere.
-    pub direction: String,
-    /// B4's round (1–12); 0 elsewhere.
-    pub round: u32,
-    /// The response slot (B4: the episode), 0-based.
-    pub slot: u32,
-    /// Whether the point is scored (the responder's unscored curve is not).
-    pub scored: bool,
-    /// The decoded economic value; `None` when the slot has no valid answer.
-    pub value: Option<String>,
-    /// The score on the task's scale; `None` when missing.
-    pub score: Option<f64>,
-}
+/// One scheduled slot's record (a row of the store's `profile_responses`).
+pub use agora_records::families::profile::ResponseRow;
 
 /// Coverage of a measure's slots.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
