@@ -13,15 +13,32 @@ pub struct Table {
     pub rows: Vec<Vec<String>>,
 }
 
-/// CSV text of a table (RFC 4180 quoting).
+/// CSV text of a table (RFC 4180: a cell is quoted where it holds a comma, a quote or a line
+/// break, and a quote in it is doubled).
 pub fn to_csv(t: &Table) -> String {
-    let q =
-        |c: &str| if c.contains([',', '"', '\n']) { format!("\"{}\"", c.replace('"', "\"\"")) } else { c.to_string() };
-    let mut s = t.columns.iter().map(|c| q(c)).collect::<Vec<_>>().join(",");
-    s.push('\n');
-    for r in &t.rows {
-        s.push_str(&r.iter().map(|c| q(c)).collect::<Vec<_>>().join(","));
-        s.push('\n');
+    let mut w = csv::WriterBuilder::new().terminator(csv::Terminator::Any(b'\n')).from_writer(Vec::new());
+    let written = w.write_record(&t.columns).and_then(|()| t.rows.iter().try_for_each(|r| w.write_record(r)));
+    written.expect("invariant: a CSV writer into memory does not fail");
+    let bytes = w.into_inner().expect("invariant: a CSV writer into memory flushes");
+    String::from_utf8(bytes).expect("invariant: the cells are text")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cells_are_quoted_where_they_must_be_and_only_there() {
+        let t = Table {
+            name: "t",
+            title: "T",
+            columns: vec!["model", "note"],
+            rows: vec![
+                vec!["plain".into(), "".into()],
+                vec!["a, b".into(), "said \"no\"".into()],
+                vec!["two\nlines".into(), "cr\rhere".into()],
+            ],
+        };
+        assert_eq!(to_csv(&t), "model,note\nplain,\n\"a, b\",\"said \"\"no\"\"\"\n\"two\nlines\",\"cr\rhere\"\n");
     }
-    s
 }

@@ -93,30 +93,55 @@ pub fn write_outputs(out: &Path, study: &ProfileStudy, models: &[ModelProfile]) 
     crate::write_named(out.join("profile.json"), serde_json::to_string_pretty(&json)?)?;
     let md: String = models.iter().map(ModelProfile::markdown).collect::<Vec<_>>().join("\n");
     crate::write_named(out.join("profile.md"), md)?;
-    let mut csv = String::from("model,measure,centre,inner_low,inner_high,outer_low,outer_high,checks,reference_valid,reference_slots,check_valid,check_slots,status\n");
+    crate::write_named(out.join("profile.csv"), profile_csv(models))?;
+    Ok(())
+}
+
+/// `profile.csv`: one line per model and measure (RFC 4180: a model name, a status or any cell
+/// holding a comma, a quote or a line break is quoted, a quote in it doubled).
+pub fn profile_csv(models: &[ModelProfile]) -> String {
+    let mut w = csv::WriterBuilder::new().terminator(csv::Terminator::Any(b'\n')).from_writer(Vec::new());
     let num = |x: Option<f64>| x.map_or(String::new(), |v| format!("{v}"));
+    let header = [
+        "model",
+        "measure",
+        "centre",
+        "inner_low",
+        "inner_high",
+        "outer_low",
+        "outer_high",
+        "checks",
+        "reference_valid",
+        "reference_slots",
+        "check_valid",
+        "check_slots",
+        "status",
+    ];
+    let mut written = w.write_record(header);
     for m in models {
         for l in &m.measures {
-            csv.push_str(&format!(
-                "{},{},{},{},{},{},{},{},{},{},{},{},\"{}\"\n",
-                m.model,
-                l.measure,
-                num(l.centre),
-                num(l.inner.map(|r| r[0])),
-                num(l.inner.map(|r| r[1])),
-                num(l.outer.map(|r| r[0])),
-                num(l.outer.map(|r| r[1])),
-                l.checks,
-                l.coverage.reference_valid,
-                l.coverage.reference_slots,
-                l.coverage.check_valid,
-                l.coverage.check_slots,
-                l.status.replace('"', "'")
-            ));
+            written = written.and_then(|()| {
+                w.write_record([
+                    m.model.clone(),
+                    l.measure.clone(),
+                    num(l.centre),
+                    num(l.inner.map(|r| r[0])),
+                    num(l.inner.map(|r| r[1])),
+                    num(l.outer.map(|r| r[0])),
+                    num(l.outer.map(|r| r[1])),
+                    l.checks.to_string(),
+                    l.coverage.reference_valid.to_string(),
+                    l.coverage.reference_slots.to_string(),
+                    l.coverage.check_valid.to_string(),
+                    l.coverage.check_slots.to_string(),
+                    l.status.clone(),
+                ])
+            });
         }
     }
-    crate::write_named(out.join("profile.csv"), csv)?;
-    Ok(())
+    written.expect("invariant: a CSV writer into memory does not fail");
+    let bytes = w.into_inner().expect("invariant: a CSV writer into memory flushes");
+    String::from_utf8(bytes).expect("invariant: the cells are text")
 }
 
 /// Every model's profile table in a store (for the report): (model, served id, lines).
@@ -127,4 +152,41 @@ pub fn stored_profiles(conn: &rusqlite::Connection) -> anyhow::Result<Vec<(Strin
         out.push((model, served, profile_table(&rows)));
     }
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::score::rows::{Coverage, ProfileLine};
+
+    #[test]
+    fn profile_csv_quotes_a_model_name_and_a_status_and_reads_back_field_for_field() {
+        let line = ProfileLine {
+            measure: "a1".into(),
+            centre: Some(0.25),
+            inner: Some([0.2, 0.3]),
+            outer: None,
+            checks: 3,
+            coverage: Coverage { reference_valid: 9, reference_slots: 10, check_valid: 4, check_slots: 4 },
+            status: "outer unavailable: \"K\" is 3, fewer than 4".into(),
+        };
+        let model = ModelProfile {
+            model: "llama, 8b".into(),
+            served_id: "s".into(),
+            reduced_protocol: false,
+            measures: vec![line],
+            general_robustness: None,
+        };
+        let text = profile_csv(&[model]);
+        let mut r = csv::Reader::from_reader(text.as_bytes());
+        let rows: Vec<csv::StringRecord> = r.records().collect::<Result<_, _>>().expect("it parses");
+        assert_eq!(rows.len(), 1);
+        let row = &rows[0];
+        assert_eq!(row.len(), 13, "{text}");
+        assert_eq!(&row[0], "llama, 8b");
+        assert_eq!(&row[2], "0.25");
+        assert_eq!(&row[5], "", "an absent bound is an empty cell");
+        assert_eq!(&row[12], "outer unavailable: \"K\" is 3, fewer than 4");
+        assert!(text.starts_with("model,measure,centre,"), "{text}");
+    }
 }
