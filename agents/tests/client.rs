@@ -89,7 +89,8 @@ fn timeouts_are_retried_and_exhaustion_is_reported() {
             .expect("server");
         // The two hangs time out (0.5 s); a legal reply slower than that under load is retried
         // as well, so there are tries to spare.
-        let client = LlmClient::new(ModelSpec { max_retries: 10, ..model(vec![server.endpoint()]) }, None).expect("client");
+        let client =
+            LlmClient::new(ModelSpec { max_retries: 10, ..model(vec![server.endpoint()]) }, None).expect("client");
         client.chat(&request()).await.expect("a try after the hangs answers");
         assert!(server.requests.load(Ordering::Relaxed) >= 3, "the two hangs were retried");
         // Each 503 must come back as one, not as a timeout.
@@ -155,11 +156,13 @@ fn concurrency_limit_is_reached_and_respected() {
         // that none is retried while held (a retry would put a fifth on the server).
         let gate = Gate::new();
         let held = gate.clone();
-        let server = FakeServer::start(Arc::new(move |_, _| FakeReply::Gated(held.clone(), Box::new(FakeReply::Legal))))
-            .await
-            .expect("server");
-        let client =
-            Arc::new(LlmClient::new(ModelSpec { timeout_s: 600.0, ..model(vec![server.endpoint()]) }, None).expect("client"));
+        let server =
+            FakeServer::start(Arc::new(move |_, _| FakeReply::Gated(held.clone(), Box::new(FakeReply::Legal))))
+                .await
+                .expect("server");
+        let client = Arc::new(
+            LlmClient::new(ModelSpec { timeout_s: 600.0, ..model(vec![server.endpoint()]) }, None).expect("client"),
+        );
         let mut set = tokio::task::JoinSet::new();
         for _ in 0..40 {
             let c = client.clone();
