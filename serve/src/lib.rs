@@ -38,7 +38,6 @@ use agora_engine::runner::{execute, PolicyFactory, RunnerOptions};
 use agora_engine::{EngineError, RunSpec, Store};
 use agora_scenarios::study::{Participants, Study};
 use agora_scenarios::Plan;
-use sha2::{Digest, Sha256};
 
 use crate::desk::{Desk, Participant, Society, SocietyState, Stage};
 use crate::human::{HumanPolicy, HumanSeat};
@@ -206,7 +205,7 @@ pub fn prepare(opts: &ServeOptions) -> Result<Arc<App>, ServeError> {
         .collect();
     let app = Arc::new(App {
         study: plan.study.clone(),
-        consent_sha256: format!("{:x}", Sha256::digest(participants.consent.as_bytes())),
+        consent_sha256: agora_records::seed::hex_digest(participants.consent.as_bytes()),
         participants,
         specs: runs,
         desk: Arc::new(Desk::new(opts.store.clone(), db, societies, restored, outcomes)),

@@ -1,7 +1,7 @@
 //! Session codes, tokens and the hashes the store keeps instead of them.
 
 use hmac::{Hmac, Mac};
-use sha2::{Digest, Sha256};
+use sha2::Sha256;
 
 /// 128 random bits from the operating system, as 32 hex digits: session codes, decision
 /// nonces and the admin token when none is given.
@@ -21,7 +21,7 @@ pub fn completion_code() -> String {
 
 /// SHA-256 of a session code: what the store keeps of it.
 pub fn code_hash(code: &str) -> String {
-    format!("{:x}", Sha256::digest(code.as_bytes()))
+    agora_records::seed::hex_digest(code.as_bytes())
 }
 
 /// HMAC-SHA256 of a participant pool's id under the server's key: the store never holds the id

@@ -20,7 +20,6 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use sha2::{Digest, Sha256};
 
 use super::catalogue::{b4_input, b4_round, inputs, Answer};
 use super::render::{render, Presentation};
@@ -39,10 +38,8 @@ pub struct Loaded {
     pub sha256: String,
 }
 
-/// SHA-256 of `bytes`, lowercase hex.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    format!("{:x}", Sha256::digest(bytes))
-}
+/// SHA-256 of `bytes`, lowercase hex (the store's one digest helper).
+pub use agora_records::seed::hex_digest as sha256_hex;
 
 /// Text that breaks a rule wherever it appears in an input, by rule (lowercase).
 const DETECTORS: [(&str, &[&str]); 8] = [
