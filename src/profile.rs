@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use agora_profile::runner::ProfileOptions;
+use agora_profile::runner::{ProfileOptions, ProfileOutcome};
 
 /// Arguments of `agora profile`.
 #[derive(clap::Args, Debug)]
@@ -121,5 +121,31 @@ pub fn main(a: ProfileArgs) -> anyhow::Result<()> {
     if let (Some(p), true) = (progress, result.is_ok()) {
         p.finish();
     }
-    result
+    match result? {
+        ProfileOutcome::Frozen { versions, lock, inputs, inputs_lock } => {
+            for (task, sha) in &versions {
+                println!("{task}: {sha}");
+            }
+            println!("froze {} version files into {}", versions.len(), lock.display());
+            for (name, sha) in &inputs {
+                println!("{name}: {sha}");
+            }
+            println!(
+                "froze {} inputs (schedules, GR wording, item file, cells) into {}",
+                inputs.len(),
+                inputs_lock.display()
+            );
+        }
+        ProfileOutcome::DryRun(plan) => print!("{plan}"),
+        ProfileOutcome::Written { profiles, calls, out } => {
+            for (model, sent, cached) in &calls {
+                eprintln!("{model}: {sent} requests sent, {cached} replies from the cache");
+            }
+            for m in &profiles {
+                println!("{}", m.markdown());
+            }
+            println!("profile written to {}", out.display());
+        }
+    }
+    Ok(())
 }

@@ -67,6 +67,98 @@ pub struct ProfileOptions {
     pub retry_missing: bool,
 }
 
+/// What `agora profile` did, for the command line to print: the library prints nothing.
+#[derive(Clone, Debug)]
+pub enum ProfileOutcome {
+    /// `--freeze`: the version files and the other inputs hashed into their locks.
+    Frozen {
+        /// (task, SHA-256) of each version file.
+        versions: Vec<(String, String)>,
+        /// The versions lock written.
+        lock: PathBuf,
+        /// (input, SHA-256) of the schedules, GR wording, item file and cells.
+        inputs: BTreeMap<String, String>,
+        /// The inputs lock written.
+        inputs_lock: PathBuf,
+    },
+    /// `--dry-run`: what a run would ask, nothing asked.
+    DryRun(DryRun),
+    /// The profiles, written to `out`.
+    Written {
+        /// Each model's profile.
+        profiles: Vec<output::ModelProfile>,
+        /// Each model's requests sent and replies from the cache, as (model, sent, cached).
+        calls: Vec<(String, u64, u64)>,
+        /// The output directory.
+        out: PathBuf,
+    },
+}
+
+/// What a profile study would ask (`--dry-run`).
+#[derive(Clone, Debug)]
+pub struct DryRun {
+    /// The study's name.
+    pub study: String,
+    /// Tasks planned.
+    pub tasks: usize,
+    /// Responses per input.
+    pub responses: u32,
+    /// Whether the study opted into the reduced protocol.
+    pub reduced_protocol: bool,
+    /// (task, SHA-256) of each version file.
+    pub versions: Vec<(String, String)>,
+    /// Calls at the first attempt per category.
+    pub per_category: BTreeMap<char, usize>,
+    /// General Robustness's calls.
+    pub general_robustness: usize,
+    /// Calls in all at the first attempt.
+    pub total: usize,
+    /// (name, served id, attempt limit) of each model.
+    pub models: Vec<(String, String, u32)>,
+    /// Distinct question texts and their bytes.
+    pub texts: (usize, usize),
+    /// (task, calls) per task.
+    pub per_task: Vec<(String, usize)>,
+}
+
+impl std::fmt::Display for DryRun {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        writeln!(
+            f,
+            "profile study `{}`: {} tasks, {} responses per input{}",
+            self.study,
+            self.tasks,
+            self.responses,
+            if self.reduced_protocol { " (reduced protocol, opted in)" } else { "" }
+        )?;
+        for (task, sha) in &self.versions {
+            writeln!(f, "  versions {task}: sha256 {sha}")?;
+        }
+        for (name, served, attempts) in &self.models {
+            writeln!(f, "model {name} ({served}): calls at the first attempt")?;
+            for (c, n) in &self.per_category {
+                writeln!(f, "  category {c}: {n}")?;
+            }
+            writeln!(f, "  general robustness: {}", self.general_robustness)?;
+            writeln!(
+                f,
+                "  total: {} (up to {} with every retry)",
+                self.total,
+                self.total * (*attempts).max(1) as usize
+            )?;
+            writeln!(
+                f,
+                "  store: {} response rows and at least as many attempt rows (raw replies); {} distinct question texts, {:.1} MB, stored once each (B4's later rounds, which depend on the episode, not counted)",
+                self.total, self.texts.0, self.texts.1 as f64 / 1e6
+            )?;
+        }
+        for (task, calls) in &self.per_task {
+            writeln!(f, "  {task}: {calls} calls")?;
+        }
+        Ok(())
+    }
+}
+
 /// A profile study file (`agora profile STUDY`): which models and tasks, how many responses per
 /// input, and the seed every sampling seed derives from.
 #[derive(Clone, Debug, Deserialize, schemars::JsonSchema)]
@@ -322,30 +414,20 @@ fn load_models(study_path: &Path, study: &ProfileStudy, models: Option<&Path>) -
     Ok(out)
 }
 
-/// `agora profile`.
-pub fn main(args: ProfileOptions) -> anyhow::Result<()> {
+/// `agora profile`: freezes the inputs, plans a dry run, or asks the models and writes their
+/// profiles; returns what it did, for the caller to print.
+pub fn main(args: ProfileOptions) -> anyhow::Result<ProfileOutcome> {
     let assets = assets_dir(args.assets.as_deref());
     let versions_dir = assets.join("versions");
     let lock = assets.join("versions.lock");
     let inputs_lock = assets.join("inputs.lock");
     if args.freeze {
         let l = versions::freeze(&versions_dir, &lock).map_err(bad)?;
-        for (task, sha) in &l {
-            println!("{task}: {sha}");
-        }
-        println!("froze {} version files into {}", l.len(), lock.display());
         let inputs = input_hashes(&assets)?;
         let text = ron::ser::to_string_pretty(&inputs, ron::ser::PrettyConfig::default())?;
         std::fs::write(&inputs_lock, text + "\n").with_context(|| format!("writing {}", inputs_lock.display()))?;
-        for (name, sha) in &inputs {
-            println!("{name}: {sha}");
-        }
-        println!(
-            "froze {} inputs (schedules, GR wording, item file, cells) into {}",
-            inputs.len(),
-            inputs_lock.display()
-        );
-        return Ok(());
+        let versions = l.into_iter().map(|(task, sha)| (task.to_string(), sha.to_string())).collect();
+        return Ok(ProfileOutcome::Frozen { versions, lock, inputs, inputs_lock });
     }
     let study_path = args.study.as_deref().ok_or_else(|| BadInput("give a profile study file (or --freeze)".into()))?;
     let study = ProfileStudy::load(study_path)?;
@@ -372,8 +454,7 @@ pub fn main(args: ProfileOptions) -> anyhow::Result<()> {
         })
         .collect();
     if args.dry_run {
-        print_dry_run(&study, &models, &plans, &loaded, &cells);
-        return Ok(());
+        return Ok(ProfileOutcome::DryRun(dry_run(&study, &models, &plans, &loaded, &cells)));
     }
     // The profile's tables on a connection of the store opened (and checked) by the engine:
     // the store file is opened through SQLite alone.
@@ -388,6 +469,7 @@ pub fn main(args: ProfileOptions) -> anyhow::Result<()> {
     let rt = agora_agents::llm::session::runtime().context("starting the runtime")?;
     let mut report = Vec::new();
     let mut incomplete = Vec::new();
+    let mut calls = Vec::new();
     for spec in &models {
         let changed = store::check_settings(&conn, &study.name, spec, args.retry_missing)
             .map_err(|e| BadInput(format!("{}: {e}", args.store.display())))?;
@@ -493,12 +575,7 @@ pub fn main(args: ProfileOptions) -> anyhow::Result<()> {
             Some(e) => format!("stopped: {} question(s) not asked after {passes} further pass(es): {e}", failed.len()),
         };
         store::record_pass(&conn, &study.name, spec, kind, &changed, asked, &outcome)?;
-        eprintln!(
-            "{}: {} requests sent, {} replies from the cache",
-            spec.name,
-            asker.session.calls().1,
-            asker.session.calls().0
-        );
+        calls.push((spec.name.clone(), asker.session.calls().1 as u64, asker.session.calls().0 as u64));
         if let Some(e) = failure {
             cache.flush();
             if !e.transient {
@@ -523,11 +600,7 @@ pub fn main(args: ProfileOptions) -> anyhow::Result<()> {
         );
     }
     output::write_outputs(&args.out, &study, &report)?;
-    for m in &report {
-        println!("{}", m.markdown());
-    }
-    println!("profile written to {}", args.out.display());
-    Ok(())
+    Ok(ProfileOutcome::Written { profiles: report, calls, out: args.out })
 }
 
 /// The item files of the study's questionnaire tasks: the shipped IPIP-50 adaptations from the
@@ -573,44 +646,31 @@ fn keep_only<T>(jobs: &mut Vec<run::Job<T>>, only: Option<&HashSet<String>>) {
     }
 }
 
-fn print_dry_run(
+fn dry_run(
     study: &ProfileStudy,
     models: &[ModelSpec],
     plans: &[(Task, TaskPlan)],
     loaded: &[Loaded],
     cells: &Cells,
-) {
-    println!(
-        "profile study `{}`: {} tasks, {} responses per input{}",
-        study.name,
-        plans.len(),
-        study.responses,
-        if study.reduced_protocol { " (reduced protocol, opted in)" } else { "" }
-    );
-    for l in loaded {
-        println!("  versions {}: sha256 {}", l.task.name(), l.sha256);
-    }
+) -> DryRun {
     let mut per_category: BTreeMap<char, usize> = BTreeMap::new();
     for (task, plan) in plans {
         *per_category.entry(task.category()).or_default() += plan.calls();
     }
-    let gr = if study.general_robustness { 23 * study.gr_responses as usize } else { 0 };
-    let total: usize = per_category.values().sum::<usize>() + gr;
-    let texts = distinct_texts(plans, loaded, cells);
-    for m in models {
-        println!("model {} ({}): calls at the first attempt", m.name, m.served_id);
-        for (c, n) in &per_category {
-            println!("  category {c}: {n}");
-        }
-        println!("  general robustness: {gr}");
-        println!("  total: {total} (up to {} with every retry)", total * m.max_attempts.max(1) as usize);
-        println!(
-            "  store: {total} response rows and at least as many attempt rows (raw replies); {} distinct question texts, {:.1} MB, stored once each (B4's later rounds, which depend on the episode, not counted)",
-            texts.0, texts.1 as f64 / 1e6
-        );
-    }
-    for (task, plan) in plans {
-        println!("  {}: {} calls", task.name(), plan.calls());
+    let general_robustness = if study.general_robustness { 23 * study.gr_responses as usize } else { 0 };
+    let total: usize = per_category.values().sum::<usize>() + general_robustness;
+    DryRun {
+        study: study.name.clone(),
+        tasks: plans.len(),
+        responses: study.responses,
+        reduced_protocol: study.reduced_protocol,
+        versions: loaded.iter().map(|l| (l.task.name().to_string(), l.sha256.clone())).collect(),
+        per_category,
+        general_robustness,
+        total,
+        models: models.iter().map(|m| (m.name.clone(), m.served_id.clone(), m.max_attempts)).collect(),
+        texts: distinct_texts(plans, loaded, cells),
+        per_task: plans.iter().map(|(t, p)| (t.name().to_string(), p.calls())).collect(),
     }
 }
 

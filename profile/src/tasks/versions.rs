@@ -20,7 +20,6 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-
 use super::catalogue::{b4_input, b4_round, inputs, Answer};
 use super::render::{render, Presentation};
 use super::{Level, ProfileInputError, Task, VERSION_IDS};
