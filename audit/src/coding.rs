@@ -9,6 +9,7 @@ use crate::{segment, tables};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use agora_records::families::audit::coding as records;
 use rusqlite::{Connection, OpenFlags};
 
 pub use crate::report::{Audit, CoderGate, OccurrenceRow, ReasoningRow};
@@ -65,24 +66,6 @@ impl AuditError {
     pub fn is_bad_input(&self) -> bool {
         !matches!(self, AuditError::Store { .. } | AuditError::Coder { .. })
     }
-}
-
-/// A transcript row as read.
-struct Row {
-    run_id: i64,
-    seat: i64,
-    slot: i64,
-    attempt: i64,
-    model: String,
-    raw_reply: String,
-    action: Option<String>,
-    parse_status: String,
-    messages_json: String,
-    study: String,
-    environment: String,
-    arm: String,
-    cell: String,
-    spec_json: String,
 }
 
 /// Segments one reply and splits its reasoning and post-hoc segments into sentences, none
@@ -163,24 +146,17 @@ pub fn audit(
     let mut conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_WRITE).map_err(sql)?;
     conn.busy_timeout(std::time::Duration::from_secs(30)).map_err(sql)?;
     for table in ["runs", "transcripts"] {
-        let n: i64 = conn
-            .query_row(
-                "SELECT COUNT(*) FROM sqlite_master WHERE type IN ('table', 'view') AND name = ?1",
-                [table],
-                |r| r.get(0),
-            )
-            .map_err(sql)?;
-        if n == 0 {
+        if !records::has_table_or_view(&conn, table).map_err(sql)? {
             return Err(AuditError::MissingTable { path: path.to_path_buf(), table });
         }
     }
     if let Some(s) = study {
-        let n: i64 = conn.query_row("SELECT COUNT(*) FROM runs WHERE study = ?1", [s], |r| r.get(0)).map_err(sql)?;
+        let n = agora_records::families::audit::reads::study_runs(&conn, s).map_err(sql)?;
         if n == 0 {
             return Err(AuditError::UnknownStudy { path: path.to_path_buf(), study: s.to_string() });
         }
     }
-    let rows = read_rows(&conn, study).map_err(sql)?;
+    let rows = records::decisions(&conn, study, agora_agents::HUMAN_ENDPOINT).map_err(sql)?;
     let cb = &codebook.codebook;
     let mut skipped: Skipped = BTreeMap::new();
     let mut split = Vec::new();
@@ -234,35 +210,6 @@ pub fn audit(
         validation,
     };
     Ok(Audit::new(path, study, codebook, responses, &skipped, &earlier, gate))
-}
-
-fn read_rows(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Vec<Row>> {
-    let mut st = conn.prepare(
-        "SELECT t.run_id, t.seat, t.slot, t.attempt, t.model, t.raw_reply, t.action, t.parse_status, t.messages_json,
-                r.study, r.environment, r.arm, r.cell, r.spec_json
-         FROM transcripts t JOIN runs r ON r.run_id = t.run_id
-         WHERE t.kind = 'decision' AND t.endpoint <> ?2 AND (?1 IS NULL OR r.study = ?1)
-         ORDER BY t.run_id, t.seat, t.slot, t.attempt",
-    )?;
-    let rows = st.query_map(rusqlite::params![study, agora_agents::HUMAN_ENDPOINT], |r| {
-        Ok(Row {
-            run_id: r.get(0)?,
-            seat: r.get(1)?,
-            slot: r.get(2)?,
-            attempt: r.get(3)?,
-            model: r.get(4)?,
-            raw_reply: r.get(5)?,
-            action: r.get(6)?,
-            parse_status: r.get(7)?,
-            messages_json: r.get(8)?,
-            study: r.get(9)?,
-            environment: r.get(10)?,
-            arm: r.get(11)?,
-            cell: r.get(12)?,
-            spec_json: r.get(13)?,
-        })
-    })?;
-    rows.collect()
 }
 
 #[cfg(test)]

@@ -69,7 +69,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+use agora_records::families::audit::dependency as records;
+use rusqlite::{Connection, OpenFlags};
 use serde::Serialize;
 
 use crate::agreement::{self, Validation};
@@ -102,15 +103,10 @@ pub use agora_records::families::audit::REPLICATE_CODES as SCHEMA;
 /// next `agora audit` ([`drop_stale`]).
 pub use agora_records::families::audit::DEPENDENCY as DEPENDENCY_SCHEMA;
 
-/// The columns an `audit_dependency` of the current layout has and an older one lacks.
-const KEYED_BY: [&str; 2] = ["arm", "cell"];
-
 /// Drops an `audit_dependency` written before its rows were kept apart per arm and cell (it
 /// lacks those columns): derived from the coded replicates, it is rebuilt by `agora audit`.
 /// Returns whether it dropped one.
-pub fn drop_stale(conn: &Connection) -> rusqlite::Result<bool> {
-    crate::tables::drop_if_lacking(conn, "audit_dependency", &KEYED_BY)
-}
+pub use agora_records::families::audit::dependency::drop_stale;
 
 /// α of the intervals.
 pub const ALPHA: f64 = agora_analysis::mechanism::ALPHA;
@@ -126,50 +122,7 @@ pub struct Observation {
     pub w: Vec<bool>,
 }
 
-/// One estimate of one value, by one estimator, for one model, environment, arm, cell and role.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct DependencyRow {
-    /// The audited model.
-    pub model: String,
-    /// The environment.
-    pub environment: String,
-    /// The block arm of the replicated decisions (`baseline`, `punishment`, …).
-    pub arm: String,
-    /// The perturbation cell of the replicated decisions (`baseline`, `step-by-step`, …).
-    pub cell: String,
-    /// The role.
-    pub role: String,
-    /// The action indicator's name.
-    pub indicator: String,
-    /// `lpm-fe` (the linear probability model with prompt fixed effects) or `logit-ame`.
-    pub estimator: String,
-    /// The value code.
-    pub value: String,
-    /// `estimated`, `not identified`, `not estimated` or `refused`.
-    pub status: String,
-    /// Why a row has no estimate (empty for an estimate).
-    pub reason: String,
-    /// φ̂ (the LPM slope, or the logit's average marginal effect).
-    pub coef: Option<f64>,
-    /// Its CR1 standard error.
-    pub se: Option<f64>,
-    /// t (LPM, on G − 1 df) or z (logit).
-    pub stat: Option<f64>,
-    /// Two-sided p.
-    pub p: Option<f64>,
-    /// Lower end of the 95 % interval.
-    pub ci_low: Option<f64>,
-    /// Upper end of the 95 % interval.
-    pub ci_high: Option<f64>,
-    /// Prompts (fixed effects and clusters) in the fit.
-    pub n_prompts: usize,
-    /// Replicates (observations) in the fit.
-    pub n_replicates: usize,
-    /// Prompts within which the value varies across replicates (none where refused).
-    pub prompts_varying: Option<usize>,
-    /// The validation gate's decision for the model (`validated: …`, `refused: …`).
-    pub validation: String,
-}
+pub use agora_records::families::audit::dependency::DependencyRow;
 
 /// One model, environment, arm, cell and role of the replicates, with what became of it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -242,33 +195,14 @@ pub struct Dependency {
 }
 
 /// A replicate row as read.
-struct Replicate {
-    run_id: i64,
-    seat: i64,
-    slot: i64,
-    sample_seed: String,
-    replicate: i64,
-    response_id: String,
-    model: String,
-    role: String,
-    environment: String,
-    arm: String,
-    cell: String,
-    raw_reply: String,
-    action: Option<String>,
-    parse_status: String,
-    answer_field: String,
-    space_json: String,
-}
+use agora_records::families::audit::dependency::ReplicateRow as Replicate;
 
 /// A group of replicates: (model, environment, arm, cell, role).
 type GroupKey = (String, String, String, String, String);
 
-impl Replicate {
-    /// The group the replicate is estimated in: never pooled across arms or cells.
-    fn group(&self) -> GroupKey {
-        (self.model.clone(), self.environment.clone(), self.arm.clone(), self.cell.clone(), self.role.clone())
-    }
+/// The group a replicate is estimated in: never pooled across arms or cells.
+fn group(r: &Replicate) -> GroupKey {
+    (r.model.clone(), r.environment.clone(), r.arm.clone(), r.cell.clone(), r.role.clone())
 }
 
 /// A coded replicate.
@@ -301,7 +235,7 @@ pub fn dependency(
     let indicator_for = |e: &str, r: &str| declared.indicator(e, r);
     let cb = &codebook.codebook;
     let coder_id = coder.id();
-    let replicates = read_replicates(&conn, study).map_err(sql)?;
+    let replicates = agora_records::families::audit::dependency::read_replicates(&conn, study).map_err(sql)?;
     let total = replicates.len();
     let mut groups: BTreeMap<GroupKey, GroupRow> = BTreeMap::new();
     // A model-backed coder gets every replicate's reasoning at once, before any is coded.
@@ -316,7 +250,7 @@ pub fn dependency(
     coder.prepare(&batches).map_err(|source| AuditError::Coder { coder: coder_id.clone(), source })?;
     let mut coded = Vec::new();
     for rep in replicates {
-        let g = groups.entry(rep.group()).or_insert_with(|| {
+        let g = groups.entry(group(&rep)).or_insert_with(|| {
             let ind = indicator_for(&rep.environment, &rep.role);
             GroupRow {
                 model: rep.model.clone(),
@@ -378,7 +312,7 @@ pub fn dependency(
             None
         };
         let Some(y) = ind.value(r.action.as_deref().unwrap_or_default(), &r.space_json, pro) else { continue };
-        observations.entry(r.group()).or_default().push(Observation {
+        observations.entry(group(r)).or_default().push(Observation {
             prompt: r.response_id.clone(),
             y,
             w: c.values.clone(),
@@ -476,37 +410,6 @@ pub fn dependency(
     Ok(Some(report))
 }
 
-fn read_replicates(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Vec<Replicate>> {
-    let mut st = conn.prepare(
-        "SELECT q.run_id, q.seat, q.slot, q.sample_seed, q.replicate, q.response_id, q.model, q.role, r.environment,
-                r.arm, r.cell, q.raw_reply, q.action, q.parse_status, q.answer_field, q.space_json
-         FROM audit_replicates q JOIN runs r ON r.run_id = q.run_id
-         WHERE (?1 IS NULL OR r.study = ?1)
-         ORDER BY q.run_id, q.seat, q.slot, q.sample_seed, q.replicate",
-    )?;
-    let rows = st.query_map([study], |r| {
-        Ok(Replicate {
-            run_id: r.get(0)?,
-            seat: r.get(1)?,
-            slot: r.get(2)?,
-            sample_seed: r.get(3)?,
-            replicate: r.get(4)?,
-            response_id: r.get(5)?,
-            model: r.get(6)?,
-            role: r.get(7)?,
-            environment: r.get(8)?,
-            arm: r.get(9)?,
-            cell: r.get(10)?,
-            raw_reply: r.get(11)?,
-            action: r.get(12)?,
-            parse_status: r.get(13)?,
-            answer_field: r.get(14)?,
-            space_json: r.get(15)?,
-        })
-    })?;
-    rows.collect()
-}
-
 /// The option better for A in the binary-allocation state of a seat's `slot`-th decision (its
 /// id is the decision's context; see [`crate::motives`]).
 pub fn prosocial_option(conn: &Connection, run_id: i64, seat: i64, slot: i64) -> rusqlite::Result<Option<u32>> {
@@ -517,17 +420,7 @@ pub fn prosocial_option(conn: &Connection, run_id: i64, seat: i64, slot: i64) ->
 
 /// The state id a binary-allocation decision was asked in (its recorded `context`), where the
 /// store holds one.
-pub fn state_context(conn: &Connection, run_id: i64, seat: i64, slot: i64) -> rusqlite::Result<Option<u32>> {
-    let context: Option<Option<f64>> = conn
-        .query_row(
-            "SELECT context FROM decisions WHERE run_id = ?1 AND seat = ?2 AND role = 'dictator'
-             ORDER BY step LIMIT 1 OFFSET ?3",
-            params![run_id, seat, slot],
-            |r| r.get(0),
-        )
-        .optional()?;
-    Ok(context.flatten().filter(|c| c.fract() == 0.0 && *c >= 0.0 && *c < f64::from(u32::MAX)).map(|c| c as u32))
-}
+pub use agora_records::families::audit::reads::state_context;
 
 fn write_coded(
     conn: &mut Connection,
@@ -537,137 +430,60 @@ fn write_coded(
     coded: &[Coded],
 ) -> rusqlite::Result<()> {
     let cb = &codebook.codebook;
-    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    agora_records::families::audit::make(&tx, SCHEMA)?;
-    drop_stale(&tx)?;
-    agora_records::families::audit::make(&tx, DEPENDENCY_SCHEMA)?;
-    let scope = "(?1 IS NULL OR run_id IN (SELECT run_id FROM runs WHERE study = ?1))";
-    let same = "coder = ?2 AND codebook = ?3 AND codebook_version = ?4 AND codebook_sha256 = ?5";
-    for table in ["audit_replicate_responses", "audit_replicate_sentences"] {
-        tx.execute(
-            &format!("DELETE FROM {table} WHERE {scope} AND {same}"),
-            params![study, coder, cb.name, cb.version, codebook.sha256],
-        )?;
-    }
-    {
-        let mut resp = tx.prepare(
-            "INSERT INTO audit_replicate_responses (run_id, seat, slot, sample_seed, replicate, coder, codebook,
-                codebook_version, codebook_sha256, model, environment, role, parse_status, action, reasoning_present,
-                reasoning_sources, n_sentences, coder_error, values_json)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)",
-        )?;
-        let mut sent = tx.prepare(
-            "INSERT INTO audit_replicate_sentences (run_id, seat, slot, sample_seed, replicate, coder, codebook,
-                codebook_version, codebook_sha256, sentence_index, segment, source, text, code)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-        )?;
-        for c in coded {
-            let r = &c.rep;
-            let s = &c.segmentation;
-            let is_coded = s.has_reasoning() && c.coder_error.is_none();
-            let values_json = is_coded.then(|| {
-                let m: serde_json::Map<String, serde_json::Value> = cb
-                    .values()
-                    .zip(&c.values)
-                    .map(|(code, v)| (code.name.clone(), serde_json::json!(u8::from(*v))))
-                    .collect();
-                serde_json::Value::Object(m).to_string()
-            });
-            let reasoning = c.sentences.iter().filter(|x| x.kind == SegmentKind::Reasoning).count();
-            resp.execute(params![
-                r.run_id,
-                r.seat,
-                r.slot,
-                r.sample_seed,
-                r.replicate,
-                coder,
-                cb.name,
-                cb.version,
-                codebook.sha256,
-                r.model,
-                r.environment,
-                r.role,
-                r.parse_status,
-                r.action,
-                s.has_reasoning(),
-                s.reasoning_sources(),
-                reasoning,
-                c.coder_error,
-                values_json
-            ])?;
-            for x in &c.sentences {
-                sent.execute(params![
-                    r.run_id,
-                    r.seat,
-                    r.slot,
-                    r.sample_seed,
-                    r.replicate,
-                    coder,
-                    cb.name,
-                    cb.version,
-                    codebook.sha256,
-                    x.sentence_index,
-                    x.kind.as_str(),
-                    x.source,
-                    x.text,
-                    x.code
-                ])?;
-            }
+    let rows = coded.iter().map(|c| {
+        let r = &c.rep;
+        let s = &c.segmentation;
+        let is_coded = s.has_reasoning() && c.coder_error.is_none();
+        let values_json = is_coded.then(|| {
+            let m: serde_json::Map<String, serde_json::Value> = cb
+                .values()
+                .zip(&c.values)
+                .map(|(code, v)| (code.name.clone(), serde_json::json!(u8::from(*v))))
+                .collect();
+            serde_json::Value::Object(m).to_string()
+        });
+        let reasoning = c.sentences.iter().filter(|x| x.kind == SegmentKind::Reasoning).count();
+        records::CodedReplicateRecord {
+            run_id: r.run_id,
+            seat: r.seat,
+            slot: r.slot,
+            sample_seed: &r.sample_seed,
+            replicate: r.replicate,
+            model: &r.model,
+            environment: &r.environment,
+            role: &r.role,
+            parse_status: &r.parse_status,
+            action: r.action.as_deref(),
+            reasoning_present: s.has_reasoning(),
+            reasoning_sources: s.reasoning_sources(),
+            n_sentences: reasoning,
+            coder_error: c.coder_error.as_deref(),
+            values_json,
+            sentences: c
+                .sentences
+                .iter()
+                .map(|x| records::ReplicateSentenceRecord {
+                    sentence_index: x.sentence_index,
+                    segment: x.kind.as_str(),
+                    source: &x.source,
+                    text: &x.text,
+                    code: x.code.as_deref(),
+                })
+                .collect(),
         }
-    }
-    tx.commit()
+    });
+    let codebook = agora_records::families::audit::coding::CodebookRecord {
+        name: &cb.name,
+        version: cb.version,
+        sha256: &codebook.sha256,
+        source: &codebook.source,
+    };
+    records::write_coded(conn, codebook, coder, study, rows)
 }
 
 fn write_estimates(conn: &mut Connection, d: &Dependency) -> rusqlite::Result<()> {
-    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    agora_records::families::audit::make(&tx, SCHEMA)?;
-    drop_stale(&tx)?;
-    agora_records::families::audit::make(&tx, DEPENDENCY_SCHEMA)?;
     let scope = d.study.clone().unwrap_or_default();
-    tx.execute(
-        "DELETE FROM audit_dependency WHERE scope = ?1 AND coder = ?2 AND codebook = ?3 AND codebook_version = ?4
-            AND codebook_sha256 = ?5",
-        params![scope, d.coder, d.codebook, d.codebook_version, d.codebook_sha256],
-    )?;
-    {
-        let mut st = tx.prepare(
-            "INSERT INTO audit_dependency (scope, coder, codebook, codebook_version, codebook_sha256, model, environment,
-                arm, cell, role, indicator, estimator, value, status, reason, coef, se, stat, p, ci_low, ci_high,
-                n_prompts, n_replicates, prompts_varying, validation)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
-                ?22, ?23, ?24, ?25)",
-        )?;
-        for r in &d.rows {
-            st.execute(params![
-                scope,
-                d.coder,
-                d.codebook,
-                d.codebook_version,
-                d.codebook_sha256,
-                r.model,
-                r.environment,
-                r.arm,
-                r.cell,
-                r.role,
-                r.indicator,
-                r.estimator,
-                r.value,
-                r.status,
-                r.reason,
-                r.coef.filter(|v| v.is_finite()),
-                r.se.filter(|v| v.is_finite()),
-                r.stat.filter(|v| v.is_finite()),
-                r.p.filter(|v| v.is_finite()),
-                r.ci_low.filter(|v| v.is_finite()),
-                r.ci_high.filter(|v| v.is_finite()),
-                r.n_prompts,
-                r.n_replicates,
-                r.prompts_varying,
-                r.validation
-            ])?;
-        }
-    }
-    tx.commit()
+    records::write_estimates(conn, &scope, &d.coder, (&d.codebook, d.codebook_version, &d.codebook_sha256), &d.rows)
 }
 
 mod report;

@@ -67,7 +67,8 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
-use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+use agora_records::families::audit::labels as store;
+use rusqlite::{Connection, OpenFlags};
 use serde_json::{Map, Value};
 
 use super::codebook::LoadedCodebook;
@@ -346,33 +347,25 @@ pub fn export_id(export: &Export) -> String {
 pub fn record_export(path: &Path, export: &Export) -> Result<String, LabelsError> {
     let mut conn = open(path, true)?;
     let sql = |source| LabelsError::Store { path: path.to_path_buf(), source };
-    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(sql)?;
-    agora_records::families::audit::make(&tx, EXPORTS_SCHEMA).map_err(sql)?;
     let (name, version, sha) = &export.codebook;
     let models: Vec<&String> = export.per_model.keys().collect();
-    tx.execute(
-        "INSERT OR IGNORE INTO audit_exports (export_id, seed, sample, coder, codebook, codebook_version,
-            codebook_sha256, models_json, blind, sentences, responses)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-        params![
-            export.id,
-            export.options.seed.to_string(),
-            export.options.sample as i64,
-            export.options.coder,
-            name,
-            version,
-            sha,
-            serde_json::to_string(&models).expect("invariant: names serialise"),
-            export.options.blind,
-            export.records.len() as i64,
-            export.per_model.values().map(|(n, _)| *n as i64).sum::<i64>(),
-        ],
+    let created = store::record_export(
+        &mut conn,
+        &store::ExportRecord {
+            export_id: &export.id,
+            seed: export.options.seed.to_string(),
+            sample: export.options.sample as i64,
+            coder: &export.options.coder,
+            codebook: name,
+            codebook_version: *version,
+            codebook_sha256: sha,
+            models_json: serde_json::to_string(&models).expect("invariant: names serialise"),
+            blind: export.options.blind,
+            sentences: export.records.len() as i64,
+            responses: export.per_model.values().map(|(n, _)| *n as i64).sum::<i64>(),
+        },
     )
     .map_err(sql)?;
-    let created: String = tx
-        .query_row("SELECT created FROM audit_exports WHERE export_id = ?1", [&export.id], |r| r.get(0))
-        .map_err(sql)?;
-    tx.commit().map_err(sql)?;
     Ok(created)
 }
 
@@ -421,22 +414,9 @@ pub fn export(path: &Path, codebook: &LoadedCodebook, options: &ExportOptions) -
             });
         }
     }
-    let mut st = conn
-        .prepare(
-            "SELECT r.run_key, a.run_id, a.seat, a.slot, a.model, a.environment, a.cell
-             FROM audit_responses a JOIN runs r ON r.run_id = a.run_id
-             WHERE a.coder = ?1 AND a.codebook = ?2 AND a.codebook_version = ?3 AND a.codebook_sha256 = ?4
-               AND a.reasoning_present = 1
-             ORDER BY a.run_id, a.seat, a.slot",
-        )
-        .map_err(sql)?;
-    type Resp = (String, i64, i64, i64, String, String, String);
-    let rows: Vec<Resp> = st
-        .query_map(params![options.coder, cb.name, cb.version, codebook.sha256], |r| {
-            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?))
-        })
-        .and_then(Iterator::collect)
-        .map_err(sql)?;
+    type Resp = store::SampledResponse;
+    let rows: Vec<Resp> =
+        store::reasoning_responses(&conn, &options.coder, &cb.name, cb.version, &codebook.sha256).map_err(sql)?;
     let mut by_model: BTreeMap<String, Vec<(String, Resp)>> = BTreeMap::new();
     for r in rows {
         if options.models.is_empty() || options.models.contains(&r.4) {
@@ -463,14 +443,6 @@ pub fn export(path: &Path, codebook: &LoadedCodebook, options: &ExportOptions) -
             ),
         });
     }
-    let mut sentences = conn
-        .prepare(
-            "SELECT sentence_index, text, code FROM audit_sentences
-             WHERE run_id = ?1 AND seat = ?2 AND slot = ?3 AND coder = ?4 AND codebook = ?5 AND codebook_version = ?6
-               AND codebook_sha256 = ?7 AND segment = 'reasoning'
-             ORDER BY sentence_index",
-        )
-        .map_err(sql)?;
     let mut records = Vec::new();
     let mut per_model = BTreeMap::new();
     for (model, responses) in &by_model {
@@ -479,12 +451,15 @@ pub fn export(path: &Path, codebook: &LoadedCodebook, options: &ExportOptions) -
         per_model.insert(model.clone(), (chosen.len(), responses.len()));
         for id in chosen {
             let r = index[id];
-            let coded: Vec<(i64, String, Option<String>)> = sentences
-                .query_map(params![r.1, r.2, r.3, options.coder, cb.name, cb.version, codebook.sha256], |x| {
-                    Ok((x.get(0)?, x.get(1)?, x.get(2)?))
-                })
-                .and_then(Iterator::collect)
-                .map_err(sql)?;
+            let coded = store::reasoning_sentences(
+                &conn,
+                (r.1, r.2, r.3),
+                &options.coder,
+                &cb.name,
+                cb.version,
+                &codebook.sha256,
+            )
+            .map_err(sql)?;
             let reasoning = coded.iter().map(|(_, t, _)| t.as_str()).collect::<Vec<_>>().join(" ");
             for (i, text, code) in coded {
                 records.push(ExportRecord {

@@ -90,7 +90,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
-use rusqlite::{params, Connection};
+use rusqlite::Connection;
 use serde::Serialize;
 
 use crate::codebook::Codebook;
@@ -112,44 +112,7 @@ pub use estimate::*;
 pub use file::*;
 pub use store::*;
 
-/// One verdict: a requirement on one model (a row of `audit_requirements`).
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Verdict {
-    /// The requirement's name.
-    pub requirement: String,
-    /// The model.
-    pub model: String,
-    /// `at_least`, `at_most` or `equivalent`.
-    pub kind: String,
-    /// What the statistic is (`share of fairness in prisoners-dilemma`).
-    pub statistic: String,
-    /// θ̂ (directional) or the difference (invariance).
-    pub estimate: Option<f64>,
-    /// Its standard error.
-    pub se: Option<f64>,
-    /// Lower one-sided 1 − α bound (the 1 − 2α interval's lower end).
-    pub low: Option<f64>,
-    /// Upper one-sided 1 − α bound.
-    pub high: Option<f64>,
-    /// The bound, or the margin Δ.
-    pub bound: f64,
-    /// p_TOST (invariance).
-    pub p_tost: Option<f64>,
-    /// `pass`, `fail`, `not estimable` or `refused`.
-    pub verdict: String,
-    /// Why, and what it rests on.
-    pub reason: String,
-    /// Responses (or replicates) it rests on.
-    pub n: Option<usize>,
-    /// Distinct prompts among them.
-    pub prompts: Option<usize>,
-    /// Clusters of the standard error.
-    pub clusters: Option<usize>,
-    /// Responses per arm a next audit needs for this bound (design effect included).
-    pub planned_n: Option<u64>,
-    /// How the plan was made.
-    pub planning: String,
-}
+pub use agora_records::families::audit::requirements::Verdict;
 
 /// The verdicts of one requirements file on one audit.
 #[derive(Clone, Debug, PartialEq, Serialize)]

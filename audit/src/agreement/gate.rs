@@ -5,6 +5,7 @@
 
 use super::*;
 pub use agora_analysis::evidence::{Status, Validation};
+use agora_records::families::audit::gate::GateRecord;
 
 /// κ printed with enough decimals (three or more) that it does not read as the threshold when
 /// it falls on the other side of it.
@@ -155,24 +156,11 @@ pub fn humans_unmet(h: &ConsensusRow, gate: &GateOptions) -> Option<String> {
 
 /// (model, coder, codebook SHA-256) → (responses with reasoning the coder failed on, responses
 /// with reasoning).
-pub type CoderErrors = BTreeMap<(String, String, String), (usize, usize)>;
+pub use agora_records::families::audit::gate::CoderErrors;
 
 /// Per model, coder and codebook SHA-256 of a codebook (name and version): the responses with
 /// reasoning the coder failed on, of the responses with reasoning.
-pub fn load_coder_errors(conn: &Connection, codebook: &str, version: u32) -> rusqlite::Result<CoderErrors> {
-    if !has_table(conn, "audit_responses")? {
-        return Ok(BTreeMap::new());
-    }
-    let mut st = conn.prepare(
-        "SELECT model, coder, codebook_sha256, SUM(coder_error IS NOT NULL), COUNT(*) FROM audit_responses
-         WHERE codebook = ?1 AND codebook_version = ?2 AND reasoning_present = 1
-         GROUP BY model, coder, codebook_sha256",
-    )?;
-    let rows = st.query_map(params![codebook, version], |r| {
-        Ok(((r.get(0)?, r.get(1)?, r.get(2)?), (r.get::<_, i64>(3)? as usize, r.get::<_, i64>(4)? as usize)))
-    })?;
-    rows.collect()
-}
+pub use agora_records::families::audit::gate::load_coder_errors;
 
 /// Checks a threshold: a finite number in (−1, 1].
 pub fn check_min_kappa(min_kappa: f64) -> Result<(), String> {
@@ -187,47 +175,11 @@ pub fn check_min_kappa(min_kappa: f64) -> Result<(), String> {
 /// imported from a recorded blind export. Labels imported before Agora recorded exports carry
 /// no export id, and nothing says they were made blind: they do not count
 /// ([`labels_without_export`] counts them).
-pub fn load_labels(conn: &Connection, codebook: &str, version: u32) -> rusqlite::Result<Vec<HumanLabel>> {
-    if !has_table(conn, "audit_labels")? || !agora_analysis::evidence::has_column(conn, "audit_labels", "export_id")? {
-        return Ok(Vec::new());
-    }
-    let mut st = conn.prepare(
-        "SELECT l.run_id, l.seat, l.slot, l.sentence_index, l.coder, l.code, l.text,
-                COALESCE((SELECT a.model FROM audit_responses a
-                          WHERE a.run_id = l.run_id AND a.seat = l.seat AND a.slot = l.slot LIMIT 1), '')
-         FROM audit_labels l WHERE l.codebook = ?1 AND l.codebook_version = ?2 AND l.export_id IS NOT NULL
-         ORDER BY l.run_id, l.seat, l.slot, l.sentence_index, l.coder",
-    )?;
-    let rows = st.query_map(params![codebook, version], |r| {
-        Ok(HumanLabel {
-            key: (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?),
-            coder: r.get(4)?,
-            code: r.get(5)?,
-            text: r.get(6)?,
-            model: r.get(7)?,
-        })
-    })?;
-    rows.collect()
-}
+pub use agora_records::families::audit::gate::load_labels;
 
 /// The labels of a codebook (name and version) imported before Agora recorded exports (no export
 /// id): they do not count for the gate.
-pub fn labels_without_export(conn: &Connection, codebook: &str, version: u32) -> rusqlite::Result<usize> {
-    if !has_table(conn, "audit_labels")? {
-        return Ok(0);
-    }
-    let missing = if agora_analysis::evidence::has_column(conn, "audit_labels", "export_id")? {
-        "export_id IS NULL"
-    } else {
-        "1"
-    };
-    conn.query_row(
-        &format!("SELECT COUNT(*) FROM audit_labels WHERE codebook = ?1 AND codebook_version = ?2 AND {missing}"),
-        params![codebook, version],
-        |r| r.get::<_, i64>(0),
-    )
-    .map(|n| usize::try_from(n).unwrap_or(0))
-}
+pub use agora_records::families::audit::gate::labels_without_export;
 
 /// What a reasoning sentence counts as when its coder's reply for the response failed
 /// validation (the wrong number of codes, an unknown code): a label of its own, so that a
@@ -244,31 +196,7 @@ pub fn load_machine(
     version: u32,
     only: Option<(&str, &str)>,
 ) -> rusqlite::Result<Vec<MachineCode>> {
-    if !has_table(conn, "audit_sentences")? || !has_table(conn, "audit_responses")? {
-        return Ok(Vec::new());
-    }
-    let (coder, sha) = only.map_or((None, None), |(c, s)| (Some(c), Some(s)));
-    let mut st = conn.prepare(
-        "SELECT s.run_id, s.seat, s.slot, s.sentence_index, a.model, s.coder, s.codebook_sha256,
-                COALESCE(s.code, ?5), s.text
-         FROM audit_sentences s JOIN audit_responses a
-           ON a.run_id = s.run_id AND a.seat = s.seat AND a.slot = s.slot AND a.coder = s.coder
-          AND a.codebook = s.codebook AND a.codebook_version = s.codebook_version AND a.codebook_sha256 = s.codebook_sha256
-         WHERE s.codebook = ?1 AND s.codebook_version = ?2 AND s.segment = 'reasoning'
-           AND (?3 IS NULL OR s.coder = ?3) AND (?4 IS NULL OR s.codebook_sha256 = ?4)
-         ORDER BY s.run_id, s.seat, s.slot, s.sentence_index, s.coder",
-    )?;
-    let rows = st.query_map(params![codebook, version, coder, sha, CODER_ERROR], |r| {
-        Ok(MachineCode {
-            key: (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?),
-            model: r.get(4)?,
-            coder: r.get(5)?,
-            codebook_sha256: r.get(6)?,
-            code: r.get(7)?,
-            text: r.get(8)?,
-        })
-    })?;
-    rows.collect()
+    agora_records::families::audit::gate::load_machine(conn, codebook, version, only, CODER_ERROR)
 }
 
 /// The gate's decisions for `coder`'s codes (with `codebook`, as the store holds them now) on
@@ -309,54 +237,23 @@ fn decide(
         .collect())
 }
 
-/// The coders and codebooks (coder, name, version, SHA-256) the store's coded responses name,
-/// each with the audited models it coded.
-fn coded_keys(conn: &Connection) -> rusqlite::Result<BTreeMap<(String, String, u32, String), Vec<String>>> {
-    let mut keys: BTreeMap<(String, String, u32, String), Vec<String>> = BTreeMap::new();
-    if !has_table(conn, "audit_responses")? {
-        return Ok(keys);
-    }
-    let mut st = conn.prepare(
-        "SELECT DISTINCT coder, codebook, codebook_version, codebook_sha256, model FROM audit_responses
-         ORDER BY coder, codebook, codebook_version, codebook_sha256, model",
-    )?;
-    let rows = st.query_map([], |r| Ok(((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?), r.get::<_, String>(4)?)))?;
-    for row in rows {
-        let (key, model) = row?;
-        keys.entry(key).or_default().push(model);
-    }
-    Ok(keys)
-}
-
 /// Writes the gate's decision (the default gate, the one the ladder grades with) for every
 /// coder and codebook of the store's coded responses on each model's text into `audit_gate`,
 /// replacing the table's rows, in one transaction: the audit calls it whenever the codes or the
 /// human labels change. A codebook that is not in `audit_codebooks` cannot be checked against
 /// its labels: its coder is refused, saying so. Returns the decisions written.
 pub fn record_gates(conn: &mut Connection) -> rusqlite::Result<usize> {
-    let tx = conn.transaction()?;
-    let written = write_gates(&tx)?;
-    tx.commit()?;
-    Ok(written)
+    agora_records::families::audit::gate::record_gates(conn, write_gates)
 }
 
 /// [`record_gates`] inside the caller's transaction (the label import writes the labels and the
 /// decisions they change together).
 pub fn write_gates(conn: &Connection) -> rusqlite::Result<usize> {
-    let keys = coded_keys(conn)?;
+    let keys = agora_records::families::audit::gate::coded_keys(conn)?;
     let gate_options = GateOptions::default();
     let mut decisions = Vec::new();
     for ((coder, name, version, sha), models) in keys {
-        let source: Option<String> = if has_table(conn, "audit_codebooks")? {
-            conn.query_row(
-                "SELECT source FROM audit_codebooks WHERE name = ?1 AND version = ?2 AND sha256 = ?3",
-                params![name, version, sha],
-                |r| r.get(0),
-            )
-            .ok()
-        } else {
-            None
-        };
+        let source = agora_records::families::audit::gate::codebook_source(conn, &name, version, &sha)?;
         let parsed = source.as_deref().and_then(|s| Codebook::parse(s, Path::new("audit_codebooks")).ok());
         let validations = match parsed {
             Some(cb) => decide(conn, &cb, &coder, &models, &gate_options)?,
@@ -371,46 +268,37 @@ pub fn write_gates(conn: &Connection) -> rusqlite::Result<usize> {
         };
         decisions.push(((name, version, sha), validations));
     }
-    let tx = conn;
+    let records: Vec<GateRecord> = decisions
+        .iter()
+        .flat_map(|((name, version, sha), validations)| {
+            validations.iter().map(move |(v, humans)| {
+                let h = humans.clone().unwrap_or_default();
+                GateRecord {
+                    coder: &v.coder,
+                    codebook: name,
+                    codebook_version: *version,
+                    codebook_sha256: sha,
+                    model: &v.model,
+                    status: v.status.as_str(),
+                    kappa: v.kappa,
+                    n: v.n as i64,
+                    responses: v.responses as i64,
+                    min_kappa: v.min_kappa,
+                    recall_json: serde_json::to_string(&v.recall).expect("invariant: a recall list serialises"),
+                    coder_failed: v.coder_errors.0 as i64,
+                    coder_of: v.coder_errors.1 as i64,
+                    reason: &v.reason,
+                    labellers: h.labellers as i64,
+                    human_kappa: h.human_kappa,
+                    human_sentences: h.multiply_labelled as i64,
+                    human_disagreements: h.disagreements as i64,
+                    min_human_kappa: gate_options.min_human_kappa,
+                    max_human_disagreement: gate_options.max_human_disagreement,
+                }
+            })
+        })
+        .collect();
     // The table holds only the current decisions, rewritten here in full: a store's older
     // layout (without the human labellers' columns) is replaced, not altered.
-    tx.execute_batch("DROP TABLE IF EXISTS audit_gate;")?;
-    agora_records::families::audit::make(tx, agora_records::families::audit::GATE)?;
-    let mut written = 0;
-    for ((name, version, sha), validations) in &decisions {
-        for (v, humans) in validations {
-            let recall = serde_json::to_string(&v.recall).expect("invariant: a recall list serialises");
-            let h = humans.clone().unwrap_or_default();
-            tx.execute(
-                "INSERT INTO audit_gate (coder, codebook, codebook_version, codebook_sha256, model, status, kappa, n,
-                    responses, min_kappa, recall_json, coder_failed, coder_of, reason, labellers, human_kappa,
-                    human_sentences, human_disagreements, min_human_kappa, max_human_disagreement)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
-                params![
-                    v.coder,
-                    name,
-                    version,
-                    sha,
-                    v.model,
-                    v.status.as_str(),
-                    v.kappa,
-                    v.n as i64,
-                    v.responses as i64,
-                    v.min_kappa,
-                    recall,
-                    v.coder_errors.0 as i64,
-                    v.coder_errors.1 as i64,
-                    v.reason,
-                    h.labellers as i64,
-                    h.human_kappa,
-                    h.multiply_labelled as i64,
-                    h.disagreements as i64,
-                    gate_options.min_human_kappa,
-                    gate_options.max_human_disagreement,
-                ],
-            )?;
-            written += 1;
-        }
-    }
-    Ok(written)
+    agora_records::families::audit::gate::write_gates(conn, records)
 }

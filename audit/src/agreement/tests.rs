@@ -1,4 +1,5 @@
 use super::*;
+use rusqlite::params;
 
 fn label(i: i64, model: &str, coder: &str, code: &str) -> HumanLabel {
     HumanLabel { key: (1, 0, i, 0), model: model.into(), coder: coder.into(), code: code.into(), text: format!("s{i}") }

@@ -177,43 +177,7 @@ pub(super) fn array_element_lines(text: &str) -> Vec<usize> {
     lines
 }
 
-/// A stored reasoning or post-hoc sentence, as an import checks a label against it.
-struct Stored {
-    run_id: i64,
-    segment: String,
-    text: String,
-}
-
-/// A label that passed every check.
-struct Checked {
-    run_id: i64,
-    seat: i64,
-    slot: i64,
-    sentence_index: i64,
-    code: String,
-    text: String,
-    line: usize,
-    export_id: String,
-}
-
-/// A recorded export, as an import checks a label's `export_id` against it.
-struct Recorded {
-    blind: bool,
-    codebook: String,
-    version: u32,
-}
-
-/// The exports the store recorded (none where it has no `audit_exports`).
-fn recorded_exports(conn: &Connection) -> rusqlite::Result<HashMap<String, Recorded>> {
-    if !has_table(conn, "audit_exports")? {
-        return Ok(HashMap::new());
-    }
-    let mut st = conn.prepare("SELECT export_id, blind, codebook, codebook_version FROM audit_exports")?;
-    let rows = st.query_map([], |r| {
-        Ok((r.get::<_, String>(0)?, Recorded { blind: r.get(1)?, codebook: r.get(2)?, version: r.get(3)? }))
-    })?;
-    rows.collect()
-}
+use agora_records::families::audit::labels::{recorded_exports, LabelRecord as Checked, StoredSentence as Stored};
 
 /// Imports one human coder's labels from `file` into the store at `path` (see the [module
 /// documentation](self)). `label_field` names the field holding the code; `format` is
@@ -253,25 +217,8 @@ pub fn import(
             });
         }
     }
-    let stored: HashMap<(String, i64, i64, i64), Stored> = {
-        let mut st = conn
-            .prepare(
-                "SELECT DISTINCT r.run_key, s.run_id, s.seat, s.slot, s.sentence_index, s.segment, s.text
-                 FROM audit_sentences s JOIN runs r ON r.run_id = s.run_id
-                 WHERE s.codebook = ?1 AND s.codebook_version = ?2",
-            )
-            .map_err(sql)?;
-        let rows = st
-            .query_map(params![cb.name, cb.version], |r| {
-                Ok((
-                    (r.get(0)?, r.get(2)?, r.get(3)?, r.get(4)?),
-                    Stored { run_id: r.get(1)?, segment: r.get(5)?, text: r.get(6)? },
-                ))
-            })
-            .and_then(Iterator::collect::<rusqlite::Result<Vec<_>>>)
-            .map_err(sql)?;
-        rows.into_iter().collect()
-    };
+    let stored: HashMap<(String, i64, i64, i64), Stored> =
+        store::audited_sentences(&conn, &cb.name, cb.version).map_err(sql)?.into_iter().collect();
     let responses: BTreeSet<(String, i64, i64)> = stored.keys().map(|k| (k.0.clone(), k.1, k.2)).collect();
     let exports = recorded_exports(&conn).map_err(sql)?;
     let mut problems = Vec::new();
@@ -474,62 +421,12 @@ pub fn import(
         }]));
     }
     let source = file.file_name().map_or_else(|| file.display().to_string(), |n| n.to_string_lossy().into_owned());
-    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(sql)?;
     // Labels imported before Agora recorded exports lack `export_id`: the family's upgrade adds
     // it, NULL for them, and such labels do not count for the gate (see `agreement::load_labels`).
-    agora_records::families::audit::make(&tx, SCHEMA).map_err(sql)?;
-    let (mut changed, mut unchanged) = (0usize, 0usize);
-    {
-        let mut before = tx
-            .prepare(
-                "SELECT code FROM audit_labels WHERE run_id = ?1 AND seat = ?2 AND slot = ?3 AND sentence_index = ?4
-                 AND coder = ?5 AND codebook = ?6 AND codebook_version = ?7",
-            )
+    // The gate's decisions change with the labels: written with them.
+    let store::Written { changed, unchanged, total } =
+        store::write_labels(&mut conn, coder, &cb.name, cb.version, &source, &checked, crate::agreement::write_gates)
             .map_err(sql)?;
-        let mut put = tx
-            .prepare(
-                "INSERT OR REPLACE INTO audit_labels (run_id, seat, slot, sentence_index, coder, codebook, codebook_version,
-                    code, text, source, line, export_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-            )
-            .map_err(sql)?;
-        for c in &checked {
-            let earlier: Option<String> = before
-                .query_row(params![c.run_id, c.seat, c.slot, c.sentence_index, coder, cb.name, cb.version], |r| {
-                    r.get(0)
-                })
-                .optional()
-                .map_err(sql)?;
-            match earlier {
-                Some(e) if e == c.code => unchanged += 1,
-                Some(_) => changed += 1,
-                None => {}
-            }
-            put.execute(params![
-                c.run_id,
-                c.seat,
-                c.slot,
-                c.sentence_index,
-                coder,
-                cb.name,
-                cb.version,
-                c.code,
-                c.text,
-                source,
-                c.line,
-                c.export_id
-            ])
-            .map_err(sql)?;
-        }
-    }
-    let total: i64 = tx
-        .query_row(
-            "SELECT COUNT(*) FROM audit_labels WHERE coder = ?1 AND codebook = ?2 AND codebook_version = ?3",
-            params![coder, cb.name, cb.version],
-            |r| r.get(0),
-        )
-        .map_err(sql)?;
-    crate::agreement::write_gates(&tx).map_err(sql)?;
-    tx.commit().map_err(sql)?;
     Ok(Imported {
         coder: coder.to_string(),
         labels: checked.len(),

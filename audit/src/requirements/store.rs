@@ -8,12 +8,7 @@ use super::*;
 /// statistic of the SUVA audit paper, binary-allocation runs of its treatment at C0, cell
 /// `baseline`. The error names the requirement and what is missing, with what the store holds.
 pub fn check_store(spec: &Requirements, conn: &Connection) -> Result<(), String> {
-    let mut st =
-        conn.prepare("SELECT DISTINCT environment, cell, arm, variant, roster FROM runs").map_err(|e| e.to_string())?;
-    let runs: Vec<(String, String, String, String, String)> = st
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))
-        .and_then(Iterator::collect)
-        .map_err(|e| e.to_string())?;
+    let runs = agora_records::families::audit::reads::run_conditions(conn).map_err(|e| e.to_string())?;
     let list = |xs: BTreeSet<&str>| {
         if xs.is_empty() {
             "none".to_string()
@@ -93,75 +88,13 @@ pub fn check_store(spec: &Requirements, conn: &Connection) -> Result<(), String>
 /// Reads the dependency estimates of the audit's coder and codebook (and study scope) from
 /// `audit_dependency`; none where the table does not exist.
 pub fn read_dependency(conn: &Connection, audit: &Audit) -> rusqlite::Result<Vec<DependencyRow>> {
-    if !crate::labels::has_table(conn, "audit_dependency")? {
-        return Ok(Vec::new());
-    }
-    let mut st = conn.prepare(
-        "SELECT model, environment, role, indicator, estimator, value, status, reason, coef, se, stat, p, ci_low,
-                ci_high, n_prompts, n_replicates, prompts_varying, validation, arm, cell
-         FROM audit_dependency
-         WHERE scope = ?1 AND coder = ?2 AND codebook = ?3 AND codebook_version = ?4 AND codebook_sha256 = ?5
-         ORDER BY model, environment, arm, cell, role, estimator, value",
-    )?;
     let scope = audit.study.clone().unwrap_or_default();
-    let rows = st.query_map(
-        params![scope, audit.coder, audit.codebook.name, audit.codebook.version, audit.codebook.sha256],
-        |r| {
-            Ok(DependencyRow {
-                model: r.get(0)?,
-                environment: r.get(1)?,
-                role: r.get(2)?,
-                indicator: r.get(3)?,
-                estimator: r.get(4)?,
-                value: r.get(5)?,
-                status: r.get(6)?,
-                reason: r.get(7)?,
-                coef: r.get(8)?,
-                se: r.get(9)?,
-                stat: r.get(10)?,
-                p: r.get(11)?,
-                ci_low: r.get(12)?,
-                ci_high: r.get(13)?,
-                n_prompts: r.get::<_, i64>(14)? as usize,
-                n_replicates: r.get::<_, i64>(15)? as usize,
-                prompts_varying: r.get::<_, Option<i64>>(16)?.map(|x| x as usize),
-                validation: r.get(17)?,
-                arm: r.get(18)?,
-                cell: r.get(19)?,
-            })
-        },
-    )?;
-    rows.collect()
+    let codebook = (audit.codebook.name.as_str(), audit.codebook.version, audit.codebook.sha256.as_str());
+    agora_records::families::audit::dependency::read_estimates(conn, &scope, &audit.coder, codebook)
 }
 
 /// Writes the verdicts into `audit_requirements`, replacing its rows, in one transaction.
-pub fn write(conn: &mut Connection, verdicts: &[Verdict]) -> rusqlite::Result<()> {
-    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    agora_records::families::audit::make(&tx, SCHEMA)?;
-    tx.execute("DELETE FROM audit_requirements", [])?;
-    {
-        let mut st = tx.prepare(
-            "INSERT INTO audit_requirements (requirement, model, kind, estimate, low, high, bound, verdict, reason, n,
-                planned_n) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-        )?;
-        for v in verdicts {
-            st.execute(params![
-                v.requirement,
-                v.model,
-                v.kind,
-                v.estimate,
-                v.low,
-                v.high,
-                v.bound,
-                v.verdict,
-                v.reason,
-                v.n.map(|n| n as i64),
-                v.planned_n.map(|n| n as i64),
-            ])?;
-        }
-    }
-    tx.commit()
-}
+pub use agora_records::families::audit::requirements::write;
 
 /// Evaluates `spec` on `audit` and the store's dependency estimates, and writes the verdicts
 /// into the store at `path` ([`write`](fn@write)).

@@ -14,10 +14,21 @@
 //! Versions: 1, the audit's tables as first versioned; 2, `audit_labels.export_id` (the blind
 //! export each label was made from), NULL on labels imported before: such labels do not count
 //! for the gate.
+//!
+//! Every read and write of these tables (and the audit's reads of the run store) is here, one
+//! submodule per step of the audit; the audit crate gives and takes rows.
 
 use rusqlite::Connection;
 
 use super::{add_column, ensure, Family, Step};
+
+pub mod agreement;
+pub mod coding;
+pub mod dependency;
+pub mod gate;
+pub mod labels;
+pub mod reads;
+pub mod requirements;
 
 /// The audit's tables.
 ///
@@ -448,6 +459,17 @@ pub fn make(conn: &Connection, schema: &str) -> rusqlite::Result<()> {
     })?;
     conn.execute_batch(schema)
 }
+
+/// Whether the store holds `table` (a table, not a view).
+pub fn has_table(conn: &Connection, table: &str) -> rusqlite::Result<bool> {
+    conn.query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1", [table], |r| {
+        r.get::<_, i64>(0)
+    })
+    .map(|n| n > 0)
+}
+
+/// The scope of a study's runs in a `WHERE` clause: every run where `?1` is NULL.
+const STUDY_SCOPE: &str = "(?1 IS NULL OR run_id IN (SELECT run_id FROM runs WHERE study = ?1))";
 
 #[cfg(test)]
 mod tests {

@@ -1,0 +1,246 @@
+//! The coder-validation gate's reads (the human labels, the machine codes and the coder errors
+//! it weighs) and its decisions (`audit_gate`).
+
+use std::collections::BTreeMap;
+
+use rusqlite::{params, Connection};
+
+use super::agreement::{HumanLabel, MachineCode};
+use super::{has_table, make, GATE};
+use crate::families::has_column;
+
+/// (model, coder, codebook SHA-256) → (responses with reasoning the coder failed on, responses
+/// with reasoning).
+pub type CoderErrors = BTreeMap<(String, String, String), (usize, usize)>;
+
+/// Per model, coder and codebook SHA-256 of a codebook (name and version): the responses with
+/// reasoning the coder failed on, of the responses with reasoning.
+pub fn load_coder_errors(conn: &Connection, codebook: &str, version: u32) -> rusqlite::Result<CoderErrors> {
+    if !has_table(conn, "audit_responses")? {
+        return Ok(BTreeMap::new());
+    }
+    let mut st = conn.prepare(
+        "SELECT model, coder, codebook_sha256, SUM(coder_error IS NOT NULL), COUNT(*) FROM audit_responses
+         WHERE codebook = ?1 AND codebook_version = ?2 AND reasoning_present = 1
+         GROUP BY model, coder, codebook_sha256",
+    )?;
+    let rows = st.query_map(params![codebook, version], |r| {
+        Ok(((r.get(0)?, r.get(1)?, r.get(2)?), (r.get::<_, i64>(3)? as usize, r.get::<_, i64>(4)? as usize)))
+    })?;
+    rows.collect()
+}
+
+/// The human labels of a codebook (name and version) in the store, with their models: those
+/// imported from a recorded blind export (an export id); none where the store has no labels or
+/// only labels of before exports were recorded.
+pub fn load_labels(conn: &Connection, codebook: &str, version: u32) -> rusqlite::Result<Vec<HumanLabel>> {
+    if !has_table(conn, "audit_labels")? || !has_column(conn, "audit_labels", "export_id")? {
+        return Ok(Vec::new());
+    }
+    let mut st = conn.prepare(
+        "SELECT l.run_id, l.seat, l.slot, l.sentence_index, l.coder, l.code, l.text,
+                COALESCE((SELECT a.model FROM audit_responses a
+                          WHERE a.run_id = l.run_id AND a.seat = l.seat AND a.slot = l.slot LIMIT 1), '')
+         FROM audit_labels l WHERE l.codebook = ?1 AND l.codebook_version = ?2 AND l.export_id IS NOT NULL
+         ORDER BY l.run_id, l.seat, l.slot, l.sentence_index, l.coder",
+    )?;
+    let rows = st.query_map(params![codebook, version], |r| {
+        Ok(HumanLabel {
+            key: (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?),
+            coder: r.get(4)?,
+            code: r.get(5)?,
+            text: r.get(6)?,
+            model: r.get(7)?,
+        })
+    })?;
+    rows.collect()
+}
+
+/// The labels of a codebook (name and version) imported before Agora recorded exports (no export
+/// id).
+pub fn labels_without_export(conn: &Connection, codebook: &str, version: u32) -> rusqlite::Result<usize> {
+    if !has_table(conn, "audit_labels")? {
+        return Ok(0);
+    }
+    let missing = if has_column(conn, "audit_labels", "export_id")? { "export_id IS NULL" } else { "1" };
+    conn.query_row(
+        &format!("SELECT COUNT(*) FROM audit_labels WHERE codebook = ?1 AND codebook_version = ?2 AND {missing}"),
+        params![codebook, version],
+        |r| r.get::<_, i64>(0),
+    )
+    .map(|n| usize::try_from(n).unwrap_or(0))
+}
+
+/// The machine codes of a codebook's reasoning sentences in the store (of one coder and
+/// codebook SHA-256 when given), with their models; a sentence of a response whose coder
+/// output failed validation reads `coder_error`.
+pub fn load_machine(
+    conn: &Connection,
+    codebook: &str,
+    version: u32,
+    only: Option<(&str, &str)>,
+    coder_error: &str,
+) -> rusqlite::Result<Vec<MachineCode>> {
+    if !has_table(conn, "audit_sentences")? || !has_table(conn, "audit_responses")? {
+        return Ok(Vec::new());
+    }
+    let (coder, sha) = only.map_or((None, None), |(c, s)| (Some(c), Some(s)));
+    let mut st = conn.prepare(
+        "SELECT s.run_id, s.seat, s.slot, s.sentence_index, a.model, s.coder, s.codebook_sha256,
+                COALESCE(s.code, ?5), s.text
+         FROM audit_sentences s JOIN audit_responses a
+           ON a.run_id = s.run_id AND a.seat = s.seat AND a.slot = s.slot AND a.coder = s.coder
+          AND a.codebook = s.codebook AND a.codebook_version = s.codebook_version AND a.codebook_sha256 = s.codebook_sha256
+         WHERE s.codebook = ?1 AND s.codebook_version = ?2 AND s.segment = 'reasoning'
+           AND (?3 IS NULL OR s.coder = ?3) AND (?4 IS NULL OR s.codebook_sha256 = ?4)
+         ORDER BY s.run_id, s.seat, s.slot, s.sentence_index, s.coder",
+    )?;
+    let rows = st.query_map(params![codebook, version, coder, sha, coder_error], |r| {
+        Ok(MachineCode {
+            key: (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?),
+            model: r.get(4)?,
+            coder: r.get(5)?,
+            codebook_sha256: r.get(6)?,
+            code: r.get(7)?,
+            text: r.get(8)?,
+        })
+    })?;
+    rows.collect()
+}
+
+/// (coder, codebook name, version, SHA-256) → the audited models coded.
+pub type CodedKeys = BTreeMap<(String, String, u32, String), Vec<String>>;
+
+/// The coders and codebooks (coder, name, version, SHA-256) the store's coded responses name,
+/// each with the audited models it coded.
+pub fn coded_keys(conn: &Connection) -> rusqlite::Result<CodedKeys> {
+    let mut keys = CodedKeys::new();
+    if !has_table(conn, "audit_responses")? {
+        return Ok(keys);
+    }
+    let mut st = conn.prepare(
+        "SELECT DISTINCT coder, codebook, codebook_version, codebook_sha256, model FROM audit_responses
+         ORDER BY coder, codebook, codebook_version, codebook_sha256, model",
+    )?;
+    let rows = st.query_map([], |r| Ok(((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?), r.get::<_, String>(4)?)))?;
+    for row in rows {
+        let (key, model) = row?;
+        keys.entry(key).or_default().push(model);
+    }
+    Ok(keys)
+}
+
+/// The text of a codebook (name, version, SHA-256) as `audit_codebooks` keeps it; none where
+/// the store has no such codebook.
+pub fn codebook_source(conn: &Connection, name: &str, version: u32, sha256: &str) -> rusqlite::Result<Option<String>> {
+    Ok(if has_table(conn, "audit_codebooks")? {
+        conn.query_row(
+            "SELECT source FROM audit_codebooks WHERE name = ?1 AND version = ?2 AND sha256 = ?3",
+            params![name, version, sha256],
+            |r| r.get(0),
+        )
+        .ok()
+    } else {
+        None
+    })
+}
+
+/// One gate decision as `audit_gate` keeps it.
+#[derive(Clone, Debug)]
+pub struct GateRecord<'a> {
+    /// The machine coder.
+    pub coder: &'a str,
+    /// The codebook's name.
+    pub codebook: &'a str,
+    /// Its version.
+    pub codebook_version: u32,
+    /// Its SHA-256.
+    pub codebook_sha256: &'a str,
+    /// The audited model.
+    pub model: &'a str,
+    /// `validated`, `refused`, …
+    pub status: &'a str,
+    /// The coder's κ against the human reference.
+    pub kappa: Option<f64>,
+    /// Sentences compared.
+    pub n: i64,
+    /// Responses they come from.
+    pub responses: i64,
+    /// The threshold.
+    pub min_kappa: f64,
+    /// Per-code recall, JSON.
+    pub recall_json: String,
+    /// Responses with reasoning the coder failed on.
+    pub coder_failed: i64,
+    /// Responses with reasoning.
+    pub coder_of: i64,
+    /// Why.
+    pub reason: &'a str,
+    /// Human labellers of the model's text.
+    pub labellers: i64,
+    /// Their agreement with each other.
+    pub human_kappa: Option<f64>,
+    /// Sentences two or more labelled.
+    pub human_sentences: i64,
+    /// Of them, where they disagree.
+    pub human_disagreements: i64,
+    /// The floor of the humans' κ.
+    pub min_human_kappa: f64,
+    /// The ceiling of their disagreement share.
+    pub max_human_disagreement: f64,
+}
+
+/// Replaces `audit_gate` whole with `decisions` (inside the caller's transaction where it holds
+/// one): a store's older layout is dropped, not altered. Returns the decisions written.
+pub fn write_gates<'a>(
+    conn: &Connection,
+    decisions: impl IntoIterator<Item = GateRecord<'a>>,
+) -> rusqlite::Result<usize> {
+    conn.execute_batch("DROP TABLE IF EXISTS audit_gate;")?;
+    make(conn, GATE)?;
+    let mut written = 0;
+    for g in decisions {
+        conn.execute(
+            "INSERT INTO audit_gate (coder, codebook, codebook_version, codebook_sha256, model, status, kappa, n,
+                responses, min_kappa, recall_json, coder_failed, coder_of, reason, labellers, human_kappa,
+                human_sentences, human_disagreements, min_human_kappa, max_human_disagreement)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
+            params![
+                g.coder,
+                g.codebook,
+                g.codebook_version,
+                g.codebook_sha256,
+                g.model,
+                g.status,
+                g.kappa,
+                g.n,
+                g.responses,
+                g.min_kappa,
+                g.recall_json,
+                g.coder_failed,
+                g.coder_of,
+                g.reason,
+                g.labellers,
+                g.human_kappa,
+                g.human_sentences,
+                g.human_disagreements,
+                g.min_human_kappa,
+                g.max_human_disagreement,
+            ],
+        )?;
+        written += 1;
+    }
+    Ok(written)
+}
+
+/// Writes the gate's decisions in one transaction of their own, `decide` computing them inside
+/// it. Returns the decisions written.
+pub fn record_gates(
+    conn: &mut Connection,
+    decide: impl FnOnce(&Connection) -> rusqlite::Result<usize>,
+) -> rusqlite::Result<usize> {
+    let tx = conn.transaction()?;
+    let written = decide(&tx)?;
+    tx.commit()?;
+    Ok(written)
+}
