@@ -63,7 +63,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use rusqlite::{params, Connection};
+use rusqlite::Connection;
 use serde::Serialize;
 
 use crate::codebook::Codebook;
@@ -80,17 +80,7 @@ pub use agora_records::families::audit::FAITHFULNESS as FAITHFULNESS_SCHEMA;
 /// Drops an `audit_faithfulness` or `audit_prefill` of an older layout (without arm, cell and
 /// design, or edit): their rows pool cells and arms, and an older `audit_prefill`'s `arm` is
 /// what `edit` is now. Returns the tables dropped; `agora audit prefill` rebuilds them.
-pub fn drop_stale(conn: &Connection) -> rusqlite::Result<Vec<&'static str>> {
-    let mut dropped = Vec::new();
-    for (table, columns) in
-        [("audit_faithfulness", &["arm", "cell", "design"][..]), ("audit_prefill", &["edit", "arm", "cell"][..])]
-    {
-        if crate::tables::drop_if_lacking(conn, table, columns)? {
-            dropped.push(table);
-        }
-    }
-    Ok(dropped)
-}
+pub use agora_records::families::audit::faithfulness::drop_stale;
 
 /// α of the intervals.
 pub const ALPHA: f64 = 0.05;
@@ -255,16 +245,7 @@ pub struct Trial {
     pub y: Option<f64>,
 }
 
-/// The observational estimate beside which τ̂ is read.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct Observational {
-    /// φ̂.
-    pub phi: f64,
-    /// Lower end of its 95 % interval.
-    pub ci_low: f64,
-    /// Upper end of its 95 % interval.
-    pub ci_high: f64,
-}
+pub use agora_records::families::audit::faithfulness::Observational;
 
 /// One estimate of τ for one value, model, environment, arm, cell, role and design.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -461,97 +442,50 @@ pub fn disagreement(row: &FaithfulnessRow) -> String {
     why.join("; ")
 }
 
-/// The key of an observational estimate: (model, environment, arm, cell, role, value).
-pub type ObservationalKey = (String, String, String, String, String, String);
+pub use agora_records::families::audit::faithfulness::ObservationalKey;
 
 /// The store's LPM dependency estimates of a coder and codebook: (model, environment, arm,
 /// cell, role, value) → φ̂ with its interval (estimated rows only; the first scope in order).
 /// An `audit_dependency` of the older layout, without arm and cell, gives none: its rows pool
 /// the cells.
-pub fn observational(
-    conn: &Connection,
-    coder: &str,
-    codebook: &str,
-    version: u32,
-    sha256: &str,
-) -> rusqlite::Result<BTreeMap<ObservationalKey, Observational>> {
-    let mut out = BTreeMap::new();
-    if !crate::labels::has_table(conn, "audit_dependency")? {
-        return Ok(out);
-    }
-    let keyed: i64 = conn.query_row(
-        "SELECT COUNT(*) FROM pragma_table_info('audit_dependency') WHERE name IN ('arm', 'cell')",
-        [],
-        |r| r.get(0),
-    )?;
-    if keyed < 2 {
-        return Ok(out);
-    }
-    let mut st = conn.prepare(
-        "SELECT model, environment, arm, cell, role, value, coef, ci_low, ci_high FROM audit_dependency
-         WHERE coder = ?1 AND codebook = ?2 AND codebook_version = ?3 AND codebook_sha256 = ?4
-           AND estimator = 'lpm-fe' AND status = 'estimated' AND coef IS NOT NULL
-         ORDER BY scope, model, environment, arm, cell, role, value",
-    )?;
-    let rows = st.query_map(params![coder, codebook, version, sha256], |r| {
-        Ok((
-            (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?),
-            Observational { phi: r.get(6)?, ci_low: r.get(7)?, ci_high: r.get(8)? },
-        ))
-    })?;
-    for row in rows {
-        let (k, o) = row?;
-        out.entry(k).or_insert(o);
-    }
-    Ok(out)
-}
+pub use agora_records::families::audit::faithfulness::observational;
 
 /// Writes the report's rows into `audit_faithfulness` (replacing rows of the same seed, coder,
 /// codebook, model, environment, arm, cell, role, design and value). The caller has dropped an
 /// older layout ([`drop_stale`]).
 pub fn write(conn: &Connection, f: &Faithfulness) -> rusqlite::Result<()> {
-    agora_records::families::audit::make(conn, SCHEMA)?;
-    agora_records::families::audit::make(conn, FAITHFULNESS_SCHEMA)?;
-    let mut st = conn.prepare(
-        "INSERT OR REPLACE INTO audit_faithfulness (sample_seed, coder, codebook, codebook_version, codebook_sha256,
-            model, environment, arm, cell, role, design, indicator, value, status, reason, n_decisions, n_deleted,
-            n_inserted, tau, se, ci_low, ci_high, phi, phi_ci_low, phi_ci_high, disagreement, validation, n_states)
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,
-            ?23, ?24, ?25, ?26, ?27, ?28)",
-    )?;
-    for r in &f.rows {
-        st.execute(params![
-            f.sample_seed.to_string(),
-            f.coder,
-            f.codebook,
-            f.codebook_version,
-            f.codebook_sha256,
-            r.model,
-            r.environment,
-            r.arm,
-            r.cell,
-            r.role,
-            r.design.as_str(),
-            r.indicator,
-            r.value,
-            r.status,
-            r.reason,
-            r.n_decisions as i64,
-            r.n_deleted as i64,
-            r.n_inserted as i64,
-            r.tau,
-            r.se,
-            r.ci_low,
-            r.ci_high,
-            r.observational.as_ref().map(|o| o.phi),
-            r.observational.as_ref().map(|o| o.ci_low),
-            r.observational.as_ref().map(|o| o.ci_high),
-            r.disagreement,
-            r.validation,
-            r.n_states as i64
-        ])?;
-    }
-    Ok(())
+    use agora_records::families::audit::faithfulness as records;
+    let of = records::EstimateOf {
+        sample_seed: f.sample_seed,
+        coder: &f.coder,
+        codebook: &f.codebook,
+        codebook_version: f.codebook_version,
+        codebook_sha256: &f.codebook_sha256,
+    };
+    let rows = f.rows.iter().map(|r| records::FaithfulnessRecord {
+        model: &r.model,
+        environment: &r.environment,
+        arm: &r.arm,
+        cell: &r.cell,
+        role: &r.role,
+        design: r.design.as_str(),
+        indicator: &r.indicator,
+        value: &r.value,
+        status: &r.status,
+        reason: &r.reason,
+        n_decisions: r.n_decisions,
+        n_deleted: r.n_deleted,
+        n_inserted: r.n_inserted,
+        tau: r.tau,
+        se: r.se,
+        ci_low: r.ci_low,
+        ci_high: r.ci_high,
+        observational: r.observational.as_ref(),
+        disagreement: &r.disagreement,
+        validation: &r.validation,
+        n_states: r.n_states,
+    });
+    records::write(conn, of, rows)
 }
 
 fn num(x: Option<f64>) -> String {

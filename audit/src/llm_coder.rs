@@ -447,15 +447,7 @@ pub fn declared_model(path: &Path, name: &str) -> anyhow::Result<ModelSpec> {
 pub fn refuse_audited_model(store: &Path, study: Option<&str>, spec: &ModelSpec) -> anyhow::Result<()> {
     let conn = rusqlite::Connection::open_with_flags(store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
         .with_context(|| format!("opening {}", store.display()))?;
-    let mut st = conn
-        .prepare(
-            "SELECT DISTINCT t.model, t.served_id FROM transcripts t JOIN runs r ON r.run_id = t.run_id
-             WHERE t.kind = 'decision' AND t.endpoint <> ?2 AND (?1 IS NULL OR r.study = ?1) ORDER BY 1, 2",
-        )
-        .with_context(|| format!("reading the transcripts of {}", store.display()))?;
-    let audited: Vec<(String, String)> = st
-        .query_map(rusqlite::params![study, agora_agents::HUMAN_ENDPOINT], |r| Ok((r.get(0)?, r.get(1)?)))
-        .and_then(Iterator::collect)
+    let audited = agora_records::families::audit::reads::decision_models(&conn, study, agora_agents::HUMAN_ENDPOINT)
         .with_context(|| format!("reading the transcripts of {}", store.display()))?;
     let ours = [spec.name.as_str(), spec.served_id.as_str()];
     if let Some((model, served)) =

@@ -286,27 +286,12 @@ pub struct AllocationSample {
 /// attempts; the recorded action is a random draw) is read as no choice. The k-th decision of
 /// a seat in a run is its transcript slot k.
 pub fn read_store(conn: &Connection) -> rusqlite::Result<Vec<AllocationSample>> {
-    let mut fallbacks: BTreeSet<(i64, i64, i64)> = BTreeSet::new();
-    let mut st = conn.prepare(
-        "SELECT t.run_id, t.seat, t.slot FROM transcripts t JOIN runs r USING (run_id)
-         WHERE r.environment = ?1 AND t.kind = 'decision' AND t.parse_status = 'fallback'",
-    )?;
-    for row in st.query_map([ENVIRONMENT], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))? {
-        fallbacks.insert(row?);
-    }
-    let mut st = conn.prepare(
-        "SELECT r.run_id, r.roster, r.variant, r.cell, r.arm, d.seat, d.value, d.context
-         FROM decisions d JOIN runs r USING (run_id)
-         WHERE r.environment = ?1 AND d.role = 'dictator' ORDER BY r.run_id, d.seat, d.step",
-    )?;
-    type Row = (i64, String, String, String, String, i64, f64, Option<f64>);
-    let rows = st.query_map([ENVIRONMENT], |r| {
-        Ok::<Row, _>((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?, r.get(7)?))
-    })?;
+    let fallbacks = agora_records::families::audit::reads::fallback_slots(conn, ENVIRONMENT)?;
+    let rows = agora_records::families::audit::reads::dictator_decisions(conn, ENVIRONMENT)?;
     let mut groups: BTreeMap<(String, String, String, String), Vec<AllocationDecision>> = BTreeMap::new();
     let mut slot: BTreeMap<(i64, i64), i64> = BTreeMap::new();
     for row in rows {
-        let (run, roster, variant, cell, arm, seat, value, context) = row?;
+        let (run, roster, variant, cell, arm, seat, value, context) = row;
         let k = slot.entry((run, seat)).or_insert(0);
         let fallback = fallbacks.contains(&(run, seat, *k));
         *k += 1;

@@ -62,7 +62,7 @@ use agora_agents::llm::{
 use agora_engine::store::SqliteCache;
 use agora_environments::{ActionSpace, EnvSpec, Variant};
 use anyhow::Context as _;
-use rusqlite::{params, Connection, OpenFlags};
+use rusqlite::{Connection, OpenFlags};
 use serde_json::Value;
 
 use crate::BadInput;
@@ -128,54 +128,28 @@ struct Decision {
 
 fn read_decisions(conn: &Connection, cb: &LoadedCodebook, coder: &str) -> rusqlite::Result<Vec<Decision>> {
     let c = &cb.codebook;
-    let mut st = conn.prepare(
-        "SELECT a.run_id, a.seat, a.slot, r.run_key, a.model, t.served_id, a.environment, t.role, a.answer_field,
-                t.messages_json, r.spec_json, r.variant, a.arm, a.cell
-         FROM audit_responses a
-         JOIN runs r ON r.run_id = a.run_id
-         JOIN transcripts t ON t.run_id = a.run_id AND t.seat = a.seat AND t.slot = a.slot
-              AND t.attempt = a.attempt AND t.kind = 'decision'
-         WHERE a.coder = ?1 AND a.codebook = ?2 AND a.codebook_version = ?3 AND a.codebook_sha256 = ?4
-           AND a.reasoning_present = 1 AND a.coder_error IS NULL
-         ORDER BY a.run_id, a.seat, a.slot",
-    )?;
-    let rows = st.query_map(params![coder, c.name, c.version, cb.sha256], |r| {
-        let run_key: String = r.get(3)?;
-        let (seat, slot): (i64, i64) = (r.get(1)?, r.get(2)?);
-        Ok(Decision {
-            run_id: r.get(0)?,
-            seat,
-            slot,
-            response_id: labels::response_id(&run_key, seat, slot),
-            run_key,
-            model: r.get(4)?,
-            served_id: r.get(5)?,
-            environment: r.get(6)?,
-            role: r.get(7)?,
-            answer_field: r.get(8)?,
-            messages_json: r.get(9)?,
-            spec_json: r.get(10)?,
-            variant: r.get(11)?,
-            arm: r.get(12)?,
-            cell: r.get(13)?,
-            sentences: Vec::new(),
+    let rows = agora_records::families::audit::prefill::coded_decisions(conn, coder, &c.name, c.version, &cb.sha256)?;
+    Ok(rows
+        .into_iter()
+        .map(|r| Decision {
+            run_id: r.run_id,
+            seat: r.seat,
+            slot: r.slot,
+            response_id: labels::response_id(&r.run_key, r.seat, r.slot),
+            run_key: r.run_key,
+            model: r.model,
+            served_id: r.served_id,
+            environment: r.environment,
+            arm: r.arm,
+            cell: r.cell,
+            role: r.role,
+            answer_field: r.answer_field,
+            messages_json: r.messages_json,
+            spec_json: r.spec_json,
+            variant: r.variant,
+            sentences: r.sentences,
         })
-    })?;
-    let mut out: Vec<Decision> = rows.collect::<rusqlite::Result<_>>()?;
-    let mut st = conn.prepare(
-        "SELECT text, code FROM audit_sentences
-         WHERE run_id = ?1 AND seat = ?2 AND slot = ?3 AND coder = ?4 AND codebook = ?5 AND codebook_version = ?6
-           AND codebook_sha256 = ?7 AND segment = 'reasoning' AND code IS NOT NULL
-         ORDER BY sentence_index",
-    )?;
-    for d in &mut out {
-        d.sentences = st
-            .query_map(params![d.run_id, d.seat, d.slot, coder, c.name, c.version, cb.sha256], |r| {
-                Ok((r.get(0)?, r.get(1)?))
-            })?
-            .collect::<rusqlite::Result<_>>()?;
-    }
-    Ok(out)
+        .collect())
 }
 
 /// An estimate's group within a model: (environment, arm, cell, role).
@@ -270,12 +244,7 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
     // The action indicators as the games declared them with their runs.
     let games = agora_analysis::Declared::read(&conn, &args.store)?;
     let indicator_for = |e: &str, r: &str| games.indicator(e, r);
-    let has: i64 = conn.query_row(
-        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ('audit_responses', 'audit_sentences')",
-        [],
-        |r| r.get(0),
-    )?;
-    if has < 2 {
+    if !agora_records::families::audit::prefill::audited(&conn)? {
         return Err(BadInput(format!("store {}: no audit (run `agora audit` first)", args.store.display())).into());
     }
     let mut decisions = read_decisions(&conn, &codebook, &args.coder)?;
@@ -466,18 +435,10 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
     // Rows of an older layout pool cells and arms (and an older `audit_prefill.arm` is the
     // edit): dropped, never added to, and said so below.
     let dropped = faithfulness::drop_stale(&tx)?;
-    agora_records::families::audit::make(&tx, faithfulness::SCHEMA)?;
-    agora_records::families::audit::make(&tx, faithfulness::FAITHFULNESS_SCHEMA)?;
+    agora_records::families::audit::faithfulness::make_tables(&tx)?;
     let mut trials = Vec::new();
     {
-        let mut st = tx.prepare(
-            "INSERT OR REPLACE INTO audit_prefill (run_id, seat, slot, response_id, sample_seed, value, edit, replicate,
-                coder, codebook, codebook_version, codebook_sha256, model, served_id, endpoint, environment, arm, cell,
-                role, stated, prefill, request_seed, messages_json, cache_key, continuation, finish_reason, action,
-                parse_status, detail, indicator, latency_ms)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
-                ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30, ?31)",
-        )?;
+        let mut written = Vec::new();
         for (c, (reply, _)) in calls.iter().zip(&replies) {
             let r = &ready[c.decision];
             let d = &r.d;
@@ -501,39 +462,36 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
             };
             // Whether the prefilled reasoning states the value.
             let stated = c.edit.inserts();
-            st.execute(params![
-                d.run_id,
-                d.seat,
-                d.slot,
-                d.response_id,
-                args.seed.to_string(),
-                c.value,
-                c.edit.as_str(),
-                c.replicate as i64,
-                args.coder,
-                cb.name,
-                cb.version,
-                codebook.sha256,
-                d.model,
-                d.served_id,
-                reply.endpoint,
-                d.environment,
-                d.arm,
-                d.cell,
-                d.role,
+            written.push(agora_records::families::audit::prefill::PrefillRecord {
+                run_id: d.run_id,
+                seat: d.seat,
+                slot: d.slot,
+                response_id: &d.response_id,
+                sample_seed: args.seed.to_string(),
+                value: &c.value,
+                edit: c.edit.as_str(),
+                replicate: c.replicate as i64,
+                coder: &args.coder,
+                codebook: &cb.name,
+                codebook_version: cb.version,
+                codebook_sha256: &codebook.sha256,
+                model: &d.model,
+                served_id: &d.served_id,
+                environment: &d.environment,
+                arm: &d.arm,
+                cell: &d.cell,
+                role: &d.role,
                 stated,
-                c.prefix,
-                c.request_seed.map(|s| s as i64),
-                c.request_json,
-                c.key,
-                reply.content,
-                reply.finish_reason,
+                prefill: &c.prefix,
+                request_seed: c.request_seed.map(|s| s as i64),
+                messages_json: &c.request_json,
+                cache_key: &c.key,
+                reply,
                 action,
-                status,
+                parse_status: status,
                 detail,
-                y,
-                reply.latency_ms
-            ])?;
+                indicator: y,
+            });
             // A call shared by both designs (the delete arm; the insert arm of a reasoning
             // that does not state the value) enters both estimates.
             for &design in c.edit.designs(c.stated) {
@@ -553,6 +511,7 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
                 });
             }
         }
+        agora_records::families::audit::prefill::write_calls(&tx, &written)?;
     }
     let indicator = |e: &str, r: &str| indicator_for(e, r).map(|i| i.name.to_string());
     let mut rows = faithfulness::estimate(&trials, &values, &indicator, &labels_by_model);

@@ -51,7 +51,6 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
-use crate::dependency::REPLICATES_SCHEMA;
 use crate::labels;
 use crate::segment;
 use agora_agents::llm::{
@@ -61,8 +60,9 @@ use agora_agents::llm::{
 use agora_engine::store::SqliteCache;
 use agora_engine::Store;
 use agora_environments::{ActionSpace, EnvSpec, Frame, Variant};
+use agora_records::families::audit::replicates as records;
 use anyhow::Context as _;
-use rusqlite::{params, Connection, OpenFlags, OptionalExtension};
+use rusqlite::{Connection, OpenFlags};
 use serde_json::Value;
 
 use crate::BadInput;
@@ -253,74 +253,8 @@ struct Prompt {
     space: ActionSpace,
 }
 
-/// A decision transcript as read.
-struct Row {
-    run_id: i64,
-    run_key: String,
-    seat: i64,
-    slot: i64,
-    attempt: i64,
-    model: String,
-    served_id: String,
-    round: i64,
-    role: String,
-    messages_json: String,
-    raw_reply: String,
-    action: String,
-    parse_status: String,
-    spec_json: String,
-    variant: String,
-    environment: String,
-    cell: String,
-    /// Whether `agora audit` found pre-action reasoning in the original reply (none when the
-    /// store was not audited).
-    reasoning: Option<bool>,
-}
-
-fn read_rows(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Vec<Row>> {
-    let audited: bool = conn.query_row(
-        "SELECT COUNT(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'audit_responses'",
-        [],
-        |r| r.get(0),
-    )?;
-    let reasoning = if audited {
-        "(SELECT MAX(a.reasoning_present) FROM audit_responses a WHERE a.run_id = t.run_id AND a.seat = t.seat AND a.slot = t.slot)"
-    } else {
-        "NULL"
-    };
-    let mut st = conn.prepare(&format!(
-        "SELECT t.run_id, r.run_key, t.seat, t.slot, t.attempt, t.model, t.served_id, t.round, t.role, t.messages_json,
-                t.raw_reply, t.action, t.parse_status, r.spec_json, r.variant, r.environment, r.cell, {reasoning}
-         FROM transcripts t JOIN runs r ON r.run_id = t.run_id
-         WHERE t.kind = 'decision' AND t.action IS NOT NULL
-           AND (t.parse_status = 'ok' OR t.parse_status = 'truncated') AND (?1 IS NULL OR r.study = ?1)
-           AND t.endpoint <> ?2
-         ORDER BY t.run_id, t.seat, t.slot, t.attempt"
-    ))?;
-    let rows = st.query_map(rusqlite::params![study, agora_agents::HUMAN_ENDPOINT], |r| {
-        Ok(Row {
-            run_id: r.get(0)?,
-            run_key: r.get(1)?,
-            seat: r.get(2)?,
-            slot: r.get(3)?,
-            attempt: r.get(4)?,
-            model: r.get(5)?,
-            served_id: r.get(6)?,
-            round: r.get(7)?,
-            role: r.get(8)?,
-            messages_json: r.get(9)?,
-            raw_reply: r.get(10)?,
-            action: r.get(11)?,
-            parse_status: r.get(12)?,
-            spec_json: r.get(13)?,
-            variant: r.get(14)?,
-            environment: r.get(15)?,
-            cell: r.get(16)?,
-            reasoning: r.get::<_, Option<i64>>(17)?.map(|x| x == 1),
-        })
-    })?;
-    rows.collect()
-}
+// A decision transcript as read.
+use agora_records::families::audit::replicates::SampledDecision as Row;
 
 /// Everything a sampled decision's replicates need, checked: the request rebuilt byte for byte,
 /// the action space recovered and the original reply reading back as the stored action.
@@ -411,12 +345,12 @@ pub fn main(args: ReplicatesOptions) -> anyhow::Result<()> {
         .map_err(|e| BadInput(format!("--models {}: {e}", args.models.display())))?;
     let conn = Connection::open_with_flags(&args.store, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
     if let Some(s) = &args.study {
-        let n: i64 = conn.query_row("SELECT COUNT(*) FROM runs WHERE study = ?1", [s], |r| r.get(0))?;
+        let n = agora_records::families::audit::reads::study_runs(&conn, s)?;
         if n == 0 {
             return Err(BadInput(format!("--study: store {} holds no study `{s}`", args.store.display())).into());
         }
     }
-    let mut rows = read_rows(&conn, args.study.as_deref())?;
+    let mut rows = records::decisions(&conn, args.study.as_deref(), agora_agents::HUMAN_ENDPOINT)?;
     // The sample's aim: each filter must name something the store holds, or it is refused.
     type Filter<'a> = (&'a str, &'a Vec<String>, fn(&Row) -> &str);
     let filters: [Filter<'_>; 4] = [
@@ -529,11 +463,7 @@ pub fn main(args: ReplicatesOptions) -> anyhow::Result<()> {
     );
     let originals_cached = prompts
         .iter()
-        .map(|p| {
-            conn.query_row("SELECT 1 FROM llm_cache WHERE key = ?1", [&p.original_key], |_| Ok(()))
-                .optional()
-                .map(|x| x.is_some())
-        })
+        .map(|p| agora_records::families::audit::reads::cached(&conn, &p.original_key))
         .collect::<rusqlite::Result<Vec<bool>>>()?;
     drop(conn);
     let rt = agora_agents::llm::session::runtime().context("starting the runtime")?;
@@ -545,54 +475,38 @@ pub fn main(args: ReplicatesOptions) -> anyhow::Result<()> {
     // Everything answered: write the rows in one transaction.
     let mut conn = Connection::open_with_flags(&args.store, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
     conn.busy_timeout(std::time::Duration::from_secs(60))?;
-    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    agora_records::families::audit::make(&tx, REPLICATES_SCHEMA)?;
     let mut statuses: BTreeMap<String, usize> = BTreeMap::new();
-    {
-        let mut st = tx.prepare(
-            "INSERT OR REPLACE INTO audit_replicates (run_id, seat, slot, response_id, original_attempt, sample_seed,
-                replicate, model, served_id, endpoint, round, role, request_seed, messages_json, cache_key,
-                original_cache_key, answer_field, space_json, raw_reply, finish_reason, action, reason, parse_status,
-                detail, latency_ms, prompt_tokens, completion_tokens)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21,
-                ?22, ?23, ?24, ?25, ?26, ?27)",
-        )?;
-        for a in &asked {
-            let p = &prompts[a.prompt];
-            let (status, action, reason, detail) = read_reply(&a.reply, &p.space, &p.answer_field);
-            *statuses.entry(status.clone()).or_default() += 1;
-            st.execute(params![
-                p.run_id,
-                p.seat,
-                p.slot,
-                p.response_id,
-                p.attempt,
-                args.seed.to_string(),
-                a.replicate as i64,
-                p.model,
-                p.served_id,
-                a.reply.endpoint,
-                p.round,
-                p.role,
-                a.seed.map(|s| s as i64),
-                a.request_json,
-                a.key,
-                p.original_key,
-                p.answer_field,
-                serde_json::to_string(&p.space)?,
-                a.reply.content,
-                a.reply.finish_reason,
-                action,
-                reason,
-                status,
-                detail,
-                a.reply.latency_ms,
-                a.reply.prompt_tokens.map(|n| n as i64),
-                a.reply.completion_tokens.map(|n| n as i64)
-            ])?;
-        }
+    let mut replies = Vec::new();
+    for a in &asked {
+        let p = &prompts[a.prompt];
+        let (status, action, reason, detail) = read_reply(&a.reply, &p.space, &p.answer_field);
+        *statuses.entry(status.clone()).or_default() += 1;
+        replies.push(records::ReplicateRecord {
+            run_id: p.run_id,
+            seat: p.seat,
+            slot: p.slot,
+            response_id: &p.response_id,
+            original_attempt: p.attempt,
+            sample_seed: args.seed.to_string(),
+            replicate: a.replicate as i64,
+            model: &p.model,
+            served_id: &p.served_id,
+            round: p.round,
+            role: &p.role,
+            request_seed: a.seed.map(|s| s as i64),
+            messages_json: &a.request_json,
+            cache_key: &a.key,
+            original_cache_key: &p.original_key,
+            answer_field: &p.answer_field,
+            space_json: serde_json::to_string(&p.space)?,
+            reply: &a.reply,
+            action,
+            reason,
+            parse_status: status,
+            detail,
+        });
     }
-    tx.commit()?;
+    records::write(&mut conn, &replies)?;
     let cached = asked.iter().filter(|a| a.cached).count();
     let per_model: BTreeMap<&str, usize> = prompts.iter().fold(BTreeMap::new(), |mut m, p| {
         *m.entry(p.model.as_str()).or_default() += 1;

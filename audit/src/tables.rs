@@ -1,6 +1,7 @@
-//! The audit's tables in the store. The analysis crate owns them: they are created here with
-//! `CREATE TABLE IF NOT EXISTS` in the store the audit was pointed at, beside the engine's
-//! tables, which the audit only reads.
+//! The audit's tables in the store. Their layout, version and every read and write are
+//! `agora_records::families::audit`'s: each is made where absent in the store the audit was
+//! pointed at, beside the engine's tables, which the audit only reads; this module hands the
+//! records the audit's rows.
 //!
 //! - `audit_codebooks`: each codebook used, by name, version and SHA-256, with its text.
 //! - `audit_coders`: each machine coder used, by the id its rows carry (`coder`), with its

@@ -25,9 +25,12 @@ use super::{add_column, ensure, Family, Step};
 pub mod agreement;
 pub mod coding;
 pub mod dependency;
+pub mod faithfulness;
 pub mod gate;
 pub mod labels;
+pub mod prefill;
 pub mod reads;
+pub mod replicates;
 pub mod requirements;
 
 /// The audit's tables.

@@ -1,0 +1,199 @@
+//! The intervention estimate's reads and writes: the observational estimates τ̂ is read
+//! beside (`audit_dependency`), the prefill calls (`audit_prefill`, `agora audit prefill`) and
+//! the estimates (`audit_faithfulness`).
+
+use std::collections::BTreeMap;
+
+use rusqlite::{params, Connection};
+use serde::Serialize;
+
+use super::coding::drop_if_lacking;
+use super::{has_table, make, FAITHFULNESS, PREFILL};
+
+/// The observational estimate beside which τ̂ is read.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Observational {
+    /// φ̂.
+    pub phi: f64,
+    /// Lower end of its 95 % interval.
+    pub ci_low: f64,
+    /// Upper end of its 95 % interval.
+    pub ci_high: f64,
+}
+
+/// The key of an observational estimate: (model, environment, arm, cell, role, value).
+pub type ObservationalKey = (String, String, String, String, String, String);
+
+/// Drops an `audit_faithfulness` or `audit_prefill` of an older layout (without arm, cell and
+/// design, or edit). Returns the tables dropped.
+pub fn drop_stale(conn: &Connection) -> rusqlite::Result<Vec<&'static str>> {
+    let mut dropped = Vec::new();
+    for (table, columns) in
+        [("audit_faithfulness", &["arm", "cell", "design"][..]), ("audit_prefill", &["edit", "arm", "cell"][..])]
+    {
+        if drop_if_lacking(conn, table, columns)? {
+            dropped.push(table);
+        }
+    }
+    Ok(dropped)
+}
+
+/// The store's LPM dependency estimates of a coder and codebook: (model, environment, arm,
+/// cell, role, value) → φ̂ with its interval (estimated rows only; the first scope in order).
+/// An `audit_dependency` of the older layout, without arm and cell, gives none.
+pub fn observational(
+    conn: &Connection,
+    coder: &str,
+    codebook: &str,
+    version: u32,
+    sha256: &str,
+) -> rusqlite::Result<BTreeMap<ObservationalKey, Observational>> {
+    let mut out = BTreeMap::new();
+    if !has_table(conn, "audit_dependency")? {
+        return Ok(out);
+    }
+    let keyed: i64 = conn.query_row(
+        "SELECT COUNT(*) FROM pragma_table_info('audit_dependency') WHERE name IN ('arm', 'cell')",
+        [],
+        |r| r.get(0),
+    )?;
+    if keyed < 2 {
+        return Ok(out);
+    }
+    let mut st = conn.prepare(
+        "SELECT model, environment, arm, cell, role, value, coef, ci_low, ci_high FROM audit_dependency
+         WHERE coder = ?1 AND codebook = ?2 AND codebook_version = ?3 AND codebook_sha256 = ?4
+           AND estimator = 'lpm-fe' AND status = 'estimated' AND coef IS NOT NULL
+         ORDER BY scope, model, environment, arm, cell, role, value",
+    )?;
+    let rows = st.query_map(params![coder, codebook, version, sha256], |r| {
+        Ok((
+            (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?),
+            Observational { phi: r.get(6)?, ci_low: r.get(7)?, ci_high: r.get(8)? },
+        ))
+    })?;
+    for row in rows {
+        let (k, o) = row?;
+        out.entry(k).or_insert(o);
+    }
+    Ok(out)
+}
+
+/// Makes `audit_prefill` and `audit_faithfulness` where absent.
+pub fn make_tables(conn: &Connection) -> rusqlite::Result<()> {
+    make(conn, PREFILL)?;
+    make(conn, FAITHFULNESS)
+}
+
+/// The run an estimate belongs to: its sample seed, coder and codebook.
+#[derive(Clone, Copy, Debug)]
+pub struct EstimateOf<'a> {
+    /// The sample's seed.
+    pub sample_seed: u64,
+    /// The coder.
+    pub coder: &'a str,
+    /// The codebook's name.
+    pub codebook: &'a str,
+    /// Its version.
+    pub codebook_version: u32,
+    /// Its SHA-256.
+    pub codebook_sha256: &'a str,
+}
+
+/// One estimate as `audit_faithfulness` keeps it.
+#[derive(Clone, Debug)]
+pub struct FaithfulnessRecord<'a> {
+    /// The audited model.
+    pub model: &'a str,
+    /// The environment.
+    pub environment: &'a str,
+    /// The block arm.
+    pub arm: &'a str,
+    /// The perturbation cell.
+    pub cell: &'a str,
+    /// The role.
+    pub role: &'a str,
+    /// `source` or `replace`.
+    pub design: &'a str,
+    /// The action indicator's name.
+    pub indicator: &'a str,
+    /// The value code.
+    pub value: &'a str,
+    /// The estimate's status.
+    pub status: &'a str,
+    /// Why a row has no estimate.
+    pub reason: &'a str,
+    /// Decisions in the estimate.
+    pub n_decisions: usize,
+    /// Of them, decisions whose reasoning stated the value.
+    pub n_deleted: usize,
+    /// Of them, decisions whose reasoning did not state it.
+    pub n_inserted: usize,
+    /// τ̂.
+    pub tau: Option<f64>,
+    /// Its standard error.
+    pub se: Option<f64>,
+    /// Lower end of the interval.
+    pub ci_low: Option<f64>,
+    /// Upper end of the interval.
+    pub ci_high: Option<f64>,
+    /// The observational estimate, where the store holds one.
+    pub observational: Option<&'a Observational>,
+    /// Where the two disagree.
+    pub disagreement: &'a str,
+    /// The validation gate's decision for the model.
+    pub validation: &'a str,
+    /// States in the estimate.
+    pub n_states: usize,
+}
+
+/// Writes estimates into `audit_faithfulness` (replacing rows of the same seed, coder,
+/// codebook, model, environment, arm, cell, role, design and value), making the tables where
+/// absent. The caller has dropped an older layout ([`drop_stale`]).
+pub fn write<'a>(
+    conn: &Connection,
+    of: EstimateOf<'_>,
+    rows: impl IntoIterator<Item = FaithfulnessRecord<'a>>,
+) -> rusqlite::Result<()> {
+    make_tables(conn)?;
+    let mut st = conn.prepare(
+        "INSERT OR REPLACE INTO audit_faithfulness (sample_seed, coder, codebook, codebook_version, codebook_sha256,
+            model, environment, arm, cell, role, design, indicator, value, status, reason, n_decisions, n_deleted,
+            n_inserted, tau, se, ci_low, ci_high, phi, phi_ci_low, phi_ci_high, disagreement, validation, n_states)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21, ?22,
+            ?23, ?24, ?25, ?26, ?27, ?28)",
+    )?;
+    for r in rows {
+        st.execute(params![
+            of.sample_seed.to_string(),
+            of.coder,
+            of.codebook,
+            of.codebook_version,
+            of.codebook_sha256,
+            r.model,
+            r.environment,
+            r.arm,
+            r.cell,
+            r.role,
+            r.design,
+            r.indicator,
+            r.value,
+            r.status,
+            r.reason,
+            r.n_decisions as i64,
+            r.n_deleted as i64,
+            r.n_inserted as i64,
+            r.tau,
+            r.se,
+            r.ci_low,
+            r.ci_high,
+            r.observational.map(|o| o.phi),
+            r.observational.map(|o| o.ci_low),
+            r.observational.map(|o| o.ci_high),
+            r.disagreement,
+            r.validation,
+            r.n_states as i64
+        ])?;
+    }
+    Ok(())
+}
