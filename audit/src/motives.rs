@@ -35,7 +35,7 @@
 //! Leng & Yuan (2024) "Do LLM agents exhibit social behavior?", Eq. (3); the SUVA audit paper §240.3–240.5;
 //! Cameron & Miller (2015) J. Hum. Resour. 50:317–372 (CR1).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 
 use rusqlite::Connection;
 use serde::Serialize;
@@ -312,6 +312,7 @@ pub fn read_store(conn: &Connection) -> rusqlite::Result<Vec<AllocationSample>> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeSet;
 
     fn ids(t: Treatment) -> impl Iterator<Item = u32> {
         (0..t.states()).map(move |i| ID_STRIDE * t as u32 + i)
