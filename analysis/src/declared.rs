@@ -205,24 +205,10 @@ impl Declared {
     /// as `agora run` and `agora merge` do).
     pub fn read(conn: &Connection, path: &Path) -> Result<Declared, AnalysisError> {
         let refuse = |message: String| AnalysisError::Declarations { path: path.to_path_buf(), message };
-        let has_table: bool = conn
-            .query_row(
-                "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'declarations')",
-                [],
-                |r| r.get(0),
-            )
-            .map_err(|source| AnalysisError::Store { path: path.to_path_buf(), source })?;
         let sql = |source| AnalysisError::Store { path: path.to_path_buf(), source };
-        let texts: Vec<String> = if has_table {
-            let mut st = conn.prepare("SELECT declaration_json FROM declarations ORDER BY environment").map_err(sql)?;
-            let rows = st.query_map([], |r| r.get(0)).map_err(sql)?;
-            rows.collect::<Result<_, _>>().map_err(sql)?
-        } else {
-            Vec::new()
-        };
+        let texts = agora_records::reads::declarations::declaration_texts(conn).map_err(sql)?;
         let declared = Declared::from_json(texts).map_err(refuse)?;
-        let mut st = conn.prepare("SELECT DISTINCT environment FROM runs ORDER BY environment").map_err(sql)?;
-        let envs: Vec<String> = st.query_map([], |r| r.get(0)).map_err(sql)?.collect::<Result<_, _>>().map_err(sql)?;
+        let envs = agora_records::reads::declarations::run_environments(conn).map_err(sql)?;
         if let Some(e) = envs.iter().find(|e| declared.get(e).is_none()) {
             return Err(refuse(format!(
                 "runs of `{e}` but no declaration of it: the store predates declarations; \

@@ -17,6 +17,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
+use agora_records::reads::runs::ProvenancedRun as StoredRun;
 use rusqlite::Connection;
 use serde::Serialize;
 use serde_json::Value;
@@ -534,27 +535,9 @@ pub struct Graded<'a> {
     pub human: Option<&'a HumanAnchors>,
 }
 
-fn has_table(conn: &Connection, name: &str) -> rusqlite::Result<bool> {
-    conn.query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1", [name], |r| {
-        r.get::<_, i64>(0)
-    })
-    .map(|n| n > 0)
-}
-
 /// Whether `study` is the deposit's study or one of its versions (`NAME@2`, …).
 fn of_study(deposited: &str, study: &str) -> bool {
     study == deposited || study.strip_prefix(deposited).is_some_and(|r| r.starts_with('@'))
-}
-
-/// A row of the store's runs with its provenance.
-struct StoredRun {
-    run_id: i64,
-    key: String,
-    study: String,
-    environment: String,
-    started: Option<String>,
-    deposit: Option<String>,
-    deviation: Option<String>,
 }
 
 /// Checks the store at `path` against each deposit of the analysed studies (`study`, or all).
@@ -565,13 +548,9 @@ pub fn check(path: &Path, study: Option<&str>, graded: &Graded<'_>) -> Result<De
 
 /// As [`check`], on an open connection.
 pub fn check_conn(conn: &Connection, study: Option<&str>, graded: &Graded<'_>) -> rusqlite::Result<DepositSection> {
-    if !has_table(conn, "deposits")? {
+    let Some(rows) = agora_records::reads::deposits::deposits(conn)? else {
         return Ok(DepositSection::default());
-    }
-    let rows: Vec<(String, String, String, Option<String>, String)> = conn
-        .prepare("SELECT hash, study, created, doi, files FROM deposits ORDER BY study, created, hash")?
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?)))?
-        .collect::<Result<_, _>>()?;
+    };
     let mut out = DepositSection::default();
     for (hash, dep_study, created, doi, files) in rows {
         if study.is_some_and(|s| !of_study(&dep_study, s)) {
@@ -610,28 +589,8 @@ pub fn check_conn(conn: &Connection, study: Option<&str>, graded: &Graded<'_>) -
 }
 
 fn stored_runs(conn: &Connection, study: &str) -> rusqlite::Result<Vec<StoredRun>> {
-    let provenance = has_table(conn, "run_provenance")?;
-    let sql = if provenance {
-        "SELECT r.run_id, r.run_key, r.study, r.environment, p.started, p.deposit, p.deviation FROM runs r \
-         LEFT JOIN run_provenance p ON p.run_key = r.run_key WHERE r.study = ?1 OR r.study LIKE ?1 || '@%' \
-         ORDER BY r.run_id"
-    } else {
-        "SELECT run_id, run_key, study, environment, NULL, NULL, NULL FROM runs WHERE study = ?1 OR study LIKE ?1 || '@%' \
-         ORDER BY run_id"
-    };
-    let mut st = conn.prepare(sql)?;
-    let rows = st.query_map([study], |r| {
-        Ok(StoredRun {
-            run_id: r.get(0)?,
-            key: r.get(1)?,
-            study: r.get(2)?,
-            environment: r.get(3)?,
-            started: r.get(4)?,
-            deposit: r.get(5)?,
-            deviation: r.get(6)?,
-        })
-    })?;
-    Ok(rows.collect::<Result<Vec<_>, _>>()?.into_iter().filter(|r| of_study(study, &r.study)).collect())
+    let rows = agora_records::reads::runs::provenanced_runs(conn, study)?;
+    Ok(rows.into_iter().filter(|r| of_study(study, &r.study)).collect())
 }
 
 fn claims_of_deposit(d: &Deposit) -> Option<ClaimTable> {
@@ -746,11 +705,7 @@ fn audited_claims(g: &Graded<'_>) -> Vec<String> {
 /// The codebook and gate the store's audit used against those deposited.
 fn audit_deviations(conn: &Connection, d: &Deposit, g: &Graded<'_>) -> rusqlite::Result<Vec<Deviation>> {
     let mut v = Vec::new();
-    if has_table(conn, "audit_codebooks")? {
-        let used: Vec<(String, i64, String)> = conn
-            .prepare("SELECT name, version, sha256 FROM audit_codebooks ORDER BY name, version, sha256")?
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
-            .collect::<Result<_, _>>()?;
+    if let Some(used) = agora_records::reads::deposits::codebooks_used(conn)? {
         let deposited = d.files.get("codebook.ron").map(|t| sha256_hex(t.as_bytes()));
         for (name, version, sha) in used {
             let what = match &deposited {
@@ -765,11 +720,7 @@ fn audit_deviations(conn: &Connection, d: &Deposit, g: &Graded<'_>) -> rusqlite:
             v.push(Deviation { kind: DeviationKind::Codebook, what, claims: audited_claims(g) });
         }
     }
-    if has_table(conn, "audit_agreement")? {
-        let used: Vec<f64> = conn
-            .prepare("SELECT DISTINCT min_kappa FROM audit_agreement WHERE min_kappa IS NOT NULL ORDER BY min_kappa")?
-            .query_map([], |r| r.get(0))?
-            .collect::<Result<_, _>>()?;
+    if let Some(used) = agora_records::reads::deposits::gate_min_kappas(conn)? {
         let deposited = d.json("gate.json").and_then(|g| g["settings"]["min_kappa"].as_f64());
         for k in used {
             let what = match deposited {

@@ -14,7 +14,7 @@
 //!   decision is the current one;
 //! - the dependency and intervention estimates (`DEPENDENCY`, `FAITHFULNESS`).
 
-use rusqlite::{params, Connection};
+use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
 /// Fewest human-referenced sentences of a code a Tier-3 claim relies on (30): with 30, the 95 %
@@ -132,31 +132,13 @@ impl Validation {
     }
 }
 
-/// The columns of `audit_gate` that record the human labellers (their number, their κ with
-/// each other, the sentences two or more labelled and those without a majority, and the
-/// thresholds applied): a store written before Agora recorded them lacks them.
-pub const GATE_HUMAN_COLUMNS: [&str; 6] =
-    ["labellers", "human_kappa", "human_sentences", "human_disagreements", "min_human_kappa", "max_human_disagreement"];
+pub use agora_records::reads::evidence::GATE_HUMAN_COLUMNS;
 
 /// The reason a stored decision without the human labellers' agreement reads: refused.
 pub const GATE_HUMANS_NOT_RECORDED: &str = "the human labellers' agreement with each other is not recorded in this \
      gate decision (written before Agora recorded it); rerun `agora audit`";
 
-/// Whether the store holds `table`.
-pub fn has_table(conn: &Connection, table: &str) -> rusqlite::Result<bool> {
-    conn.query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1", [table], |r| {
-        r.get::<_, i64>(0)
-    })
-    .map(|n| n > 0)
-}
-
-/// Whether `table` of the store has `column`.
-pub fn has_column(conn: &Connection, table: &str, column: &str) -> rusqlite::Result<bool> {
-    conn.query_row("SELECT COUNT(*) FROM pragma_table_info(?1) WHERE name = ?2", params![table, column], |r| {
-        r.get::<_, i64>(0)
-    })
-    .map(|n| n > 0)
-}
+pub use agora_records::reads::{has_column, has_table};
 
 /// The stored gate decisions of a coder and codebook (name, version, SHA-256), one per audited
 /// model; none where the store has no `audit_gate`.
@@ -174,23 +156,9 @@ pub fn read_gate(
     version: u32,
     sha256: &str,
 ) -> rusqlite::Result<Vec<Validation>> {
-    if !has_table(conn, "audit_gate")? {
-        return Ok(Vec::new());
-    }
-    let mut humans = Vec::new();
-    for c in GATE_HUMAN_COLUMNS {
-        humans.push(if has_column(conn, "audit_gate", c)? { c.to_string() } else { "NULL".to_string() });
-    }
-    let mut st = conn.prepare(&format!(
-        "SELECT model, status, kappa, n, responses, min_kappa, recall_json, coder_failed, coder_of, reason, {}
-         FROM audit_gate
-         WHERE coder = ?1 AND codebook = ?2 AND codebook_version = ?3 AND codebook_sha256 = ?4
-         ORDER BY model",
-        humans.join(", ")
-    ))?;
-    let rows = st.query_map(params![coder, codebook, version, sha256], |r| {
-        let status: String = r.get(1)?;
-        let recall: String = r.get(6)?;
+    agora_records::reads::evidence::gate(conn, coder, codebook, version, sha256, |r| {
+        let status = r.status;
+        let recall = r.recall_json;
         let bad = |what: &str, col: usize| {
             rusqlite::Error::FromSqlConversionFailure(
                 col,
@@ -199,23 +167,23 @@ pub fn read_gate(
             )
         };
         let mut v = Validation {
-            model: r.get(0)?,
+            model: r.model,
             coder: coder.to_string(),
             status: Status::parse(&status).ok_or_else(|| bad("status", 1))?,
-            kappa: r.get(2)?,
-            n: r.get::<_, i64>(3)? as usize,
-            responses: r.get::<_, i64>(4)? as usize,
-            min_kappa: r.get(5)?,
+            kappa: r.kappa,
+            n: r.n as usize,
+            responses: r.responses as usize,
+            min_kappa: r.min_kappa,
             recall: serde_json::from_str(&recall).map_err(|_| bad("recall_json", 6))?,
-            coder_errors: (r.get::<_, i64>(7)? as usize, r.get::<_, i64>(8)? as usize),
-            reason: r.get(9)?,
+            coder_errors: (r.coder_failed as usize, r.coder_of as usize),
+            reason: r.reason,
         };
-        let labellers: Option<i64> = r.get(10)?;
-        let human_kappa: Option<f64> = r.get(11)?;
-        let sentences: Option<i64> = r.get(12)?;
-        let disagreements: Option<i64> = r.get(13)?;
-        let min_human: Option<f64> = r.get(14)?;
-        let max_disagreement: Option<f64> = r.get(15)?;
+        let labellers = r.labellers;
+        let human_kappa = r.human_kappa;
+        let sentences = r.human_sentences;
+        let disagreements = r.human_disagreements;
+        let min_human = r.min_human_kappa;
+        let max_disagreement = r.max_human_disagreement;
         let (Some(labellers), Some(sentences), Some(disagreements), Some(min_human), Some(max_disagreement)) =
             (labellers, sentences, disagreements, min_human, max_disagreement)
         else {
@@ -255,8 +223,7 @@ pub fn read_gate(
             }
         }
         Ok(v)
-    })?;
-    rows.collect()
+    })
 }
 
 #[cfg(test)]

@@ -81,17 +81,9 @@ pub struct HumanAnchor {
 pub fn from_store(path: &Path, study: Option<&str>) -> Result<HumanAnchors, AnalysisError> {
     let conn = open(path)?;
     let sql = |source| AnalysisError::Store { path: path.to_path_buf(), source };
-    let human_seats = |conn: &rusqlite::Connection, query: &str| -> Result<BTreeSet<i64>, AnalysisError> {
-        let mut st = conn.prepare(query).map_err(sql)?;
-        let rows = st.query_map([], |r| r.get(0)).map_err(sql)?;
-        rows.collect::<rusqlite::Result<_>>().map_err(sql)
-    };
     // Runs every seat of which is a person's; those where a stand-in played some decision.
-    let all_human = human_seats(&conn, "SELECT run_id FROM agents GROUP BY run_id HAVING SUM(policy <> 'human') = 0")?;
-    let stood_in = human_seats(
-        &conn,
-        "SELECT DISTINCT run_id FROM transcripts WHERE kind = 'decision' AND model LIKE 'stand-in:%'",
-    )?;
+    let all_human = agora_records::reads::runs::all_human_runs(&conn).map_err(sql)?;
+    let stood_in = agora_records::reads::runs::stood_in_runs(&conn).map_err(sql)?;
     let outcomes = run_outcomes(path, study)?;
     let (kept, left): (Vec<_>, Vec<_>) = outcomes
         .into_iter()
@@ -100,7 +92,7 @@ pub fn from_store(path: &Path, study: Option<&str>) -> Result<HumanAnchors, Anal
     let anchors_table = AnchorTable::shipped();
     let mut anchors = Vec::new();
     // The day, in UTC, as SQLite gives it.
-    let date: String = conn.query_row("SELECT date('now')", [], |r| r.get(0)).map_err(sql)?;
+    let date: String = agora_records::reads::runs::today(&conn).map_err(sql)?;
     // An arm contrast is a test between two arms, not a value; the others as equivalence reads them.
     for claim in ClaimTable::shipped().claims.iter().filter(|c| !matches!(c.kind, ClaimKind::ArmContrast { .. })) {
         // The metrics the claim's equivalence test reads, at its margins (a range's half-width).
@@ -119,9 +111,7 @@ pub fn from_store(path: &Path, study: Option<&str>) -> Result<HumanAnchors, Anal
             }
             let studies: BTreeSet<&str> = mine.iter().map(|r| r.study.as_str()).collect();
             let study_name = studies.into_iter().collect::<Vec<_>>().join(", ");
-            let hash: String = conn
-                .query_row("SELECT plan_hash FROM studies WHERE study = ?1", [&study_name], |r| r.get(0))
-                .unwrap_or_default();
+            let hash: String = agora_records::reads::runs::plan_hash(&conn, &study_name).unwrap_or_default();
             let (mean, ci_low, ci_high) = crate::stats::t_interval(&v, 0.95).unwrap_or((
                 v.iter().sum::<f64>() / v.len() as f64,
                 f64::NAN,

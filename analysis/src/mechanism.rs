@@ -43,7 +43,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use rusqlite::{params, Connection};
+use agora_records::reads::evidence as reads;
+use rusqlite::Connection;
 
 use crate::claims::{Claim, Mechanism};
 use crate::common::fmt;
@@ -56,18 +57,7 @@ use crate::outcomes::open;
 pub const AUDIT_MISSING: &str =
     "transcript audit consistent with the human mechanism: missing (no transcript audit in the store; run `agora audit`)";
 
-/// A coder and the codebook it coded with, as the audit's rows name them.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct CoderKey {
-    /// The coder's id.
-    pub coder: String,
-    /// The codebook's name.
-    pub codebook: String,
-    /// The codebook's version.
-    pub version: u32,
-    /// The codebook's SHA-256.
-    pub sha256: String,
-}
+pub use agora_records::reads::evidence::CoderKey;
 
 /// One coded response as the mechanism reads it.
 #[derive(Clone, Debug, PartialEq)]
@@ -91,78 +81,7 @@ pub struct CodedResponse {
 /// The level of the audit's intervals: 95 % (the dependency estimate, its Wilson bounds).
 pub const ALPHA: f64 = 0.05;
 
-/// One `lpm-fe` row of `audit_dependency`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct DependencyEstimate {
-    /// The coder and codebook.
-    pub key: CoderKey,
-    /// The audited model.
-    pub model: String,
-    /// The environment.
-    pub environment: String,
-    /// The arm of the decisions it rests on (`None`: a store written before rows carried it).
-    pub arm: Option<String>,
-    /// The cell of the decisions it rests on (`None`: a store written before rows carried it).
-    pub cell: Option<String>,
-    /// The role.
-    pub role: String,
-    /// The indicator's name.
-    pub indicator: String,
-    /// The value code.
-    pub value: String,
-    /// `estimated`, `not identified`, `not estimated` or `refused`.
-    pub status: String,
-    /// Why a row has no estimate.
-    pub reason: String,
-    /// The slope.
-    pub coef: Option<f64>,
-    /// Lower end of its 95 % interval.
-    pub ci_low: Option<f64>,
-    /// Upper end of its 95 % interval.
-    pub ci_high: Option<f64>,
-    /// Its two-sided p.
-    pub p: Option<f64>,
-    /// Prompts in the fit.
-    pub n_prompts: usize,
-}
-
-/// One estimate of `audit_faithfulness`: the intervention effect τ of a value on the indicator.
-#[derive(Clone, Debug, PartialEq)]
-pub struct InterventionEstimate {
-    /// The sample seed of `agora audit prefill` that wrote it.
-    pub sample_seed: String,
-    /// The coder and codebook.
-    pub key: CoderKey,
-    /// The audited model.
-    pub model: String,
-    /// The environment.
-    pub environment: String,
-    /// The arm of the decisions it rests on (`None`: a store written before rows carried it).
-    pub arm: Option<String>,
-    /// The cell of the decisions it rests on (`None`: a store written before rows carried it).
-    pub cell: Option<String>,
-    /// The insert arm's design: `source` (the model's reasoning kept, one sentence inserted) or
-    /// `replace` (its own sentences of the value replaced by one); `None` before rows carried it.
-    pub design: Option<String>,
-    /// The role.
-    pub role: String,
-    /// The indicator's name.
-    pub indicator: String,
-    /// The value code.
-    pub value: String,
-    /// `estimated`, or why there is no estimate (`no prefill`, `refused: …`, …).
-    pub status: String,
-    /// τ: the indicator's mean with the value inserted minus with it deleted.
-    pub tau: Option<f64>,
-    /// Its standard error over states.
-    pub se: Option<f64>,
-    /// Lower end of its 95 % interval.
-    pub ci_low: Option<f64>,
-    /// Upper end of its 95 % interval.
-    pub ci_high: Option<f64>,
-    /// States (prompts) with an answer in both arms.
-    pub n_states: usize,
-}
+pub use agora_records::reads::evidence::{DependencyEstimate, InterventionEstimate};
 
 /// The audit's evidence in a store, as Tier 3 reads it.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -192,121 +111,41 @@ fn read_conn(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Option<
     // Each response's role is the role of its own decision: the seat's slot-th decision in step
     // order (a seat changes role between the games of the bargaining battery).
     let mut roles: BTreeMap<(i64, i64), Vec<String>> = BTreeMap::new();
-    if has_table(conn, "decisions")? {
-        let mut st = conn.prepare(
-            "SELECT d.run_id, d.seat, d.role FROM decisions d
-             WHERE d.run_id IN (SELECT DISTINCT run_id FROM audit_responses) ORDER BY d.run_id, d.seat, d.step",
-        )?;
-        let rows = st.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?)))?;
-        for row in rows {
-            let (run, seat, role) = row?;
-            roles.entry((run, seat)).or_default().push(role);
-        }
+    for (run, seat, role) in reads::audited_roles(conn)? {
+        roles.entry((run, seat)).or_default().push(role);
     }
-    let mut st = conn.prepare(
-        "SELECT a.model, a.environment, a.arm, a.run_id, a.seat, a.slot, a.coder, a.codebook, a.codebook_version,
-                a.codebook_sha256, a.values_json, a.cell
-         FROM audit_responses a
-         WHERE a.values_json IS NOT NULL AND (?1 IS NULL OR a.study = ?1)
-         ORDER BY a.run_id, a.seat, a.slot, a.coder, a.codebook, a.codebook_version, a.codebook_sha256",
-    )?;
-    let rows = st.query_map(params![study], |r| {
-        let values: String = r.get(10)?;
-        let stated = serde_json::from_str::<BTreeMap<String, i64>>(&values)
-            .map(|m| m.into_iter().filter(|(_, v)| *v != 0).map(|(k, _)| k).collect())
-            .unwrap_or_default();
-        let (run, seat, slot): (i64, i64, i64) = (r.get(3)?, r.get(4)?, r.get(5)?);
-        let role = roles.get(&(run, seat)).and_then(|v| usize::try_from(slot).ok().and_then(|k| v.get(k))).cloned();
-        Ok(CodedResponse {
-            model: r.get(0)?,
-            environment: r.get(1)?,
-            arm: r.get(2)?,
-            cell: r.get(11)?,
-            role,
-            key: CoderKey { coder: r.get(6)?, codebook: r.get(7)?, version: r.get(8)?, sha256: r.get(9)? },
-            stated,
+    ev.responses = reads::coded_responses(conn, study)?
+        .into_iter()
+        .map(|r| {
+            let stated = serde_json::from_str::<BTreeMap<String, i64>>(&r.values_json)
+                .map(|m| m.into_iter().filter(|(_, v)| *v != 0).map(|(k, _)| k).collect())
+                .unwrap_or_default();
+            let (run, seat, slot) = (r.run_id, r.seat, r.slot);
+            let role = roles.get(&(run, seat)).and_then(|v| usize::try_from(slot).ok().and_then(|k| v.get(k))).cloned();
+            CodedResponse {
+                model: r.model,
+                environment: r.environment,
+                arm: r.arm,
+                cell: r.cell,
+                role,
+                key: r.key,
+                stated,
+            }
         })
-    })?;
-    ev.responses = rows.collect::<rusqlite::Result<_>>()?;
+        .collect();
     let keys: std::collections::BTreeSet<CoderKey> = ev.responses.iter().map(|r| r.key.clone()).collect();
     for key in keys {
         let gate = read_gate(conn, &key.coder, &key.codebook, key.version, &key.sha256)?;
         ev.gates.insert(key, gate);
     }
-    if has_table(conn, "audit_dependency")? {
-        // A store written before the rows carried their arm and cell reads them as unknown.
-        let where_ = if has_columns(conn, "audit_dependency", &["arm", "cell"])? { "arm, cell" } else { "NULL, NULL" };
-        let mut st = conn.prepare(&format!(
-            "SELECT coder, codebook, codebook_version, codebook_sha256, model, environment, role, indicator, value,
-                    status, reason, coef, ci_low, ci_high, n_prompts, p, {where_}
-             FROM audit_dependency
-             WHERE estimator = 'lpm-fe' AND (?1 IS NULL OR scope = ?1 OR scope = '')
-             ORDER BY CASE WHEN scope = COALESCE(?1, '') THEN 0 ELSE 1 END, coder, codebook, model, environment, role, value"
-        ))?;
-        let rows = st.query_map(params![study], |r| {
-            Ok(DependencyEstimate {
-                key: CoderKey { coder: r.get(0)?, codebook: r.get(1)?, version: r.get(2)?, sha256: r.get(3)? },
-                model: r.get(4)?,
-                environment: r.get(5)?,
-                role: r.get(6)?,
-                indicator: r.get(7)?,
-                value: r.get(8)?,
-                status: r.get(9)?,
-                reason: r.get(10)?,
-                coef: r.get(11)?,
-                ci_low: r.get(12)?,
-                ci_high: r.get(13)?,
-                n_prompts: r.get::<_, i64>(14)? as usize,
-                p: r.get(15)?,
-                arm: r.get(16)?,
-                cell: r.get(17)?,
-            })
-        })?;
-        ev.dependency = rows.collect::<rusqlite::Result<_>>()?;
+    if let Some(dependency) = reads::dependency(conn, study)? {
+        ev.dependency = dependency;
     }
-    if has_table(conn, "audit_faithfulness")? {
-        let restricted = has_columns(conn, "audit_faithfulness", &["arm", "cell", "design"])?;
-        let cols = if restricted { "arm, cell, design" } else { "NULL, NULL, NULL" };
-        // Every stored estimate is read (every sample seed): each is a try of the claim's family.
-        let mut st = conn.prepare(&format!(
-            "SELECT coder, codebook, codebook_version, codebook_sha256, model, environment, role, indicator, value,
-                    status, tau, ci_low, ci_high, sample_seed, se, n_states, {cols}
-             FROM audit_faithfulness
-             ORDER BY sample_seed, coder, codebook, model, environment, role, value"
-        ))?;
-        let rows = st.query_map([], |r| {
-            Ok(InterventionEstimate {
-                key: CoderKey { coder: r.get(0)?, codebook: r.get(1)?, version: r.get(2)?, sha256: r.get(3)? },
-                model: r.get(4)?,
-                environment: r.get(5)?,
-                role: r.get(6)?,
-                indicator: r.get(7)?,
-                value: r.get(8)?,
-                status: r.get(9)?,
-                tau: r.get(10)?,
-                ci_low: r.get(11)?,
-                ci_high: r.get(12)?,
-                sample_seed: r.get(13)?,
-                se: r.get(14)?,
-                n_states: r.get::<_, i64>(15)?.max(0) as usize,
-                arm: r.get(16)?,
-                cell: r.get(17)?,
-                design: r.get(18)?,
-            })
-        })?;
-        ev.intervention = rows.collect::<rusqlite::Result<_>>()?;
+    // Every stored estimate is read (every sample seed): each is a try of the claim's family.
+    if let Some(intervention) = reads::intervention(conn)? {
+        ev.intervention = intervention;
     }
     Ok(Some(ev))
-}
-
-/// Whether `table` has every one of `columns` (each read as [`crate::evidence::has_column`]).
-fn has_columns(conn: &Connection, table: &str, columns: &[&str]) -> rusqlite::Result<bool> {
-    for c in columns {
-        if !crate::evidence::has_column(conn, table, c)? {
-            return Ok(false);
-        }
-    }
-    Ok(true)
 }
 
 /// The cell a claim is graded in: claims hold at the canonical baseline, and Tier 3's evidence

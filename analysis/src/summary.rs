@@ -98,12 +98,8 @@ pub struct GroupSummary {
 pub fn block_order(store: &Path) -> Result<Vec<(String, String)>, AnalysisError> {
     let conn = crate::outcomes::open(store)?;
     let sql = |source| AnalysisError::Store { path: store.to_path_buf(), source };
-    let mut st = conn.prepare("SELECT study, source FROM studies ORDER BY rowid").map_err(sql)?;
-    let studies: Vec<(String, String)> =
-        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).map_err(sql)?.collect::<Result<_, _>>().map_err(sql)?;
-    let mut st = conn.prepare("SELECT DISTINCT study, block FROM runs").map_err(sql)?;
-    let blocks: Vec<(String, String)> =
-        st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).map_err(sql)?.collect::<Result<_, _>>().map_err(sql)?;
+    let studies = agora_records::reads::summary::study_sources(&conn).map_err(sql)?;
+    let blocks = agora_records::reads::summary::run_blocks(&conn).map_err(sql)?;
     let mut order = Vec::new();
     let mut by_study: std::collections::HashMap<&str, Vec<&(String, String)>> = std::collections::HashMap::new();
     for b in &blocks {

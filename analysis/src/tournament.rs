@@ -78,38 +78,17 @@ pub fn tables(path: &Path, study: Option<&str>) -> Result<Vec<Table>, AnalysisEr
     let conn = open(path)?;
     let sql = |source| AnalysisError::Store { path: path.to_path_buf(), source };
     // Per run and seat: total payoff, rounds paid, mean decision value, decisions.
-    let mut st = conn
-        .prepare(
-            "WITH pay AS (SELECT run_id, seat, SUM(payoff) AS total, COUNT(*) AS rounds FROM payoffs GROUP BY run_id, seat),
-                  dec AS (SELECT run_id, seat, SUM(CASE WHEN value = 0 THEN 1.0 ELSE 0.0 END) AS coop, COUNT(*) AS n
-                          FROM decisions GROUP BY run_id, seat)
-             SELECT r.study, r.block, r.cell, r.environment, r.roster, r.run_key, r.population,
-                    p.seat, p.total, p.rounds, IFNULL(d.coop, 0), IFNULL(d.n, 0)
-             FROM runs r JOIN pay p USING (run_id) LEFT JOIN dec d ON d.run_id = r.run_id AND d.seat = p.seat
-             WHERE (?1 IS NULL OR r.study = ?1)
-             ORDER BY r.study, r.block, r.cell, r.run_key, p.seat",
-        )
-        .map_err(sql)?;
     type Seat = (i64, f64, i64, f64, i64);
     let mut runs: BTreeMap<(String, String, String, String), BTreeMap<String, (String, i64, Vec<Seat>)>> =
         BTreeMap::new();
     let mut not_pairs: std::collections::BTreeSet<(String, String)> = Default::default();
-    let mut rows = st.query([study]).map_err(sql)?;
-    while let Some(r) = rows.next().map_err(sql)? {
-        let (study, block, cell, env): (String, String, String, String) =
-            (r.get(0).map_err(sql)?, r.get(1).map_err(sql)?, r.get(2).map_err(sql)?, r.get(3).map_err(sql)?);
-        let (roster, key, population): (String, String, i64) =
-            (r.get(4).map_err(sql)?, r.get(5).map_err(sql)?, r.get(6).map_err(sql)?);
+    for r in agora_records::reads::tournament::seats(&conn, study).map_err(sql)? {
+        let (study, block, cell, env) = (r.study, r.block, r.cell, r.environment);
+        let (roster, key, population) = (r.roster, r.run_key, r.population);
         if population != 2 || !roster.contains(VS) {
             not_pairs.insert((study.clone(), block.clone()));
         }
-        let seat: Seat = (
-            r.get(7).map_err(sql)?,
-            r.get(8).map_err(sql)?,
-            r.get(9).map_err(sql)?,
-            r.get(10).map_err(sql)?,
-            r.get(11).map_err(sql)?,
-        );
+        let seat: Seat = (r.seat, r.total, r.rounds, r.cooperative, r.decisions);
         runs.entry((study, block, cell, env))
             .or_default()
             .entry(key)

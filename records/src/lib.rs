@@ -10,6 +10,7 @@ pub mod digits;
 pub mod error;
 pub mod families;
 pub mod pool;
+pub mod reads;
 pub mod record_hash;
 pub mod request_parts;
 pub mod run_records;

@@ -1,0 +1,26 @@
+//! The games' declarations of their outcomes, as the store records them (`declarations`).
+
+use rusqlite::Connection;
+
+/// The stored declarations' JSON, by environment; none where the store has no `declarations`
+/// table (a store written before declarations were recorded).
+pub fn declaration_texts(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+    let has_table: bool = conn.query_row(
+        "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'declarations')",
+        [],
+        |r| r.get(0),
+    )?;
+    if !has_table {
+        return Ok(Vec::new());
+    }
+    let mut st = conn.prepare("SELECT declaration_json FROM declarations ORDER BY environment")?;
+    let rows = st.query_map([], |r| r.get(0))?;
+    rows.collect()
+}
+
+/// The environments of the stored runs, in order.
+pub fn run_environments(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+    let mut st = conn.prepare("SELECT DISTINCT environment FROM runs ORDER BY environment")?;
+    let rows = st.query_map([], |r| r.get(0))?;
+    rows.collect()
+}

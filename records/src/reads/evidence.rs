@@ -1,0 +1,325 @@
+//! The transcript audit's tables as the certification ladder reads them: the coded responses
+//! (`audit_responses`) with their seats' roles (`decisions`), the coder-validation gate
+//! (`audit_gate`), and the dependency and intervention estimates (`audit_dependency`,
+//! `audit_faithfulness`). The audit writes them; these are only reads.
+
+use rusqlite::{params, Connection};
+
+use super::{has_column, has_columns, has_table};
+
+/// The columns of `audit_gate` that record the human labellers (their number, their κ with
+/// each other, the sentences two or more labelled and those without a majority, and the
+/// thresholds applied): a store written before Agora recorded them lacks them.
+pub const GATE_HUMAN_COLUMNS: [&str; 6] =
+    ["labellers", "human_kappa", "human_sentences", "human_disagreements", "min_human_kappa", "max_human_disagreement"];
+
+/// A coder and the codebook it coded with, as the audit's rows name them.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct CoderKey {
+    /// The coder's id.
+    pub coder: String,
+    /// The codebook's name.
+    pub codebook: String,
+    /// The codebook's version.
+    pub version: u32,
+    /// The codebook's SHA-256.
+    pub sha256: String,
+}
+
+/// One row of `audit_gate` as stored: a coder's decision on one model's text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GateRow {
+    /// The audited model.
+    pub model: String,
+    /// The decision as stored (`validated`, `refused`, …).
+    pub status: String,
+    /// κ against the human reference, if it could be computed.
+    pub kappa: Option<f64>,
+    /// Sentences it rests on.
+    pub n: i64,
+    /// Responses those sentences come from.
+    pub responses: i64,
+    /// The threshold.
+    pub min_kappa: f64,
+    /// The coder's recall per code of the reference (JSON).
+    pub recall_json: String,
+    /// Responses with reasoning the coder failed on.
+    pub coder_failed: i64,
+    /// The model's responses with reasoning.
+    pub coder_of: i64,
+    /// Why.
+    pub reason: String,
+    /// The human labellers' number (`None`: not recorded).
+    pub labellers: Option<i64>,
+    /// Their κ with each other.
+    pub human_kappa: Option<f64>,
+    /// The sentences two or more of them labelled.
+    pub human_sentences: Option<i64>,
+    /// Those without a majority.
+    pub human_disagreements: Option<i64>,
+    /// The least κ between the labellers the decision applied.
+    pub min_human_kappa: Option<f64>,
+    /// The largest share of sentences without a majority it applied.
+    pub max_human_disagreement: Option<f64>,
+}
+
+/// The stored gate decisions of a coder and codebook (name, version, SHA-256), by model, each
+/// made into a `T` by `f` (whose error ends the read, as a row's own error does); none where the
+/// store has no `audit_gate`. The columns [`GATE_HUMAN_COLUMNS`] a store lacks read NULL.
+pub fn gate<T>(
+    conn: &Connection,
+    coder: &str,
+    codebook: &str,
+    version: u32,
+    sha256: &str,
+    mut f: impl FnMut(GateRow) -> rusqlite::Result<T>,
+) -> rusqlite::Result<Vec<T>> {
+    if !has_table(conn, "audit_gate")? {
+        return Ok(Vec::new());
+    }
+    let mut humans = Vec::new();
+    for c in GATE_HUMAN_COLUMNS {
+        humans.push(if has_column(conn, "audit_gate", c)? { c.to_string() } else { "NULL".to_string() });
+    }
+    let mut st = conn.prepare(&format!(
+        "SELECT model, status, kappa, n, responses, min_kappa, recall_json, coder_failed, coder_of, reason, {}
+         FROM audit_gate
+         WHERE coder = ?1 AND codebook = ?2 AND codebook_version = ?3 AND codebook_sha256 = ?4
+         ORDER BY model",
+        humans.join(", ")
+    ))?;
+    let rows = st.query_map(params![coder, codebook, version, sha256], |r| {
+        let status: String = r.get(1)?;
+        let recall_json: String = r.get(6)?;
+        f(GateRow {
+            model: r.get(0)?,
+            status,
+            kappa: r.get(2)?,
+            n: r.get(3)?,
+            responses: r.get(4)?,
+            min_kappa: r.get(5)?,
+            recall_json,
+            coder_failed: r.get(7)?,
+            coder_of: r.get(8)?,
+            reason: r.get(9)?,
+            labellers: r.get(10)?,
+            human_kappa: r.get(11)?,
+            human_sentences: r.get(12)?,
+            human_disagreements: r.get(13)?,
+            min_human_kappa: r.get(14)?,
+            max_human_disagreement: r.get(15)?,
+        })
+    })?;
+    rows.collect()
+}
+
+/// The roles of each audited seat's decisions, in step order, by (run, seat): the decisions of
+/// the runs `audit_responses` holds; none where the store has no `decisions`.
+pub fn audited_roles(conn: &Connection) -> rusqlite::Result<Vec<(i64, i64, String)>> {
+    if !has_table(conn, "decisions")? {
+        return Ok(Vec::new());
+    }
+    let mut st = conn.prepare(
+        "SELECT d.run_id, d.seat, d.role FROM decisions d
+             WHERE d.run_id IN (SELECT DISTINCT run_id FROM audit_responses) ORDER BY d.run_id, d.seat, d.step",
+    )?;
+    let rows = st.query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, r.get::<_, String>(2)?)))?;
+    rows.collect()
+}
+
+/// One coded response of `audit_responses` (one whose coder output validated).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CodedRow {
+    /// The audited model.
+    pub model: String,
+    /// The environment.
+    pub environment: String,
+    /// The arm.
+    pub arm: String,
+    /// The perturbation cell.
+    pub cell: String,
+    /// The run.
+    pub run_id: i64,
+    /// The seat.
+    pub seat: i64,
+    /// The seat's decision it answers (0-based, in step order).
+    pub slot: i64,
+    /// The coder and codebook.
+    pub key: CoderKey,
+    /// The codes it states, as stored (a JSON object of code to 0 or 1).
+    pub values_json: String,
+}
+
+/// The coded responses (of one study, or of all), by run, seat, slot, coder and codebook.
+pub fn coded_responses(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Vec<CodedRow>> {
+    let mut st = conn.prepare(
+        "SELECT a.model, a.environment, a.arm, a.run_id, a.seat, a.slot, a.coder, a.codebook, a.codebook_version,
+                a.codebook_sha256, a.values_json, a.cell
+         FROM audit_responses a
+         WHERE a.values_json IS NOT NULL AND (?1 IS NULL OR a.study = ?1)
+         ORDER BY a.run_id, a.seat, a.slot, a.coder, a.codebook, a.codebook_version, a.codebook_sha256",
+    )?;
+    let rows = st.query_map(params![study], |r| {
+        let values_json: String = r.get(10)?;
+        let (run_id, seat, slot): (i64, i64, i64) = (r.get(3)?, r.get(4)?, r.get(5)?);
+        Ok(CodedRow {
+            model: r.get(0)?,
+            environment: r.get(1)?,
+            arm: r.get(2)?,
+            cell: r.get(11)?,
+            run_id,
+            seat,
+            slot,
+            key: CoderKey { coder: r.get(6)?, codebook: r.get(7)?, version: r.get(8)?, sha256: r.get(9)? },
+            values_json,
+        })
+    })?;
+    rows.collect()
+}
+
+/// One `lpm-fe` row of `audit_dependency`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DependencyEstimate {
+    /// The coder and codebook.
+    pub key: CoderKey,
+    /// The audited model.
+    pub model: String,
+    /// The environment.
+    pub environment: String,
+    /// The arm of the decisions it rests on (`None`: a store written before rows carried it).
+    pub arm: Option<String>,
+    /// The cell of the decisions it rests on (`None`: a store written before rows carried it).
+    pub cell: Option<String>,
+    /// The role.
+    pub role: String,
+    /// The indicator's name.
+    pub indicator: String,
+    /// The value code.
+    pub value: String,
+    /// `estimated`, `not identified`, `not estimated` or `refused`.
+    pub status: String,
+    /// Why a row has no estimate.
+    pub reason: String,
+    /// The slope.
+    pub coef: Option<f64>,
+    /// Lower end of its 95 % interval.
+    pub ci_low: Option<f64>,
+    /// Upper end of its 95 % interval.
+    pub ci_high: Option<f64>,
+    /// Its two-sided p.
+    pub p: Option<f64>,
+    /// Prompts in the fit.
+    pub n_prompts: usize,
+}
+
+/// The `lpm-fe` dependency estimates of a study's scope (or of all) and of the whole store, the
+/// study's first; `None` where the store has no `audit_dependency`.
+pub fn dependency(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Option<Vec<DependencyEstimate>>> {
+    if !has_table(conn, "audit_dependency")? {
+        return Ok(None);
+    }
+    // A store written before the rows carried their arm and cell reads them as unknown.
+    let where_ = if has_columns(conn, "audit_dependency", &["arm", "cell"])? { "arm, cell" } else { "NULL, NULL" };
+    let mut st = conn.prepare(&format!(
+        "SELECT coder, codebook, codebook_version, codebook_sha256, model, environment, role, indicator, value,
+                    status, reason, coef, ci_low, ci_high, n_prompts, p, {where_}
+             FROM audit_dependency
+             WHERE estimator = 'lpm-fe' AND (?1 IS NULL OR scope = ?1 OR scope = '')
+             ORDER BY CASE WHEN scope = COALESCE(?1, '') THEN 0 ELSE 1 END, coder, codebook, model, environment, role, value"
+    ))?;
+    let rows = st.query_map(params![study], |r| {
+        Ok(DependencyEstimate {
+            key: CoderKey { coder: r.get(0)?, codebook: r.get(1)?, version: r.get(2)?, sha256: r.get(3)? },
+            model: r.get(4)?,
+            environment: r.get(5)?,
+            role: r.get(6)?,
+            indicator: r.get(7)?,
+            value: r.get(8)?,
+            status: r.get(9)?,
+            reason: r.get(10)?,
+            coef: r.get(11)?,
+            ci_low: r.get(12)?,
+            ci_high: r.get(13)?,
+            n_prompts: r.get::<_, i64>(14)? as usize,
+            p: r.get(15)?,
+            arm: r.get(16)?,
+            cell: r.get(17)?,
+        })
+    })?;
+    rows.collect::<rusqlite::Result<_>>().map(Some)
+}
+
+/// One estimate of `audit_faithfulness`: the intervention effect τ of a value on the indicator.
+#[derive(Clone, Debug, PartialEq)]
+pub struct InterventionEstimate {
+    /// The sample seed of `agora audit prefill` that wrote it.
+    pub sample_seed: String,
+    /// The coder and codebook.
+    pub key: CoderKey,
+    /// The audited model.
+    pub model: String,
+    /// The environment.
+    pub environment: String,
+    /// The arm of the decisions it rests on (`None`: a store written before rows carried it).
+    pub arm: Option<String>,
+    /// The cell of the decisions it rests on (`None`: a store written before rows carried it).
+    pub cell: Option<String>,
+    /// The insert arm's design: `source` (the model's reasoning kept, one sentence inserted) or
+    /// `replace` (its own sentences of the value replaced by one); `None` before rows carried it.
+    pub design: Option<String>,
+    /// The role.
+    pub role: String,
+    /// The indicator's name.
+    pub indicator: String,
+    /// The value code.
+    pub value: String,
+    /// `estimated`, or why there is no estimate (`no prefill`, `refused: …`, …).
+    pub status: String,
+    /// τ: the indicator's mean with the value inserted minus with it deleted.
+    pub tau: Option<f64>,
+    /// Its standard error over states.
+    pub se: Option<f64>,
+    /// Lower end of its 95 % interval.
+    pub ci_low: Option<f64>,
+    /// Upper end of its 95 % interval.
+    pub ci_high: Option<f64>,
+    /// States (prompts) with an answer in both arms.
+    pub n_states: usize,
+}
+
+/// Every stored intervention estimate (every sample seed), by sample seed, coder, codebook,
+/// model, environment, role and value; `None` where the store has no `audit_faithfulness`.
+pub fn intervention(conn: &Connection) -> rusqlite::Result<Option<Vec<InterventionEstimate>>> {
+    if !has_table(conn, "audit_faithfulness")? {
+        return Ok(None);
+    }
+    let restricted = has_columns(conn, "audit_faithfulness", &["arm", "cell", "design"])?;
+    let cols = if restricted { "arm, cell, design" } else { "NULL, NULL, NULL" };
+    let mut st = conn.prepare(&format!(
+        "SELECT coder, codebook, codebook_version, codebook_sha256, model, environment, role, indicator, value,
+                    status, tau, ci_low, ci_high, sample_seed, se, n_states, {cols}
+             FROM audit_faithfulness
+             ORDER BY sample_seed, coder, codebook, model, environment, role, value"
+    ))?;
+    let rows = st.query_map([], |r| {
+        Ok(InterventionEstimate {
+            key: CoderKey { coder: r.get(0)?, codebook: r.get(1)?, version: r.get(2)?, sha256: r.get(3)? },
+            model: r.get(4)?,
+            environment: r.get(5)?,
+            role: r.get(6)?,
+            indicator: r.get(7)?,
+            value: r.get(8)?,
+            status: r.get(9)?,
+            tau: r.get(10)?,
+            ci_low: r.get(11)?,
+            ci_high: r.get(12)?,
+            sample_seed: r.get(13)?,
+            se: r.get(14)?,
+            n_states: r.get::<_, i64>(15)?.max(0) as usize,
+            arm: r.get(16)?,
+            cell: r.get(17)?,
+            design: r.get(18)?,
+        })
+    })?;
+    rows.collect::<rusqlite::Result<_>>().map(Some)
+}

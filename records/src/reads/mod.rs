@@ -1,0 +1,42 @@
+//! The store's reads, as the crates above the engine make them: the analysis and its ladder,
+//! the report, the binary and the bindings.
+//!
+//! Each submodule holds one concern's queries and the plain rows they return; the crates that
+//! read the store name these functions and convert the rows into their own types. Every
+//! function takes an open connection and leaves its errors as SQLite's, for the caller to
+//! place (a store's path, a message).
+
+use rusqlite::{params, Connection};
+
+pub mod declarations;
+pub mod deposits;
+pub mod evidence;
+pub mod runs;
+pub mod summary;
+pub mod tournament;
+
+/// Whether the store holds `table`.
+pub fn has_table(conn: &Connection, table: &str) -> rusqlite::Result<bool> {
+    conn.query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1", [table], |r| {
+        r.get::<_, i64>(0)
+    })
+    .map(|n| n > 0)
+}
+
+/// Whether `table` of the store has `column`.
+pub fn has_column(conn: &Connection, table: &str, column: &str) -> rusqlite::Result<bool> {
+    conn.query_row("SELECT COUNT(*) FROM pragma_table_info(?1) WHERE name = ?2", params![table, column], |r| {
+        r.get::<_, i64>(0)
+    })
+    .map(|n| n > 0)
+}
+
+/// Whether `table` has every one of `columns` (each read as [`has_column`]).
+pub fn has_columns(conn: &Connection, table: &str, columns: &[&str]) -> rusqlite::Result<bool> {
+    for c in columns {
+        if !has_column(conn, table, c)? {
+            return Ok(false);
+        }
+    }
+    Ok(true)
+}
