@@ -9,13 +9,11 @@ use std::path::Path;
 use agora_audit::agreement::{self, GateOptions, Validation};
 use agora_audit::{Codebook, LoadedCodebook};
 use anyhow::Context as _;
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::Connection;
 
 /// Whether the store holds `table`.
 pub fn has_table(conn: &Connection, table: &str) -> anyhow::Result<bool> {
-    let n: i64 =
-        conn.query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1", [table], |r| r.get(0))?;
-    Ok(n > 0)
+    Ok(agora_records::reads::has_table(conn, table)?)
 }
 
 /// The occurrence of one stated value for one model, under one coder and codebook.
@@ -33,28 +31,7 @@ pub struct Occurrence {
     pub validation: String,
 }
 
-/// One row of `audit_dependency`.
-pub struct Dependency {
-    pub coder: String,
-    pub model: String,
-    pub environment: String,
-    /// The arm and cell of the decisions the estimate rests on (empty in a store written before
-    /// the rows carried them).
-    pub arm: String,
-    pub cell: String,
-    pub role: String,
-    pub indicator: String,
-    pub estimator: String,
-    pub value: String,
-    pub status: String,
-    pub reason: String,
-    pub coef: Option<f64>,
-    pub ci_low: Option<f64>,
-    pub ci_high: Option<f64>,
-    pub n_prompts: i64,
-    pub n_replicates: i64,
-    pub validation: String,
-}
+pub use agora_records::reads::report_audit::{Dependency, Requirement};
 
 /// One row of `audit_agreement`, its JSON columns decoded.
 pub struct Agreement {
@@ -74,21 +51,6 @@ pub struct Agreement {
     pub confusion: Vec<Vec<u64>>,
     pub support: Vec<u64>,
     pub recall: Vec<Option<f64>>,
-}
-
-/// One row of `audit_requirements`.
-pub struct Requirement {
-    pub requirement: String,
-    pub model: String,
-    pub kind: String,
-    pub estimate: Option<f64>,
-    pub low: Option<f64>,
-    pub high: Option<f64>,
-    pub bound: Option<f64>,
-    pub verdict: String,
-    pub reason: String,
-    pub n: Option<i64>,
-    pub planned_n: Option<i64>,
 }
 
 /// The coded paths of the responses to one prompt (or one condition), for a reasoning tree.
@@ -123,14 +85,7 @@ impl AuditTables {
     }
 }
 
-/// A coder and codebook as the audit tables key them.
-#[derive(Clone, PartialEq, Eq, PartialOrd, Ord)]
-struct CoderKey {
-    coder: String,
-    codebook: String,
-    version: u32,
-    sha256: String,
-}
+use agora_records::reads::evidence::CoderKey;
 
 /// The codebook of a key as the store recorded it, and the gate's decision per model.
 fn gate(
@@ -141,13 +96,7 @@ fn gate(
     if !has_table(conn, "audit_codebooks")? {
         return Ok(None);
     }
-    let source: Option<String> = conn
-        .query_row(
-            "SELECT source FROM audit_codebooks WHERE name = ?1 AND version = ?2 AND sha256 = ?3",
-            params![k.codebook, k.version, k.sha256],
-            |r| r.get(0),
-        )
-        .optional()?;
+    let source: Option<String> = agora_records::reads::report_audit::codebook_source(conn, k)?;
     let Some(source) = source else { return Ok(None) };
     let cb = Codebook::parse(&source, Path::new("audit_codebooks"))
         .with_context(|| format!("codebook {} v{} as stored", k.codebook, k.version))?;
@@ -156,13 +105,7 @@ fn gate(
 }
 
 fn keys(conn: &Connection, table: &str) -> anyhow::Result<Vec<CoderKey>> {
-    let mut st = conn.prepare(&format!(
-        "SELECT DISTINCT coder, codebook, codebook_version, codebook_sha256 FROM {table} ORDER BY 1, 2, 3, 4"
-    ))?;
-    let rows = st.query_map([], |r| {
-        Ok(CoderKey { coder: r.get(0)?, codebook: r.get(1)?, version: r.get(2)?, sha256: r.get(3)? })
-    })?;
-    Ok(rows.collect::<Result<_, _>>()?)
+    Ok(agora_records::reads::report_audit::keys(conn, table)?)
 }
 
 /// The occurrence share of each value per model and coder, under the coder-validation gate at
@@ -174,14 +117,7 @@ pub fn occurrence(conn: &Connection) -> anyhow::Result<Option<Vec<Occurrence>>> 
     }
     let mut out = Vec::new();
     for k in keys(conn, "audit_responses")? {
-        let mut st = conn.prepare(
-            "SELECT model, values_json FROM audit_responses
-             WHERE coder = ?1 AND codebook = ?2 AND codebook_version = ?3 AND codebook_sha256 = ?4
-             ORDER BY model, run_id, seat, slot",
-        )?;
-        let rows: Vec<(String, Option<String>)> = st
-            .query_map(params![k.coder, k.codebook, k.version, k.sha256], |r| Ok((r.get(0)?, r.get(1)?)))?
-            .collect::<Result<_, _>>()?;
+        let rows: Vec<(String, Option<String>)> = agora_records::reads::report_audit::coded_values(conn, &k)?;
         let mut by_model: BTreeMap<String, Vec<serde_json::Map<String, serde_json::Value>>> = BTreeMap::new();
         for (model, values) in rows {
             let coded = by_model.entry(model).or_default();
@@ -233,36 +169,7 @@ pub fn dependency(conn: &Connection) -> anyhow::Result<Option<Vec<Dependency>>> 
     if !has_table(conn, "audit_dependency")? {
         return Ok(None);
     }
-    let has = |c: &str| agora_analysis::evidence::has_column(conn, "audit_dependency", c);
-    let place = if has("arm")? && has("cell")? { "arm, cell" } else { "'', ''" };
-    let mut st = conn.prepare(&format!(
-        "SELECT coder, model, environment, role, indicator, estimator, value, status, reason, coef, ci_low, ci_high,
-                n_prompts, n_replicates, validation, {place}
-         FROM audit_dependency ORDER BY scope, coder, codebook, codebook_version, model, environment, {place}, role,
-              estimator, value"
-    ))?;
-    let rows = st.query_map([], |r| {
-        Ok(Dependency {
-            coder: r.get(0)?,
-            model: r.get(1)?,
-            environment: r.get(2)?,
-            role: r.get(3)?,
-            indicator: r.get(4)?,
-            estimator: r.get(5)?,
-            value: r.get(6)?,
-            status: r.get(7)?,
-            reason: r.get(8)?,
-            coef: r.get(9)?,
-            ci_low: r.get(10)?,
-            ci_high: r.get(11)?,
-            n_prompts: r.get(12)?,
-            n_replicates: r.get(13)?,
-            validation: r.get(14)?,
-            arm: r.get(15)?,
-            cell: r.get(16)?,
-        })
-    })?;
-    Ok(Some(rows.collect::<Result<_, _>>()?))
+    Ok(Some(agora_records::reads::report_audit::dependency(conn)?))
 }
 
 fn json<T: serde::de::DeserializeOwned>(s: &str, column: &str) -> anyhow::Result<T> {
@@ -274,36 +181,32 @@ pub fn agreement(conn: &Connection) -> anyhow::Result<Option<Vec<Agreement>>> {
     if !has_table(conn, "audit_agreement")? {
         return Ok(None);
     }
-    let mut st = conn.prepare(
-        "SELECT codebook, codebook_version, model, kind, reference, coder, n, kappa, ci_low, ci_high, min_kappa, verdict,
-                note, labels_json, confusion_json, support_json, recall_json
-         FROM audit_agreement ORDER BY codebook, codebook_version, kind DESC, model, coder, reference",
-    )?;
-    let rows: Vec<(Agreement, [String; 4])> = st
-        .query_map([], |r| {
-            Ok((
+    let rows: Vec<(Agreement, [String; 4])> = agora_records::reads::report_audit::agreement(conn)?
+        .into_iter()
+        .map(|r| {
+            (
                 Agreement {
-                    codebook: format!("{} v{}", r.get::<_, String>(0)?, r.get::<_, i64>(1)?),
-                    model: r.get(2)?,
-                    kind: r.get(3)?,
-                    reference: r.get(4)?,
-                    coder: r.get(5)?,
-                    n: r.get(6)?,
-                    kappa: r.get(7)?,
-                    ci_low: r.get(8)?,
-                    ci_high: r.get(9)?,
-                    min_kappa: r.get(10)?,
-                    verdict: r.get(11)?,
-                    note: r.get(12)?,
+                    codebook: format!("{} v{}", r.codebook, r.codebook_version),
+                    model: r.model,
+                    kind: r.kind,
+                    reference: r.reference,
+                    coder: r.coder,
+                    n: r.n,
+                    kappa: r.kappa,
+                    ci_low: r.ci_low,
+                    ci_high: r.ci_high,
+                    min_kappa: r.min_kappa,
+                    verdict: r.verdict,
+                    note: r.note,
                     labels: Vec::new(),
                     confusion: Vec::new(),
                     support: Vec::new(),
                     recall: Vec::new(),
                 },
-                [r.get(13)?, r.get(14)?, r.get(15)?, r.get(16)?],
-            ))
-        })?
-        .collect::<Result<_, _>>()?;
+                [r.labels_json, r.confusion_json, r.support_json, r.recall_json],
+            )
+        })
+        .collect();
     let mut out = Vec::new();
     for (mut a, [labels, confusion, support, recall]) in rows {
         a.labels = json(&labels, "labels_json")?;
@@ -320,26 +223,7 @@ pub fn requirements(conn: &Connection) -> anyhow::Result<Option<Vec<Requirement>
     if !has_table(conn, "audit_requirements")? {
         return Ok(None);
     }
-    let mut st = conn.prepare(
-        "SELECT requirement, model, kind, estimate, low, high, bound, verdict, reason, n, planned_n
-         FROM audit_requirements ORDER BY requirement, model",
-    )?;
-    let rows = st.query_map([], |r| {
-        Ok(Requirement {
-            requirement: r.get(0)?,
-            model: r.get(1)?,
-            kind: r.get(2)?,
-            estimate: r.get(3)?,
-            low: r.get(4)?,
-            high: r.get(5)?,
-            bound: r.get(6)?,
-            verdict: r.get::<_, Option<String>>(7)?.unwrap_or_default(),
-            reason: r.get::<_, Option<String>>(8)?.unwrap_or_default(),
-            n: r.get(9)?,
-            planned_n: r.get(10)?,
-        })
-    })?;
-    Ok(Some(rows.collect::<Result<_, _>>()?))
+    Ok(Some(agora_records::reads::report_audit::requirements(conn)?))
 }
 
 /// A `--tree-prompt` that names no prompt the tree can draw: bad input, the message says why.
@@ -371,24 +255,8 @@ pub fn tree(conn: &Connection, chosen: Option<&str>) -> anyhow::Result<Option<Tr
     let chosen = chosen.map(parse_prompt).transpose()?;
     if has_table(conn, "audit_replicate_responses")? && has_table(conn, "audit_replicate_sentences")? {
         if let Some(k) = keys(conn, "audit_replicate_responses")?.into_iter().next() {
-            let pick: Option<(i64, i64, i64, String, String, i64)> = conn
-                .query_row(
-                    "SELECT run_id, seat, slot, model, environment || ' · ' || role, COUNT(*) FROM audit_replicate_responses
-                     WHERE coder = ?1 AND codebook = ?2 AND codebook_version = ?3 AND codebook_sha256 = ?4
-                       AND (?5 IS NULL OR (run_id = ?5 AND seat = ?6 AND slot = ?7))
-                     GROUP BY run_id, seat, slot ORDER BY COUNT(*) DESC, run_id, seat, slot LIMIT 1",
-                    params![
-                        k.coder,
-                        k.codebook,
-                        k.version,
-                        k.sha256,
-                        chosen.map(|c| c.0),
-                        chosen.map(|c| c.1),
-                        chosen.map(|c| c.2)
-                    ],
-                    |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)),
-                )
-                .optional()?;
+            let pick: Option<(i64, i64, i64, String, String, i64)> =
+                agora_records::reads::report_audit::replicated_prompt(conn, &k, chosen)?;
             if let (None, Some(c)) = (&pick, chosen) {
                 return Err(TreePromptError(format!(
                     "--tree-prompt {}:{}:{}: the store holds no replicates of that prompt",
@@ -397,21 +265,8 @@ pub fn tree(conn: &Connection, chosen: Option<&str>) -> anyhow::Result<Option<Tr
                 .into());
             }
             if let Some((run, seat, slot, model, condition, n)) = pick {
-                let mut st = conn.prepare(
-                    "SELECT r.sample_seed, r.replicate, r.action, s.code FROM audit_replicate_responses r
-                     LEFT JOIN audit_replicate_sentences s ON s.run_id = r.run_id AND s.seat = r.seat AND s.slot = r.slot
-                       AND s.sample_seed = r.sample_seed AND s.replicate = r.replicate AND s.coder = r.coder
-                       AND s.codebook = r.codebook AND s.codebook_version = r.codebook_version
-                       AND s.codebook_sha256 = r.codebook_sha256 AND s.segment = 'reasoning'
-                     WHERE r.run_id = ?1 AND r.seat = ?2 AND r.slot = ?3 AND r.coder = ?4 AND r.codebook = ?5
-                       AND r.codebook_version = ?6 AND r.codebook_sha256 = ?7
-                     ORDER BY r.sample_seed, r.replicate, s.sentence_index",
-                )?;
-                let rows: Vec<((String, i64), String, Option<String>)> = st
-                    .query_map(params![run, seat, slot, k.coder, k.codebook, k.version, k.sha256], |r| {
-                        Ok(((r.get(0)?, r.get(1)?), r.get(2)?, r.get(3)?))
-                    })?
-                    .collect::<Result<_, _>>()?;
+                let rows: Vec<((String, i64), String, Option<String>)> =
+                    agora_records::reads::report_audit::replicate_paths(conn, (run, seat, slot), &k)?;
                 return Ok(Some(TreeInput {
                     subject: format!(
                         "prompt {run}:{seat}:{slot} (run:seat:slot; model {model}, {condition}), {n} replicates, coder {}",
@@ -435,30 +290,10 @@ pub fn tree(conn: &Connection, chosen: Option<&str>) -> anyhow::Result<Option<Tr
         return Ok(None);
     }
     let Some(k) = keys(conn, "audit_responses")?.into_iter().next() else { return Ok(None) };
-    let pick: Option<(String, String, String, i64)> = conn
-        .query_row(
-            "SELECT model, environment, cell, COUNT(*) FROM audit_responses
-             WHERE coder = ?1 AND codebook = ?2 AND codebook_version = ?3 AND codebook_sha256 = ?4 AND values_json IS NOT NULL
-             GROUP BY model, environment, cell ORDER BY COUNT(*) DESC, model, environment, cell LIMIT 1",
-            params![k.coder, k.codebook, k.version, k.sha256],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
-        )
-        .optional()?;
+    let pick: Option<(String, String, String, i64)> = agora_records::reads::report_audit::largest_condition(conn, &k)?;
     let Some((model, environment, cell, n)) = pick else { return Ok(None) };
-    let mut st = conn.prepare(
-        "SELECT r.run_id || ':' || r.seat, r.slot, r.action, s.code FROM audit_responses r
-         LEFT JOIN audit_sentences s ON s.run_id = r.run_id AND s.seat = r.seat AND s.slot = r.slot AND s.coder = r.coder
-           AND s.codebook = r.codebook AND s.codebook_version = r.codebook_version
-           AND s.codebook_sha256 = r.codebook_sha256 AND s.segment = 'reasoning'
-         WHERE r.model = ?1 AND r.environment = ?2 AND r.cell = ?3 AND r.coder = ?4 AND r.codebook = ?5
-           AND r.codebook_version = ?6 AND r.codebook_sha256 = ?7 AND r.values_json IS NOT NULL
-         ORDER BY r.run_id, r.seat, r.slot, s.sentence_index",
-    )?;
-    let rows: Vec<((String, i64), String, Option<String>)> = st
-        .query_map(params![model, environment, cell, k.coder, k.codebook, k.version, k.sha256], |r| {
-            Ok(((r.get(0)?, r.get(1)?), r.get(2)?, r.get(3)?))
-        })?
-        .collect::<Result<_, _>>()?;
+    let rows: Vec<((String, i64), String, Option<String>)> =
+        agora_records::reads::report_audit::condition_paths(conn, (&model, &environment, &cell), &k)?;
     Ok(Some(TreeInput {
         subject: format!(
             "every coded response of model {model}, environment {environment}, cell {cell} ({n} responses, different prompts; the store holds no replicates), coder {}",

@@ -45,9 +45,7 @@ pub fn export_with(
     let mut written = Vec::new();
     for (index, &table) in TABLES.iter().enumerate() {
         on_table(table, index);
-        let mut info = conn.prepare(&format!("PRAGMA table_info({table})"))?;
-        let decl: Vec<(String, String)> =
-            info.query_map([], |r| Ok((r.get::<_, String>(1)?, r.get::<_, String>(2)?)))?.collect::<Result<_, _>>()?;
+        let decl: Vec<(String, String)> = agora_records::reads::export::declared_columns(&conn, table)?;
         // A view's computed column has no declared type: take the one its table declared.
         let decl: Vec<(String, String)> = decl
             .into_iter()
@@ -64,12 +62,8 @@ pub fn export_with(
             })
             .collect();
         let mut cols: Vec<Col> = decl.iter().map(|(_, t)| column_for(t)).collect();
-        let mut st = conn.prepare(&format!("SELECT * FROM {table}"))?;
-        let mut rows = st.query([])?;
-        let mut n = 0usize;
-        while let Some(row) = rows.next()? {
-            for (i, col) in cols.iter_mut().enumerate() {
-                let v = row.get_ref(i)?;
+        let n = agora_records::reads::export::for_each_row(&conn, table, cols.len(), |row| {
+            for (col, &v) in cols.iter_mut().zip(row) {
                 match col {
                     Col::Int(c) => c.push(match v {
                         ValueRef::Integer(x) => Some(x),
@@ -88,8 +82,7 @@ pub fn export_with(
                     }),
                 }
             }
-            n += 1;
-        }
+        })?;
         let columns: Vec<Column> = decl
             .iter()
             .zip(cols)
