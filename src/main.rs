@@ -517,7 +517,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
                 // The run it names must be one of the store's.
                 let run: i64 = t.split(':').next().and_then(|r| r.parse().ok()).unwrap_or_default();
                 let conn = rusqlite::Connection::open_with_flags(&reader, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-                let found: i64 = conn.query_row("SELECT COUNT(*) FROM runs WHERE run_id = ?1", [run], |r| r.get(0))?;
+                let found: i64 = agora_records::reads::runs::runs_with_id(&conn, run)?;
                 if found == 0 {
                     return Err(
                         BadInput(format!("--tree-prompt `{t}`: store {} holds no run {run}", store.display())).into()

@@ -149,8 +149,7 @@ pub fn render(groups: &[GroupSummary], order: &[String]) -> String {
 pub fn check_study(store: &Path, study: Option<&str>) -> anyhow::Result<()> {
     let Some(name) = study else { return Ok(()) };
     let conn = rusqlite::Connection::open_with_flags(store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-    let mut st = conn.prepare("SELECT DISTINCT study FROM studies ORDER BY study")?;
-    let studies: Vec<String> = st.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
+    let studies: Vec<String> = agora_records::reads::runs::study_names(&conn)?;
     if studies.iter().any(|s| s == name) {
         return Ok(());
     }
@@ -165,9 +164,7 @@ pub fn check_study(store: &Path, study: Option<&str>) -> anyhow::Result<()> {
 /// The studies whose runs a store holds, in the order their first run was stored.
 fn stored_studies(store: &Path) -> anyhow::Result<Vec<String>> {
     let conn = rusqlite::Connection::open_with_flags(store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-    let mut st = conn.prepare("SELECT study FROM runs GROUP BY study ORDER BY MIN(run_id)")?;
-    let studies = st.query_map([], |r| r.get(0))?.collect::<Result<_, _>>()?;
-    Ok(studies)
+    Ok(agora_records::reads::runs::studies_in_run_order(&conn)?)
 }
 
 /// Refuses to pool the versions of one study (`NAME`, `NAME@2`, made under different

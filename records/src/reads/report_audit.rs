@@ -237,13 +237,16 @@ pub fn requirements(conn: &Connection) -> rusqlite::Result<Vec<Requirement>> {
 /// in response and sentence order.
 pub type PathRow = ((String, i64), String, Option<String>);
 
+/// A prompt with its replicates: run, seat, slot, model, `environment · role`, replicates.
+pub type ReplicatedPrompt = (i64, i64, i64, String, String, i64);
+
 /// The prompt with most replicates under a key (`chosen`, as (run, seat, slot), or else ties to
 /// the smallest run, seat and slot): run, seat, slot, model, `environment · role`, replicates.
 pub fn replicated_prompt(
     conn: &Connection,
     k: &CoderKey,
     chosen: Option<(i64, i64, i64)>,
-) -> rusqlite::Result<Option<(i64, i64, i64, String, String, i64)>> {
+) -> rusqlite::Result<Option<ReplicatedPrompt>> {
     conn.query_row(
         "SELECT run_id, seat, slot, model, environment || ' · ' || role, COUNT(*) FROM audit_replicate_responses
                      WHERE coder = ?1 AND codebook = ?2 AND codebook_version = ?3 AND codebook_sha256 = ?4

@@ -160,3 +160,22 @@ pub fn provenanced_runs(conn: &Connection, study: &str) -> rusqlite::Result<Vec<
     })?;
     rows.collect()
 }
+
+/// The runs of the store with row id `run_id` (0 or 1).
+pub fn runs_with_id(conn: &Connection, run_id: i64) -> rusqlite::Result<i64> {
+    conn.query_row("SELECT COUNT(*) FROM runs WHERE run_id = ?1", [run_id], |r| r.get(0))
+}
+
+/// The studies the store records (`studies`), by name.
+pub fn study_names(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+    let mut st = conn.prepare("SELECT DISTINCT study FROM studies ORDER BY study")?;
+    let rows = st.query_map([], |r| r.get(0))?;
+    rows.collect()
+}
+
+/// The studies whose runs the store holds, in the order their first run was stored.
+pub fn studies_in_run_order(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+    let mut st = conn.prepare("SELECT study FROM runs GROUP BY study ORDER BY MIN(run_id)")?;
+    let rows = st.query_map([], |r| r.get(0))?;
+    rows.collect()
+}
