@@ -308,59 +308,12 @@ const WARM_UP: usize = 30;
 /// record hash is computed as the store computes it now (it was slower then). Seconds taken.
 fn row_per_record(runs: &[RunSpec], path: &Path) -> anyhow::Result<f64> {
     let mut conn = rusqlite::Connection::open(path)?;
-    conn.pragma_update(None, "journal_mode", "WAL")?;
-    conn.pragma_update(None, "synchronous", "NORMAL")?;
-    conn.execute_batch(
-        "CREATE TABLE runs (run_id INTEGER PRIMARY KEY, run_key TEXT NOT NULL UNIQUE, record_hash TEXT NOT NULL);
-         CREATE TABLE decisions (run_id INTEGER NOT NULL REFERENCES runs(run_id), step INTEGER NOT NULL,
-             round INTEGER NOT NULL, seat INTEGER NOT NULL, role TEXT NOT NULL, action TEXT NOT NULL,
-             value REAL NOT NULL, scale REAL NOT NULL, context REAL, PRIMARY KEY (run_id, step, seat)) WITHOUT ROWID;
-         CREATE TABLE payoffs (run_id INTEGER NOT NULL REFERENCES runs(run_id), step INTEGER NOT NULL,
-             round INTEGER NOT NULL, seat INTEGER NOT NULL, payoff REAL NOT NULL,
-             PRIMARY KEY (run_id, step, seat)) WITHOUT ROWID;
-         CREATE TABLE interactions (run_id INTEGER NOT NULL REFERENCES runs(run_id), t INTEGER NOT NULL,
-             a INTEGER NOT NULL, b INTEGER NOT NULL, name_a INTEGER NOT NULL, name_b INTEGER NOT NULL,
-             matched INTEGER NOT NULL, PRIMARY KEY (run_id, t)) WITHOUT ROWID;",
-    )?;
+    agora_records::reads::bench::row_per_record_layout(&conn)?;
     let start = Instant::now();
     for spec in runs {
         let rec = RunWorld::new(spec)?.run_to_end()?;
         let hash = agora_engine::record_hash::of_run(&rec).map_err(anyhow::Error::msg)?;
-        let tx = conn.transaction()?;
-        tx.execute("INSERT INTO runs (run_key, record_hash) VALUES (?1, ?2)", [&rec.key, &hash])?;
-        let run_id = tx.last_insert_rowid();
-        {
-            let mut st = tx.prepare_cached(
-                "INSERT INTO decisions (run_id, step, round, seat, role, action, value, scale, context)
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-            )?;
-            for d in &rec.decisions {
-                st.execute(rusqlite::params![
-                    run_id,
-                    d.step,
-                    d.round,
-                    d.seat,
-                    d.role,
-                    d.action.encode(),
-                    d.value,
-                    d.scale,
-                    d.context
-                ])?;
-            }
-            let mut st = tx.prepare_cached(
-                "INSERT INTO payoffs (run_id, step, round, seat, payoff) VALUES (?1, ?2, ?3, ?4, ?5)",
-            )?;
-            for p in &rec.payoffs {
-                st.execute(rusqlite::params![run_id, p.step, p.round, p.seat, p.payoff])?;
-            }
-            let mut st = tx.prepare_cached(
-                "INSERT INTO interactions (run_id, t, a, b, name_a, name_b, matched) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-            )?;
-            for i in &rec.interactions {
-                st.execute(rusqlite::params![run_id, i.t, i.a, i.b, i.name_a, i.name_b, i.matched])?;
-            }
-        }
-        tx.commit()?;
+        agora_records::reads::bench::write_row_per_record(&mut conn, &rec, &hash)?;
     }
     // Closed within the timing, as the store is.
     drop(conn);
@@ -531,12 +484,7 @@ fn classical(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
         let seconds = start.elapsed().as_secs_f64();
         busy1.push((own_cpu() - cpu) / seconds);
         let store = Store::open(&dir.join("bench.sqlite"))?;
-        records = store.connection().query_row(
-            "SELECT SUM(json_array_length(decisions) + json_array_length(payoffs) + json_array_length(interactions))
-             FROM run_rows",
-            [],
-            |r| r.get(0),
-        )?;
+        records = agora_records::reads::bench::records_stored(store.connection())?;
         drop(store);
         bytes = std::fs::metadata(dir.join("bench.sqlite"))?.len()
             + std::fs::metadata(dir.join("bench.sqlite-wal")).map_or(0, |m| m.len());
@@ -713,7 +661,7 @@ fn analysis(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
     let out = Command::new(&exe).args(&args).output()?;
     anyhow::ensure!(out.status.success(), "agora run failed: {}", String::from_utf8_lossy(&out.stderr));
     let run_secs = start.elapsed().as_secs_f64();
-    let runs: i64 = rusqlite::Connection::open(&store)?.query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))?;
+    let runs = agora_records::reads::bench::run_count(&rusqlite::Connection::open(&store)?)?;
     let size = std::fs::metadata(&store).map(|m| m.len()).unwrap_or(0) as f64 / 1e6;
     let start = Instant::now();
     let out = Command::new(&exe)

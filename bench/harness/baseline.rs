@@ -49,7 +49,7 @@ fn cli_recorded(bin: &Path, study: &Path, threads: usize, runs: usize, store: &P
         .with_context(|| format!("running {}", bin.display()))?;
     let seconds = start.elapsed().as_secs_f64();
     anyhow::ensure!(out.status.success(), "{} run failed: {}", bin.display(), String::from_utf8_lossy(&out.stderr));
-    let stored: i64 = rusqlite::Connection::open(store)?.query_row("SELECT COUNT(*) FROM runs", [], |r| r.get(0))?;
+    let stored = agora_records::reads::bench::run_count(&rusqlite::Connection::open(store)?)?;
     anyhow::ensure!(stored as usize == runs, "{} stored {stored} runs of {runs}", bin.display());
     Ok(seconds)
 }

@@ -211,19 +211,10 @@ fn transcript_store(rt: &tokio::runtime::Runtime, quick: bool, rows: &mut Vec<Ro
     anyhow::ensure!(out.status.success(), "agora run failed: {}", String::from_utf8_lossy(&out.stderr));
     server.stop();
     let conn = rusqlite::Connection::open(&store)?;
-    conn.execute_batch("PRAGMA wal_checkpoint(TRUNCATE)")?;
-    let bytes = |names: &[&str]| -> anyhow::Result<f64> {
-        let list = names.iter().map(|n| format!("'{n}'")).collect::<Vec<_>>().join(", ");
-        Ok(conn.query_row(&format!("SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name IN ({list})"), [], |r| {
-            r.get::<_, i64>(0)
-        })? as f64)
-    };
-    let calls = conn.query_row("SELECT COUNT(*) FROM transcript_calls", [], |r| r.get::<_, i64>(0))? as f64;
-    let full = conn.query_row("SELECT SUM(length(messages_json)) FROM transcripts", [], |r| r.get::<_, i64>(0))? as f64;
-    let transcripts = bytes(&["transcript_calls", "prompt_parts", "sqlite_autoindex_prompt_parts_1"])?;
-    let cache = bytes(&["llm_cache", "sqlite_autoindex_llm_cache_1"])?;
+    let sizes = agora_records::reads::bench::call_sizes(&conn)?;
+    let (calls, full, transcripts, cache) = (sizes.calls, sizes.requests, sizes.transcripts, sizes.cache);
     let file = std::fs::metadata(&store)?.len() as f64;
-    let runs = conn.query_row("SELECT COUNT(*) FROM runs", [], |r| r.get::<_, i64>(0))?;
+    let runs = agora_records::reads::bench::run_count(&conn)?;
     rows.push(row(
         "LLM store",
         format!("instrument prompts, {runs} runs (1 per condition), 2 models, fake server"),

@@ -8,6 +8,7 @@
 
 use rusqlite::{params, Connection};
 
+pub mod bench;
 pub mod declarations;
 pub mod deposits;
 pub mod evidence;
