@@ -1,0 +1,95 @@
+//! The store has doors: no SQL is written anywhere but in the records crate (tests aside), so
+//! every table's layout, version, reads and writes are in one place.
+
+use std::path::{Path, PathBuf};
+
+/// What marks a line as SQL: a statement in a string literal, or a call that runs one.
+const SQL: [&str; 12] = [
+    "\"SELECT ",
+    "\"INSERT ",
+    "\"UPDATE ",
+    "\"DELETE ",
+    "\"CREATE ",
+    "\"DROP ",
+    "\"ALTER ",
+    "\"PRAGMA ",
+    ".execute_batch(",
+    ".query_row(",
+    ".prepare_cached(",
+    ".pragma_update(",
+];
+
+/// The lines of `text` that hold SQL, as (line number, line), leaving out everything from a
+/// `#[cfg(test)]` on (the crates keep their unit tests at the end of a file).
+fn sql_lines(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let code = line.trim_start();
+        if code.starts_with("#[cfg(test)]") {
+            break;
+        }
+        if code.starts_with("//") {
+            continue;
+        }
+        if SQL.iter().any(|s| code.contains(s)) || starts_sql(code) {
+            out.push((i + 1, line.to_string()));
+        }
+    }
+    out
+}
+
+/// A statement continued on its own line of a multi-line string (`"\n    SELECT …`).
+fn starts_sql(code: &str) -> bool {
+    ["SELECT ", "INSERT INTO ", "UPDATE ", "DELETE FROM ", "CREATE TABLE ", "CREATE VIEW "]
+        .iter()
+        .any(|k| code.starts_with(k) || code.starts_with(&format!("\"{k}")))
+}
+
+/// The Rust files of the workspace that are not tests: not under a `tests/` directory, not a
+/// `tests.rs`, not in target/ or the records crate.
+fn product_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("a directory of the workspace") {
+        let path = entry.expect("an entry").path();
+        let name = path.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_string();
+        if path.is_dir() {
+            if ["target", "tests", "records", ".git", "node_modules"].contains(&name.as_str()) || name.starts_with('.')
+            {
+                continue;
+            }
+            product_files(&path, out);
+        } else if name.ends_with(".rs") && name != "tests.rs" {
+            out.push(path);
+        }
+    }
+}
+
+#[test]
+fn no_sql_outside_the_records_crate() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut files = Vec::new();
+    product_files(root, &mut files);
+    assert!(files.len() > 100, "the walk found the workspace's files ({})", files.len());
+    let mut found = Vec::new();
+    for f in &files {
+        let text = std::fs::read_to_string(f).expect("a source file");
+        for (line, code) in sql_lines(&text) {
+            found.push(format!("{}:{line}: {}", f.strip_prefix(root).unwrap_or(f).display(), code.trim()));
+        }
+    }
+    assert!(found.is_empty(), "SQL outside the records crate:\n{}", found.join("\n"));
+}
+
+#[test]
+fn the_check_finds_sql_where_it_is_and_not_in_tests_or_comments() {
+    let product =
+        "fn f(c: &Connection) {\n    let n = c.query_row(\"SELECT COUNT(*) FROM runs\", [], |r| r.get(0));\n}\n";
+    assert_eq!(sql_lines(product).len(), 1);
+    let multi = "const S: &str = \"\nCREATE TABLE IF NOT EXISTS t (k TEXT);\n\";\n";
+    assert_eq!(sql_lines(multi).len(), 1, "a statement on a line of its own");
+    let batch = "fn g(c: &Connection) { c.execute_batch(SCHEMA).unwrap(); }\n";
+    assert_eq!(sql_lines(batch).len(), 1);
+    let commented = "// SELECT is read by the ladder\n/// `INSERT OR IGNORE` keeps the first\n";
+    assert!(sql_lines(commented).is_empty());
+    let tested = "fn h() {}\n#[cfg(test)]\nmod tests {\n    const T: &str = \"SELECT 1\";\n}\n";
+    assert!(sql_lines(tested).is_empty(), "unit tests may hold SQL");
+}
