@@ -21,7 +21,6 @@ use agora_records::reads::runs::ProvenancedRun as StoredRun;
 use rusqlite::Connection;
 use serde::Serialize;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use crate::anchors::AnchorTable;
 use crate::claims::{Claim, ClaimKind, ClaimTable, Mechanism};
@@ -40,10 +39,8 @@ pub const FORMAT_VERSION: u32 = 1;
 pub const SELF_ATTESTED: &str = "self-attested: the clock of the machine that made the deposit; only an outside \
      registry's timestamp or a signed tag attests a time";
 
-/// Hex SHA-256 of bytes.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
-}
+/// Hex SHA-256 of bytes (the store's one digest helper).
+pub use agora_records::seed::hex_digest as sha256_hex;
 
 /// A JSON value with every object's keys in sorted order, so that its text is stable.
 pub fn sorted(v: &Value) -> Value {

@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::sha256::hex_digest;
+use agora_records::seed::hex_digest;
 
 /// The shipped default codebook: the SUVA audit paper's eight value codes and `understanding`.
 pub const DEFAULT_CODEBOOK_RON: &str = include_str!("../../assets/codebooks/default.ron");

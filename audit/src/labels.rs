@@ -73,7 +73,7 @@ use serde_json::{Map, Value};
 
 use super::codebook::LoadedCodebook;
 use super::csv;
-use super::sha256::hex_digest;
+use agora_records::seed::hex_digest;
 
 /// The table's layout, kept with every table of the store in `agora_records`.
 pub use agora_records::families::audit::LABELS as SCHEMA;

@@ -50,16 +50,17 @@ pub mod response;
 pub mod samples;
 pub mod segment;
 pub mod sentence;
-mod sha256;
 pub mod statements;
 pub mod tables;
 
+/// Lower-case hex SHA-256 of a codebook's, requirements file's or label file's text, so that an
+/// audit record names the exact input it was read from (the store's one digest helper).
+pub use agora_records::seed::hex_digest;
 pub use agreement::{Agreement, AgreementRow, GateOptions, Status, Validation, DEFAULT_MIN_KAPPA};
 pub use codebook::{Codebook, CodebookError, LoadedCodebook};
 pub use coder::{validate_output, Coded, Coder, CoderError, LexiconCoder};
 pub use coding::*;
 pub use labels::{ExportOptions, Format, Imported, LabelsError};
-pub use sha256::hex_digest;
 
 /// Bad input (a file, a field, an option out of range): the command exits with status 2.
 #[derive(Debug)]
