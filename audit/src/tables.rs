@@ -133,19 +133,3 @@ pub fn write(
         crate::agreement::write_gates,
     )
 }
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_table_without_the_columns_is_dropped_and_one_with_them_is_kept() {
-        let conn = Connection::open_in_memory().expect("db");
-        assert!(!drop_if_lacking(&conn, "t", &["arm"]).expect("absent"), "no table: nothing to drop");
-        conn.execute_batch("CREATE TABLE t (model TEXT, arm TEXT); INSERT INTO t VALUES ('m', 'a');").expect("t");
-        assert!(!drop_if_lacking(&conn, "t", &["arm"]).expect("kept"));
-        assert_eq!(conn.query_row("SELECT COUNT(*) FROM t", [], |r| r.get::<_, i64>(0)).expect("rows"), 1);
-        assert!(drop_if_lacking(&conn, "t", &["arm", "cell"]).expect("dropped"));
-        assert!(!crate::labels::has_table(&conn, "t").expect("gone"));
-    }
-}

@@ -334,3 +334,21 @@ pub fn drop_if_lacking(conn: &Connection, table: &str, columns: &[&str]) -> rusq
     conn.execute_batch(&format!("DROP TABLE {table}"))?;
     Ok(true)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_table_without_the_columns_is_dropped_and_one_with_them_is_kept() {
+        let conn = Connection::open_in_memory().expect("db");
+        assert!(!drop_if_lacking(&conn, "t", &["arm"]).expect("absent"), "no table: nothing to drop");
+        conn.execute_batch("CREATE TABLE t (model TEXT, arm TEXT); INSERT INTO t VALUES ('m', 'a');").expect("t");
+        assert!(!drop_if_lacking(&conn, "t", &["arm"]).expect("kept"));
+        assert_eq!(conn.query_row("SELECT COUNT(*) FROM t", [], |r| r.get::<_, i64>(0)).expect("rows"), 1);
+        assert!(drop_if_lacking(&conn, "t", &["arm", "cell"]).expect("dropped"));
+        let gone: i64 =
+            conn.query_row("SELECT COUNT(*) FROM sqlite_master WHERE name = 't'", [], |r| r.get(0)).expect("listed");
+        assert_eq!(gone, 0);
+    }
+}
