@@ -1,4 +1,5 @@
-//! A plan's LLM seats: their clients and reply cache ([`prepare`]), the policy factory the
+//! A plan's LLM seats: their clients and reply cache ([`prepare`], over the one constructor of
+//! a model session, [`model_session`]), the policy factory the
 //! runner builds them with ([`LlmSeats::factory`]), the calls a plan will make
 //! ([`call_estimates`]) and the parse and fallback counts of a study's calls
 //! (`agora_engine::store::transcript_counts`).
@@ -94,15 +95,39 @@ pub fn prepare(
     }
     let used: std::collections::BTreeSet<&str> =
         runs.iter().flat_map(|r| r.seats.iter().filter_map(|s| s.model())).collect();
-    let cache = Arc::new(SqliteCache::open(store).map_err(EngineError::from)?);
-    let session = Session::new(models.iter().filter(|m| used.contains(m.name.as_str())), cache, replay)
-        .map_err(PrepareError::Declaration)?;
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .map_err(|e| PrepareError::Declaration(format!("starting the runtime: {e}")))?;
-    rt.block_on(session.check_reachable())?;
+    let session = model_session(store, models.iter().filter(|m| used.contains(m.name.as_str())), replay, &rt)?;
     Ok(Some(LlmSeats { ctx: LlmContext { session: Arc::new(session), renderer: Arc::new(PromptRenderer::new()) } }))
+}
+
+/// The one way a command opens a model session over a store: the declared `models` (their
+/// clients, keys from the environment), the store's reply cache, and the replay switch (answers
+/// from the cache only, no server asked). Unless replaying, one endpoint of each model must
+/// answer, checked on `rt`.
+pub fn model_session<'a>(
+    store: &Path,
+    models: impl IntoIterator<Item = &'a ModelSpec>,
+    replay: bool,
+    rt: &tokio::runtime::Runtime,
+) -> Result<Session, PrepareError> {
+    let cache = Arc::new(SqliteCache::open(store).map_err(EngineError::from)?);
+    model_session_on(cache, models, replay, rt)
+}
+
+/// [`model_session`] over a reply cache already open, for a command that asks its models one
+/// session at a time and shares the store's cache between them (the profile).
+pub fn model_session_on<'a>(
+    cache: Arc<SqliteCache>,
+    models: impl IntoIterator<Item = &'a ModelSpec>,
+    replay: bool,
+    rt: &tokio::runtime::Runtime,
+) -> Result<Session, PrepareError> {
+    let session = Session::new(models, cache, replay).map_err(PrepareError::Declaration)?;
+    rt.block_on(session.check_reachable())?;
+    Ok(session)
 }
 
 /// The calls a model will be asked for by a plan's runs.

@@ -57,3 +57,18 @@ pub enum StoreError {
         message: String,
     },
 }
+
+impl StoreError {
+    /// Whether the store was refused as given (not a store, missing, empty, or held by another
+    /// writing command) rather than failing while it was read or written: a command reports it
+    /// as bad input (exit 2).
+    pub fn is_refusal(&self) -> bool {
+        matches!(
+            self,
+            StoreError::Corrupt { .. }
+                | StoreError::Missing { .. }
+                | StoreError::Empty { .. }
+                | StoreError::Claimed { .. }
+        )
+    }
+}

@@ -77,6 +77,14 @@ pub enum FamilyError {
     Sql(#[from] rusqlite::Error),
 }
 
+impl FamilyError {
+    /// Whether a family's tables were refused as too new for this build (bad input, exit 2)
+    /// rather than SQLite failing.
+    pub fn is_refusal(&self) -> bool {
+        matches!(self, FamilyError::Newer { .. })
+    }
+}
+
 /// The version of `family` the store holds: its row, or 1 for tables made before families were
 /// versioned, or `None` where the store has none of its tables.
 pub fn stored_version(conn: &Connection, family: &Family) -> rusqlite::Result<Option<i64>> {
