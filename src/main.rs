@@ -324,33 +324,24 @@ fn main() -> ExitCode {
             eprintln!("error: {e:#}");
             let bad = e.chain().any(|c| {
                 c.is::<BadInput>()
-                    || c.is::<agora_profile::BadInput>()
+                    || c.downcast_ref::<agora_profile::Error>().is_some_and(agora_profile::Error::is_bad_input)
                     || c.is::<agora_audit::BadInput>()
                     || c.is::<ScenarioError>()
                     || match c.downcast_ref::<agora_serve::ServeError>() {
                         Some(agora_serve::ServeError::BadInput(_) | agora_serve::ServeError::Study(_)) => true,
                         Some(
                             agora_serve::ServeError::Engine(EngineError::Store(e)) | agora_serve::ServeError::Store(e),
-                        ) => store_refused(e),
+                        ) => e.is_refusal(),
                         Some(agora_serve::ServeError::Family(FamilyError::Newer { .. })) => true,
                         _ => false,
                     }
-                    || matches!(c.downcast_ref::<EngineError>(), Some(EngineError::Store(e)) if store_refused(e))
-                    || c.downcast_ref::<StoreError>().is_some_and(store_refused)
+                    || matches!(c.downcast_ref::<EngineError>(), Some(EngineError::Store(e)) if e.is_refusal())
+                    || c.downcast_ref::<StoreError>().is_some_and(StoreError::is_refusal)
                     || matches!(c.downcast_ref::<FamilyError>(), Some(FamilyError::Newer { .. }))
             });
             ExitCode::from(if bad { 2 } else { 1 })
         }
     }
-}
-
-/// A store refused before anything was done with it: not an intact Agora store, missing or
-/// empty where a command reads, or held by another writing command (exit code 2).
-fn store_refused(e: &StoreError) -> bool {
-    matches!(
-        e,
-        StoreError::Corrupt { .. } | StoreError::Missing { .. } | StoreError::Empty { .. } | StoreError::Claimed { .. }
-    )
 }
 
 /// Refuses an output directory that cannot be one: `--out` (or a folder above it) is an existing

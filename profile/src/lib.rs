@@ -12,22 +12,15 @@
 //!   outer ranges of each measure, Category A's weights, General Robustness's comparisons — each
 //!   a pure function beside its formula.
 //!
-//! The docs chapter "The behavioural profile" describes the protocol and its outputs.
+//! The docs chapter "The behavioural profile" describes the protocol and its outputs. The
+//! crate prints nothing: `agora profile` prints the [`runner::ProfileOutcome`] it returns, and
+//! an [`Error`] that is the user's input ([`Error::is_bad_input`]) exits with status 2.
 
+pub mod error;
 pub mod runner;
 pub mod score;
 pub mod tasks;
 
-/// Bad input (a file, a field, a changed setting): the command exits with status 2.
-#[derive(Debug)]
-pub struct BadInput(pub String);
-
-impl std::fmt::Display for BadInput {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for BadInput {}
+pub use error::Error;
 
 pub(crate) use agora_engine::files::write_named;

@@ -11,8 +11,8 @@ use serde_json::json;
 
 use super::ask::{Answer, Ask, Asked};
 use super::run::{Ctx, Job};
+use crate::error::Error;
 use crate::tasks::gr_review::Reviewed;
-use crate::BadInput;
 
 /// A stored GR row: (condition, format, class, value, strict, support — the wording the value
 /// was read from, `None` without a value or in a store written before it was recorded).
@@ -50,8 +50,8 @@ pub fn jobs(
     wording: &Wording,
     responses: u32,
     done: &HashSet<String>,
-) -> anyhow::Result<Vec<Job<GrRecorded>>> {
-    let conditions = wording.conditions().map_err(|(f, r)| BadInput(format!("gr.ron: field `{f}`: {r}")))?;
+) -> crate::error::Result<Vec<Job<GrRecorded>>> {
+    let conditions = wording.conditions().map_err(|(f, r)| Error::BadInput(format!("gr.ron: field `{f}`: {r}")))?;
     let mut out: Vec<Job<GrRecorded>> = Vec::new();
     for c in conditions {
         for slot in 0..responses {
@@ -125,7 +125,7 @@ type Slot = (String, Option<String>, bool, String);
 
 /// GR's 21 comparisons of one model (§GR1, §GR2) from its stored rows, with usable and strict
 /// counts (§GR3).
-pub fn summary(rows: &[GrRow], model: &str) -> anyhow::Result<serde_json::Value> {
+pub fn summary(rows: &[GrRow], model: &str) -> crate::error::Result<serde_json::Value> {
     let mut by: BTreeMap<String, Vec<Slot>> = BTreeMap::new();
     for (condition, format, class, value, strict, _) in rows {
         by.entry(condition.clone()).or_default().push((format.clone(), value.clone(), *strict, class.clone()));

@@ -25,14 +25,13 @@ use crate::tasks::render::render;
 use crate::tasks::schedule::Schedules;
 use crate::tasks::versions::{self, Loaded};
 use crate::tasks::{ProfileInputError, Task};
-use agora_agents::llm::{ModelSpec, Session};
+use agora_agents::llm::ModelSpec;
 use agora_engine::store::SqliteCache;
 use agora_engine::Store;
-use anyhow::Context as _;
 use serde::Deserialize;
 
+use crate::error::Error;
 use crate::tasks::items::{ItemFile, ItemKind};
-use crate::BadInput;
 use ask::Asker;
 use plan::{presentation, task_plan, task_plan_of, Cells, TaskPlan};
 use run::Ctx;
@@ -219,8 +218,8 @@ fn yes() -> bool {
     true
 }
 
-fn bad(e: ProfileInputError) -> anyhow::Error {
-    BadInput(e.to_string()).into()
+fn bad(e: ProfileInputError) -> Error {
+    Error::BadInput(e.to_string())
 }
 
 /// The assets directory: `--assets`, else the checkout's `assets/profile`.
@@ -249,7 +248,7 @@ const CHECK_CELLS: [&str; 6] =
 
 /// Every input of a profile beside the question versions, by name, with the SHA-256 of its
 /// file: the schedules, the GR wording and the cells the checks reuse.
-fn input_hashes(assets: &Path) -> anyhow::Result<BTreeMap<String, String>> {
+fn input_hashes(assets: &Path) -> crate::error::Result<BTreeMap<String, String>> {
     let mut files: Vec<(String, PathBuf)> = vec![
         ("schedules".into(), assets.join("schedules.ron")),
         ("gr".into(), assets.join("gr.ron")),
@@ -258,7 +257,8 @@ fn input_hashes(assets: &Path) -> anyhow::Result<BTreeMap<String, String>> {
     files.extend(CHECK_CELLS.iter().map(|c| (format!("cell:{c}"), cells_dir().join(format!("{c}.ron")))));
     let mut out = BTreeMap::new();
     for (name, file) in files {
-        let bytes = std::fs::read(&file).map_err(|e| BadInput(format!("{}: cannot be read: {e}", file.display())))?;
+        let bytes =
+            std::fs::read(&file).map_err(|e| Error::BadInput(format!("{}: cannot be read: {e}", file.display())))?;
         out.insert(name, crate::tasks::versions::sha256_hex(&bytes));
     }
     Ok(out)
@@ -266,12 +266,12 @@ fn input_hashes(assets: &Path) -> anyhow::Result<BTreeMap<String, String>> {
 
 /// The inputs' hashes, each checked against `lock` (`assets/profile/inputs.lock`, written by
 /// `--freeze`): a changed or unfrozen input is refused, naming it.
-fn check_inputs(assets: &Path, lock: &Path) -> anyhow::Result<BTreeMap<String, String>> {
+fn check_inputs(assets: &Path, lock: &Path) -> crate::error::Result<BTreeMap<String, String>> {
     let now = input_hashes(assets)?;
     let frozen: BTreeMap<String, String> = match std::fs::read_to_string(lock) {
-        Ok(text) => ron::from_str(&text).map_err(|e| BadInput(format!("{}: {e}", lock.display())))?,
+        Ok(text) => ron::from_str(&text).map_err(|e| Error::BadInput(format!("{}: {e}", lock.display())))?,
         Err(e) => {
-            return Err(BadInput(format!(
+            return Err(Error::BadInput(format!(
                 "{}: cannot be read ({e}): run `agora profile --freeze` after reviewing the schedules, the GR wording and the cells",
                 lock.display()
             ))
@@ -282,14 +282,14 @@ fn check_inputs(assets: &Path, lock: &Path) -> anyhow::Result<BTreeMap<String, S
         match frozen.get(name) {
             Some(f) if f == sha => {}
             Some(f) => {
-                return Err(BadInput(format!(
+                return Err(Error::BadInput(format!(
                     "{}: `{name}` is {sha} but was frozen as {f}: the input changed after freezing; review it and run `agora profile --freeze`",
                     lock.display()
                 ))
                 .into())
             }
             None => {
-                return Err(BadInput(format!(
+                return Err(Error::BadInput(format!(
                     "{}: `{name}` is not frozen: run `agora profile --freeze` after reviewing it",
                     lock.display()
                 ))
@@ -311,13 +311,13 @@ fn cells_dir() -> PathBuf {
 
 impl ProfileStudy {
     /// Reads and checks a profile study file; bad input is [`BadInput`] naming the file and field.
-    pub fn load(path: &Path) -> anyhow::Result<ProfileStudy> {
-        let text =
-            std::fs::read_to_string(path).map_err(|e| BadInput(format!("{}: cannot be read: {e}", path.display())))?;
+    pub fn load(path: &Path) -> crate::error::Result<ProfileStudy> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| Error::BadInput(format!("{}: cannot be read: {e}", path.display())))?;
         let s: ProfileStudy = ron::Options::default()
             .from_str(&text)
-            .map_err(|e| BadInput(format!("{}: line {}: {}", path.display(), e.span.start.line, e.code)))?;
-        let field = |f: &str, why: String| BadInput(format!("{}: field `{f}`: {why}", path.display()));
+            .map_err(|e| Error::BadInput(format!("{}: line {}: {}", path.display(), e.span.start.line, e.code)))?;
+        let field = |f: &str, why: String| Error::BadInput(format!("{}: field `{f}`: {why}", path.display()));
         if s.version != 1 {
             return Err(field("version", format!("is {}, this build reads 1", s.version)).into());
         }
@@ -377,12 +377,12 @@ impl ProfileStudy {
     }
 }
 
-fn load_models(study_path: &Path, study: &ProfileStudy, models: Option<&Path>) -> anyhow::Result<Vec<ModelSpec>> {
+fn load_models(study_path: &Path, study: &ProfileStudy, models: Option<&Path>) -> crate::error::Result<Vec<ModelSpec>> {
     let path = match (models, &study.include_models) {
         (Some(p), _) => p.to_path_buf(),
         (None, Some(inc)) => study_path.parent().unwrap_or(Path::new(".")).join(inc),
         (None, None) => {
-            return Err(BadInput(format!(
+            return Err(Error::BadInput(format!(
                 "{}: no models: give --models FILE or `include_models`",
                 study_path.display()
             ))
@@ -392,14 +392,14 @@ fn load_models(study_path: &Path, study: &ProfileStudy, models: Option<&Path>) -
     let file = agora_scenarios::ModelsFile::load(&path)?;
     let mut out = Vec::new();
     for m in &file.models {
-        m.validate().map_err(|e| BadInput(format!("models file {}: {e}", path.display())))?;
+        m.validate().map_err(|e| Error::BadInput(format!("models file {}: {e}", path.display())))?;
     }
     if study.models.is_empty() {
         out = file.models.clone();
     } else {
         for (i, name) in study.models.iter().enumerate() {
             let m = file.models.iter().find(|m| &m.name == name).ok_or_else(|| {
-                BadInput(format!(
+                Error::BadInput(format!(
                     "{}: field `models[{i}]`: `{name}` is not declared in {}",
                     study_path.display(),
                     path.display()
@@ -409,14 +409,14 @@ fn load_models(study_path: &Path, study: &ProfileStudy, models: Option<&Path>) -
         }
     }
     if out.is_empty() {
-        return Err(BadInput(format!("models file {} declares no model", path.display())).into());
+        return Err(Error::BadInput(format!("models file {} declares no model", path.display())).into());
     }
     Ok(out)
 }
 
 /// `agora profile`: freezes the inputs, plans a dry run, or asks the models and writes their
 /// profiles; returns what it did, for the caller to print.
-pub fn main(args: ProfileOptions) -> anyhow::Result<ProfileOutcome> {
+pub fn main(args: ProfileOptions) -> crate::error::Result<ProfileOutcome> {
     let assets = assets_dir(args.assets.as_deref());
     let versions_dir = assets.join("versions");
     let lock = assets.join("versions.lock");
@@ -425,11 +425,12 @@ pub fn main(args: ProfileOptions) -> anyhow::Result<ProfileOutcome> {
         let l = versions::freeze(&versions_dir, &lock).map_err(bad)?;
         let inputs = input_hashes(&assets)?;
         let text = ron::ser::to_string_pretty(&inputs, ron::ser::PrettyConfig::default())?;
-        std::fs::write(&inputs_lock, text + "\n").with_context(|| format!("writing {}", inputs_lock.display()))?;
+        std::fs::write(&inputs_lock, text + "\n").map_err(Error::write(&inputs_lock))?;
         let versions = l.into_iter().map(|(task, sha)| (task.to_string(), sha.to_string())).collect();
         return Ok(ProfileOutcome::Frozen { versions, lock, inputs, inputs_lock });
     }
-    let study_path = args.study.as_deref().ok_or_else(|| BadInput("give a profile study file (or --freeze)".into()))?;
+    let study_path =
+        args.study.as_deref().ok_or_else(|| Error::BadInput("give a profile study file (or --freeze)".into()))?;
     let study = ProfileStudy::load(study_path)?;
     let tasks = study.tasks();
     let schedules = Schedules::load(&assets.join("schedules.ron")).map_err(bad)?;
@@ -460,21 +461,20 @@ pub fn main(args: ProfileOptions) -> anyhow::Result<ProfileOutcome> {
     // the store file is opened through SQLite alone.
     let mut conn = Store::open(&args.store)?.connect()?;
     conn.busy_timeout(std::time::Duration::from_secs(60))?;
-    store::create(&conn).with_context(|| format!("creating the profile tables in {}", args.store.display()))?;
+    store::create(&conn)?;
     store::record_study(&conn, &study.name, study.master_seed, study.responses, study.gr_responses, &loaded)
-        .map_err(|e| BadInput(format!("{}: {e}", args.store.display())))?;
+        .map_err(|e| Error::BadInput(format!("{}: {e}", args.store.display())))?;
     store::record_inputs(&conn, &study.name, &inputs)
-        .map_err(|e| BadInput(format!("{}: {e}", args.store.display())))?;
+        .map_err(|e| Error::BadInput(format!("{}: {e}", args.store.display())))?;
     let cache: Arc<SqliteCache> = Arc::new(SqliteCache::open(&args.store)?);
-    let rt = agora_agents::llm::session::runtime().context("starting the runtime")?;
+    let rt = agora_agents::llm::session::runtime().map_err(|e| Error::Runtime(format!("starting the runtime: {e}")))?;
     let mut report = Vec::new();
     let mut incomplete = Vec::new();
     let mut calls = Vec::new();
     for spec in &models {
         let changed = store::check_settings(&conn, &study.name, spec, args.retry_missing)
-            .map_err(|e| BadInput(format!("{}: {e}", args.store.display())))?;
-        let session = Session::new([spec], cache.clone(), args.replay).map_err(BadInput)?;
-        rt.block_on(session.check_reachable())?;
+            .map_err(|e| Error::BadInput(format!("{}: {e}", args.store.display())))?;
+        let session = agora_engine::llm_seats::model_session_on(cache.clone(), [spec], args.replay, &rt)?;
         let (retry, redo, kept) = if args.retry_missing {
             let redo = store::episodes_missing(&conn, &study.name, &spec.name)?;
             let kept = store::kept_b4(&conn, &study.name, &spec.name, &redo)?;
@@ -503,7 +503,7 @@ pub fn main(args: ProfileOptions) -> anyhow::Result<ProfileOutcome> {
                 unasked += gr::jobs(&ctx, &wording, study.gr_responses, &done)?.len();
             }
             if unasked > 0 {
-                return Err(BadInput(format!(
+                return Err(Error::BadInput(format!(
                     "model `{}`: {unasked} question(s) of profile study `{}` have not been asked yet: run it without --retry-missing first; a recovery pass asks again only the slots left missing",
                     spec.name, study.name
                 ))
@@ -579,10 +579,10 @@ pub fn main(args: ProfileOptions) -> anyhow::Result<ProfileOutcome> {
         if let Some(e) = failure {
             cache.flush();
             if !e.transient {
-                anyhow::bail!(
+                return Err(Error::Stopped(format!(
                     "model `{}`: stopped: {e}. {recorded_jobs} of {asked} questions were answered and recorded before it; the rest were not asked, and nothing was recorded for them. Run the same command again to resume: it asks them as if the failure had not happened.",
                     spec.name
-                );
+                )));
             }
             incomplete.push(format!(
                 "model `{}`: {} of {asked} questions missing after {passes} further pass(es) (last failure: {e})",
@@ -594,10 +594,10 @@ pub fn main(args: ProfileOptions) -> anyhow::Result<ProfileOutcome> {
         report.push(output::model_profile(&conn, &study, spec)?);
     }
     if !incomplete.is_empty() {
-        anyhow::bail!(
+        return Err(Error::Stopped(format!(
             "{} — rerun the same command to retry them: they were not recorded, and each reply already received is cached. No profile was written.",
             incomplete.join("; ")
-        );
+        )));
     }
     output::write_outputs(&args.out, &study, &report)?;
     Ok(ProfileOutcome::Written { profiles: report, calls, out: args.out })
@@ -612,7 +612,7 @@ fn study_items(
     assets: &Path,
     tasks: &[Task],
     inputs: &mut BTreeMap<String, String>,
-) -> anyhow::Result<Vec<ItemFile>> {
+) -> crate::error::Result<Vec<ItemFile>> {
     let mut out = Vec::new();
     if tasks.iter().any(|t| Task::SHIPPED_QUESTIONNAIRE.contains(t)) {
         let path = assets.join("items").join(format!("{SHIPPED_ITEMS}.ron"));
@@ -622,7 +622,7 @@ fn study_items(
         let path = study_path.parent().unwrap_or(Path::new(".")).join(rel);
         let file = ItemFile::load(&path).map_err(bad)?;
         if file.kind != ItemKind::Pairs {
-            return Err(BadInput(format!(
+            return Err(Error::BadInput(format!(
                 "{}: `kind` is {:?}; `pair_items` reads a Pairs file",
                 path.display(),
                 file.kind
@@ -630,9 +630,12 @@ fn study_items(
             .into());
         }
         if let Some(t) = tasks.iter().find(|t| t.user_items() && !file.measures().contains(t)) {
-            return Err(BadInput(format!("{}: holds no items of `{t}`, which the study names", path.display())).into());
+            return Err(
+                Error::BadInput(format!("{}: holds no items of `{t}`, which the study names", path.display())).into()
+            );
         }
-        let bytes = std::fs::read(&path).map_err(|e| BadInput(format!("{}: cannot be read: {e}", path.display())))?;
+        let bytes =
+            std::fs::read(&path).map_err(|e| Error::BadInput(format!("{}: cannot be read: {e}", path.display())))?;
         inputs.insert(format!("items:{}", file.name), crate::tasks::versions::sha256_hex(&bytes));
         out.push(file);
     }

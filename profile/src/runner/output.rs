@@ -5,7 +5,6 @@ use std::path::Path;
 
 use crate::score::rows::{profile_table, ProfileLine};
 use agora_agents::llm::ModelSpec;
-use anyhow::Context as _;
 use serde::Serialize;
 use serde_json::json;
 
@@ -68,7 +67,7 @@ pub fn model_profile(
     conn: &rusqlite::Connection,
     study: &ProfileStudy,
     spec: &ModelSpec,
-) -> anyhow::Result<ModelProfile> {
+) -> crate::error::Result<ModelProfile> {
     let rows = store::read_rows(conn, &study.name, &spec.name)?;
     let measures = profile_table(&rows);
     let gr = if study.general_robustness {
@@ -86,8 +85,8 @@ pub fn model_profile(
 }
 
 /// Writes profile.json, profile.md and profile.csv into `out`.
-pub fn write_outputs(out: &Path, study: &ProfileStudy, models: &[ModelProfile]) -> anyhow::Result<()> {
-    std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
+pub fn write_outputs(out: &Path, study: &ProfileStudy, models: &[ModelProfile]) -> crate::error::Result<()> {
+    std::fs::create_dir_all(out).map_err(crate::Error::write(out))?;
     let json =
         json!({"study": study.name, "master_seed": study.master_seed, "responses": study.responses, "models": models});
     crate::write_named(out.join("profile.json"), serde_json::to_string_pretty(&json)?)?;
@@ -145,7 +144,7 @@ pub fn profile_csv(models: &[ModelProfile]) -> String {
 }
 
 /// Every model's profile table in a store (for the report): (model, served id, lines).
-pub fn stored_profiles(conn: &rusqlite::Connection) -> anyhow::Result<Vec<(String, String, Vec<ProfileLine>)>> {
+pub fn stored_profiles(conn: &rusqlite::Connection) -> crate::error::Result<Vec<(String, String, Vec<ProfileLine>)>> {
     let mut out = Vec::new();
     for (study, model, served) in store::profiled_models(conn)? {
         let rows = store::read_rows(conn, &study, &model)?;

@@ -108,8 +108,8 @@ pub struct Cells {
 
 impl Cells {
     /// Loads the six cells from `dir`.
-    pub fn load(dir: &std::path::Path) -> anyhow::Result<Cells> {
-        let options = |name: &str| -> anyhow::Result<agora_agents::llm::PromptOptions> {
+    pub fn load(dir: &std::path::Path) -> crate::error::Result<Cells> {
+        let options = |name: &str| -> crate::error::Result<agora_agents::llm::PromptOptions> {
             let cell = agora_scenarios::cell::Cell::load(&dir.join(format!("{name}.ron")))?;
             Ok(agora_engine::spec::prompt_options(&cell.factors))
         };
@@ -119,7 +119,7 @@ impl Cells {
             agora_agents::llm::Layout::SentencePerLine => TextLayout::SentencePerLine,
         };
         let missing = |name: &str, what: &str| {
-            crate::BadInput(format!("{}: the cell sets no {what}", dir.join(format!("{name}.ron")).display()))
+            crate::Error::BadInput(format!("{}: the cell sets no {what}", dir.join(format!("{name}.ron")).display()))
         };
         Ok(Cells {
             answer_field: options("answer-field")?.answer_field,

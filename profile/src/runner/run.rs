@@ -1,6 +1,7 @@
 //! Asking a task's slots: single decisions and B4's live episodes, at most a bounded number in
 //! flight, records returned in plan order whatever order the answers came in.
 
+use crate::error::Error;
 use std::collections::HashSet;
 use std::future::Future;
 use std::pin::Pin;
@@ -12,7 +13,6 @@ use crate::tasks::render::render;
 use crate::tasks::versions::{Loaded, Version};
 use crate::tasks::{Operation, Task, VERSION_IDS};
 use agora_agents::llm::ModelSpec;
-use anyhow::Context as _;
 
 use super::ask::{Answer, Ask, Asked, Asker, Failure};
 use super::plan::{presentation, presentation_name, Cells, Episode, Slot, TaskPlan, B4_CHECK_ROUNDS, B4_ROUNDS};
@@ -64,11 +64,12 @@ pub fn in_flight(spec: &ModelSpec) -> usize {
 pub async fn in_order<T: Send + 'static>(
     limit: usize,
     jobs: Vec<Job<T>>,
-) -> anyhow::Result<(Vec<T>, Vec<(String, Failure)>)> {
+) -> crate::error::Result<(Vec<T>, Vec<(String, Failure)>)> {
     let permits = Arc::new(tokio::sync::Semaphore::new(limit.max(1)));
     let mut set = tokio::task::JoinSet::new();
     for (i, (id, job)) in jobs.into_iter().enumerate() {
-        let permit = permits.clone().acquire_owned().await.context("the runtime closed")?;
+        let permit =
+            permits.clone().acquire_owned().await.map_err(|e| Error::Runtime(format!("the runtime closed: {e}")))?;
         set.spawn(async move {
             let r = job.await;
             drop(permit);
@@ -78,7 +79,7 @@ pub async fn in_order<T: Send + 'static>(
     let mut results = Vec::with_capacity(set.len());
     let mut failures = Vec::new();
     while let Some(joined) = set.join_next().await {
-        match joined.context("a profile question panicked")? {
+        match joined.map_err(|e| Error::Runtime(format!("a profile question panicked: {e}")))? {
             (i, _, Ok(r)) => results.push((i, r)),
             (i, id, Err(e)) => failures.push((i, id, e)),
         }
