@@ -394,18 +394,23 @@ pub fn main(args: AuditArgs) -> anyhow::Result<()> {
     };
     let progress = crate::progress::Progress::start(label, None, "");
     progress.detail(work);
-    let result = match args.command {
-        None => command::run(args.run.options()?),
-        Some(AuditCommand::Export(a)) => command::export(a.into()),
-        Some(AuditCommand::Import(a)) => command::import(a.into()),
-        Some(AuditCommand::Agreement(a)) => command::agreement(a.options()?),
-        Some(AuditCommand::Replicates(a)) => replicates::main(a.into()),
-        Some(AuditCommand::Prefill(a)) => prefill::main(a.options()?),
+    // The library prints nothing: its notes go to standard error, its summary to standard
+    // output, once the work is done.
+    let result: Result<(Vec<String>, String), agora_audit::Error> = match args.command {
+        None => command::run(args.run.options()?).map(|o| (o.notes.clone(), o.to_string())),
+        Some(AuditCommand::Export(a)) => command::export(a.into()).map(|o| (Vec::new(), o.to_string())),
+        Some(AuditCommand::Import(a)) => command::import(a.into()).map(|o| (Vec::new(), o.to_string())),
+        Some(AuditCommand::Agreement(a)) => command::agreement(a.options()?).map(|o| (o.notes.clone(), o.to_string())),
+        Some(AuditCommand::Replicates(a)) => replicates::main(a.into()).map(|o| (Vec::new(), o.to_string())),
+        Some(AuditCommand::Prefill(a)) => prefill::main(a.options()?).map(|o| (o.notes.clone(), o.to_string())),
     };
-    if result.is_ok() {
-        progress.finish();
+    let (notes, summary) = result?;
+    progress.finish();
+    for note in notes {
+        eprintln!("note: {note}");
     }
-    result
+    print!("{summary}");
+    Ok(())
 }
 
 impl RunArgs {

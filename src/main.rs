@@ -325,7 +325,7 @@ fn main() -> ExitCode {
             let bad = e.chain().any(|c| {
                 c.is::<BadInput>()
                     || c.downcast_ref::<agora_profile::Error>().is_some_and(agora_profile::Error::is_bad_input)
-                    || c.is::<agora_audit::BadInput>()
+                    || c.downcast_ref::<agora_audit::Error>().is_some_and(agora_audit::Error::is_bad_input)
                     || c.is::<ScenarioError>()
                     || match c.downcast_ref::<agora_serve::ServeError>() {
                         Some(agora_serve::ServeError::BadInput(_) | agora_serve::ServeError::Study(_)) => true,

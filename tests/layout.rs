@@ -93,3 +93,58 @@ fn the_check_finds_sql_where_it_is_and_not_in_tests_or_comments() {
     let tested = "fn h() {}\n#[cfg(test)]\nmod tests {\n    const T: &str = \"SELECT 1\";\n}\n";
     assert!(sql_lines(tested).is_empty(), "unit tests may hold SQL");
 }
+
+/// What writes to the terminal: a print macro or a handle on standard output or error.
+const PRINTS: [&str; 7] = ["print!(", "println!(", "eprint!(", "eprintln!(", "dbg!(", "io::stdout()", "io::stderr()"];
+
+/// The lines of `text` that print, as [`sql_lines`] reads them (unit tests and comments aside).
+fn print_lines(text: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let code = line.trim_start();
+        if code.starts_with("#[cfg(test)]") {
+            break;
+        }
+        if !code.starts_with("//") && PRINTS.iter().any(|p| code.contains(p)) {
+            out.push((i + 1, line.to_string()));
+        }
+    }
+    out
+}
+
+/// The audit and the profile are libraries: they return their outcomes and typed errors, and
+/// the binary prints and chooses the exit code. Neither writes to the terminal nor returns an
+/// `anyhow` error.
+#[test]
+fn the_audit_and_profile_crates_print_nothing_and_return_typed_errors() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut found = Vec::new();
+    for krate in ["audit", "profile"] {
+        let mut files = Vec::new();
+        product_files(&root.join(krate).join("src"), &mut files);
+        assert!(files.len() > 10, "the walk found {krate}'s files ({})", files.len());
+        for f in &files {
+            let text = std::fs::read_to_string(f).expect("a source file");
+            for (line, code) in print_lines(&text) {
+                found.push(format!("{}:{line}: {}", f.strip_prefix(root).unwrap_or(f).display(), code.trim()));
+            }
+            if text.contains("anyhow") {
+                found.push(format!("{}: uses anyhow", f.strip_prefix(root).unwrap_or(f).display()));
+            }
+        }
+        let manifest = std::fs::read_to_string(root.join(krate).join("Cargo.toml")).expect("a manifest");
+        if manifest.lines().any(|l| l.trim_start().starts_with("anyhow")) {
+            found.push(format!("{krate}/Cargo.toml: depends on anyhow"));
+        }
+    }
+    assert!(found.is_empty(), "printing or untyped errors in the audit or profile crates:\n{}", found.join("\n"));
+}
+
+#[test]
+fn the_print_check_finds_prints_and_passes_comments_and_tests() {
+    assert_eq!(print_lines("fn f() {\n    println!(\"{} runs\", n);\n}\n").len(), 1);
+    assert_eq!(print_lines("fn g() { eprintln!(\"note: {e}\"); }\n").len(), 1);
+    assert_eq!(print_lines("fn h() { let _ = writeln!(std::io::stderr(), \"x\"); }\n").len(), 1);
+    assert!(print_lines("/// The binary prints it (`println!`).\nfn k() {}\n").is_empty());
+    assert!(print_lines("fn k() {}\n#[cfg(test)]\nmod tests {\n    fn t() { println!(\"debug\"); }\n}\n").is_empty());
+}

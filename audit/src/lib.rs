@@ -28,8 +28,9 @@
 //! whenever the codes or the labels change; the certification ladder reads them from there and
 //! never imports this crate. [`statements`] renders a value's true sentence for the prefill.
 //!
-//! The docs chapter "The transcript audit" describes each. Bad input is [`BadInput`]: the
-//! command exits with status 2 and writes nothing.
+//! The docs chapter "The transcript audit" describes each. The commands print nothing: each
+//! returns its outcome, or an [`Error`]; bad input ([`Error::is_bad_input`]) exits with status 2
+//! and writes nothing.
 
 pub mod agreement;
 pub mod codebook;
@@ -38,6 +39,7 @@ pub mod coding;
 pub mod command;
 mod csv;
 pub mod dependency;
+pub mod error;
 pub mod faithfulness;
 pub mod labels;
 pub mod llm_coder;
@@ -60,18 +62,7 @@ pub use agreement::{Agreement, AgreementRow, GateOptions, Status, Validation, DE
 pub use codebook::{Codebook, CodebookError, LoadedCodebook};
 pub use coder::{validate_output, Coded, Coder, CoderError, LexiconCoder};
 pub use coding::*;
+pub use error::Error;
 pub use labels::{ExportOptions, Format, Imported, LabelsError};
-
-/// Bad input (a file, a field, an option out of range): the command exits with status 2.
-#[derive(Debug)]
-pub struct BadInput(pub String);
-
-impl std::fmt::Display for BadInput {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for BadInput {}
 
 pub(crate) use agora_engine::files::write_named;

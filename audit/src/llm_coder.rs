@@ -56,15 +56,12 @@ use std::path::Path;
 use std::sync::{Arc, Mutex};
 
 use crate::{hex_digest, validate_output, Codebook, Coded, Coder, CoderError};
-use agora_agents::llm::{
-    strip_deliberation, ChatRequest, Message, ModelSpec, ReplyCache, Session, SessionError, StructuredMode,
-};
-use agora_engine::store::SqliteCache;
+use agora_agents::llm::{strip_deliberation, ChatRequest, Message, ModelSpec, Session, SessionError, StructuredMode};
+use agora_engine::Store;
 use agora_scenarios::ModelsFile;
-use anyhow::Context as _;
 use serde_json::{json, Value};
 
-use crate::BadInput;
+use crate::error::{Error, Result};
 
 /// Version of the request's shape (messages, schema) and of the reply parsing; part of the
 /// coder's identity. Bump it when either changes.
@@ -281,19 +278,15 @@ pub struct LlmCoder {
 
 impl LlmCoder {
     /// A coder for the declared model `spec` (checked), with `codebook`, asking through a
-    /// model session over the store's reply cache `cache` (its API key from the variable the
-    /// declaration names).
-    pub fn new(
-        spec: ModelSpec,
-        codebook: &Codebook,
-        cache: Arc<dyn ReplyCache>,
-        options: &LlmCoderOptions,
-    ) -> anyhow::Result<LlmCoder> {
+    /// model session over the store's reply cache (its API key from the variable the
+    /// declaration names; [`agora_engine::llm_seats::model_session`]), every server checked
+    /// unless replaying.
+    pub fn new(spec: ModelSpec, codebook: &Codebook, store: &Path, options: &LlmCoderOptions) -> Result<LlmCoder> {
         if !(0.0..=2.0).contains(&options.temperature) {
-            return Err(BadInput(format!("--coder-temperature {}: must lie in [0, 2]", options.temperature)).into());
+            return Err(Error::BadInput(format!("--coder-temperature {}: must lie in [0, 2]", options.temperature)));
         }
         if options.max_tokens == Some(0) {
-            return Err(BadInput("--coder-max-tokens: must be at least 1".into()).into());
+            return Err(Error::BadInput("--coder-max-tokens: must be at least 1".into()));
         }
         let max_tokens = options.max_tokens.unwrap_or(spec.max_tokens);
         let identity = json!({
@@ -313,8 +306,8 @@ impl LlmCoder {
             "prompt_template_sha256": prompt_template_sha256(),
         });
         let id = format!("llm/{}@{}", spec.name, &hex_digest(identity.to_string().as_bytes())[..12]);
-        let session = Session::new([&spec], cache, options.replay).map_err(BadInput)?;
-        let runtime = agora_agents::llm::session::runtime().context("starting the runtime")?;
+        let runtime = agora_agents::llm::session::runtime().map_err(Error::Runtime)?;
+        let session = agora_engine::llm_seats::model_session(store, [&spec], options.replay, &runtime)?;
         let shared = Arc::new(Shared {
             system: system_message(codebook),
             codebook: codebook.clone(),
@@ -325,11 +318,6 @@ impl LlmCoder {
             session,
         });
         Ok(LlmCoder { shared, runtime, outcomes: Mutex::new(HashMap::new()), identity, id })
-    }
-
-    /// Checks that one of the model's endpoints answers (not needed in replay).
-    pub fn check_reachable(&self) -> anyhow::Result<()> {
-        Ok(self.runtime.block_on(self.shared.session.check_reachable())?)
     }
 
     /// Replies read from the cache and requests sent to a server so far.
@@ -427,40 +415,39 @@ impl std::str::FromStr for CoderChoice {
 }
 
 /// The declaration of `name` in the models file `path`.
-pub fn declared_model(path: &Path, name: &str) -> anyhow::Result<ModelSpec> {
+pub fn declared_model(path: &Path, name: &str) -> Result<ModelSpec> {
     let file = ModelsFile::load(path)?;
     let names: Vec<&str> = file.models.iter().map(|m| m.name.as_str()).collect();
     let spec = file.models.iter().find(|m| m.name == name).cloned().ok_or_else(|| {
-        BadInput(format!(
+        Error::BadInput(format!(
             "--coder llm:{name}: models file {} declares no model `{name}` (it declares: {})",
             path.display(),
             names.join(", ")
         ))
     })?;
-    spec.validate().map_err(|e| BadInput(format!("models file {}: {e}", path.display())))?;
+    spec.validate().map_err(|e| Error::BadInput(format!("models file {}: {e}", path.display())))?;
     Ok(spec)
 }
 
 /// Refuses a coder model that is one of the audited models: its declared name or served id
 /// equals the model name or served id of a decision transcript in scope (of `study`, when
 /// given). The message names both.
-pub fn refuse_audited_model(store: &Path, study: Option<&str>, spec: &ModelSpec) -> anyhow::Result<()> {
-    let conn = rusqlite::Connection::open_with_flags(store, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
-        .with_context(|| format!("opening {}", store.display()))?;
-    let audited = agora_records::families::audit::reads::decision_models(&conn, study, agora_agents::HUMAN_ENDPOINT)
-        .with_context(|| format!("reading the transcripts of {}", store.display()))?;
+pub fn refuse_audited_model(store: &Store, study: Option<&str>, spec: &ModelSpec) -> Result<()> {
+    let audited =
+        agora_records::families::audit::reads::decision_models(store.connection(), study, agora_agents::HUMAN_ENDPOINT)
+            .map_err(Error::sql(store.path()))?;
+    let store = store.path();
     let ours = [spec.name.as_str(), spec.served_id.as_str()];
     if let Some((model, served)) =
         audited.iter().find(|(m, s)| ours.contains(&m.as_str()) || ours.contains(&s.as_str()))
     {
-        return Err(BadInput(format!(
+        return Err(Error::BadInput(format!(
             "coder model `{}` (served id `{}`) is an audited model: the transcripts in {}{} were written by `{model}` (served id `{served}`); code with a model outside the audited set",
             spec.name,
             spec.served_id,
             store.display(),
             study.map(|s| format!(" (study `{s}`)")).unwrap_or_default(),
-        ))
-        .into());
+        )));
     }
     Ok(())
 }
@@ -468,24 +455,19 @@ pub fn refuse_audited_model(store: &Path, study: Option<&str>, spec: &ModelSpec)
 /// Builds the LLM coder for `agora audit`: the declaration, the refusal of an audited model,
 /// the model session over the store's reply cache and (unless replaying) a reachable endpoint.
 pub fn build(
-    store: &Path,
+    store: &Store,
     study: Option<&str>,
     models: Option<&Path>,
     name: &str,
     codebook: &Codebook,
     options: &LlmCoderOptions,
-) -> anyhow::Result<LlmCoder> {
+) -> Result<LlmCoder> {
     let models = models.ok_or_else(|| {
-        BadInput(format!("--coder llm:{name}: name the models file that declares it with --models FILE"))
+        Error::BadInput(format!("--coder llm:{name}: name the models file that declares it with --models FILE"))
     })?;
     let spec = declared_model(models, name)?;
     refuse_audited_model(store, study, &spec)?;
-    let cache = SqliteCache::open(store)?;
-    let coder = LlmCoder::new(spec, codebook, Arc::new(cache), options)?;
-    if !options.replay {
-        coder.check_reachable()?;
-    }
-    Ok(coder)
+    LlmCoder::new(spec, codebook, store.path(), options)
 }
 
 #[cfg(test)]

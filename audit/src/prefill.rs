@@ -52,20 +52,19 @@ use std::sync::Arc;
 use crate::dependency::prosocial_option;
 use crate::replicates::{semantic_space, shown_space, StoredRequest};
 
+use crate::error::{Error, Result};
 use crate::faithfulness::{self, Design, Edit, Faithfulness, ModelSupport, Trial};
 use crate::statements::{Facts, Situation};
 use crate::{agreement, labels, LoadedCodebook};
 use agora_agents::llm::{
-    parse_cut_reply, parse_reply, CachedReply, ChatRequest, Message, ModelSpec, ParseOutcome, ReplyCache, Session,
-    SessionError,
+    parse_cut_reply, parse_reply, CachedReply, ChatRequest, Message, ModelSpec, ParseOutcome, Session,
 };
-use agora_engine::store::SqliteCache;
+use agora_engine::Store;
 use agora_environments::{ActionSpace, EnvSpec, Variant};
-use anyhow::Context as _;
-use rusqlite::{Connection, OpenFlags};
+use agora_records::families::audit::faithfulness::{Observational, ObservationalKey};
+use agora_records::families::audit::prefill::PrefillRecord;
+use rusqlite::Connection;
 use serde_json::Value;
-
-use crate::BadInput;
 
 /// What `agora audit prefill` is asked to do.
 #[derive(Clone, Debug)]
@@ -211,43 +210,55 @@ fn allocation_facts(conn: &Connection, d: &Decision, variant: Variant) -> rusqli
     }))
 }
 
-/// Runs `agora audit prefill`.
-pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
-    if args.sample == 0 || args.m == 0 || args.max_tokens == 0 {
-        return Err(BadInput("--sample, --m and --max-tokens must be at least 1".into()).into());
-    }
+/// The sample of `agora audit prefill`: the decisions to intervene on, each ready, and what is
+/// reported without a call.
+struct Sample {
+    codebook: LoadedCodebook,
+    /// The value codes intervened on.
+    values: Vec<String>,
+    /// The action indicators as the games declared them with their runs.
+    games: agora_analysis::Declared,
+    ready: Vec<Ready>,
+    /// The declarations of the models intervened on.
+    specs: BTreeMap<String, ModelSpec>,
+    support: Vec<ModelSupport>,
+    /// The groups of models not intervened on, with why.
+    skipped_groups: Vec<(String, Group, String)>,
+    /// The gate's label of each model's codes.
+    labels_by_model: BTreeMap<String, String>,
+}
+
+/// Draws the sample (every input checked first): the coded decisions with reasoning, aimed by
+/// `--environment` and `--cell`, the models' prefill support and the gate, then per model,
+/// environment, arm and cell the `--sample` decisions ranked first, each with its action space,
+/// state and facts recovered.
+fn sample(args: &PrefillOptions, store: &Store) -> Result<Sample> {
     let gate = crate::GateOptions { allow_unvalidated: args.allow_unvalidated, ..args.gate };
     let codebook = match &args.codebook {
-        Some(p) => LoadedCodebook::read(p).map_err(|e| BadInput(e.to_string()))?,
+        Some(p) => LoadedCodebook::read(p).map_err(|e| Error::BadInput(e.to_string()))?,
         None => LoadedCodebook::default_codebook(),
     };
     let cb = &codebook.codebook;
     let all_values: Vec<String> = cb.values().map(|c| c.name.clone()).collect();
     for v in &args.value {
         if !all_values.contains(v) {
-            return Err(BadInput(format!(
+            return Err(Error::BadInput(format!(
                 "--value `{v}`: not a value code of codebook {} (values: {})",
                 cb.name,
                 all_values.join(", ")
-            ))
-            .into());
+            )));
         }
     }
     let values: Vec<String> = if args.value.is_empty() { all_values.clone() } else { args.value.clone() };
-    if !args.store.exists() {
-        return Err(BadInput(format!("store {} does not exist", args.store.display())).into());
-    }
-    drop(agora_engine::Store::open(&args.store)?);
     let declared = agora_scenarios::ModelsFile::load(&args.models)
-        .map_err(|e| BadInput(format!("--models {}: {e}", args.models.display())))?;
-    let conn = Connection::open_with_flags(&args.store, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
-    // The action indicators as the games declared them with their runs.
-    let games = agora_analysis::Declared::read(&conn, &args.store)?;
-    let indicator_for = |e: &str, r: &str| games.indicator(e, r);
-    if !agora_records::families::audit::prefill::audited(&conn)? {
-        return Err(BadInput(format!("store {}: no audit (run `agora audit` first)", args.store.display())).into());
+        .map_err(|e| Error::BadInput(format!("--models {}: {e}", args.models.display())))?;
+    let conn = store.connection();
+    let sql = Error::sql(store.path());
+    let games = agora_analysis::Declared::read(conn, store.path())?;
+    if !agora_records::families::audit::prefill::audited(conn).map_err(&sql)? {
+        return Err(Error::BadInput(format!("store {}: no audit (run `agora audit` first)", args.store.display())));
     }
-    let mut decisions = read_decisions(&conn, &codebook, &args.coder)?;
+    let mut decisions = read_decisions(conn, &codebook, &args.coder).map_err(&sql)?;
     // The sample's aim: each filter must name something the coded decisions hold, or it is
     // refused (a cell whose decisions wrote no reasoning has nothing to intervene on).
     type Filter<'a> = (&'a str, &'a [String], fn(&Decision) -> &str);
@@ -259,14 +270,13 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
         }
         let held: BTreeSet<&str> = decisions.iter().map(field).collect();
         if let Some(w) = wanted.iter().find(|w| !held.contains(w.as_str())) {
-            return Err(BadInput(format!(
+            return Err(Error::BadInput(format!(
                 "{flag} `{w}`: no decision coded by `{}` with codebook {} v{} has reasoning there (those that do are in: {})",
                 args.coder,
                 cb.name,
                 cb.version,
                 if held.is_empty() { "none".to_string() } else { held.into_iter().collect::<Vec<_>>().join(", ") }
-            ))
-            .into());
+            )));
         }
         decisions.retain(|d| wanted.iter().any(|w| w == field(d)));
     }
@@ -275,17 +285,16 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
         by_model.entry(d.model.clone()).or_default().push(d);
     }
     if by_model.is_empty() {
-        return Err(BadInput(format!(
+        return Err(Error::BadInput(format!(
             "store {}: no decision coded by `{}` with codebook {} v{} has reasoning",
             args.store.display(),
             args.coder,
             cb.name,
             cb.version
-        ))
-        .into());
+        )));
     }
     let models: Vec<String> = by_model.keys().cloned().collect();
-    let validation = agreement::gate(&conn, &codebook, &args.coder, &models, &gate)?;
+    let validation = agreement::gate(conn, &codebook, &args.coder, &models, &gate).map_err(&sql)?;
     let labels_by_model: BTreeMap<String, String> = validation.iter().map(|v| (v.model.clone(), v.label())).collect();
 
     let mut support = Vec::new();
@@ -335,43 +344,56 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
         }
         for d in picked {
             if d.served_id != spec.served_id {
-                return Err(BadInput(format!(
+                return Err(Error::BadInput(format!(
                     "--models {}: model `{model}` is served as `{}`, but the store's decisions were asked of `{}`",
                     args.models.display(),
                     spec.served_id,
                     d.served_id
-                ))
-                .into());
+                )));
             }
-            let fail = |m: String| anyhow::anyhow!("decision {} (model `{}`): {m}", d.response_id, d.model);
-            let stored: StoredRequest =
-                serde_json::from_str(&d.messages_json).map_err(|e| fail(format!("the stored request: {e}")))?;
-            let spec_v: Value = serde_json::from_str(&d.spec_json).map_err(|e| fail(e.to_string()))?;
-            let env: EnvSpec =
-                serde_json::from_value(spec_v["environment"].clone()).map_err(|e| fail(e.to_string()))?;
-            let variant = Variant::ALL
-                .into_iter()
-                .find(|v| v.as_str() == d.variant)
-                .ok_or_else(|| fail(format!("unknown variant `{}`", d.variant)))?;
-            let space = shown_space(&stored, &d.answer_field)
-                .and_then(|s| semantic_space(s, &env, variant))
-                .ok_or_else(|| fail(format!("cannot recover the action space of `{}`", d.answer_field)))?;
-            let better_for_a = prosocial_option(&conn, d.run_id, d.seat, d.slot)?;
-            let facts = allocation_facts(&conn, &d, variant)?;
-            let state = agora_engine::seed::hex_digest(serde_json::to_string(&stored.messages)?.as_bytes());
-            ready.push(Ready { d, space, better_for_a, facts, state });
+            ready.push(prepare(conn, d).map_err(|e| match e {
+                Error::Sqlite { source, .. } => sql(source),
+                e => e,
+            })?);
         }
         specs.insert(model, spec);
     }
+    Ok(Sample { codebook, values, games, ready, specs, support, skipped_groups, labels_by_model })
+}
 
-    // The calls.
+/// A sampled decision made ready: its stored request, action space, state and facts.
+fn prepare(conn: &Connection, d: Decision) -> Result<Ready> {
+    let fail = |message: String| Error::Decision { decision: d.response_id.clone(), model: d.model.clone(), message };
+    let sql = |source| Error::Sqlite { path: PathBuf::new(), source };
+    let stored: StoredRequest =
+        serde_json::from_str(&d.messages_json).map_err(|e| fail(format!("the stored request: {e}")))?;
+    let spec_v: Value = serde_json::from_str(&d.spec_json).map_err(|e| fail(e.to_string()))?;
+    let env: EnvSpec = serde_json::from_value(spec_v["environment"].clone()).map_err(|e| fail(e.to_string()))?;
+    let variant = Variant::ALL
+        .into_iter()
+        .find(|v| v.as_str() == d.variant)
+        .ok_or_else(|| fail(format!("unknown variant `{}`", d.variant)))?;
+    let space = shown_space(&stored, &d.answer_field)
+        .and_then(|s| semantic_space(s, &env, variant))
+        .ok_or_else(|| fail(format!("cannot recover the action space of `{}`", d.answer_field)))?;
+    let better_for_a = prosocial_option(conn, d.run_id, d.seat, d.slot).map_err(sql)?;
+    let facts = allocation_facts(conn, &d, variant).map_err(sql)?;
+    let state = agora_engine::seed::hex_digest(serde_json::to_string(&stored.messages)?.as_bytes());
+    Ok(Ready { d, space, better_for_a, facts, state })
+}
+
+/// The calls: for each ready decision and value, the edits of its reasoning
+/// ([`faithfulness::intervene`]), each asked `--m` times as the stored request with the
+/// prefilled assistant turn.
+fn calls(args: &PrefillOptions, sample: &Sample) -> Result<Vec<Call>> {
+    let cb = &sample.codebook.codebook;
     let mut calls = Vec::new();
-    for (i, r) in ready.iter().enumerate() {
+    for (i, r) in sample.ready.iter().enumerate() {
         let d = &r.d;
         let stored: StoredRequest = serde_json::from_str(&d.messages_json)?;
         let mut edits = Vec::new();
-        for v in &values {
-            let e = faithfulness::intervene(cb, &d.sentences, v, r.facts.as_ref()).map_err(BadInput)?;
+        for v in &sample.values {
+            let e = faithfulness::intervene(cb, &d.sentences, v, r.facts.as_ref()).map_err(Error::BadInput)?;
             // Where the reasoning does not state the value, the two designs' insert arms are
             // one text: asked once, its answers shared (`Edit::designs`).
             for (edit, sentences) in e.edits() {
@@ -397,7 +419,7 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
                 };
                 let request_json = serde_json::to_string(&request)?;
                 let slot = format!("{}/{}/{}/prefill/{}/{label}/{j}", d.run_key, d.seat, d.slot, args.seed);
-                let key = Session::key(&specs[&d.model], &request_json, &slot);
+                let key = Session::key(&sample.specs[&d.model], &request_json, &slot);
                 calls.push(Call {
                     decision: i,
                     value: value.clone(),
@@ -414,107 +436,99 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
             }
         }
     }
+    Ok(calls)
+}
 
-    let cache: Arc<dyn ReplyCache> = Arc::new(SqliteCache::open(&args.store)?);
-    let session = Arc::new(
-        Session::new(specs.values(), cache, args.replay)
-            .map_err(|e| BadInput(format!("--models {}: {e}", args.models.display())))?,
-    );
-    drop(conn);
-    let rt = agora_agents::llm::session::runtime().context("runtime")?;
-    rt.block_on(session.check_reachable())?;
-    let started = std::time::Instant::now();
-    let replies = rt.block_on(ask(&calls, &ready, &session))?;
-    drop(rt);
-
-    // Read, write, estimate.
-    let mut conn = Connection::open_with_flags(&args.store, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
-    conn.busy_timeout(std::time::Duration::from_secs(60))?;
-    let observational = faithfulness::observational(&conn, &args.coder, &cb.name, cb.version, &codebook.sha256)?;
-    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
-    // Rows of an older layout pool cells and arms (and an older `audit_prefill.arm` is the
-    // edit): dropped, never added to, and said so below.
-    let dropped = faithfulness::drop_stale(&tx)?;
-    agora_records::families::audit::faithfulness::make_tables(&tx)?;
+/// The estimate from every call's reply: each call's row for `audit_prefill` and the report
+/// (the intervention effect per model, environment, arm, cell, role, design and value, beside
+/// the observational estimate `observational` where the store holds one).
+fn estimate<'a>(
+    args: &'a PrefillOptions,
+    sample: &'a Sample,
+    calls: &'a [Call],
+    replies: &'a [(CachedReply, bool)],
+    observational: &BTreeMap<ObservationalKey, Observational>,
+) -> Result<(Vec<PrefillRecord<'a>>, Faithfulness)> {
+    let cb = &sample.codebook.codebook;
+    let indicator_for = |e: &str, r: &str| sample.games.indicator(e, r);
     let mut trials = Vec::new();
-    {
-        let mut written = Vec::new();
-        for (c, (reply, _)) in calls.iter().zip(&replies) {
-            let r = &ready[c.decision];
-            let d = &r.d;
-            let full = format!("{}{}", c.prefix, reply.content);
-            let cut = reply.truncated();
-            let outcome = if cut {
-                parse_cut_reply(&full, &r.space, &d.answer_field)
-            } else {
-                parse_reply(&full, &r.space, &d.answer_field)
-            };
-            let status = outcome.status().to_string();
-            let (action, detail) = match outcome {
-                ParseOutcome::Parsed { action, .. } => (Some(action.encode()), String::new()),
-                ParseOutcome::Unparsable(x) | ParseOutcome::Illegal(x) | ParseOutcome::Truncated(x) => (None, x),
-            };
-            let ind = indicator_for(&d.environment, &d.role);
-            let space_json = serde_json::to_string(&r.space)?;
-            let y = match (ind, &action) {
-                (Some(i), Some(a)) => i.value(a, &space_json, r.better_for_a),
-                _ => None,
-            };
-            // Whether the prefilled reasoning states the value.
-            let stated = c.edit.inserts();
-            written.push(agora_records::families::audit::prefill::PrefillRecord {
-                run_id: d.run_id,
-                seat: d.seat,
-                slot: d.slot,
-                response_id: &d.response_id,
-                sample_seed: args.seed.to_string(),
-                value: &c.value,
-                edit: c.edit.as_str(),
-                replicate: c.replicate as i64,
-                coder: &args.coder,
-                codebook: &cb.name,
-                codebook_version: cb.version,
-                codebook_sha256: &codebook.sha256,
-                model: &d.model,
-                served_id: &d.served_id,
-                environment: &d.environment,
-                arm: &d.arm,
-                cell: &d.cell,
-                role: &d.role,
-                stated,
-                prefill: &c.prefix,
-                request_seed: c.request_seed.map(|s| s as i64),
-                messages_json: &c.request_json,
-                cache_key: &c.key,
-                reply,
-                action,
-                parse_status: status,
-                detail,
-                indicator: y,
+    let mut written = Vec::new();
+    for (c, (reply, _)) in calls.iter().zip(replies) {
+        let r = &sample.ready[c.decision];
+        let d = &r.d;
+        let full = format!("{}{}", c.prefix, reply.content);
+        let cut = reply.truncated();
+        let outcome = if cut {
+            parse_cut_reply(&full, &r.space, &d.answer_field)
+        } else {
+            parse_reply(&full, &r.space, &d.answer_field)
+        };
+        let status = outcome.status().to_string();
+        let (action, detail) = match outcome {
+            ParseOutcome::Parsed { action, .. } => (Some(action.encode()), String::new()),
+            ParseOutcome::Unparsable(x) | ParseOutcome::Illegal(x) | ParseOutcome::Truncated(x) => (None, x),
+        };
+        let ind = indicator_for(&d.environment, &d.role);
+        let space_json = serde_json::to_string(&r.space)?;
+        let y = match (ind, &action) {
+            (Some(i), Some(a)) => i.value(a, &space_json, r.better_for_a),
+            _ => None,
+        };
+        // Whether the prefilled reasoning states the value.
+        let stated = c.edit.inserts();
+        written.push(PrefillRecord {
+            run_id: d.run_id,
+            seat: d.seat,
+            slot: d.slot,
+            response_id: &d.response_id,
+            sample_seed: args.seed.to_string(),
+            value: &c.value,
+            edit: c.edit.as_str(),
+            replicate: c.replicate as i64,
+            coder: &args.coder,
+            codebook: &cb.name,
+            codebook_version: cb.version,
+            codebook_sha256: &sample.codebook.sha256,
+            model: &d.model,
+            served_id: &d.served_id,
+            environment: &d.environment,
+            arm: &d.arm,
+            cell: &d.cell,
+            role: &d.role,
+            stated,
+            prefill: &c.prefix,
+            request_seed: c.request_seed.map(|s| s as i64),
+            messages_json: &c.request_json,
+            cache_key: &c.key,
+            reply,
+            action,
+            parse_status: status,
+            detail,
+            indicator: y,
+        });
+        // A call shared by both designs (the delete arm; the insert arm of a reasoning
+        // that does not state the value) enters both estimates.
+        for &design in c.edit.designs(c.stated) {
+            trials.push(Trial {
+                model: d.model.clone(),
+                environment: d.environment.clone(),
+                arm: d.arm.clone(),
+                cell: d.cell.clone(),
+                role: d.role.clone(),
+                state: r.state.clone(),
+                decision: d.response_id.clone(),
+                stated: c.stated,
+                value: c.value.clone(),
+                design,
+                edit: c.edit,
+                y,
             });
-            // A call shared by both designs (the delete arm; the insert arm of a reasoning
-            // that does not state the value) enters both estimates.
-            for &design in c.edit.designs(c.stated) {
-                trials.push(Trial {
-                    model: d.model.clone(),
-                    environment: d.environment.clone(),
-                    arm: d.arm.clone(),
-                    cell: d.cell.clone(),
-                    role: d.role.clone(),
-                    state: r.state.clone(),
-                    decision: d.response_id.clone(),
-                    stated: c.stated,
-                    value: c.value.clone(),
-                    design,
-                    edit: c.edit,
-                    y,
-                });
-            }
         }
-        agora_records::families::audit::prefill::write_calls(&tx, &written)?;
     }
+    let values = &sample.values;
+    let labels_by_model = &sample.labels_by_model;
     let indicator = |e: &str, r: &str| indicator_for(e, r).map(|i| i.name.to_string());
-    let mut rows = faithfulness::estimate(&trials, &values, &indicator, &labels_by_model);
+    let mut rows = faithfulness::estimate(&trials, values, &indicator, labels_by_model);
     let phi = |model: &str, g: &Group, value: &str| {
         let (environment, arm, cell, role) = g;
         let key = (model.into(), environment.clone(), arm.clone(), cell.clone(), role.clone(), value.into());
@@ -525,8 +539,8 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
         r.observational = phi(&r.model, &g, &r.value);
         r.disagreement = faithfulness::disagreement(r);
     }
-    for (model, g, why) in skipped_groups {
-        let (environment, arm, cell, role) = &g;
+    for (model, g, why) in &sample.skipped_groups {
+        let (environment, arm, cell, role) = g;
         let Some(ind) = indicator_for(environment, role) else { continue };
         let (status, reason) = match why.split_once(": ") {
             Some(("no prefill", rest)) => ("no prefill".to_string(), rest.to_string()),
@@ -552,9 +566,9 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
                 se: None,
                 ci_low: None,
                 ci_high: None,
-                observational: phi(&model, &g, v),
+                observational: phi(model, g, v),
                 disagreement: String::new(),
-                validation: labels_by_model.get(&model).cloned().unwrap_or_default(),
+                validation: labels_by_model.get(model).cloned().unwrap_or_default(),
             });
         }
     }
@@ -573,56 +587,151 @@ pub fn main(args: PrefillOptions) -> anyhow::Result<()> {
         coder: args.coder.clone(),
         codebook: cb.name.clone(),
         codebook_version: cb.version,
-        codebook_sha256: codebook.sha256.clone(),
+        codebook_sha256: sample.codebook.sha256.clone(),
         sample_seed: args.seed,
         m: args.m,
         alpha: faithfulness::ALPHA,
         calls: calls.len(),
         with_indicator: trials.iter().filter(|t| t.y.is_some()).count(),
-        models: support,
+        models: sample.support.clone(),
         rows,
     };
-    faithfulness::write(&tx, &report)?;
-    tx.commit()?;
-    for table in dropped {
-        eprintln!(
-            "note: store {}: {table} predated the per-arm, per-cell estimates (no arm, cell or design column): \
-             dropped and rebuilt from this run's calls; rows of other sample seeds come back when those are re-run",
-            args.store.display()
-        );
+    Ok((written, report))
+}
+
+/// Writes the calls and the estimate in one transaction (a table of an older layout dropped
+/// first); returns a note for each table dropped.
+fn write(
+    conn: &mut Connection,
+    store: &std::path::Path,
+    calls: &[PrefillRecord<'_>],
+    report: &Faithfulness,
+) -> Result<Vec<String>> {
+    let sql = Error::sql(store);
+    let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate).map_err(&sql)?;
+    // Rows of an older layout pool cells and arms (and an older `audit_prefill.arm` is the
+    // edit): dropped, never added to, and said so.
+    let dropped = faithfulness::drop_stale(&tx).map_err(&sql)?;
+    agora_records::families::audit::faithfulness::make_tables(&tx).map_err(&sql)?;
+    agora_records::families::audit::prefill::write_calls(&tx, calls).map_err(&sql)?;
+    faithfulness::write(&tx, report).map_err(&sql)?;
+    tx.commit().map_err(&sql)?;
+    Ok(dropped
+        .into_iter()
+        .map(|table| {
+            format!(
+                "store {}: {table} predated the per-arm, per-cell estimates (no arm, cell or design column): \
+                 dropped and rebuilt from this run's calls; rows of other sample seeds come back when those are re-run",
+                store.display()
+            )
+        })
+        .collect())
+}
+
+/// What `agora audit prefill` did.
+#[derive(Debug)]
+pub struct PrefillOutcome {
+    /// Said beside the result (tables of an older layout dropped).
+    pub notes: Vec<String>,
+    /// Decisions intervened on.
+    pub decisions: usize,
+    /// Replies read from the reply cache.
+    pub cached: usize,
+    /// Seconds the calls took.
+    pub seconds: f64,
+    /// The estimate, as written to faithfulness.json.
+    pub report: Faithfulness,
+    /// The store.
+    pub store: PathBuf,
+    /// The output directory.
+    pub out: PathBuf,
+}
+
+impl std::fmt::Display for PrefillOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let report = &self.report;
+        writeln!(
+            f,
+            "{} prefilled calls for {} decisions (seed {}, m = {}) in {:.2} s: {} from the reply cache, {} requests sent; {} with an action indicator",
+            report.calls,
+            self.decisions,
+            report.sample_seed,
+            report.m,
+            self.seconds,
+            self.cached,
+            report.calls - self.cached,
+            report.with_indicator
+        )?;
+        for m in &report.models {
+            writeln!(f, "model {} (prefill {}): {}", m.model, m.prefill, m.status)?;
+        }
+        for r in report.rows.iter().filter(|r| r.design == Design::Source && !r.disagreement.is_empty()) {
+            writeln!(
+                f,
+                "disagreement on {} {} {} {} {}: {}",
+                r.model, r.environment, r.arm, r.cell, r.value, r.disagreement
+            )?;
+        }
+        writeln!(
+            f,
+            "tables audit_prefill, audit_faithfulness in {}; faithfulness.md/json/csv in {}",
+            self.store.display(),
+            self.out.display()
+        )
     }
-    std::fs::create_dir_all(&args.out).with_context(|| format!("creating {}", args.out.display()))?;
-    crate::write_named(args.out.join("faithfulness.md"), report.to_markdown())?;
-    crate::write_named(args.out.join("faithfulness.json"), serde_json::to_string_pretty(&report)?)?;
-    crate::write_named(args.out.join("faithfulness.csv"), agora_analysis::table::to_csv(&report.table()))?;
-    let cached = replies.iter().filter(|(_, c)| *c).count();
-    println!(
-        "{} prefilled calls for {} decisions (seed {}, m = {}) in {:.2} s: {} from the reply cache, {} requests sent; {} with an action indicator",
-        calls.len(),
-        ready.len(),
-        args.seed,
-        args.m,
-        started.elapsed().as_secs_f64(),
-        cached,
-        calls.len() - cached,
-        report.with_indicator
-    );
-    for m in &report.models {
-        println!("model {} (prefill {}): {}", m.model, m.prefill, m.status);
+}
+
+/// Runs `agora audit prefill`: sample, ask, estimate, write.
+pub fn main(args: PrefillOptions) -> Result<PrefillOutcome> {
+    if args.sample == 0 || args.m == 0 || args.max_tokens == 0 {
+        return Err(Error::BadInput("--sample, --m and --max-tokens must be at least 1".into()));
     }
-    for r in report.rows.iter().filter(|r| r.design == Design::Source && !r.disagreement.is_empty()) {
-        println!("disagreement on {} {} {} {} {}: {}", r.model, r.environment, r.arm, r.cell, r.value, r.disagreement);
+    if !args.store.exists() {
+        return Err(Error::BadInput(format!("store {} does not exist", args.store.display())));
     }
-    println!(
-        "tables audit_prefill, audit_faithfulness in {}; faithfulness.md/json/csv in {}",
-        args.store.display(),
-        args.out.display()
-    );
-    Ok(())
+    let store = Store::open(&args.store)?;
+    let sample = sample(&args, &store)?;
+    let calls = calls(&args, &sample)?;
+    let rt = agora_agents::llm::session::runtime().map_err(Error::Runtime)?;
+    let session =
+        Arc::new(agora_engine::llm_seats::model_session(&args.store, sample.specs.values(), args.replay, &rt)?);
+    let started = std::time::Instant::now();
+    let replies = rt.block_on(ask(&calls, &sample.ready, &session))?;
+    let seconds = started.elapsed().as_secs_f64();
+    drop(rt);
+
+    let sql = Error::sql(&args.store);
+    let mut conn = store.connect()?;
+    conn.busy_timeout(std::time::Duration::from_secs(60)).map_err(&sql)?;
+    let cb = &sample.codebook;
+    let observational =
+        faithfulness::observational(&conn, &args.coder, &cb.codebook.name, cb.codebook.version, &cb.sha256)
+            .map_err(&sql)?;
+    let (records, report) = estimate(&args, &sample, &calls, &replies, &observational)?;
+    let notes = write(&mut conn, &args.store, &records, &report)?;
+    drop(records);
+    std::fs::create_dir_all(&args.out).map_err(Error::write(&args.out))?;
+    for (name, text) in [
+        ("faithfulness.md", report.to_markdown()),
+        ("faithfulness.json", serde_json::to_string_pretty(&report)?),
+        ("faithfulness.csv", agora_analysis::table::to_csv(&report.table())),
+    ] {
+        let path = args.out.join(name);
+        crate::write_named(&path, text).map_err(Error::write(&path))?;
+    }
+    Ok(PrefillOutcome {
+        notes,
+        decisions: sample.ready.len(),
+        cached: replies.iter().filter(|(_, c)| *c).count(),
+        seconds,
+        report,
+        store: args.store.clone(),
+        out: args.out.clone(),
+    })
 }
 
 /// Asks every call concurrently through the model session; the first failure stops it.
-async fn ask(calls: &[Call], ready: &[Ready], session: &Arc<Session>) -> anyhow::Result<Vec<(CachedReply, bool)>> {
+async fn ask(calls: &[Call], ready: &[Ready], session: &Arc<Session>) -> Result<Vec<(CachedReply, bool)>> {
     let jobs: Vec<_> = calls
         .iter()
         .map(|c| {
@@ -634,10 +743,7 @@ async fn ask(calls: &[Call], ready: &[Ready], session: &Arc<Session>) -> anyhow:
             async move {
                 match session.call(&model, &req, &request_json, &slot).await {
                     Ok(r) => Ok((r.reply, r.cached)),
-                    Err(SessionError::NotCached) => Err(anyhow::anyhow!(
-                        "replay: no cached reply for model `{model}`, decision {rid}, {what}; run without --replay to call the server"
-                    )),
-                    Err(e) => Err(e.into()),
+                    Err(e) => Err(Error::of_call(e, || format!("model `{model}`, decision {rid}, {what}"))),
                 }
             }
         })

@@ -51,21 +51,16 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 use std::sync::Arc;
 
+use crate::error::{Error, Result};
 use crate::labels;
 use crate::segment;
 use agora_agents::llm::{
-    parse_cut_reply, parse_reply, CachedReply, ChatRequest, Message, ModelSpec, ParseOutcome, ReplyCache, Session,
-    SessionError, StructuredMode,
+    parse_cut_reply, parse_reply, CachedReply, ChatRequest, Message, ModelSpec, ParseOutcome, Session, StructuredMode,
 };
-use agora_engine::store::SqliteCache;
 use agora_engine::Store;
 use agora_environments::{ActionSpace, EnvSpec, Frame, Variant};
 use agora_records::families::audit::replicates as records;
-use anyhow::Context as _;
-use rusqlite::{Connection, OpenFlags};
 use serde_json::Value;
-
-use crate::BadInput;
 
 /// What `agora audit replicates` is asked to do.
 #[derive(Clone, Debug)]
@@ -258,9 +253,9 @@ use agora_records::families::audit::replicates::SampledDecision as Row;
 
 /// Everything a sampled decision's replicates need, checked: the request rebuilt byte for byte,
 /// the action space recovered and the original reply reading back as the stored action.
-fn prepare(row: Row) -> Result<Prompt, String> {
+fn prepare(row: Row) -> Result<Prompt> {
     let response_id = labels::response_id(&row.run_key, row.seat, row.slot);
-    let fail = |m: String| format!("decision {response_id} (model `{}`): {m}", row.model);
+    let fail = |message: String| Error::Decision { decision: response_id.clone(), model: row.model.clone(), message };
     let (stored, _) = rebuild(&row.messages_json).map_err(fail)?;
     let spec: Value = serde_json::from_str(&row.spec_json).map_err(|e| fail(format!("run specification: {e}")))?;
     let env: EnvSpec = serde_json::from_value(spec["environment"].clone())
@@ -325,32 +320,30 @@ struct Asked {
     cached: bool,
 }
 
-/// Runs `agora audit replicates`.
-pub fn main(args: ReplicatesOptions) -> anyhow::Result<()> {
-    if args.sample == 0 {
-        return Err(BadInput("--sample must be at least 1".into()).into());
-    }
-    if args.m < 2 {
-        return Err(BadInput(format!(
-            "--m must be at least 2 (got {}): within-prompt dependency needs repeated replies to one prompt",
-            args.m
-        ))
-        .into());
-    }
-    if !args.store.exists() {
-        return Err(BadInput(format!("store {} does not exist", args.store.display())).into());
-    }
-    drop(Store::open(&args.store)?);
+/// The sample of `agora audit replicates`: the prompts, each checked, and the declarations of
+/// their models.
+struct Sample {
+    prompts: Vec<Prompt>,
+    specs: BTreeMap<String, ModelSpec>,
+    /// Whether each prompt's original reply is in the reply cache.
+    originals_cached: Vec<bool>,
+}
+
+/// Draws the sample (every input checked first): the decision transcripts in scope, aimed by
+/// the filters, then per model the `--sample` ranked first, each prompt rebuilt and checked
+/// against its model's declaration.
+fn sample(args: &ReplicatesOptions, store: &Store) -> Result<Sample> {
     let declared = agora_scenarios::ModelsFile::load(&args.models)
-        .map_err(|e| BadInput(format!("--models {}: {e}", args.models.display())))?;
-    let conn = Connection::open_with_flags(&args.store, OpenFlags::SQLITE_OPEN_READ_ONLY)?;
+        .map_err(|e| Error::BadInput(format!("--models {}: {e}", args.models.display())))?;
+    let conn = store.connection();
+    let sql = Error::sql(store.path());
     if let Some(s) = &args.study {
-        let n = agora_records::families::audit::reads::study_runs(&conn, s)?;
+        let n = agora_records::families::audit::reads::study_runs(conn, s).map_err(&sql)?;
         if n == 0 {
-            return Err(BadInput(format!("--study: store {} holds no study `{s}`", args.store.display())).into());
+            return Err(Error::BadInput(format!("--study: store {} holds no study `{s}`", args.store.display())));
         }
     }
-    let mut rows = records::decisions(&conn, args.study.as_deref(), agora_agents::HUMAN_ENDPOINT)?;
+    let mut rows = records::decisions(conn, args.study.as_deref(), agora_agents::HUMAN_ENDPOINT).map_err(&sql)?;
     // The sample's aim: each filter must name something the store holds, or it is refused.
     type Filter<'a> = (&'a str, &'a Vec<String>, fn(&Row) -> &str);
     let filters: [Filter<'_>; 4] = [
@@ -365,21 +358,19 @@ pub fn main(args: ReplicatesOptions) -> anyhow::Result<()> {
         }
         let held: BTreeSet<&str> = rows.iter().map(field).collect();
         if let Some(w) = wanted.iter().find(|w| !held.contains(w.as_str())) {
-            return Err(BadInput(format!(
+            return Err(Error::BadInput(format!(
                 "{flag} `{w}`: no decision transcript in scope has it (the store has: {})",
                 held.into_iter().collect::<Vec<_>>().join(", ")
-            ))
-            .into());
+            )));
         }
         rows.retain(|r| wanted.iter().any(|w| w == field(r)));
     }
     if args.with_reasoning {
         if !rows.is_empty() && rows.iter().all(|r| r.reasoning.is_none()) {
-            return Err(BadInput(format!(
+            return Err(Error::BadInput(format!(
                 "--with-reasoning: store {} has not been audited (run `agora audit` first)",
                 args.store.display()
-            ))
-            .into());
+            )));
         }
         rows.retain(|r| r.reasoning == Some(true));
     }
@@ -390,28 +381,26 @@ pub fn main(args: ReplicatesOptions) -> anyhow::Result<()> {
     let in_store: Vec<String> = by_model.keys().cloned().collect();
     for m in &args.model {
         if !by_model.contains_key(m) {
-            return Err(BadInput(format!(
+            return Err(Error::BadInput(format!(
                 "--model `{m}`: the store holds no decision transcript of it in scope (models: {})",
                 if in_store.is_empty() { "none".to_string() } else { in_store.join(", ") }
-            ))
-            .into());
+            )));
         }
     }
     if !args.model.is_empty() {
         by_model.retain(|m, _| args.model.contains(m));
     }
     if by_model.is_empty() {
-        return Err(BadInput(format!(
+        return Err(Error::BadInput(format!(
             "store {}: no decision transcript with an action{} to replicate",
             args.store.display(),
             args.study.as_ref().map(|s| format!(" in study `{s}`")).unwrap_or_default()
-        ))
-        .into());
+        )));
     }
     let mut specs: BTreeMap<String, ModelSpec> = BTreeMap::new();
     for m in by_model.keys() {
         let spec = declared.models.iter().find(|s| s.name == *m).ok_or_else(|| {
-            BadInput(format!(
+            Error::BadInput(format!(
                 "--models {}: no model `{m}` is declared, and the store's decisions to replicate are by it (declared: {})",
                 args.models.display(),
                 declared.models.iter().map(|s| s.name.as_str()).collect::<Vec<_>>().join(", ")
@@ -433,51 +422,43 @@ pub fn main(args: ReplicatesOptions) -> anyhow::Result<()> {
         picked.sort_by_cached_key(|(id, _)| labels::rank_key(args.seed, id));
         for (_, row) in picked {
             if row.served_id != spec.served_id {
-                return Err(BadInput(format!(
+                return Err(Error::BadInput(format!(
                     "--models {}: model `{model}` is served as `{}`, but the store's decisions were asked of `{}`",
                     args.models.display(),
                     spec.served_id,
                     row.served_id
-                ))
-                .into());
+                )));
             }
-            let p = prepare(row).map_err(anyhow::Error::msg)?;
+            let p = prepare(row)?;
             if p.stored.schema.is_some() != (spec.structured != StructuredMode::Instructions) {
-                return Err(BadInput(format!(
+                return Err(Error::BadInput(format!(
                     "--models {}: model `{model}` is declared with structured: {:?}, but its stored requests {} a schema",
                     args.models.display(),
                     spec.structured,
                     if p.stored.schema.is_some() { "carry" } else { "carry no" }
-                ))
-                .into());
+                )));
             }
             prompts.push(p);
         }
     }
-
-    // Clients and the cache.
-    let cache: Arc<dyn ReplyCache> = Arc::new(SqliteCache::open(&args.store)?);
-    let session = Arc::new(
-        Session::new(specs.values(), cache, args.replay)
-            .map_err(|e| BadInput(format!("--models {}: {e}", args.models.display())))?,
-    );
     let originals_cached = prompts
         .iter()
-        .map(|p| agora_records::families::audit::reads::cached(&conn, &p.original_key))
-        .collect::<rusqlite::Result<Vec<bool>>>()?;
-    drop(conn);
-    let rt = agora_agents::llm::session::runtime().context("starting the runtime")?;
-    rt.block_on(session.check_reachable())?;
-    let started = std::time::Instant::now();
-    let asked = rt.block_on(ask(&prompts, &session, args.seed, args.m))?;
-    drop(rt);
+        .map(|p| agora_records::families::audit::reads::cached(conn, &p.original_key))
+        .collect::<rusqlite::Result<Vec<bool>>>()
+        .map_err(&sql)?;
+    Ok(Sample { prompts, specs, originals_cached })
+}
 
-    // Everything answered: write the rows in one transaction.
-    let mut conn = Connection::open_with_flags(&args.store, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
-    conn.busy_timeout(std::time::Duration::from_secs(60))?;
+/// Each replicate's reply read as the policy reads it, as its row of `audit_replicates`, with
+/// the count of each parse status.
+fn read<'a>(
+    args: &ReplicatesOptions,
+    prompts: &'a [Prompt],
+    asked: &'a [Asked],
+) -> Result<(Vec<records::ReplicateRecord<'a>>, BTreeMap<String, usize>)> {
     let mut statuses: BTreeMap<String, usize> = BTreeMap::new();
     let mut replies = Vec::new();
-    for a in &asked {
+    for a in asked {
         let p = &prompts[a.prompt];
         let (status, action, reason, detail) = read_reply(&a.reply, &p.space, &p.answer_field);
         *statuses.entry(status.clone()).or_default() += 1;
@@ -506,38 +487,107 @@ pub fn main(args: ReplicatesOptions) -> anyhow::Result<()> {
             detail,
         });
     }
-    records::write(&mut conn, &replies)?;
-    let cached = asked.iter().filter(|a| a.cached).count();
-    let per_model: BTreeMap<&str, usize> = prompts.iter().fold(BTreeMap::new(), |mut m, p| {
-        *m.entry(p.model.as_str()).or_default() += 1;
+    Ok((replies, statuses))
+}
+
+/// What `agora audit replicates` did.
+#[derive(Clone, Debug)]
+pub struct ReplicatesOutcome {
+    /// Replicates asked and written.
+    pub replicates: usize,
+    /// Prompts sampled, per model.
+    pub per_model: BTreeMap<String, usize>,
+    /// The sample's seed.
+    pub seed: u64,
+    /// Replicates per prompt.
+    pub m: usize,
+    /// Seconds the calls took.
+    pub seconds: f64,
+    /// Replies read from the reply cache.
+    pub cached: usize,
+    /// Replicates per parse status.
+    pub statuses: BTreeMap<String, usize>,
+    /// Original requests whose cache key the reply cache holds.
+    pub originals_cached: usize,
+    /// The store.
+    pub store: PathBuf,
+}
+
+impl std::fmt::Display for ReplicatesOutcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let prompts: usize = self.per_model.values().sum();
+        writeln!(
+            f,
+            "{} replicates of {} prompts ({}; seed {}, m = {}) in {:.2} s: {} from the reply cache, {} requests sent; {}",
+            self.replicates,
+            prompts,
+            self.per_model.iter().map(|(m, n)| format!("{m}: {n}")).collect::<Vec<_>>().join(", "),
+            self.seed,
+            self.m,
+            self.seconds,
+            self.cached,
+            self.replicates - self.cached,
+            self.statuses.iter().map(|(s, n)| format!("{n} {s}")).collect::<Vec<_>>().join(", ")
+        )?;
+        writeln!(
+            f,
+            "original requests rebuilt byte for byte: {prompts} of {prompts}; their cache keys found in the reply cache: {} of {prompts}",
+            self.originals_cached
+        )?;
+        writeln!(f, "table audit_replicates in {}; code and estimate with `agora audit`", self.store.display())
+    }
+}
+
+/// Runs `agora audit replicates`: sample, ask, read, write.
+pub fn main(args: ReplicatesOptions) -> Result<ReplicatesOutcome> {
+    if args.sample == 0 {
+        return Err(Error::BadInput("--sample must be at least 1".into()));
+    }
+    if args.m < 2 {
+        return Err(Error::BadInput(format!(
+            "--m must be at least 2 (got {}): within-prompt dependency needs repeated replies to one prompt",
+            args.m
+        )));
+    }
+    if !args.store.exists() {
+        return Err(Error::BadInput(format!("store {} does not exist", args.store.display())));
+    }
+    let store = Store::open(&args.store)?;
+    let sample = sample(&args, &store)?;
+    let rt = agora_agents::llm::session::runtime().map_err(Error::Runtime)?;
+    let session =
+        Arc::new(agora_engine::llm_seats::model_session(&args.store, sample.specs.values(), args.replay, &rt)?);
+    let started = std::time::Instant::now();
+    let asked = rt.block_on(ask(&sample.prompts, &session, args.seed, args.m))?;
+    let seconds = started.elapsed().as_secs_f64();
+    drop(rt);
+
+    // Everything answered: write the rows in one transaction.
+    let (replies, statuses) = read(&args, &sample.prompts, &asked)?;
+    let sql = Error::sql(&args.store);
+    let mut conn = store.connect()?;
+    conn.busy_timeout(std::time::Duration::from_secs(60)).map_err(&sql)?;
+    records::write(&mut conn, &replies).map_err(&sql)?;
+    let per_model: BTreeMap<String, usize> = sample.prompts.iter().fold(BTreeMap::new(), |mut m, p| {
+        *m.entry(p.model.clone()).or_default() += 1;
         m
     });
-    println!(
-        "{} replicates of {} prompts ({}; seed {}, m = {}) in {:.2} s: {} from the reply cache, {} requests sent; {}",
-        asked.len(),
-        prompts.len(),
-        per_model.iter().map(|(m, n)| format!("{m}: {n}")).collect::<Vec<_>>().join(", "),
-        args.seed,
-        args.m,
-        started.elapsed().as_secs_f64(),
-        cached,
-        asked.len() - cached,
-        statuses.iter().map(|(s, n)| format!("{n} {s}")).collect::<Vec<_>>().join(", ")
-    );
-    println!(
-        "original requests rebuilt byte for byte: {} of {}; their cache keys found in the reply cache: {} of {}",
-        prompts.len(),
-        prompts.len(),
-        originals_cached.iter().filter(|c| **c).count(),
-        prompts.len()
-    );
-    println!("table audit_replicates in {}; code and estimate with `agora audit`", args.store.display());
-    Ok(())
+    Ok(ReplicatesOutcome {
+        replicates: asked.len(),
+        per_model,
+        seed: args.seed,
+        m: args.m,
+        seconds,
+        cached: asked.iter().filter(|a| a.cached).count(),
+        statuses,
+        originals_cached: sample.originals_cached.iter().filter(|c| **c).count(),
+        store: args.store.clone(),
+    })
 }
 
 /// Asks every replicate of every prompt, concurrently (each endpoint's limit holds), through
 /// the model session; the first failure stops it.
-async fn ask(prompts: &[Prompt], session: &Arc<Session>, seed: u64, m: usize) -> anyhow::Result<Vec<Asked>> {
+async fn ask(prompts: &[Prompt], session: &Arc<Session>, seed: u64, m: usize) -> Result<Vec<Asked>> {
     let mut jobs = Vec::new();
     for (i, p) in prompts.iter().enumerate() {
         for j in 0..m {
@@ -561,10 +611,9 @@ async fn ask(prompts: &[Prompt], session: &Arc<Session>, seed: u64, m: usize) ->
                         reply: r.reply,
                         cached: r.cached,
                     }),
-                    Err(SessionError::NotCached) => Err(anyhow::anyhow!(
-                        "replay: no cached reply for model `{model}`, decision {response_id}, replicate {j} of seed {seed}; run without --replay to call the server"
-                    )),
-                    Err(e) => Err(e.into()),
+                    Err(e) => Err(Error::of_call(e, || {
+                        format!("model `{model}`, decision {response_id}, replicate {j} of seed {seed}")
+                    })),
                 }
             });
         }
