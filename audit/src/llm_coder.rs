@@ -306,7 +306,7 @@ impl LlmCoder {
             "prompt_template_sha256": prompt_template_sha256(),
         });
         let id = format!("llm/{}@{}", spec.name, &hex_digest(identity.to_string().as_bytes())[..12]);
-        let runtime = agora_agents::llm::session::runtime().map_err(Error::Runtime)?;
+        let runtime = agora_agents::llm::session::runtime().map_err(Error::runtime)?;
         let session = agora_engine::llm_seats::model_session(store, [&spec], options.replay, &runtime)?;
         let shared = Arc::new(Shared {
             system: system_message(codebook),

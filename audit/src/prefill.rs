@@ -692,7 +692,7 @@ pub fn main(args: PrefillOptions) -> Result<PrefillOutcome> {
     let store = Store::open(&args.store)?;
     let sample = sample(&args, &store)?;
     let calls = calls(&args, &sample)?;
-    let rt = agora_agents::llm::session::runtime().map_err(Error::Runtime)?;
+    let rt = agora_agents::llm::session::runtime().map_err(Error::runtime)?;
     let session =
         Arc::new(agora_engine::llm_seats::model_session(&args.store, sample.specs.values(), args.replay, &rt)?);
     let started = std::time::Instant::now();

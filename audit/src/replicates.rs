@@ -554,7 +554,7 @@ pub fn main(args: ReplicatesOptions) -> Result<ReplicatesOutcome> {
     }
     let store = Store::open(&args.store)?;
     let sample = sample(&args, &store)?;
-    let rt = agora_agents::llm::session::runtime().map_err(Error::Runtime)?;
+    let rt = agora_agents::llm::session::runtime().map_err(Error::runtime)?;
     let session =
         Arc::new(agora_engine::llm_seats::model_session(&args.store, sample.specs.values(), args.replay, &rt)?);
     let started = std::time::Instant::now();

@@ -22,7 +22,7 @@ pub use agora_records::run_records as records;
 pub use agora_records::{digits, pool, record_hash, request_parts, run_rows, seed, spec, store};
 
 pub use agora_records::StoreError;
-pub use error::EngineError;
+pub use error::{CommandError, EngineError};
 pub use records::RunRecords;
 pub use run::RunWorld;
 pub use runner::{execute, Missing, Progress, RunnerOptions, RunnerReport};

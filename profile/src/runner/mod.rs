@@ -467,7 +467,7 @@ pub fn main(args: ProfileOptions) -> crate::error::Result<ProfileOutcome> {
     store::record_inputs(&conn, &study.name, &inputs)
         .map_err(|e| Error::BadInput(format!("{}: {e}", args.store.display())))?;
     let cache: Arc<SqliteCache> = Arc::new(SqliteCache::open(&args.store)?);
-    let rt = agora_agents::llm::session::runtime().map_err(|e| Error::Runtime(format!("starting the runtime: {e}")))?;
+    let rt = agora_agents::llm::session::runtime().map_err(|e| Error::runtime(format!("starting the runtime: {e}")))?;
     let mut report = Vec::new();
     let mut incomplete = Vec::new();
     let mut calls = Vec::new();

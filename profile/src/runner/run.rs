@@ -69,7 +69,7 @@ pub async fn in_order<T: Send + 'static>(
     let mut set = tokio::task::JoinSet::new();
     for (i, (id, job)) in jobs.into_iter().enumerate() {
         let permit =
-            permits.clone().acquire_owned().await.map_err(|e| Error::Runtime(format!("the runtime closed: {e}")))?;
+            permits.clone().acquire_owned().await.map_err(|e| Error::runtime(format!("the runtime closed: {e}")))?;
         set.spawn(async move {
             let r = job.await;
             drop(permit);
@@ -79,7 +79,7 @@ pub async fn in_order<T: Send + 'static>(
     let mut results = Vec::with_capacity(set.len());
     let mut failures = Vec::new();
     while let Some(joined) = set.join_next().await {
-        match joined.map_err(|e| Error::Runtime(format!("a profile question panicked: {e}")))? {
+        match joined.map_err(|e| Error::runtime(format!("a profile question panicked: {e}")))? {
             (i, _, Ok(r)) => results.push((i, r)),
             (i, id, Err(e)) => failures.push((i, id, e)),
         }
