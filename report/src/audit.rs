@@ -31,26 +31,27 @@ pub struct Occurrence {
     pub validation: String,
 }
 
-pub use agora_records::reads::report_audit::{Dependency, Requirement};
+pub use agora_records::reads::report_audit::{AgreementRow, Dependency, Requirement};
 
 /// One row of `audit_agreement`, its JSON columns decoded.
 pub struct Agreement {
-    pub codebook: String,
-    pub model: String,
-    pub kind: String,
-    pub reference: String,
-    pub coder: String,
-    pub n: i64,
-    pub kappa: Option<f64>,
-    pub ci_low: Option<f64>,
-    pub ci_high: Option<f64>,
-    pub min_kappa: Option<f64>,
-    pub verdict: Option<String>,
-    pub note: Option<String>,
+    /// The row as stored (its JSON columns read into the fields below).
+    pub stored: AgreementRow,
+    /// The codes compared.
     pub labels: Vec<String>,
+    /// The confusion matrix (rows: the reference's code, columns: the coder's).
     pub confusion: Vec<Vec<u64>>,
+    /// The reference's uses of each code.
     pub support: Vec<u64>,
+    /// The coder's recall per code.
     pub recall: Vec<Option<f64>>,
+}
+
+impl Agreement {
+    /// The codebook, named with its version.
+    pub fn codebook(&self) -> String {
+        format!("{} v{}", self.stored.codebook, self.stored.codebook_version)
+    }
 }
 
 /// The coded paths of the responses to one prompt (or one condition), for a reasoning tree.
@@ -181,39 +182,15 @@ pub fn agreement(conn: &Connection) -> anyhow::Result<Option<Vec<Agreement>>> {
     if !has_table(conn, "audit_agreement")? {
         return Ok(None);
     }
-    let rows: Vec<(Agreement, [String; 4])> = agora_records::reads::report_audit::agreement(conn)?
-        .into_iter()
-        .map(|r| {
-            (
-                Agreement {
-                    codebook: format!("{} v{}", r.codebook, r.codebook_version),
-                    model: r.model,
-                    kind: r.kind,
-                    reference: r.reference,
-                    coder: r.coder,
-                    n: r.n,
-                    kappa: r.kappa,
-                    ci_low: r.ci_low,
-                    ci_high: r.ci_high,
-                    min_kappa: r.min_kappa,
-                    verdict: r.verdict,
-                    note: r.note,
-                    labels: Vec::new(),
-                    confusion: Vec::new(),
-                    support: Vec::new(),
-                    recall: Vec::new(),
-                },
-                [r.labels_json, r.confusion_json, r.support_json, r.recall_json],
-            )
-        })
-        .collect();
     let mut out = Vec::new();
-    for (mut a, [labels, confusion, support, recall]) in rows {
-        a.labels = json(&labels, "labels_json")?;
-        a.confusion = json(&confusion, "confusion_json")?;
-        a.support = json(&support, "support_json")?;
-        a.recall = json(&recall, "recall_json")?;
-        out.push(a);
+    for r in agora_records::reads::report_audit::agreement(conn)? {
+        out.push(Agreement {
+            labels: json(&r.labels_json, "labels_json")?,
+            confusion: json(&r.confusion_json, "confusion_json")?,
+            support: json(&r.support_json, "support_json")?,
+            recall: json(&r.recall_json, "recall_json")?,
+            stored: r,
+        });
     }
     Ok(Some(out))
 }

@@ -682,7 +682,8 @@ fn audit(h: &mut String, p: &Page) {
                  <th>value</th><th>estimate</th><th>95 % interval</th><th>prompts</th><th>replicates</th>\
                  <th>status</th><th>validation</th></tr>",
             );
-            for d in rows {
+            for stored in rows {
+                let d = &stored.row;
                 let (est, ci) = match d.coef {
                     Some(c) => (format!("{c:.3}"), interval(d.ci_low, d.ci_high)),
                     None => {
@@ -695,7 +696,7 @@ fn audit(h: &mut String, p: &Page) {
                     h,
                     "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
                      <td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-                    escape(&d.coder),
+                    escape(&stored.key.coder),
                     escape(&d.model),
                     escape(&d.environment),
                     escape(&d.arm),
@@ -737,17 +738,17 @@ fn audit(h: &mut String, p: &Page) {
                     h,
                     "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td><td>{}</td>\
                      <td>{}</td><td>{}</td></tr>",
-                    escape(&r.codebook),
-                    escape(&r.model),
-                    escape(&r.kind),
-                    escape(&r.reference),
-                    escape(&r.coder),
-                    r.n,
-                    num(r.kappa),
-                    interval(r.ci_low, r.ci_high),
-                    num(r.min_kappa),
-                    escape(r.verdict.as_deref().unwrap_or("-")),
-                    escape(r.note.as_deref().unwrap_or(""))
+                    escape(&r.codebook()),
+                    escape(&r.stored.model),
+                    escape(&r.stored.kind),
+                    escape(&r.stored.reference),
+                    escape(&r.stored.coder),
+                    r.stored.n,
+                    num(r.stored.kappa),
+                    interval(r.stored.ci_low, r.stored.ci_high),
+                    num(r.stored.min_kappa),
+                    escape(r.stored.verdict.as_deref().unwrap_or("-")),
+                    escape(r.stored.note.as_deref().unwrap_or(""))
                 );
             }
             h.push_str("</table>");
@@ -756,10 +757,10 @@ fn audit(h: &mut String, p: &Page) {
                     h,
                     "<details class=\"confusion\"><summary>{} against {} on {} ({} sentences)</summary>\
                      <table class=\"recall\"><tr><th>code</th><th>reference uses</th><th>recall</th></tr>",
-                    escape(&r.coder),
-                    escape(&r.reference),
-                    escape(&r.model),
-                    r.n
+                    escape(&r.stored.coder),
+                    escape(&r.stored.reference),
+                    escape(&r.stored.model),
+                    r.stored.n
                 );
                 for (i, code) in r.labels.iter().enumerate() {
                     let _ = write!(

@@ -213,40 +213,54 @@ pub struct DependencyEstimate {
 }
 
 /// The `lpm-fe` dependency estimates of a study's scope (or of all) and of the whole store, the
-/// study's first; `None` where the store has no `audit_dependency`.
+/// study's first, then by coder, codebook, model, environment, role and value; `None` where the
+/// store has no `audit_dependency`. Read through the table's one reader
+/// ([`crate::families::audit::dependency::stored`]).
 pub fn dependency(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Option<Vec<DependencyEstimate>>> {
     if !has_table(conn, "audit_dependency")? {
         return Ok(None);
     }
-    // A store written before the rows carried their arm and cell reads them as unknown.
-    let where_ = if has_columns(conn, "audit_dependency", &["arm", "cell"])? { "arm, cell" } else { "NULL, NULL" };
-    let mut st = conn.prepare(&format!(
-        "SELECT coder, codebook, codebook_version, codebook_sha256, model, environment, role, indicator, value,
-                    status, reason, coef, ci_low, ci_high, n_prompts, p, {where_}
-             FROM audit_dependency
-             WHERE estimator = 'lpm-fe' AND (?1 IS NULL OR scope = ?1 OR scope = '')
-             ORDER BY CASE WHEN scope = COALESCE(?1, '') THEN 0 ELSE 1 END, coder, codebook, model, environment, role, value"
-    ))?;
-    let rows = st.query_map(params![study], |r| {
-        Ok(DependencyEstimate {
-            key: CoderKey { coder: r.get(0)?, codebook: r.get(1)?, version: r.get(2)?, sha256: r.get(3)? },
-            model: r.get(4)?,
-            environment: r.get(5)?,
-            role: r.get(6)?,
-            indicator: r.get(7)?,
-            value: r.get(8)?,
-            status: r.get(9)?,
-            reason: r.get(10)?,
-            coef: r.get(11)?,
-            ci_low: r.get(12)?,
-            ci_high: r.get(13)?,
-            n_prompts: r.get::<_, i64>(14)? as usize,
-            p: r.get(15)?,
-            arm: r.get(16)?,
-            cell: r.get(17)?,
+    let scope = study.unwrap_or("");
+    let mut stored: Vec<_> = crate::families::audit::dependency::stored(conn)?
+        .into_iter()
+        .filter(|e| e.row.estimator == "lpm-fe" && (study.is_none() || e.scope == scope || e.scope.is_empty()))
+        .collect();
+    // The study's own estimates first.
+    stored.sort_by(|a, b| {
+        let order = |e: &crate::families::audit::dependency::StoredEstimate| {
+            (e.scope != scope, e.key.coder.clone(), e.key.codebook.clone(), e.row.model.clone())
+        };
+        (order(a), &a.row.environment, &a.row.role, &a.row.value).cmp(&(
+            order(b),
+            &b.row.environment,
+            &b.row.role,
+            &b.row.value,
+        ))
+    });
+    let rows = stored
+        .into_iter()
+        .map(|e| {
+            let (d, placed) = (e.row, e.placed);
+            DependencyEstimate {
+                key: e.key,
+                model: d.model,
+                environment: d.environment,
+                arm: placed.then_some(d.arm),
+                cell: placed.then_some(d.cell),
+                role: d.role,
+                indicator: d.indicator,
+                value: d.value,
+                status: d.status,
+                reason: d.reason,
+                coef: d.coef,
+                ci_low: d.ci_low,
+                ci_high: d.ci_high,
+                p: d.p,
+                n_prompts: d.n_prompts,
+            }
         })
-    })?;
-    rows.collect::<rusqlite::Result<_>>().map(Some)
+        .collect();
+    Ok(Some(rows))
 }
 
 /// One estimate of `audit_faithfulness`: the intervention effect τ of a value on the indicator.

@@ -6,7 +6,7 @@
 //! function takes an open connection and leaves its errors as SQLite's, for the caller to
 //! place (a store's path, a message).
 
-use rusqlite::{params, Connection};
+use rusqlite::Connection;
 
 pub mod bench;
 pub mod declarations;
@@ -27,13 +27,7 @@ pub fn has_table(conn: &Connection, table: &str) -> rusqlite::Result<bool> {
     .map(|n| n > 0)
 }
 
-/// Whether `table` of the store has `column`.
-pub fn has_column(conn: &Connection, table: &str, column: &str) -> rusqlite::Result<bool> {
-    conn.query_row("SELECT COUNT(*) FROM pragma_table_info(?1) WHERE name = ?2", params![table, column], |r| {
-        r.get::<_, i64>(0)
-    })
-    .map(|n| n > 0)
-}
+pub use crate::families::has_column;
 
 /// Whether `table` has every one of `columns` (each read as [`has_column`]).
 pub fn has_columns(conn: &Connection, table: &str, columns: &[&str]) -> rusqlite::Result<bool> {

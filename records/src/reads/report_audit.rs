@@ -40,79 +40,9 @@ pub fn coded_values(conn: &Connection, k: &CoderKey) -> rusqlite::Result<Vec<(St
     rows.collect()
 }
 
-/// One row of `audit_dependency`.
-pub struct Dependency {
-    /// The coder.
-    pub coder: String,
-    /// The audited model.
-    pub model: String,
-    /// The environment.
-    pub environment: String,
-    /// The arm and cell of the decisions the estimate rests on (empty in a store written before
-    /// the rows carried them).
-    pub arm: String,
-    /// The cell (as the arm).
-    pub cell: String,
-    /// The role.
-    pub role: String,
-    /// The indicator's name.
-    pub indicator: String,
-    /// The estimator.
-    pub estimator: String,
-    /// The value code.
-    pub value: String,
-    /// The estimate's status.
-    pub status: String,
-    /// Why a row has no estimate.
-    pub reason: String,
-    /// The slope.
-    pub coef: Option<f64>,
-    /// Lower end of its 95 % interval.
-    pub ci_low: Option<f64>,
-    /// Upper end of its 95 % interval.
-    pub ci_high: Option<f64>,
-    /// Prompts in the fit.
-    pub n_prompts: i64,
-    /// Replicates in the fit.
-    pub n_replicates: i64,
-    /// The gate's decision as stored beside it.
-    pub validation: String,
-}
-
-/// The rows of `audit_dependency` (the table must exist), by scope, coder, codebook, model,
-/// environment, arm, cell, role, estimator and value.
-pub fn dependency(conn: &Connection) -> rusqlite::Result<Vec<Dependency>> {
-    let has = |c: &str| super::has_column(conn, "audit_dependency", c);
-    let place = if has("arm")? && has("cell")? { "arm, cell" } else { "'', ''" };
-    let mut st = conn.prepare(&format!(
-        "SELECT coder, model, environment, role, indicator, estimator, value, status, reason, coef, ci_low, ci_high,
-                n_prompts, n_replicates, validation, {place}
-         FROM audit_dependency ORDER BY scope, coder, codebook, codebook_version, model, environment, {place}, role,
-              estimator, value"
-    ))?;
-    let rows = st.query_map([], |r| {
-        Ok(Dependency {
-            coder: r.get(0)?,
-            model: r.get(1)?,
-            environment: r.get(2)?,
-            role: r.get(3)?,
-            indicator: r.get(4)?,
-            estimator: r.get(5)?,
-            value: r.get(6)?,
-            status: r.get(7)?,
-            reason: r.get(8)?,
-            coef: r.get(9)?,
-            ci_low: r.get(10)?,
-            ci_high: r.get(11)?,
-            n_prompts: r.get(12)?,
-            n_replicates: r.get(13)?,
-            validation: r.get(14)?,
-            arm: r.get(15)?,
-            cell: r.get(16)?,
-        })
-    })?;
-    rows.collect()
-}
+/// The rows of `audit_dependency` (none where the table is absent), by scope, coder, codebook,
+/// model, environment, arm, cell, role, estimator and value: its one reader.
+pub use crate::families::audit::dependency::{stored as dependency, StoredEstimate as Dependency};
 
 /// One row of `audit_agreement` as stored, its JSON columns undecoded.
 pub struct AgreementRow {

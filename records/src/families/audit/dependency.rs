@@ -7,6 +7,8 @@ use serde::Serialize;
 
 use super::coding::{drop_if_lacking, CodebookRecord};
 use super::{has_table, make, DEPENDENCY, REPLICATE_CODES, STUDY_SCOPE};
+use crate::families::has_column;
+use crate::reads::evidence::CoderKey;
 
 /// One estimate of one value, by one estimator, for one model, environment, arm, cell and role.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -324,6 +326,78 @@ pub fn write_estimates(
     tx.commit()
 }
 
+/// One row of `audit_dependency` as stored: the study scope, coder and codebook it was
+/// estimated under, and the estimate.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StoredEstimate {
+    /// The study scope (empty: every run).
+    pub scope: String,
+    /// The coder and codebook.
+    pub key: CoderKey,
+    /// Whether the row names its arm and cell: a table written before the estimates were kept
+    /// apart per arm and cell lacks them, and its rows read them empty.
+    pub placed: bool,
+    /// The estimate.
+    pub row: DependencyRow,
+}
+
+/// Every row of `audit_dependency` (none where the store has no such table), in scope, coder,
+/// codebook, model, environment, arm, cell, role, estimator and value order: the one reader of
+/// the table, for the audit, the ladder and the report. A column an older layout lacks reads
+/// empty (arm, cell) or unknown (the interval's parts, `prompts_varying`).
+pub fn stored(conn: &Connection) -> rusqlite::Result<Vec<StoredEstimate>> {
+    if !has_table(conn, "audit_dependency")? {
+        return Ok(Vec::new());
+    }
+    let placed = KEYED_BY
+        .iter()
+        .try_fold(true, |all, c| Ok::<_, rusqlite::Error>(all && has_column(conn, "audit_dependency", c)?))?;
+    let or = |column: &'static str, missing: &'static str| -> rusqlite::Result<&'static str> {
+        Ok(if has_column(conn, "audit_dependency", column)? { column } else { missing })
+    };
+    let (arm, cell) = if placed { ("arm", "cell") } else { ("''", "''") };
+    let (se, stat, p, varying) =
+        (or("se", "NULL")?, or("stat", "NULL")?, or("p", "NULL")?, or("prompts_varying", "NULL")?);
+    let mut st = conn.prepare(&format!(
+        "SELECT scope, coder, codebook, codebook_version, codebook_sha256, model, environment, {arm}, {cell}, role,
+                indicator, estimator, value, status, reason, coef, {se}, {stat}, {p}, ci_low, ci_high, n_prompts,
+                n_replicates, {varying}, validation
+         FROM audit_dependency
+         ORDER BY scope, coder, codebook, codebook_version, codebook_sha256, model, environment, {arm}, {cell}, role,
+              estimator, value"
+    ))?;
+    let rows = st.query_map([], |r| {
+        Ok(StoredEstimate {
+            scope: r.get(0)?,
+            key: CoderKey { coder: r.get(1)?, codebook: r.get(2)?, version: r.get(3)?, sha256: r.get(4)? },
+            placed,
+            row: DependencyRow {
+                model: r.get(5)?,
+                environment: r.get(6)?,
+                arm: r.get(7)?,
+                cell: r.get(8)?,
+                role: r.get(9)?,
+                indicator: r.get(10)?,
+                estimator: r.get(11)?,
+                value: r.get(12)?,
+                status: r.get(13)?,
+                reason: r.get(14)?,
+                coef: r.get(15)?,
+                se: r.get(16)?,
+                stat: r.get(17)?,
+                p: r.get(18)?,
+                ci_low: r.get(19)?,
+                ci_high: r.get(20)?,
+                n_prompts: r.get::<_, i64>(21)? as usize,
+                n_replicates: r.get::<_, i64>(22)? as usize,
+                prompts_varying: r.get::<_, Option<i64>>(23)?.map(|x| x as usize),
+                validation: r.get(24)?,
+            },
+        })
+    })?;
+    rows.collect()
+}
+
 /// The dependency estimates of a study scope (empty: every run), coder and codebook (name,
 /// version, SHA-256) in `audit_dependency`, in model, environment, arm, cell, role, estimator
 /// and value order; none where the table does not exist.
@@ -333,40 +407,89 @@ pub fn read_estimates(
     coder: &str,
     codebook: (&str, u32, &str),
 ) -> rusqlite::Result<Vec<DependencyRow>> {
-    if !has_table(conn, "audit_dependency")? {
-        return Ok(Vec::new());
-    }
     let (name, version, sha256) = codebook;
-    let mut st = conn.prepare(
-        "SELECT model, environment, role, indicator, estimator, value, status, reason, coef, se, stat, p, ci_low,
-                ci_high, n_prompts, n_replicates, prompts_varying, validation, arm, cell
-         FROM audit_dependency
-         WHERE scope = ?1 AND coder = ?2 AND codebook = ?3 AND codebook_version = ?4 AND codebook_sha256 = ?5
-         ORDER BY model, environment, arm, cell, role, estimator, value",
-    )?;
-    let rows = st.query_map(params![scope, coder, name, version, sha256], |r| {
-        Ok(DependencyRow {
-            model: r.get(0)?,
-            environment: r.get(1)?,
-            role: r.get(2)?,
-            indicator: r.get(3)?,
-            estimator: r.get(4)?,
-            value: r.get(5)?,
-            status: r.get(6)?,
-            reason: r.get(7)?,
-            coef: r.get(8)?,
-            se: r.get(9)?,
-            stat: r.get(10)?,
-            p: r.get(11)?,
-            ci_low: r.get(12)?,
-            ci_high: r.get(13)?,
-            n_prompts: r.get::<_, i64>(14)? as usize,
-            n_replicates: r.get::<_, i64>(15)? as usize,
-            prompts_varying: r.get::<_, Option<i64>>(16)?.map(|x| x as usize),
-            validation: r.get(17)?,
-            arm: r.get(18)?,
-            cell: r.get(19)?,
+    Ok(stored(conn)?
+        .into_iter()
+        .filter(|e| {
+            e.scope == scope
+                && e.key.coder == coder
+                && e.key.codebook == name
+                && e.key.version == version
+                && e.key.sha256 == sha256
         })
-    })?;
-    rows.collect()
+        .map(|e| e.row)
+        .collect())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(model: &str, arm: &str, value: &str) -> DependencyRow {
+        DependencyRow {
+            model: model.into(),
+            environment: "pd".into(),
+            arm: arm.into(),
+            cell: "baseline".into(),
+            role: "player".into(),
+            indicator: "cooperate".into(),
+            estimator: "lpm-fe".into(),
+            value: value.into(),
+            status: "estimated".into(),
+            reason: String::new(),
+            coef: Some(0.25),
+            se: Some(0.1),
+            stat: Some(2.5),
+            p: Some(0.02),
+            ci_low: Some(0.05),
+            ci_high: Some(0.45),
+            n_prompts: 8,
+            n_replicates: 40,
+            prompts_varying: Some(5),
+            validation: "validated".into(),
+        }
+    }
+
+    #[test]
+    fn one_reader_gives_every_row_with_its_key_and_the_writers_estimates_back() {
+        let mut conn = Connection::open_in_memory().expect("db");
+        let cb = ("default", 1, "abc");
+        let rows = [row("b", "baseline", "fairness"), row("a", "punishment", "care"), row("a", "baseline", "care")];
+        write_estimates(&mut conn, "", "lexicon/1", cb, &rows).expect("write");
+        write_estimates(&mut conn, "s1", "lexicon/1", cb, &rows[..1]).expect("write");
+        let all = stored(&conn).expect("read");
+        assert_eq!(all.len(), 4);
+        assert!(all.iter().all(|e| e.placed && e.key.coder == "lexicon/1" && e.key.version == 1));
+        let order: Vec<(&str, &str, &str)> =
+            all.iter().map(|e| (e.scope.as_str(), e.row.model.as_str(), e.row.arm.as_str())).collect();
+        assert_eq!(
+            order,
+            [("", "a", "baseline"), ("", "a", "punishment"), ("", "b", "baseline"), ("s1", "b", "baseline")]
+        );
+        assert_eq!(all[0].row, rows[2], "every column read back as written");
+        let mine = read_estimates(&conn, "s1", "lexicon/1", cb).expect("read");
+        assert_eq!(mine, [rows[0].clone()]);
+        assert!(read_estimates(&conn, "s1", "lexicon/1", ("default", 2, "abc")).expect("read").is_empty());
+    }
+
+    #[test]
+    fn a_table_of_the_older_layout_reads_without_place_or_interval_parts() {
+        let conn = Connection::open_in_memory().expect("db");
+        conn.execute_batch(
+            "CREATE TABLE audit_dependency (scope TEXT, coder TEXT, codebook TEXT, codebook_version INTEGER,
+                codebook_sha256 TEXT, model TEXT, environment TEXT, role TEXT, indicator TEXT, estimator TEXT,
+                value TEXT, status TEXT, reason TEXT, coef REAL, ci_low REAL, ci_high REAL, n_prompts INTEGER,
+                n_replicates INTEGER, validation TEXT);
+             INSERT INTO audit_dependency VALUES ('', 'lexicon/1', 'default', 1, 'abc', 'a', 'pd', 'player',
+                'cooperate', 'lpm-fe', 'care', 'estimated', '', 0.2, 0.1, 0.3, 6, 30, 'validated');",
+        )
+        .expect("old table");
+        let all = stored(&conn).expect("read");
+        assert_eq!(all.len(), 1);
+        let e = &all[0];
+        assert!(!e.placed && e.row.arm.is_empty() && e.row.cell.is_empty());
+        assert_eq!((e.row.se, e.row.p, e.row.prompts_varying), (None, None, None));
+        assert_eq!((e.row.coef, e.row.n_prompts), (Some(0.2), 6));
+        assert!(stored(&Connection::open_in_memory().expect("db")).expect("no table").is_empty());
+    }
 }
