@@ -335,99 +335,71 @@ mod tests {
         }
     }
 
+    /// The bytes of the one small record of the tests below, written out independently of
+    /// [`Writer`] as the layout documents them: schema 8's, or with `served` (endpoint and
+    /// latency) schema 7's, which hashed the serving facts (as schema 7's own test wrote it,
+    /// `git show 44763b2^:engine/src/record_hash.rs`).
+    fn documented_bytes(served: Option<(&str, f64)>) -> Vec<u8> {
+        let mut b: Vec<u8> = Vec::new();
+        let text = |b: &mut Vec<u8>, s: &str| {
+            b.extend((s.len() as u64).to_le_bytes());
+            b.extend(s.as_bytes());
+        };
+        let int = |b: &mut Vec<u8>, v: u64| b.extend(v.to_le_bytes());
+        text(&mut b, if served.is_some() { "agora-record-7" } else { "agora-record-8" });
+        text(&mut b, "k");
+        int(&mut b, 1);
+        int(&mut b, 0);
+        text(&mut b, "tit-for-tat");
+        text(&mut b, "classical");
+        int(&mut b, 0);
+        text(&mut b, ROWS.decisions);
+        text(&mut b, "[]");
+        text(&mut b, "[]");
+        int(&mut b, 1);
+        for v in [0, 0] {
+            int(&mut b, v);
+        }
+        text(&mut b, "decision");
+        int(&mut b, 1);
+        int(&mut b, 1);
+        let endpoint = served.map(|(e, _)| e);
+        for s in ["player", "m", "m"].into_iter().chain(endpoint).chain(["{}", "r"]) {
+            text(&mut b, s);
+        }
+        b.push(1);
+        text(&mut b, "c1");
+        b.push(1);
+        text(&mut b, "why \"not\"");
+        text(&mut b, "ok");
+        text(&mut b, "");
+        if let Some((_, latency_ms)) = served {
+            int(&mut b, latency_ms.to_bits());
+        }
+        b.push(1);
+        int(&mut b, 3);
+        b.push(0);
+        int(&mut b, 1);
+        text(&mut b, "cooperation");
+        int(&mut b, 1.0f64.to_bits());
+        b
+    }
+
     /// The layout, written out independently of [`Writer`], for one small record.
     #[test]
     fn the_hash_is_sha256_of_the_documented_bytes() {
         let agent = AgentRow { seat: 0, policy: "tit-for-tat", family: "classical", committed: false };
         let got = record_hash("k", &[agent], ROWS, &[call(Some("why \"not\""))], &[("cooperation", 1.0)]);
-        let mut b: Vec<u8> = Vec::new();
-        let text = |b: &mut Vec<u8>, s: &str| {
-            b.extend((s.len() as u64).to_le_bytes());
-            b.extend(s.as_bytes());
-        };
-        let int = |b: &mut Vec<u8>, v: u64| b.extend(v.to_le_bytes());
-        text(&mut b, "agora-record-8");
-        text(&mut b, "k");
-        int(&mut b, 1);
-        int(&mut b, 0);
-        text(&mut b, "tit-for-tat");
-        text(&mut b, "classical");
-        int(&mut b, 0);
-        text(&mut b, ROWS.decisions);
-        text(&mut b, "[]");
-        text(&mut b, "[]");
-        int(&mut b, 1);
-        for v in [0, 0] {
-            int(&mut b, v);
-        }
-        text(&mut b, "decision");
-        int(&mut b, 1);
-        int(&mut b, 1);
-        for s in ["player", "m", "m", "{}", "r"] {
-            text(&mut b, s);
-        }
-        b.push(1);
-        text(&mut b, "c1");
-        b.push(1);
-        text(&mut b, "why \"not\"");
-        text(&mut b, "ok");
-        text(&mut b, "");
-        b.push(1);
-        int(&mut b, 3);
-        b.push(0);
-        int(&mut b, 1);
-        text(&mut b, "cooperation");
-        int(&mut b, 1.0f64.to_bits());
-        assert_eq!(got, format!("{:x}", Sha256::digest(&b)));
+        assert_eq!(got, format!("{:x}", Sha256::digest(documented_bytes(None))));
     }
 
-    /// Schema 7's layout, written out independently of [`Writer`] as schema 7's own test wrote
-    /// it (`git show 44763b2^:engine/src/record_hash.rs`), for the same small record.
+    /// Schema 7's layout, written out independently of [`Writer`], for the same small record.
     #[test]
     fn schema_7s_hash_is_sha256_of_schema_7s_bytes() {
         let agent = AgentRow { seat: 0, policy: "tit-for-tat", family: "classical", committed: false };
         let served = v7::Served { endpoint: "http://x/v1", latency_ms: 1.5 };
         let got = v7::record_hash("k", &[agent], ROWS, &[(call(Some("why \"not\"")), served)], &[("cooperation", 1.0)]);
-        let mut b: Vec<u8> = Vec::new();
-        let text = |b: &mut Vec<u8>, s: &str| {
-            b.extend((s.len() as u64).to_le_bytes());
-            b.extend(s.as_bytes());
-        };
-        let int = |b: &mut Vec<u8>, v: u64| b.extend(v.to_le_bytes());
-        text(&mut b, "agora-record-7");
-        text(&mut b, "k");
-        int(&mut b, 1);
-        int(&mut b, 0);
-        text(&mut b, "tit-for-tat");
-        text(&mut b, "classical");
-        int(&mut b, 0);
-        text(&mut b, ROWS.decisions);
-        text(&mut b, "[]");
-        text(&mut b, "[]");
-        int(&mut b, 1);
-        for v in [0, 0] {
-            int(&mut b, v);
-        }
-        text(&mut b, "decision");
-        int(&mut b, 1);
-        int(&mut b, 1);
-        for s in ["player", "m", "m", "http://x/v1", "{}", "r"] {
-            text(&mut b, s);
-        }
-        b.push(1);
-        text(&mut b, "c1");
-        b.push(1);
-        text(&mut b, "why \"not\"");
-        text(&mut b, "ok");
-        text(&mut b, "");
-        int(&mut b, 1.5f64.to_bits());
-        b.push(1);
-        int(&mut b, 3);
-        b.push(0);
-        int(&mut b, 1);
-        text(&mut b, "cooperation");
-        int(&mut b, 1.0f64.to_bits());
-        assert_eq!(got, format!("{:x}", Sha256::digest(&b)));
+        assert_eq!(got, format!("{:x}", Sha256::digest(documented_bytes(Some(("http://x/v1", 1.5))))));
         // The other way: schema 7 hashed the serving facts, so they move its hash, and the two
         // definitions never agree.
         let slower = v7::Served { latency_ms: 2.5, ..served };
