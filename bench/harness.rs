@@ -365,7 +365,17 @@ fn distinct(spec: &RunSpec, i: usize) -> RunSpec {
     run
 }
 
-fn classical(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
+/// The shipped classical study and its three benchmark blocks' baseline C0 runs: the 24-agent
+/// minimal naming game, Roth–Erev in the prisoner's dilemma and conditional cooperators in
+/// public goods (what the classical section and the peers time).
+pub(crate) struct Blocks {
+    pub(crate) plan: Plan,
+    pub(crate) naming: Vec<RunSpec>,
+    pub(crate) pd: Vec<RunSpec>,
+    pub(crate) pgg: Vec<RunSpec>,
+}
+
+pub(crate) fn blocks() -> anyhow::Result<Blocks> {
     let plan = Plan::load(&repo_file("scenarios/studies/classical.ron")?, None)?;
     let pick = |block: &str, roster: &str| -> Vec<RunSpec> {
         plan.runs
@@ -379,10 +389,14 @@ fn classical(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
             .cloned()
             .collect()
     };
-    let naming = pick("naming-mng", "minimal-naming");
-    let pd = pick("pd", "roth-erev");
-    let pgg = pick("pgg", "conditional-cooperator");
+    let (naming, pd, pgg) =
+        (pick("naming-mng", "minimal-naming"), pick("pd", "roth-erev"), pick("pgg", "conditional-cooperator"));
     anyhow::ensure!(!naming.is_empty() && !pd.is_empty() && !pgg.is_empty(), "classical.ron lacks a benchmark block");
+    Ok(Blocks { plan, naming, pd, pgg })
+}
+
+fn classical(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
+    let Blocks { plan, naming, pd, pgg } = blocks()?;
     let scale = if quick { 10 } else { 1 };
 
     // The 24-agent naming game: engine, plain loop, Python.

@@ -145,23 +145,7 @@ pub(super) fn peers(quick: bool, rows: &mut Vec<Row>) -> anyhow::Result<()> {
             return Ok(());
         }
     };
-    let plan = Plan::load(&repo_file("scenarios/studies/classical.ron")?, None)?;
-    let pick = |block: &str, roster: &str| -> Vec<RunSpec> {
-        plan.runs
-            .iter()
-            .filter(|r| {
-                r.block == block
-                    && r.roster == roster
-                    && r.cell == "baseline"
-                    && r.variant == agora_environments::Variant::C0
-            })
-            .cloned()
-            .collect()
-    };
-    let naming = pick("naming-mng", "minimal-naming");
-    let pd = pick("pd", "roth-erev");
-    let pgg = pick("pgg", "conditional-cooperator");
-    anyhow::ensure!(!naming.is_empty() && !pd.is_empty() && !pgg.is_empty(), "classical.ron lacks a benchmark block");
+    let super::Blocks { naming, pd, pgg, .. } = super::blocks()?;
     let scale = if quick { 10 } else { 1 };
 
     // The 24-agent naming game: Mesa beside the engine.
