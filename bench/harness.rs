@@ -239,19 +239,9 @@ fn machine() -> String {
     format!("{cpu}, {cores} cores{mem}")
 }
 
-/// Today's UTC date from the system clock (civil-from-days, proleptic Gregorian).
+/// Today's UTC date from the system clock.
 fn today() -> String {
-    let secs = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_secs()).unwrap_or(0);
-    let z = (secs / 86_400) as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!("{y:04}-{m:02}-{d:02}")
+    agora_records::store::deposit::now_utc()[..10].to_string()
 }
 
 fn repo_file(rel: &str) -> anyhow::Result<PathBuf> {

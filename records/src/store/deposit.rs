@@ -32,6 +32,12 @@ pub struct DepositRow {
     pub files: String,
 }
 
+/// The time now, UTC, to the second (`2026-08-15T07:02:00Z`), by this machine's clock: as a
+/// run's provenance and a deposit record it.
+pub fn now_utc() -> String {
+    chrono::Utc::now().format("%Y-%m-%dT%H:%M:%SZ").to_string()
+}
+
 /// What the store keeps of how a run came to be made.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Provenance {
@@ -108,4 +114,17 @@ fn has_table(conn: &Connection, name: &str) -> Result<bool, rusqlite::Error> {
         r.get::<_, i64>(0)
     })
     .map(|n| n > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn now_is_an_iso_8601_utc_time_to_the_second() {
+        let before = chrono::Utc::now().timestamp();
+        let now = super::now_utc();
+        let after = chrono::Utc::now().timestamp();
+        assert_eq!(now.len(), 20, "{now}");
+        let read = chrono::NaiveDateTime::parse_from_str(&now, "%Y-%m-%dT%H:%M:%SZ").expect("it reads back").and_utc();
+        assert!((before..=after).contains(&read.timestamp()), "{now}");
+    }
 }
