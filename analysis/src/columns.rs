@@ -93,6 +93,15 @@ impl SerializeStruct for RecordSerializer {
 
 type Result<T, E = Unsupported> = std::result::Result<T, E>;
 
+/// Each scalar method makes its cell of the value (widened to the cell's type).
+macro_rules! scalars {
+    ($($method:ident: $t:ty => $cell:expr;)*) => {
+        $(fn $method(self, v: $t) -> Result<Cell> {
+            Ok($cell(v))
+        })*
+    };
+}
+
 impl ser::Serializer for CellSerializer {
     type Ok = Cell;
     type Error = Unsupported;
@@ -104,44 +113,20 @@ impl ser::Serializer for CellSerializer {
     type SerializeStruct = RecordSerializer;
     type SerializeStructVariant = Impossible<Cell, Unsupported>;
 
-    fn serialize_bool(self, v: bool) -> Result<Cell> {
-        Ok(Cell::Bool(v))
-    }
-    fn serialize_i8(self, v: i8) -> Result<Cell> {
-        Ok(Cell::Int(v.into()))
-    }
-    fn serialize_i16(self, v: i16) -> Result<Cell> {
-        Ok(Cell::Int(v.into()))
-    }
-    fn serialize_i32(self, v: i32) -> Result<Cell> {
-        Ok(Cell::Int(v.into()))
-    }
-    fn serialize_i64(self, v: i64) -> Result<Cell> {
-        Ok(Cell::Int(v))
-    }
-    fn serialize_u8(self, v: u8) -> Result<Cell> {
-        Ok(Cell::UInt(v.into()))
-    }
-    fn serialize_u16(self, v: u16) -> Result<Cell> {
-        Ok(Cell::UInt(v.into()))
-    }
-    fn serialize_u32(self, v: u32) -> Result<Cell> {
-        Ok(Cell::UInt(v.into()))
-    }
-    fn serialize_u64(self, v: u64) -> Result<Cell> {
-        Ok(Cell::UInt(v))
-    }
-    fn serialize_f32(self, v: f32) -> Result<Cell> {
-        Ok(Cell::Float(v.into()))
-    }
-    fn serialize_f64(self, v: f64) -> Result<Cell> {
-        Ok(Cell::Float(v))
-    }
-    fn serialize_char(self, v: char) -> Result<Cell> {
-        Ok(Cell::Text(v.to_string()))
-    }
-    fn serialize_str(self, v: &str) -> Result<Cell> {
-        Ok(Cell::Text(v.to_string()))
+    scalars! {
+        serialize_bool: bool => Cell::Bool;
+        serialize_i8: i8 => |v: i8| Cell::Int(v.into());
+        serialize_i16: i16 => |v: i16| Cell::Int(v.into());
+        serialize_i32: i32 => |v: i32| Cell::Int(v.into());
+        serialize_i64: i64 => Cell::Int;
+        serialize_u8: u8 => |v: u8| Cell::UInt(v.into());
+        serialize_u16: u16 => |v: u16| Cell::UInt(v.into());
+        serialize_u32: u32 => |v: u32| Cell::UInt(v.into());
+        serialize_u64: u64 => Cell::UInt;
+        serialize_f32: f32 => |v: f32| Cell::Float(v.into());
+        serialize_f64: f64 => Cell::Float;
+        serialize_char: char => |v: char| Cell::Text(v.to_string());
+        serialize_str: &str => |v: &str| Cell::Text(v.to_string());
     }
     fn serialize_bytes(self, _: &[u8]) -> Result<Cell> {
         Err(Unsupported)
