@@ -6,6 +6,7 @@
 //! of them, awaits them together, and only then resolves each run's stage. Classical policies
 //! answer synchronously through the same path.
 
+pub mod command_error;
 pub mod components;
 pub mod error;
 pub mod files;
@@ -22,7 +23,8 @@ pub use agora_records::run_records as records;
 pub use agora_records::{digits, pool, record_hash, request_parts, run_rows, seed, spec, store};
 
 pub use agora_records::StoreError;
-pub use error::{CommandError, EngineError};
+pub use command_error::CommandError;
+pub use error::EngineError;
 pub use records::RunRecords;
 pub use run::RunWorld;
 pub use runner::{execute, Missing, Progress, RunnerOptions, RunnerReport};

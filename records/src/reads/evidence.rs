@@ -13,18 +13,7 @@ use super::{has_column, has_columns, has_table};
 pub const GATE_HUMAN_COLUMNS: [&str; 6] =
     ["labellers", "human_kappa", "human_sentences", "human_disagreements", "min_human_kappa", "max_human_disagreement"];
 
-/// A coder and the codebook it coded with, as the audit's rows name them.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub struct CoderKey {
-    /// The coder's id.
-    pub coder: String,
-    /// The codebook's name.
-    pub codebook: String,
-    /// The codebook's version.
-    pub version: u32,
-    /// The codebook's SHA-256.
-    pub sha256: String,
-}
+pub use crate::families::audit::CoderKey;
 
 /// One row of `audit_gate` as stored: a coder's decision on one model's text.
 #[derive(Clone, Debug, PartialEq)]

@@ -6,9 +6,9 @@ use rusqlite::{params, Connection};
 use serde::Serialize;
 
 use super::coding::{drop_if_lacking, CodebookRecord};
+use super::CoderKey;
 use super::{has_table, make, DEPENDENCY, REPLICATE_CODES, STUDY_SCOPE};
 use crate::families::has_column;
-use crate::reads::evidence::CoderKey;
 
 /// One estimate of one value, by one estimator, for one model, environment, arm, cell and role.
 #[derive(Clone, Debug, PartialEq, Serialize)]

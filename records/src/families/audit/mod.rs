@@ -33,6 +33,19 @@ pub mod reads;
 pub mod replicates;
 pub mod requirements;
 
+/// A coder and the codebook it coded with, as the audit's rows name them.
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub struct CoderKey {
+    /// The coder's id.
+    pub coder: String,
+    /// The codebook's name.
+    pub codebook: String,
+    /// The codebook's version.
+    pub version: u32,
+    /// The codebook's SHA-256.
+    pub sha256: String,
+}
+
 /// The audit's tables.
 ///
 /// The audit run (the audit crate) writes them; the ladder reads the coded responses and the
