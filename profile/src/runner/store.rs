@@ -15,7 +15,9 @@ use super::gr::GrRecorded;
 use super::run::Recorded;
 use crate::tasks::versions::Loaded;
 
-pub use records::{check_settings, done_gr, missing, profiled_models, read_gr, read_rows, record_inputs, record_pass};
+pub use records::{
+    check_settings, done_gr, done_keys, missing, profiled_models, read_gr, read_rows, record_inputs, record_pass,
+};
 
 /// Makes the profile's tables, or brings those of an earlier build to this one's
 /// ([`agora_records::families::PROFILE`]); a store whose profile tables are newer is refused.
@@ -35,17 +37,6 @@ pub fn record_study(
 ) -> Result<(), String> {
     let versions: Vec<(&str, &str)> = loaded.iter().map(|l| (l.task.name(), l.sha256.as_str())).collect();
     records::record_study(conn, study, seed, responses, gr, &versions)
-}
-
-/// The slot keys already recorded for a task; with `retry_missing`, those with an answer only.
-pub fn done_keys(
-    conn: &Connection,
-    study: &str,
-    model: &str,
-    task: &str,
-    retry_missing: bool,
-) -> rusqlite::Result<HashSet<String>> {
-    records::done_keys(conn, study, model, task, retry_missing)
 }
 
 /// The B4 episodes of a model with a missing slot ([`super::run::episode_id`]).
