@@ -7,12 +7,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use agora_test_support::{FakeReply, FakeServer};
+use agora_test_support::{Asked, FakeReply};
 use rusqlite::Connection;
 use serde_json::Value;
 
 mod common;
-use common::{agora, count, text};
+use common::{agora, count, fake_model, run_fake, s, text, write_study_file, FakeRun};
 
 /// First round, step-by-step: understanding, social welfare, and an altruistic paraphrase the
 /// lexicon has no pattern for (understanding; the SUVA audit paper's first failure mode).
@@ -26,20 +26,15 @@ const THINK: &str = "Option F gives me the most points.";
 /// The post-hoc reason of every reply: competition and self-interest, if it were ever coded.
 const POST_HOC: &str = "I want to stay ahead of the other participant and keep my own points high.";
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime")
-}
-
 /// The reply to one request, from what it asks: the answer field and whether reasoning is
 /// required (the request's schema), the round (the user message).
 fn reply(body: &Value) -> FakeReply {
-    let schema = &body["response_format"]["json_schema"]["schema"];
-    let required: Vec<&str> = schema["required"].as_array().expect("schema").iter().filter_map(Value::as_str).collect();
-    let field = *required.iter().find(|f| **f != "reasoning").expect("answer field");
-    let label = schema["properties"][field]["enum"][0].clone();
+    let asked = Asked::of(body);
+    let field = asked.field();
+    let label = asked.label(0);
     let user = body["messages"][1]["content"].as_str().expect("user message");
     let first = user.contains("nothing has happened yet");
-    if required.contains(&"reasoning") {
+    if asked.reasoning() {
         let reasoning = if first { R1 } else { R2 };
         let reply = serde_json::json!({"reasoning": reasoning, field: label, "reason": POST_HOC});
         return FakeReply::Content(reply.to_string());
@@ -56,32 +51,18 @@ fn reply(body: &Value) -> FakeReply {
 }
 
 fn write_study(dir: &Path, endpoint: &str) -> PathBuf {
-    let cells = dir.join("cells");
-    std::fs::create_dir_all(&cells).expect("mkdir");
-    for c in ["step-by-step", "answer-field"] {
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/cells").join(format!("{c}.ron"));
-        std::fs::copy(src, cells.join(format!("{c}.ron"))).expect("copy cell");
-    }
-    let studies = dir.join("studies");
-    std::fs::create_dir_all(&studies).expect("mkdir");
     let study = format!(
         r#"Study(
     version: 1, name: "audit-fake", master_seed: 5, runs: 1,
-    models: [Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
-                   concurrency: 4, timeout_s: 120.0, max_attempts: 2, max_retries: 2, backoff_ms: 5)],
+    models: [{}],
     blocks: [
         Block(name: "pd", environment: PrisonersDilemma(rounds: 2), model_rosters: true, rosters: [],
               cells: ["baseline", "step-by-step", "answer-field"], cell_runs: 1),
     ],
-)"#
+)"#,
+        fake_model("fake", "Fake", endpoint, "fake-1", "")
     );
-    let path = studies.join("audit.ron");
-    std::fs::write(&path, study).expect("write study");
-    path
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf8")
+    write_study_file(dir, &["step-by-step", "answer-field"], "audit.ron", &study)
 }
 
 /// Rows of a CSV file as maps from column to cell (no quoted commas in these tables' cells
@@ -108,13 +89,7 @@ fn share(
 
 #[test]
 fn audit_codes_pre_action_reasoning_only_and_counts_the_rest() {
-    let rt = runtime();
-    let server = rt.block_on(FakeServer::start(Arc::new(|_, body| reply(body)))).expect("server");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let study = write_study(dir.path(), &server.endpoint());
-    let store = dir.path().join("s.sqlite");
-    let out = agora(&["run", s(&study), "--store", s(&store)]);
-    assert!(out.status.success(), "{}", text(&out));
+    let FakeRun { rt: _rt, server: _server, dir, store, .. } = run_fake(Arc::new(|_, body| reply(body)), write_study);
     let c = Connection::open(&store).expect("open");
     assert_eq!(count(&c, "SELECT COUNT(*) FROM runs"), 3, "baseline, step-by-step, answer-field");
     assert_eq!(count(&c, "SELECT COUNT(*) FROM transcripts WHERE parse_status = 'fallback'"), 1);

@@ -20,12 +20,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use agora_test_support::{FakeReply, FakeServer};
+use agora_test_support::{Asked, FakeReply};
 use rusqlite::Connection;
 use serde_json::Value;
 
 mod common;
-use common::{agora, count, text};
+use common::{agora, count, run_fake, s, seat_and_round, text, write_study_file, FakeRun};
 
 /// The reasoning of response i = (round - 1) * 2 + seat after its opening sentence, which
 /// restates the task ("This is round 1 of two and I am participant A."): four sentences a
@@ -53,23 +53,14 @@ const REASONING: [[&str; 3]; 4] = [
     ],
 ];
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime")
-}
-
 /// The reply to one request: the reasoning depends on the round and the seat.
 fn reply(body: &Value) -> FakeReply {
-    let schema = &body["response_format"]["json_schema"]["schema"];
-    let required: Vec<&str> = schema["required"].as_array().expect("schema").iter().filter_map(Value::as_str).collect();
-    let field = *required.iter().find(|f| **f != "reasoning").expect("answer field");
-    let label = schema["properties"][field]["enum"][0].clone();
-    if !required.contains(&"reasoning") {
+    let asked = Asked::of(body);
+    let (field, label) = (asked.field(), asked.label(0));
+    if !asked.reasoning() {
         return FakeReply::Content(serde_json::json!({ field: label }).to_string());
     }
-    let user = body["messages"][1]["content"].as_str().expect("user message");
-    let seat = if user.starts_with("You are participant A") { 0 } else { 1 };
-    let at = user.rfind("Round ").expect("round line") + "Round ".len();
-    let round: usize = user[at..].split(' ').next().and_then(|r| r.parse().ok()).expect("round number");
+    let (seat, round) = seat_and_round(body);
     let opening = format!("This is round {round} of two and I am participant {}.", ["A", "B"][seat]);
     let mut sentences = vec![opening.as_str()];
     sentences.extend(REASONING[(round - 1) * 2 + seat]);
@@ -77,12 +68,6 @@ fn reply(body: &Value) -> FakeReply {
 }
 
 fn write_study(dir: &Path, endpoint: &str) -> PathBuf {
-    let cells = dir.join("cells");
-    std::fs::create_dir_all(&cells).expect("mkdir");
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/cells/step-by-step.ron");
-    std::fs::copy(src, cells.join("step-by-step.ron")).expect("copy cell");
-    let studies = dir.join("studies");
-    std::fs::create_dir_all(&studies).expect("mkdir");
     let study = format!(
         r#"Study(
     version: 1, name: "labels-fixture", master_seed: 12, runs: 1,
@@ -94,13 +79,7 @@ fn write_study(dir: &Path, endpoint: &str) -> PathBuf {
     ],
 )"#
     );
-    let path = studies.join("fixture.ron");
-    std::fs::write(&path, study).expect("write study");
-    path
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf8")
+    write_study_file(dir, &["step-by-step"], "fixture.ron", &study)
 }
 
 fn fixture(name: &str) -> PathBuf {
@@ -163,13 +142,7 @@ fn csv_labels(path: &Path) -> Vec<(String, i64, String, String)> {
 
 #[test]
 fn committed_human_labels_agreement_and_the_gate() {
-    let rt = runtime();
-    let server = rt.block_on(FakeServer::start(Arc::new(|_, body| reply(body)))).expect("server");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let study = write_study(dir.path(), &server.endpoint());
-    let store = dir.path().join("s.sqlite");
-    let out = agora(&["run", s(&study), "--store", s(&store)]);
-    assert!(out.status.success(), "{}", text(&out));
+    let FakeRun { rt: _rt, server: _server, dir, store, .. } = run_fake(Arc::new(|_, body| reply(body)), write_study);
     let c = Connection::open(&store).expect("open");
     let q = |sql: &str| count(&c, sql);
     assert_eq!(q("SELECT COUNT(*) FROM runs"), 1, "one model, one step-by-step run");

@@ -11,9 +11,10 @@
 
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::process::Output;
 use std::sync::Arc;
 
-use agora_test_support::{FakeReply, FakeServer};
+use agora_test_support::{Asked, FakeReply};
 use rusqlite::Connection;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -22,19 +23,7 @@ mod common;
 
 /// The gate's floor lowered to nothing, for checks of its threshold on a small store.
 const FLOOR: [&str; 4] = ["--min-responses", "1", "--min-sentences", "1"];
-use common::{agora, count, text};
-
-/// Value sentences the default lexicon codes as their true code, with that code.
-const VALUES: [(&str, &str); 8] = [
-    ("Cooperating gives me the most points.", "self_interest"),
-    ("Option J gives the largest total for the two of us.", "social_welfare"),
-    ("The other participant cooperated last round, so I should return the favor.", "positive_reciprocity"),
-    ("I prefer to stay ahead of the other participant.", "competition"),
-    ("Splitting the points evenly seems right.", "fairness"),
-    ("The other participant would be better off if we both cooperate.", "altruism"),
-    ("They defected last round, so they do not deserve my help.", "negative_reciprocity"),
-    ("We share a hometown, so helping a fellow member makes sense.", "ingroup_cooperation"),
-];
+use common::{agora, count, fake_model, run_fake, s, seat_and_round, text, write_study_file, FakeRun, VALUES};
 
 /// Sentences the lexicon misreads (the SUVA audit paper's failure modes), with their true code.
 const MISREAD: [(&str, &str); 3] = [
@@ -51,23 +40,14 @@ fn truth(sentence: &str) -> &'static str {
     VALUES.iter().chain(&MISREAD).find(|(s, _)| *s == sentence).map(|(_, c)| *c).unwrap_or_else(|| panic!("{sentence}"))
 }
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime")
-}
-
 /// The reply to one request: the reasoning depends on the model, the round and the seat.
 fn reply(body: &Value) -> FakeReply {
-    let schema = &body["response_format"]["json_schema"]["schema"];
-    let required: Vec<&str> = schema["required"].as_array().expect("schema").iter().filter_map(Value::as_str).collect();
-    let field = *required.iter().find(|f| **f != "reasoning").expect("answer field");
-    let label = schema["properties"][field]["enum"][0].clone();
-    if !required.contains(&"reasoning") {
+    let asked = Asked::of(body);
+    let (field, label) = (asked.field(), asked.label(0));
+    if !asked.reasoning() {
         return FakeReply::Content(serde_json::json!({ field: label }).to_string());
     }
-    let user = body["messages"][1]["content"].as_str().expect("user message");
-    let seat = if user.starts_with("You are participant A") { 0 } else { 1 };
-    let at = user.rfind("Round ").expect("round line") + "Round ".len();
-    let round: usize = user[at..].split(' ').next().and_then(|r| r.parse().ok()).expect("round number");
+    let (seat, round) = seat_and_round(body);
     let i = (round - 1) * 2 + seat;
     let opening = format!("This is round {round} of four and I am participant {}.", ["A", "B"][seat]);
     let sentences = if body["model"] == "clear-1" {
@@ -80,18 +60,7 @@ fn reply(body: &Value) -> FakeReply {
 }
 
 fn write_study(dir: &Path, endpoint: &str) -> PathBuf {
-    let cells = dir.join("cells");
-    std::fs::create_dir_all(&cells).expect("mkdir");
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/cells/step-by-step.ron");
-    std::fs::copy(src, cells.join("step-by-step.ron")).expect("copy cell");
-    let studies = dir.join("studies");
-    std::fs::create_dir_all(&studies).expect("mkdir");
-    let model = |name: &str| {
-        format!(
-            r#"Model(name: "{name}", family: "Fake", endpoints: ["{endpoint}"], served_id: "{name}-1",
-                   concurrency: 4, timeout_s: 120.0, max_attempts: 2, max_retries: 2, backoff_ms: 5)"#
-        )
-    };
+    let model = |name: &str| fake_model(name, "Fake", endpoint, &format!("{name}-1"), "");
     let study = format!(
         r#"Study(
     version: 1, name: "labels-fake", master_seed: 9, runs: 1,
@@ -104,13 +73,12 @@ fn write_study(dir: &Path, endpoint: &str) -> PathBuf {
         model("clear"),
         model("murky")
     );
-    let path = studies.join("labels.ron");
-    std::fs::write(&path, study).expect("write study");
-    path
+    write_study_file(dir, &["step-by-step"], "labels.ron", &study)
 }
 
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf8")
+/// `agora audit export` of `store`, with `args` (the sample, seed, format, output…).
+fn export(store: &Path, args: &[&str]) -> Output {
+    agora(&[&["audit", "export", "--store", s(store)], args].concat())
 }
 
 /// A CSV reader for the test (RFC 4180 quoting), independent of the crate's.
@@ -173,32 +141,14 @@ type Labels = BTreeMap<(String, i64), String>;
 
 #[test]
 fn labels_agreement_and_the_gate() {
-    let rt = runtime();
-    let server = rt.block_on(FakeServer::start(Arc::new(|_, body| reply(body)))).expect("server");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let study = write_study(dir.path(), &server.endpoint());
-    let store = dir.path().join("s.sqlite");
-    let out = agora(&["run", s(&study), "--store", s(&store)]);
-    assert!(out.status.success(), "{}", text(&out));
+    let FakeRun { rt: _rt, server: _server, dir, store, .. } = run_fake(Arc::new(|_, body| reply(body)), write_study);
     let c = Connection::open(&store).expect("open");
     let q = |sql: &str| count(&c, sql);
     assert_eq!(q("SELECT COUNT(*) FROM runs"), 6, "two models: a baseline run and two step-by-step runs each");
 
     // Nothing to export before an audit; then the audit, refused without labels.
     let sample = dir.path().join("sample.jsonl");
-    let out = agora(&[
-        "audit",
-        "export",
-        "--show-codes",
-        "--store",
-        s(&store),
-        "--sample",
-        "10",
-        "--seed",
-        "7",
-        "--out",
-        s(&sample),
-    ]);
+    let out = export(&store, &["--show-codes", "--sample", "10", "--seed", "7", "--out", s(&sample)]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("run `agora audit` on it first"), "{}", text(&out));
     let report = dir.path().join("audit");
@@ -217,19 +167,7 @@ fn labels_agreement_and_the_gate() {
     assert!(text(&out).contains("no human labels for codebook default v1"), "{}", text(&out));
 
     // Export: ten responses per model, drawn by the documented rule.
-    let out = agora(&[
-        "audit",
-        "export",
-        "--show-codes",
-        "--store",
-        s(&store),
-        "--sample",
-        "10",
-        "--seed",
-        "7",
-        "--out",
-        s(&sample),
-    ]);
+    let out = export(&store, &["--show-codes", "--sample", "10", "--seed", "7", "--out", s(&sample)]);
     assert!(out.status.success(), "{}", text(&out));
     let jsonl = std::fs::read_to_string(&sample).expect("sample");
     let records: Vec<Value> =
@@ -301,76 +239,26 @@ fn labels_agreement_and_the_gate() {
     assert!(recorded.3.starts_with("20") && recorded.3.ends_with('Z'), "SQLite's time: {}", recorded.3);
     // Deterministic: the same seed writes the same bytes; another seed another sample.
     let again = dir.path().join("again.jsonl");
-    assert!(agora(&[
-        "audit",
-        "export",
-        "--show-codes",
-        "--store",
-        s(&store),
-        "--sample",
-        "10",
-        "--seed",
-        "7",
-        "--out",
-        s(&again)
-    ])
-    .status
-    .success());
+    assert!(export(&store, &["--show-codes", "--sample", "10", "--seed", "7", "--out", s(&again)]).status.success());
     assert_eq!(std::fs::read(&again).expect("again"), jsonl.as_bytes());
     let other = dir.path().join("other.jsonl");
-    assert!(agora(&[
-        "audit",
-        "export",
-        "--show-codes",
-        "--store",
-        s(&store),
-        "--sample",
-        "10",
-        "--seed",
-        "8",
-        "--out",
-        s(&other)
-    ])
-    .status
-    .success());
+    assert!(export(&store, &["--show-codes", "--sample", "10", "--seed", "8", "--out", s(&other)]).status.success());
     assert_ne!(std::fs::read_to_string(&other).expect("other"), jsonl);
     // The JSON task list and the CSV hold the same records; a blind export has no coder fields.
     let json_path = dir.path().join("sample.json");
-    assert!(agora(&[
-        "audit",
-        "export",
-        "--show-codes",
-        "--store",
-        s(&store),
-        "--sample",
-        "10",
-        "--seed",
-        "7",
-        "--format",
-        "json",
-        "--out",
-        s(&json_path)
-    ])
+    assert!(export(
+        &store,
+        &["--show-codes", "--sample", "10", "--seed", "7", "--format", "json", "--out", s(&json_path)]
+    )
     .status
     .success());
     let tasks: Value = serde_json::from_str(&std::fs::read_to_string(&json_path).expect("json")).expect("a JSON array");
     assert_eq!(tasks, Value::Array(records.clone()));
     let csv_path = dir.path().join("sample.csv");
-    assert!(agora(&[
-        "audit",
-        "export",
-        "--show-codes",
-        "--store",
-        s(&store),
-        "--sample",
-        "10",
-        "--seed",
-        "7",
-        "--format",
-        "csv",
-        "--out",
-        s(&csv_path)
-    ])
+    assert!(export(
+        &store,
+        &["--show-codes", "--sample", "10", "--seed", "7", "--format", "csv", "--out", s(&csv_path)]
+    )
     .status
     .success());
     let rows = read_csv(&std::fs::read_to_string(&csv_path).expect("csv"));
@@ -384,29 +272,13 @@ fn labels_agreement_and_the_gate() {
         }
     }
     let blind = dir.path().join("blind.jsonl");
-    assert!(agora(&[
-        "audit",
-        "export",
-        "--store",
-        s(&store),
-        "--sample",
-        "2",
-        "--seed",
-        "7",
-        "--out",
-        s(&blind),
-        "--model",
-        "murky"
-    ])
-    .status
-    .success());
+    assert!(export(&store, &["--sample", "2", "--seed", "7", "--out", s(&blind), "--model", "murky"]).status.success());
     let blind = std::fs::read_to_string(&blind).expect("blind");
     assert!(!blind.contains("coder") && blind.lines().count() == 6 && !blind.contains("\"clear\""), "{blind}");
 
     // The sample the humans label: the same ten responses a model, blind.
     let blind_sample = dir.path().join("blind-sample.jsonl");
-    let out =
-        agora(&["audit", "export", "--store", s(&store), "--sample", "10", "--seed", "7", "--out", s(&blind_sample)]);
+    let out = export(&store, &["--sample", "10", "--seed", "7", "--out", s(&blind_sample)]);
     assert!(out.status.success(), "{}", text(&out));
     let blind_records: Vec<Value> = std::fs::read_to_string(&blind_sample)
         .expect("blind sample")

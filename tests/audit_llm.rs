@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 
-use agora_test_support::{FakeReply, FakeServer};
+use agora_test_support::{Asked, FakeReply, FakeServer};
 use rusqlite::Connection;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -23,19 +23,9 @@ mod common;
 /// The coder gate's floor lowered to nothing: this store is smaller than the gate as shipped
 /// needs (100 responses, 200 sentences a model), and this test is about something else.
 const FLOOR: [&str; 4] = ["--min-responses", "1", "--min-sentences", "1"];
-use common::{agora, count, label_blind, text};
-
-/// Sentences the audited model writes, with their true code (the lexicon codes them so too).
-const VALUES: [(&str, &str); 8] = [
-    ("Cooperating gives me the most points.", "self_interest"),
-    ("Option J gives the largest total for the two of us.", "social_welfare"),
-    ("The other participant cooperated last round, so I should return the favor.", "positive_reciprocity"),
-    ("I prefer to stay ahead of the other participant.", "competition"),
-    ("Splitting the points evenly seems right.", "fairness"),
-    ("The other participant would be better off if we both cooperate.", "altruism"),
-    ("They defected last round, so they do not deserve my help.", "negative_reciprocity"),
-    ("We share a hometown, so helping a fellow member makes sense.", "ingroup_cooperation"),
-];
+use common::{
+    agora, count, fake_model, label_blind, run_fake, s, seat_and_round, text, write_study_file, FakeRun, VALUES,
+};
 
 /// The post-hoc reason of every reply: never coded, never sent to a coder.
 const POST_HOC: &str = "Staying ahead of the other participant is all that matters.";
@@ -48,21 +38,12 @@ fn truth(sentence: &str) -> &'static str {
     VALUES.iter().find(|(s, _)| *s == sentence).map(|(_, c)| *c).unwrap_or_else(|| panic!("unknown: {sentence}"))
 }
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime")
-}
-
 /// The audited model's reply: reasoning by round and seat, the answer, a post-hoc reason.
 fn audited_reply(body: &Value) -> FakeReply {
-    let schema = &body["response_format"]["json_schema"]["schema"];
-    let required: Vec<&str> = schema["required"].as_array().expect("schema").iter().filter_map(Value::as_str).collect();
-    let field = *required.iter().find(|f| **f != "reasoning").expect("answer field");
-    let label = schema["properties"][field]["enum"][0].clone();
-    assert!(required.contains(&"reasoning"), "the study asks for reasoning first");
-    let user = body["messages"][1]["content"].as_str().expect("user message");
-    let seat = usize::from(!user.starts_with("You are participant A"));
-    let at = user.rfind("Round ").expect("round line") + "Round ".len();
-    let round: usize = user[at..].split(' ').next().and_then(|r| r.parse().ok()).expect("round number");
+    let asked = Asked::of(body);
+    let (field, label) = (asked.field(), asked.label(0));
+    assert!(asked.reasoning(), "the study asks for reasoning first");
+    let (seat, round) = seat_and_round(body);
     let i = (round - 1) * 2 + seat;
     let opening = format!("This is round {round} of four and I am participant {}.", ["A", "B"][seat]);
     let reasoning = [opening.as_str(), VALUES[i % 8].0, VALUES[(i + 3) % 8].0].join(" ");
@@ -114,36 +95,25 @@ fn behaviour(seen: Seen) -> agora_test_support::Behaviour {
 }
 
 fn write_study(dir: &Path, endpoint: &str) -> PathBuf {
-    let cells = dir.join("cells");
-    std::fs::create_dir_all(&cells).expect("mkdir");
-    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/cells/step-by-step.ron");
-    std::fs::copy(src, cells.join("step-by-step.ron")).expect("copy cell");
-    let studies = dir.join("studies");
-    std::fs::create_dir_all(&studies).expect("mkdir");
     let study = format!(
         r#"Study(
     version: 1, name: "coder-fake", master_seed: 3, runs: 1,
-    models: [Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
-                   concurrency: 4, timeout_s: 120.0, max_attempts: 2, max_retries: 2, backoff_ms: 5)],
+    models: [{}],
     blocks: [
         Block(name: "pd", environment: PrisonersDilemma(rounds: 4), model_rosters: true, rosters: [],
               cells: ["step-by-step"], cell_runs: 1),
     ],
-)"#
+)"#,
+        fake_model("fake", "Fake", endpoint, "fake-1", "")
     );
-    let path = studies.join("coder.ron");
-    std::fs::write(&path, study).expect("write study");
-    path
+    write_study_file(dir, &["step-by-step"], "coder.ron", &study)
 }
 
 /// The coder models' declarations (and two that are the audited model under another name or
 /// served id).
 fn write_models(dir: &Path, endpoint: &str) -> PathBuf {
     let model = |name: &str, served: &str| {
-        format!(
-            r#"Model(name: "{name}", family: "Coder", endpoints: ["{endpoint}"], served_id: "{served}", quantisation: "Q8_0",
-                   concurrency: 4, timeout_s: 120.0, max_attempts: 2, max_retries: 2, backoff_ms: 5, max_tokens: 200)"#
-        )
+        fake_model(name, "Coder", endpoint, served, r#", quantisation: "Q8_0", max_tokens: 200"#)
     };
     let models: Vec<String> = ["good", "short", "unknown", "poor", "garbage", "flaky"]
         .iter()
@@ -153,10 +123,6 @@ fn write_models(dir: &Path, endpoint: &str) -> PathBuf {
     let path = dir.join("coders.ron");
     std::fs::write(&path, format!("Models(version: 1, models: [{}])", models.join(",\n"))).expect("write models");
     path
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf8")
 }
 
 /// The coder id an audit printed (`coder llm/NAME@VERSION: ...`).
@@ -196,15 +162,12 @@ struct Setup {
 }
 
 fn setup() -> Setup {
-    let rt = runtime();
     let seen: Seen = Arc::default();
-    let server = rt.block_on(FakeServer::start(behaviour(seen.clone()))).expect("server");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let study = write_study(dir.path(), &server.endpoint());
-    let models = write_models(dir.path(), &server.endpoint());
-    let store = dir.path().join("s.sqlite");
-    let out = agora(&["run", s(&study), "--store", s(&store)]);
-    assert!(out.status.success(), "{}", text(&out));
+    let mut models = PathBuf::new();
+    let FakeRun { rt, server, dir, store, .. } = run_fake(behaviour(seen.clone()), |dir, endpoint| {
+        models = write_models(dir, endpoint);
+        write_study(dir, endpoint)
+    });
     Setup { _rt: rt, server, seen, dir, store, models }
 }
 

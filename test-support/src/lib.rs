@@ -176,6 +176,56 @@ impl Drop for FakeServer {
     }
 }
 
+/// What a completion request asks for, read off the JSON schema of its `response_format`.
+#[derive(Clone, Debug)]
+pub struct Asked<'a> {
+    /// The schema the answer must follow.
+    pub schema: &'a serde_json::Value,
+    /// The schema's required fields, in order.
+    pub required: Vec<&'a str>,
+}
+
+impl<'a> Asked<'a> {
+    /// The schema of `body` (`response_format.json_schema.schema`, or `response_format.schema`).
+    pub fn of(body: &'a serde_json::Value) -> Asked<'a> {
+        let schema = &body["response_format"]["json_schema"]["schema"];
+        let schema = if schema.is_null() { &body["response_format"]["schema"] } else { schema };
+        let required =
+            schema["required"].as_array().map_or_else(Vec::new, |r| r.iter().filter_map(|v| v.as_str()).collect());
+        Asked { schema, required }
+    }
+
+    /// The answer field: the first required field that is not `reasoning`, if any.
+    pub fn answer_field(&self) -> Option<&'a str> {
+        self.required.iter().copied().find(|f| *f != "reasoning")
+    }
+
+    /// The answer field; panics where the schema has none.
+    pub fn field(&self) -> &'a str {
+        self.answer_field().expect("answer field")
+    }
+
+    /// Whether the schema requires a `reasoning` field.
+    pub fn reasoning(&self) -> bool {
+        self.required.contains(&"reasoning")
+    }
+
+    /// The schema of the answer field.
+    pub fn property(&self) -> &'a serde_json::Value {
+        &self.schema["properties"][self.field()]
+    }
+
+    /// The answer field's labels (its `enum`); panics where it has none.
+    pub fn labels(&self) -> &'a Vec<serde_json::Value> {
+        self.property()["enum"].as_array().expect("labels")
+    }
+
+    /// The answer field's `i`th label.
+    pub fn label(&self, i: usize) -> serde_json::Value {
+        self.labels()[i].clone()
+    }
+}
+
 /// A legal answer for the request: the first required field of the schema that is not
 /// `reasoning`, with a value chosen by a hash of the messages.
 pub fn legal_answer(body: &serde_json::Value) -> String {
@@ -185,14 +235,9 @@ pub fn legal_answer(body: &serde_json::Value) -> String {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0000_0100_0000_01b3);
     }
-    let schema = &body["response_format"]["json_schema"]["schema"];
-    let schema = if schema.is_null() { &body["response_format"]["schema"] } else { schema };
-    let field = schema["required"]
-        .as_array()
-        .and_then(|r| r.iter().filter_map(|v| v.as_str()).find(|f| *f != "reasoning"))
-        .unwrap_or("action")
-        .to_string();
-    let prop = &schema["properties"][&field];
+    let asked = Asked::of(body);
+    let field = asked.answer_field().unwrap_or("action").to_string();
+    let prop = &asked.schema["properties"][&field];
     let value = if let Some(e) = prop["enum"].as_array().filter(|e| !e.is_empty()) {
         e[(h % e.len() as u64) as usize].clone()
     } else if prop["type"] == "integer" {

@@ -1,10 +1,26 @@
 //! Helpers shared by the LLM end-to-end tests.
 #![allow(dead_code)]
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
+use agora_test_support::{Behaviour, FakeServer};
 use rusqlite::Connection;
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+
+/// Value sentences the default lexicon codes as their true code, one for each of eight values,
+/// with that code (the reasoning the fake models of the audit tests write).
+pub const VALUES: [(&str, &str); 8] = [
+    ("Cooperating gives me the most points.", "self_interest"),
+    ("Option J gives the largest total for the two of us.", "social_welfare"),
+    ("The other participant cooperated last round, so I should return the favor.", "positive_reciprocity"),
+    ("I prefer to stay ahead of the other participant.", "competition"),
+    ("Splitting the points evenly seems right.", "fairness"),
+    ("The other participant would be better off if we both cooperate.", "altruism"),
+    ("They defected last round, so they do not deserve my help.", "negative_reciprocity"),
+    ("We share a hometown, so helping a fellow member makes sense.", "ingroup_cooperation"),
+];
 
 pub fn count(conn: &Connection, sql: &str) -> i64 {
     conn.query_row(sql, [], |r| r.get(0)).expect(sql)
@@ -51,6 +67,105 @@ pub fn agora(args: &[&str]) -> Output {
 /// Everything a command printed.
 pub fn text(o: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+/// Runs the `agora` binary, asserts that it succeeded (showing what it printed if not) and
+/// returns everything it printed.
+pub fn agora_ok(args: &[&str]) -> String {
+    let out = agora(args);
+    assert!(out.status.success(), "{}", text(&out));
+    text(&out)
+}
+
+/// A path as a command-line argument.
+pub fn s(p: &Path) -> &str {
+    p.to_str().expect("utf8")
+}
+
+/// A runtime of two worker threads, for a fake server beside the processes a test runs.
+pub fn runtime() -> tokio::runtime::Runtime {
+    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime")
+}
+
+/// A fake model server answering with `behaviour`, and the runtime it runs on (keep both alive
+/// for as long as the server is used).
+pub fn fake_server(behaviour: Behaviour) -> (tokio::runtime::Runtime, FakeServer) {
+    let rt = runtime();
+    let server = rt.block_on(FakeServer::start(behaviour)).expect("server");
+    (rt, server)
+}
+
+/// The SHA-256 of a request body as sent (its sampling seed included, so that a replicate
+/// draws afresh): the bytes a fake model draws its reply from.
+pub fn draw(body: &Value) -> [u8; 32] {
+    Sha256::digest(body.to_string().as_bytes()).into()
+}
+
+/// The seat (0 for participant A, 1 for B) and the round of a prisoner's-dilemma request, read
+/// off its user message ("You are participant A…", "Round 2 …").
+pub fn seat_and_round(body: &Value) -> (usize, usize) {
+    let user = body["messages"][1]["content"].as_str().expect("user message");
+    let seat = usize::from(!user.starts_with("You are participant A"));
+    let at = user.rfind("Round ").expect("round line") + "Round ".len();
+    let round: usize = user[at..].split(' ').next().and_then(|r| r.parse().ok()).expect("round number");
+    (seat, round)
+}
+
+/// The declaration of a fake model `name` of `family`, served as `served` at `endpoint`: four
+/// requests at a time, a 120 s timeout, two attempts and two retries 5 ms apart; `extra` is
+/// added to its fields (empty, or `, field: value…`).
+pub fn fake_model(name: &str, family: &str, endpoint: &str, served: &str, extra: &str) -> String {
+    format!(
+        r#"Model(name: "{name}", family: "{family}", endpoints: ["{endpoint}"], served_id: "{served}",
+                   concurrency: 4, timeout_s: 120.0, max_attempts: 2, max_retries: 2, backoff_ms: 5{extra})"#
+    )
+}
+
+/// Writes the study `text` to `dir/studies/{file}`, with the shipped cells it names in `cells`
+/// copied from `scenarios/cells/` into `dir/cells/`; returns the study's path.
+pub fn write_study_file(dir: &Path, cells: &[&str], file: &str, text: &str) -> PathBuf {
+    if !cells.is_empty() {
+        std::fs::create_dir_all(dir.join("cells")).expect("mkdir");
+    }
+    for c in cells {
+        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/cells").join(format!("{c}.ron"));
+        std::fs::copy(src, dir.join("cells").join(format!("{c}.ron"))).expect("copy cell");
+    }
+    let studies = dir.join("studies");
+    std::fs::create_dir_all(&studies).expect("mkdir");
+    let path = studies.join(file);
+    std::fs::write(&path, text).expect("write study");
+    path
+}
+
+/// Runs `study` into `store` with `agora run`, asserting success; returns what it printed.
+pub fn run_study(study: &Path, store: &Path) -> String {
+    agora_ok(&["run", s(study), "--store", s(store)])
+}
+
+/// A study run against a fake model server.
+pub struct FakeRun {
+    /// The runtime the server runs on.
+    pub rt: tokio::runtime::Runtime,
+    /// The fake server, still serving.
+    pub server: FakeServer,
+    /// A temporary directory holding the study and its store.
+    pub dir: tempfile::TempDir,
+    /// The study's file.
+    pub study: PathBuf,
+    /// The store it was run into (`s.sqlite` in `dir`).
+    pub store: PathBuf,
+}
+
+/// Starts a fake server answering with `behaviour`, writes a study with `write_study` (given the
+/// directory and the server's endpoint) and runs it into a store, asserting success.
+pub fn run_fake(behaviour: Behaviour, write_study: impl FnOnce(&Path, &str) -> PathBuf) -> FakeRun {
+    let (rt, server) = fake_server(behaviour);
+    let dir = tempfile::tempdir().expect("tempdir");
+    let study = write_study(dir.path(), &server.endpoint());
+    let store = dir.path().join("s.sqlite");
+    run_study(&study, &store);
+    FakeRun { rt, server, dir, study, store }
 }
 
 /// Every stored run's (run key, record hash), in key order.
