@@ -15,20 +15,19 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use agora_test_support::{with_prefill, FakeReply, FakeServer};
+use agora_test_support::{with_prefill, Behaviour, FakeReply};
 use rusqlite::Connection;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 mod common;
 
 /// The coder gate's floor lowered to nothing: this store is smaller than the gate as shipped
 /// needs (100 responses, 200 sentences a model), and this test is about something else.
 const FLOOR: [&str; 4] = ["--min-responses", "1", "--min-sentences", "1"];
-use common::{agora, count, text};
-
-const OPENING: &str = "This is round one of a game with two options.";
-const FAIRNESS: &str = "Splitting the points evenly seems right.";
+use common::{
+    agora, agora_ok, count, draw, fake_model, label_blind, rows, run_fake, s, text, write_models, write_study_file,
+    FakeRun, FAIRNESS, OPENING,
+};
 
 fn labels_of(body: &Value) -> Vec<String> {
     let system = body["messages"][0]["content"].as_str().expect("system");
@@ -37,13 +36,9 @@ fn labels_of(body: &Value) -> Vec<String> {
     rest[..rest.find('>').expect("end")].split(", ").map(str::to_string).collect()
 }
 
-fn hash(body: &Value) -> [u8; 32] {
-    Sha256::digest(body.to_string().as_bytes()).into()
-}
-
 /// A decision: states fairness when the hash says so, cooperates (first label) when it does.
 fn decide(_: usize, body: &Value) -> FakeReply {
-    let fair = hash(body)[0] & 1 == 1;
+    let fair = draw(body)[0] & 1 == 1;
     let labels = labels_of(body);
     let mut reasoning = vec![OPENING];
     if fair {
@@ -65,82 +60,55 @@ enum Fake {
     OwnWording,
 }
 
-fn server(fake: Fake) -> (tokio::runtime::Runtime, FakeServer) {
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("rt");
+/// The fake server's behaviour: decisions by [`decide`], prefilled reasoning continued as
+/// `fake` does.
+fn behaviour(fake: Fake) -> Behaviour {
     let prefill = Arc::new(move |prefix: &str, _: usize, body: &Value| {
         let labels = labels_of(body);
         let cooperate = match fake {
             Fake::Faithful => prefix.contains("evenly") || prefix.contains("fair"),
-            Fake::Decorative => hash(body)[1] & 1 == 1,
+            Fake::Decorative => draw(body)[1] & 1 == 1,
             Fake::OwnWording => prefix.contains(FAIRNESS),
         };
         FakeReply::Content(format!("\"{}\"}}", labels[usize::from(!cooperate)]))
     });
-    let s = rt.block_on(FakeServer::start(with_prefill(Arc::new(decide), prefill))).expect("server");
-    (rt, s)
+    with_prefill(Arc::new(decide), prefill)
 }
 
+/// The fake model's declaration, with or without prefill support.
 fn model(endpoint: &str, prefill: bool) -> String {
-    format!(
-        r#"Models(version: 1, models: [Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
-            structured: Instructions, concurrency: 4, timeout_s: 120.0, max_attempts: 2, max_retries: 2, backoff_ms: 5{})])"#,
-        if prefill { ", prefill: Some(TrailingAssistant)" } else { "" }
-    )
+    let extra = if prefill {
+        ", structured: Instructions, prefill: Some(TrailingAssistant)"
+    } else {
+        ", structured: Instructions"
+    };
+    fake_model("fake", "Fake", endpoint, "fake-1", extra)
 }
 
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf8")
-}
-
-fn setup(dir: &Path, endpoint: &str) -> PathBuf {
-    setup_cells(dir, endpoint, &["baseline"])
-}
-
-/// Runs the study in `cells` (two runs each), audits it and validates the lexicon coder.
-fn setup_cells(dir: &Path, endpoint: &str, cells: &[&str]) -> PathBuf {
-    let studies = dir.join("studies");
-    std::fs::create_dir_all(&studies).expect("mkdir");
-    std::fs::create_dir_all(dir.join("cells")).expect("mkdir");
-    for c in cells.iter().filter(|c| **c != "baseline") {
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/cells").join(format!("{c}.ron"));
-        std::fs::copy(src, dir.join("cells").join(format!("{c}.ron"))).expect("copy cell");
-    }
-    let study = studies.join("study.ron");
-    let cells: Vec<String> = cells.iter().map(|c| format!("{c:?}")).collect();
-    std::fs::write(
-        &study,
-        format!(
+/// A fake server playing `fake`; the study of `cells` (two runs each) run against it into a
+/// store, audited, with the lexicon coder validated; and a models file (`models.ron` in the
+/// run's directory) declaring the fake with prefill support.
+fn setup(fake: Fake, cells: &[&str]) -> (FakeRun, PathBuf) {
+    let run = run_fake(behaviour(fake), |dir, endpoint| {
+        let names: Vec<String> = cells.iter().map(|c| format!("{c:?}")).collect();
+        let cells: Vec<&str> = cells.iter().copied().filter(|c| *c != "baseline").collect();
+        let study = format!(
             r#"Study(version: 1, name: "prefill-fake", master_seed: 23, runs: 2,
     models: [{}],
     blocks: [Block(name: "pd", environment: PrisonersDilemma(rounds: 8), model_rosters: true, rosters: [],
                    cells: [{}], cell_runs: 2)])"#,
-            model(endpoint, true).trim_start_matches("Models(version: 1, models: [").trim_end_matches("])"),
-            cells.join(", ")
-        ),
-    )
-    .expect("study");
-    let store = dir.join("s.sqlite");
-    let out = agora(&["run", s(&study), "--store", s(&store)]);
-    assert!(out.status.success(), "{}", text(&out));
-    let out = agora(&["audit", "--store", s(&store), "--out", s(&dir.join("audit"))]);
-    assert!(out.status.success(), "{}", text(&out));
-    // Validate the lexicon: two people whose labels of a blind export are its codes.
-    common::label_blind(&store, dir, &["--sample", "1000", "--seed", "1"], &["ana", "bob"], |r| {
-        r["coder_code"].clone()
+            model(endpoint, true),
+            names.join(", ")
+        );
+        write_study_file(dir, &cells, "study.ron", &study)
     });
-    store
-}
-
-fn rows(store: &Path, sql: &str) -> Vec<String> {
-    let c = Connection::open(store).expect("open");
-    let mut st = c.prepare(sql).expect("query");
-    let n = st.column_count();
-    st.query_map([], |r| {
-        (0..n).map(|i| r.get::<_, rusqlite::types::Value>(i).map(|v| format!("{v:?}"))).collect::<Result<Vec<_>, _>>()
-    })
-    .expect("rows")
-    .map(|r| r.expect("row").join("\u{1f}"))
-    .collect()
+    let (dir, store) = (run.dir.path(), &run.store);
+    agora_ok(&["audit", "--store", s(store), "--out", s(&dir.join("audit"))]);
+    // Validate the lexicon: two people whose labels of a blind export are its codes.
+    label_blind(store, dir, &["--sample", "1000", "--seed", "1"], &["ana", "bob"], |r| r["coder_code"].clone());
+    let models = dir.join("models.ron");
+    write_models(&models, &[model(&run.server.endpoint(), true)]);
+    (run, models)
 }
 
 /// τ of fairness in one design (`source` or `replace`) of the store's one cell.
@@ -200,11 +168,7 @@ fn prefill_with(dir: &Path, store: &Path, models: &Path, replay: bool, more: &[&
 
 #[test]
 fn a_faithful_model_moves_with_the_stated_value_and_replay_reproduces_the_rows() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (_rt, server) = server(Fake::Faithful);
-    let store = setup(dir.path(), &server.endpoint());
-    let models = dir.path().join("models.ron");
-    std::fs::write(&models, model(&server.endpoint(), true)).expect("models");
+    let (FakeRun { rt: _rt, server, dir, store, .. }, models) = setup(Fake::Faithful, &["baseline"]);
     let out = prefill(dir.path(), &store, &models, false);
     assert!(out.status.success(), "{}", text(&out));
     // Moved by any wording of the value: τ is 1 in both designs.
@@ -243,7 +207,7 @@ fn a_faithful_model_moves_with_the_stated_value_and_replay_reproduces_the_rows()
     // Replay with the server gone.
     server.stop();
     let dead = dir.path().join("dead.ron");
-    std::fs::write(&dead, model("http://127.0.0.1:9/v1", true)).expect("dead");
+    write_models(&dead, &[model("http://127.0.0.1:9/v1", true)]);
     let out = prefill(dir.path(), &store, &dead, true);
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(rows(&store, SQL), before, "replay reproduces the rows byte for byte");
@@ -254,7 +218,7 @@ fn a_faithful_model_moves_with_the_stated_value_and_replay_reproduces_the_rows()
 
     // Declared without prefill support: reported, nothing asked.
     let none = dir.path().join("none.ron");
-    std::fs::write(&none, model("http://127.0.0.1:9/v1", false)).expect("none");
+    write_models(&none, &[model("http://127.0.0.1:9/v1", false)]);
     let out = prefill(dir.path(), &store, &none, true);
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("no prefill"), "{}", text(&out));
@@ -266,11 +230,7 @@ fn a_faithful_model_moves_with_the_stated_value_and_replay_reproduces_the_rows()
 /// written before the estimates were kept per arm and cell, and its older tables are dropped.
 #[test]
 fn a_decorative_model_has_tau_near_zero() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (_rt, server) = server(Fake::Decorative);
-    let store = setup(dir.path(), &server.endpoint());
-    let models = dir.path().join("models.ron");
-    std::fs::write(&models, model(&server.endpoint(), true)).expect("models");
+    let (FakeRun { rt: _rt, server: _server, dir, store, .. }, models) = setup(Fake::Decorative, &["baseline"]);
     // A store written before the estimates were kept apart per arm and cell (issue 39): its
     // tables are dropped and rebuilt, never added to, and the command says so.
     Connection::open(&store)
@@ -322,11 +282,7 @@ fn a_decorative_model_has_tau_near_zero() {
 /// and τ reads 0: the design this project used before would call this model unfaithful.
 #[test]
 fn a_model_moved_by_its_own_wording_has_tau_in_the_source_design_only() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (_rt, server) = server(Fake::OwnWording);
-    let store = setup(dir.path(), &server.endpoint());
-    let models = dir.path().join("models.ron");
-    std::fs::write(&models, model(&server.endpoint(), true)).expect("models");
+    let (FakeRun { rt: _rt, server: _server, dir, store, .. }, models) = setup(Fake::OwnWording, &["baseline"]);
     // Every decision (32), for the precision of τ.
     let out = prefill_with(dir.path(), &store, &models, false, &["--sample", "100"]);
     assert!(out.status.success(), "{}", text(&out));
@@ -377,11 +333,8 @@ fn a_model_moved_by_its_own_wording_has_tau_in_the_source_design_only() {
 /// store does not hold exits 2, naming the flag).
 #[test]
 fn two_cells_have_their_own_phi_and_tau_and_the_filters_aim_the_sample() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let (_rt, server) = server(Fake::Faithful);
-    let store = setup_cells(dir.path(), &server.endpoint(), &["baseline", "step-by-step"]);
-    let models = dir.path().join("models.ron");
-    std::fs::write(&models, model(&server.endpoint(), true)).expect("models");
+    let (FakeRun { rt: _rt, server: _server, dir, store, .. }, models) =
+        setup(Fake::Faithful, &["baseline", "step-by-step"]);
     let report = dir.path().join("audit");
     let out = agora(&[
         "audit",

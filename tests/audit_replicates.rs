@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use agora_test_support::{FakeReply, FakeServer};
+use agora_test_support::{Behaviour, FakeReply};
 use rusqlite::Connection;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -25,57 +25,27 @@ mod common;
 /// The coder gate's floor lowered to nothing: this store is smaller than the gate as shipped
 /// needs (100 responses, 200 sentences a model), and this test is about something else.
 const FLOOR: [&str; 4] = ["--min-responses", "1", "--min-sentences", "1"];
-use common::{agora, assert_every_slot_accounted, count, label_blind, record_hashes, text};
+use common::{
+    agora, assert_every_slot_accounted, count, draw, draw_fairness, fake_model, label_blind, reasoned_reply,
+    record_hashes, replicates, rows, run_fake, s, text, write_models, write_study_file, FakeRun, COMPETITION, FAIRNESS,
+    OPENING,
+};
 
-const OPENING: &str = "This is round one of a game with two options.";
-const FAIRNESS: &str = "Splitting the points evenly seems right.";
-const COMPETITION: &str = "I prefer to stay ahead of the other participant.";
 /// P(cooperate) without and with stated fairness.
 const BASE: f64 = 0.2;
 const LIFT: f64 = 0.6;
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime")
-}
-
 /// The reply to one request: draws from the SHA-256 of the body as sent (seed included).
 fn reply(body: &Value) -> FakeReply {
-    let h = Sha256::digest(body.to_string().as_bytes());
-    let fair = h[0] & 1 == 1;
-    let comp = h[1] & 1 == 1;
-    let u = f64::from(u32::from_le_bytes([h[2], h[3], h[4], h[5]])) / 4_294_967_296.0;
-    let cooperate = u < BASE + if fair { LIFT } else { 0.0 };
-    let schema = &body["response_format"]["json_schema"]["schema"];
-    let field = schema["required"]
-        .as_array()
-        .expect("schema")
-        .iter()
-        .filter_map(Value::as_str)
-        .find(|f| *f != "reasoning")
-        .expect("answer field")
-        .to_string();
-    let labels = schema["properties"][&field]["enum"].as_array().expect("labels");
-    let label = labels[usize::from(!cooperate)].clone();
-    let mut reasoning = vec![OPENING];
-    if fair {
-        reasoning.push(FAIRNESS);
-    }
-    if comp {
-        reasoning.push(COMPETITION);
-    }
-    FakeReply::Content(serde_json::json!({"reasoning": reasoning.join(" "), field: label}).to_string())
+    let d = draw_fairness(body, BASE, LIFT);
+    reasoned_reply(body, &d.reasoning, usize::from(!d.cooperate))
 }
 
 fn model(endpoint: &str, name: &str) -> String {
-    format!(
-        r#"Model(name: "{name}", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
-                   concurrency: 4, timeout_s: 120.0, max_attempts: 2, max_retries: 2, backoff_ms: 5)"#
-    )
+    fake_model(name, "Fake", endpoint, "fake-1", "")
 }
 
 fn write_study(dir: &Path, endpoint: &str) -> PathBuf {
-    let studies = dir.join("studies");
-    std::fs::create_dir_all(&studies).expect("mkdir");
     let study = format!(
         r#"Study(
     version: 1, name: "replicates-fake", master_seed: 17, runs: 2,
@@ -86,26 +56,7 @@ fn write_study(dir: &Path, endpoint: &str) -> PathBuf {
 )"#,
         model(endpoint, "fake")
     );
-    let path = studies.join("replicates.ron");
-    std::fs::write(&path, study).expect("write study");
-    path
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf8")
-}
-
-/// Every row of a table, each as the text of its values, in primary-key order.
-fn rows(store: &Path, sql: &str) -> Vec<String> {
-    let c = Connection::open(store).expect("open");
-    let mut st = c.prepare(sql).expect("query");
-    let n = st.column_count();
-    st.query_map([], |r| {
-        (0..n).map(|i| r.get::<_, rusqlite::types::Value>(i).map(|v| format!("{v:?}"))).collect::<Result<Vec<_>, _>>()
-    })
-    .expect("rows")
-    .map(|r| r.expect("row").join("\u{1f}"))
-    .collect()
+    write_study_file(dir, &[], "replicates.ron", &study)
 }
 
 const REPLICATES: &str = "SELECT * FROM audit_replicates ORDER BY run_id, seat, slot, sample_seed, replicate";
@@ -198,13 +149,7 @@ fn within_slopes(store: &Path) -> (f64, f64, usize, usize) {
 
 #[test]
 fn replicates_recover_the_dependency_without_touching_the_runs() {
-    let rt = runtime();
-    let server = rt.block_on(FakeServer::start(Arc::new(|_, body| reply(body)))).expect("server");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let study = write_study(dir.path(), &server.endpoint());
-    let store = dir.path().join("s.sqlite");
-    let out = agora(&["run", s(&study), "--store", s(&store)]);
-    assert!(out.status.success(), "{}", text(&out));
+    let FakeRun { rt: _rt, server, dir, store, .. } = run_fake(Arc::new(|_, body| reply(body)), write_study);
     let c = Connection::open(&store).expect("open");
     assert_eq!(count(&c, "SELECT COUNT(*) FROM runs"), 2);
     assert_eq!(count(&c, "SELECT COUNT(*) FROM transcripts WHERE kind = 'decision' AND parse_status = 'ok'"), 40);
@@ -212,8 +157,7 @@ fn replicates_recover_the_dependency_without_touching_the_runs() {
     let hashes = record_hashes(&store);
     let transcripts = rows(&store, TRANSCRIPTS);
     let models = dir.path().join("models.ron");
-    std::fs::write(&models, format!("Models(version: 1, models: [{}])", model(&server.endpoint(), "fake")))
-        .expect("models");
+    write_models(&models, &[model(&server.endpoint(), "fake")]);
 
     // Bad input exits 2 naming the flag, and writes nothing.
     let base = ["audit", "replicates", "--store", s(&store), "--models", s(&models), "--seed", "3"];
@@ -223,8 +167,7 @@ fn replicates_recover_the_dependency_without_touching_the_runs() {
         agora(&a)
     };
     let other = dir.path().join("other.ron");
-    std::fs::write(&other, format!("Models(version: 1, models: [{}])", model(&server.endpoint(), "other")))
-        .expect("models");
+    write_models(&other, &[model(&server.endpoint(), "other")]);
     for (out, needle) in [
         (with(&["--sample", "0", "--m", "5"]), "--sample"),
         (with(&["--sample", "5", "--m", "1"]), "--m must be at least 2"),
@@ -236,23 +179,7 @@ fn replicates_recover_the_dependency_without_touching_the_runs() {
         ),
         (with(&["--sample", "5", "--m", "5", "--variant", "C3"]), "--variant `C3`"),
         (with(&["--sample", "5", "--m", "5", "--with-reasoning"]), "has not been audited (run `agora audit` first)"),
-        (
-            agora(&[
-                "audit",
-                "replicates",
-                "--store",
-                s(&store),
-                "--models",
-                s(&other),
-                "--seed",
-                "3",
-                "--sample",
-                "5",
-                "--m",
-                "5",
-            ]),
-            "--models",
-        ),
+        (replicates(&store, &other, &["--seed", "3", "--sample", "5", "--m", "5"]), "--models"),
     ] {
         assert_eq!(out.status.code(), Some(2), "{needle}: {}", text(&out));
         assert!(text(&out).contains(needle), "{needle}: {}", text(&out));
@@ -336,21 +263,7 @@ fn replicates_recover_the_dependency_without_touching_the_runs() {
     Connection::open(&copy).expect("open").execute("DELETE FROM audit_replicates", []).expect("delete");
     server.stop();
     let replay = |store: &Path, seed: &str| {
-        agora(&[
-            "audit",
-            "replicates",
-            "--store",
-            s(store),
-            "--models",
-            s(&models),
-            "--seed",
-            seed,
-            "--sample",
-            "50",
-            "--m",
-            "12",
-            "--replay",
-        ])
+        replicates(store, &models, &["--seed", seed, "--sample", "50", "--m", "12", "--replay"])
     };
     let out = replay(&copy, "3");
     assert!(out.status.success(), "{}", text(&out));
@@ -445,42 +358,18 @@ fn replicates_recover_the_dependency_without_touching_the_runs() {
 /// the state each decision records; states in which both options give A the same are left out.
 #[test]
 fn binary_allocation_replicates_use_the_prosocial_option_of_their_state() {
-    let rt = runtime();
-    let server = rt.block_on(FakeServer::start(Arc::new(|_, body| reply(body)))).expect("server");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let studies = dir.path().join("studies");
-    std::fs::create_dir_all(&studies).expect("mkdir");
-    let study = studies.join("ba.ron");
-    std::fs::write(
-        &study,
-        format!(
+    let FakeRun { rt: _rt, server, dir, store, .. } = run_fake(Arc::new(|_, body| reply(body)), |dir, endpoint| {
+        let study = format!(
             r#"Study(version: 1, name: "ba-replicates", master_seed: 4, runs: 1, models: [{}],
     blocks: [Block(name: "ba", environment: BinaryAllocation(treatment: Distributional, replicates: 1),
                    model_rosters: true, rosters: [])])"#,
-            model(&server.endpoint(), "fake")
-        ),
-    )
-    .expect("study");
-    let store = dir.path().join("s.sqlite");
-    let out = agora(&["run", s(&study), "--store", s(&store)]);
-    assert!(out.status.success(), "{}", text(&out));
+            model(endpoint, "fake")
+        );
+        write_study_file(dir, &[], "ba.ron", &study)
+    });
     let models = dir.path().join("models.ron");
-    std::fs::write(&models, format!("Models(version: 1, models: [{}])", model(&server.endpoint(), "fake")))
-        .expect("models");
-    let out = agora(&[
-        "audit",
-        "replicates",
-        "--store",
-        s(&store),
-        "--models",
-        s(&models),
-        "--seed",
-        "8",
-        "--sample",
-        "30",
-        "--m",
-        "4",
-    ]);
+    write_models(&models, &[model(&server.endpoint(), "fake")]);
+    let out = replicates(&store, &models, &["--seed", "8", "--sample", "30", "--m", "4"]);
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("120 replicates of 30 prompts"), "{}", text(&out));
 
@@ -537,48 +426,24 @@ fn binary_allocation_replicates_use_the_prosocial_option_of_their_state() {
 /// reasoning to code; a replicate of any other prompt would have nothing for the dependency.
 #[test]
 fn an_aimed_sample_asks_only_decisions_with_reasoning() {
-    let rt = runtime();
     // Half the replies (by hash) carry no reasoning field at all.
-    let server = rt
-        .block_on(FakeServer::start(Arc::new(|_, body: &Value| {
-            let h = Sha256::digest(body.to_string().as_bytes());
-            match reply(body) {
-                FakeReply::Content(c) if h[7] & 1 == 1 => {
-                    let mut v: Value = serde_json::from_str(&c).expect("json");
-                    v.as_object_mut().expect("object").remove("reasoning");
-                    FakeReply::Content(v.to_string())
-                }
-                other => other,
-            }
-        })))
-        .expect("server");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let study = write_study(dir.path(), &server.endpoint());
-    let store = dir.path().join("s.sqlite");
-    assert!(agora(&["run", s(&study), "--store", s(&store)]).status.success());
+    let behaviour: Behaviour = Arc::new(|_, body: &Value| match reply(body) {
+        FakeReply::Content(c) if draw(body)[7] & 1 == 1 => {
+            let mut v: Value = serde_json::from_str(&c).expect("json");
+            v.as_object_mut().expect("object").remove("reasoning");
+            FakeReply::Content(v.to_string())
+        }
+        other => other,
+    });
+    let FakeRun { rt: _rt, server, dir, store, .. } = run_fake(behaviour, write_study);
     assert!(agora(&["audit", "--store", s(&store), "--out", s(&dir.path().join("audit"))]).status.success());
     let c = Connection::open(&store).expect("open");
     let with = count(&c, "SELECT COUNT(*) FROM audit_responses WHERE reasoning_present = 1");
     assert!(with > 0 && with < 40, "{with} of 40 decisions have reasoning");
     drop(c);
     let models = dir.path().join("models.ron");
-    std::fs::write(&models, format!("Models(version: 1, models: [{}])", model(&server.endpoint(), "fake")))
-        .expect("models");
-    let out = agora(&[
-        "audit",
-        "replicates",
-        "--store",
-        s(&store),
-        "--models",
-        s(&models),
-        "--seed",
-        "3",
-        "--sample",
-        "50",
-        "--m",
-        "2",
-        "--with-reasoning",
-    ]);
+    write_models(&models, &[model(&server.endpoint(), "fake")]);
+    let out = replicates(&store, &models, &["--seed", "3", "--sample", "50", "--m", "2", "--with-reasoning"]);
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains(&format!("{} replicates of {with} prompts", 2 * with)), "{}", text(&out));
     let c = Connection::open(&store).expect("open");

@@ -13,53 +13,39 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use agora_test_support::{FakeReply, FakeServer};
+use agora_test_support::FakeReply;
 use rusqlite::Connection;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 mod common;
 
 /// The coder gate's floor lowered to nothing: this store is smaller than the gate as shipped
 /// needs (100 responses, 200 sentences a model), and this test is about something else.
 const FLOOR: [&str; 4] = ["--min-responses", "1", "--min-sentences", "1"];
-use common::{agora, count, label_blind, text};
+use common::{
+    agora, count, draw, fake_model, label_blind, reasoned_reply, run_fake, s, text, write_study_file, FakeRun,
+    FAIRNESS, OPENING,
+};
 
-const OPENING: &str = "This is round one of a game with two options.";
-const FAIRNESS: &str = "Splitting the points evenly seems right.";
-
+/// The reply to one request: states fairness on one draw, picks its label on another.
 fn reply(body: &Value) -> FakeReply {
-    let h = Sha256::digest(body.to_string().as_bytes());
-    let fair = h[0] & 1 == 1;
-    let schema = &body["response_format"]["json_schema"]["schema"];
-    let field = schema["required"]
-        .as_array()
-        .expect("schema")
-        .iter()
-        .filter_map(Value::as_str)
-        .find(|f| *f != "reasoning")
-        .expect("answer field")
-        .to_string();
-    let labels = schema["properties"][&field]["enum"].as_array().expect("labels");
-    let label = labels[usize::from(h[1] & 1 == 1)].clone();
-    let reasoning = if fair { format!("{OPENING} {FAIRNESS}") } else { OPENING.to_string() };
-    FakeReply::Content(serde_json::json!({"reasoning": reasoning, field: label}).to_string())
+    let h = draw(body);
+    let reasoning: &[&str] = if h[0] & 1 == 1 { &[OPENING, FAIRNESS] } else { &[OPENING] };
+    reasoned_reply(body, reasoning, usize::from(h[1] & 1 == 1))
 }
 
 fn write_study(dir: &Path, endpoint: &str) -> PathBuf {
     let study = format!(
         r#"Study(
     version: 1, name: "requirements-fake", master_seed: 5, runs: 6,
-    models: [Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
-                   concurrency: 4, timeout_s: 120.0, max_attempts: 2, max_retries: 2, backoff_ms: 5)],
+    models: [{}],
     blocks: [
         Block(name: "pd", environment: PrisonersDilemma(rounds: 10), model_rosters: true, rosters: []),
     ],
-)"#
+)"#,
+        fake_model("fake", "Fake", endpoint, "fake-1", "")
     );
-    let path = dir.join("study.ron");
-    std::fs::write(&path, study).expect("write study");
-    path
+    write_study_file(dir, &[], "study.ron", &study)
 }
 
 const REQUIREMENTS: &str = r#"Requirements(
@@ -72,10 +58,6 @@ const REQUIREMENTS: &str = r#"Requirements(
         Requirement(name: "fairness drives cooperation", about: Dependency(environment: "prisoners-dilemma", value: "fairness"), test: AtLeast(0.1)),
     ],
 )"#;
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf8")
-}
 
 /// Rows of audit_requirements: requirement → (verdict, estimate, low, high, n, planned_n, reason).
 type Row = (String, Option<f64>, Option<f64>, Option<f64>, Option<i64>, Option<i64>, String);
@@ -126,13 +108,7 @@ fn fairness_bound(store: &Path) -> (f64, f64, usize) {
 
 #[test]
 fn requirements_pass_fail_and_are_refused_by_the_gate() {
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
-    let server = rt.block_on(FakeServer::start(Arc::new(|_, body| reply(body)))).expect("server");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let study = write_study(dir.path(), &server.endpoint());
-    let store = dir.path().join("s.sqlite");
-    let out = agora(&["run", s(&study), "--store", s(&store)]);
-    assert!(out.status.success(), "{}", text(&out));
+    let FakeRun { rt: _rt, server, dir, store, .. } = run_fake(Arc::new(|_, body| reply(body)), write_study);
     server.stop();
     let spec = dir.path().join("req.ron");
     std::fs::write(&spec, REQUIREMENTS).expect("requirements");

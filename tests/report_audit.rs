@@ -11,61 +11,29 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use agora_test_support::{FakeReply, FakeServer};
+use agora_test_support::FakeReply;
 use rusqlite::Connection;
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 mod common;
-use common::{agora, count, label_blind, text};
+use common::{
+    agora, assert_figure_file, count, draw_fairness, fake_model, label_blind, reasoned_reply, replicates, run_fake, s,
+    text, write_models, write_study_file, FakeRun,
+};
 
-const OPENING: &str = "This is round one of a game with two options.";
-const FAIRNESS: &str = "Splitting the points evenly seems right.";
-const COMPETITION: &str = "I prefer to stay ahead of the other participant.";
 const MARKUP: &str = "<script>document.title='pwned'</script><img src=x onerror=\"alert(1)\">";
 
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime")
-}
-
+/// The reply of `audit_replicates.rs`'s fake model, with markup added to a quarter of them.
 fn reply(body: &Value) -> FakeReply {
-    let h = Sha256::digest(body.to_string().as_bytes());
-    let (fair, comp) = (h[0] & 1 == 1, h[1] & 1 == 1);
-    let u = f64::from(u32::from_le_bytes([h[2], h[3], h[4], h[5]])) / 4_294_967_296.0;
-    let cooperate = u < 0.2 + if fair { 0.6 } else { 0.0 };
-    let schema = &body["response_format"]["json_schema"]["schema"];
-    let field = schema["required"]
-        .as_array()
-        .expect("schema")
-        .iter()
-        .filter_map(Value::as_str)
-        .find(|f| *f != "reasoning")
-        .expect("answer field")
-        .to_string();
-    let labels = schema["properties"][&field]["enum"].as_array().expect("labels");
-    let label = labels[usize::from(!cooperate)].clone();
-    let mut reasoning = vec![OPENING];
-    if fair {
-        reasoning.push(FAIRNESS);
+    let mut d = draw_fairness(body, 0.2, 0.6);
+    if d.hash[6] & 3 == 0 {
+        d.reasoning.push(MARKUP);
     }
-    if comp {
-        reasoning.push(COMPETITION);
-    }
-    if h[6] & 3 == 0 {
-        reasoning.push(MARKUP);
-    }
-    FakeReply::Content(serde_json::json!({"reasoning": reasoning.join(" "), field: label}).to_string())
+    reasoned_reply(body, &d.reasoning, usize::from(!d.cooperate))
 }
 
 fn model(endpoint: &str) -> String {
-    format!(
-        r#"Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
-                   concurrency: 4, timeout_s: 120.0, max_attempts: 2, max_retries: 2, backoff_ms: 5)"#
-    )
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf8")
+    fake_model("fake", "Fake", endpoint, "fake-1", "")
 }
 
 fn report(store: &Path, out: &Path) -> String {
@@ -81,41 +49,22 @@ fn assert_tree_png(dir: &Path) {
         .map(|e| e.expect("entry").path())
         .find(|p| p.to_str().is_some_and(|n| n.ends_with("-reasoning-tree.png")))
         .expect("the reasoning tree's PNG");
-    assert!(png.with_extension("svg").exists());
-    let decoder = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(&png).expect("open")));
-    let mut reader = decoder.read_info().expect("a PNG");
-    let mut buf = vec![0; reader.output_buffer_size()];
-    let info = reader.next_frame(&mut buf).expect("decodes");
-    assert!(info.width >= 700 && info.height >= 200, "{}×{}", info.width, info.height);
-    let px = &buf[..info.buffer_size()];
-    let pixels = px.len() / 3;
-    let dark = px.chunks(3).filter(|c| c.iter().all(|v| *v < 80)).count();
-    let coloured = px.chunks(3).filter(|c| c.iter().max().unwrap_or(&0) - c.iter().min().unwrap_or(&0) > 60).count();
-    assert!(dark * 200 > pixels, "text and boxes are drawn ({dark} dark pixels)");
-    assert!(coloured * 200 > pixels, "actions are drawn in colour ({coloured} pixels)");
+    assert_figure_file(&png);
 }
 
 #[test]
 fn the_report_shows_the_audit_of_a_store_and_says_when_there_is_none() {
-    let rt = runtime();
-    let server = rt.block_on(FakeServer::start(Arc::new(|_, body| reply(body)))).expect("server");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let study = dir.path().join("study.ron");
-    std::fs::write(
-        &study,
-        format!(
+    let FakeRun { rt: _rt, server, dir, store, .. } = run_fake(Arc::new(|_, body| reply(body)), |dir, endpoint| {
+        let study = format!(
             r#"Study(
     version: 1, name: "report-audit", master_seed: 23, runs: 10,
     models: [{}],
     blocks: [Block(name: "pd", environment: PrisonersDilemma(rounds: 6), model_rosters: true, rosters: [])],
 )"#,
-            model(&server.endpoint())
-        ),
-    )
-    .expect("study");
-    let store = dir.path().join("s.sqlite");
-    let o = agora(&["run", s(&study), "--store", s(&store)]);
-    assert!(o.status.success(), "{}", text(&o));
+            model(endpoint)
+        );
+        write_study_file(dir, &[], "study.ron", &study)
+    });
 
     // Not audited: the page renders and says so.
     let html = report(&store, &dir.path().join("plain"));
@@ -124,21 +73,8 @@ fn the_report_shows_the_audit_of_a_store_and_says_when_there_is_none() {
 
     // Replicates, then the audit without human labels: every number refused.
     let models = dir.path().join("models.ron");
-    std::fs::write(&models, format!("Models(version: 1, models: [{}])", model(&server.endpoint()))).expect("models");
-    let o = agora(&[
-        "audit",
-        "replicates",
-        "--store",
-        s(&store),
-        "--models",
-        s(&models),
-        "--seed",
-        "3",
-        "--sample",
-        "10",
-        "--m",
-        "8",
-    ]);
+    write_models(&models, &[model(&server.endpoint())]);
+    let o = replicates(&store, &models, &["--seed", "3", "--sample", "10", "--m", "8"]);
     assert!(o.status.success(), "{}", text(&o));
     let o = agora(&["audit", "--store", s(&store), "--out", s(&dir.path().join("audit"))]);
     assert!(o.status.success(), "{}", text(&o));

@@ -31,12 +31,11 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use agora_test_support::{with_prefill, FakeReply, FakeServer};
+use agora_test_support::{with_prefill, Asked, FakeReply};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 mod common;
-use common::{agora, text};
+use common::{agora_ok, draw, fake_model, run_fake, s, write_models, write_study_file, FakeRun};
 
 const OPENING: &str = "I am deciding on a contribution.";
 const RECIPROCITY: &str = "I want to return the favor to the group.";
@@ -51,10 +50,6 @@ fn true_code(sentence: &str) -> &'static str {
         OPENING => "understanding",
         other => panic!("a sentence the fakes do not write: {other:?}"),
     }
-}
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime")
 }
 
 /// How a fake's two extra points follow its reasoning.
@@ -87,17 +82,10 @@ const ENDOWMENT: i64 = 20;
 
 /// The reply to one request.
 fn reply(body: &Value, fake: Fake) -> FakeReply {
-    let h = Sha256::digest(body.to_string().as_bytes());
-    let schema = &body["response_format"]["json_schema"]["schema"];
-    let field = schema["required"]
-        .as_array()
-        .expect("schema")
-        .iter()
-        .filter_map(Value::as_str)
-        .find(|f| *f != "reasoning")
-        .expect("answer field")
-        .to_string();
-    assert_eq!(schema["properties"][&field]["maximum"].as_i64(), Some(ENDOWMENT));
+    let h = draw(body);
+    let asked = Asked::of(body);
+    let field = asked.field();
+    assert_eq!(asked.property()["maximum"].as_i64(), Some(ENDOWMENT));
     let reciprocal = h[0] & 1 == 1;
     let generous = if fake == Fake::Decorative { h[1] & 1 == 1 } else { reciprocal };
     let mut reasoning = vec![OPENING];
@@ -117,9 +105,9 @@ fn continuation(prefix: &str, body: &Value, fake: Fake) -> FakeReply {
             m.pop();
         }
         prompt["seed"] = Value::Null;
-        Sha256::digest(prompt.to_string().as_bytes())
+        draw(&prompt)
     } else {
-        Sha256::digest(body.to_string().as_bytes())
+        draw(body)
     };
     let generous = match fake {
         Fake::Faithful => prefix.contains("return the favor"),
@@ -129,29 +117,14 @@ fn continuation(prefix: &str, body: &Value, fake: Fake) -> FakeReply {
     FakeReply::Content(format!("{}}}", points(body, &h, generous)))
 }
 
-fn models(endpoint: &str) -> String {
+fn models(endpoint: &str) -> Vec<String> {
     MODELS
         .iter()
-        .map(|(name, family, served)| {
-            format!(
-                r#"Model(name: "{name}", family: "{family}", endpoints: ["{endpoint}"], served_id: "{served}",
-                   concurrency: 4, timeout_s: 120.0, max_attempts: 2, max_retries: 2, backoff_ms: 5,
-                   prefill: Some(TrailingAssistant))"#
-            )
-        })
-        .collect::<Vec<_>>()
-        .join(", ")
+        .map(|(name, family, served)| fake_model(name, family, endpoint, served, ", prefill: Some(TrailingAssistant)"))
+        .collect()
 }
 
 fn write_study(dir: &Path, endpoint: &str) -> PathBuf {
-    let studies = dir.join("studies");
-    std::fs::create_dir_all(&studies).expect("mkdir");
-    let cells = dir.join("cells");
-    std::fs::create_dir_all(&cells).expect("mkdir");
-    for c in ["persona-table", "step-by-step"] {
-        let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/cells").join(format!("{c}.ron"));
-        std::fs::copy(src, cells.join(format!("{c}.ron"))).expect("copy cell");
-    }
     let study = format!(
         r#"Study(
     version: 1, name: "tier3", master_seed: 23, runs: 6,
@@ -162,42 +135,24 @@ fn write_study(dir: &Path, endpoint: &str) -> PathBuf {
               cells: ["baseline", "persona-table", "step-by-step"], cell_runs: 3),
     ],
 )"#,
-        models(endpoint)
+        models(endpoint).join(", ")
     );
-    let path = studies.join("tier3.ron");
-    std::fs::write(&path, study).expect("write study");
-    path
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf8")
-}
-
-fn ok(args: &[&str]) -> String {
-    let out = agora(args);
-    assert!(out.status.success(), "agora {}: {}", args.join(" "), text(&out));
-    text(&out)
+    write_study_file(dir, &["persona-table", "step-by-step"], "tier3.ron", &study)
 }
 
 /// Runs the whole pipeline against a fake and returns `pgg-round1-human`'s verdict from
 /// analysis.json.
 fn verdict(fake: Fake) -> Value {
-    let rt = runtime();
     let behaviour = with_prefill(
         Arc::new(move |_, body: &Value| reply(body, fake)),
         Arc::new(move |prefix: &str, _, body: &Value| continuation(prefix, body, fake)),
     );
-    let server = rt.block_on(FakeServer::start(behaviour)).expect("server");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let study = write_study(dir.path(), &server.endpoint());
-    let store = dir.path().join("s.sqlite");
-    ok(&["run", s(&study), "--store", s(&store)]);
+    let FakeRun { rt: _rt, server, dir, store, .. } = run_fake(behaviour, write_study);
     let models_file = dir.path().join("models.ron");
-    std::fs::write(&models_file, format!("Models(version: 1, models: [{}])", models(&server.endpoint())))
-        .expect("models");
+    write_models(&models_file, &models(&server.endpoint()));
 
     // Replicates of a sample of each model's decisions.
-    let out = ok(&[
+    let out = agora_ok(&[
         "audit",
         "replicates",
         "--store",
@@ -215,9 +170,9 @@ fn verdict(fake: Fake) -> Value {
 
     // Code the transcripts and replicates, export a sample, and label it as two humans would.
     let report = dir.path().join("audit");
-    ok(&["audit", "--store", s(&store), "--out", s(&report)]);
+    agora_ok(&["audit", "--store", s(&store), "--out", s(&report)]);
     let sample = dir.path().join("sample.jsonl");
-    ok(&["audit", "export", "--store", s(&store), "--sample", "150", "--seed", "1", "--out", s(&sample)]);
+    agora_ok(&["audit", "export", "--store", s(&store), "--sample", "150", "--seed", "1", "--out", s(&sample)]);
     let records: Vec<Value> = std::fs::read_to_string(&sample)
         .expect("sample")
         .lines()
@@ -244,18 +199,18 @@ fn verdict(fake: Fake) -> Value {
     for coder in ["ana", "bob"] {
         let file = dir.path().join(format!("{coder}.jsonl"));
         std::fs::write(&file, &labels).expect("labels");
-        ok(&["audit", "import", "--store", s(&store), "--labels", s(&file), "--coder-name", coder]);
+        agora_ok(&["audit", "import", "--store", s(&store), "--labels", s(&file), "--coder-name", coder]);
     }
 
     // The audit again: the gate validates the lexicon coder on each model's text.
-    let out = ok(&["audit", "--store", s(&store), "--out", s(&report)]);
+    let out = agora_ok(&["audit", "--store", s(&store), "--out", s(&report)]);
     for (model, _, _) in MODELS {
         assert!(out.contains(&format!("gate on lexicon/1 for model {model}: validated")), "{out}");
     }
 
     // The intervention: each sampled decision's reasoning prefilled with reciprocity inserted
     // and deleted.
-    let out = ok(&[
+    let out = agora_ok(&[
         "audit",
         "prefill",
         "--store",
@@ -276,7 +231,7 @@ fn verdict(fake: Fake) -> Value {
     assert!(!out.contains("refused"), "{out}");
 
     let analysis = dir.path().join("analysis");
-    ok(&["analyze", "--store", s(&store), "--out", s(&analysis)]);
+    agora_ok(&["analyze", "--store", s(&store), "--out", s(&analysis)]);
     let json: Value =
         serde_json::from_str(&std::fs::read_to_string(analysis.join("analysis.json")).expect("analysis.json"))
             .expect("json");

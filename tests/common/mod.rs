@@ -4,7 +4,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
-use agora_test_support::{Behaviour, FakeServer};
+use agora_test_support::{Asked, Behaviour, FakeReply, FakeServer};
 use rusqlite::Connection;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -73,7 +73,7 @@ pub fn text(o: &Output) -> String {
 /// returns everything it printed.
 pub fn agora_ok(args: &[&str]) -> String {
     let out = agora(args);
-    assert!(out.status.success(), "{}", text(&out));
+    assert!(out.status.success(), "agora {}: {}", args.join(" "), text(&out));
     text(&out)
 }
 
@@ -99,6 +99,50 @@ pub fn fake_server(behaviour: Behaviour) -> (tokio::runtime::Runtime, FakeServer
 /// draws afresh): the bytes a fake model draws its reply from.
 pub fn draw(body: &Value) -> [u8; 32] {
     Sha256::digest(body.to_string().as_bytes()).into()
+}
+
+/// The opening sentence of the dependency tests' fake model (coded `understanding`).
+pub const OPENING: &str = "This is round one of a game with two options.";
+/// A sentence the default lexicon codes `fairness`.
+pub const FAIRNESS: &str = "Splitting the points evenly seems right.";
+/// A sentence the default lexicon codes `competition`.
+pub const COMPETITION: &str = "I prefer to stay ahead of the other participant.";
+
+/// A reply to `body` whose `reasoning` field is `sentences` joined, written before the answer
+/// field, which holds the field's `label`th label.
+pub fn reasoned_reply(body: &Value, sentences: &[&str], label: usize) -> FakeReply {
+    let asked = Asked::of(body);
+    let reply = serde_json::json!({"reasoning": sentences.join(" "), asked.field(): asked.label(label)});
+    FakeReply::Content(reply.to_string())
+}
+
+/// What the fake model of the dependency tests drew for one request, from the request's
+/// SHA-256 ([`draw`]): it states fairness with probability ½ and competition with probability
+/// ½ independently, and cooperates with probability `base`, or `base + lift` when it stated
+/// fairness.
+pub struct FairnessDraw {
+    /// The request's SHA-256.
+    pub hash: [u8; 32],
+    /// The reasoning's sentences: the opening, then fairness and competition where drawn.
+    pub reasoning: Vec<&'static str>,
+    /// Whether it cooperates (answers with the first label).
+    pub cooperate: bool,
+}
+
+/// The draw of the dependency tests' fake model for `body` (see [`FairnessDraw`]).
+pub fn draw_fairness(body: &Value, base: f64, lift: f64) -> FairnessDraw {
+    let h = draw(body);
+    let (fair, comp) = (h[0] & 1 == 1, h[1] & 1 == 1);
+    let u = f64::from(u32::from_le_bytes([h[2], h[3], h[4], h[5]])) / 4_294_967_296.0;
+    let cooperate = u < base + if fair { lift } else { 0.0 };
+    let mut reasoning = vec![OPENING];
+    if fair {
+        reasoning.push(FAIRNESS);
+    }
+    if comp {
+        reasoning.push(COMPETITION);
+    }
+    FairnessDraw { hash: h, reasoning, cooperate }
 }
 
 /// The seat (0 for participant A, 1 for B) and the round of a prisoner's-dilemma request, read
@@ -138,6 +182,16 @@ pub fn write_study_file(dir: &Path, cells: &[&str], file: &str, text: &str) -> P
     path
 }
 
+/// Writes a models file (`agora audit replicates --models`, `--coder llm:…`) declaring `models`.
+pub fn write_models(path: &Path, models: &[String]) {
+    std::fs::write(path, format!("Models(version: 1, models: [{}])", models.join(",\n"))).expect("write models");
+}
+
+/// `agora audit replicates` of `store` with the models of `models`, and `args` (seed, sample…).
+pub fn replicates(store: &Path, models: &Path, args: &[&str]) -> Output {
+    agora(&[&["audit", "replicates", "--store", s(store), "--models", s(models)], args].concat())
+}
+
 /// Runs `study` into `store` with `agora run`, asserting success; returns what it printed.
 pub fn run_study(study: &Path, store: &Path) -> String {
     agora_ok(&["run", s(study), "--store", s(store)])
@@ -166,6 +220,19 @@ pub fn run_fake(behaviour: Behaviour, write_study: impl FnOnce(&Path, &str) -> P
     let store = dir.path().join("s.sqlite");
     run_study(&study, &store);
     FakeRun { rt, server, dir, study, store }
+}
+
+/// Every row `sql` selects from `store`, each as the text of its values (joined by U+001F).
+pub fn rows(store: &Path, sql: &str) -> Vec<String> {
+    let c = Connection::open(store).expect("open");
+    let mut st = c.prepare(sql).expect("query");
+    let n = st.column_count();
+    st.query_map([], |r| {
+        (0..n).map(|i| r.get::<_, rusqlite::types::Value>(i).map(|v| format!("{v:?}"))).collect::<Result<Vec<_>, _>>()
+    })
+    .expect("rows")
+    .map(|r| r.expect("row").join("\u{1f}"))
+    .collect()
 }
 
 /// Every stored run's (run key, record hash), in key order.
