@@ -2,33 +2,10 @@
 //! occurrence): JSON in, JSON out, answers equal to the statsmodels/scikit-learn reference
 //! values end to end, and bad input refused with a message naming the field and exit code 2.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
 use serde_json::{json, Value};
 
-fn agora_stats(test: &str, input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agora"))
-        .args(["stats", test])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawns");
-    child.stdin.take().expect("stdin").write_all(input.as_bytes()).expect("writes");
-    child.wait_with_output().expect("finishes")
-}
-
-fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-}
-
-/// Runs `test` on `input` and returns its JSON answer, asserting success.
-fn answer(test: &str, input: &Value) -> Value {
-    let o = agora_stats(test, &input.to_string());
-    assert!(o.status.success(), "{test}: {}", text(&o));
-    serde_json::from_slice(&o.stdout).expect("json answer")
-}
+mod common;
+use common::{answer, assert_stats_refused};
 
 fn reference() -> Value {
     serde_json::from_str(include_str!("../stats/tests/reference.json")).expect("reference.json parses")
@@ -207,10 +184,6 @@ fn bad_input_is_refused_naming_the_field() {
         ("occurrence", r#"{"responses": [["a"], ["b"]], "codes": ["a"]}"#, &["`responses`", "\"b\""]),
         ("occurrence", r#"{"responses": []}"#, &["`responses`"]),
     ] {
-        let o = agora_stats(test, input);
-        assert_eq!(o.status.code(), Some(2), "{test} {input}: {}", text(&o));
-        for needle in needles {
-            assert!(text(&o).contains(needle), "{test} {input}: expected `{needle}` in {}", text(&o));
-        }
+        assert_stats_refused(test, input, needles);
     }
 }

@@ -3,33 +3,10 @@
 //! reproduced end to end at their printed precision, and bad input refused with a message
 //! naming the field and exit code 2.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
-
 use serde_json::{json, Value};
 
-fn agora_stats(test: &str, input: &str) -> Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agora"))
-        .args(["stats", test])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("spawns");
-    child.stdin.take().expect("stdin").write_all(input.as_bytes()).expect("writes");
-    child.wait_with_output().expect("finishes")
-}
-
-fn text(o: &Output) -> String {
-    format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
-}
-
-/// Runs `test` on `input` and returns its JSON answer, asserting success.
-fn answer(test: &str, input: &Value) -> Value {
-    let o = agora_stats(test, &input.to_string());
-    assert!(o.status.success(), "{test}: {}", text(&o));
-    serde_json::from_slice(&o.stdout).expect("json answer")
-}
+mod common;
+use common::{agora_stats, answer, assert_stats_refused, text};
 
 fn num(v: &Value) -> f64 {
     v.as_f64().unwrap_or_else(|| panic!("{v} is not a number"))
@@ -333,11 +310,7 @@ fn bad_input_is_refused_naming_the_field() {
         ),
         ("samples-per-arm", r#"{"p1": 0.6, "p0": 0.4, "deff": 1e999}"#.to_string(), &["`deff`", "out of range"]),
     ] {
-        let o = agora_stats(test, &input);
-        assert_eq!(o.status.code(), Some(2), "{test} {input}: {}", text(&o));
-        for needle in needles {
-            assert!(text(&o).contains(needle), "{test} {input}: expected `{needle}` in {}", text(&o));
-        }
+        assert_stats_refused(test, &input, needles);
     }
 }
 

@@ -1,24 +1,9 @@
 //! The analysis's mean interval against scipy's t interval (the reference values the statistics
 //! crate's script made, `stats/tests/reference.json`).
 
-use serde_json::Value;
-
-fn reference() -> Value {
-    serde_json::from_str(include_str!("../../stats/tests/reference.json")).expect("reference.json parses")
-}
-
-fn floats(v: &Value) -> Vec<f64> {
-    v.as_array().expect("array").iter().map(|x| x.as_f64().expect("number")).collect()
-}
-
-fn close(got: f64, want: f64, rel: f64, abs: f64, call: &str) {
-    let ok = (got - want).abs() <= abs.max(rel * want.abs());
-    assert!(ok, "got {got}, reference {want} from `{call}`");
-}
-
-fn call(e: &Value) -> String {
-    e["call"].as_str().unwrap_or("?").to_string()
-}
+#[path = "../../stats/tests/common/mod.rs"]
+mod common;
+use common::{call, close, floats, reference};
 
 #[test]
 fn mean_interval_matches_scipy_t_interval() {

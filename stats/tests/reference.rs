@@ -6,22 +6,8 @@ use agora_stats::{self as stats, dist, tolerance};
 use rand::{Rng, SeedableRng};
 use serde_json::Value;
 
-fn reference() -> Value {
-    serde_json::from_str(include_str!("reference.json")).expect("reference.json parses")
-}
-
-fn floats(v: &Value) -> Vec<f64> {
-    v.as_array().expect("array").iter().map(|x| x.as_f64().expect("number")).collect()
-}
-
-fn close(got: f64, want: f64, rel: f64, abs: f64, call: &str) {
-    let ok = (got - want).abs() <= abs.max(rel * want.abs());
-    assert!(ok, "got {got}, reference {want} from `{call}`");
-}
-
-fn call(e: &Value) -> String {
-    e["call"].as_str().unwrap_or("?").to_string()
-}
+mod common;
+use common::{call, close, floats, reference};
 
 #[test]
 fn mann_whitney_matches_the_exact_permutation_distribution() {

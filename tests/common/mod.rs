@@ -1,8 +1,9 @@
 //! Helpers shared by the LLM end-to-end tests.
 #![allow(dead_code)]
 
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::process::{Command, Output, Stdio};
 
 use agora_test_support::{Asked, Behaviour, FakeReply, FakeServer};
 use rusqlite::Connection;
@@ -67,6 +68,36 @@ pub fn agora(args: &[&str]) -> Output {
 /// Everything a command printed.
 pub fn text(o: &Output) -> String {
     format!("{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr))
+}
+
+/// Runs `agora stats TEST` with `input` on its standard input.
+pub fn agora_stats(test: &str, input: &str) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agora"))
+        .args(["stats", test])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawns");
+    child.stdin.take().expect("stdin").write_all(input.as_bytes()).expect("writes");
+    child.wait_with_output().expect("finishes")
+}
+
+/// Runs `agora stats TEST` on `input` and returns its JSON answer, asserting success.
+pub fn answer(test: &str, input: &Value) -> Value {
+    let o = agora_stats(test, &input.to_string());
+    assert!(o.status.success(), "{test}: {}", text(&o));
+    serde_json::from_slice(&o.stdout).expect("json answer")
+}
+
+/// `agora stats TEST` refuses `input` with exit code 2 and a message holding every one of
+/// `needles` (the field named, the reason).
+pub fn assert_stats_refused(test: &str, input: &str, needles: &[&str]) {
+    let o = agora_stats(test, input);
+    assert_eq!(o.status.code(), Some(2), "{test} {input}: {}", text(&o));
+    for needle in needles {
+        assert!(text(&o).contains(needle), "{test} {input}: expected `{needle}` in {}", text(&o));
+    }
 }
 
 /// Runs the `agora` binary, asserts that it succeeded (showing what it printed if not) and
