@@ -8,10 +8,8 @@ use serde_json::Value;
 
 #[test]
 fn the_admin_export_lists_participants_in_order_with_their_stage_and_no_code() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let study = study(dir.path(), "people-export", "", &people_dilemma(2), 60, 60);
-    let store = dir.path().join("s.sqlite");
-    let s = start(&study, &store);
+    let (_dir, s) = serve_people("people-export", 2, 60, 60, None);
+    let store = s.store.clone();
     let base = s.base.clone();
     let export = s.rt.block_on(async {
         let c = client();

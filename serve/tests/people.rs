@@ -23,10 +23,8 @@ fn pick(form: &Value, label: &str) -> Vec<(String, String)> {
 
 #[test]
 fn two_participants_play_a_dilemma_against_each_other() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let study = study(dir.path(), "people-pd", "", &people_dilemma(3), 60, 60);
-    let store = dir.path().join("s.sqlite");
-    let s = start(&study, &store);
+    let (_dir, s) = serve_people("people-pd", 3, 60, 60, None);
+    let store = s.store.clone();
     let base = s.base.clone();
     let labels: Vec<String> = s.rt.block_on(async {
         let codes = codes(&base, 2).await;

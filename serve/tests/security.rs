@@ -25,10 +25,8 @@ async fn open_decision(base: &str, code: &str) -> Value {
 
 #[test]
 fn participants_act_only_for_their_own_seat_with_a_legal_action_once() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let study = study(dir.path(), "people-guard", "", &people_dilemma(2), 60, 60);
-    let store = dir.path().join("s.sqlite");
-    let s = start(&study, &store);
+    let (_dir, s) = serve_people("people-guard", 2, 60, 60, None);
+    let store = s.store.clone();
     let base = s.base.clone();
     s.rt.block_on(async {
         let c = client();
@@ -139,10 +137,8 @@ fn participants_act_only_for_their_own_seat_with_a_legal_action_once() {
 
 #[test]
 fn expired_codes_declined_consent_and_failed_questions_end_without_play() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let study = study(dir.path(), "people-exits", "", &people_dilemma(2), 60, 60);
-    let store = dir.path().join("s.sqlite");
-    let s = start(&study, &store);
+    let (_dir, s) = serve_people("people-exits", 2, 60, 60, None);
+    let store = s.store.clone();
     let base = s.base.clone();
     s.rt.block_on(async {
         let c = client();
@@ -185,10 +181,8 @@ fn expired_codes_declined_consent_and_failed_questions_end_without_play() {
 
 #[test]
 fn empty_seats_and_silent_participants_are_played_by_the_stand_in_and_recorded_as_such() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let study = study(dir.path(), "people-standin", "", &people_dilemma(4), 1, 1);
-    let store = dir.path().join("s.sqlite");
-    let s = start(&study, &store);
+    let (_dir, s) = serve_people("people-standin", 4, 1, 1, None);
+    let store = s.store.clone();
     let base = s.base.clone();
     s.rt.block_on(async {
         let code = codes(&base, 1).await.remove(0);
@@ -226,10 +220,7 @@ fn empty_seats_and_silent_participants_are_played_by_the_stand_in_and_recorded_a
 
 #[test]
 fn a_pause_holds_new_participants_and_a_full_session_releases_the_extra_ones() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let study = study(dir.path(), "people-pause", "", &people_dilemma(1), 60, 60);
-    let store = dir.path().join("s.sqlite");
-    let s = start(&study, &store);
+    let (_dir, s) = serve_people("people-pause", 1, 60, 60, None);
     let base = s.base.clone();
     s.rt.block_on(async {
         let c = client();
@@ -272,10 +263,7 @@ fn a_pause_holds_new_participants_and_a_full_session_releases_the_extra_ones() {
 /// (before, one try in eight under load got `IncompleteMessage`).
 #[test]
 fn an_oversized_body_is_answered_413_not_reset() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let study = study(dir.path(), "people-body", "", &people_dilemma(2), 60, 60);
-    let store = dir.path().join("s.sqlite");
-    let s = start(&study, &store);
+    let (_dir, s) = serve_people("people-body", 2, 60, 60, None);
     let base = s.base.clone();
     s.rt.block_on(async {
         let c = client();
@@ -321,10 +309,8 @@ async fn join(c: &reqwest::Client, base: &str, pool_id: &str) -> Result<String, 
 /// after them the session is full.
 #[test]
 fn decliners_and_failed_participants_hold_no_place() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let study = study(dir.path(), "people-capacity", "", &people_dilemma(2), 60, 60);
-    let store = dir.path().join("s.sqlite");
-    let s = start(&study, &store);
+    let (_dir, s) = serve_people("people-capacity", 2, 60, 60, None);
+    let store = s.store.clone();
     let base = s.base.clone();
     s.rt.block_on(async {
         let c = client();
@@ -359,10 +345,7 @@ fn decliners_and_failed_participants_hold_no_place() {
 /// (here 127.0.0.2) is not locked out by it.
 #[test]
 fn joins_are_limited_per_peer_whatever_the_forwarded_header_says() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let study = study(dir.path(), "people-join-limit", "", &people_dilemma(2), 60, 60);
-    let store = dir.path().join("s.sqlite");
-    let s = start(&study, &store);
+    let (_dir, s) = serve_people("people-join-limit", 2, 60, 60, None);
     let base = s.base.clone();
     s.rt.block_on(async {
         let c = client();
@@ -393,10 +376,7 @@ fn joins_are_limited_per_peer_whatever_the_forwarded_header_says() {
 /// limit, and an address a client writes before the proxy's own entry changes nothing.
 #[test]
 fn behind_a_trusted_proxy_joins_are_limited_per_forwarded_address() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let study = study(dir.path(), "people-join-proxy", "", &people_dilemma(2), 60, 60);
-    let store = dir.path().join("s.sqlite");
-    let s = start_behind(&study, &store, Some("X-Forwarded-For"));
+    let (_dir, s) = serve_people("people-join-proxy", 2, 60, 60, Some("X-Forwarded-For"));
     let base = s.base.clone();
     s.rt.block_on(async {
         let c = client();

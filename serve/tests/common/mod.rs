@@ -73,6 +73,22 @@ pub fn start_behind(study: &Path, store: &Path, proxy_header: Option<&str>) -> S
     Served { app, base: format!("http://{addr}"), rt, store: store.to_path_buf() }
 }
 
+/// A session of [`people_dilemma`] of `rounds` rounds (`wait` and `decision` seconds, as in
+/// [`study`]), its study and store in a fresh temporary directory (returned: keep it), served
+/// as [`start_behind`] serves it.
+pub fn serve_people(
+    name: &str,
+    rounds: u32,
+    wait: u64,
+    decision: u64,
+    proxy_header: Option<&str>,
+) -> (tempfile::TempDir, Served) {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let study = study(dir.path(), name, "", &people_dilemma(rounds), wait, decision);
+    let served = start_behind(&study, &dir.path().join("s.sqlite"), proxy_header);
+    (dir, served)
+}
+
 /// An HTTP client that does not follow redirects (each step is checked).
 pub fn client() -> reqwest::Client {
     reqwest::Client::builder().redirect(Policy::none()).timeout(Duration::from_secs(30)).build().expect("client")
