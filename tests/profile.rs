@@ -5,18 +5,15 @@
 //! meaning, replay reproducing the records, and bad input refused with exit code 2.
 
 use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
-use agora_test_support::{legal_answer, FakeReply, FakeServer};
+use agora_test_support::{legal_answer, Behaviour, FakeReply, FakeServer};
 use rusqlite::Connection;
 use serde_json::Value;
 
 mod common;
-use common::{agora, count, text};
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime")
-}
+use common::{agora, count, fake_server, profile_measure, read_json, runtime, text};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -194,8 +191,7 @@ fn a_reduced_profile_of_every_task_runs_end_to_end_and_writes_the_ranges() {
     }
 
     // The ranges: every measure available, combined A1–A5 first.
-    let json: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("profile.json")).expect("json")).expect("parse");
+    let json = read_json(&out.join("profile.json"));
     let measures = json["models"][0]["measures"].as_array().expect("measures");
     let names: Vec<&str> = measures.iter().map(|m| m["measure"].as_str().unwrap()).collect();
     for m in [
@@ -288,15 +284,7 @@ fn invalid_answers_stay_missing_and_make_the_result_unavailable() {
         missing * 2,
         "two attempts per missing slot, no more"
     );
-    let json: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("profile.json")).expect("json")).expect("parse");
-    let line = json["models"][0]["measures"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|l| l["measure"] == "a:dictator")
-        .cloned()
-        .expect("line");
+    let line = profile_measure(&out, "a:dictator").expect("line");
     // §M05: A–D require every scheduled observation, checks included; nothing is filled in.
     assert!(line["centre"].is_null() && line["inner"].is_null() && line["outer"].is_null(), "{line}");
     assert!(line["status"].as_str().unwrap().contains("20 of 25 check slots valid"), "{line}");
@@ -444,6 +432,22 @@ fn seeded_answer(body: &Value) -> String {
     legal_answer(&b)
 }
 
+/// A model that answers `reply` to a question `held` picks out (by its text) until the flag
+/// returned is set, and [`seeded_answer`] otherwise.
+fn held_back(held: fn(&str) -> bool, reply: &'static str) -> (Arc<AtomicBool>, Behaviour) {
+    let answer_all = Arc::new(AtomicBool::new(false));
+    let flag = answer_all.clone();
+    let behaviour: Behaviour = Arc::new(move |_, body: &Value| {
+        let t = body["messages"][0]["content"].as_str().unwrap_or("");
+        if held(t) && !flag.load(std::sync::atomic::Ordering::SeqCst) {
+            FakeReply::Content(reply.into())
+        } else {
+            FakeReply::Content(seeded_answer(body))
+        }
+    });
+    (answer_all, behaviour)
+}
+
 fn statuses(store: &Path) -> Vec<(String, i64)> {
     let c = Connection::open(store).expect("open");
     let mut st =
@@ -533,20 +537,9 @@ fn a_server_outage_stops_the_study_and_a_plain_resume_fills_every_slot() {
 #[test]
 fn a_changed_setting_on_resume_is_refused_by_name_and_a_retry_pass_records_what_it_raised() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let rt = runtime();
     // The model answers a question that starts with a task identifier only once it is let.
-    let answer_all = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let flag = answer_all.clone();
-    let server = rt
-        .block_on(FakeServer::start(Arc::new(move |_, body: &Value| {
-            let t = body["messages"][0]["content"].as_str().unwrap_or("");
-            if t.starts_with("Task ID:") && !flag.load(std::sync::atomic::Ordering::SeqCst) {
-                FakeReply::Content("I would rather not say.".into())
-            } else {
-                FakeReply::Content(seeded_answer(body))
-            }
-        })))
-        .expect("server");
+    let (answer_all, behaviour) = held_back(|t| t.starts_with("Task ID:"), "I would rather not say.");
+    let (_rt, server) = fake_server(behaviour);
     let study =
         write_study(dir.path(), &server.endpoint(), "retry", r#", tasks: ["dictator"], general_robustness: false"#);
     write_models(dir.path(), &server.endpoint(), "");
@@ -618,30 +611,17 @@ fn a_changed_setting_on_resume_is_refused_by_name_and_a_retry_pass_records_what_
         .expect("pass");
     assert_eq!(kind, "retry-missing");
     assert_eq!(changed, r#"[{"field":"max_tokens","was":"256","now":"512"}]"#);
-    let json: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("profile.json")).expect("json")).expect("parse");
-    let line = json["models"][0]["measures"].as_array().unwrap().iter().find(|l| l["measure"] == "a:dictator").cloned();
+    let line = profile_measure(&out, "a:dictator");
     assert!(line.expect("line")["centre"].is_number(), "the measure is available once every slot is filled");
 }
 
 #[test]
 fn an_ended_b4_episode_resumes_under_retry_missing_keeping_its_answered_rounds() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let rt = runtime();
     // The model gives no usable answer in round 5 (of the versions asking "… in round 5?")
     // until it is let: those episodes end there, their later rounds recorded as ended.
-    let answer_all = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let flag = answer_all.clone();
-    let server = rt
-        .block_on(FakeServer::start(Arc::new(move |_, body: &Value| {
-            let t = body["messages"][0]["content"].as_str().unwrap_or("");
-            if t.contains("in round 5?") && !flag.load(std::sync::atomic::Ordering::SeqCst) {
-                FakeReply::Content("Hard to say.".into())
-            } else {
-                FakeReply::Content(seeded_answer(body))
-            }
-        })))
-        .expect("server");
+    let (answer_all, behaviour) = held_back(|t| t.contains("in round 5?"), "Hard to say.");
+    let (_rt, server) = fake_server(behaviour);
     let study = write_study(dir.path(), &server.endpoint(), "b4retry", r#", tasks: ["b4"], general_robustness: false"#);
     write_models(dir.path(), &server.endpoint(), "");
     let store = dir.path().join("s.sqlite");
@@ -737,8 +717,7 @@ fn general_robustness_reads_the_whole_reply() {
     assert_eq!(conflicting, 24);
     assert!(q("SELECT COUNT(*) FROM profile_attempts WHERE status LIKE 'unusable: conflicting answers%'") >= 48);
     // Without its reference every binary comparison reports coverage and no Δp.
-    let json: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("profile.json")).expect("json")).expect("parse");
+    let json = read_json(&out.join("profile.json"));
     let text_ = json.to_string();
     assert!(text_.contains("unavailable: 0 of 2 reference and 2 of 2 check answers usable"), "{text_}");
 }
@@ -796,10 +775,8 @@ fn a_labs_own_pairs_file_runs_e6_to_e9_and_is_required_for_them() {
         first.contains("Synthetic left description") && first.contains("Much closer to the left description"),
         "{first}"
     );
-    let json: Value =
-        serde_json::from_str(&std::fs::read_to_string(out.join("profile.json")).expect("json")).expect("parse");
     for m in ["e6", "e7", "e8", "e9"] {
-        let line = json["models"][0]["measures"].as_array().unwrap().iter().find(|l| l["measure"] == m).expect(m);
+        let line = profile_measure(&out, m).expect(m);
         assert_eq!(line["status"], "available", "{line}");
     }
     // The lab's file is recorded by its hash beside the study's inputs (never in Agora's lock).

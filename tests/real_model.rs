@@ -4,24 +4,42 @@
 //! `cargo test` (which reports it as ignored, with the reason) and run by `.ci/run` with
 //! `-- --include-ignored`; run without the variable, it fails and says what to start.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rusqlite::Connection;
 
 mod common;
-use common::{agora, assert_every_slot_accounted, count, record_hashes, text};
+use agora_test_support::{Asked, FakeReply};
+use common::{
+    agora, assert_every_slot_accounted, count, fake_server, profile_measure, record_hashes, run_study, s, text,
+    write_study_file,
+};
 
-#[test]
-#[ignore = "needs a model server: scripts/llm-server.sh start, then AGORA_LLM_MODELS=scenarios/models/local-gemma.ron cargo test --test real_model -- --ignored"]
-fn small_study_with_a_real_model_then_replay_without_a_server() {
+/// The models file of the running model server that AGORA_LLM_MODELS names (relative to the
+/// repository root).
+fn real_models() -> PathBuf {
     let models = std::env::var("AGORA_LLM_MODELS").expect(
         "AGORA_LLM_MODELS names the models file of a running server (scripts/llm-server.sh start; \
          AGORA_LLM_MODELS=scenarios/models/local-gemma.ron)",
     );
+    Path::new(env!("CARGO_MANIFEST_DIR")).join(models)
+}
+
+/// Writes `text` to `path`; returns the path.
+fn write_file(path: &Path, text: &str) -> PathBuf {
+    std::fs::write(path, text).expect("write");
+    path.to_path_buf()
+}
+
+#[test]
+#[ignore = "needs a model server: scripts/llm-server.sh start, then AGORA_LLM_MODELS=scenarios/models/local-gemma.ron cargo test --test real_model -- --ignored"]
+fn small_study_with_a_real_model_then_replay_without_a_server() {
+    let models = real_models();
     let dir = tempfile::tempdir().expect("tempdir");
     let store = dir.path().join("real.sqlite");
     let study = "scenarios/studies/llm-smoke.ron";
-    let out = agora(&["run", study, "--models", &models, "--store", store.to_str().expect("utf8")]);
+    let out = agora(&["run", study, "--models", s(&models), "--store", s(&store)]);
     assert!(out.status.success(), "{}", text(&out));
     let t = text(&out);
     println!("{t}");
@@ -37,8 +55,7 @@ fn small_study_with_a_real_model_then_replay_without_a_server() {
 
     // Replay into a fresh store with every endpoint pointing nowhere: any call would fail.
     let dead = dir.path().join("dead.ron");
-    let text_models =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join(&models)).expect("models file");
+    let text_models = std::fs::read_to_string(&models).expect("models file");
     let rewired: String = text_models
         .lines()
         .map(|l| {
@@ -52,17 +69,7 @@ fn small_study_with_a_real_model_then_replay_without_a_server() {
         .join("\n");
     std::fs::write(&dead, rewired).expect("write");
     let replayed = dir.path().join("replayed.sqlite");
-    let out = agora(&[
-        "run",
-        study,
-        "--models",
-        dead.to_str().expect("utf8"),
-        "--store",
-        replayed.to_str().expect("utf8"),
-        "--replay",
-        "--cache",
-        store.to_str().expect("utf8"),
-    ]);
+    let out = agora(&["run", study, "--models", s(&dead), "--store", s(&replayed), "--replay", "--cache", s(&store)]);
     assert!(out.status.success(), "{}", text(&out));
     assert_eq!(
         record_hashes(&store),
@@ -78,71 +85,47 @@ fn small_study_with_a_real_model_then_replay_without_a_server() {
 #[test]
 #[ignore = "needs a model server: scripts/llm-server.sh start, then AGORA_LLM_MODELS=scenarios/models/local-gemma.ron cargo test --test real_model -- --ignored"]
 fn the_llm_coder_codes_another_sources_reasoning_with_the_real_model() {
-    use agora_test_support::{FakeReply, FakeServer};
-    use std::sync::Arc;
-    let models = std::env::var("AGORA_LLM_MODELS").expect("AGORA_LLM_MODELS names the models file of a running server");
-    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join(models);
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let models = real_models();
     // The audited source: scripted step-by-step replies with two stated values each.
-    let server = rt
-        .block_on(FakeServer::start(Arc::new(|_, body| {
-            let schema = &body["response_format"]["json_schema"]["schema"];
-            let required: Vec<&str> =
-                schema["required"].as_array().expect("schema").iter().filter_map(|v| v.as_str()).collect();
-            let field = *required.iter().find(|f| **f != "reasoning").expect("answer field");
-            let label = schema["properties"][field]["enum"][0].clone();
-            // Different reasoning per decision (round and seat), so the coder is asked once per
-            // response rather than once for identical text.
-            let user = body["messages"][1]["content"].as_str().unwrap_or_default();
-            let i = user.len() % 4;
-            let reasoning = [
-                "Splitting the points evenly seems right. Cooperating gives me the most points.",
-                "I prefer to stay ahead of the other participant.",
-                "The other participant would be better off if we both cooperate. This is the first round.",
-                "They defected last round, so they do not deserve my help.",
-            ][i];
-            FakeReply::Content(serde_json::json!({"reasoning": reasoning, field: label}).to_string())
-        })))
-        .expect("server");
+    let (_rt, server) = fake_server(Arc::new(|_, body| {
+        let asked = Asked::of(body);
+        // Different reasoning per decision (round and seat), so the coder is asked once per
+        // response rather than once for identical text.
+        let user = body["messages"][1]["content"].as_str().unwrap_or_default();
+        let i = user.len() % 4;
+        let reasoning = [
+            "Splitting the points evenly seems right. Cooperating gives me the most points.",
+            "I prefer to stay ahead of the other participant.",
+            "The other participant would be better off if we both cooperate. This is the first round.",
+            "They defected last round, so they do not deserve my help.",
+        ][i];
+        FakeReply::Content(serde_json::json!({"reasoning": reasoning, asked.field(): asked.label(0)}).to_string())
+    }));
     let dir = tempfile::tempdir().expect("tempdir");
-    let cells = dir.path().join("cells");
-    std::fs::create_dir_all(&cells).expect("mkdir");
-    std::fs::copy(
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/cells/step-by-step.ron"),
-        cells.join("step-by-step.ron"),
-    )
-    .expect("copy cell");
-    let studies = dir.path().join("studies");
-    std::fs::create_dir_all(&studies).expect("mkdir");
-    let study = studies.join("source.ron");
-    std::fs::write(
-        &study,
-        format!(
-            r#"Study(version: 1, name: "source", master_seed: 2, runs: 1,
+    let study = format!(
+        r#"Study(version: 1, name: "source", master_seed: 2, runs: 1,
     models: [Model(name: "scripted", family: "Scripted", endpoints: ["{}"], served_id: "scripted-1", backoff_ms: 5)],
     blocks: [Block(name: "pd", environment: PrisonersDilemma(rounds: 2), model_rosters: true, rosters: [],
                    cells: ["step-by-step"], cell_runs: 1)],
 )"#,
-            server.endpoint()
-        ),
-    )
-    .expect("write study");
+        server.endpoint()
+    );
+    let study = write_study_file(dir.path(), &["step-by-step"], "source.ron", &study);
     let store = dir.path().join("source.sqlite");
-    let out = agora(&["run", study.to_str().expect("utf8"), "--store", store.to_str().expect("utf8")]);
-    assert!(out.status.success(), "{}", text(&out));
+    run_study(&study, &store);
     let audit = |out_dir: &str, replay: bool| {
         let out_dir = dir.path().join(out_dir);
         let mut args = vec![
             "audit",
             "--store",
-            store.to_str().expect("utf8"),
+            s(&store),
             "--coder",
             "llm:gemma-3-270m",
             "--models",
-            models.to_str().expect("utf8"),
+            s(&models),
             "--allow-unvalidated",
             "--out",
-            out_dir.to_str().expect("utf8"),
+            s(&out_dir),
         ];
         if replay {
             args.push("--replay");
@@ -203,29 +186,17 @@ fn the_llm_coder_codes_another_sources_reasoning_with_the_real_model() {
 #[test]
 #[ignore = "needs a model server: scripts/llm-server.sh start, then AGORA_LLM_MODELS=scenarios/models/local-gemma.ron cargo test --test real_model -- --ignored"]
 fn a_small_profile_of_the_real_model_then_replay_without_a_server() {
-    let models = std::env::var("AGORA_LLM_MODELS").expect("AGORA_LLM_MODELS names the models file of a running server");
-    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join(models);
+    let models = real_models();
     let dir = tempfile::tempdir().expect("tempdir");
-    let study = dir.path().join("profile.ron");
-    std::fs::write(
-        &study,
+    let study = write_file(
+        &dir.path().join("profile.ron"),
         r#"ProfileStudy(version: 1, name: "real-profile", master_seed: 5, tasks: ["dictator"],
             responses: 1, gr_responses: 1, reduced_protocol: true)"#,
-    )
-    .expect("study");
+    );
     let store = dir.path().join("real.sqlite");
     let out_dir = dir.path().join("out");
     let run = |store: &Path, models: &Path, out: &Path, extra: &[&str]| {
-        let mut args = vec![
-            "profile",
-            study.to_str().expect("utf8"),
-            "--models",
-            models.to_str().expect("utf8"),
-            "--store",
-            store.to_str().expect("utf8"),
-            "--out",
-            out.to_str().expect("utf8"),
-        ];
+        let mut args = vec!["profile", s(&study), "--models", s(models), "--store", s(store), "--out", s(out)];
         args.extend_from_slice(extra);
         agora(&args)
     };
@@ -245,15 +216,7 @@ fn a_small_profile_of_the_real_model_then_replay_without_a_server() {
     assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_attempts WHERE reply = ''"), 0, "raw replies kept");
     let valid = count(&c, "SELECT COUNT(*) FROM profile_responses WHERE status = 'valid'");
     println!("real model: {valid} of 58 dictator slots valid");
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out_dir.join("profile.json")).expect("json")).expect("parse");
-    let line = json["models"][0]["measures"]
-        .as_array()
-        .expect("measures")
-        .iter()
-        .find(|l| l["measure"] == "a:dictator")
-        .cloned()
-        .expect("line");
+    let line = profile_measure(&out_dir, "a:dictator").expect("line");
     assert_eq!(line["coverage"]["reference_slots"], 33);
     assert_eq!(
         line["coverage"]["reference_valid"].as_i64(),
@@ -297,28 +260,16 @@ fn a_small_profile_of_the_real_model_then_replay_without_a_server() {
 #[test]
 #[ignore = "needs a model server: scripts/llm-server.sh start, then AGORA_LLM_MODELS=scenarios/models/local-gemma.ron cargo test --test real_model -- --ignored"]
 fn a_reduced_questionnaire_profile_of_the_real_model() {
-    let models = std::env::var("AGORA_LLM_MODELS").expect("AGORA_LLM_MODELS names the models file of a running server");
-    let models = Path::new(env!("CARGO_MANIFEST_DIR")).join(models);
+    let models = real_models();
     let dir = tempfile::tempdir().expect("tempdir");
-    let study = dir.path().join("profile-e.ron");
-    std::fs::write(
-        &study,
+    let study = write_file(
+        &dir.path().join("profile-e.ron"),
         r#"ProfileStudy(version: 1, name: "real-profile-e", master_seed: 5, tasks: ["e1"], responses: 1,
             general_robustness: false, reduced_protocol: true, questionnaire_items: Some(2))"#,
-    )
-    .expect("study");
+    );
     let store = dir.path().join("real-e.sqlite");
     let out_dir = dir.path().join("out");
-    let o = agora(&[
-        "profile",
-        study.to_str().expect("utf8"),
-        "--models",
-        models.to_str().expect("utf8"),
-        "--store",
-        store.to_str().expect("utf8"),
-        "--out",
-        out_dir.to_str().expect("utf8"),
-    ]);
+    let o = agora(&["profile", s(&study), "--models", s(&models), "--store", s(&store), "--out", s(&out_dir)]);
     assert!(o.status.success(), "{}", text(&o));
     println!("{}", text(&o));
     let c = Connection::open(&store).expect("open");
@@ -338,15 +289,7 @@ fn a_reduced_questionnaire_profile_of_the_real_model() {
     );
     let valid = count(&c, "SELECT COUNT(*) FROM profile_responses WHERE status = 'valid'");
     println!("real model: {valid} of 52 E1 slots valid");
-    let json: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(out_dir.join("profile.json")).expect("json")).expect("parse");
-    let line = json["models"][0]["measures"]
-        .as_array()
-        .expect("measures")
-        .iter()
-        .find(|l| l["measure"] == "e1")
-        .cloned()
-        .expect("the e1 line");
+    let line = profile_measure(&out_dir, "e1").expect("the e1 line");
     assert_eq!(line["coverage"]["reference_slots"], 22);
     assert_eq!(line["coverage"]["check_slots"], 30);
     let status = line["status"].as_str().expect("status");

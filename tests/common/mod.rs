@@ -266,6 +266,18 @@ pub fn rows(store: &Path, sql: &str) -> Vec<String> {
     .collect()
 }
 
+/// A JSON file, parsed.
+pub fn read_json(path: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).expect("json")).expect("parse")
+}
+
+/// The line of `measure` of the first model in the `profile.json` that `agora profile` wrote
+/// into `out`, if there is one.
+pub fn profile_measure(out: &Path, measure: &str) -> Option<Value> {
+    let json = read_json(&out.join("profile.json"));
+    json["models"][0]["measures"].as_array().expect("measures").iter().find(|l| l["measure"] == measure).cloned()
+}
+
 /// Every stored run's (run key, record hash), in key order.
 pub fn record_hashes(store: &Path) -> Vec<(String, String)> {
     let c = Connection::open(store).expect("open");
