@@ -7,7 +7,7 @@ use std::process::{Command, Output};
 use agora_analysis::summarize;
 
 mod common;
-use common::{agora, record_hashes, text};
+use common::{agora, agora_stats, assert_stats_refused, record_hashes, s, text};
 
 fn study(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/studies").join(name).display().to_string()
@@ -21,7 +21,7 @@ fn store_in(dir: &tempfile::TempDir, name: &str) -> PathBuf {
 fn classical_study_reproduces_the_classical_baselines() {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = store_in(&dir, "classical.sqlite");
-    let out = agora(&["run", &study("classical.ron"), "--store", store.to_str().expect("utf8")]);
+    let out = agora(&["run", &study("classical.ron"), "--store", s(&store)]);
     assert!(out.status.success(), "{}", text(&out));
     let printed = text(&out);
     assert!(printed.contains("== public-goods / baseline (pgg) =="), "{printed}");
@@ -53,7 +53,7 @@ fn classical_study_reproduces_the_classical_baselines() {
     }
     // The analysis of the classical study: every table and a verdict per claim, in seconds.
     let out_dir = dir.path().join("analysis");
-    let a = agora(&["analyze", "--store", store.to_str().expect("utf8"), "--out", out_dir.to_str().expect("utf8")]);
+    let a = agora(&["analyze", "--store", s(&store), "--out", s(&out_dir)]);
     assert!(a.status.success(), "{}", text(&a));
     let secs: f64 = text(&a)
         .split(" runs analysed in ")
@@ -100,14 +100,7 @@ fn classical_study_reproduces_the_classical_baselines() {
     };
     assert_eq!(means(&json), 0, "no model, no cross-model means");
     let with_dir = dir.path().join("analysis-with-classical");
-    let a = agora(&[
-        "analyze",
-        "--store",
-        store.to_str().expect("utf8"),
-        "--out",
-        with_dir.to_str().expect("utf8"),
-        "--classical-in-cross-model",
-    ]);
+    let a = agora(&["analyze", "--store", s(&store), "--out", s(&with_dir), "--classical-in-cross-model"]);
     assert!(a.status.success(), "{}", text(&a));
     let with: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(with_dir.join("analysis.json")).expect("json")).expect("parses");
@@ -131,7 +124,7 @@ fn classical_study_reproduces_the_classical_baselines() {
     }
 
     // The store holds every planned run; a second call resumes and finds nothing to do.
-    let again = agora(&["run", &study("classical.ron"), "--store", store.to_str().expect("utf8")]);
+    let again = agora(&["run", &study("classical.ron"), "--store", s(&store)]);
     assert!(again.status.success());
     assert!(text(&again).contains(" 0 runs executed"), "{}", text(&again));
 }
@@ -140,7 +133,7 @@ fn classical_study_reproduces_the_classical_baselines() {
 fn tipping_study_overturns_above_a_critical_fraction_and_holds_below() {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = store_in(&dir, "tipping.sqlite");
-    let out = agora(&["run", &study("tipping.ron"), "--store", store.to_str().expect("utf8")]);
+    let out = agora(&["run", &study("tipping.ron"), "--store", s(&store)]);
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("critical mass"), "{}", text(&out));
     let (_, curves) = summarize(&store, Some("tipping")).expect("summaries");
@@ -208,19 +201,11 @@ fn listings() {
 fn export_writes_tables_pandas_can_load() {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = store_in(&dir, "s.sqlite");
-    let out = agora(&["run", &study("tipping.ron"), "--store", store.to_str().expect("utf8"), "--runs", "1"]);
+    let out = agora(&["run", &study("tipping.ron"), "--store", s(&store), "--runs", "1"]);
     assert!(out.status.success(), "{}", text(&out));
     for (format, magic) in [("parquet", b"PAR1".as_slice()), ("csv", b"run_id".as_slice())] {
         let outdir = dir.path().join(format);
-        let o = agora(&[
-            "export",
-            "--store",
-            store.to_str().expect("utf8"),
-            "--format",
-            format,
-            "--out",
-            outdir.to_str().expect("utf8"),
-        ]);
+        let o = agora(&["export", "--store", s(&store), "--format", format, "--out", s(&outdir)]);
         assert!(o.status.success(), "{}", text(&o));
         let runs = std::fs::read(outdir.join(format!("runs.{format}"))).expect("runs table");
         assert!(runs.starts_with(magic), "{format} runs table starts with {magic:?}");
@@ -266,7 +251,7 @@ print("python ok")
     let have = std::process::Command::new("python3").args(["-c", "import pandas, pyarrow, polars"]).status();
     if have.is_ok_and(|s| s.success()) {
         let o = std::process::Command::new("python3")
-            .args(["-c", script, dir.path().join("parquet").to_str().expect("utf8")])
+            .args(["-c", script, s(&dir.path().join("parquet"))])
             .output()
             .expect("python3");
         assert!(o.status.success(), "{}{}", String::from_utf8_lossy(&o.stdout), String::from_utf8_lossy(&o.stderr));
@@ -315,11 +300,7 @@ fn bad_input_exits_2_with_a_message_naming_file_and_field() {
         let path = write_study(&dir, body);
         for cmd in ["check", "run"] {
             let never = dir.path().join("never.sqlite");
-            let o = if cmd == "run" {
-                agora(&[cmd, &path, "--store", never.to_str().expect("utf8")])
-            } else {
-                agora(&[cmd, &path])
-            };
+            let o = if cmd == "run" { agora(&[cmd, &path, "--store", s(&never)]) } else { agora(&[cmd, &path]) };
             let t = text(&o);
             assert_eq!(o.status.code(), Some(2), "{cmd} {body}: {t}");
             assert!(t.contains(needle) && t.contains("bad.ron"), "{cmd}: expected `{needle}` in: {t}");
@@ -339,47 +320,33 @@ fn corrupt_store_is_refused_with_exit_2() {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = store_in(&dir, "broken.sqlite");
     std::fs::write(&store, b"SQLite format 3\0 but then the file ends").expect("write");
-    let o = agora(&["run", &study("tipping.ron"), "--runs", "1", "--store", store.to_str().expect("utf8")]);
+    let o = agora(&["run", &study("tipping.ron"), "--runs", "1", "--store", s(&store)]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("broken.sqlite") && text(&o).contains("truncated"), "{}", text(&o));
-    let o = agora(&["summary", "--store", store.to_str().expect("utf8")]);
+    let o = agora(&["summary", "--store", s(&store)]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
-}
-
-fn agora_stdin(args: &[&str], input: &str) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agora"))
-        .args(args)
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("spawns");
-    child.stdin.take().expect("stdin").write_all(input.as_bytes()).expect("writes");
-    child.wait_with_output().expect("finishes")
 }
 
 #[test]
 fn stats_command_answers_json_and_rejects_bad_input() {
-    let o = agora_stdin(&["stats", "mann-whitney"], r#"{"x": [1, 2, 3, 4, 5], "y": [0, 0.5, 0.7]}"#);
+    let o = agora_stats("mann-whitney", r#"{"x": [1, 2, 3, 4, 5], "y": [0, 0.5, 0.7]}"#);
     assert!(o.status.success(), "{}", text(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
     assert_eq!(v["u"], 15.0);
     assert!((v["p_two_sided"].as_f64().expect("p") - 2.0 / 56.0).abs() < 1e-12, "2 / C(8, 3)");
     assert_eq!(v["excluded"], serde_json::Value::Null);
     // Regression (instrument fidelity): constant pooled values answered p = 1 silently.
-    let o = agora_stdin(&["stats", "mann-whitney"], r#"{"x": [0, 0, 0], "y": [0, 0]}"#);
+    let o = agora_stats("mann-whitney", r#"{"x": [0, 0, 0], "y": [0, 0]}"#);
     assert!(o.status.success(), "{}", text(&o));
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
     assert!(v["excluded"].as_str().is_some_and(|e| e.contains("constant")), "{v}");
     assert_eq!(v["p_two_sided"], serde_json::Value::Null, "no p value where no test was possible");
-    let o =
-        agora_stdin(&["stats", "tost"], r#"{"values": [0.41, 0.39, 0.42, 0.40, 0.38], "theta": 0.4, "margin": 0.05}"#);
+    let o = agora_stats("tost", r#"{"values": [0.41, 0.39, 0.42, 0.40, 0.38], "theta": 0.4, "margin": 0.05}"#);
     assert!(o.status.success());
     let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("json");
     assert_eq!(v["equivalent"], true);
-    let o = agora_stdin(
-        &["stats", "wasserstein-1120"],
+    let o = agora_stats(
+        "wasserstein-1120",
         r#"{"runs": [[0,0,0,0,0,0,10,5,3,2],[1,0,0,0,0,2,8,6,2,1]], "resamples": 200, "seed": 3}"#,
     );
     assert!(o.status.success(), "{}", text(&o));
@@ -393,16 +360,14 @@ fn stats_command_answers_json_and_rejects_bad_input() {
         ("newcombe", "not json", "stdin"),
         ("holm", r#"{"p": [0.1], "extra": 1}"#, "extra"),
     ] {
-        let o = agora_stdin(&["stats", test], input);
-        assert_eq!(o.status.code(), Some(2), "{test}: {}", text(&o));
-        assert!(text(&o).contains(needle), "{test}: expected `{needle}` in {}", text(&o));
+        assert_stats_refused(test, input, &[needle]);
     }
 }
 
 #[test]
 fn a_study_sharded_three_ways_and_merged_analyses_like_a_single_run() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let p = |name: &str| dir.path().join(name).to_str().expect("utf8").to_string();
+    let p = |name: &str| s(&dir.path().join(name)).to_string();
     let study = study("classical.ron");
     let single = agora(&["run", &study, "--runs", "2", "--store", &p("single.sqlite")]);
     assert!(single.status.success(), "{}", text(&single));
@@ -443,6 +408,23 @@ fn stored_decisions(store: &Path) -> Vec<(String, String)> {
     st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).expect("rows").map(|r| r.expect("row")).collect()
 }
 
+/// Changes one decision's value in the store's first run, leaving its record hash as it was;
+/// returns the run's key.
+fn alter_first_run(c: &rusqlite::Connection) -> String {
+    let key: String = c
+        .query_row("SELECT run_key FROM runs WHERE run_id = (SELECT min(run_id) FROM run_rows)", [], |r| r.get(0))
+        .expect("a run");
+    let altered = c
+        .execute(
+            "UPDATE run_rows SET decisions = json_set(decisions, '$[0][5]', json_extract(decisions, '$[0][5]') + 1)
+             WHERE run_id = (SELECT run_id FROM runs WHERE run_key = ?1)",
+            [&key],
+        )
+        .expect("altered");
+    assert_eq!(altered, 1);
+    key
+}
+
 /// Issue 40: `agora merge` recomputes every source run's record hash before it takes a row. A
 /// source holding a run altered after it was written (its hash left stale) is refused, exit 2,
 /// naming the file and the run, whether the target lacks the run or holds it already (where it
@@ -450,7 +432,7 @@ fn stored_decisions(store: &Path) -> Vec<(String, String)> {
 #[test]
 fn issue_40_merge_refuses_a_source_whose_run_no_longer_hashes_to_its_record_hash() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let p = |name: &str| dir.path().join(name).to_str().expect("utf8").to_string();
+    let p = |name: &str| s(&dir.path().join(name)).to_string();
     let study = study("classical.ron");
     for i in 1..=2 {
         let shard = p(&format!("shard{i}.sqlite"));
@@ -463,17 +445,7 @@ fn issue_40_merge_refuses_a_source_whose_run_no_longer_hashes_to_its_record_hash
     let before = (record_hashes(Path::new(&target)), stored_decisions(Path::new(&target)));
     // One decision's value changed in shard 1, its record hash left as it was.
     let c = rusqlite::Connection::open(p("shard1.sqlite")).expect("open");
-    let key: String = c
-        .query_row("SELECT run_key FROM runs WHERE run_id = (SELECT min(run_id) FROM run_rows)", [], |r| r.get(0))
-        .expect("a run");
-    let altered = c
-        .execute(
-            "UPDATE run_rows SET decisions = json_set(decisions, '$[0][5]', json_extract(decisions, '$[0][5]') + 1)
-             WHERE run_id = (SELECT run_id FROM runs WHERE run_key = ?1)",
-            [&key],
-        )
-        .expect("altered");
-    assert_eq!(altered, 1);
+    let key = alter_first_run(&c);
     drop(c);
     let refused = |o: &Output| {
         assert_eq!(o.status.code(), Some(2), "{}", text(o));
@@ -504,7 +476,7 @@ fn issue_40_merge_refuses_a_source_whose_run_no_longer_hashes_to_its_record_hash
 #[test]
 fn issue_40_merge_refuses_a_schema_7_source_altered_before_its_upgrade() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let p = |name: &str| dir.path().join(name).to_str().expect("utf8").to_string();
+    let p = |name: &str| s(&dir.path().join(name)).to_string();
     let v7 = p("v7.sqlite");
     let o = agora(&["run", &study("classical.ron"), "--runs", "1", "--store", &v7]);
     assert!(o.status.success(), "{}", text(&o));
@@ -523,17 +495,7 @@ fn issue_40_merge_refuses_a_schema_7_source_altered_before_its_upgrade() {
     let untouched = p("untouched.sqlite");
     c.execute("VACUUM INTO ?1", [&untouched]).expect("a copy, through SQLite");
     // One decision's value changed, its schema-7 hash left as it was.
-    let key: String = c
-        .query_row("SELECT run_key FROM runs WHERE run_id = (SELECT min(run_id) FROM run_rows)", [], |r| r.get(0))
-        .expect("a run");
-    let altered = c
-        .execute(
-            "UPDATE run_rows SET decisions = json_set(decisions, '$[0][5]', json_extract(decisions, '$[0][5]') + 1)
-             WHERE run_id = (SELECT run_id FROM runs WHERE run_key = ?1)",
-            [&key],
-        )
-        .expect("altered");
-    assert_eq!(altered, 1);
+    let key = alter_first_run(&c);
     let copy = p("copy.sqlite");
     c.execute("VACUUM INTO ?1", [&copy]).expect("a copy, through SQLite");
     drop(c);
@@ -588,7 +550,7 @@ fn sigkill_at_random_points_then_resume_gives_the_uninterrupted_store() {
     let dir = tempfile::tempdir().expect("tempdir");
     let study = study("tipping.ron");
     let reference = dir.path().join("reference.sqlite");
-    let o = agora(&["run", &study, "--runs", "3", "--store", reference.to_str().expect("utf8")]);
+    let o = agora(&["run", &study, "--runs", "3", "--store", s(&reference)]);
     assert!(o.status.success(), "{}", text(&o));
     let want = record_hashes(&reference);
     // Kill points spread over the run, from a fixed seed.
@@ -601,7 +563,7 @@ fn sigkill_at_random_points_then_resume_gives_the_uninterrupted_store() {
         let delay_ms = (state >> 13) % 7;
         let store = dir.path().join(format!("killed{attempt}.sqlite"));
         let mut child = Command::new(env!("CARGO_BIN_EXE_agora"))
-            .args(["run", &study, "--runs", "3", "--threads", "1", "--store", store.to_str().expect("utf8")])
+            .args(["run", &study, "--runs", "3", "--threads", "1", "--store", s(&store)])
             .current_dir(env!("CARGO_MANIFEST_DIR"))
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null())
@@ -638,7 +600,7 @@ fn sigkill_at_random_points_then_resume_gives_the_uninterrupted_store() {
                 partial += 1;
             }
         }
-        let resumed = agora(&["run", &study, "--runs", "3", "--store", store.to_str().expect("utf8")]);
+        let resumed = agora(&["run", &study, "--runs", "3", "--store", s(&store)]);
         assert!(resumed.status.success(), "attempt {attempt} (killed after {threshold} runs): {}", text(&resumed));
         assert_eq!(record_hashes(&store), want, "attempt {attempt}: killed after {threshold} runs, then resumed");
     }
@@ -685,7 +647,7 @@ fn bench_harness_runs_every_section_and_writes_its_table() {
     let out = dir.path().join("results.md");
     // This build's `agora` stands in for an earlier build: the comparison's path runs.
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_agora-bench"))
-        .args(["--quick", "--out", out.to_str().expect("utf8"), "--baseline", env!("CARGO_BIN_EXE_agora")])
+        .args(["--quick", "--out", s(&out), "--baseline", env!("CARGO_BIN_EXE_agora")])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
         .expect("agora-bench runs");
@@ -754,7 +716,7 @@ fn agora_runs_without_transparent_huge_pages() {
     let lock = rusqlite::Connection::open(&store).expect("open");
     lock.execute_batch("BEGIN IMMEDIATE").expect("lock");
     let mut child = Command::new(env!("CARGO_BIN_EXE_agora"))
-        .args(["run", "scenarios/studies/classical.ron", "--runs", "3", "--store", store.to_str().expect("utf8")])
+        .args(["run", "scenarios/studies/classical.ron", "--runs", "3", "--store", s(&store)])
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
@@ -792,7 +754,7 @@ fn a_study_with_human_seats_is_checked_but_not_run_without_people() {
     let store = store_in(&dir, "people.sqlite");
     let out = agora(&["check", &study("people.ron")]);
     assert!(out.status.success(), "{}", text(&out));
-    let out = agora(&["run", &study("people.ron"), "--store", store.to_str().expect("utf8")]);
+    let out = agora(&["run", &study("people.ron"), "--store", s(&store)]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(
         text(&out).contains("block `pd-people` has human seats; people play them in a browser with `agora serve"),
@@ -809,23 +771,15 @@ fn a_study_with_human_seats_is_checked_but_not_run_without_people() {
             .replace("Human(TitForTat)", "Human(Human(TitForTat))"),
     )
     .expect("write");
-    let out = agora(&["check", bad.to_str().expect("utf8")]);
+    let out = agora(&["check", s(&bad)]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("stand-in must be a classical policy"), "{}", text(&out));
     // Anchors need a store with human runs; a bad anchors file is refused by name.
-    let out = agora(&["anchors", "--from-store", dir.path().join("none.sqlite").to_str().expect("utf8")]);
+    let out = agora(&["anchors", "--from-store", s(&dir.path().join("none.sqlite"))]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     let classical = store_in(&dir, "classical.sqlite");
-    assert!(agora(&["run", &study("classical.ron"), "--runs", "1", "--store", classical.to_str().expect("utf8")])
-        .status
-        .success());
-    let out = agora(&[
-        "anchors",
-        "--from-store",
-        classical.to_str().expect("utf8"),
-        "--out",
-        dir.path().join("a.ron").to_str().expect("utf8"),
-    ]);
+    assert!(agora(&["run", &study("classical.ron"), "--runs", "1", "--store", s(&classical)]).status.success());
+    let out = agora(&["anchors", "--from-store", s(&classical), "--out", s(&dir.path().join("a.ron"))]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("no human run"), "{}", text(&out));
     let bad_anchors = dir.path().join("bad-anchors.ron");
@@ -833,16 +787,16 @@ fn a_study_with_human_seats_is_checked_but_not_run_without_people() {
     let out = agora(&[
         "analyze",
         "--store",
-        classical.to_str().expect("utf8"),
+        s(&classical),
         "--human-anchors",
-        bad_anchors.to_str().expect("utf8"),
+        s(&bad_anchors),
         "--out",
-        dir.path().join("an").to_str().expect("utf8"),
+        s(&dir.path().join("an")),
     ]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("--human-anchors"), "{}", text(&out));
     // `agora serve` refuses a study without human seats, naming it.
-    let out = agora(&["serve", &study("classical.ron"), "--store", store.to_str().expect("utf8")]);
+    let out = agora(&["serve", &study("classical.ron"), "--store", s(&store)]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(text(&out).contains("no `participants`"), "{}", text(&out));
 }
@@ -853,24 +807,16 @@ fn a_study_with_human_seats_is_checked_but_not_run_without_people() {
 fn a_study_name_that_matches_nothing_is_refused() {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = store_in(&dir, "s.sqlite");
-    let out = agora(&["run", &study("tipping.ron"), "--store", store.to_str().expect("utf8"), "--runs", "1"]);
+    let out = agora(&["run", &study("tipping.ron"), "--store", s(&store), "--runs", "1"]);
     assert!(out.status.success(), "{}", text(&out));
-    let o = agora(&["summary", "--store", store.to_str().expect("utf8"), "--study", "tiping"]);
+    let o = agora(&["summary", "--store", s(&store), "--study", "tiping"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("--study `tiping`") && text(&o).contains("its studies: tipping"), "{}", text(&o));
-    let o = agora(&["summary", "--store", store.to_str().expect("utf8"), "--study", "tipping"]);
+    let o = agora(&["summary", "--store", s(&store), "--study", "tipping"]);
     assert!(o.status.success() && text(&o).contains("== tipping"), "{}", text(&o));
     // analyze too: a typo grades nothing and says so.
     let out = dir.path().join("analysis");
-    let o = agora(&[
-        "analyze",
-        "--store",
-        store.to_str().expect("utf8"),
-        "--study",
-        "tiping",
-        "--out",
-        out.to_str().expect("utf8"),
-    ]);
+    let o = agora(&["analyze", "--store", s(&store), "--study", "tiping", "--out", s(&out)]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("--study `tiping`") && !out.exists(), "{}", text(&o));
 }
@@ -920,7 +866,7 @@ fn serve_refuses_a_short_admin_token() {
     let dir = tempfile::tempdir().expect("tempdir");
     let store = dir.path().join("s.sqlite");
     let o = std::process::Command::new(env!("CARGO_BIN_EXE_agora"))
-        .args(["serve", &study("people.ron"), "--store", store.to_str().expect("utf8"), "--bind", "127.0.0.1:0"])
+        .args(["serve", &study("people.ron"), "--store", s(&store), "--bind", "127.0.0.1:0"])
         .env("AGORA_ADMIN_TOKEN", "short-token")
         .current_dir(env!("CARGO_MANIFEST_DIR"))
         .output()
@@ -943,11 +889,7 @@ fn an_undeclared_model_fails_check() {
     );
     for cmd in ["check", "run"] {
         let never = dir.path().join("never.sqlite");
-        let o = if cmd == "run" {
-            agora(&[cmd, &path, "--store", never.to_str().expect("utf8")])
-        } else {
-            agora(&[cmd, &path])
-        };
+        let o = if cmd == "run" { agora(&[cmd, &path, "--store", s(&never)]) } else { agora(&[cmd, &path]) };
         assert_eq!(o.status.code(), Some(2), "{cmd}: {}", text(&o));
         assert!(text(&o).contains("model `no-such-model` is named by a roster but not declared"), "{}", text(&o));
         assert!(text(&o).contains("bad.ron") && !never.exists(), "{}", text(&o));
@@ -970,7 +912,7 @@ fn an_edited_configuration_is_never_pooled_under_one_name() {
     };
     let run = |text: String| {
         let path = write_study(&dir, &text);
-        agora(&["run", &path, "--store", store.to_str().expect("utf8")])
+        agora(&["run", &path, "--store", s(&store)])
     };
     let o = run(body(10, 2, ""));
     assert!(o.status.success(), "{}", text(&o));
