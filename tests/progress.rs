@@ -3,13 +3,16 @@
 //! runs stored, the calls in flight and the reply-cache share; a classical study in runs; an
 //! export in tables — and Ctrl-C says how to resume.
 
-use std::path::Path;
+use std::path::PathBuf;
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::mpsc::Receiver;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use agora_test_support::{FakeReply, FakeServer, Gate};
+
+mod common;
+use common::{fake_server, s};
 
 fn agora_logged(args: &[&str], seconds: &str) -> Output {
     Command::new(env!("CARGO_BIN_EXE_agora"))
@@ -67,37 +70,46 @@ fn stderr(o: &Output) -> String {
     String::from_utf8_lossy(&o.stderr).into_owned()
 }
 
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf8")
+/// The slow study (four runs of a five-round dilemma against one fake model, two calls at a
+/// time) in a temporary directory, against a fake server that holds every request until `gate`
+/// opens, then answers legally; and the store to run it into.
+struct Held {
+    rt: tokio::runtime::Runtime,
+    server: FakeServer,
+    gate: Gate,
+    dir: tempfile::TempDir,
+    study: PathBuf,
+    store: PathBuf,
 }
 
-fn write_study(dir: &Path, endpoint: &str) -> std::path::PathBuf {
-    let study = format!(
-        r#"Study(
+fn held_study() -> Held {
+    let gate = Gate::new();
+    let held = gate.clone();
+    let (rt, server) = fake_server(Arc::new(move |_, _| FakeReply::Gated(held.clone(), Box::new(FakeReply::Legal))));
+    let dir = tempfile::tempdir().expect("tempdir");
+    let study = dir.path().join("slow.ron");
+    let endpoint = server.endpoint();
+    std::fs::write(
+        &study,
+        format!(
+            r#"Study(
     version: 1, name: "slow", master_seed: 3, runs: 4,
     models: [Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
                    concurrency: 2, timeout_s: 600.0, max_attempts: 2, max_retries: 1, backoff_ms: 2)],
     blocks: [Block(name: "pd", environment: PrisonersDilemma(rounds: 5), model_rosters: true, rosters: [])],
 )"#
-    );
-    let path = dir.join("slow.ron");
-    std::fs::write(&path, study).expect("write study");
-    path
+        ),
+    )
+    .expect("write study");
+    let store = dir.path().join("s.sqlite");
+    Held { rt, server, gate, dir, study, store }
 }
 
 #[test]
 fn an_llm_study_logs_its_model_calls_runs_in_flight_and_cache_share() {
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
     // The server answers nothing until the log has three lines of progress, so that the run
     // is still going while they are written, however fast the machine.
-    let gate = Gate::new();
-    let held = gate.clone();
-    let server = rt
-        .block_on(FakeServer::start(Arc::new(move |_, _| FakeReply::Gated(held.clone(), Box::new(FakeReply::Legal)))))
-        .expect("server");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let study = write_study(dir.path(), &server.endpoint());
-    let store = dir.path().join("s.sqlite");
+    let Held { rt: _rt, server: _server, gate, dir, study, store } = held_study();
     let (child, rx, reader) = spawn_logged(&["run", s(&study), "--store", s(&store)], "0.2");
     let mut log = String::new();
     read_until(&rx, &mut log, "run slow: ", 3);
@@ -140,17 +152,9 @@ fn a_classical_study_and_an_export_log_their_counts() {
 
 #[test]
 fn an_interrupted_run_says_how_to_resume() {
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
     // A server that answers nothing (the gate is never opened), so that the run is still
     // going when it is interrupted.
-    let gate = Gate::new();
-    let held = gate.clone();
-    let server = rt
-        .block_on(FakeServer::start(Arc::new(move |_, _| FakeReply::Gated(held.clone(), Box::new(FakeReply::Legal)))))
-        .expect("server");
-    let dir = tempfile::tempdir().expect("tempdir");
-    let study = write_study(dir.path(), &server.endpoint());
-    let store = dir.path().join("s.sqlite");
+    let Held { rt: _rt, server: _server, gate: _gate, dir: _dir, study, store } = held_study();
     let (child, rx, reader) = spawn_logged(&["run", s(&study), "--store", s(&store)], "0.1");
     // The run is under way once it logs its progress (however slowly the machine starts it):
     // only then is the signal sent.
