@@ -14,15 +14,7 @@ use rusqlite::Connection;
 use serde_json::Value;
 
 mod common;
-use common::{agora, count, record_hashes, text};
-
-fn runtime() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime")
-}
-
-fn s(p: &Path) -> &str {
-    p.to_str().expect("utf8")
-}
+use common::{agora, count, record_hashes, runtime, s, text};
 
 /// A fault for about 30 % of request numbers, spread by a hash of the number; the kinds
 /// rotate among a server error, a rate limit, a dropped connection and a malformed body.
@@ -43,6 +35,22 @@ fn fault(n: usize) -> Option<FakeReply> {
 /// The request as a string, for recognising the same request again.
 fn same(body: &Value) -> String {
     body.to_string()
+}
+
+/// A behaviour under which the first request the server sees fails with HTTP `status` every
+/// time it is sent, until the returned mend is called; `otherwise` answers every other request.
+fn broken_first(status: u16, otherwise: fn(&Value) -> FakeReply) -> (Behaviour, impl Fn()) {
+    let first: Arc<Mutex<Option<String>>> = Arc::default();
+    let broken = first.clone();
+    let behaviour: Behaviour = Arc::new(move |_, body: &Value| {
+        let mut f = broken.lock().expect("lock");
+        if f.get_or_insert_with(|| same(body)) == &same(body) {
+            FakeReply::Status(status)
+        } else {
+            otherwise(body)
+        }
+    });
+    (behaviour, move || drop(first.lock().expect("lock").replace("mended".into())))
 }
 
 /// Runs `args` up to `tries` times, until it succeeds; returns how many it took (`tries + 1`
@@ -132,18 +140,8 @@ fn a_request_that_fails_for_good_leaves_one_run_missing_and_the_rest_recorded() 
     let reference = clean_society(&rt, dir.path());
     // The first request the server sees fails every time it is sent (HTTP 503): the run it
     // belongs to cannot finish; every other run can.
-    let first: Arc<Mutex<Option<String>>> = Arc::default();
-    let broken = first.clone();
-    let server = rt
-        .block_on(FakeServer::start(Arc::new(move |_, body: &Value| {
-            let mut f = broken.lock().expect("lock");
-            if f.get_or_insert_with(|| same(body)) == &same(body) {
-                FakeReply::Status(503)
-            } else {
-                FakeReply::Legal
-            }
-        })))
-        .expect("server");
+    let (behaviour, mend) = broken_first(503, |_| FakeReply::Legal);
+    let server = rt.block_on(FakeServer::start(behaviour)).expect("server");
     let study = write_society(&dir.path().join("broken"), &server.endpoint());
     let store = dir.path().join("broken.sqlite");
     let o = agora(&["run", s(&study), "--store", s(&store)]);
@@ -163,7 +161,7 @@ fn a_request_that_fails_for_good_leaves_one_run_missing_and_the_rest_recorded() 
         assert!(record_hashes(&reference).contains(&(key, hash)));
     }
     // The server mended, the same command finishes it: the records are a clean run's.
-    first.lock().expect("lock").replace("mended".into());
+    mend();
     let o = agora(&["run", s(&study), "--store", s(&store)]);
     assert!(o.status.success(), "{}", text(&o));
     assert!(text(&o).contains("1 runs executed, 8 already in"), "{}", text(&o));
@@ -194,8 +192,26 @@ fn write_profile(dir: &Path, endpoint: &str, model_extra: &str) -> PathBuf {
     study
 }
 
-fn profile_args<'a>(study: &'a Path, store: &'a Path, out: &'a Path) -> Vec<&'a str> {
-    vec!["profile", s(study), "--store", s(store), "--out", s(out)]
+/// The profile study written in `root/name` against `endpoint`, with its store and output
+/// directory beside it.
+struct ProfileDir {
+    dir: PathBuf,
+    study: PathBuf,
+    store: PathBuf,
+    out: PathBuf,
+}
+
+impl ProfileDir {
+    fn new(root: &Path, name: &str, endpoint: &str) -> ProfileDir {
+        let dir = root.join(name);
+        let study = write_profile(&dir, endpoint, "");
+        ProfileDir { store: dir.join("s.sqlite"), out: dir.join("out"), dir, study }
+    }
+
+    /// The `agora profile` command line of the study.
+    fn args(&self) -> Vec<&str> {
+        vec!["profile", s(&self.study), "--store", s(&self.store), "--out", s(&self.out)]
+    }
 }
 
 /// Every profile record in a fixed order: responses with their status, value and score, GR
@@ -218,12 +234,10 @@ fn profile_records(store: &Path) -> Vec<String> {
 fn clean_profile(rt: &tokio::runtime::Runtime, dir: &Path) -> (PathBuf, PathBuf) {
     let server = rt.block_on(FakeServer::start(Arc::new(|_, body: &Value| FakeReply::Content(legal_answer(body)))));
     let server = server.expect("server");
-    let d = dir.join("clean");
-    let study = write_profile(&d, &server.endpoint(), "");
-    let store = d.join("s.sqlite");
-    let o = agora(&profile_args(&study, &store, &d.join("out")));
+    let p = ProfileDir::new(dir, "clean", &server.endpoint());
+    let o = agora(&p.args());
     assert!(o.status.success(), "{}", text(&o));
-    (store, d.join("out/profile.csv"))
+    (p.store, p.out.join("profile.csv"))
 }
 
 #[test]
@@ -236,10 +250,9 @@ fn a_profile_finishes_under_30_percent_faults_in_at_most_three_invocations() {
             fault(n).unwrap_or_else(|| FakeReply::Content(legal_answer(body)))
         })))
         .expect("server");
-    let d = dir.path().join("flaky");
-    let study = write_profile(&d, &server.endpoint(), "");
-    let store = d.join("s.sqlite");
-    let (invocations, out) = until_done(&profile_args(&study, &store, &d.join("out")), 3);
+    let p = ProfileDir::new(dir.path(), "flaky", &server.endpoint());
+    let (d, store) = (&p.dir, &p.store);
+    let (invocations, out) = until_done(&p.args(), 3);
     assert!(invocations <= 3, "still missing after 3 invocations: {out}");
     let records = profile_records(&store);
     assert!(records.len() > 100, "{} records", records.len());
@@ -258,23 +271,10 @@ fn a_question_that_fails_in_transport_for_good_is_left_unasked_and_the_rest_reco
     let rt = runtime();
     let dir = tempfile::tempdir().expect("tempdir");
     let (reference, _) = clean_profile(&rt, dir.path());
-    let first: Arc<Mutex<Option<String>>> = Arc::default();
-    let broken = first.clone();
-    let server = rt
-        .block_on(FakeServer::start(Arc::new(move |_, body: &Value| {
-            let mut f = broken.lock().expect("lock");
-            if f.get_or_insert_with(|| same(body)) == &same(body) {
-                FakeReply::Status(500)
-            } else {
-                FakeReply::Content(legal_answer(body))
-            }
-        })))
-        .expect("server");
-    let d = dir.path().join("broken");
-    let study = write_profile(&d, &server.endpoint(), "");
-    let store = d.join("s.sqlite");
-    let out = d.join("out");
-    let args = profile_args(&study, &store, &out);
+    let (behaviour, mend) = broken_first(500, |body| FakeReply::Content(legal_answer(body)));
+    let server = rt.block_on(FakeServer::start(behaviour)).expect("server");
+    let p = ProfileDir::new(dir.path(), "broken", &server.endpoint());
+    let (d, store, args) = (&p.dir, &p.store, p.args());
     let o = agora(&args);
     let t = text(&o);
     assert_eq!(o.status.code(), Some(1), "{t}");
@@ -290,7 +290,7 @@ fn a_question_that_fails_in_transport_for_good_is_left_unasked_and_the_rest_reco
     assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_responses WHERE status = 'missing'"), 0);
     drop(c);
     // The server mended, the same command fills the slot.
-    first.lock().expect("lock").replace("mended".into());
+    mend();
     let o = agora(&args);
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(profile_records(&store), clean);
@@ -324,11 +324,8 @@ fn a_refused_or_empty_reply_is_a_failed_attempt_that_retry_missing_repairs() {
             }
         })))
         .expect("server");
-    let d = dir.path().join("refused");
-    let study = write_profile(&d, &server.endpoint(), "");
-    let store = d.join("s.sqlite");
-    let out = d.join("out");
-    let args = profile_args(&study, &store, &out);
+    let p = ProfileDir::new(dir.path(), "refused", &server.endpoint());
+    let (d, store, args) = (&p.dir, &p.store, p.args());
     let o = agora(&args);
     assert!(o.status.success(), "the profile completes with two slots missing: {}", text(&o));
     let missing = |store: &Path| {
