@@ -13,9 +13,7 @@ use common::*;
 
 #[test]
 fn human_anchors_computed_from_the_store_grade_a_claim() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let study = study(
-        dir.path(),
+    let (dir, s) = serve_study(
         "lab",
         "",
         r#"Block(name: "pd", environment: PrisonersDilemma(rounds: 4), runs: 5,
@@ -26,9 +24,9 @@ fn human_anchors_computed_from_the_store_grade_a_claim() {
         // answered as they come; 120 s is a hang guard.
         15,
         120,
+        None,
     );
-    let store = dir.path().join("s.sqlite");
-    let s = start(&study, &store);
+    let store = s.store.clone();
     let base = s.base.clone();
     s.rt.block_on(async {
         let codes = codes(&base, 9).await;

@@ -14,10 +14,8 @@ mod common;
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use agora_test_support::{FakeReply, FakeServer};
 use common::*;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
@@ -235,15 +233,9 @@ fn button(form: &str, which: usize) -> (String, String) {
 #[test]
 fn people_play_in_a_real_browser_and_the_records_are_what_the_pages_showed() {
     let Some(chromium) = chromium() else { return };
-    let dir = tempfile::tempdir().expect("tempdir");
     let rt_fake = tokio::runtime::Builder::new_multi_thread().worker_threads(1).enable_all().build().expect("rt");
-    let server = rt_fake.block_on(FakeServer::start(Arc::new(|_, _| FakeReply::Legal))).expect("fake server");
-    let models = format!(
-        r#"Model(name: "fake", family: "Fake", endpoints: ["{}"], served_id: "fake", concurrency: 4, timeout_s: 120.0, max_attempts: 2, max_retries: 2, backoff_ms: 5)"#,
-        server.endpoint()
-    );
-    let study = study(
-        dir.path(),
+    let (server, models) = fake_model_server(&rt_fake);
+    let (_dir, s) = serve_study(
         "browser",
         &models,
         r#"Block(name: "pd", environment: PrisonersDilemma(rounds: 3),
@@ -256,9 +248,9 @@ fn people_play_in_a_real_browser_and_the_records_are_what_the_pages_showed() {
                     Member(policy: Human(MemoryCoordination()), count: Some(1)), Member(policy: MemoryCoordination())])])"#,
         60,
         60,
+        None,
     );
-    let store = dir.path().join("s.sqlite");
-    let s = start(&study, &store);
+    let store = s.store.clone();
     let base = s.base.clone();
     let seen = s.rt.block_on(async {
         let codes = codes(&base, 4).await;

@@ -18,9 +18,7 @@ fn percentile(v: &mut [f64], p: f64) -> f64 {
 
 #[test]
 fn two_hundred_participants_play_at_once_with_no_decision_lost_or_doubled() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let study = study(
-        dir.path(),
+    let (_dir, s) = serve_study(
         "people-load",
         "",
         r#"Block(name: "pd", environment: PrisonersDilemma(rounds: 3), runs: 100,
@@ -29,9 +27,9 @@ fn two_hundred_participants_play_at_once_with_no_decision_lost_or_doubled() {
         // counts every decision as a person's.
         900,
         900,
+        None,
     );
-    let store = dir.path().join("s.sqlite");
-    let s = start(&study, &store);
+    let store = s.store.clone();
     let base = s.base.clone();
     let started = Instant::now();
     let latencies: Arc<Mutex<Vec<f64>>> = Arc::default();

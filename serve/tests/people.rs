@@ -5,9 +5,6 @@
 
 mod common;
 
-use std::sync::Arc;
-
-use agora_test_support::{FakeReply, FakeServer};
 use common::*;
 use serde_json::Value;
 
@@ -102,15 +99,9 @@ fn two_participants_play_a_dilemma_against_each_other() {
 
 #[test]
 fn a_person_an_llm_and_classical_agents_play_in_one_society() {
-    let dir = tempfile::tempdir().expect("tempdir");
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("rt");
-    let server = rt.block_on(FakeServer::start(Arc::new(|_, _| FakeReply::Legal))).expect("fake server");
-    let models = format!(
-        r#"Model(name: "fake", family: "Fake", endpoints: ["{}"], served_id: "fake", concurrency: 4, timeout_s: 120.0, max_attempts: 2, max_retries: 2, backoff_ms: 5)"#,
-        server.endpoint()
-    );
-    let study = study(
-        dir.path(),
+    let (server, models) = fake_model_server(&rt);
+    let (_dir, s) = serve_study(
         "people-pgg",
         &models,
         r#"Block(name: "pgg", environment: PublicGoods(rounds: 3),
@@ -121,9 +112,9 @@ fn a_person_an_llm_and_classical_agents_play_in_one_society() {
             ])])"#,
         60,
         60,
+        None,
     );
-    let store = dir.path().join("s.sqlite");
-    let s = start(&study, &store);
+    let store = s.store.clone();
     let base = s.base.clone();
     let sent = s.rt.block_on(async {
         let code = codes(&base, 1).await.remove(0);
@@ -163,9 +154,7 @@ fn a_person_an_llm_and_classical_agents_play_in_one_society() {
 
 #[test]
 fn a_participant_joins_a_naming_game_beside_classical_agents_and_a_committed_minority() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let study = study(
-        dir.path(),
+    let (_dir, s) = serve_study(
         "people-naming",
         "",
         r#"Block(name: "naming", environment: NamingGame(population: 6, cap: 30, window: 6,
@@ -176,9 +165,9 @@ fn a_participant_joins_a_naming_game_beside_classical_agents_and_a_committed_min
             ])])"#,
         60,
         60,
+        None,
     );
-    let store = dir.path().join("s.sqlite");
-    let s = start(&study, &store);
+    let store = s.store.clone();
     let base = s.base.clone();
     let (sent, shown) = s.rt.block_on(async {
         let code = codes(&base, 1).await.remove(0);

@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agora_serve::{prepare, serve, App, ServeOptions};
+use agora_test_support::{FakeReply, FakeServer};
 use reqwest::redirect::Policy;
 use serde_json::Value;
 
@@ -74,8 +75,7 @@ pub fn start_behind(study: &Path, store: &Path, proxy_header: Option<&str>) -> S
 }
 
 /// A session of [`people_dilemma`] of `rounds` rounds (`wait` and `decision` seconds, as in
-/// [`study`]), its study and store in a fresh temporary directory (returned: keep it), served
-/// as [`start_behind`] serves it.
+/// [`study`]), served as [`serve_study`] serves it.
 pub fn serve_people(
     name: &str,
     rounds: u32,
@@ -83,10 +83,34 @@ pub fn serve_people(
     decision: u64,
     proxy_header: Option<&str>,
 ) -> (tempfile::TempDir, Served) {
+    serve_study(name, "", &people_dilemma(rounds), wait, decision, proxy_header)
+}
+
+/// The [`study`] of `models` and `blocks`, its file and store in a fresh temporary directory
+/// (returned: keep it), served as [`start_behind`] serves it.
+pub fn serve_study(
+    name: &str,
+    models: &str,
+    blocks: &str,
+    wait: u64,
+    decision: u64,
+    proxy_header: Option<&str>,
+) -> (tempfile::TempDir, Served) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let study = study(dir.path(), name, "", &people_dilemma(rounds), wait, decision);
+    let study = study(dir.path(), name, models, blocks, wait, decision);
     let served = start_behind(&study, &dir.path().join("s.sqlite"), proxy_header);
     (dir, served)
+}
+
+/// A fake model server on `rt` answering every request legally, and the declaration of its
+/// model `fake` for a study's `models`.
+pub fn fake_model_server(rt: &tokio::runtime::Runtime) -> (FakeServer, String) {
+    let server = rt.block_on(FakeServer::start(Arc::new(|_, _| FakeReply::Legal))).expect("fake server");
+    let models = format!(
+        r#"Model(name: "fake", family: "Fake", endpoints: ["{}"], served_id: "fake", concurrency: 4, timeout_s: 120.0, max_attempts: 2, max_retries: 2, backoff_ms: 5)"#,
+        server.endpoint()
+    );
+    (server, models)
 }
 
 /// An HTTP client that does not follow redirects (each step is checked).
