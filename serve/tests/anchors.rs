@@ -13,19 +13,11 @@ use common::*;
 
 #[test]
 fn human_anchors_computed_from_the_store_grade_a_claim() {
-    let (dir, s) = serve_study(
-        "lab",
-        "",
-        r#"Block(name: "pd", environment: PrisonersDilemma(rounds: 4), runs: 5,
-            rosters: [Roster(name: "people", members: [Member(policy: Human(TitForTat))])])"#,
-        // The waiting room closes 15 s after its first person is seated: long beside the time
-        // the second takes to enter (a pair that did not meet would play with the stand-in), and
-        // waited out once, by the last participant, who is meant to be alone. Decisions are
-        // answered as they come; 120 s is a hang guard.
-        15,
-        120,
-        None,
-    );
+    // The waiting room closes 15 s after its first person is seated: long beside the time
+    // the second takes to enter (a pair that did not meet would play with the stand-in), and
+    // waited out once, by the last participant, who is meant to be alone. Decisions are
+    // answered as they come; 120 s is a hang guard.
+    let (dir, s) = serve_study("lab", "", &people_dilemma_runs(4, 5), 15, 120, None);
     let store = s.store.clone();
     let base = s.base.clone();
     s.rt.block_on(async {

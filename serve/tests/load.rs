@@ -18,17 +18,9 @@ fn percentile(v: &mut [f64], p: f64) -> f64 {
 
 #[test]
 fn two_hundred_participants_play_at_once_with_no_decision_lost_or_doubled() {
-    let (_dir, s) = serve_study(
-        "people-load",
-        "",
-        r#"Block(name: "pd", environment: PrisonersDilemma(rounds: 3), runs: 100,
-            rosters: [Roster(name: "people", members: [Member(policy: Human(TitForTat))])])"#,
-        // Long enough that no seat is given to the stand-in however slow the machine: the test
-        // counts every decision as a person's.
-        900,
-        900,
-        None,
-    );
+    // Waits long enough that no seat is given to the stand-in however slow the machine: the
+    // test counts every decision as a person's.
+    let (_dir, s) = serve_study("people-load", "", &people_dilemma_runs(3, 100), 900, 900, None);
     let store = s.store.clone();
     let base = s.base.clone();
     let started = Instant::now();

@@ -44,6 +44,14 @@ pub fn people_dilemma(rounds: u32) -> String {
     )
 }
 
+/// [`people_dilemma`] played `runs` times (a society a pair of people).
+pub fn people_dilemma_runs(rounds: u32, runs: u32) -> String {
+    format!(
+        r#"Block(name: "pd", environment: PrisonersDilemma(rounds: {rounds}), runs: {runs},
+            rosters: [Roster(name: "people", members: [Member(policy: Human(TitForTat))])])"#
+    )
+}
+
 /// A served session.
 pub struct Served {
     pub app: Arc<App>,
