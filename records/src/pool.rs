@@ -36,6 +36,12 @@ pub struct Pool<T> {
     kept: Mutex<Vec<T>>,
 }
 
+impl<T: Held> Default for Pool<T> {
+    fn default() -> Self {
+        Pool::new()
+    }
+}
+
 impl<T: Held> Pool<T> {
     /// An empty pool.
     pub const fn new() -> Self {

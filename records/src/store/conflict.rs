@@ -107,8 +107,8 @@ impl Store {
                 row.get(4).map_err(sql)?,
                 row.get::<_, Option<f64>>(5).map_err(sql)?.map(f64::to_bits),
             );
-            if !stored.contains_key(&condition) {
-                stored.insert(condition, row.get(6).map_err(sql)?);
+            if let std::collections::hash_map::Entry::Vacant(slot) = stored.entry(condition) {
+                slot.insert(row.get(6).map_err(sql)?);
             }
         }
         let mut seen = std::collections::HashSet::new();
