@@ -274,8 +274,7 @@ fn check_inputs(assets: &Path, lock: &Path) -> crate::error::Result<BTreeMap<Str
             return Err(Error::BadInput(format!(
                 "{}: cannot be read ({e}): run `agora profile --freeze` after reviewing the schedules, the GR wording and the cells",
                 lock.display()
-            ))
-            .into())
+            )))
         }
     };
     for (name, sha) in &now {
@@ -285,15 +284,13 @@ fn check_inputs(assets: &Path, lock: &Path) -> crate::error::Result<BTreeMap<Str
                 return Err(Error::BadInput(format!(
                     "{}: `{name}` is {sha} but was frozen as {f}: the input changed after freezing; review it and run `agora profile --freeze`",
                     lock.display()
-                ))
-                .into())
+                )))
             }
             None => {
                 return Err(Error::BadInput(format!(
                     "{}: `{name}` is not frozen: run `agora profile --freeze` after reviewing it",
                     lock.display()
-                ))
-                .into())
+                )))
             }
         }
     }
@@ -319,13 +316,13 @@ impl ProfileStudy {
             .map_err(|e| Error::BadInput(format!("{}: line {}: {}", path.display(), e.span.start.line, e.code)))?;
         let field = |f: &str, why: String| Error::BadInput(format!("{}: field `{f}`: {why}", path.display()));
         if s.version != 1 {
-            return Err(field("version", format!("is {}, this build reads 1", s.version)).into());
+            return Err(field("version", format!("is {}, this build reads 1", s.version)));
         }
         if s.name.trim().is_empty() {
-            return Err(field("name", "is empty".into()).into());
+            return Err(field("name", "is empty".into()));
         }
         if s.responses == 0 || s.gr_responses == 0 {
-            return Err(field("responses", "must be at least 1".into()).into());
+            return Err(field("responses", "must be at least 1".into()));
         }
         if (s.responses != 15 || s.gr_responses != thirty()) && !s.reduced_protocol {
             return Err(field(
@@ -334,16 +331,14 @@ impl ProfileStudy {
                     "{} and {} differ from the profile methods' 15 per input and 30 per GR condition; set `reduced_protocol: true` to run a reduced study on purpose",
                     s.responses, s.gr_responses
                 ),
-            )
-            .into());
+            ));
         }
         if let Some(n) = s.questionnaire_items {
             if n == 0 || !s.reduced_protocol {
                 return Err(field(
                     "questionnaire_items",
                     format!("{n} items per questionnaire measure is a reduced study: it needs at least 1 and `reduced_protocol: true`"),
-                )
-                .into());
+                ));
             }
         }
         if s.pair_items.is_none() {
@@ -351,8 +346,7 @@ impl ProfileStudy {
                 return Err(field(
                     "pair_items",
                     format!("`{t}` reads its pairs from a lab's own item file, which Agora does not ship: give it as `pair_items`"),
-                )
-                .into());
+                ));
             }
         }
         for (i, t) in s.tasks.iter().enumerate() {
@@ -361,8 +355,7 @@ impl ProfileStudy {
                 return Err(field(
                     &format!("tasks[{i}]"),
                     format!("`{t}` is not a task; the tasks are {}", names.join(", ")),
-                )
-                .into());
+                ));
             }
         }
         Ok(s)
@@ -385,8 +378,7 @@ fn load_models(study_path: &Path, study: &ProfileStudy, models: Option<&Path>) -
             return Err(Error::BadInput(format!(
                 "{}: no models: give --models FILE or `include_models`",
                 study_path.display()
-            ))
-            .into())
+            )))
         }
     };
     let file = agora_scenarios::ModelsFile::load(&path)?;
@@ -409,7 +401,7 @@ fn load_models(study_path: &Path, study: &ProfileStudy, models: Option<&Path>) -
         }
     }
     if out.is_empty() {
-        return Err(Error::BadInput(format!("models file {} declares no model", path.display())).into());
+        return Err(Error::BadInput(format!("models file {} declares no model", path.display())));
     }
     Ok(out)
 }
@@ -506,8 +498,7 @@ pub fn main(args: ProfileOptions) -> crate::error::Result<ProfileOutcome> {
                 return Err(Error::BadInput(format!(
                     "model `{}`: {unasked} question(s) of profile study `{}` have not been asked yet: run it without --retry-missing first; a recovery pass asks again only the slots left missing",
                     spec.name, study.name
-                ))
-                .into());
+                )));
             }
         }
         let limit = run::in_flight(spec);
@@ -626,13 +617,10 @@ fn study_items(
                 "{}: `kind` is {:?}; `pair_items` reads a Pairs file",
                 path.display(),
                 file.kind
-            ))
-            .into());
+            )));
         }
         if let Some(t) = tasks.iter().find(|t| t.user_items() && !file.measures().contains(t)) {
-            return Err(
-                Error::BadInput(format!("{}: holds no items of `{t}`, which the study names", path.display())).into()
-            );
+            return Err(Error::BadInput(format!("{}: holds no items of `{t}`, which the study names", path.display())));
         }
         let bytes =
             std::fs::read(&path).map_err(|e| Error::BadInput(format!("{}: cannot be read: {e}", path.display())))?;
