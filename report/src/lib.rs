@@ -1,8 +1,9 @@
 //! `agora report`: one self-contained HTML file with the analysis tables and figures (SVG,
 //! drawn with plotters and inlined), and each figure beside it as PNG and SVG.
 //!
-//! `queries` reads the store, `figures` draws, `html` assembles the page (escaping everything
-//! taken from the store: model replies are untrusted text).
+//! `queries` reads the store, `figures` draws, `html` assembles the page from the minijinja
+//! templates in `templates/` (escaping everything taken from the store: model replies are
+//! untrusted text).
 
 use std::path::{Path, PathBuf};
 
@@ -103,7 +104,7 @@ pub fn write_with(store: &Path, out: &Path, options: &Options) -> anyhow::Result
             humans: &humans,
             tournaments: &agora_analysis::tournament::tables(store, None)?,
         },
-    );
+    )?;
     std::fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let path = out.join("report.html");
     crate::write_named(&path, page)?;
