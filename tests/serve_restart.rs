@@ -4,47 +4,15 @@
 //! with the same links, against exactly the history they saw.
 
 use std::collections::BTreeMap;
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Child;
 use std::time::{Duration, Instant};
 
 use serde_json::Value;
 
-const TOKEN: &str = "restart-admin-token-0123456789";
+mod common;
 
-/// Starts `agora serve` on a free loopback port; returns the process and its base URL.
-fn serve(study: &Path, store: &Path) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agora"))
-        .args([
-            "serve",
-            study.to_str().expect("utf8"),
-            "--bind",
-            "127.0.0.1:0",
-            "--store",
-            store.to_str().expect("utf8"),
-        ])
-        .env("AGORA_ADMIN_TOKEN", TOKEN)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("agora serve starts");
-    let mut out = BufReader::new(child.stdout.take().expect("stdout"));
-    let mut line = String::new();
-    loop {
-        line.clear();
-        if out.read_line(&mut line).unwrap_or(0) == 0 {
-            let _ = child.kill();
-            let status = child.wait();
-            panic!("agora serve ended before listening: {status:?}");
-        }
-        if let Some(at) = line.find("on http://") {
-            let base = line[at + 3..].trim().to_string();
-            std::thread::spawn(move || for _ in out.lines() {});
-            return (child, base);
-        }
-    }
-}
+const TOKEN: &str = "restart-admin-token-0123456789";
 
 fn client() -> reqwest::Client {
     reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client")
@@ -105,7 +73,7 @@ fn a_restarted_server_resumes_the_session_where_it_stopped() {
     .expect("study");
     let store = dir.path().join("s.sqlite");
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("rt");
-    let (mut first, base) = serve(&study, &store);
+    let (mut first, base) = common::serve(&study, &store, TOKEN);
     let codes: Vec<String> = rt.block_on(async {
         let r = client()
             .post(format!("{base}/admin/api/sessions"))
@@ -134,7 +102,7 @@ fn a_restarted_server_resumes_the_session_where_it_stopped() {
             .expect("runs"),
         0
     );
-    let (mut second, base) = serve(&study, &store);
+    let (mut second, base) = common::serve(&study, &store, TOKEN);
     rt.block_on(async {
         // The same links: the second participant is asked round 2, not round 1 again.
         let s = state(&base, &codes[1]).await;
@@ -249,7 +217,7 @@ impl Session {
             child.kill().expect("kill");
             child.wait().expect("wait");
         }
-        self.server = Some(serve(&self.study, &self.store));
+        self.server = Some(common::serve(&self.study, &self.store, TOKEN));
     }
 
     fn db(&self) -> rusqlite::Connection {
@@ -628,7 +596,7 @@ fn a_restart_keeps_the_seats_a_society_started_with_and_ends_a_stored_run() {
         [sha256(&a)],
     )
     .expect("back to the moment");
-    s.server = Some(serve(&s.study, &s.store));
+    s.server = Some(common::serve(&s.study, &s.store, TOKEN));
     let st = s.state(&a);
     assert_eq!(st["stage"], "done", "{st}");
     assert_eq!(st["payoff"].as_f64(), Some(payoff));

@@ -8,7 +8,6 @@
 //! empty file is reported as one and left empty; that a store in a read-only directory opens
 //! for reading; and that a second `agora run` on a store being written is refused.
 
-use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicI64, AtomicUsize, Ordering};
@@ -20,7 +19,7 @@ use agora_test_support::{FakeReply, FakeServer, Gate};
 use rusqlite::{Connection, OpenFlags};
 
 mod common;
-use common::{agora, record_hashes, text};
+use common::{agora, record_hashes, serve, text};
 
 fn study(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/studies").join(name).display().to_string()
@@ -263,34 +262,6 @@ fn readers_lose_no_run_of(extra: &[&str]) {
     assert_eq!(count(&store, "SELECT COUNT(*) FROM runs"), want, "every run of the study is stored");
     let v = agora(&["verify", "--store", s(&store)]);
     assert!(v.status.success(), "{}", text(&v));
-}
-
-/// Starts `agora serve` on a free loopback port; returns the process and its base URL.
-fn serve(study: &Path, store: &Path, token: &str) -> (Child, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_agora"))
-        .args(["serve", s(study), "--bind", "127.0.0.1:0", "--store", s(store)])
-        .env("AGORA_ADMIN_TOKEN", token)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .spawn()
-        .expect("agora serve starts");
-    let mut out = BufReader::new(child.stdout.take().expect("stdout"));
-    let mut line = String::new();
-    let base = loop {
-        line.clear();
-        if out.read_line(&mut line).unwrap_or(0) == 0 {
-            break None;
-        }
-        if let Some(at) = line.find("on http://") {
-            break Some(line[at + 3..].trim().to_string());
-        }
-    };
-    let Some(base) = base else {
-        let _ = child.kill();
-        panic!("agora serve ended before listening: {:?}", child.wait());
-    };
-    std::thread::spawn(move || for _ in out.lines() {});
-    (child, base)
 }
 
 fn client() -> reqwest::Client {

@@ -404,3 +404,31 @@ pub fn label_blind(
     }
     shown
 }
+
+/// Starts `agora serve` on a free loopback port; returns the process and its base URL.
+pub fn serve(study: &Path, store: &Path, token: &str) -> (std::process::Child, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_agora"))
+        .args(["serve", s(study), "--bind", "127.0.0.1:0", "--store", s(store)])
+        .env("AGORA_ADMIN_TOKEN", token)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .expect("agora serve starts");
+    let mut out = std::io::BufReader::new(child.stdout.take().expect("stdout"));
+    let mut line = String::new();
+    let base = loop {
+        line.clear();
+        if std::io::BufRead::read_line(&mut out, &mut line).unwrap_or(0) == 0 {
+            break None;
+        }
+        if let Some(at) = line.find("on http://") {
+            break Some(line[at + 3..].trim().to_string());
+        }
+    };
+    let Some(base) = base else {
+        let _ = child.kill();
+        panic!("agora serve ended before listening: {:?}", child.wait());
+    };
+    std::thread::spawn(move || for _ in std::io::BufRead::lines(out) {});
+    (child, base)
+}
