@@ -130,6 +130,30 @@ fn selfish() -> agora_test_support::Behaviour {
     })
 }
 
+/// Writes a one-block binary-allocation study at `study` (a path in `dir`) whose one model is
+/// `model` (its declaration's identity fields, `{endpoint}` standing for the fake server's), runs
+/// it into `dir/ba.sqlite` and returns the store.
+fn run_ba(dir: &std::path::Path, study: &str, model: &str, server: &FakeServer) -> std::path::PathBuf {
+    let model = model.replace("{endpoint}", &server.endpoint());
+    let study = dir.join(study);
+    std::fs::create_dir_all(study.parent().expect("a directory")).expect("directory");
+    std::fs::write(
+        &study,
+        format!(
+            r#"Study(version: 1, name: "ba", master_seed: 3, runs: 1,
+                models: [Model({model}, concurrency: 16, timeout_s: 120.0, max_attempts: 1, max_retries: 4,
+                               backoff_ms: 5)],
+                blocks: [Block(name: "distributional", environment: BinaryAllocation(replicates: 1),
+                               model_rosters: true, rosters: [])])"#
+        ),
+    )
+    .expect("write");
+    let store = dir.join("ba.sqlite");
+    let out = agora(&["run", study.to_str().expect("utf8"), "--store", store.to_str().expect("utf8")]);
+    assert!(out.status.success(), "{}", text(&out));
+    store
+}
+
 #[test]
 fn the_motive_regression_recovers_a_selfish_model_from_the_stored_rows() {
     let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
@@ -138,23 +162,13 @@ fn the_motive_regression_recovers_a_selfish_model_from_the_stored_rows() {
     for sub in ["studies", "cells"] {
         std::fs::create_dir_all(dir.path().join(sub)).expect("mkdir");
     }
-    let study = dir.path().join("studies/ba.ron");
-    std::fs::write(
-        &study,
-        format!(
-            r#"Study(version: 1, name: "ba", master_seed: 3, runs: 1,
-                models: [Model(name: "selfish", family: "Fake", endpoints: ["{}"], served_id: "selfish-1",
-                               quantisation: "none", notes: "fake server", concurrency: 16, timeout_s: 120.0,
-                               max_attempts: 1, max_retries: 4, backoff_ms: 5)],
-                blocks: [Block(name: "distributional", environment: BinaryAllocation(replicates: 1),
-                               model_rosters: true, rosters: [])])"#,
-            server.endpoint()
-        ),
-    )
-    .expect("write");
-    let store = dir.path().join("ba.sqlite");
-    let out = agora(&["run", study.to_str().expect("utf8"), "--store", store.to_str().expect("utf8")]);
-    assert!(out.status.success(), "{}", text(&out));
+    let store = run_ba(
+        dir.path(),
+        "studies/ba.ron",
+        r#"name: "selfish", family: "Fake", endpoints: ["{endpoint}"], served_id: "selfish-1",
+           quantisation: "none", notes: "fake server""#,
+        &server,
+    );
     assert_every_slot_accounted(&store);
 
     // The regression reads the stored rows only.
@@ -255,22 +269,12 @@ fn the_study_asks_for_reasoning_before_the_answer_and_the_audit_codes_it() {
     )
     .expect("the shipped study");
     assert!(!shipped.contains("step-by-step"), "the baseline itself asks for reasoning, not a cell");
-    let study = dir.path().join("ba.ron");
-    std::fs::write(
-        &study,
-        format!(
-            r#"Study(version: 1, name: "ba", master_seed: 3, runs: 1,
-                models: [Model(name: "reasoner", family: "Fake", endpoints: ["{}"], served_id: "reasoner-1",
-                               concurrency: 16, timeout_s: 120.0, max_attempts: 1, max_retries: 4, backoff_ms: 5)],
-                blocks: [Block(name: "distributional", environment: BinaryAllocation(replicates: 1),
-                               model_rosters: true, rosters: [])])"#,
-            server.endpoint()
-        ),
-    )
-    .expect("write");
-    let store = dir.path().join("ba.sqlite");
-    let out = agora(&["run", study.to_str().expect("utf8"), "--store", store.to_str().expect("utf8")]);
-    assert!(out.status.success(), "{}", text(&out));
+    let store = run_ba(
+        dir.path(),
+        "ba.ron",
+        r#"name: "reasoner", family: "Fake", endpoints: ["{endpoint}"], served_id: "reasoner-1""#,
+        &server,
+    );
     let audit_dir = dir.path().join("audit");
     let out = agora(&["audit", "--store", store.to_str().expect("utf8"), "--out", audit_dir.to_str().expect("utf8")]);
     assert!(out.status.success(), "{}", text(&out));

@@ -225,14 +225,7 @@ fn a_store_played_from_another_roster_is_refused() {
     roster.play(&replay::instrument_path(), &store).expect("a fresh store plays");
     // The same roster resumes its own store.
     roster.play(&replay::instrument_path(), &store).expect("the same roster resumes");
-    let mut edited = roster.clone();
-    edited
-        .model_mut("Qwen3-4B")
-        .expect("in the variant")
-        .baseline
-        .get_mut("bargaining/dictator/giving")
-        .expect("an entry")
-        .0 = 0.10;
+    let edited = with_dictator_giving(&roster, 0.10);
     assert_ne!(edited.hash(), roster.hash());
     let e = edited.play(&replay::instrument_path(), &store).expect_err("another roster's store is refused");
     assert!(e.contains("holds a replay played from another roster"), "{e}");
@@ -313,14 +306,7 @@ fn a_roster_edit_moves_dictator_giving_across_tier_1() {
     let before = verdict_of_variant(&roster, "dictator-giving");
     assert_eq!((before.tier, before.first_unmet.as_deref()), (0, Some("holds at baseline in no model")), "{before:?}");
     // Giving the meta-analytic mean, 0.2835 of the pie, the one model matches it.
-    let mut edited = roster.clone();
-    edited
-        .model_mut("Qwen3-4B")
-        .expect("in the variant")
-        .baseline
-        .get_mut("bargaining/dictator/giving")
-        .expect("an entry")
-        .0 = 0.2835;
+    let edited = with_dictator_giving(&roster, 0.2835);
     let after = verdict_of_variant(&edited, "dictator-giving");
     assert_eq!(after.tier, 1, "{after:?}");
 }
@@ -414,4 +400,17 @@ fn the_dilemmas_verdicts_over_the_rosters_declared_alternatives() {
         text[start..end] == table,
         "{CHAPTER} is out of date: write it anew with AGORA_BLESS=1 cargo test --test replay the_dilemmas"
     );
+}
+
+/// `roster` with Qwen3-4B's baseline dictator giving set to `giving` (a share of the pie).
+fn with_dictator_giving(roster: &PaperRoster, giving: f64) -> PaperRoster {
+    let mut edited = roster.clone();
+    edited
+        .model_mut("Qwen3-4B")
+        .expect("in the variant")
+        .baseline
+        .get_mut("bargaining/dictator/giving")
+        .expect("an entry")
+        .0 = giving;
+    edited
 }
