@@ -16,19 +16,11 @@ use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use agora_test_support::browser::chromium;
 use common::*;
 use futures_util::{SinkExt, StreamExt};
 use serde_json::{json, Value};
 use tokio_tungstenite::tungstenite::Message;
-
-fn chromium() -> Option<&'static str> {
-    let found = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].into_iter().find(|p| Path::new(p).exists());
-    if found.is_none() {
-        assert!(std::env::var_os("AGORA_REQUIRE_BROWSER").is_none(), "AGORA_REQUIRE_BROWSER is set but no chromium");
-        eprintln!("browser check not run: no chromium installed");
-    }
-    found
-}
 
 /// One headless browser with one tab, driven over the DevTools protocol.
 struct Browser {
@@ -49,16 +41,8 @@ impl Browser {
     async fn launch(chromium: &str) -> Browser {
         let profile = tempfile::tempdir().expect("profile");
         let mut child = Command::new(chromium)
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-background-networking",
-                "--disable-component-update",
-                "--disable-sync",
-                "--no-first-run",
-                "--remote-debugging-port=0",
-            ])
+            .args(agora_test_support::browser::HEADLESS)
+            .arg("--remote-debugging-port=0")
             .arg(format!("--user-data-dir={}", profile.path().display()))
             .arg("about:blank")
             .stderr(Stdio::piped())

@@ -11,6 +11,8 @@
 //! or truncated body, a delay, a wait on a gate the test opens, a hang or a dropped connection. It counts requests and the most
 //! in flight at once, and keeps the latest completion request's body as sent.
 
+pub mod browser;
+
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};

@@ -1,5 +1,5 @@
 //! Helpers shared by the LLM end-to-end tests.
-#![allow(dead_code)]
+#![allow(dead_code, unused_imports)]
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -317,30 +317,13 @@ pub fn assert_figure_file(p: &Path) {
     assert!(coloured * 200 > pixels, "{}: data are drawn in colour ({coloured} pixels)", p.display());
 }
 
-/// The installed Chromium, if any. Where none is installed the browser checks are skipped with
-/// a message — except under AGORA_REQUIRE_BROWSER (set by CI, which installs Chromium).
-pub fn chromium() -> Option<&'static str> {
-    let found = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].into_iter().find(|p| Path::new(p).exists());
-    if found.is_none() {
-        assert!(std::env::var_os("AGORA_REQUIRE_BROWSER").is_none(), "AGORA_REQUIRE_BROWSER is set but no chromium");
-        eprintln!("browser check not run: no chromium installed");
-    }
-    found
-}
+pub use agora_test_support::browser::chromium;
 
 /// Runs headless Chromium with its own profile directory `profile` and `args` (e.g.
 /// `--dump-dom URL`), nothing fetched from the network.
 pub fn headless(chromium: &str, profile: &Path, args: &[&str]) -> Output {
     Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--no-first-run",
-        ])
+        .args(agora_test_support::browser::HEADLESS)
         .arg(format!("--user-data-dir={}", profile.display()))
         .args(args)
         .output()
