@@ -113,18 +113,16 @@ impl Plan {
             .filter(|(i, _)| i % shard.count == shard.index - 1)
             .map(|(_, r)| r.clone())
             .collect();
-        Plan {
-            study: self.study.clone(),
-            master_seed: self.master_seed,
-            runs,
-            models: self.models.clone(),
-            reference: self.reference.clone(),
-        }
+        self.with_runs(runs)
     }
 
     /// Keeps at most `n` runs per condition (for quick looks and tests); seeds are unchanged.
     pub fn limit_runs(&self, n: u32) -> Plan {
-        let runs = self.runs.iter().filter(|r| r.run_index < n).cloned().collect();
+        self.with_runs(self.runs.iter().filter(|r| r.run_index < n).cloned().collect())
+    }
+
+    /// The same study (name, seed, models, reference) with `runs`, a part of its runs.
+    fn with_runs(&self, runs: Vec<RunSpec>) -> Plan {
         Plan {
             study: self.study.clone(),
             master_seed: self.master_seed,
