@@ -330,13 +330,7 @@ fn committed_human_labels_agreement_and_the_gate() {
         [5, 1, 1],
         "{r}"
     );
-    let stored: f64 = c
-        .query_row(
-            "SELECT kappa FROM audit_agreement WHERE model = 'plain' AND kind = 'coder' AND coder = 'lexicon/1'",
-            [],
-            |x| x.get(0),
-        )
-        .expect("stored");
+    let stored = common::stored_lexicon_kappa(&c, "plain");
     assert!((stored - machine).abs() < 1e-12);
 
     // The gate as shipped refuses the fixture: 14 sentences of 4 responses cannot validate a

@@ -616,13 +616,7 @@ fn labels_agreement_and_the_gate() {
     assert_eq!(row("murky", "coder", "human reference", "lexicon/1")["verdict"], "refused");
     assert!(rows.iter().any(|r| r["model"] == "all" && r["kind"] == "humans"), "human pairs over every model too");
     // The same in the store and the CSV and Markdown files.
-    let stored: f64 = c
-        .query_row(
-            "SELECT kappa FROM audit_agreement WHERE model = 'murky' AND kind = 'coder' AND coder = 'lexicon/1'",
-            [],
-            |r| r.get(0),
-        )
-        .expect("stored");
+    let stored = common::stored_lexicon_kappa(&c, "murky");
     assert!((stored - murky).abs() < 1e-12);
     let summary = csv_maps(&report.join("agreement.csv"));
     let murky_row = summary.iter().find(|r| r["model"] == "murky" && r["kind"] == "coder").expect("csv row");

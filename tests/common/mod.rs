@@ -415,3 +415,14 @@ pub fn serve(study: &Path, store: &Path, token: &str) -> (std::process::Child, S
     std::thread::spawn(move || for _ in std::io::BufRead::lines(out) {});
     (child, base)
 }
+
+/// The lexicon coder's κ against the human reference on `model`'s text, as `audit_agreement`
+/// stores it.
+pub fn stored_lexicon_kappa(c: &Connection, model: &str) -> f64 {
+    c.query_row(
+        "SELECT kappa FROM audit_agreement WHERE model = ?1 AND kind = 'coder' AND coder = 'lexicon/1'",
+        [model],
+        |r| r.get(0),
+    )
+    .expect("stored")
+}
