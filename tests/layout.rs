@@ -19,23 +19,25 @@ const SQL: [&str; 12] = [
     ".pragma_update(",
 ];
 
-/// The lines of `text` that hold SQL, as (line number, line), leaving out everything from a
-/// `#[cfg(test)]` on (the crates keep their unit tests at the end of a file).
-fn sql_lines(text: &str) -> Vec<(usize, String)> {
+/// The lines of `text` for which `hit` holds, as (line number, line), leaving out comments and
+/// everything from a `#[cfg(test)]` on (the crates keep their unit tests at the end of a file).
+fn lines_where(text: &str, hit: impl Fn(&str) -> bool) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     for (i, line) in text.lines().enumerate() {
         let code = line.trim_start();
         if code.starts_with("#[cfg(test)]") {
             break;
         }
-        if code.starts_with("//") {
-            continue;
-        }
-        if SQL.iter().any(|s| code.contains(s)) || starts_sql(code) {
+        if !code.starts_with("//") && hit(code) {
             out.push((i + 1, line.to_string()));
         }
     }
     out
+}
+
+/// The lines of `text` that hold SQL.
+fn sql_lines(text: &str) -> Vec<(usize, String)> {
+    lines_where(text, |code| SQL.iter().any(|s| code.contains(s)) || starts_sql(code))
 }
 
 /// A statement continued on its own line of a multi-line string (`"\n    SELECT …`).
@@ -97,19 +99,9 @@ fn the_check_finds_sql_where_it_is_and_not_in_tests_or_comments() {
 /// What writes to the terminal: a print macro or a handle on standard output or error.
 const PRINTS: [&str; 7] = ["print!(", "println!(", "eprint!(", "eprintln!(", "dbg!(", "io::stdout()", "io::stderr()"];
 
-/// The lines of `text` that print, as [`sql_lines`] reads them (unit tests and comments aside).
+/// The lines of `text` that print (unit tests and comments aside).
 fn print_lines(text: &str) -> Vec<(usize, String)> {
-    let mut out = Vec::new();
-    for (i, line) in text.lines().enumerate() {
-        let code = line.trim_start();
-        if code.starts_with("#[cfg(test)]") {
-            break;
-        }
-        if !code.starts_with("//") && PRINTS.iter().any(|p| code.contains(p)) {
-            out.push((i + 1, line.to_string()));
-        }
-    }
-    out
+    lines_where(text, |code| PRINTS.iter().any(|p| code.contains(p)))
 }
 
 /// The audit and the profile are libraries: they return their outcomes and typed errors, and
