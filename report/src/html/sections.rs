@@ -1,0 +1,294 @@
+//! The analysis's sections of the page: the verdicts, the deposit, the human runs, the tables,
+//! the tournaments and the contamination probes.
+
+use super::*;
+
+/// (graded apart), each with its first unmet condition and its evidence (one item a line).
+#[derive(Serialize)]
+pub(super) struct VerdictRow<'a> {
+    pub(super) claim: &'a str,
+    pub(super) text: &'a str,
+    pub(super) tier: &'a str,
+    pub(super) first_unmet: &'a str,
+    pub(super) evidence: String,
+    pub(super) classical_tier: &'a str,
+    pub(super) classical_first_unmet: &'a str,
+    pub(super) classical_evidence: String,
+    /// The deviations from the deposit the verdict rests on, one a line; none where it rests
+    /// on none.
+    pub(super) deviations: Option<String>,
+}
+
+/// The verdict table: one row per claim; a verdict that rests on a deviation from the deposit
+/// is marked, the deviations on hover.
+pub(super) fn verdicts(analysis: &Analysis) -> Vec<VerdictRow<'_>> {
+    analysis
+        .verdicts
+        .iter()
+        .map(|v| {
+            let (classical_tier, classical_first_unmet, classical_evidence) = match &v.classical {
+                Some(c) => (c.tier_name.as_str(), c.first_unmet.as_deref().unwrap_or("-"), c.evidence.join("\n")),
+                None => ("-", "-", String::new()),
+            };
+            let deviations = analysis.deposit.deviations_of(&v.claim);
+            VerdictRow {
+                claim: &v.claim,
+                text: &v.text,
+                tier: &v.tier_name,
+                first_unmet: v.first_unmet.as_deref().unwrap_or("-"),
+                evidence: v.evidence.join("\n"),
+                classical_tier,
+                classical_first_unmet,
+                classical_evidence,
+                deviations: (!deviations.is_empty()).then(|| {
+                    deviations.iter().map(|d| format!("{}: {}", d.kind.as_str(), d.what)).collect::<Vec<_>>().join("\n")
+                }),
+            }
+        })
+        .collect()
+}
+
+/// The deposit section: every deposit of the store, or the sentence saying there is none.
+#[derive(Serialize)]
+pub(super) struct DepositView<'a> {
+    pub(super) deposits: Vec<DepositRow<'a>>,
+    /// What the page says when the store has no deposit.
+    pub(super) none: &'static str,
+    /// What the deposit's time is worth.
+    pub(super) self_attested: &'static str,
+}
+
+/// One deposit: its hash and self-attested time, the first run's time and every deviation.
+#[derive(Serialize)]
+pub(super) struct DepositRow<'a> {
+    pub(super) hash: &'a str,
+    pub(super) study: &'a str,
+    pub(super) created: &'a str,
+    pub(super) doi: &'a str,
+    pub(super) first_run: &'a str,
+    pub(super) runs_under: usize,
+    pub(super) build: &'a str,
+    pub(super) deviations: Vec<DeviationRow<'a>>,
+    pub(super) fixes: &'a [String],
+    pub(super) leaves_open: &'a [String],
+}
+
+#[derive(Serialize)]
+pub(super) struct DeviationRow<'a> {
+    pub(super) kind: &'a str,
+    pub(super) what: &'a str,
+    /// The claims whose verdicts rest on it, or `-`.
+    pub(super) claims: String,
+}
+
+pub(super) fn deposit(section: &agora_analysis::deposit::DepositSection) -> DepositView<'_> {
+    DepositView {
+        none: agora_analysis::deposit::NO_DEPOSIT,
+        self_attested: agora_analysis::deposit::SELF_ATTESTED,
+        deposits: section
+            .deposits
+            .iter()
+            .map(|d| DepositRow {
+                hash: &d.hash,
+                study: &d.study,
+                created: &d.created,
+                doi: d.doi.as_deref().unwrap_or("none recorded"),
+                first_run: d.first_run.as_deref().unwrap_or("not recorded"),
+                runs_under: d.runs_under,
+                build: &d.build,
+                deviations: d
+                    .deviations
+                    .iter()
+                    .map(|x| DeviationRow {
+                        kind: x.kind.as_str(),
+                        what: &x.what,
+                        claims: if x.claims.is_empty() { "-".to_string() } else { x.claims.join(", ") },
+                    })
+                    .collect(),
+                fixes: &d.fixes,
+                leaves_open: &d.leaves_open,
+            })
+            .collect(),
+    }
+}
+
+/// One claim's outcome in the lab's human runs, beside each model's baseline mean.
+#[derive(Serialize)]
+pub(super) struct HumanRow<'a> {
+    pub(super) claim: &'a str,
+    pub(super) metric: &'a str,
+    pub(super) n: usize,
+    pub(super) mean: String,
+    pub(super) interval: String,
+    pub(super) excluded: usize,
+    /// Each model's baseline mean and runs, or `-`.
+    pub(super) models: String,
+    pub(super) study: &'a str,
+    /// The study's hash, shortened.
+    pub(super) study_hash: &'a str,
+    pub(super) date: &'a str,
+}
+
+/// The lab's participants beside the models: per claim, the outcome of the human runs (n, mean
+/// and 95 % interval, runs left out for a stand-in, provenance) and each model's baseline mean.
+pub(super) fn humans<'a>(
+    analysis: &Analysis,
+    humans: &'a [agora_analysis::human_anchors::HumanAnchor],
+) -> Vec<HumanRow<'a>> {
+    humans
+        .iter()
+        .map(|a| {
+            let models: Vec<String> = analysis
+                .equivalence
+                .iter()
+                .filter(|r| r.claim == a.claim && r.metric == a.metric)
+                .map(|r| format!("{}: {} ({})", r.model, num(r.mean), r.runs))
+                .collect();
+            HumanRow {
+                claim: &a.claim,
+                metric: &a.metric,
+                n: a.n,
+                mean: format!("{:.3}", a.mean),
+                interval: interval(Some(a.ci_low).filter(|x| x.is_finite()), Some(a.ci_high).filter(|x| x.is_finite())),
+                excluded: a.excluded,
+                models: if models.is_empty() { "-".to_string() } else { models.join("; ") },
+                study: &a.study,
+                study_hash: &a.study_hash[..a.study_hash.len().min(12)],
+                date: &a.date,
+            }
+        })
+        .collect()
+}
+
+/// A figure inline: its caption, its files' stem and its SVG.
+#[derive(Serialize)]
+pub(super) struct FigureView<'a> {
+    pub(super) caption: &'a str,
+    pub(super) stem: String,
+    /// The SVG, marked safe: the report's own drawing code writes it.
+    pub(super) svg: Value,
+}
+
+pub(super) fn figures<'a>(figures: &'a [(&'a str, Figure)]) -> Vec<FigureView<'a>> {
+    figures
+        .iter()
+        .enumerate()
+        .map(|(i, (caption, fig))| FigureView {
+            caption,
+            stem: figure_stem(i, caption),
+            svg: Value::from_safe_string(fig.svg.clone()),
+        })
+        .collect()
+}
+
+/// An analysis table, as the analysis formats its cells.
+#[derive(Serialize)]
+pub(super) struct AnalysisTable<'a> {
+    pub(super) title: &'a str,
+    pub(super) id: &'a str,
+    pub(super) columns: &'a [&'a str],
+    pub(super) rows: &'a [Vec<String>],
+}
+
+/// A round-robin tournament's score table: strategies ranked by mean payoff per round over
+/// their matches against the others.
+#[derive(Serialize)]
+pub(super) struct TournamentView<'a> {
+    pub(super) block: &'a str,
+    pub(super) cell: &'a str,
+    pub(super) study: &'a str,
+    pub(super) environment: &'a str,
+    pub(super) runs: u64,
+    pub(super) rows: Vec<ScoreRow<'a>>,
+}
+
+#[derive(Serialize)]
+pub(super) struct ScoreRow<'a> {
+    pub(super) rank: usize,
+    pub(super) strategy: &'a str,
+    pub(super) matches: u64,
+    pub(super) mean_payoff: String,
+    pub(super) wins: u64,
+    pub(super) draws: u64,
+    pub(super) losses: u64,
+    pub(super) cooperation: String,
+    pub(super) self_payoff: String,
+}
+
+pub(super) fn tournaments(tables: &[agora_analysis::tournament::Table]) -> Vec<TournamentView<'_>> {
+    let opt = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.3}"));
+    tables
+        .iter()
+        .map(|t| TournamentView {
+            block: &t.block,
+            cell: &t.cell,
+            study: &t.study,
+            environment: &t.environment,
+            runs: t.runs,
+            rows: t
+                .rows
+                .iter()
+                .map(|r| ScoreRow {
+                    rank: r.rank,
+                    strategy: &r.strategy,
+                    matches: r.matches,
+                    mean_payoff: format!("{:.3}", r.mean_payoff),
+                    wins: r.wins,
+                    draws: r.draws,
+                    losses: r.losses,
+                    cooperation: opt(r.cooperation),
+                    self_payoff: opt(r.self_payoff),
+                })
+                .collect(),
+        })
+        .collect()
+}
+
+/// A model with its serving facts, as the study declared them, and the calls it made.
+
+/// Contamination: priming and probe contrasts, and how often the paradigm was recognised.
+#[derive(Serialize)]
+pub(super) struct ContaminationView<'a> {
+    pub(super) contrasts: Vec<ContrastView<'a>>,
+    pub(super) probes: Vec<ProbeView<'a>>,
+}
+
+#[derive(Serialize)]
+pub(super) struct ContrastView<'a> {
+    pub(super) model: &'a str,
+    pub(super) cell: &'a str,
+    pub(super) metric: &'a str,
+    pub(super) delta: String,
+    pub(super) cliffs_delta: String,
+    pub(super) p_holm: String,
+    pub(super) excluded: Option<&'a str>,
+}
+
+#[derive(Serialize)]
+pub(super) struct ProbeView<'a> {
+    pub(super) model: &'a str,
+    pub(super) recognised: i64,
+    pub(super) probes: i64,
+}
+
+pub(super) fn contamination<'a>(contrasts: &'a [ContrastRow], probes: &'a [Probes]) -> ContaminationView<'a> {
+    ContaminationView {
+        contrasts: contrasts
+            .iter()
+            .filter(|c| c.family_of_tests == "priming" || c.family_of_tests == "contamination")
+            .map(|c| ContrastView {
+                model: &c.model,
+                cell: &c.cell,
+                metric: &c.metric,
+                delta: c.delta.map_or("-".into(), |d| format!("{d:.3}")),
+                cliffs_delta: c.cliffs_delta.map_or("-".into(), |d| format!("{d:.2}")),
+                p_holm: c.p_holm.map_or("-".into(), |p| format!("{p:.3}")),
+                excluded: c.excluded.as_deref(),
+            })
+            .collect(),
+        probes: probes
+            .iter()
+            .map(|p| ProbeView { model: &p.model, recognised: p.recognised, probes: p.probes })
+            .collect(),
+    }
+}
