@@ -351,10 +351,7 @@ fn sample(args: &PrefillOptions, store: &Store) -> Result<Sample> {
                     d.served_id
                 )));
             }
-            ready.push(prepare(conn, d).map_err(|e| match e {
-                Error::Sqlite { source, .. } => sql(source),
-                e => e,
-            })?);
+            ready.push(prepare(conn, store.path(), d)?);
         }
         specs.insert(model, spec);
     }
@@ -362,9 +359,9 @@ fn sample(args: &PrefillOptions, store: &Store) -> Result<Sample> {
 }
 
 /// A sampled decision made ready: its stored request, action space, state and facts.
-fn prepare(conn: &Connection, d: Decision) -> Result<Ready> {
+fn prepare(conn: &Connection, store: &std::path::Path, d: Decision) -> Result<Ready> {
     let fail = |message: String| Error::Decision { decision: d.response_id.clone(), model: d.model.clone(), message };
-    let sql = |source| Error::Sqlite { path: PathBuf::new(), source };
+    let sql = Error::sql(store);
     let stored: StoredRequest =
         serde_json::from_str(&d.messages_json).map_err(|e| fail(format!("the stored request: {e}")))?;
     let spec_v: Value = serde_json::from_str(&d.spec_json).map_err(|e| fail(e.to_string()))?;
@@ -376,7 +373,7 @@ fn prepare(conn: &Connection, d: Decision) -> Result<Ready> {
     let space = shown_space(&stored, &d.answer_field)
         .and_then(|s| semantic_space(s, &env, variant))
         .ok_or_else(|| fail(format!("cannot recover the action space of `{}`", d.answer_field)))?;
-    let better_for_a = prosocial_option(conn, d.run_id, d.seat, d.slot).map_err(sql)?;
+    let better_for_a = prosocial_option(conn, d.run_id, d.seat, d.slot).map_err(&sql)?;
     let facts = allocation_facts(conn, &d, variant).map_err(sql)?;
     let state = agora_engine::seed::hex_digest(serde_json::to_string(&stored.messages)?.as_bytes());
     Ok(Ready { d, space, better_for_a, facts, state })
@@ -709,7 +706,6 @@ pub fn main(args: PrefillOptions) -> Result<PrefillOutcome> {
             .map_err(&sql)?;
     let (records, report) = estimate(&args, &sample, &calls, &replies, &observational)?;
     let notes = write(&mut conn, &args.store, &records, &report)?;
-    drop(records);
     std::fs::create_dir_all(&args.out).map_err(Error::write(&args.out))?;
     for (name, text) in [
         ("faithfulness.md", report.to_markdown()),
