@@ -215,17 +215,12 @@ pub fn dependency(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Op
         .filter(|e| e.row.estimator == "lpm-fe" && (study.is_none() || e.scope == scope || e.scope.is_empty()))
         .collect();
     // The study's own estimates first.
-    stored.sort_by(|a, b| {
-        let order = |e: &crate::families::audit::dependency::StoredEstimate| {
-            (e.scope != scope, e.key.coder.clone(), e.key.codebook.clone(), e.row.model.clone())
-        };
-        (order(a), &a.row.environment, &a.row.role, &a.row.value).cmp(&(
-            order(b),
-            &b.row.environment,
-            &b.row.role,
-            &b.row.value,
-        ))
-    });
+    type Order<'e> = (bool, &'e str, &'e str, &'e str, &'e str, &'e str, &'e str);
+    fn order<'e>(e: &'e crate::families::audit::dependency::StoredEstimate, scope: &str) -> Order<'e> {
+        let (k, r) = (&e.key, &e.row);
+        (e.scope != scope, &k.coder, &k.codebook, &r.model, &r.environment, &r.role, &r.value)
+    }
+    stored.sort_by(|a, b| order(a, scope).cmp(&order(b, scope)));
     let rows = stored
         .into_iter()
         .map(|e| {
