@@ -13,14 +13,14 @@ pub struct CsvRecord {
     pub fields: Vec<String>,
 }
 
-/// One CSV line (without its line break) of the given fields, each quoted where it needs it.
-pub fn line<S: AsRef<str>>(fields: &[S]) -> String {
+/// CSV text of `records`, one line each (ending with `\n`), every field quoted where it needs it.
+pub fn text<S: AsRef<str>>(records: &[Vec<S>]) -> String {
     let mut w = ::csv::WriterBuilder::new().terminator(::csv::Terminator::Any(b'\n')).from_writer(Vec::new());
-    w.write_record(fields.iter().map(|f| f.as_ref())).expect("invariant: a CSV writer into memory does not fail");
-    let mut text = String::from_utf8(w.into_inner().expect("invariant: a CSV writer into memory flushes"))
-        .expect("invariant: the fields are text");
-    text.pop();
-    text
+    for r in records {
+        w.write_record(r.iter().map(|f| f.as_ref())).expect("invariant: a CSV writer into memory does not fail");
+    }
+    String::from_utf8(w.into_inner().expect("invariant: a CSV writer into memory flushes"))
+        .expect("invariant: the fields are text")
 }
 
 /// Parses CSV text into records (a leading byte-order mark is dropped). A record the reader
@@ -54,8 +54,10 @@ mod tests {
     #[test]
     fn quotes_what_needs_quoting_and_reads_it_back() {
         let fields = ["plain", "a, b", "say \"hi\"", "two\nlines", ""];
-        let text = format!("{}\n{}\r\n", line(&["h1", "h2", "h3", "h4", "h5"]), line(&fields));
-        assert_eq!(line(&fields), "plain,\"a, b\",\"say \"\"hi\"\"\",\"two\nlines\",");
+        let written = text(&[vec!["h1", "h2", "h3", "h4", "h5"], fields.to_vec()]);
+        assert_eq!(written, "h1,h2,h3,h4,h5\nplain,\"a, b\",\"say \"\"hi\"\"\",\"two\nlines\",\n");
+        // A reader takes either line ending.
+        let text = written.replacen('\n', "\r\n", 1);
         let records = parse(&text).expect("parses");
         assert_eq!(records.len(), 2);
         assert_eq!(records[1], CsvRecord { line: 2, fields: fields.map(str::to_string).to_vec() });

@@ -291,8 +291,7 @@ impl Export {
                 if !blind {
                     header.extend(["coder", "coder_code"]);
                 }
-                let mut s = csv::line(&header);
-                s.push('\n');
+                let mut rows = vec![header.iter().map(|h| h.to_string()).collect::<Vec<_>>()];
                 for r in &self.records {
                     let mut row = vec![
                         r.sentence_id.clone(),
@@ -311,10 +310,9 @@ impl Export {
                         row.push(r.coder.clone().unwrap_or_default());
                         row.push(r.coder_code.clone().unwrap_or_default());
                     }
-                    s.push_str(&csv::line(&row));
-                    s.push('\n');
+                    rows.push(row);
                 }
-                s
+                csv::text(&rows)
             }
         }
     }
