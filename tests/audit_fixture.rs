@@ -20,12 +20,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use agora_test_support::{Asked, FakeReply};
+use agora_test_support::FakeReply;
 use rusqlite::Connection;
 use serde_json::Value;
 
 mod common;
-use common::{agora, count, run_fake, s, seat_and_round, text, write_study_file, FakeRun};
+use common::{agora, count, first_label_reply, run_fake, s, text, write_study_file, FakeRun};
 
 /// The reasoning of response i = (round - 1) * 2 + seat after its opening sentence, which
 /// restates the task ("This is round 1 of two and I am participant A."): four sentences a
@@ -55,16 +55,12 @@ const REASONING: [[&str; 3]; 4] = [
 
 /// The reply to one request: the reasoning depends on the round and the seat.
 fn reply(body: &Value) -> FakeReply {
-    let asked = Asked::of(body);
-    let (field, label) = (asked.field(), asked.label(0));
-    if !asked.reasoning() {
-        return FakeReply::Content(serde_json::json!({ field: label }).to_string());
-    }
-    let (seat, round) = seat_and_round(body);
-    let opening = format!("This is round {round} of two and I am participant {}.", ["A", "B"][seat]);
-    let mut sentences = vec![opening.as_str()];
-    sentences.extend(REASONING[(round - 1) * 2 + seat]);
-    FakeReply::Content(serde_json::json!({"reasoning": sentences.join(" "), field: label}).to_string())
+    first_label_reply(body, |seat, round| {
+        let opening = format!("This is round {round} of two and I am participant {}.", ["A", "B"][seat]);
+        let mut sentences = vec![opening];
+        sentences.extend(REASONING[(round - 1) * 2 + seat].iter().map(|s| s.to_string()));
+        sentences
+    })
 }
 
 fn write_study(dir: &Path, endpoint: &str) -> PathBuf {

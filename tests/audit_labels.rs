@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::sync::Arc;
 
-use agora_test_support::{Asked, FakeReply};
+use agora_test_support::FakeReply;
 use rusqlite::Connection;
 use serde_json::Value;
 use sha2::{Digest, Sha256};
@@ -23,7 +23,7 @@ mod common;
 
 /// The gate's floor lowered to nothing, for checks of its threshold on a small store.
 const FLOOR: [&str; 4] = ["--min-responses", "1", "--min-sentences", "1"];
-use common::{agora, count, fake_model, run_fake, s, seat_and_round, text, write_study_file, FakeRun, VALUES};
+use common::{agora, count, fake_model, first_label_reply, run_fake, s, text, write_study_file, FakeRun, VALUES};
 
 /// Sentences the lexicon misreads (the SUVA audit paper's failure modes), with their true code.
 const MISREAD: [(&str, &str); 3] = [
@@ -42,21 +42,18 @@ fn truth(sentence: &str) -> &'static str {
 
 /// The reply to one request: the reasoning depends on the model, the round and the seat.
 fn reply(body: &Value) -> FakeReply {
-    let asked = Asked::of(body);
-    let (field, label) = (asked.field(), asked.label(0));
-    if !asked.reasoning() {
-        return FakeReply::Content(serde_json::json!({ field: label }).to_string());
-    }
-    let (seat, round) = seat_and_round(body);
-    let i = (round - 1) * 2 + seat;
-    let opening = format!("This is round {round} of four and I am participant {}.", ["A", "B"][seat]);
-    let sentences = if body["model"] == "clear-1" {
-        let last = if i % 4 == 3 { MISREAD[1].0 } else { VALUES[(i + 3) % 8].0 };
-        [opening.as_str(), VALUES[i % 8].0, last]
-    } else {
-        [opening.as_str(), MISREAD[i % 3].0, VALUES[i % 8].0]
-    };
-    FakeReply::Content(serde_json::json!({"reasoning": sentences.join(" "), field: label}).to_string())
+    let clear = body["model"] == "clear-1";
+    first_label_reply(body, |seat, round| {
+        let i = (round - 1) * 2 + seat;
+        let opening = format!("This is round {round} of four and I am participant {}.", ["A", "B"][seat]);
+        let sentences = if clear {
+            let last = if i % 4 == 3 { MISREAD[1].0 } else { VALUES[(i + 3) % 8].0 };
+            [opening.as_str(), VALUES[i % 8].0, last]
+        } else {
+            [opening.as_str(), MISREAD[i % 3].0, VALUES[i % 8].0]
+        };
+        sentences.map(str::to_string).to_vec()
+    })
 }
 
 fn write_study(dir: &Path, endpoint: &str) -> PathBuf {

@@ -147,6 +147,19 @@ pub fn reasoned_reply(body: &Value, sentences: &[&str], label: usize) -> FakeRep
     FakeReply::Content(reply.to_string())
 }
 
+/// The reply of a fake prisoner's-dilemma player that always takes the first label: the answer
+/// alone where no reasoning is asked for, else the sentences `reasoning(seat, round)` writes
+/// (seat 0 for participant A), joined, before it.
+pub fn first_label_reply(body: &Value, reasoning: impl FnOnce(usize, usize) -> Vec<String>) -> FakeReply {
+    let asked = Asked::of(body);
+    if !asked.reasoning() {
+        return FakeReply::Content(serde_json::json!({ asked.field(): asked.label(0) }).to_string());
+    }
+    let (seat, round) = seat_and_round(body);
+    let sentences = reasoning(seat, round);
+    reasoned_reply(body, &sentences.iter().map(String::as_str).collect::<Vec<_>>(), 0)
+}
+
 /// What the fake model of the dependency tests drew for one request, from the request's
 /// SHA-256 ([`draw`]): it states fairness with probability ½ and competition with probability
 /// ½ independently, and cooperates with probability `base`, or `base + lift` when it stated
