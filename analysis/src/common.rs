@@ -17,6 +17,24 @@ pub const HUMAN: &str = "human";
 /// contrast: "Every table entry that would rest on fewer than three runs is shown as absent".
 pub const MIN_RUNS: usize = 3;
 
+/// The parenthesis a cross-model statistic's note ends with, naming the models it left out:
+/// `kept_out` classical rosters (see [`Options`]) and `thin` models with fewer than
+/// [`MIN_RUNS`] runs; empty when it left none out.
+pub fn left_out_aside(kept_out: usize, thin: usize) -> String {
+    let mut aside = Vec::new();
+    if kept_out > 0 {
+        aside.push(format!("{kept_out} classical roster(s) kept out of cross-model statistics"));
+    }
+    if thin > 0 {
+        aside.push(format!("{thin} model(s) with fewer than {MIN_RUNS} runs absent"));
+    }
+    if aside.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", aside.join("; "))
+    }
+}
+
 /// The perturbation levels of the paper: S, Δmax, the perturbation family of tests and Tier 2
 /// range over these only (never over presentation or contamination cells).
 pub const LEVELS: [&str; 2] = ["representation", "design"];

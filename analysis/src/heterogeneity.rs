@@ -5,7 +5,7 @@
 
 use serde::Serialize;
 
-use crate::common::{is_classical, mean, values, Index, Options, MIN_RUNS};
+use crate::common::{is_classical, left_out_aside, mean, values, Index, Options, MIN_RUNS};
 use crate::stats;
 
 /// Between-model heterogeneity of one primary outcome's baseline means.
@@ -69,14 +69,7 @@ pub(crate) fn heterogeneity(idx: &Index, models: &[(String, String)], options: &
         if !ran {
             continue;
         }
-        let mut aside = Vec::new();
-        if kept_out > 0 {
-            aside.push(format!("{kept_out} classical roster(s) kept out of cross-model statistics"));
-        }
-        if thin > 0 {
-            aside.push(format!("{thin} model(s) with fewer than {MIN_RUNS} runs absent"));
-        }
-        let aside = if aside.is_empty() { String::new() } else { format!(" ({})", aside.join("; ")) };
+        let aside = left_out_aside(kept_out, thin);
         if means.is_empty() {
             heterogeneity.push(HeterogeneityRow {
                 environment: env.into(),

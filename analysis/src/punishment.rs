@@ -4,7 +4,7 @@
 
 use serde::Serialize;
 
-use crate::common::{is_classical, mean, values, Index, Options, MIN_RUNS};
+use crate::common::{is_classical, left_out_aside, mean, values, Index, Options, MIN_RUNS};
 use crate::contrasts::ContrastRow;
 use crate::outcomes::RunOutcome;
 use crate::stats;
@@ -98,14 +98,7 @@ pub(crate) fn punishment(idx: &Index, models: &[(String, String)], options: &Opt
             pts.push((model.clone(), p, c));
         }
     }
-    let mut aside = Vec::new();
-    if kept_out > 0 {
-        aside.push(format!("{kept_out} classical roster(s) kept out of cross-model statistics"));
-    }
-    if thin > 0 {
-        aside.push(format!("{thin} model(s) with fewer than {MIN_RUNS} runs absent"));
-    }
-    let aside = if aside.is_empty() { String::new() } else { format!(" ({})", aside.join("; ")) };
+    let aside = left_out_aside(kept_out, thin);
     if pts.is_empty() && ran {
         punishment.push(PunishmentRow {
             models: 0,
