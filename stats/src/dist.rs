@@ -59,16 +59,24 @@ pub fn norm_cdf(x: f64) -> f64 {
     0.5 * erfc(-x / std::f64::consts::SQRT_2)
 }
 
+/// What a quantile function is outside the open unit interval: NaN at a NaN `p`, −∞ at
+/// p ≤ 0, +∞ at p ≥ 1; `None` inside it.
+fn quantile_edge(p: f64) -> Option<f64> {
+    if p.is_nan() {
+        Some(f64::NAN)
+    } else if p <= 0.0 {
+        Some(f64::NEG_INFINITY)
+    } else if p >= 1.0 {
+        Some(f64::INFINITY)
+    } else {
+        None
+    }
+}
+
 /// Standard normal quantile (statrs's `Normal::inverse_cdf`); ±∞ at p = 0 and 1, NaN for NaN.
 pub fn norm_ppf(p: f64) -> f64 {
-    if p.is_nan() {
-        return f64::NAN;
-    }
-    if p <= 0.0 {
-        return f64::NEG_INFINITY;
-    }
-    if p >= 1.0 {
-        return f64::INFINITY;
+    if let Some(edge) = quantile_edge(p) {
+        return edge;
     }
     Normal::standard().inverse_cdf(p)
 }
@@ -143,14 +151,8 @@ pub fn t_ppf(p: f64, df: f64) -> f64 {
     let Some(d) = students_t(df) else {
         return f64::NAN;
     };
-    if p.is_nan() {
-        return f64::NAN;
-    }
-    if p <= 0.0 {
-        return f64::NEG_INFINITY;
-    }
-    if p >= 1.0 {
-        return f64::INFINITY;
+    if let Some(edge) = quantile_edge(p) {
+        return edge;
     }
     if p > 0.5 {
         // 1 − p is exact for p ≥ 1/2, and the lower tail keeps its relative precision.
