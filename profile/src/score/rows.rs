@@ -366,12 +366,7 @@ fn versions(kind: Kind, rows: &[&ResponseRow]) -> Result<Versions, ProfileError>
                 b4.push(B4Version { matches, scored, checks: out });
             }
             Kind::D1 => {
-                let mut points = Vec::new();
-                for set in ["P1", "P2"] {
-                    for level in LEVELS {
-                        points.push(reference.triple(level, set).map_err(at)?);
-                    }
-                }
+                let points = per_set_and_level(|level, set| reference.triple(level, set)).map_err(at)?;
                 let mut out = Vec::new();
                 for (_, c) in &checks {
                     let level = c.level()?;
@@ -383,12 +378,7 @@ fn versions(kind: Kind, rows: &[&ResponseRow]) -> Result<Versions, ProfileError>
                 return Err(ProfileError::new("kind", "a questionnaire measure is scored by `questionnaire_line`"))
             }
             Kind::D3 => {
-                let mut points = Vec::new();
-                for set in ["P1", "P2"] {
-                    for level in LEVELS {
-                        points.push(reference.menus(level, set).map_err(at)?);
-                    }
-                }
+                let points = per_set_and_level(|level, set| reference.menus(level, set)).map_err(at)?;
                 let mut out = Vec::new();
                 for (_, c) in &checks {
                     let level = c.level()?;
@@ -405,6 +395,17 @@ fn versions(kind: Kind, rows: &[&ResponseRow]) -> Result<Versions, ProfileError>
         Kind::D1 => Versions::D1(d1),
         Kind::D3 | Kind::E => Versions::D3(d3),
     })
+}
+
+/// A D measure's reference points: menu set P1 at each level, then P2 at each level.
+fn per_set_and_level<T>(mut point: impl FnMut(&str, &str) -> Result<T, ProfileError>) -> Result<Vec<T>, ProfileError> {
+    let mut points = Vec::new();
+    for set in ["P1", "P2"] {
+        for level in LEVELS {
+            points.push(point(level, set)?);
+        }
+    }
+    Ok(points)
 }
 
 /// Rows of the measure: a check row enters only the measures whose points it retests (a D check
