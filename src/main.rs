@@ -901,17 +901,8 @@ fn run_plan(plan: &Plan, study: &Path, store_path: &Path, flags: &RunFlags<'_>) 
     if llm.is_some() {
         llm::print_transcript_summary(store_path, &plan.study)?;
     }
-    if let Some(last) = report.missing.last() {
-        anyhow::bail!(
-            "{}: {} of {} runs missing after {} further pass(es) — rerun the same command to retry them (they are not recorded; \
-             every reply already received is cached). Last failure: run {}: {}",
-            plan.study,
-            report.missing.len(),
-            plan.runs.len(),
-            report.passes,
-            last.run_key,
-            last.reason
-        );
+    if let Some(missing) = report.missing_summary(&plan.study, plan.runs.len(), "command") {
+        anyhow::bail!(missing);
     }
     summary::print(store_path, Some(&plan.study))
 }

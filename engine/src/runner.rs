@@ -105,6 +105,23 @@ pub struct RunnerReport {
     pub passes: u32,
 }
 
+impl RunnerReport {
+    /// What a call that left runs unrecorded says of them: how many of the `planned` runs of
+    /// `study` are missing after how many further passes, that rerunning the same `invocation`
+    /// (a command, a call) retries them, and the last failure; `None` when none is missing.
+    pub fn missing_summary(&self, study: &str, planned: usize, invocation: &str) -> Option<String> {
+        let last = self.missing.last()?;
+        Some(format!(
+            "{study}: {} of {planned} runs missing after {} further pass(es) — rerun the same {invocation} to retry them \
+             (they are not recorded; every reply already received is cached). Last failure: run {}: {}",
+            self.missing.len(),
+            self.passes,
+            last.run_key,
+            last.reason
+        ))
+    }
+}
+
 /// A run left unrecorded: its key and the server's last failure.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Missing {

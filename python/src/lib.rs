@@ -255,17 +255,8 @@ fn run<'py>(
         }
         return Err(e);
     }
-    if let Some(last) = report.missing.last() {
-        return Err(AgoraError::new_err(format!(
-            "{}: {} of {} runs missing after {} further pass(es) — rerun the same call to retry them (they are not \
-             recorded; every reply already received is cached). Last failure: run {}: {}",
-            placed.study,
-            report.missing.len(),
-            placed.runs.len(),
-            report.passes,
-            last.run_key,
-            last.reason
-        )));
+    if let Some(missing) = report.missing_summary(&placed.study, placed.runs.len(), "call") {
+        return Err(AgoraError::new_err(missing));
     }
     let out = PyDict::new(py);
     out.set_item("study", &placed.study)?;
