@@ -8,19 +8,12 @@ use std::path::{Path, PathBuf};
 use std::process::Child;
 use std::time::{Duration, Instant};
 
+use agora_test_support::people::{client, codes, state};
 use serde_json::Value;
 
 mod common;
 
 const TOKEN: &str = "restart-admin-token-0123456789";
-
-fn client() -> reqwest::Client {
-    reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().expect("client")
-}
-
-async fn state(base: &str, code: &str) -> Value {
-    client().get(format!("{base}/p/{code}/state")).send().await.expect("state").json().await.expect("json")
-}
 
 /// Waits for the participant's decision at `slot` and answers it with `choice`. Polled every
 /// 100 ms, well inside the rate limit of a participant's code however long the wait.
@@ -75,16 +68,7 @@ fn a_restarted_server_resumes_the_session_where_it_stopped() {
     let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("rt");
     let (mut first, base) = common::serve(&study, &store, TOKEN);
     let codes: Vec<String> = rt.block_on(async {
-        let r = client()
-            .post(format!("{base}/admin/api/sessions"))
-            .bearer_auth(TOKEN)
-            .json(&serde_json::json!({"count": 2}))
-            .send()
-            .await
-            .expect("codes");
-        let v: Value = r.json().await.expect("json");
-        let codes: Vec<String> =
-            v["codes"].as_array().expect("codes").iter().map(|c| c.as_str().expect("c").into()).collect();
+        let codes = codes(&base, TOKEN, 2).await;
         enter(&base, &codes[0]).await;
         enter(&base, &codes[1]).await;
         // Round 1 for both (cooperate), round 2 for the first only.
@@ -226,17 +210,7 @@ impl Session {
 
     fn codes(&self, n: usize) -> Vec<String> {
         let base = self.base();
-        self.rt.block_on(async {
-            let r = client()
-                .post(format!("{base}/admin/api/sessions"))
-                .bearer_auth(TOKEN)
-                .json(&serde_json::json!({ "count": n }))
-                .send()
-                .await
-                .expect("codes");
-            let v: Value = r.json().await.expect("json");
-            v["codes"].as_array().expect("codes").iter().map(|c| c.as_str().expect("c").to_string()).collect()
-        })
+        self.rt.block_on(codes(&base, TOKEN, n))
     }
 
     fn post(&self, code: &str, path: &str, form: &[(&str, &str)]) -> u16 {

@@ -60,7 +60,6 @@ fn two_participants_play_a_dilemma_against_each_other() {
     assert_eq!(count(&store, "SELECT COUNT(*) FROM agents WHERE policy = 'human' AND family = 'human'"), 2);
     assert_eq!(count(&store, "SELECT COUNT(*) FROM transcripts WHERE model = 'human' AND parse_status = 'ok'"), 6);
     assert_eq!(count(&store, "SELECT COUNT(*) FROM transcripts WHERE model <> 'human'"), 0);
-    let c = rusqlite::Connection::open(&store).expect("store");
     let ids: Vec<String> = rows(
         &store,
         "SELECT participant_id FROM serve_participants ORDER BY run_key IS NULL, seat",
@@ -75,12 +74,7 @@ fn two_participants_play_a_dilemma_against_each_other() {
         assert!(ids.contains(&served[0]), "{served:?} {ids:?}");
     }
     let actions = |seat: i64| -> Vec<String> {
-        c.prepare("SELECT action FROM decisions WHERE seat = ?1 ORDER BY step")
-            .expect("q")
-            .query_map([seat], |r| r.get(0))
-            .expect("rows")
-            .collect::<Result<_, _>>()
-            .expect("actions")
+        rows(&store, "SELECT action FROM decisions WHERE seat = ?1 ORDER BY step", [seat], |r| r.get(0))
     };
     let (a, b) = (actions(0), actions(1));
     let all_c = |v: &[String]| v.iter().all(|x| x == "c0");

@@ -12,6 +12,8 @@
 //! in flight at once, and keeps the latest completion request's body as sent.
 
 pub mod browser;
+#[cfg(feature = "people")]
+pub mod people;
 
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -8,8 +8,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agora_serve::{prepare, serve, App, ServeOptions};
+pub use agora_test_support::people::{client, state};
 use agora_test_support::{FakeReply, FakeServer};
-use reqwest::redirect::Policy;
 use serde_json::Value;
 
 /// The admin token the tests use.
@@ -121,23 +121,9 @@ pub fn fake_model_server(rt: &tokio::runtime::Runtime) -> (FakeServer, String) {
     (server, models)
 }
 
-/// An HTTP client that does not follow redirects (each step is checked).
-pub fn client() -> reqwest::Client {
-    reqwest::Client::builder().redirect(Policy::none()).timeout(Duration::from_secs(30)).build().expect("client")
-}
-
 /// Creates `n` session codes through the admin API.
 pub async fn codes(base: &str, n: usize) -> Vec<String> {
-    let r = client()
-        .post(format!("{base}/admin/api/sessions"))
-        .bearer_auth(TOKEN)
-        .json(&serde_json::json!({ "count": n }))
-        .send()
-        .await
-        .expect("send");
-    assert_eq!(r.status(), 200);
-    let v: Value = r.json().await.expect("json");
-    v["codes"].as_array().expect("codes").iter().map(|c| c.as_str().expect("code").to_string()).collect()
+    agora_test_support::people::codes(base, TOKEN, n).await
 }
 
 /// Consents and answers the question right.
@@ -151,11 +137,6 @@ pub async fn enter(base: &str, code: &str) {
     assert!(page.contains("Who decides for you?"), "{page}");
     let r = c.post(format!("{base}/p/{code}/comprehension")).form(&[("q0", "1")]).send().await.expect("questions");
     assert_eq!(r.status(), 303);
-}
-
-/// Where the participant is.
-pub async fn state(base: &str, code: &str) -> Value {
-    client().get(format!("{base}/p/{code}/state")).send().await.expect("state").json().await.expect("json")
 }
 
 /// Plays every decision with `choose(form, slot)` (the form's fields) until the end; returns
