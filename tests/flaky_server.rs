@@ -14,7 +14,7 @@ use rusqlite::Connection;
 use serde_json::Value;
 
 mod common;
-use common::{agora, count, record_hashes, runtime, s, text};
+use common::{agora, count, record_hashes, runtime, s, text, write_seeded_models};
 
 /// A fault for about 30 % of request numbers, spread by a hash of the number; the kinds
 /// rotate among a server error, a rate limit, a dropped connection and a malformed body.
@@ -174,14 +174,7 @@ fn a_request_that_fails_for_good_leaves_one_run_missing_and_the_rest_recorded() 
 
 fn write_profile(dir: &Path, endpoint: &str, model_extra: &str) -> PathBuf {
     std::fs::create_dir_all(dir).expect("mkdir");
-    std::fs::write(
-        dir.join("models.ron"),
-        format!(
-            r#"Models(version: 1, models: [Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
-                concurrency: 8, structured: JsonSchema, max_attempts: 2, max_retries: 1, backoff_ms: 2, send_seed: true{model_extra})])"#
-        ),
-    )
-    .expect("models");
+    write_seeded_models(dir, endpoint, model_extra);
     let study = dir.join("flaky-profile.ron");
     std::fs::write(
         &study,

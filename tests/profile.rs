@@ -13,7 +13,7 @@ use rusqlite::Connection;
 use serde_json::Value;
 
 mod common;
-use common::{agora, count, fake_server, profile_measure, read_json, runtime, text};
+use common::{agora, count, fake_server, profile_measure, read_json, runtime, text, write_seeded_models};
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -408,19 +408,6 @@ fn the_shipped_study_has_the_seeds_call_counts() {
     assert!(said.contains("general robustness: 690"), "{said}");
 }
 
-/// A models file for `fake` with these extra fields (seeds sent, so that an answer depends on
-/// the attempt it was given at).
-fn write_models(dir: &Path, endpoint: &str, extra: &str) {
-    std::fs::write(
-        dir.join("models.ron"),
-        format!(
-            r#"Models(version: 1, models: [Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
-                concurrency: 8, structured: JsonSchema, max_attempts: 2, max_retries: 1, backoff_ms: 1, send_seed: true{extra})])"#
-        ),
-    )
-    .expect("models");
-}
-
 /// A legal answer drawn from the request and its sampling seed: an answer given at another
 /// attempt (another seed) would differ.
 fn seeded_answer(body: &Value) -> String {
@@ -466,7 +453,7 @@ fn a_server_outage_stops_the_study_and_a_plain_resume_fills_every_slot() {
     let clean_dir = dir.path().join("clean");
     std::fs::create_dir_all(&clean_dir).expect("mkdir");
     let study = write_study(&clean_dir, &clean.endpoint(), "outage", tasks);
-    write_models(&clean_dir, &clean.endpoint(), "");
+    write_seeded_models(&clean_dir, &clean.endpoint(), "");
     let clean_store = clean_dir.join("s.sqlite");
     let o = profile(&clean_store, &clean_dir.join("out"), &study, &[]);
     assert!(o.status.success(), "{}", text(&o));
@@ -486,7 +473,7 @@ fn a_server_outage_stops_the_study_and_a_plain_resume_fills_every_slot() {
         })))
         .expect("server");
     let study = write_study(dir.path(), &server.endpoint(), "outage", tasks);
-    write_models(dir.path(), &server.endpoint(), "");
+    write_seeded_models(dir.path(), &server.endpoint(), "");
     let store = dir.path().join("s.sqlite");
     let o = profile(&store, &dir.path().join("out"), &study, &[]);
     assert_eq!(o.status.code(), Some(1), "{}", text(&o));
@@ -542,7 +529,7 @@ fn a_changed_setting_on_resume_is_refused_by_name_and_a_retry_pass_records_what_
     let (_rt, server) = fake_server(behaviour);
     let study =
         write_study(dir.path(), &server.endpoint(), "retry", r#", tasks: ["dictator"], general_robustness: false"#);
-    write_models(dir.path(), &server.endpoint(), "");
+    write_seeded_models(dir.path(), &server.endpoint(), "");
     let store = dir.path().join("s.sqlite");
     let out = dir.path().join("out");
     let o = profile(&store, &out, &study, &[]);
@@ -567,7 +554,7 @@ fn a_changed_setting_on_resume_is_refused_by_name_and_a_retry_pass_records_what_
     assert!(text(&o).contains("profile study `retry` ran with gr "), "{}", text(&o));
 
     // A changed setting is refused by name, with exit 2, and nothing is recorded.
-    write_models(dir.path(), &server.endpoint(), ", temperature: 0.2");
+    write_seeded_models(dir.path(), &server.endpoint(), ", temperature: 0.2");
     let passes = count(&c, "SELECT COUNT(*) FROM profile_passes");
     let o = profile(&store, &out, &study, &[]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
@@ -576,7 +563,7 @@ fn a_changed_setting_on_resume_is_refused_by_name_and_a_retry_pass_records_what_
     assert_eq!(o.status.code(), Some(2), "a retry pass may not change the temperature either: {}", text(&o));
     assert!(text(&o).contains("may raise only max_attempts and max_tokens"), "{}", text(&o));
     assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_passes"), passes);
-    write_models(dir.path(), &server.endpoint(), ", max_tokens: 512");
+    write_seeded_models(dir.path(), &server.endpoint(), ", max_tokens: 512");
     let o = profile(&store, &out, &study, &[]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(
@@ -586,11 +573,11 @@ fn a_changed_setting_on_resume_is_refused_by_name_and_a_retry_pass_records_what_
     );
 
     // A recovery pass may raise the limits, not lower them.
-    write_models(dir.path(), &server.endpoint(), ", max_tokens: 128");
+    write_seeded_models(dir.path(), &server.endpoint(), ", max_tokens: 128");
     let o = profile(&store, &out, &study, &["--retry-missing"]);
     assert_eq!(o.status.code(), Some(2), "{}", text(&o));
     assert!(text(&o).contains("may raise it, not lower it to 128"), "{}", text(&o));
-    write_models(dir.path(), &server.endpoint(), ", max_tokens: 512");
+    write_seeded_models(dir.path(), &server.endpoint(), ", max_tokens: 512");
 
     // The recovery pass, the model answering now and the token limit raised: the five slots
     // are asked again at their own slots, attempts 3 and on, and the pass records the change.
@@ -623,7 +610,7 @@ fn an_ended_b4_episode_resumes_under_retry_missing_keeping_its_answered_rounds()
     let (answer_all, behaviour) = held_back(|t| t.contains("in round 5?"), "Hard to say.");
     let (_rt, server) = fake_server(behaviour);
     let study = write_study(dir.path(), &server.endpoint(), "b4retry", r#", tasks: ["b4"], general_robustness: false"#);
-    write_models(dir.path(), &server.endpoint(), "");
+    write_seeded_models(dir.path(), &server.endpoint(), "");
     let store = dir.path().join("s.sqlite");
     let out = dir.path().join("out");
     assert!(profile(&store, &out, &study, &[]).status.success());
@@ -645,7 +632,7 @@ fn an_ended_b4_episode_resumes_under_retry_missing_keeping_its_answered_rounds()
     // The recovery pass with a larger token limit: the ended episodes are played again from
     // round 5, their answered rounds kept as adopted (not asked again under the new limit).
     answer_all.store(true, std::sync::atomic::Ordering::SeqCst);
-    write_models(dir.path(), &server.endpoint(), ", max_tokens: 512");
+    write_seeded_models(dir.path(), &server.endpoint(), ", max_tokens: 512");
     let o = profile(&store, &out, &study, &["--retry-missing"]);
     assert!(o.status.success(), "{}", text(&o));
     assert_eq!(count(&c, "SELECT COUNT(*) FROM profile_responses WHERE status <> 'valid'"), 0);

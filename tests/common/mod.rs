@@ -209,6 +209,21 @@ pub fn fake_model(name: &str, family: &str, endpoint: &str, served: &str, extra:
     )
 }
 
+/// Writes `dir/models.ron` declaring one fake model `fake` (served as `fake-1` at `endpoint`,
+/// eight requests at a time, JSON-schema answers, two attempts, one retry) that is sent a
+/// sampling seed, so that an answer can depend on the attempt it was given at; `extra` is added
+/// to its fields (empty, or `, field: value…`).
+pub fn write_seeded_models(dir: &Path, endpoint: &str, extra: &str) {
+    std::fs::write(
+        dir.join("models.ron"),
+        format!(
+            r#"Models(version: 1, models: [Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
+                concurrency: 8, structured: JsonSchema, max_attempts: 2, max_retries: 1, backoff_ms: 1, send_seed: true{extra})])"#
+        ),
+    )
+    .expect("models");
+}
+
 /// Writes the study `text` to `dir/studies/{file}`, with the shipped cells it names in `cells`
 /// copied from `scenarios/cells/` into `dir/cells/`; returns the study's path.
 pub fn write_study_file(dir: &Path, cells: &[&str], file: &str, text: &str) -> PathBuf {
