@@ -71,6 +71,18 @@ pub struct DecisionRow {
     pub context: Option<f64>,
 }
 
+impl DecisionRow {
+    /// A choice by its index: the index is the value, on a scale of 1.
+    pub fn choice(agent: usize, role: Role, choice: u32, context: Option<f64>) -> DecisionRow {
+        DecisionRow { agent, role, action: Action::Choice(choice), value: f64::from(choice), scale: 1.0, context }
+    }
+
+    /// An amount: the amount is the value, on the scale given (the most it could have been).
+    pub fn amount(agent: usize, role: Role, amount: i64, scale: f64, context: Option<f64>) -> DecisionRow {
+        DecisionRow { agent, role, action: Action::Amount(amount), value: amount as f64, scale, context }
+    }
+}
+
 /// A pairwise meeting in a naming game: who met whom, what each proposed, whether they matched.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Interaction {

@@ -553,26 +553,12 @@ impl Environment for Bargaining {
         match (self.params.game, self.stage) {
             (BargainGame::Ultimatum, Stage::First) => {
                 let offer = amount(&action);
-                step.decisions.push(DecisionRow {
-                    agent,
-                    role,
-                    value: offer as f64,
-                    scale: t.pie as f64,
-                    context: None,
-                    action,
-                });
+                step.decisions.push(DecisionRow::amount(agent, role, offer, t.pie as f64, None));
                 self.stage = Stage::Second { amount: offer };
             }
             (BargainGame::Ultimatum, Stage::Second { amount: offer }) => {
                 let accept = choice_index(&action) == 0;
-                step.decisions.push(DecisionRow {
-                    agent,
-                    role,
-                    value: f64::from(choice_index(&action)),
-                    scale: 1.0,
-                    context: Some(offer as f64),
-                    action: action.clone(),
-                });
+                step.decisions.push(DecisionRow::choice(agent, role, choice_index(&action), Some(offer as f64)));
                 let (p_pay, r_pay) = if accept {
                     ((t.pie - offer) as f64, offer as f64)
                 } else {
@@ -598,14 +584,7 @@ impl Environment for Bargaining {
             }
             (BargainGame::Dictator, _) => {
                 let give = amount(&action);
-                step.decisions.push(DecisionRow {
-                    agent,
-                    role,
-                    value: give as f64,
-                    scale: t.pie as f64,
-                    context: None,
-                    action: action.clone(),
-                });
+                step.decisions.push(DecisionRow::amount(agent, role, give, t.pie as f64, None));
                 let (d_pay, r_pay) = ((t.pie - give) as f64, give as f64);
                 step.payoffs.extend([(first, d_pay), (second, r_pay)]);
                 let fb = self.feedback(first, (Role::Dictator, action), None, Some(second), d_pay);
@@ -614,14 +593,7 @@ impl Environment for Bargaining {
             }
             (BargainGame::Trust, Stage::First) => {
                 let sent = amount(&action);
-                step.decisions.push(DecisionRow {
-                    agent,
-                    role,
-                    value: sent as f64,
-                    scale: t.trust_endowment as f64,
-                    context: None,
-                    action: action.clone(),
-                });
+                step.decisions.push(DecisionRow::amount(agent, role, sent, t.trust_endowment as f64, None));
                 if sent == 0 {
                     // Nothing to return: the game ends with the investor keeping the endowment.
                     let e = t.trust_endowment as f64;
@@ -636,14 +608,8 @@ impl Environment for Bargaining {
             (BargainGame::Trust, Stage::Second { amount: received }) => {
                 let returned = amount(&action);
                 let sent = received / t.trust_multiplier;
-                step.decisions.push(DecisionRow {
-                    agent,
-                    role,
-                    value: returned as f64,
-                    scale: received as f64,
-                    context: Some(received as f64),
-                    action: action.clone(),
-                });
+                let scale = received as f64;
+                step.decisions.push(DecisionRow::amount(agent, role, returned, scale, Some(received as f64)));
                 let i_pay = (t.trust_endowment - sent + returned) as f64;
                 let r_pay = (received - returned) as f64;
                 step.payoffs.extend([(first, i_pay), (second, r_pay)]);

@@ -588,15 +588,8 @@ impl Environment for BinaryAllocation {
         self.taken += 1;
         Ok(Step {
             round: self.taken,
-            decisions: vec![DecisionRow {
-                agent: CHOOSER,
-                role: Role::Dictator,
-                action: action.clone(),
-                value: f64::from(c),
-                scale: 1.0,
-                // The state id: with the run's variant it gives the state back exactly.
-                context: Some(f64::from(s.id())),
-            }],
+            // The state id is the context: with the run's variant it gives the state back exactly.
+            decisions: vec![DecisionRow::choice(CHOOSER, Role::Dictator, c, Some(f64::from(s.id())))],
             payoffs: vec![(PASSIVE, a as f64), (CHOOSER, b as f64)],
             feedback: vec![(
                 CHOOSER,

@@ -308,15 +308,10 @@ impl Environment for MoneyRequest {
         let mut step = Step { round: self.game, ..Step::default() };
         for (k, (seat, other)) in [(a, b), (b, a)].into_iter().enumerate() {
             let pay = Self::payoff(&self.table, r[k], r[1 - k]);
-            step.decisions.push(DecisionRow {
-                agent: seat,
-                role: Role::Requester,
-                action: Action::Amount(r[k]),
-                value: r[k] as f64,
-                scale: self.table.max as f64,
-                // The lowest request allowed, so that readers can place the choice in the range.
-                context: Some(self.table.min as f64),
-            });
+            // The context is the lowest request allowed, so that readers can place the choice in
+            // the range.
+            let (max, min) = (self.table.max as f64, self.table.min as f64);
+            step.decisions.push(DecisionRow::amount(seat, Role::Requester, r[k], max, Some(min)));
             step.payoffs.push((seat, pay));
             step.feedback.push((
                 seat,

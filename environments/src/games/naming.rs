@@ -727,14 +727,7 @@ impl Environment for NamingGame {
         // The last step's feedback is rewritten in place: its lists keep their memory.
         step.feedback.truncate(2);
         for (k, (seat, other)) in [(a, b), (b, a)].into_iter().enumerate() {
-            step.decisions.push(DecisionRow {
-                agent: seat,
-                role: Role::Namer,
-                action: Action::Choice(names[k]),
-                value: f64::from(names[k]),
-                scale: 1.0,
-                context: positions[k],
-            });
+            step.decisions.push(DecisionRow::choice(seat, Role::Namer, names[k], positions[k]));
             step.payoffs.push((seat, pay));
             if step.feedback.len() == k {
                 let fb = Feedback { round: 0, own: Vec::new(), others: Vec::new(), partner: None, payoff: 0.0 };

@@ -267,14 +267,7 @@ impl Environment for PrisonersDilemma {
         let mut step = Step { round: self.round, ..Step::default() };
         for i in 0..2 {
             let other = 1 - i;
-            step.decisions.push(DecisionRow {
-                agent: i,
-                role: Role::Player,
-                action: Action::Choice(c[i]),
-                value: f64::from(c[i]),
-                scale: 1.0,
-                context: None,
-            });
+            step.decisions.push(DecisionRow::choice(i, Role::Player, c[i], None));
             step.payoffs.push((i, pay[i]));
             step.feedback.push((
                 i,

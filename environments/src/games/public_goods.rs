@@ -484,14 +484,8 @@ impl Environment for PublicGoods {
             Stage::Contribute => {
                 self.contributions = checked.iter().map(|a| amount(a)).collect();
                 for (i, c) in self.contributions.iter().enumerate() {
-                    step.decisions.push(DecisionRow {
-                        agent: i,
-                        role: Role::Contributor,
-                        action: Action::Amount(*c),
-                        value: *c as f64,
-                        scale: self.table.endowment as f64,
-                        context: None,
-                    });
+                    let endowment = self.table.endowment as f64;
+                    step.decisions.push(DecisionRow::amount(i, Role::Contributor, *c, endowment, None));
                 }
                 if self.params.punishment {
                     self.stage = Stage::Punish;

@@ -569,14 +569,7 @@ impl Environment for TwoByTwo {
         for i in 0..2 {
             let other = 1 - i;
             let pay = self.payoff[c[i] as usize][c[other] as usize];
-            step.decisions.push(DecisionRow {
-                agent: i,
-                role: Role::Player,
-                action: Action::Choice(c[i]),
-                value: f64::from(c[i]),
-                scale: 1.0,
-                context: None,
-            });
+            step.decisions.push(DecisionRow::choice(i, Role::Player, c[i], None));
             step.payoffs.push((i, pay));
             step.feedback.push((
                 i,
