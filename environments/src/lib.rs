@@ -53,6 +53,13 @@ pub struct Request {
     pub observation: Observation,
 }
 
+impl Request {
+    /// The same decision put to each of `seats`, in that order.
+    pub fn each(seats: impl IntoIterator<Item = usize>, observation: &Observation) -> Vec<Request> {
+        seats.into_iter().map(|agent| Request { agent, observation: observation.clone() }).collect()
+    }
+}
+
 /// One recorded decision, with the numeric reading the analysis uses.
 #[derive(Clone, Debug, PartialEq)]
 pub struct DecisionRow {
@@ -111,6 +118,25 @@ pub struct Step {
     pub feedback: Vec<(usize, Feedback)>,
     /// The pairwise meeting this stage was, in the naming game.
     pub interaction: Option<Interaction>,
+}
+
+impl Step {
+    /// Records one seat's move in a stage where two seats move at once, each against the other:
+    /// its decision, its payoff, and what it learns (its own action, the partner's, the payoff).
+    pub fn push_paired(&mut self, decision: DecisionRow, partner: (usize, Action), payoff: f64) {
+        let (seat, role, own) = (decision.agent, decision.role, decision.action.clone());
+        self.decisions.push(decision);
+        self.payoffs.push((seat, payoff));
+        let (partner, theirs) = partner;
+        let feedback = Feedback {
+            round: self.round,
+            own: vec![(role, own)],
+            others: vec![theirs],
+            partner: Some(partner),
+            payoff,
+        };
+        self.feedback.push((seat, feedback));
+    }
 }
 
 /// A game: legal actions, observations, payoff resolution, end condition.

@@ -12,7 +12,7 @@ use crate::game::{
     Direction, Divergent, Game, Headline, MetricDef, NoIndicator, Rules, RunView, SummaryColumn, SummaryKind, Wording,
 };
 use crate::kind::{EnvKind, Role, Variant};
-use crate::observation::{Context, Feedback, Observation, PayoffBounds};
+use crate::observation::{Context, Observation, PayoffBounds};
 use crate::{amount, check_actions, outcome, Action, ActionSpace, DecisionRow, Environment, Request, Step};
 
 /// One line for `agora list environments`.
@@ -281,23 +281,18 @@ impl Environment for MoneyRequest {
         let t = &self.table;
         let span = (t.max - t.min + 1) as f64;
         let bounds = PayoffBounds { min: t.min as f64, mean_abs: (t.min + t.max) as f64 / 2.0 + t.bonus as f64 / span };
-        [self.pair.0, self.pair.1]
-            .into_iter()
-            .map(|agent| Request {
-                agent,
-                observation: Observation {
-                    env: EnvKind::MoneyRequest,
-                    variant: self.variant,
-                    role: Role::Requester,
-                    round: self.game + 1,
-                    rounds: Some(self.params.games),
-                    space: self.space(),
-                    context: Context::None,
-                    payoffs: bounds,
-                    memory: self.params.memory,
-                },
-            })
-            .collect()
+        let observation = Observation {
+            env: EnvKind::MoneyRequest,
+            variant: self.variant,
+            role: Role::Requester,
+            round: self.game + 1,
+            rounds: Some(self.params.games),
+            space: self.space(),
+            context: Context::None,
+            payoffs: bounds,
+            memory: self.params.memory,
+        };
+        Request::each([self.pair.0, self.pair.1], &observation)
     }
 
     fn resolve(&mut self, actions: &[(usize, Action)], _rng: &mut dyn RngCore) -> Result<Step, EnvError> {
@@ -311,18 +306,8 @@ impl Environment for MoneyRequest {
             // The context is the lowest request allowed, so that readers can place the choice in
             // the range.
             let (max, min) = (self.table.max as f64, self.table.min as f64);
-            step.decisions.push(DecisionRow::amount(seat, Role::Requester, r[k], max, Some(min)));
-            step.payoffs.push((seat, pay));
-            step.feedback.push((
-                seat,
-                Feedback {
-                    round: self.game,
-                    own: vec![(Role::Requester, Action::Amount(r[k]))],
-                    others: vec![Action::Amount(r[1 - k])],
-                    partner: Some(other),
-                    payoff: pay,
-                },
-            ));
+            let row = DecisionRow::amount(seat, Role::Requester, r[k], max, Some(min));
+            step.push_paired(row, (other, Action::Amount(r[1 - k])), pay);
         }
         Ok(step)
     }

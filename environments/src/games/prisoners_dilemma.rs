@@ -11,7 +11,7 @@ use crate::game::{
     IndicatorRule, MetricDef, Rules, RunView, SummaryColumn, SummaryKind, Wording,
 };
 use crate::kind::{EnvKind, Role, Variant};
-use crate::observation::{Context, Feedback, Observation, PayoffBounds};
+use crate::observation::{Context, Observation, PayoffBounds};
 use crate::variants::two_labels;
 use crate::{check_actions, choice_index, num, outcome, Action, ActionSpace, DecisionRow, Environment, Request, Step};
 
@@ -241,22 +241,18 @@ impl Environment for PrisonersDilemma {
         let t = &self.table;
         let bounds =
             PayoffBounds { min: t.s.min(t.p), mean_abs: (t.r.abs() + t.s.abs() + t.t.abs() + t.p.abs()) / 4.0 };
-        (0..2)
-            .map(|agent| Request {
-                agent,
-                observation: Observation {
-                    env: EnvKind::PrisonersDilemma,
-                    variant: self.variant,
-                    role: Role::Player,
-                    round: self.round + 1,
-                    rounds: Some(self.params.rounds),
-                    space: self.space(),
-                    context: Context::None,
-                    payoffs: bounds,
-                    memory: self.params.memory,
-                },
-            })
-            .collect()
+        let observation = Observation {
+            env: EnvKind::PrisonersDilemma,
+            variant: self.variant,
+            role: Role::Player,
+            round: self.round + 1,
+            rounds: Some(self.params.rounds),
+            space: self.space(),
+            context: Context::None,
+            payoffs: bounds,
+            memory: self.params.memory,
+        };
+        Request::each(0..2, &observation)
     }
 
     fn resolve(&mut self, actions: &[(usize, Action)], _rng: &mut dyn RngCore) -> Result<Step, EnvError> {
@@ -267,18 +263,11 @@ impl Environment for PrisonersDilemma {
         let mut step = Step { round: self.round, ..Step::default() };
         for i in 0..2 {
             let other = 1 - i;
-            step.decisions.push(DecisionRow::choice(i, Role::Player, c[i], None));
-            step.payoffs.push((i, pay[i]));
-            step.feedback.push((
-                i,
-                Feedback {
-                    round: self.round,
-                    own: vec![(Role::Player, Action::Choice(c[i]))],
-                    others: vec![Action::Choice(c[other])],
-                    partner: Some(other),
-                    payoff: pay[i],
-                },
-            ));
+            step.push_paired(
+                DecisionRow::choice(i, Role::Player, c[i], None),
+                (other, Action::Choice(c[other])),
+                pay[i],
+            );
         }
         Ok(step)
     }

@@ -21,7 +21,7 @@ use crate::game::{
     Wording,
 };
 use crate::kind::{EnvKind, Role, Variant};
-use crate::observation::{Context, Feedback, Observation, PayoffBounds};
+use crate::observation::{Context, Observation, PayoffBounds};
 use crate::variants::{two_labels, VARIANTS_VERSION};
 use crate::{check_actions, choice_index, num, outcome, Action, ActionSpace, DecisionRow, Environment, Request, Step};
 
@@ -543,22 +543,18 @@ impl Environment for TwoByTwo {
             min: all.iter().copied().fold(f64::INFINITY, f64::min),
             mean_abs: all.iter().map(|p| p.abs()).sum::<f64>() / 4.0,
         };
-        (0..2)
-            .map(|agent| Request {
-                agent,
-                observation: Observation {
-                    env: self.kind,
-                    variant: self.variant,
-                    role: Role::Player,
-                    round: self.round + 1,
-                    rounds: Some(self.rounds),
-                    space: self.space(),
-                    context: Context::None,
-                    payoffs: bounds,
-                    memory: self.memory,
-                },
-            })
-            .collect()
+        let observation = Observation {
+            env: self.kind,
+            variant: self.variant,
+            role: Role::Player,
+            round: self.round + 1,
+            rounds: Some(self.rounds),
+            space: self.space(),
+            context: Context::None,
+            payoffs: bounds,
+            memory: self.memory,
+        };
+        Request::each(0..2, &observation)
     }
 
     fn resolve(&mut self, actions: &[(usize, Action)], _rng: &mut dyn RngCore) -> Result<Step, EnvError> {
@@ -569,18 +565,7 @@ impl Environment for TwoByTwo {
         for i in 0..2 {
             let other = 1 - i;
             let pay = self.payoff[c[i] as usize][c[other] as usize];
-            step.decisions.push(DecisionRow::choice(i, Role::Player, c[i], None));
-            step.payoffs.push((i, pay));
-            step.feedback.push((
-                i,
-                Feedback {
-                    round: self.round,
-                    own: vec![(Role::Player, Action::Choice(c[i]))],
-                    others: vec![Action::Choice(c[other])],
-                    partner: Some(other),
-                    payoff: pay,
-                },
-            ));
+            step.push_paired(DecisionRow::choice(i, Role::Player, c[i], None), (other, Action::Choice(c[other])), pay);
         }
         Ok(step)
     }
