@@ -318,6 +318,20 @@ pub struct RunView<'a> {
     pub reversed_labels: bool,
 }
 
+#[cfg(test)]
+impl<'a> RunView<'a> {
+    /// A run of C0, its labels in order, as `decisions` and `interactions` record it.
+    pub(crate) fn c0(decisions: &'a [RecordedDecision<'a>], interactions: &'a [RecordedInteraction]) -> RunView<'a> {
+        RunView { variant: Variant::C0, decisions, interactions, reversed_labels: false }
+    }
+}
+
+/// The value of the outcome called `name`, if the run reported it.
+#[cfg(test)]
+pub(crate) fn outcome_named(outcomes: &[(String, f64)], name: &str) -> Option<f64> {
+    outcomes.iter().find(|(k, _)| k == name).map(|x| x.1)
+}
+
 /// One recorded decision, as the store holds it (borrowing its role's name, so that reading a
 /// run's records costs no allocation per decision).
 #[derive(Clone, Copy, Debug, PartialEq)]

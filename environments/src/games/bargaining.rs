@@ -646,19 +646,29 @@ mod tests {
         env.resolve(&acts, rng).expect("legal")
     }
 
+    /// A run of `p` in `variant`, with the stream the tests draw from.
+    fn start(p: BargainParams, variant: Variant) -> (Box<dyn Environment>, rand::rngs::StdRng) {
+        let env = EnvSpec::Bargaining(p).build(variant).expect("builds");
+        (env, rand::rngs::StdRng::seed_from_u64(3))
+    }
+
+    /// The payoffs of a stage, lowest first.
+    fn sorted_payoffs(s: &Step) -> Vec<f64> {
+        let mut pay: Vec<f64> = s.payoffs.iter().map(|p| p.1).collect();
+        pay.sort_by(f64::total_cmp);
+        pay
+    }
+
     #[test]
     fn ultimatum_accept_and_reject_payoffs_by_variant() {
         for (variant, outside) in [(Variant::C0, 0.0), (Variant::C3, 40.0)] {
-            let mut env = EnvSpec::Bargaining(BargainParams::default()).build(variant).expect("builds");
-            let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+            let (mut env, mut rng) = start(BargainParams::default(), variant);
             answer(env.as_mut(), &mut rng, |_| Action::Amount(30));
             let s = answer(env.as_mut(), &mut rng, |r| {
                 assert_eq!(r.observation.context, Context::Offer { offer: 30, pie: 100 });
                 Action::Choice(0)
             });
-            let mut pay: Vec<f64> = s.payoffs.iter().map(|p| p.1).collect();
-            pay.sort_by(f64::total_cmp);
-            assert_eq!(pay, vec![30.0, 70.0]);
+            assert_eq!(sorted_payoffs(&s), vec![30.0, 70.0]);
             answer(env.as_mut(), &mut rng, |_| Action::Amount(30));
             let s = answer(env.as_mut(), &mut rng, |_| Action::Choice(1));
             let responder = s.decisions[0].agent;
@@ -671,8 +681,7 @@ mod tests {
     fn battery_plays_fifty_games() {
         for game in [BargainGame::Ultimatum, BargainGame::Dictator, BargainGame::Trust] {
             let p = BargainParams { game, ..BargainParams::default() };
-            let mut env = EnvSpec::Bargaining(p).build(Variant::C0).expect("builds");
-            let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+            let (mut env, mut rng) = start(p, Variant::C0);
             let mut games = 0;
             while !env.is_done() {
                 let s = answer(env.as_mut(), &mut rng, |r| {
@@ -689,35 +698,28 @@ mod tests {
     #[test]
     fn trust_returns_from_the_tripled_amount() {
         let p = BargainParams { game: BargainGame::Trust, ..BargainParams::default() };
-        let mut env = EnvSpec::Bargaining(p).build(Variant::C0).expect("builds");
-        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        let (mut env, mut rng) = start(p, Variant::C0);
         answer(env.as_mut(), &mut rng, |_| Action::Amount(50));
         let s = answer(env.as_mut(), &mut rng, |r| {
             assert_eq!(r.observation.space, ActionSpace::Amount { min: 0, max: 150 });
             Action::Amount(60)
         });
-        let mut pay: Vec<f64> = s.payoffs.iter().map(|p| p.1).collect();
-        pay.sort_by(f64::total_cmp);
-        assert_eq!(pay, vec![90.0, 110.0]);
+        assert_eq!(sorted_payoffs(&s), vec![90.0, 110.0]);
         assert_eq!(s.decisions[0].scale, 150.0);
     }
 
     #[test]
     fn dictator_gives() {
         let p = BargainParams { game: BargainGame::Dictator, ..BargainParams::default() };
-        let mut env = EnvSpec::Bargaining(p).build(Variant::C0).expect("builds");
-        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        let (mut env, mut rng) = start(p, Variant::C0);
         let s = answer(env.as_mut(), &mut rng, |_| Action::Amount(28));
-        let mut pay: Vec<f64> = s.payoffs.iter().map(|p| p.1).collect();
-        pay.sort_by(f64::total_cmp);
-        assert_eq!(pay, vec![28.0, 72.0]);
+        assert_eq!(sorted_payoffs(&s), vec![28.0, 72.0]);
     }
 
     #[test]
     fn fixed_offer_arm_presents_each_offer_twenty_times() {
         let p = BargainParams { fixed_offers: Some(FixedOffers::default()), ..BargainParams::default() };
-        let mut env = EnvSpec::Bargaining(p).build(Variant::C3).expect("builds");
-        let mut rng = rand::rngs::StdRng::seed_from_u64(3);
+        let (mut env, mut rng) = start(p, Variant::C3);
         let mut seen = std::collections::BTreeMap::new();
         while !env.is_done() {
             let s = answer(env.as_mut(), &mut rng, |r| {

@@ -380,12 +380,7 @@ mod tests {
                     });
                 }
             }
-            let out = spec.game().outcomes(&RunView {
-                variant: Variant::C0,
-                decisions: &decisions,
-                interactions: &interactions,
-                reversed_labels: false,
-            });
+            let out = spec.game().outcomes(&RunView::c0(&decisions, &interactions));
             assert!(!out.is_empty(), "{kind:?} reports no outcome");
             for (name, value) in &out {
                 let declared = spec.game().metrics().iter().any(|m| match m.name.split_once('{') {

@@ -366,12 +366,7 @@ mod tests {
                 context: Some(11.0),
             })
             .collect();
-        let out = MrParams::default().outcomes(&RunView {
-            variant: Variant::C0,
-            decisions: &d,
-            interactions: &[],
-            reversed_labels: false,
-        });
+        let out = MrParams::default().outcomes(&RunView::c0(&d, &[]));
         assert!(out.contains(&("request_below_top".to_string(), 0.5)));
         // One-shot by default: no memory, and the rules say only what is true.
         assert_eq!(MrParams::default().memory, 0);

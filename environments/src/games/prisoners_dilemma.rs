@@ -369,13 +369,8 @@ mod tests {
     #[test]
     fn the_endgame_rise_is_last_round_defection_beyond_the_earlier_rounds_trend() {
         let rise = |d: &[RecordedDecision]| {
-            let out = PdParams::default().outcomes(&RunView {
-                variant: Variant::C0,
-                decisions: d,
-                interactions: &[],
-                reversed_labels: false,
-            });
-            out.iter().find(|(k, _)| k == "defection_endgame_rise").map(|x| x.1)
+            let out = PdParams::default().outcomes(&RunView::c0(d, &[]));
+            crate::game::outcome_named(&out, "defection_endgame_rise")
         };
         // Rounds 1-2 flat at half defecting, then everyone defects in round 3: a rise of 0.5.
         let d = decisions(&[(1, 0, 1.0), (1, 1, 0.0), (2, 0, 0.0), (2, 1, 1.0), (3, 0, 1.0), (3, 1, 1.0)]);

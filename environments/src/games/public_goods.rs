@@ -639,7 +639,7 @@ mod tests {
             }
         }
         let out = conditional_cooperation(&d);
-        let get = |n: &str| out.iter().find(|(k, _)| k == n).map(|x| x.1);
+        let get = |n: &str| crate::game::outcome_named(&out, n);
         assert_eq!(get("cc_free_rider_share"), Some(0.25));
         // Seat 1's share in round t equals the others' mean share in t - 1 exactly (r = 1);
         // seat 2 moves against it; seat 3 decides on its own schedule.
@@ -666,12 +666,7 @@ mod tests {
         let pooled: Vec<(f64, f64)> = (0..4).flat_map(own).collect();
         assert_eq!(get("cc_slope"), crate::outcome::slope(&pooled));
         // The round-10 outcome exists only where a tenth round was played.
-        let out = PgParams::default().outcomes(&RunView {
-            variant: Variant::C0,
-            decisions: &d,
-            interactions: &[],
-            reversed_labels: false,
-        });
+        let out = PgParams::default().outcomes(&RunView::c0(&d, &[]));
         assert!(out.iter().all(|(k, _)| k != "contribution_r10"));
     }
 }

@@ -603,7 +603,7 @@ mod tests {
     }
 
     fn view<'a>(decisions: &'a [RecordedDecision<'a>]) -> RunView<'a> {
-        RunView { variant: Variant::C0, decisions, interactions: &[], reversed_labels: false }
+        RunView::c0(decisions, &[])
     }
 
     #[test]

@@ -215,14 +215,7 @@ fn outcomes_read_the_state_from_the_context() {
         scale: 1.0,
         context: Some(f64::from(ctx)),
     };
-    let view = |ds: &[RecordedDecision<'static>]| {
-        BaParams::default().outcomes(&RunView {
-            variant: Variant::C0,
-            decisions: ds,
-            interactions: &[],
-            reversed_labels: false,
-        })
-    };
+    let view = |ds: &[RecordedDecision<'static>]| BaParams::default().outcomes(&RunView::c0(ds, &[]));
     let out = view(&[d(a_better_b1, 0.0), d(a_better_b1, 1.0), d(a_tied, 0.0), d(a_tied, 0.0)]);
     assert_eq!(out, vec![("prosocial".into(), 0.5), ("b1_share".into(), 0.75)]);
     // Reciprocity: helped states choose the prosocial option, harmed states the other.

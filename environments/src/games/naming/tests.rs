@@ -125,23 +125,13 @@ fn outcomes_record_the_name_a_convention_formed_on() {
     use crate::game::RecordedInteraction;
     let interactions: Vec<RecordedInteraction> =
         (1..=60).map(|t| RecordedInteraction { t, matched: Some(if t % 7 == 0 { 2 } else { 4 }) }).collect();
-    let out = NgParams::default().outcomes(&RunView {
-        variant: Variant::C0,
-        decisions: &[],
-        interactions: &interactions,
-        reversed_labels: false,
-    });
-    let get = |n: &str| out.iter().find(|(k, _)| k == n).map(|x| x.1);
+    let out = NgParams::default().outcomes(&RunView::c0(&[], &interactions));
+    let get = |n: &str| crate::game::outcome_named(&out, n);
     assert_eq!(get("convention"), Some(1.0));
     assert_eq!(get("convention_time"), Some(50.0));
     assert_eq!(get("convention_name"), Some(4.0), "the name most matched on in the window");
     let tipping = NgParams { tipping: Some(Tipping::default()), ..NgParams::default() };
-    let out = tipping.outcomes(&RunView {
-        variant: Variant::C0,
-        decisions: &[],
-        interactions: &interactions,
-        reversed_labels: false,
-    });
+    let out = tipping.outcomes(&RunView::c0(&[], &interactions));
     assert!(out.iter().all(|(k, _)| k != "convention_name"), "the tipping arm's name is its alternative");
 }
 
@@ -207,13 +197,8 @@ fn a_run_without_a_convention_has_none_to_overturn() {
         .enumerate()
         .map(|(i, (_, n))| RecordedInteraction { t: i as u32 + 1, matched: (n[0] == n[1]).then_some(n[0]) })
         .collect();
-    let out = p.outcomes(&RunView {
-        variant: Variant::C0,
-        decisions: &[],
-        interactions: &interactions,
-        reversed_labels: false,
-    });
-    let get = |n: &str| out.iter().find(|(k, _)| k == n).map(|x| x.1);
+    let out = p.outcomes(&RunView::c0(&[], &interactions));
+    let get = |n: &str| crate::game::outcome_named(&out, n);
     assert_eq!(get("convention"), Some(0.0));
     assert_eq!(get("overturned"), None, "nothing to overturn is not a failure to overturn");
     assert_eq!(get("committed_share"), Some(0.25));
@@ -225,13 +210,8 @@ fn the_contest_reads_from_the_onset_and_reports_the_realised_fraction() {
     let interactions: Vec<RecordedInteraction> =
         (1..=120).map(|t| RecordedInteraction { t, matched: Some(if t <= 50 { 0 } else { 1 }) }).collect();
     let p = formed(0.10);
-    let out = p.outcomes(&RunView {
-        variant: Variant::C0,
-        decisions: &[],
-        interactions: &interactions,
-        reversed_labels: false,
-    });
-    let get = |n: &str| out.iter().find(|(k, _)| k == n).map(|x| x.1);
+    let out = p.outcomes(&RunView::c0(&[], &interactions));
+    let get = |n: &str| crate::game::outcome_named(&out, n);
     assert_eq!(get("convention"), Some(1.0));
     assert_eq!(get("convention_time"), Some(50.0));
     assert_eq!(get("overturned"), Some(1.0));
@@ -278,32 +258,18 @@ fn the_shuffled_arm_records_where_each_agent_saw_the_convention() {
             context: *context,
         })
         .collect();
-    let out = p.outcomes(&RunView {
-        variant: Variant::C0,
-        decisions: &recorded,
-        interactions: &interactions,
-        reversed_labels: false,
-    });
-    let get = |n: &str| out.iter().find(|(k, _)| k == n).map(|x| x.1);
+    let out = p.outcomes(&RunView::c0(&recorded, &interactions));
+    let get = |n: &str| crate::game::outcome_named(&out, n);
     let expected = first_position.values().sum::<f64>() / first_position.len() as f64;
     assert_eq!(get("convention_name"), Some(7.0));
     assert!((get("convention_position").expect("recorded") - expected).abs() < 1e-12);
     // In the fixed order every agent sees name 7 eighth.
-    let fixed = NgParams::default().outcomes(&RunView {
-        variant: Variant::C0,
-        decisions: &recorded,
-        interactions: &interactions,
-        reversed_labels: false,
-    });
+    let fixed = NgParams::default().outcomes(&RunView::c0(&recorded, &interactions));
     assert!(fixed.contains(&("convention_position".to_string(), 8.0)));
     assert!(fixed.contains(&("convention_first_listed".to_string(), 0.0)));
     // The action-order cell lists the pool backwards: name 7 of 10 is shown third.
-    let reversed = NgParams::default().outcomes(&RunView {
-        variant: Variant::C0,
-        decisions: &recorded,
-        interactions: &interactions,
-        reversed_labels: true,
-    });
+    let reversed =
+        NgParams::default().outcomes(&RunView { reversed_labels: true, ..RunView::c0(&recorded, &interactions) });
     assert!(reversed.contains(&("convention_position".to_string(), 3.0)), "{reversed:?}");
 }
 
@@ -387,8 +353,7 @@ fn the_fixed_pools_convention_position_is_what_each_seats_last_position_gives() 
             interactions.push(RecordedInteraction { t, matched: (na == nb).then_some(na) });
         }
         for reversed_labels in [false, true] {
-            let run =
-                RunView { variant: Variant::C0, decisions: &decisions, interactions: &interactions, reversed_labels };
+            let run = RunView { reversed_labels, ..RunView::c0(&decisions, &interactions) };
             for name in 0..p.pool as u32 {
                 let quick = p.convention_position(&run, name);
                 if !interactions.iter().any(|i| i.matched == Some(name)) {
