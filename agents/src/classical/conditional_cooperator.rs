@@ -116,6 +116,35 @@ pub(crate) fn standard_normal(rng: &mut dyn RngCore) -> f64 {
     (-2.0 * u1.ln()).sqrt() * (std::f64::consts::TAU * u2).cos()
 }
 
+/// A first-round contribution of the endowment `e`: a share drawn around `initial` with spread
+/// `initial_sd`, kept in [0, 1].
+pub(crate) fn opening_contribution(initial: f64, initial_sd: f64, e: f64, rng: &mut dyn RngCore) -> f64 {
+    (initial + initial_sd * standard_normal(rng)).clamp(0.0, 1.0) * e
+}
+
+/// Punishment of each of the others: `rate` points per point it contributed below `own`, at most
+/// `max_each`.
+pub(crate) fn punish_below(own: i64, others: &[i64], rate: f64, max_each: i64) -> Action {
+    let points = others
+        .iter()
+        .map(|c| {
+            let below = (own - c).max(0) as f64;
+            ((rate * below).round() as i64).min(max_each)
+        })
+        .collect();
+    Action::Allocation(points)
+}
+
+/// The others' mean contribution in a contribution stage's feedback; `None` for any other
+/// stage, or where there were no others.
+pub(crate) fn others_mean_contribution(feedback: &Feedback) -> Option<f64> {
+    if !feedback.own.iter().any(|(r, _)| *r == Role::Contributor) || feedback.others.is_empty() {
+        return None;
+    }
+    let sum: f64 = feedback.others.iter().map(Action::value).sum();
+    Some(sum / feedback.others.len() as f64)
+}
+
 impl Policy for ConditionalCooperator {
     fn meta(&self) -> &'static PolicyMeta {
         &CONDITIONAL_COOPERATOR
@@ -124,19 +153,12 @@ impl Policy for ConditionalCooperator {
     fn decide(&mut self, obs: &Observation, rng: &mut dyn RngCore) -> Decision {
         match (&obs.space, &obs.context) {
             (ActionSpace::Allocation { max_each, .. }, Context::Contributions { own, others, .. }) => {
-                let points = others
-                    .iter()
-                    .map(|c| {
-                        let below = (own - c).max(0) as f64;
-                        ((self.params.punish_rate * below).round() as i64).min(*max_each)
-                    })
-                    .collect();
-                Decision::Ready(Action::Allocation(points))
+                Decision::Ready(punish_below(*own, others, self.params.punish_rate, *max_each))
             }
             (ActionSpace::Amount { min, max }, _) => {
                 let e = *max as f64;
                 let wanted = match self.others_last {
-                    None => (self.params.initial + self.params.initial_sd * standard_normal(rng)).clamp(0.0, 1.0) * e,
+                    None => opening_contribution(self.params.initial, self.params.initial_sd, e, rng),
                     Some(others) => self.params.intercept * e + self.params.slope * others,
                 };
                 Decision::Ready(Action::Amount((wanted.round() as i64).clamp(*min, *max)))
@@ -147,11 +169,9 @@ impl Policy for ConditionalCooperator {
     }
 
     fn update(&mut self, feedback: &Feedback) {
-        if !feedback.own.iter().any(|(r, _)| *r == Role::Contributor) || feedback.others.is_empty() {
-            return;
+        if let Some(mean) = others_mean_contribution(feedback) {
+            self.others_last = Some(mean);
         }
-        let sum: f64 = feedback.others.iter().map(Action::value).sum();
-        self.others_last = Some(sum / feedback.others.len() as f64);
     }
 
     fn reset(&mut self) {

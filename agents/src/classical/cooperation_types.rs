@@ -1,11 +1,11 @@
 //! A population of conditional-contribution types for the public goods game (Fischbacher,
 //! Gächter & Fehr 2001), each seat drawing its own type.
 
-use agora_environments::{Action, ActionSpace, Context, EnvKind, Feedback, Observation, Role};
+use agora_environments::{Action, ActionSpace, Context, EnvKind, Feedback, Observation};
 use rand::{Rng, RngCore};
 use serde::{Deserialize, Serialize};
 
-use crate::classical::conditional_cooperator::standard_normal;
+use crate::classical::conditional_cooperator::{opening_contribution, others_mean_contribution, punish_below};
 use crate::error::AgentError;
 use crate::policy::{Decision, Policy, PolicyMeta};
 
@@ -223,19 +223,12 @@ impl Policy for CooperationTypes {
         match (&obs.space, &obs.context) {
             (ActionSpace::Allocation { max_each, .. }, Context::Contributions { own, others, .. }) => {
                 let rate = if kind == ContributorType::FreeRider { 0.0 } else { self.params.punish_rate };
-                let points = others
-                    .iter()
-                    .map(|c| {
-                        let below = (own - c).max(0) as f64;
-                        ((rate * below).round() as i64).min(*max_each)
-                    })
-                    .collect();
-                Decision::Ready(Action::Allocation(points))
+                Decision::Ready(punish_below(*own, others, rate, *max_each))
             }
             (ActionSpace::Amount { min, max }, _) => {
                 let e = *max as f64;
                 let wanted = match self.others_last {
-                    None => (self.params.initial + self.params.initial_sd * standard_normal(rng)).clamp(0.0, 1.0) * e,
+                    None => opening_contribution(self.params.initial, self.params.initial_sd, e, rng),
                     Some(belief) => match self.params.schedule(kind, belief, e) {
                         Some(x) => x,
                         None => rng.random::<f64>() * e,
@@ -250,11 +243,9 @@ impl Policy for CooperationTypes {
     }
 
     fn update(&mut self, feedback: &Feedback) {
-        if !feedback.own.iter().any(|(r, _)| *r == Role::Contributor) || feedback.others.is_empty() {
-            return;
+        if let Some(mean) = others_mean_contribution(feedback) {
+            self.others_last = Some(mean);
         }
-        let sum: f64 = feedback.others.iter().map(Action::value).sum();
-        self.others_last = Some(sum / feedback.others.len() as f64);
     }
 
     fn reset(&mut self) {
