@@ -72,24 +72,11 @@ impl HumanPolicy {
 
 fn transcript(seat: &HumanSeat, slot: u64, obs: &Observation) -> Transcript {
     Transcript {
-        seat: seat.seat as u32,
-        slot,
         attempt: 1,
-        kind: "decision".into(),
-        round: obs.round,
-        role: obs.role.as_str().into(),
         model: "human".into(),
         served_id: seat.participant.clone().unwrap_or_default(),
         endpoint: agora_agents::HUMAN_ENDPOINT.into(),
-        messages_json: String::new(),
-        raw_reply: String::new(),
-        action: None,
-        reason: None,
-        parse_status: String::new(),
-        detail: String::new(),
-        latency_ms: 0.0,
-        prompt_tokens: None,
-        completion_tokens: None,
+        ..Transcript::decision(seat.seat, slot, obs)
     }
 }
 

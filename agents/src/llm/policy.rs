@@ -75,24 +75,9 @@ fn first_listed(obs: &Observation, reversed: bool) -> Option<Action> {
 /// The fields every call of one decision slot shares; each call fills in the rest.
 fn blank_transcript(seat: &LlmSeat, slot: u64, obs: &Observation, spec: &super::ModelSpec) -> Transcript {
     Transcript {
-        seat: seat.seat as u32,
-        slot,
-        attempt: 0,
-        kind: "decision".into(),
-        round: obs.round,
-        role: obs.role.as_str().into(),
         model: spec.name.clone(),
         served_id: spec.served_id.clone(),
-        endpoint: String::new(),
-        messages_json: String::new(),
-        raw_reply: String::new(),
-        action: None,
-        reason: None,
-        parse_status: String::new(),
-        detail: String::new(),
-        latency_ms: 0.0,
-        prompt_tokens: None,
-        completion_tokens: None,
+        ..Transcript::decision(seat.seat, slot, obs)
     }
 }
 

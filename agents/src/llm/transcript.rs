@@ -2,10 +2,12 @@
 
 use std::sync::{Arc, Mutex};
 
+use agora_environments::Observation;
 use serde::{Deserialize, Serialize};
 
-/// One model call as recorded: what was sent, what came back, what was made of it.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+/// One model call as recorded: what was sent, what came back, what was made of it. The
+/// default is the empty record: every text empty, every number zero, nothing optional set.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Transcript {
     /// The seat that made the call.
     pub seat: u32,
@@ -47,6 +49,21 @@ pub struct Transcript {
     pub prompt_tokens: Option<u64>,
     /// Tokens in the reply, as the server reported them.
     pub completion_tokens: Option<u64>,
+}
+
+impl Transcript {
+    /// The record of a call about the decision `obs` asks of `seat` in its `slot`, before the
+    /// call fills it in: no attempt, model, endpoint, request, reply or outcome yet.
+    pub fn decision(seat: usize, slot: u64, obs: &Observation) -> Transcript {
+        Transcript {
+            seat: seat as u32,
+            slot,
+            kind: "decision".into(),
+            round: obs.round,
+            role: obs.role.as_str().into(),
+            ..Transcript::default()
+        }
+    }
 }
 
 /// Where the model calls of one run are gathered: every LLM seat of the run pushes into it,
