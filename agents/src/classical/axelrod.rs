@@ -7,6 +7,7 @@ use agora_environments::{Action, EnvKind, Feedback, Observation};
 use rand::{Rng, RngCore};
 use serde::{Deserialize, Serialize};
 
+use crate::classical::check_share;
 use crate::error::AgentError;
 use crate::policy::{Decision, Policy, PolicyMeta};
 
@@ -168,15 +169,7 @@ impl Default for GenerousParams {
 
 impl GenerousParams {
     pub(crate) fn validate(&self) -> Result<(), AgentError> {
-        probability("generous-tit-for-tat", "generosity", self.generosity)
-    }
-}
-
-fn probability(policy: &'static str, field: &'static str, p: f64) -> Result<(), AgentError> {
-    if (0.0..=1.0).contains(&p) {
-        Ok(())
-    } else {
-        Err(AgentError::InvalidParameter { policy, field, reason: format!("must lie in [0, 1], got {p}") })
+        check_share("generous-tit-for-tat", "generosity", self.generosity)
     }
 }
 
@@ -238,7 +231,7 @@ impl Default for RandomParams {
 
 impl RandomParams {
     pub(crate) fn validate(&self) -> Result<(), AgentError> {
-        probability("random", "cooperate", self.cooperate)
+        check_share("random", "cooperate", self.cooperate)
     }
 }
 

@@ -4,6 +4,7 @@ use agora_environments::{Action, ActionSpace, Context, EnvKind, Feedback, Observ
 use rand::{Rng, RngCore};
 use serde::{Deserialize, Serialize};
 
+use crate::classical::{check_non_negative, check_share};
 use crate::error::AgentError;
 use crate::policy::{Decision, Policy, PolicyMeta};
 
@@ -49,27 +50,12 @@ impl Default for ConditionalCooperatorParams {
 impl ConditionalCooperatorParams {
     /// Checks that every parameter lies in its range; the error names the first that does not.
     pub fn validate(&self) -> Result<(), AgentError> {
-        let bad = |field: &'static str, reason: String| AgentError::InvalidParameter {
-            policy: CONDITIONAL_COOPERATOR.name,
-            field,
-            reason,
-        };
-        if !(0.0..=1.0).contains(&self.initial) {
-            return Err(bad("initial", format!("must lie in [0, 1], got {}", self.initial)));
-        }
-        if self.initial_sd.is_nan() || self.initial_sd < 0.0 {
-            return Err(bad("initial_sd", format!("must be non-negative, got {}", self.initial_sd)));
-        }
-        if self.slope.is_nan() || self.slope < 0.0 {
-            return Err(bad("slope", format!("must be non-negative, got {}", self.slope)));
-        }
-        if !(0.0..=1.0).contains(&self.intercept) {
-            return Err(bad("intercept", format!("must lie in [0, 1], got {}", self.intercept)));
-        }
-        if self.punish_rate.is_nan() || self.punish_rate < 0.0 {
-            return Err(bad("punish_rate", format!("must be non-negative, got {}", self.punish_rate)));
-        }
-        Ok(())
+        let policy = CONDITIONAL_COOPERATOR.name;
+        check_share(policy, "initial", self.initial)?;
+        check_non_negative(policy, "initial_sd", self.initial_sd)?;
+        check_non_negative(policy, "slope", self.slope)?;
+        check_share(policy, "intercept", self.intercept)?;
+        check_non_negative(policy, "punish_rate", self.punish_rate)
     }
 }
 

@@ -6,6 +6,7 @@ use rand::{Rng, RngCore};
 use serde::{Deserialize, Serialize};
 
 use crate::classical::conditional_cooperator::{opening_contribution, others_mean_contribution, punish_below};
+use crate::classical::{check_non_negative, check_share};
 use crate::error::AgentError;
 use crate::policy::{Decision, Policy, PolicyMeta};
 
@@ -96,38 +97,24 @@ impl Default for CooperationTypesParams {
 impl CooperationTypesParams {
     /// Checks that every parameter lies in its range; the error names the first that does not.
     pub fn validate(&self) -> Result<(), AgentError> {
-        let bad = |field: &'static str, reason: String| AgentError::InvalidParameter {
-            policy: COOPERATION_TYPES.name,
-            field,
-            reason,
-        };
+        let policy = COOPERATION_TYPES.name;
+        let bad = |field: &'static str, reason: String| AgentError::InvalidParameter { policy, field, reason };
         for (field, v) in
             [("conditional", self.conditional), ("free_rider", self.free_rider), ("hump_shaped", self.hump_shaped)]
         {
-            if !(0.0..=1.0).contains(&v) {
-                return Err(bad(field, format!("must lie in [0, 1], got {v}")));
-            }
+            check_share(policy, field, v)?;
         }
         let total = self.conditional + self.free_rider + self.hump_shaped;
         if total > 1.0 + 1e-9 {
             return Err(bad("hump_shaped", format!("the three shares sum to {total}, more than one")));
         }
-        if self.slope.is_nan() || self.slope < 0.0 {
-            return Err(bad("slope", format!("must be non-negative, got {}", self.slope)));
-        }
+        check_non_negative(policy, "slope", self.slope)?;
         if self.slope > 0.0 && self.conditional == 0.0 {
             return Err(bad("conditional", "must be positive to carry a positive slope".into()));
         }
-        if !(0.0..=1.0).contains(&self.initial) {
-            return Err(bad("initial", format!("must lie in [0, 1], got {}", self.initial)));
-        }
-        if self.initial_sd.is_nan() || self.initial_sd < 0.0 {
-            return Err(bad("initial_sd", format!("must be non-negative, got {}", self.initial_sd)));
-        }
-        if self.punish_rate.is_nan() || self.punish_rate < 0.0 {
-            return Err(bad("punish_rate", format!("must be non-negative, got {}", self.punish_rate)));
-        }
-        Ok(())
+        check_share(policy, "initial", self.initial)?;
+        check_non_negative(policy, "initial_sd", self.initial_sd)?;
+        check_non_negative(policy, "punish_rate", self.punish_rate)
     }
 
     /// The conditional cooperators' own slope: the population's slope carried by their share.

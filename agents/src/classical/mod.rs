@@ -35,6 +35,26 @@ pub(crate) mod meta {
 
 use agora_environments::{Action, ActionSpace};
 
+use crate::error::AgentError;
+
+/// Checks a parameter of `policy` that is a share or a probability: it lies in [0, 1].
+pub(crate) fn check_share(policy: &'static str, field: &'static str, v: f64) -> Result<(), AgentError> {
+    if (0.0..=1.0).contains(&v) {
+        Ok(())
+    } else {
+        Err(AgentError::InvalidParameter { policy, field, reason: format!("must lie in [0, 1], got {v}") })
+    }
+}
+
+/// Checks a parameter of `policy` that must be a number no less than zero.
+pub(crate) fn check_non_negative(policy: &'static str, field: &'static str, v: f64) -> Result<(), AgentError> {
+    if v.is_nan() || v < 0.0 {
+        Err(AgentError::InvalidParameter { policy, field, reason: format!("must be non-negative, got {v}") })
+    } else {
+        Ok(())
+    }
+}
+
 /// Turns a scripted integer into an action of the given space, clamped into range.
 pub(crate) fn action_from_int(space: &ActionSpace, v: i64) -> Action {
     match space {

@@ -6,6 +6,7 @@ use agora_environments::{Action, ActionSpace, EnvKind, Feedback, Observation, Pa
 use rand::{Rng, RngCore};
 use serde::{Deserialize, Serialize};
 
+use crate::classical::check_share;
 use crate::error::AgentError;
 use crate::policy::{Decision, Policy, PolicyMeta};
 
@@ -48,9 +49,7 @@ impl RothErevParams {
             field,
             reason,
         };
-        if !(0.0..=1.0).contains(&self.phi) {
-            return Err(bad("phi", format!("must lie in [0, 1], got {}", self.phi)));
-        }
+        check_share(ROTH_EREV.name, "phi", self.phi)?;
         if !(0.0..1.0).contains(&self.epsilon) {
             return Err(bad("epsilon", format!("must lie in [0, 1), got {}", self.epsilon)));
         }
