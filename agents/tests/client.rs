@@ -7,13 +7,16 @@ use std::time::Duration;
 
 use agora_agents::llm::{
     ChatRequest, Deliberation, LlmClient, LlmContext, LlmPolicy, LlmSeat, MemoryCache, Message, ModelSpec,
-    PromptOptions, PromptRenderer, Session, StructuredMode, TranscriptSink,
+    PromptOptions, Session, StructuredMode, TranscriptSink,
 };
 use agora_agents::{Decision, Policy};
 use agora_environments::prisoners_dilemma::PdParams;
 use agora_environments::{Action, EnvSpec, Variant};
 use agora_test_support::{FakeReply, FakeServer, Gate};
 use rand::SeedableRng;
+
+mod common;
+use common::{context, rt, test_derive};
 
 fn model(endpoints: Vec<String>) -> ModelSpec {
     ModelSpec {
@@ -51,10 +54,6 @@ fn request() -> ChatRequest {
         ),
         chat_template_kwargs: None,
     }
-}
-
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime")
 }
 
 #[test]
@@ -228,13 +227,6 @@ fn a_slow_endpoint_does_not_hold_back_a_fast_one() {
     });
 }
 
-/// A stand-in for the engine's seed derivation (the agents crate sits below the engine).
-fn test_derive(seed: u64, parts: &[&str]) -> u64 {
-    parts.iter().fold(seed, |h, p| {
-        p.bytes().fold(h.rotate_left(5) ^ 0xff, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
-    })
-}
-
 fn policy(ctx: &LlmContext, transcripts: &TranscriptSink) -> LlmPolicy {
     LlmPolicy::new(
         ctx,
@@ -281,10 +273,7 @@ fn think_blocks_illegal_answers_and_fallback_are_recorded() {
         .expect("server");
     let spec = model(vec![server.endpoint()]);
     let cache = Arc::new(MemoryCache::default());
-    let ctx = LlmContext {
-        session: Arc::new(Session::new([&spec], cache.clone(), false).expect("session")),
-        renderer: Arc::new(PromptRenderer::new()),
-    };
+    let ctx = context(&spec, cache.clone(), false);
     let sink = TranscriptSink::default();
     let mut p = policy(&ctx, &sink);
     assert_eq!(decide(&mut p, &rt).expect("decided"), Action::Choice(0), "think block stripped, answer read");
@@ -327,10 +316,7 @@ fn naming_fallback_is_the_first_listed_name_in_the_baseline_and_random_in_the_sh
     let server =
         rt.block_on(FakeServer::start(Arc::new(|_, _| FakeReply::Content("I cannot decide.".into())))).expect("server");
     let spec = model(vec![server.endpoint()]);
-    let ctx = LlmContext {
-        session: Arc::new(Session::new([&spec], Arc::new(MemoryCache::default()), false).expect("session")),
-        renderer: Arc::new(PromptRenderer::new()),
-    };
+    let ctx = context(&spec, Arc::new(MemoryCache::default()), false);
     // Fallback actions of eight decisions of seat 0, and the first name its list showed each time.
     let play = |params: NgParams| -> Vec<(Action, Action)> {
         // Seat 0 meets a partner about once in twelve interactions: play on past a convention.

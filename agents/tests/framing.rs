@@ -9,8 +9,8 @@
 use std::sync::Arc;
 
 use agora_agents::llm::{
-    parse_reply, Framing, HistoryFormat, LlmContext, LlmPolicy, LlmSeat, MemoryCache, ModelSpec, ParseOutcome,
-    PromptOptions, PromptRenderer, Session, TranscriptSink,
+    parse_reply, Framing, HistoryFormat, LlmPolicy, LlmSeat, MemoryCache, ModelSpec, ParseOutcome, PromptOptions,
+    PromptRenderer, TranscriptSink,
 };
 use agora_agents::{Decision, Policy};
 use agora_environments::bargaining::BargainParams;
@@ -19,6 +19,8 @@ use agora_environments::public_goods::PgParams;
 use agora_environments::{Action, EnvKind, EnvSpec, Feedback, Frame, Observation, Role, Variant};
 use agora_test_support::{FakeReply, FakeServer};
 use rand::SeedableRng;
+
+mod common;
 
 fn first(spec: &EnvSpec, variant: Variant) -> Observation {
     let mut env = spec.build(variant).expect("builds");
@@ -142,7 +144,7 @@ fn test_derive(seed: u64, parts: &[&str]) -> u64 {
 #[test]
 fn a_framed_reply_decides_by_the_framed_label() {
     // Today the framed label was read against the variant's labels: illegal, then a fallback.
-    let rt = tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime");
+    let rt = common::rt();
     let server = rt
         .block_on(FakeServer::start(Arc::new(|_, _| FakeReply::Content("{\"action\": \"exploit\"}".into()))))
         .expect("server");
@@ -150,10 +152,7 @@ fn a_framed_reply_decides_by_the_framed_label() {
         "name": "fake", "family": "Fake", "endpoints": [server.endpoint()], "served_id": "fake-1", "timeout_s": 2.0
     }))
     .expect("a model declared with its defaults");
-    let ctx = LlmContext {
-        session: Arc::new(Session::new([&spec], Arc::new(MemoryCache::default()), false).expect("session")),
-        renderer: Arc::new(PromptRenderer::new()),
-    };
+    let ctx = common::context(&spec, Arc::new(MemoryCache::default()), false);
     let sink = TranscriptSink::default();
     let env = EnvSpec::PrisonersDilemma(PdParams::default());
     let seat = LlmSeat {

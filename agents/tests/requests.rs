@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use agora_agents::llm::{
     CachedReply, ChatRequest, Deliberation, LlmContext, LlmPolicy, LlmSeat, MemoryCache, ModelSpec, PromptOptions,
-    PromptRenderer, Session, Transcript, TranscriptSink,
+    Transcript, TranscriptSink,
 };
 use agora_agents::{Decision, Policy};
 use agora_environments::prisoners_dilemma::PdParams;
@@ -15,29 +15,15 @@ use agora_environments::{Action, EnvSpec, Variant};
 use agora_test_support::{FakeReply, FakeServer};
 use rand::SeedableRng;
 
+mod common;
+use common::{context, rt, test_derive};
+
 fn model(endpoint: String) -> ModelSpec {
     serde_json::from_value(serde_json::json!({
         "name": "fake", "family": "Fake", "endpoints": [endpoint], "served_id": "fake-1",
         "timeout_s": 2.0, "backoff_ms": 10, "max_tokens": 64
     }))
     .expect("a model declared with its defaults")
-}
-
-fn rt() -> tokio::runtime::Runtime {
-    tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime")
-}
-
-fn test_derive(seed: u64, parts: &[&str]) -> u64 {
-    parts.iter().fold(seed, |h, p| {
-        p.bytes().fold(h.rotate_left(5) ^ 0xff, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
-    })
-}
-
-fn context(spec: ModelSpec, cache: Arc<MemoryCache>, replay: bool) -> LlmContext {
-    LlmContext {
-        session: Arc::new(Session::new([&spec], cache, replay).expect("session")),
-        renderer: Arc::new(PromptRenderer::new()),
-    }
 }
 
 /// Seat 0 of a prisoner's dilemma run deciding `decisions` times; its actions and transcripts.
@@ -74,7 +60,7 @@ fn play(
 fn the_request_body_sent_lists_reasoning_before_the_answer_within_the_step_by_step_budget() {
     let rt = rt();
     let server = rt.block_on(FakeServer::start(Arc::new(|_, _| FakeReply::Legal))).expect("server");
-    let ctx = context(model(server.endpoint()), Arc::new(MemoryCache::default()), false);
+    let ctx = context(&model(server.endpoint()), Arc::new(MemoryCache::default()), false);
     play(&ctx, PromptOptions { step_by_step: true, ..Default::default() }, 1, &rt);
     let body = server.last_body();
     let at = |needle: &str| body.find(needle).unwrap_or_else(|| panic!("{needle} in {body}"));
@@ -87,7 +73,7 @@ fn the_request_body_sent_lists_reasoning_before_the_answer_within_the_step_by_st
     assert!(server.last_body().contains("\"max_tokens\":64"), "{}", server.last_body());
     let declared = ModelSpec { reasoning_max_tokens: 2048, ..model(server.endpoint()) };
     play(
-        &context(declared, Arc::new(MemoryCache::default()), false),
+        &context(&declared, Arc::new(MemoryCache::default()), false),
         PromptOptions { step_by_step: true, ..Default::default() },
         1,
         &rt,
@@ -105,7 +91,7 @@ fn deliberation_off_is_sent_as_chat_template_kwargs_and_nothing_is_sent_otherwis
     let rt = rt();
     let server = rt.block_on(FakeServer::start(Arc::new(|_, _| FakeReply::Legal))).expect("server");
     let off = ModelSpec { deliberation: Deliberation::Off, ..model(server.endpoint()) };
-    let (_, t) = play(&context(off, Arc::new(MemoryCache::default()), false), PromptOptions::default(), 1, &rt);
+    let (_, t) = play(&context(&off, Arc::new(MemoryCache::default()), false), PromptOptions::default(), 1, &rt);
     let body: serde_json::Value = serde_json::from_str(&server.last_body()).expect("json");
     assert_eq!(body["chat_template_kwargs"], serde_json::json!({"enable_thinking": false}));
     let recorded: serde_json::Value = serde_json::from_str(&t[0].messages_json).expect("json");
@@ -119,13 +105,13 @@ fn deliberation_off_is_sent_as_chat_template_kwargs_and_nothing_is_sent_otherwis
         chat_template_kwargs: serde_json::from_value(serde_json::json!({"enable_thinking": false, "foo": 1})).ok(),
         ..model(server.endpoint())
     };
-    play(&context(kwargs, Arc::new(MemoryCache::default()), false), PromptOptions::default(), 1, &rt);
+    play(&context(&kwargs, Arc::new(MemoryCache::default()), false), PromptOptions::default(), 1, &rt);
     let body: serde_json::Value = serde_json::from_str(&server.last_body()).expect("json");
     assert_eq!(body["chat_template_kwargs"], serde_json::json!({"enable_thinking": false, "foo": 1}));
 
     // A model that sets neither sends, and records (the cache key), exactly what it did before.
     let (_, t) = play(
-        &context(model(server.endpoint()), Arc::new(MemoryCache::default()), false),
+        &context(&model(server.endpoint()), Arc::new(MemoryCache::default()), false),
         PromptOptions::default(),
         1,
         &rt,
@@ -186,7 +172,7 @@ fn a_reply_cut_after_the_answer_stands_and_a_cut_answer_is_asked_again_as_trunca
         .block_on(FakeServer::start(Arc::new(move |n, _| replies.get(n).cloned().unwrap_or(FakeReply::Legal))))
         .expect("server");
     let cache = Arc::new(MemoryCache::default());
-    let ctx = context(model(server.endpoint()), cache.clone(), false);
+    let ctx = context(&model(server.endpoint()), cache.clone(), false);
     let (actions, t) = play(&ctx, PromptOptions::default(), 2, &rt);
     assert_eq!(actions, vec![Action::Choice(1), Action::Choice(0)]);
     let rows: Vec<(u64, u32, &str, Option<&str>)> =
@@ -207,7 +193,7 @@ fn a_reply_cut_after_the_answer_stands_and_a_cut_answer_is_asked_again_as_trunca
 
     // Replay: the finish reason travels with the cached reply, so the records are identical.
     server.stop();
-    let replay = context(model(server.endpoint()), cache, true);
+    let replay = context(&model(server.endpoint()), cache, true);
     let (again, replayed) = play(&replay, PromptOptions::default(), 2, &rt);
     assert_eq!(again, actions);
     assert!(replayed == t, "replayed transcripts are identical");
@@ -237,7 +223,7 @@ fn the_probe_cell_asks_the_probe_only_and_spends_no_behavioural_call() {
     let server = rt
         .block_on(FakeServer::start(Arc::new(|_, _| FakeReply::Content("The prisoner's dilemma.".into()))))
         .expect("server");
-    let ctx = context(model(server.endpoint()), Arc::new(MemoryCache::default()), false);
+    let ctx = context(&model(server.endpoint()), Arc::new(MemoryCache::default()), false);
     let (actions, t) = play(&ctx, PromptOptions { recognition_probe: true, ..Default::default() }, 1, &rt);
     assert_eq!(actions.len(), 1, "a legal placeholder the probe session ignores");
     let kinds: Vec<(&str, &str)> = t.iter().map(|t| (t.kind.as_str(), t.parse_status.as_str())).collect();
