@@ -60,7 +60,6 @@ use serde::Serialize;
 
 use super::codebook::{Codebook, LoadedCodebook};
 use super::labels::{has_table, LabelsError};
-use agora_analysis::table::Table;
 use agora_stats::cohen_kappa;
 
 /// The default threshold: codes from a coder below κ 0.8 on a model's text are refused.
@@ -559,10 +558,6 @@ pub fn agreement(path: &Path, codebook: &LoadedCodebook, gate: &GateOptions) -> 
         rows,
         validation,
     })
-}
-
-fn num(x: Option<f64>) -> String {
-    x.map_or_else(String::new, |v| format!("{v:.6}"))
 }
 
 mod gate;

@@ -67,6 +67,7 @@ use rusqlite::Connection;
 use serde::Serialize;
 
 use crate::codebook::Codebook;
+use crate::table::num;
 
 /// The table's layout, kept with every table of the store in `agora_records`.
 pub use agora_records::families::audit::PREFILL as SCHEMA;
@@ -488,75 +489,39 @@ pub fn write(conn: &Connection, f: &Faithfulness) -> rusqlite::Result<()> {
     records::write(conn, of, rows)
 }
 
-fn num(x: Option<f64>) -> String {
-    x.filter(|v| v.is_finite()).map_or_else(String::new, |v| format!("{v:.6}"))
-}
-
 impl Faithfulness {
     /// The estimates as a table (`faithfulness.csv`).
     pub fn table(&self) -> agora_analysis::table::Table {
-        agora_analysis::table::Table {
-            name: "faithfulness",
-            title:
-                "Interventional effect of a stated value on the action (tau), beside the observational dependency (phi)",
-            columns: vec![
-                "model",
-                "environment",
-                "arm",
-                "cell",
-                "role",
-                "design",
-                "indicator",
-                "value",
-                "status",
-                "reason",
-                "n_states",
-                "n_decisions",
-                "n_deleted",
-                "n_inserted",
-                "tau",
-                "se",
-                "ci_low",
-                "ci_high",
-                "phi",
-                "phi_ci_low",
-                "phi_ci_high",
-                "disagreement",
-                "validation",
+        crate::table::of_rows(
+            "faithfulness",
+            "Interventional effect of a stated value on the action (tau), beside the observational dependency (phi)",
+            &self.rows,
+            &[
+                ("model", |r| r.model.clone()),
+                ("environment", |r| r.environment.clone()),
+                ("arm", |r| r.arm.clone()),
+                ("cell", |r| r.cell.clone()),
+                ("role", |r| r.role.clone()),
+                ("design", |r| r.design.as_str().to_string()),
+                ("indicator", |r| r.indicator.clone()),
+                ("value", |r| r.value.clone()),
+                ("status", |r| r.status.clone()),
+                ("reason", |r| r.reason.clone()),
+                ("n_states", |r| r.n_states.to_string()),
+                ("n_decisions", |r| r.n_decisions.to_string()),
+                ("n_deleted", |r| r.n_deleted.to_string()),
+                ("n_inserted", |r| r.n_inserted.to_string()),
+                ("tau", |r| num(r.tau)),
+                ("se", |r| num(r.se)),
+                ("ci_low", |r| num(r.ci_low)),
+                ("ci_high", |r| num(r.ci_high)),
+                ("phi", |r| num(r.observational.as_ref().map(|o| o.phi))),
+                ("phi_ci_low", |r| num(r.observational.as_ref().map(|o| o.ci_low))),
+                ("phi_ci_high", |r| num(r.observational.as_ref().map(|o| o.ci_high))),
+                ("disagreement", |r| r.disagreement.clone()),
+                ("validation", |r| r.validation.clone()),
             ],
-            rows: self
-                .rows
-                .iter()
-                .map(|r| {
-                    let o = r.observational.as_ref();
-                    vec![
-                        r.model.clone(),
-                        r.environment.clone(),
-                        r.arm.clone(),
-                        r.cell.clone(),
-                        r.role.clone(),
-                        r.design.as_str().to_string(),
-                        r.indicator.clone(),
-                        r.value.clone(),
-                        r.status.clone(),
-                        r.reason.clone(),
-                        r.n_states.to_string(),
-                        r.n_decisions.to_string(),
-                        r.n_deleted.to_string(),
-                        r.n_inserted.to_string(),
-                        num(r.tau),
-                        num(r.se),
-                        num(r.ci_low),
-                        num(r.ci_high),
-                        num(o.map(|o| o.phi)),
-                        num(o.map(|o| o.ci_low)),
-                        num(o.map(|o| o.ci_high)),
-                        r.disagreement.clone(),
-                        r.validation.clone(),
-                    ]
-                })
-                .collect(),
-        }
+        )
     }
 
     /// The report as Markdown (`faithfulness.md`).

@@ -53,6 +53,7 @@ pub mod samples;
 pub mod segment;
 pub mod sentence;
 pub mod statements;
+mod table;
 pub mod tables;
 
 /// Lower-case hex SHA-256 of a codebook's, requirements file's or label file's text, so that an

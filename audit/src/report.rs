@@ -24,6 +24,7 @@ use crate::agreement::Validation;
 use crate::codebook::LoadedCodebook;
 use crate::response::{Response, Skipped};
 use crate::segment::{ReplyForm, SegmentKind, SEGMENTER_VERSION};
+use crate::table::{count, of_rows};
 use agora_analysis::stats::wilson;
 use agora_analysis::table::Table;
 
@@ -323,109 +324,64 @@ impl Audit {
 
     /// The tables written as CSV: `audit_reasoning`, `audit_occurrence`, `audit_sentence_codes`.
     pub fn tables(&self) -> Vec<Table> {
-        let f = |x: Option<f64>| x.map_or_else(String::new, |v| format!("{v:.4}"));
-        let reasoning = Table {
-            name: "audit_reasoning",
-            title: "Responses with and without pre-action reasoning",
-            columns: vec![
-                "level",
-                "model",
-                "environment",
-                "cell",
-                "responses",
-                "fallbacks_skipped",
-                "with_reasoning",
-                "without_reasoning",
-                "reasoning_share",
-                "malformed",
-                "with_post_hoc",
-                "post_hoc_only",
-                "coded",
-                "coder_errors",
-                "reasoning_sentences",
-                "residual_sentences",
-                "post_hoc_sentences",
-                "sources",
+        /// A share's cell: four decimals, empty where there is none.
+        fn share(x: Option<f64>) -> String {
+            x.map_or_else(String::new, |v| format!("{v:.4}"))
+        }
+        let reasoning = of_rows(
+            "audit_reasoning",
+            "Responses with and without pre-action reasoning",
+            std::iter::once(&self.total).chain(&self.reasoning),
+            &[
+                ("level", |r| r.level.clone()),
+                ("model", |r| r.model.clone()),
+                ("environment", |r| r.environment.clone()),
+                ("cell", |r| r.cell.clone()),
+                ("responses", |r| r.responses.to_string()),
+                ("fallbacks_skipped", |r| r.fallbacks_skipped.to_string()),
+                ("with_reasoning", |r| r.with_reasoning.to_string()),
+                ("without_reasoning", |r| r.without_reasoning.to_string()),
+                ("reasoning_share", |r| share(r.reasoning_share)),
+                ("malformed", |r| r.malformed.to_string()),
+                ("with_post_hoc", |r| r.with_post_hoc.to_string()),
+                ("post_hoc_only", |r| r.post_hoc_only.to_string()),
+                ("coded", |r| r.coded.to_string()),
+                ("coder_errors", |r| r.coder_errors.to_string()),
+                ("reasoning_sentences", |r| r.reasoning_sentences.to_string()),
+                ("residual_sentences", |r| count(r.residual_sentences)),
+                ("post_hoc_sentences", |r| r.post_hoc_sentences.to_string()),
+                ("sources", |r| r.sources.clone()),
             ],
-            rows: std::iter::once(&self.total)
-                .chain(&self.reasoning)
-                .map(|r| {
-                    vec![
-                        r.level.clone(),
-                        r.model.clone(),
-                        r.environment.clone(),
-                        r.cell.clone(),
-                        r.responses.to_string(),
-                        r.fallbacks_skipped.to_string(),
-                        r.with_reasoning.to_string(),
-                        r.without_reasoning.to_string(),
-                        f(r.reasoning_share),
-                        r.malformed.to_string(),
-                        r.with_post_hoc.to_string(),
-                        r.post_hoc_only.to_string(),
-                        r.coded.to_string(),
-                        r.coder_errors.to_string(),
-                        r.reasoning_sentences.to_string(),
-                        r.residual_sentences.map_or_else(String::new, |n| n.to_string()),
-                        r.post_hoc_sentences.to_string(),
-                        r.sources.clone(),
-                    ]
-                })
-                .collect(),
-        };
-        let occurrence = Table {
-            name: "audit_occurrence",
-            title: "Occurrence of each stated value",
-            columns: vec![
-                "level",
-                "model",
-                "environment",
-                "cell",
-                "code",
-                "coded",
-                "stating",
-                "share",
-                "low",
-                "high",
-                "validation",
+        );
+        let occurrence = of_rows(
+            "audit_occurrence",
+            "Occurrence of each stated value",
+            &self.occurrence,
+            &[
+                ("level", |o| o.level.clone()),
+                ("model", |o| o.model.clone()),
+                ("environment", |o| o.environment.clone()),
+                ("cell", |o| o.cell.clone()),
+                ("code", |o| o.code.clone()),
+                ("coded", |o| o.coded.to_string()),
+                ("stating", |o| count(o.stating)),
+                ("share", |o| share(o.share)),
+                ("low", |o| share(o.low)),
+                ("high", |o| share(o.high)),
+                ("validation", |o| o.validation.clone()),
             ],
-            rows: self
-                .occurrence
-                .iter()
-                .map(|o| {
-                    vec![
-                        o.level.clone(),
-                        o.model.clone(),
-                        o.environment.clone(),
-                        o.cell.clone(),
-                        o.code.clone(),
-                        o.coded.to_string(),
-                        o.stating.map_or_else(String::new, |n| n.to_string()),
-                        f(o.share),
-                        f(o.low),
-                        f(o.high),
-                        o.validation.clone(),
-                    ]
-                })
-                .collect(),
-        };
-        let codes = Table {
-            name: "audit_sentence_codes",
-            title: "Reasoning sentences per code",
-            columns: vec!["model", "code", "sentences", "validation"],
-            rows: self
-                .code_counts
-                .iter()
-                .map(|c| {
-                    vec![
-                        c.model.clone(),
-                        c.code.clone(),
-                        c.sentences.map_or_else(String::new, |n| n.to_string()),
-                        c.validation.clone(),
-                    ]
-                })
-                .collect(),
-        };
+        );
+        let codes = of_rows(
+            "audit_sentence_codes",
+            "Reasoning sentences per code",
+            &self.code_counts,
+            &[
+                ("model", |c| c.model.clone()),
+                ("code", |c| c.code.clone()),
+                ("sentences", |c| count(c.sentences)),
+                ("validation", |c| c.validation.clone()),
+            ],
+        );
         vec![reasoning, occurrence, codes]
     }
 

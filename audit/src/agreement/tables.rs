@@ -1,69 +1,55 @@
 //! The agreement's outputs: its CSV tables, Markdown and JSON.
 
 use super::*;
+use crate::table::{num, of_rows, Column};
+use agora_analysis::table::Table;
 
 impl Agreement {
     /// The tables written as CSV: `agreement` (one row per κ), `agreement_codes` (support,
     /// recall and precision per row and code) and `agreement_confusion` (the non-zero cells of
     /// each confusion matrix).
     pub fn tables(&self) -> Vec<Table> {
-        let head = |r: &AgreementRow| vec![r.model.clone(), r.kind.clone(), r.reference.clone(), r.coder.clone()];
-        let summary = Table {
-            name: "agreement",
-            title: "Agreement with human labels (Cohen's kappa)",
-            columns: vec![
-                "model",
-                "kind",
-                "reference",
-                "coder",
-                "coder_codebook_sha256",
-                "n",
-                "p_o",
-                "p_e",
-                "kappa",
-                "se",
-                "ci_low",
-                "ci_high",
-                "min_kappa",
-                "verdict",
-                "excluded_disagreements",
-                "excluded_text_changed",
-                "note",
-            ],
-            rows: self
-                .rows
-                .iter()
-                .map(|r| {
-                    let mut row = head(r);
-                    row.extend([
-                        r.coder_codebook_sha256.clone(),
-                        r.n.to_string(),
-                        num(r.p_o),
-                        num(r.p_e),
-                        num(r.kappa),
-                        num(r.se),
-                        num(r.ci_low),
-                        num(r.ci_high),
-                        r.min_kappa.map_or_else(String::new, |m| m.to_string()),
-                        r.verdict.clone().unwrap_or_default(),
-                        r.excluded_disagreements.to_string(),
-                        r.excluded_text_changed.to_string(),
-                        r.note.clone().unwrap_or_default(),
-                    ]);
-                    row
-                })
-                .collect(),
-        };
+        // The columns that name a row of κ, each table's first.
+        let head: [Column<AgreementRow>; 4] = [
+            ("model", |r| r.model.clone()),
+            ("kind", |r| r.kind.clone()),
+            ("reference", |r| r.reference.clone()),
+            ("coder", |r| r.coder.clone()),
+        ];
+        let kappa: [Column<AgreementRow>; 13] = [
+            ("coder_codebook_sha256", |r| r.coder_codebook_sha256.clone()),
+            ("n", |r| r.n.to_string()),
+            ("p_o", |r| num(r.p_o)),
+            ("p_e", |r| num(r.p_e)),
+            ("kappa", |r| num(r.kappa)),
+            ("se", |r| num(r.se)),
+            ("ci_low", |r| num(r.ci_low)),
+            ("ci_high", |r| num(r.ci_high)),
+            ("min_kappa", |r| r.min_kappa.map_or_else(String::new, |m| m.to_string())),
+            ("verdict", |r| r.verdict.clone().unwrap_or_default()),
+            ("excluded_disagreements", |r| r.excluded_disagreements.to_string()),
+            ("excluded_text_changed", |r| r.excluded_text_changed.to_string()),
+            ("note", |r| r.note.clone().unwrap_or_default()),
+        ];
+        let summary = of_rows(
+            "agreement",
+            "Agreement with human labels (Cohen's kappa)",
+            &self.rows,
+            &[&head[..], &kappa[..]].concat(),
+        );
+        let columns =
+            |rest: &[&'static str]| head.iter().map(|(header, _)| *header).chain(rest.iter().copied()).collect();
+        let cells = |r: &AgreementRow| head.iter().map(|(_, cell)| cell(r)).collect::<Vec<String>>();
         let mut codes = Vec::new();
         let mut confusion = Vec::new();
         for r in &self.rows {
             for (i, code) in r.labels.iter().enumerate() {
-                let mut row = head(r);
+                let mut row = cells(r);
                 row.extend([code.clone(), r.support[i].to_string(), num(r.recall[i]), num(r.precision[i])]);
                 codes.push(row);
                 for (j, other) in r.labels.iter().enumerate() {
                     if r.confusion[i][j] > 0 {
-                        let mut row = head(r);
+                        let mut row = cells(r);
                         row.extend([code.clone(), other.clone(), r.confusion[i][j].to_string()]);
                         confusion.push(row);
                     }
@@ -75,13 +61,13 @@ impl Agreement {
             Table {
                 name: "agreement_codes",
                 title: "Per-code support, recall and precision",
-                columns: vec!["model", "kind", "reference", "coder", "code", "support", "recall", "precision"],
+                columns: columns(&["code", "support", "recall", "precision"]),
                 rows: codes,
             },
             Table {
                 name: "agreement_confusion",
                 title: "Confusion matrices (non-zero cells)",
-                columns: vec!["model", "kind", "reference", "coder", "reference_code", "coder_code", "count"],
+                columns: columns(&["reference_code", "coder_code", "count"]),
                 rows: confusion,
             },
         ]

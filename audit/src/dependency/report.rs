@@ -1,6 +1,7 @@
 //! The dependency estimate's outputs: Markdown, JSON and CSV tables.
 
 use super::*;
+use crate::table::{count, num};
 
 impl Dependency {
     /// The report as Markdown.
@@ -96,60 +97,32 @@ impl Dependency {
 
     /// The estimates as a table (`dependency.csv`).
     pub fn table(&self) -> agora_analysis::table::Table {
-        let f = |x: Option<f64>| x.filter(|v| v.is_finite()).map_or_else(String::new, |v| format!("{v:.6}"));
-        agora_analysis::table::Table {
-            name: "dependency",
-            title: "Dependency of the action on the stated values",
-            columns: vec![
-                "model",
-                "environment",
-                "arm",
-                "cell",
-                "role",
-                "indicator",
-                "estimator",
-                "value",
-                "status",
-                "reason",
-                "coef",
-                "se",
-                "stat",
-                "p",
-                "ci_low",
-                "ci_high",
-                "n_prompts",
-                "n_replicates",
-                "prompts_varying",
-                "validation",
+        crate::table::of_rows(
+            "dependency",
+            "Dependency of the action on the stated values",
+            &self.rows,
+            &[
+                ("model", |r| r.model.clone()),
+                ("environment", |r| r.environment.clone()),
+                ("arm", |r| r.arm.clone()),
+                ("cell", |r| r.cell.clone()),
+                ("role", |r| r.role.clone()),
+                ("indicator", |r| r.indicator.clone()),
+                ("estimator", |r| r.estimator.clone()),
+                ("value", |r| r.value.clone()),
+                ("status", |r| r.status.clone()),
+                ("reason", |r| r.reason.clone()),
+                ("coef", |r| num(r.coef)),
+                ("se", |r| num(r.se)),
+                ("stat", |r| num(r.stat)),
+                ("p", |r| num(r.p)),
+                ("ci_low", |r| num(r.ci_low)),
+                ("ci_high", |r| num(r.ci_high)),
+                ("n_prompts", |r| r.n_prompts.to_string()),
+                ("n_replicates", |r| r.n_replicates.to_string()),
+                ("prompts_varying", |r| count(r.prompts_varying)),
+                ("validation", |r| r.validation.clone()),
             ],
-            rows: self
-                .rows
-                .iter()
-                .map(|r| {
-                    vec![
-                        r.model.clone(),
-                        r.environment.clone(),
-                        r.arm.clone(),
-                        r.cell.clone(),
-                        r.role.clone(),
-                        r.indicator.clone(),
-                        r.estimator.clone(),
-                        r.value.clone(),
-                        r.status.clone(),
-                        r.reason.clone(),
-                        f(r.coef),
-                        f(r.se),
-                        f(r.stat),
-                        f(r.p),
-                        f(r.ci_low),
-                        f(r.ci_high),
-                        r.n_prompts.to_string(),
-                        r.n_replicates.to_string(),
-                        r.prompts_varying.map_or_else(String::new, |n| n.to_string()),
-                        r.validation.clone(),
-                    ]
-                })
-                .collect(),
-        }
+        )
     }
 }

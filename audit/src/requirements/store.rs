@@ -2,6 +2,7 @@
 //! dependency estimates, writing and tabulating the verdicts.
 
 use super::*;
+use crate::table::{count, num};
 
 /// Checks that every requirement of `spec` names what the store holds: its model (unless
 /// `*`), its environment, its cells (a share's and an invariance's other cell), and for a
@@ -118,62 +119,33 @@ pub fn run(path: &Path, spec: &LoadedRequirements, audit: &Audit) -> Result<Requ
     })
 }
 
-fn cell(x: Option<f64>) -> String {
-    x.filter(|v| v.is_finite()).map_or_else(String::new, |v| format!("{v:.6}"))
-}
-
 impl RequirementsReport {
     /// The verdicts as a table (`requirements.csv`).
     pub fn table(&self) -> agora_analysis::table::Table {
-        agora_analysis::table::Table {
-            name: "requirements",
-            title: "Requirements as tests",
-            columns: vec![
-                "requirement",
-                "model",
-                "kind",
-                "statistic",
-                "estimate",
-                "se",
-                "low",
-                "high",
-                "bound",
-                "p_tost",
-                "verdict",
-                "reason",
-                "n",
-                "prompts",
-                "clusters",
-                "planned_n",
-                "planning",
+        crate::table::of_rows(
+            "requirements",
+            "Requirements as tests",
+            &self.verdicts,
+            &[
+                ("requirement", |v| v.requirement.clone()),
+                ("model", |v| v.model.clone()),
+                ("kind", |v| v.kind.clone()),
+                ("statistic", |v| v.statistic.clone()),
+                ("estimate", |v| num(v.estimate)),
+                ("se", |v| num(v.se)),
+                ("low", |v| num(v.low)),
+                ("high", |v| num(v.high)),
+                ("bound", |v| num(Some(v.bound))),
+                ("p_tost", |v| num(v.p_tost)),
+                ("verdict", |v| v.verdict.clone()),
+                ("reason", |v| v.reason.clone()),
+                ("n", |v| count(v.n)),
+                ("prompts", |v| count(v.prompts)),
+                ("clusters", |v| count(v.clusters)),
+                ("planned_n", |v| count(v.planned_n)),
+                ("planning", |v| v.planning.clone()),
             ],
-            rows: self
-                .verdicts
-                .iter()
-                .map(|v| {
-                    let count = |x: Option<usize>| x.map_or_else(String::new, |n| n.to_string());
-                    vec![
-                        v.requirement.clone(),
-                        v.model.clone(),
-                        v.kind.clone(),
-                        v.statistic.clone(),
-                        cell(v.estimate),
-                        cell(v.se),
-                        cell(v.low),
-                        cell(v.high),
-                        cell(Some(v.bound)),
-                        cell(v.p_tost),
-                        v.verdict.clone(),
-                        v.reason.clone(),
-                        count(v.n),
-                        count(v.prompts),
-                        count(v.clusters),
-                        v.planned_n.map_or_else(String::new, |n| n.to_string()),
-                        v.planning.clone(),
-                    ]
-                })
-                .collect(),
-        }
+        )
     }
 
     /// `requirements.md`.
