@@ -247,6 +247,27 @@ impl ExportRecord {
     }
 }
 
+/// An exported record's fields, in the order every format writes them; a blind export writes the
+/// first [`BLIND_FIELDS`], without the machine coder and its code.
+pub const EXPORT_FIELDS: [&str; 13] = [
+    "sentence_id",
+    "response_id",
+    "sentence_index",
+    "text",
+    "reasoning",
+    "model",
+    "environment",
+    "cell",
+    "codebook",
+    "codebook_version",
+    "export_id",
+    "coder",
+    "coder_code",
+];
+
+/// How many of [`EXPORT_FIELDS`] a blind export writes.
+pub const BLIND_FIELDS: usize = 11;
+
 /// A sample of coded responses, sentence by sentence.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Export {
@@ -275,22 +296,7 @@ impl Export {
             }
             Format::Csv => {
                 let blind = self.records.first().is_some_and(|r| r.coder.is_none());
-                let mut header = vec![
-                    "sentence_id",
-                    "response_id",
-                    "sentence_index",
-                    "text",
-                    "reasoning",
-                    "model",
-                    "environment",
-                    "cell",
-                    "codebook",
-                    "codebook_version",
-                    "export_id",
-                ];
-                if !blind {
-                    header.extend(["coder", "coder_code"]);
-                }
+                let header = if blind { &EXPORT_FIELDS[..BLIND_FIELDS] } else { &EXPORT_FIELDS[..] };
                 let mut rows = vec![header.iter().map(|h| h.to_string()).collect::<Vec<_>>()];
                 for r in &self.records {
                     let mut row = vec![

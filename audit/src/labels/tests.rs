@@ -66,24 +66,7 @@ fn formats_carry_the_same_records() {
     let lines: Vec<Value> = jsonl.lines().map(|l| serde_json::from_str(l).expect("a JSON object per line")).collect();
     assert_eq!(lines.len(), 2);
     let keys: Vec<&str> = lines[0].as_object().expect("object").keys().map(String::as_str).collect();
-    assert_eq!(
-        keys,
-        [
-            "sentence_id",
-            "response_id",
-            "sentence_index",
-            "text",
-            "reasoning",
-            "model",
-            "environment",
-            "cell",
-            "codebook",
-            "codebook_version",
-            "export_id",
-            "coder",
-            "coder_code"
-        ]
-    );
+    assert_eq!(keys, EXPORT_FIELDS);
     assert_eq!(lines[1]["sentence_index"], 1);
     assert_eq!(lines[1]["coder_code"], "fairness");
     assert!(lines[0].get("label").is_none(), "the label field is the labeller's");
