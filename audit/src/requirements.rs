@@ -148,6 +148,18 @@ enum Side {
     Estimated(Estimate, Option<String>),
 }
 
+impl Side {
+    /// The estimate with its note, or, where there is none, the verdict the side gives
+    /// (`refused` or `not estimable`) and why.
+    fn estimate(self) -> Result<(Estimate, Option<String>), (&'static str, String)> {
+        match self {
+            Side::Refused(label) => Err(("refused", label)),
+            Side::NotEstimable(why) => Err(("not estimable", why)),
+            Side::Estimated(e, note) => Ok((e, note)),
+        }
+    }
+}
+
 struct Context<'a> {
     audit: &'a Audit,
     dependency: &'a [DependencyRow],
@@ -405,16 +417,12 @@ pub fn evaluate(
             match &req.test {
                 Test::AtLeast(bound) | Test::AtMost(bound) => {
                     let at_least = matches!(req.test, Test::AtLeast(_));
-                    let (e, note) = match cx.side(&req.about, model, cell) {
-                        Side::Refused(l) => {
-                            out.push(blank(model, "refused", l));
+                    let (e, note) = match cx.side(&req.about, model, cell).estimate() {
+                        Ok(e) => e,
+                        Err((verdict, why)) => {
+                            out.push(blank(model, verdict, why));
                             continue;
                         }
-                        Side::NotEstimable(why) => {
-                            out.push(blank(model, "not estimable", why));
-                            continue;
-                        }
-                        Side::Estimated(e, note) => (e, note),
                     };
                     let (low, high, pass) = directional(e.estimate, e.se, e.df, *bound, at_least, alpha);
                     let (edge, side) = if at_least { (low, "lower") } else { (high, "upper") };
@@ -454,16 +462,12 @@ pub fn evaluate(
                     });
                 }
                 Test::Invariant { margin, against: Against::Zero } => {
-                    let e = match cx.side(&req.about, model, cell) {
-                        Side::Refused(l) => {
-                            out.push(blank(model, "refused", l));
+                    let e = match cx.side(&req.about, model, cell).estimate() {
+                        Ok((e, _)) => e,
+                        Err((verdict, why)) => {
+                            out.push(blank(model, verdict, why));
                             continue;
                         }
-                        Side::NotEstimable(why) => {
-                            out.push(blank(model, "not estimable", why));
-                            continue;
-                        }
-                        Side::Estimated(e, _) => e,
                     };
                     let (low, high, p, pass) = equivalence(e.estimate, e.se, e.df, *margin, alpha);
                     let reason = format!(
