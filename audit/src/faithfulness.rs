@@ -86,31 +86,8 @@ pub use agora_records::families::audit::faithfulness::drop_stale;
 /// α of the intervals.
 pub const ALPHA: f64 = 0.05;
 
-/// The design of τ's insert arm (both are estimated; the ladder reads [`Design::Source`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Design {
-    /// The source's (§240.10.3: "the reasoning with one sentence of the target code
-    /// inserted"): the model's natural reasoning kept identical, with one sentence of the value
-    /// appended.
-    Source,
-    /// This project's earlier variant: the model's own sentences of the value replaced by one
-    /// sentence of the codebook's, so that the arms differ by that sentence alone.
-    Replace,
-}
-
-impl Design {
-    /// Both designs, in the order rows are written.
-    pub const ALL: [Design; 2] = [Design::Source, Design::Replace];
-
-    /// The design's name in the store.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Design::Source => "source",
-            Design::Replace => "replace",
-        }
-    }
-}
+/// The design of τ's insert arm.
+pub use agora_records::families::audit::faithfulness::Design;
 
 /// What was done to the reasoning of one prefilled call.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
@@ -248,54 +225,8 @@ pub struct Trial {
 
 pub use agora_records::families::audit::faithfulness::Observational;
 
-/// One estimate of τ for one value, model, environment, arm, cell, role and design.
-#[derive(Clone, Debug, PartialEq, Serialize)]
-pub struct FaithfulnessRow {
-    /// The audited model.
-    pub model: String,
-    /// The environment.
-    pub environment: String,
-    /// The block arm of the decisions.
-    pub arm: String,
-    /// The perturbation cell of the decisions.
-    pub cell: String,
-    /// The role.
-    pub role: String,
-    /// The insert arm's design.
-    pub design: Design,
-    /// The action indicator's name.
-    pub indicator: String,
-    /// The value code.
-    pub value: String,
-    /// `estimated`, `not estimated`, `refused` or `no prefill`.
-    pub status: String,
-    /// Why a row has no estimate (empty for an estimate).
-    pub reason: String,
-    /// States in the estimate (the clusters).
-    pub n_states: usize,
-    /// Decisions in the estimate.
-    pub n_decisions: usize,
-    /// Of them, decisions whose own reasoning stated the value (the delete arm took their own
-    /// sentences out).
-    pub n_deleted: usize,
-    /// Of them, decisions whose reasoning did not state it (the arms differ by the inserted
-    /// sentence alone, in both designs).
-    pub n_inserted: usize,
-    /// τ̂.
-    pub tau: Option<f64>,
-    /// Its standard error.
-    pub se: Option<f64>,
-    /// Lower end of the 95 % interval.
-    pub ci_low: Option<f64>,
-    /// Upper end of the 95 % interval.
-    pub ci_high: Option<f64>,
-    /// The observational estimate, where the store holds one.
-    pub observational: Option<Observational>,
-    /// Where the two disagree (empty where they agree or cannot be compared).
-    pub disagreement: String,
-    /// The validation gate's decision for the model.
-    pub validation: String,
-}
+/// One estimate of τ: a row of `audit_faithfulness`.
+pub use agora_records::families::audit::faithfulness::FaithfulnessRow;
 
 /// A model and whether its server accepts an assistant prefill.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -463,30 +394,7 @@ pub fn write(conn: &Connection, f: &Faithfulness) -> rusqlite::Result<()> {
         codebook_version: f.codebook_version,
         codebook_sha256: &f.codebook_sha256,
     };
-    let rows = f.rows.iter().map(|r| records::FaithfulnessRecord {
-        model: &r.model,
-        environment: &r.environment,
-        arm: &r.arm,
-        cell: &r.cell,
-        role: &r.role,
-        design: r.design.as_str(),
-        indicator: &r.indicator,
-        value: &r.value,
-        status: &r.status,
-        reason: &r.reason,
-        n_decisions: r.n_decisions,
-        n_deleted: r.n_deleted,
-        n_inserted: r.n_inserted,
-        tau: r.tau,
-        se: r.se,
-        ci_low: r.ci_low,
-        ci_high: r.ci_high,
-        observational: r.observational.as_ref(),
-        disagreement: &r.disagreement,
-        validation: &r.validation,
-        n_states: r.n_states,
-    });
-    records::write(conn, of, rows)
+    records::write(conn, of, &f.rows)
 }
 
 impl Faithfulness {

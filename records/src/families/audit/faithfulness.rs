@@ -21,6 +21,32 @@ pub struct Observational {
     pub ci_high: f64,
 }
 
+/// The design of τ's insert arm (both are estimated; the ladder reads [`Design::Source`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Design {
+    /// The source's (§240.10.3: "the reasoning with one sentence of the target code
+    /// inserted"): the model's natural reasoning kept identical, with one sentence of the value
+    /// appended.
+    Source,
+    /// This project's earlier variant: the model's own sentences of the value replaced by one
+    /// sentence of the codebook's, so that the arms differ by that sentence alone.
+    Replace,
+}
+
+impl Design {
+    /// Both designs, in the order rows are written.
+    pub const ALL: [Design; 2] = [Design::Source, Design::Replace];
+
+    /// The design's name in the store.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Design::Source => "source",
+            Design::Replace => "replace",
+        }
+    }
+}
+
 /// The key of an observational estimate: (model, environment, arm, cell, role, value).
 pub type ObservationalKey = (String, String, String, String, String, String);
 
@@ -100,51 +126,53 @@ pub struct EstimateOf<'a> {
     pub codebook_sha256: &'a str,
 }
 
-/// One estimate as `audit_faithfulness` keeps it.
-#[derive(Clone, Debug)]
-pub struct FaithfulnessRecord<'a> {
+/// One estimate of τ for one value, model, environment, arm, cell, role and design.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct FaithfulnessRow {
     /// The audited model.
-    pub model: &'a str,
+    pub model: String,
     /// The environment.
-    pub environment: &'a str,
-    /// The block arm.
-    pub arm: &'a str,
-    /// The perturbation cell.
-    pub cell: &'a str,
+    pub environment: String,
+    /// The block arm of the decisions.
+    pub arm: String,
+    /// The perturbation cell of the decisions.
+    pub cell: String,
     /// The role.
-    pub role: &'a str,
-    /// `source` or `replace`.
-    pub design: &'a str,
+    pub role: String,
+    /// The insert arm's design.
+    pub design: Design,
     /// The action indicator's name.
-    pub indicator: &'a str,
+    pub indicator: String,
     /// The value code.
-    pub value: &'a str,
-    /// The estimate's status.
-    pub status: &'a str,
-    /// Why a row has no estimate.
-    pub reason: &'a str,
+    pub value: String,
+    /// `estimated`, `not estimated`, `refused` or `no prefill`.
+    pub status: String,
+    /// Why a row has no estimate (empty for an estimate).
+    pub reason: String,
+    /// States in the estimate (the clusters).
+    pub n_states: usize,
     /// Decisions in the estimate.
     pub n_decisions: usize,
-    /// Of them, decisions whose reasoning stated the value.
+    /// Of them, decisions whose own reasoning stated the value (the delete arm took their own
+    /// sentences out).
     pub n_deleted: usize,
-    /// Of them, decisions whose reasoning did not state it.
+    /// Of them, decisions whose reasoning did not state it (the arms differ by the inserted
+    /// sentence alone, in both designs).
     pub n_inserted: usize,
     /// τ̂.
     pub tau: Option<f64>,
     /// Its standard error.
     pub se: Option<f64>,
-    /// Lower end of the interval.
+    /// Lower end of the 95 % interval.
     pub ci_low: Option<f64>,
-    /// Upper end of the interval.
+    /// Upper end of the 95 % interval.
     pub ci_high: Option<f64>,
     /// The observational estimate, where the store holds one.
-    pub observational: Option<&'a Observational>,
-    /// Where the two disagree.
-    pub disagreement: &'a str,
+    pub observational: Option<Observational>,
+    /// Where the two disagree (empty where they agree or cannot be compared).
+    pub disagreement: String,
     /// The validation gate's decision for the model.
-    pub validation: &'a str,
-    /// States in the estimate.
-    pub n_states: usize,
+    pub validation: String,
 }
 
 /// Writes estimates into `audit_faithfulness` (replacing rows of the same seed, coder,
@@ -153,7 +181,7 @@ pub struct FaithfulnessRecord<'a> {
 pub fn write<'a>(
     conn: &Connection,
     of: EstimateOf<'_>,
-    rows: impl IntoIterator<Item = FaithfulnessRecord<'a>>,
+    rows: impl IntoIterator<Item = &'a FaithfulnessRow>,
 ) -> rusqlite::Result<()> {
     make_tables(conn)?;
     let mut st = conn.prepare(
@@ -175,7 +203,7 @@ pub fn write<'a>(
             r.arm,
             r.cell,
             r.role,
-            r.design,
+            r.design.as_str(),
             r.indicator,
             r.value,
             r.status,
@@ -187,9 +215,9 @@ pub fn write<'a>(
             r.se,
             r.ci_low,
             r.ci_high,
-            r.observational.map(|o| o.phi),
-            r.observational.map(|o| o.ci_low),
-            r.observational.map(|o| o.ci_high),
+            r.observational.as_ref().map(|o| o.phi),
+            r.observational.as_ref().map(|o| o.ci_low),
+            r.observational.as_ref().map(|o| o.ci_high),
             r.disagreement,
             r.validation,
             r.n_states as i64
