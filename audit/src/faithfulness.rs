@@ -314,27 +314,13 @@ pub fn estimate(
             let n = deltas.len();
             let stating = decisions.values().filter(|s| **s).count();
             let mut row = FaithfulnessRow {
-                model: model.clone(),
-                environment: environment.clone(),
-                arm: arm.clone(),
-                cell: cell.clone(),
-                role: role.clone(),
-                design,
-                indicator: ind.clone(),
-                value: value.clone(),
                 status: "estimated".into(),
-                reason: String::new(),
                 n_states: n,
                 n_decisions: decisions.len(),
                 n_deleted: stating,
                 n_inserted: decisions.len() - stating,
-                tau: None,
-                se: None,
-                ci_low: None,
-                ci_high: None,
-                observational: None,
-                disagreement: String::new(),
                 validation: validation.get(&model).cloned().unwrap_or_default(),
+                ..FaithfulnessRow::empty(&model, [&environment, &arm, &cell, &role], design, &ind, value)
             };
             if n < 2 {
                 row.status = "not estimated".into();

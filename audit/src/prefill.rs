@@ -545,27 +545,11 @@ fn estimate<'a>(
         };
         for (design, v) in Design::ALL.into_iter().flat_map(|d| values.iter().map(move |v| (d, v))) {
             rows.push(faithfulness::FaithfulnessRow {
-                model: model.clone(),
-                environment: environment.clone(),
-                arm: arm.clone(),
-                cell: cell.clone(),
-                role: role.clone(),
-                design,
-                indicator: ind.name.to_string(),
-                value: v.clone(),
                 status: status.clone(),
                 reason: reason.clone(),
-                n_states: 0,
-                n_decisions: 0,
-                n_deleted: 0,
-                n_inserted: 0,
-                tau: None,
-                se: None,
-                ci_low: None,
-                ci_high: None,
                 observational: phi(model, g, v),
-                disagreement: String::new(),
                 validation: labels_by_model.get(model).cloned().unwrap_or_default(),
+                ..faithfulness::FaithfulnessRow::empty(model, [environment, arm, cell, role], design, &ind.name, v)
             });
         }
     }

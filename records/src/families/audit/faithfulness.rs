@@ -175,6 +175,38 @@ pub struct FaithfulnessRow {
     pub validation: String,
 }
 
+impl FaithfulnessRow {
+    /// The row of `model`, a group (environment, arm, cell and role), a design, an indicator
+    /// and a value before anything is counted, estimated or compared: no states, no estimate,
+    /// no observational estimate, every text empty.
+    pub fn empty(model: &str, group: [&str; 4], design: Design, indicator: &str, value: &str) -> FaithfulnessRow {
+        let [environment, arm, cell, role] = group;
+        FaithfulnessRow {
+            model: model.to_string(),
+            environment: environment.to_string(),
+            arm: arm.to_string(),
+            cell: cell.to_string(),
+            role: role.to_string(),
+            design,
+            indicator: indicator.to_string(),
+            value: value.to_string(),
+            status: String::new(),
+            reason: String::new(),
+            n_states: 0,
+            n_decisions: 0,
+            n_deleted: 0,
+            n_inserted: 0,
+            tau: None,
+            se: None,
+            ci_low: None,
+            ci_high: None,
+            observational: None,
+            disagreement: String::new(),
+            validation: String::new(),
+        }
+    }
+}
+
 /// Writes estimates into `audit_faithfulness` (replacing rows of the same seed, coder,
 /// codebook, model, environment, arm, cell, role, design and value), making the tables where
 /// absent. The caller has dropped an older layout ([`drop_stale`]).
