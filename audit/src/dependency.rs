@@ -122,7 +122,7 @@ pub struct Observation {
     pub w: Vec<bool>,
 }
 
-pub use agora_records::families::audit::dependency::DependencyRow;
+pub use agora_records::families::audit::dependency::{Coefficient, DependencyRow};
 
 /// One model, environment, arm, cell and role of the replicates, with what became of it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -345,12 +345,7 @@ pub fn dependency(
                 value: String::new(),
                 status: String::new(),
                 reason: String::new(),
-                coef: None,
-                se: None,
-                stat: None,
-                p: None,
-                ci_low: None,
-                ci_high: None,
+                fit: Coefficient::default(),
                 n_prompts: g.prompts,
                 n_replicates: g.observations,
                 prompts_varying: None,
@@ -370,12 +365,7 @@ pub fn dependency(
                 value: e.value,
                 status: e.status.into(),
                 reason: e.reason,
-                coef: e.coef,
-                se: e.se,
-                stat: e.stat,
-                p: e.p,
-                ci_low: e.ci_low,
-                ci_high: e.ci_high,
+                fit: e.fit,
                 n_prompts: e.n_prompts,
                 n_replicates: e.n_replicates,
                 prompts_varying: Some(e.prompts_varying),

@@ -276,7 +276,7 @@ impl Context<'_> {
                 if row.status == "refused" {
                     return Side::Refused(row.validation.clone());
                 }
-                match (row.status.as_str(), row.coef, row.se) {
+                match (row.status.as_str(), row.fit.coef, row.fit.se) {
                     ("estimated", Some(coef), Some(se)) if coef.is_finite() && se.is_finite() => {
                         let df = (estimator == "lpm-fe").then_some(row.n_prompts as f64 - 1.0);
                         Side::Estimated(

@@ -23,18 +23,8 @@ pub struct Estimate {
     pub status: &'static str,
     /// Why there is no estimate (empty for an estimate).
     pub reason: String,
-    /// φ̂, or the average marginal effect.
-    pub coef: Option<f64>,
-    /// CR1 standard error.
-    pub se: Option<f64>,
-    /// t or z.
-    pub stat: Option<f64>,
-    /// Two-sided p.
-    pub p: Option<f64>,
-    /// Lower end of the interval.
-    pub ci_low: Option<f64>,
-    /// Upper end of the interval.
-    pub ci_high: Option<f64>,
+    /// φ̂, or the average marginal effect, with its inference.
+    pub fit: Coefficient,
     /// Prompts in the fit.
     pub n_prompts: usize,
     /// Observations in the fit.
@@ -49,12 +39,7 @@ impl Estimate {
             value: value.to_string(),
             status,
             reason,
-            coef: None,
-            se: None,
-            stat: None,
-            p: None,
-            ci_low: None,
-            ci_high: None,
+            fit: Coefficient::default(),
             n_prompts: n.0,
             n_replicates: n.1,
             prompts_varying: varying,
@@ -128,13 +113,14 @@ pub(super) fn fit_values(
         .collect();
     if let Some((used, (coef, se, stat, p, lo, hi))) = fit {
         for (j, k) in used.into_iter().enumerate() {
-            let e = &mut out[k];
-            e.coef = Some(coef[j]);
-            e.se = Some(se[j]);
-            e.stat = Some(stat[j]);
-            e.p = Some(p[j]);
-            e.ci_low = Some(lo[j]);
-            e.ci_high = Some(hi[j]);
+            out[k].fit = Coefficient {
+                coef: Some(coef[j]),
+                se: Some(se[j]),
+                stat: Some(stat[j]),
+                p: Some(p[j]),
+                ci_low: Some(lo[j]),
+                ci_high: Some(hi[j]),
+            };
         }
     }
     out

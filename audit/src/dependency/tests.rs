@@ -33,10 +33,10 @@ fn the_lpm_recovers_the_dependency_and_reports_what_is_not_identified() {
     let obs = data(60, 10, 7);
     let est = lpm(&obs, &names());
     assert_eq!(est[0].status, "estimated");
-    assert!((est[0].coef.unwrap() - 0.5).abs() < 0.12, "{:?}", est[0]);
-    assert!(est[0].ci_low.unwrap() > 0.0);
+    assert!((est[0].fit.coef.unwrap() - 0.5).abs() < 0.12, "{:?}", est[0]);
+    assert!(est[0].fit.ci_low.unwrap() > 0.0);
     assert_eq!(est[1].status, "estimated");
-    assert!(est[1].coef.unwrap().abs() < 0.12, "{:?}", est[1]);
+    assert!(est[1].fit.coef.unwrap().abs() < 0.12, "{:?}", est[1]);
     assert_eq!((est[2].status, est[2].prompts_varying), ("not identified", 0));
     assert!(est[2].reason.contains("does not vary within any prompt"));
     assert_eq!(est[3].status, "not identified");
@@ -52,9 +52,9 @@ fn the_lpm_equals_the_within_fit_of_the_identified_values() {
     let y: Vec<f64> = obs.iter().map(|o| o.y).collect();
     let g: Vec<&str> = obs.iter().map(|o| o.prompt.as_str()).collect();
     let f = fe_cr1::<&str, &str>(&x, &y, &g, None, FeDf::Within, None, ALPHA).expect("fit").fit;
-    assert_eq!(est[0].coef, Some(f.coef[0]));
-    assert_eq!(est[1].se, Some(f.se[1]));
-    assert_eq!(est[1].p, Some(f.p[1]));
+    assert_eq!(est[0].fit.coef, Some(f.coef[0]));
+    assert_eq!(est[1].fit.se, Some(f.se[1]));
+    assert_eq!(est[1].fit.p, Some(f.p[1]));
 }
 
 #[test]
@@ -62,7 +62,7 @@ fn the_logit_uses_the_prompts_whose_action_varies() {
     let obs = data(60, 10, 11);
     let est = logit(&obs, &names());
     assert_eq!(est[0].status, "estimated");
-    assert!(est[0].coef.unwrap() > 0.2, "{:?}", est[0]);
+    assert!(est[0].fit.coef.unwrap() > 0.2, "{:?}", est[0]);
     assert!(est[0].n_prompts <= 60 && est[0].n_prompts > 30);
     assert_eq!(est[2].status, "not identified");
     let constant: Vec<Observation> = obs.iter().map(|o| Observation { y: 1.0, ..o.clone() }).collect();

@@ -280,6 +280,7 @@ fn the_seeds_allocation_agent_specification_reads_the_seeds_statistics() {
 /// not estimable, saying which there are (it is never read off a pooled or an arbitrary row).
 #[test]
 fn a_dependency_requirement_reads_the_cell_it_names() {
+    use agora_records::families::audit::dependency::Coefficient;
     let row = |cell: &str, coef: f64| DependencyRow {
         model: "m".into(),
         environment: "prisoners-dilemma".into(),
@@ -291,12 +292,7 @@ fn a_dependency_requirement_reads_the_cell_it_names() {
         value: "fairness".into(),
         status: "estimated".into(),
         reason: String::new(),
-        coef: Some(coef),
-        se: Some(0.05),
-        stat: None,
-        p: None,
-        ci_low: None,
-        ci_high: None,
+        fit: Coefficient { coef: Some(coef), se: Some(0.05), ..Coefficient::default() },
         n_prompts: 30,
         n_replicates: 180,
         prompts_varying: Some(30),

@@ -236,10 +236,10 @@ pub fn dependency(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Op
                 value: d.value,
                 status: d.status,
                 reason: d.reason,
-                coef: d.coef,
-                ci_low: d.ci_low,
-                ci_high: d.ci_high,
-                p: d.p,
+                coef: d.fit.coef,
+                ci_low: d.fit.ci_low,
+                ci_high: d.fit.ci_high,
+                p: d.fit.p,
                 n_prompts: d.n_prompts,
             }
         })

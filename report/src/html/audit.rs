@@ -146,8 +146,8 @@ pub(super) fn audit<'a>(p: &Page<'a>) -> Option<AuditView<'a>> {
         rows.iter()
             .map(|stored| {
                 let d = &stored.row;
-                let (estimate, ci) = match d.coef {
-                    Some(c) => (format!("{c:.3}"), interval(d.ci_low, d.ci_high)),
+                let (estimate, ci) = match d.fit.coef {
+                    Some(c) => (format!("{c:.3}"), interval(d.fit.ci_low, d.fit.ci_high)),
                     None if d.reason.is_empty() => (d.status.clone(), "-".into()),
                     None => (format!("{}: {}", d.status, d.reason), "-".into()),
                 };

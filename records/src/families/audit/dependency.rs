@@ -10,6 +10,24 @@ use super::CoderKey;
 use super::{has_table, make, DEPENDENCY, REPLICATE_CODES, STUDY_SCOPE};
 use crate::families::has_column;
 
+/// A value's estimated coefficient: φ̂ (the LPM slope, or the logit's average marginal effect)
+/// with its inference; each part none where it was not estimated.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct Coefficient {
+    /// φ̂.
+    pub coef: Option<f64>,
+    /// Its CR1 standard error.
+    pub se: Option<f64>,
+    /// t (LPM, on G − 1 df) or z (logit).
+    pub stat: Option<f64>,
+    /// Two-sided p.
+    pub p: Option<f64>,
+    /// Lower end of the 95 % interval.
+    pub ci_low: Option<f64>,
+    /// Upper end of the 95 % interval.
+    pub ci_high: Option<f64>,
+}
+
 /// One estimate of one value, by one estimator, for one model, environment, arm, cell and role.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DependencyRow {
@@ -33,18 +51,9 @@ pub struct DependencyRow {
     pub status: String,
     /// Why a row has no estimate (empty for an estimate).
     pub reason: String,
-    /// φ̂ (the LPM slope, or the logit's average marginal effect).
-    pub coef: Option<f64>,
-    /// Its CR1 standard error.
-    pub se: Option<f64>,
-    /// t (LPM, on G − 1 df) or z (logit).
-    pub stat: Option<f64>,
-    /// Two-sided p.
-    pub p: Option<f64>,
-    /// Lower end of the 95 % interval.
-    pub ci_low: Option<f64>,
-    /// Upper end of the 95 % interval.
-    pub ci_high: Option<f64>,
+    /// The estimate (none where there is no estimate).
+    #[serde(flatten)]
+    pub fit: Coefficient,
     /// Prompts (fixed effects and clusters) in the fit.
     pub n_prompts: usize,
     /// Replicates (observations) in the fit.
@@ -310,12 +319,12 @@ pub fn write_estimates(
                 r.value,
                 r.status,
                 r.reason,
-                r.coef.filter(|v| v.is_finite()),
-                r.se.filter(|v| v.is_finite()),
-                r.stat.filter(|v| v.is_finite()),
-                r.p.filter(|v| v.is_finite()),
-                r.ci_low.filter(|v| v.is_finite()),
-                r.ci_high.filter(|v| v.is_finite()),
+                r.fit.coef.filter(|v| v.is_finite()),
+                r.fit.se.filter(|v| v.is_finite()),
+                r.fit.stat.filter(|v| v.is_finite()),
+                r.fit.p.filter(|v| v.is_finite()),
+                r.fit.ci_low.filter(|v| v.is_finite()),
+                r.fit.ci_high.filter(|v| v.is_finite()),
                 r.n_prompts,
                 r.n_replicates,
                 r.prompts_varying,
@@ -382,12 +391,14 @@ pub fn stored(conn: &Connection) -> rusqlite::Result<Vec<StoredEstimate>> {
                 value: r.get(12)?,
                 status: r.get(13)?,
                 reason: r.get(14)?,
-                coef: r.get(15)?,
-                se: r.get(16)?,
-                stat: r.get(17)?,
-                p: r.get(18)?,
-                ci_low: r.get(19)?,
-                ci_high: r.get(20)?,
+                fit: Coefficient {
+                    coef: r.get(15)?,
+                    se: r.get(16)?,
+                    stat: r.get(17)?,
+                    p: r.get(18)?,
+                    ci_low: r.get(19)?,
+                    ci_high: r.get(20)?,
+                },
                 n_prompts: r.get::<_, i64>(21)? as usize,
                 n_replicates: r.get::<_, i64>(22)? as usize,
                 prompts_varying: r.get::<_, Option<i64>>(23)?.map(|x| x as usize),
@@ -437,12 +448,14 @@ mod tests {
             value: value.into(),
             status: "estimated".into(),
             reason: String::new(),
-            coef: Some(0.25),
-            se: Some(0.1),
-            stat: Some(2.5),
-            p: Some(0.02),
-            ci_low: Some(0.05),
-            ci_high: Some(0.45),
+            fit: Coefficient {
+                coef: Some(0.25),
+                se: Some(0.1),
+                stat: Some(2.5),
+                p: Some(0.02),
+                ci_low: Some(0.05),
+                ci_high: Some(0.45),
+            },
             n_prompts: 8,
             n_replicates: 40,
             prompts_varying: Some(5),
@@ -473,6 +486,18 @@ mod tests {
     }
 
     #[test]
+    fn an_estimate_serialises_its_coefficient_among_its_columns() {
+        let json = serde_json::to_string(&row("a", "baseline", "care")).expect("json");
+        assert_eq!(
+            json,
+            "{\"model\":\"a\",\"environment\":\"pd\",\"arm\":\"baseline\",\"cell\":\"baseline\",\"role\":\"player\",\
+             \"indicator\":\"cooperate\",\"estimator\":\"lpm-fe\",\"value\":\"care\",\"status\":\"estimated\",\
+             \"reason\":\"\",\"coef\":0.25,\"se\":0.1,\"stat\":2.5,\"p\":0.02,\"ci_low\":0.05,\"ci_high\":0.45,\
+             \"n_prompts\":8,\"n_replicates\":40,\"prompts_varying\":5,\"validation\":\"validated\"}"
+        );
+    }
+
+    #[test]
     fn a_table_of_the_older_layout_reads_without_place_or_interval_parts() {
         let conn = Connection::open_in_memory().expect("db");
         conn.execute_batch(
@@ -488,8 +513,8 @@ mod tests {
         assert_eq!(all.len(), 1);
         let e = &all[0];
         assert!(!e.placed && e.row.arm.is_empty() && e.row.cell.is_empty());
-        assert_eq!((e.row.se, e.row.p, e.row.prompts_varying), (None, None, None));
-        assert_eq!((e.row.coef, e.row.n_prompts), (Some(0.2), 6));
+        assert_eq!((e.row.fit.se, e.row.fit.p, e.row.prompts_varying), (None, None, None));
+        assert_eq!((e.row.fit.coef, e.row.n_prompts), (Some(0.2), 6));
         assert!(stored(&Connection::open_in_memory().expect("db")).expect("no table").is_empty());
     }
 }
