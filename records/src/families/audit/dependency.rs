@@ -2,7 +2,7 @@
 //! as `agora audit replicates` wrote them), their codes (`audit_replicate_responses`,
 //! `audit_replicate_sentences`) and the estimates (`audit_dependency`).
 
-use rusqlite::{params, Connection};
+use rusqlite::{params, Connection, Params, ToSql};
 use serde::Serialize;
 
 use super::coding::{drop_if_lacking, CodebookRecord};
@@ -195,6 +195,11 @@ pub struct CodedReplicateRecord<'a> {
     pub sentences: Vec<ReplicateSentenceRecord<'a>>,
 }
 
+/// The parameters of a row that starts with `key`'s columns and goes on with `rest`'s.
+fn keyed<'a>(key: &'a [&'a dyn ToSql], rest: &'a [&'a dyn ToSql]) -> impl Params + 'a {
+    rusqlite::params_from_iter(key.iter().chain(rest))
+}
+
 /// Writes the codes of the replicates of `study` (every run where none) by `coder` with
 /// `codebook`, replacing that coder's and codebook's, in one transaction; an `audit_dependency`
 /// of an older layout is dropped and the current one made.
@@ -231,44 +236,26 @@ pub fn write_coded<'a>(
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
         )?;
         for r in coded {
-            resp.execute(params![
-                r.run_id,
-                r.seat,
-                r.slot,
-                r.sample_seed,
-                r.replicate,
-                coder,
-                cb.name,
-                cb.version,
-                cb.sha256,
-                r.model,
-                r.environment,
-                r.role,
-                r.parse_status,
-                r.action,
-                r.reasoning_present,
-                r.reasoning_sources,
-                r.n_sentences,
-                r.coder_error,
-                r.values_json
-            ])?;
+            // The replicate's key and the coder's: the first columns of both tables.
+            let key =
+                params![r.run_id, r.seat, r.slot, r.sample_seed, r.replicate, coder, cb.name, cb.version, cb.sha256];
+            resp.execute(keyed(
+                key,
+                params![
+                    r.model,
+                    r.environment,
+                    r.role,
+                    r.parse_status,
+                    r.action,
+                    r.reasoning_present,
+                    r.reasoning_sources,
+                    r.n_sentences,
+                    r.coder_error,
+                    r.values_json
+                ],
+            ))?;
             for x in &r.sentences {
-                sent.execute(params![
-                    r.run_id,
-                    r.seat,
-                    r.slot,
-                    r.sample_seed,
-                    r.replicate,
-                    coder,
-                    cb.name,
-                    cb.version,
-                    cb.sha256,
-                    x.sentence_index,
-                    x.segment,
-                    x.source,
-                    x.text,
-                    x.code
-                ])?;
+                sent.execute(keyed(key, params![x.sentence_index, x.segment, x.source, x.text, x.code]))?;
             }
         }
     }
@@ -495,6 +482,69 @@ mod tests {
              \"reason\":\"\",\"coef\":0.25,\"se\":0.1,\"stat\":2.5,\"p\":0.02,\"ci_low\":0.05,\"ci_high\":0.45,\
              \"n_prompts\":8,\"n_replicates\":40,\"prompts_varying\":5,\"validation\":\"validated\"}"
         );
+    }
+
+    #[test]
+    fn a_coded_replicate_and_its_sentences_carry_its_key_and_the_coders() {
+        let mut conn = Connection::open_in_memory().expect("db");
+        conn.execute_batch("CREATE TABLE runs (run_id INTEGER PRIMARY KEY, study TEXT)").expect("runs");
+        let cb = CodebookRecord { name: "default", version: 2, sha256: "abc", source: "" };
+        let sentence = ReplicateSentenceRecord {
+            sentence_index: 1,
+            segment: "reasoning",
+            source: "content",
+            text: "Fair.",
+            code: Some("fairness"),
+        };
+        let coded = CodedReplicateRecord {
+            run_id: 7,
+            seat: 1,
+            slot: 3,
+            sample_seed: "s",
+            replicate: 4,
+            model: "m",
+            environment: "pd",
+            role: "player",
+            parse_status: "ok",
+            action: Some("C"),
+            reasoning_present: true,
+            reasoning_sources: "content".into(),
+            n_sentences: 1,
+            coder_error: None,
+            values_json: Some("{}".into()),
+            sentences: vec![sentence],
+        };
+        write_coded(&mut conn, cb, "lexicon/1", None, [coded]).expect("write");
+        use rusqlite::types::Value::{Integer, Text};
+        let key = |table: &str| -> Vec<rusqlite::types::Value> {
+            let columns =
+                "run_id, seat, slot, sample_seed, replicate, coder, codebook, codebook_version, codebook_sha256";
+            conn.query_row(&format!("SELECT {columns} FROM {table}"), [], |r| (0..9).map(|i| r.get(i)).collect())
+                .expect(table)
+        };
+        let expected = [
+            Integer(7),
+            Integer(1),
+            Integer(3),
+            Text("s".into()),
+            Integer(4),
+            Text("lexicon/1".into()),
+            Text("default".into()),
+            Integer(2),
+            Text("abc".into()),
+        ];
+        assert_eq!(key("audit_replicate_responses"), expected);
+        assert_eq!(key("audit_replicate_sentences"), expected);
+        let response: (String, String, Option<String>) = conn
+            .query_row("SELECT model, values_json, coder_error FROM audit_replicate_responses", [], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })
+            .expect("response");
+        assert_eq!(response, ("m".into(), "{}".into(), None));
+        let sentence: (i64, String) = conn
+            .query_row("SELECT sentence_index, code FROM audit_replicate_sentences", [], |r| Ok((r.get(0)?, r.get(1)?)))
+            .expect("sentence");
+        assert_eq!(sentence, (1, "fairness".into()));
     }
 
     #[test]
