@@ -16,7 +16,8 @@ use std::time::{Duration, Instant};
 
 use std::net::{IpAddr, SocketAddr};
 
-use axum::extract::{ConnectInfo, DefaultBodyLimit, Path, Query, State};
+use axum::extract::{ConnectInfo, DefaultBodyLimit, FromRequestParts, Path, Query, State};
+use axum::http::request::Parts;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
@@ -557,6 +558,22 @@ fn authorised(app: &App, headers: &HeaderMap, query_token: Option<&str>) -> bool
     bearer.or(query_token).is_some_and(|t| secret::same(t, &app.admin_token))
 }
 
+/// A request of the admin API whose bearer token is the admin token: any other is refused
+/// before its body is read.
+struct Admin;
+
+impl FromRequestParts<Arc<App>> for Admin {
+    type Rejection = Response;
+
+    async fn from_request_parts(parts: &mut Parts, app: &Arc<App>) -> Result<Admin, Response> {
+        if authorised(app, &parts.headers, None) {
+            Ok(Admin)
+        } else {
+            Err(refused())
+        }
+    }
+}
+
 fn refused() -> Response {
     (StatusCode::UNAUTHORIZED, Json(serde_json::json!({ "error": "the admin token is missing or wrong" })))
         .into_response()
@@ -603,10 +620,7 @@ async fn admin_page(State(app): State<Arc<App>>, headers: HeaderMap, Query(q): Q
     )
 }
 
-async fn admin_status(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
-    if !authorised(&app, &headers, None) {
-        return refused();
-    }
+async fn admin_status(_: Admin, State(app): State<Arc<App>>) -> Response {
     Json(status_json(&app)).into_response()
 }
 
@@ -615,10 +629,7 @@ struct CreateCodes {
     count: usize,
 }
 
-async fn admin_sessions(State(app): State<Arc<App>>, headers: HeaderMap, Json(body): Json<CreateCodes>) -> Response {
-    if !authorised(&app, &headers, None) {
-        return refused();
-    }
+async fn admin_sessions(_: Admin, State(app): State<Arc<App>>, Json(body): Json<CreateCodes>) -> Response {
     if body.count == 0 || body.count > MAX_CODES_PER_CALL {
         return (
             StatusCode::BAD_REQUEST,
@@ -642,18 +653,12 @@ struct Pause {
     paused: bool,
 }
 
-async fn admin_pause(State(app): State<Arc<App>>, headers: HeaderMap, Json(body): Json<Pause>) -> Response {
-    if !authorised(&app, &headers, None) {
-        return refused();
-    }
+async fn admin_pause(_: Admin, State(app): State<Arc<App>>, Json(body): Json<Pause>) -> Response {
     app.desk.lock().paused = body.paused;
     Json(status_json(&app)).into_response()
 }
 
-async fn admin_export(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
-    if !authorised(&app, &headers, None) {
-        return refused();
-    }
+async fn admin_export(_: Admin, State(app): State<Arc<App>>) -> Response {
     let rows = records::exported(&app.db(), &app.study).map(|participants| {
         let participants: Vec<serde_json::Value> = participants
             .into_iter()

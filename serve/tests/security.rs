@@ -43,6 +43,10 @@ fn participants_act_only_for_their_own_seat_with_a_legal_action_once() {
         assert_eq!(r.status(), 401);
         assert_eq!(c.get(format!("{base}/admin")).send().await.expect("s").status(), 401);
         assert_eq!(c.get(format!("{base}/admin/api/export")).send().await.expect("s").status(), 401);
+        // The token is checked before the body is read: without it, a malformed body is refused
+        // as unauthorised, not parsed.
+        let r = c.post(format!("{base}/admin/api/pause")).body("not json").send().await.expect("s");
+        assert_eq!(r.status(), 401);
         let r = c.get(format!("{base}/admin?token={TOKEN}")).send().await.expect("s");
         assert_eq!(r.status(), 200);
         // Unknown or malformed codes.
