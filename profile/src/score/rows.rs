@@ -115,6 +115,22 @@ pub struct ProfileLine {
     pub status: String,
 }
 
+impl ProfileLine {
+    /// The line of `measure` without M, I or O: `status` says why, `coverage` is what its
+    /// slots held.
+    fn unavailable(measure: &str, coverage: Coverage, status: String) -> ProfileLine {
+        ProfileLine {
+            measure: measure.to_string(),
+            centre: None,
+            inner: None,
+            outer: None,
+            checks: 0,
+            coverage,
+            status,
+        }
+    }
+}
+
 /// The Category A measures and their tasks (record names), in weight order (§A0 line 169).
 pub const A_MEASURES: [(&str, AMeasure, &[&str]); 5] = [
     ("a1", AMeasure::A1, &["dictator", "ultimatum-proposer"]),
@@ -448,15 +464,7 @@ fn questionnaire_line(measure: &str, rows: &[&ResponseRow]) -> ProfileLine {
     for r in rows {
         coverage.add(r);
     }
-    let unavailable = |status: String| ProfileLine {
-        measure: measure.to_string(),
-        centre: None,
-        inner: None,
-        outer: None,
-        checks: 0,
-        coverage,
-        status,
-    };
+    let unavailable = |status: String| ProfileLine::unavailable(measure, coverage, status);
     let grouped = by_version(rows);
     if grouped.len() != VERSIONS {
         return unavailable(format!(
@@ -544,15 +552,7 @@ fn line(measure: &str, kind: Kind, rows: &[&ResponseRow]) -> ProfileLine {
     for r in &scored {
         coverage.add(r);
     }
-    let unavailable = |status: String| ProfileLine {
-        measure: measure.to_string(),
-        centre: None,
-        inner: None,
-        outer: None,
-        checks: 0,
-        coverage,
-        status,
-    };
+    let unavailable = |status: String| ProfileLine::unavailable(measure, coverage, status);
     if !coverage.checks_complete() {
         return unavailable(format!(
             "unavailable: {} of {} reference and {} of {} check slots valid (A–D need every scheduled observation)",
@@ -632,13 +632,8 @@ pub fn profile_table(rows: &[ResponseRow]) -> Vec<ProfileLine> {
 fn combine_line(name: &str, measure: AMeasure, parts: &[&ProfileLine]) -> ProfileLine {
     let coverage = parts.iter().fold(Coverage::default(), |c, p| c.merge(p.coverage));
     let base = ProfileLine {
-        measure: name.to_string(),
-        centre: None,
-        inner: None,
-        outer: None,
         checks: parts.iter().map(|p| p.checks).sum(),
-        coverage,
-        status: String::new(),
+        ..ProfileLine::unavailable(name, coverage, String::new())
     };
     if let Some(missing) = parts.iter().find(|p| p.centre.is_none()) {
         return ProfileLine { status: format!("unavailable: {} is unavailable", missing.measure), checks: 0, ..base };
