@@ -406,15 +406,18 @@ mod tests {
         assert!(ClaimTable::parse(CLAIMS_RON).expect("parses").claims.iter().all(|c| c.id != "cc-types"));
     }
 
+    /// A claim table of one claim `x` on the ultimatum game's offers, with `rest` (its kind, and
+    /// any other field) written after the metric.
+    fn ultimatum_offer_claim(rest: &str) -> String {
+        format!(
+            "ClaimTable(version: 4, claims: [Claim(id: \"x\", text: \"t\", environment: \"bargaining\", \
+             arm: \"ultimatum\", metric: \"offer\", {rest})])"
+        )
+    }
+
     #[test]
     fn a_claim_may_not_override_a_margin_fixed_in_advance_nor_omit_a_missing_one() {
-        let base = |kind: &str| {
-            format!(
-                "ClaimTable(version: 4, claims: [Claim(id: \"x\", text: \"t\", environment: \"bargaining\", \
-                 arm: \"ultimatum\", metric: \"offer\", \
-                 kind: {kind})])"
-            )
-        };
+        let base = |kind: &str| ultimatum_offer_claim(&format!("kind: {kind}"));
         let e =
             ClaimTable::parse(&base("Equivalence(anchor: \"ultimatum-offer\", margin: 0.2)")).expect_err("override");
         assert!(e.contains("fixed in advance"), "{e}");
@@ -452,11 +455,7 @@ mod tests {
     #[test]
     fn a_mechanism_must_be_well_formed() {
         let base = |mechanism: &str| {
-            format!(
-                "ClaimTable(version: 4, claims: [Claim(id: \"x\", text: \"t\", environment: \"bargaining\", \
-                 arm: \"ultimatum\", metric: \"offer\", \
-                 kind: Equivalence(anchor: \"ultimatum-offer\"), mechanism: {mechanism})])"
-            )
+            ultimatum_offer_claim(&format!("kind: Equivalence(anchor: \"ultimatum-offer\"), mechanism: {mechanism}"))
         };
         let ok = "Values(role: \"proposer\", values: [\"fairness\"], sign: 1.0, why: \"w\")";
         assert!(ClaimTable::parse(&base(ok)).is_ok());

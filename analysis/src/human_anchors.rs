@@ -238,31 +238,38 @@ pub(crate) fn human_match(human: &[&HumanAnchor], claim: &Claim, idx: &Index, mo
     }
 }
 
+/// A file of one anchor of `claim` on `metric` (in `place`, an environment and arm) computed
+/// from the human runs' `values` of a study `lab`, for the tests.
+#[cfg(test)]
+pub(crate) fn lab_anchor(claim: &str, place: (&str, &str), metric: &str, margin: f64, values: &[f64]) -> HumanAnchors {
+    let (mean, ci_low, ci_high) = crate::stats::t_interval(values, 0.95).expect("interval");
+    HumanAnchors {
+        version: VERSION,
+        anchors: vec![HumanAnchor {
+            claim: claim.into(),
+            environment: place.0.into(),
+            arm: place.1.into(),
+            metric: metric.into(),
+            margin,
+            n: values.len(),
+            mean,
+            ci_low,
+            ci_high,
+            values: values.to_vec(),
+            excluded: 0,
+            study: "lab".into(),
+            study_hash: "h".into(),
+            date: "2026-12-06".into(),
+        }],
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn file(values: &[f64]) -> HumanAnchors {
-        let (mean, ci_low, ci_high) = crate::stats::t_interval(values, 0.95).expect("interval");
-        HumanAnchors {
-            version: VERSION,
-            anchors: vec![HumanAnchor {
-                claim: "ultimatum-offer".into(),
-                environment: "bargaining".into(),
-                arm: "ultimatum".into(),
-                metric: "offer".into(),
-                margin: 0.05,
-                n: values.len(),
-                mean,
-                ci_low,
-                ci_high,
-                values: values.to_vec(),
-                excluded: 0,
-                study: "lab".into(),
-                study_hash: "h".into(),
-                date: "2026-12-06".into(),
-            }],
-        }
+        lab_anchor("ultimatum-offer", ("bargaining", "ultimatum"), "offer", 0.05, values)
     }
 
     /// A file whose summary contradicts its values, or whose anchor names another game or arm

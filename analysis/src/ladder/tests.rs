@@ -560,26 +560,7 @@ mod tier3;
 // ---- Against the lab's own human runs ----
 
 fn human(claim: &str, metric: &str, margin: f64, values: &[f64]) -> crate::human_anchors::HumanAnchors {
-    let (mean, ci_low, ci_high) = crate::stats::t_interval(values, 0.95).expect("interval");
-    crate::human_anchors::HumanAnchors {
-        version: crate::human_anchors::VERSION,
-        anchors: vec![crate::human_anchors::HumanAnchor {
-            claim: claim.into(),
-            environment: String::new(),
-            arm: String::new(),
-            metric: metric.into(),
-            margin,
-            n: values.len(),
-            mean,
-            ci_low,
-            ci_high,
-            values: values.to_vec(),
-            excluded: 0,
-            study: "lab".into(),
-            study_hash: "h".into(),
-            date: "2026-12-04".into(),
-        }],
-    }
+    crate::human_anchors::lab_anchor(claim, ("", ""), metric, margin, values)
 }
 
 #[test]
