@@ -22,6 +22,13 @@ fn plan(name: &str, runs: u32) -> Plan {
     Plan::load(&studies().join(name), None).expect("shipped study resolves").limit_runs(runs)
 }
 
+/// The baseline (C0) prisoner's-dilemma runs of the shipped classical study, its runs limited
+/// to ten.
+fn classical_dilemma_runs() -> Vec<RunSpec> {
+    let p = plan("classical.ron", 10);
+    p.runs.iter().filter(|r| r.block == "pd" && r.variant == agora_environments::Variant::C0).cloned().collect()
+}
+
 fn run_into(dir: &Path, name: &str, plan: &Plan, opts: &RunnerOptions) -> Store {
     let mut store = Store::open(&dir.join(name)).expect("store opens");
     execute(&plan.runs, &mut store, opts, &mut |_| {}).expect("plan runs");
@@ -161,9 +168,7 @@ impl Policy for Delayed {
 
 #[test]
 fn deferred_decisions_of_all_live_runs_are_in_flight_together() {
-    let p = plan("classical.ron", 10);
-    let runs: Vec<RunSpec> =
-        p.runs.iter().filter(|r| r.block == "pd" && r.variant == agora_environments::Variant::C0).cloned().collect();
+    let runs = classical_dilemma_runs();
     assert_eq!(runs.len(), 10);
     let dir = tempfile::tempdir().expect("tempdir");
     let sync = run_into(
@@ -337,9 +342,7 @@ impl Policy for Paced {
 
 #[test]
 fn a_slow_run_does_not_hold_back_the_others() {
-    let p = plan("classical.ron", 10);
-    let runs: Vec<RunSpec> =
-        p.runs.iter().filter(|r| r.block == "pd" && r.variant == agora_environments::Variant::C0).cloned().collect();
+    let runs = classical_dilemma_runs();
     let slow_key = runs[0].key();
     let slow_answers = Arc::new(AtomicUsize::new(0));
     let fast_answers = Arc::new(AtomicUsize::new(0));
