@@ -13,21 +13,25 @@
 //! are scripted.
 
 pub mod paper_figures;
+mod player;
+mod verdicts;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::{Arc, OnceLock};
 
-use rand::{Rng, RngCore};
 use serde::{Deserialize, Serialize};
 
 use agora_agents::llm::ModelSpec;
-use agora_agents::{Decision, Policy, PolicyMeta, PolicySpec};
+use agora_agents::{Policy, PolicySpec};
 use agora_engine::runner::PolicyFactory;
 use agora_engine::{execute, RunSpec, RunnerOptions, Store};
-use agora_environments::{Action, ActionSpace, EnvKind, Feedback, Observation, Variant};
+use agora_environments::{EnvKind, Variant};
 use agora_scenarios::plan::default_cells_dir;
 use agora_scenarios::{Plan, Study};
+
+pub use player::{Naming, Play, ScriptedSeat};
+pub use verdicts::{agreeing, perturbation_family_size, report, robust_models, verdict_table, PAPER_SAYS};
 
 /// The shipped roster file's text.
 pub const PAPER_ROSTER_RON: &str = include_str!("../paper-roster.ron");
@@ -521,281 +525,11 @@ fn condition(r: &RunSpec) -> String {
     )
 }
 
-/// How a scripted seat plays one run (rule 3 of the roster file).
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum Play {
-    /// The repeated dilemma: cooperate in round r of R with probability
-    /// `mean + change × ((r − 1)/(R − 1) − 1/2)`, kept inside [0, 1].
-    Dilemma {
-        /// Share of cooperative decisions.
-        mean: f64,
-        /// Change from the first round to the last.
-        change: f64,
-    },
-    /// Public goods: contribute a share of the endowment on a straight line from round 1 to
-    /// the last round.
-    Contribute {
-        /// Share in round 1.
-        first: f64,
-        /// Share in the last round.
-        last: f64,
-    },
-    /// The ultimatum or dictator game: offer or give this share of the pie; as a responder,
-    /// accept.
-    Share(f64),
-    /// The naming game.
-    Naming(Naming),
-}
-
-/// How a scripted seat names in the naming game.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Naming {
-    /// Proposes the first name of the list in every interaction: a convention forms.
-    FirstListed,
-    /// Proposes a name drawn uniformly from the pool: none forms.
-    Uniform,
-    /// Proposes the first name until a partner proposes another, then that one from then on:
-    /// a committed minority overturns the convention.
-    Follow,
-}
-
-impl Play {
-    /// The play of model `m` in run `r`, one of `n` runs of its condition.
-    fn of(m: &Model, r: &RunSpec, n: u32) -> Result<Play, String> {
-        let env = r.environment.kind().as_str();
-        let arm = r.arm();
-        let value = |metric: &str| -> Result<f64, String> {
-            let at = format!("{env}/{arm}/{metric}");
-            let named = m.effects.iter().find(|e| e.at == at && applies(&e.cell, r));
-            match (named, m.baseline.get(&at)) {
-                (Some(e), _) => Ok(e.value),
-                (None, Some((v, _))) => Ok(*v),
-                (None, None) => Err(format!("{}: no entry for {at}", m.name)),
-            }
-        };
-        Ok(match (r.environment.kind(), arm.as_str()) {
-            (EnvKind::PrisonersDilemma, "baseline") => {
-                Play::Dilemma { mean: value("cooperation")?, change: value("cooperation_change")? }
-            }
-            (EnvKind::PublicGoods, "baseline") => {
-                Play::Contribute { first: value("contribution_r1")?, last: value("contribution_r10")? }
-            }
-            (EnvKind::Bargaining, "ultimatum") => Play::Share(value("offer")?),
-            (EnvKind::Bargaining, "dictator") => Play::Share(value("giving")?),
-            (EnvKind::NamingGame, "baseline") => {
-                // A convention forms in the first round(rate × n) runs of the condition.
-                let rate = value("convention")?;
-                let forms = r.run_index < (rate * f64::from(n)).round() as u32;
-                Play::Naming(if forms { Naming::FirstListed } else { Naming::Uniform })
-            }
-            (EnvKind::NamingGame, "tipping") => {
-                let fraction = r.sweep.as_ref().map(|(_, f)| *f).unwrap_or(0.0);
-                Play::Naming(match &m.tipping {
-                    Tipping::NoConvention(_) => Naming::Uniform,
-                    Tipping::NeverOverturned(_) => Naming::FirstListed,
-                    Tipping::Critical(c, _) if fraction >= c - 1e-9 => Naming::Follow,
-                    Tipping::Critical(..) => Naming::FirstListed,
-                    Tipping::NotSwept(_) => return Err(format!("{}: no tipping sweep", m.name)),
-                })
-            }
-            (_, arm) => return Err(format!("{}: the roster does not script {env}/{arm}", m.name)),
-        })
-    }
-}
-
-/// A seat of the scripted roster: answers each decision by its [`Play`], drawing from the
-/// seat's own seeded stream, so the same run plays the same way.
-#[derive(Clone, Debug)]
-pub struct ScriptedSeat {
-    play: Play,
-    /// Phase of the systematic sampling of choices, drawn at the seat's first decision.
-    phase: Option<f64>,
-    /// Sum of the choice probabilities so far.
-    sum: f64,
-    /// The name a following seat proposes.
-    name: u32,
-}
-
-static SCRIPTED: PolicyMeta = PolicyMeta {
-    name: "paper-roster",
-    family: "scripted",
-    memory_depth: Some(1),
-    stochastic: true,
-    environments: EnvKind::ALL,
-    description: "plays a model of the instrument paper as its printed figures describe it",
-    reference: "Benchmarking large language model agent societies against human behavioural distributions",
-};
-
-impl ScriptedSeat {
-    /// A seat playing `play`.
-    pub fn new(play: Play) -> ScriptedSeat {
-        ScriptedSeat { play, phase: None, sum: 0.0, name: 0 }
-    }
-
-    /// Chooses with probability `p` by systematic sampling: over a run the seat's count of
-    /// such choices is the sum of the probabilities, rounded up or down at a random phase.
-    fn sampled(&mut self, p: f64, rng: &mut dyn RngCore) -> bool {
-        let phase = *self.phase.get_or_insert_with(|| rng.random::<f64>());
-        let before = (phase + self.sum).floor();
-        self.sum += p.clamp(0.0, 1.0);
-        (phase + self.sum).floor() > before
-    }
-}
-
-/// An amount of `share × max`, rounded up or down at random so that its expected value is
-/// exact, inside `min..=max`.
-fn amount(share: f64, min: i64, max: i64, rng: &mut dyn RngCore) -> Action {
-    let x = share.clamp(0.0, 1.0) * max as f64;
-    Action::Amount(((x + rng.random::<f64>()).floor() as i64).clamp(min, max))
-}
-
-impl Policy for ScriptedSeat {
-    fn meta(&self) -> &'static PolicyMeta {
-        &SCRIPTED
-    }
-
-    fn decide(&mut self, obs: &Observation, rng: &mut dyn RngCore) -> Decision {
-        let along = match obs.rounds {
-            Some(n) if n > 1 => f64::from(obs.round.saturating_sub(1)) / f64::from(n - 1),
-            _ => 0.0,
-        };
-        let action = match (self.play, &obs.space) {
-            (Play::Dilemma { mean, change }, ActionSpace::Choice { .. }) => {
-                let cooperate = self.sampled(mean + change * (along - 0.5), rng);
-                Action::Choice(if cooperate { 0 } else { 1 })
-            }
-            (Play::Contribute { first, last }, ActionSpace::Amount { min, max }) => {
-                amount(first + (last - first) * along, *min, *max, rng)
-            }
-            (Play::Share(s), ActionSpace::Amount { min, max }) => amount(s, *min, *max, rng),
-            // A responder accepts every offer (rejection is not scripted: rule 7).
-            (Play::Share(_), ActionSpace::Choice { .. }) => Action::Choice(0),
-            (Play::Naming(Naming::Uniform), ActionSpace::Choice { labels }) => {
-                Action::Choice(rng.random_range(0..labels.len()) as u32)
-            }
-            (Play::Naming(_), ActionSpace::Choice { .. }) => Action::Choice(self.name),
-            (play, space) => {
-                let e = agora_agents::AgentError::Failed(format!("the scripted {play:?} has no answer in {space:?}"));
-                return Decision::Deferred(Box::pin(async move { Err(e) }));
-            }
-        };
-        Decision::Ready(action)
-    }
-
-    fn update(&mut self, feedback: &Feedback) {
-        if self.play == Play::Naming(Naming::Follow) && self.name == 0 {
-            if let Some(Action::Choice(n)) = feedback.others.first() {
-                self.name = *n;
-            }
-        }
-    }
-
-    fn reset(&mut self) {
-        *self = ScriptedSeat::new(self.play);
-    }
-}
-
-/// What the paper concludes of each claim it grades, in its words, for the verdict table beside
-/// the replay's; claims the paper does not grade say so.
-pub const PAPER_SAYS: [(&str, &str); 16] = [
-    ("pgg-round1-human", "Tier 1: “fall inside the margin fixed in advance for eight of the eleven models”; not robust (“No other finding satisfies more than one condition”)"),
-    ("pgg-round10-human", "“by the final round, none does” (no round-10 anchor value on record here)"),
-    ("pgg-decline", "“reproduced by one model of twelve”"),
-    ("cc-slope", "not graded"),
-    ("pd-decline", "“the decline of cooperation in the repeated dilemma by three” (tier not printed)"),
-    ("pd-endgame", "not graded"),
-    ("pd-corridor", "not Tier 1: “no model’s cooperation rate falls inside the corridor”"),
-    ("convention-forms", "Tier 2: “Convention formation is the only finding that reaches Tier 2”"),
-    ("punishment-raises", "not Tier 1: contributions “fall in four of the nine models” (not scripted)"),
-    ("critical-mass", "not Tier 1: “none of the seven falls inside the human bracket”"),
-    ("ultimatum-offer", "Tier 1: “match the meta-analytic mean of 0.40 … for one model of twelve”; one-shot cells descriptive"),
-    ("ultimatum-rejection", "not graded (not scripted)"),
-    ("dictator-giving", "not Tier 1: “Dictator giving matches for none”"),
-    ("trust-sent", "not graded (not scripted)"),
-    ("trust-returned", "not graded (not scripted)"),
-    ("money-request-distance", "distances 0.637 to 0.062 in the Qwen3 family, no threshold printed (not scripted)"),
-];
-
-/// Tests in `model`'s perturbation family for `environment` (the contrasts Holm-adjusted
-/// together).
-pub fn perturbation_family_size(a: &agora_analysis::analyze::Analysis, model: &str, environment: &str) -> usize {
-    a.contrasts
-        .iter()
-        .filter(|c| c.model == model && c.environment == environment && c.family_of_tests == "perturbation")
-        .filter(|c| c.p_holm.is_some())
-        .count()
-}
-
-/// The models a verdict's evidence shows robust at Tier 2 — the canonical effect keeping its
-/// sign in at least 0.8 at both perturbation levels and not reversed or untested under C3 —
-/// with their families, as the ladder's evidence lines state them.
-pub fn robust_models(a: &agora_analysis::analyze::Analysis, claim: &str) -> Vec<(String, String)> {
-    let Some(v) = a.verdicts.iter().find(|v| v.claim == claim) else { return Vec::new() };
-    let mut out = Vec::new();
-    for (model, family) in a.contrasts.iter().map(|c| (&c.model, &c.model_family)) {
-        if out.iter().any(|(m, _): &(String, String)| m == model) {
-            continue;
-        }
-        let lines: Vec<&String> = v.evidence.iter().filter(|e| e.starts_with(&format!("{model}: "))).collect();
-        let stable = |level: &str| {
-            lines.iter().any(|e| {
-                e.ends_with(&format!("{level}-level cells"))
-                    && e.split(" keeps its sign in ")
-                        .nth(1)
-                        .and_then(|r| r.split(' ').next()?.parse::<f64>().ok())
-                        .is_some_and(|s| s >= 0.8)
-            })
-        };
-        let c3 = lines.iter().any(|e| e.contains("(C3)"));
-        if stable("representation") && stable("design") && !c3 {
-            out.push((model.clone(), family.clone()));
-        }
-    }
-    out
-}
-
-/// Models whose baseline agrees with the directional rule of `claim`.
-pub fn agreeing(a: &agora_analysis::analyze::Analysis, claim: &str) -> usize {
-    a.directional.iter().filter(|r| r.claim == claim && r.agrees == Some(true)).count()
-}
-
-/// The verdict table of a replay: each claim's tier and first unmet condition beside what the
-/// paper concludes, then the directional counts and the family sizes, as Markdown.
-pub fn verdict_table(a: &agora_analysis::analyze::Analysis) -> String {
-    let mut s =
-        String::from("| claim | replay: tier | replay: first unmet condition | the paper |\n|---|---|---|---|\n");
-    for v in &a.verdicts {
-        let paper = PAPER_SAYS.iter().find(|(id, _)| *id == v.claim).map_or("-", |(_, t)| t);
-        let unmet = v.first_unmet.as_deref().unwrap_or("-").replace('|', "/");
-        s.push_str(&format!("| {} | {} | {} | {} |\n", v.claim, v.tier_name, unmet, paper));
-    }
-    let agree = |claim: &str| agreeing(a, claim);
-    let models = a.directional.iter().filter(|r| r.claim == "convention-forms").count();
-    s.push_str(&format!(
-        "\nDirectional agreement (replay / the paper): public-goods decline {} / 1, dilemma decline {} / 3, \
-         convention formation {} / 10, of {models} models.\n",
-        agree("pgg-decline"),
-        agree("pd-decline"),
-        agree("convention-forms")
-    ));
-    s
-}
-
-/// What `agora replicate --verdicts` prints: the verdict table, then every printed figure the
-/// replay touches with its status ([`crate::paper_figures::status_table`]).
-pub fn report(a: &agora_analysis::analyze::Analysis) -> String {
-    format!(
-        "{}\nEvery figure the paper prints that the replay touches, and how far Agora's agreement is \
-         evidence:\n\n{}",
-        verdict_table(a),
-        crate::paper_figures::status_table(a)
-    )
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use agora_environments::{Context, PayoffBounds, Role};
+    use agora_agents::Decision;
+    use agora_environments::{Action, ActionSpace, Context, Feedback, Observation, PayoffBounds, Role};
     use rand::SeedableRng;
 
     fn obs(round: u32, rounds: u32, space: ActionSpace) -> Observation {
