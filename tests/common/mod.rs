@@ -224,6 +224,11 @@ pub fn write_seeded_models(dir: &Path, endpoint: &str, extra: &str) {
     .expect("models");
 }
 
+/// The path of the shipped study `name` (a file of `scenarios/studies/`).
+pub fn shipped_study(name: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/studies").join(name).display().to_string()
+}
+
 /// Writes the study `text` to `dir/studies/{file}`, with the shipped cells it names in `cells`
 /// copied from `scenarios/cells/` into `dir/cells/`; returns the study's path.
 pub fn write_study_file(dir: &Path, cells: &[&str], file: &str, text: &str) -> PathBuf {
