@@ -1,45 +1,34 @@
-//! Engine tests: determinism of records, resume after an interruption, the deferred-decision
-//! path gathering decisions across runs, and store integrity checks. They live beside the CLI
-//! tests because they load shipped studies through the scenarios crate, which sits above the
-//! engine.
+//! Engine tests: determinism of records, resume after an interruption, and the deferred-decision
+//! path gathering decisions across runs (the store's layouts are tests/store_layouts.rs). They
+//! live beside the CLI tests because they load shipped studies through the scenarios crate,
+//! which sits above the engine.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use agora_agents::{Decision, Policy, PolicyMeta, PolicySpec};
-use agora_engine::{execute, record_hash, RunWorld, RunnerOptions, Store, StoreError};
+use agora_engine::{execute, record_hash, RunWorld, RunnerOptions, Store};
 use agora_environments::{EnvKind, Feedback, Observation};
 use agora_scenarios::{Plan, RunSpec};
 use agora_test_support::Gate;
 use rand::RngCore;
 
-fn studies() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/studies")
-}
-
-fn plan(name: &str, runs: u32) -> Plan {
-    Plan::load(&studies().join(name), None).expect("shipped study resolves").limit_runs(runs)
-}
+mod common;
+use common::{run_plan_into, shipped_plan};
 
 /// The baseline (C0) prisoner's-dilemma runs of the shipped classical study, its runs limited
 /// to ten.
 fn classical_dilemma_runs() -> Vec<RunSpec> {
-    let p = plan("classical.ron", 10);
+    let p = shipped_plan("classical.ron", 10);
     p.runs.iter().filter(|r| r.block == "pd" && r.variant == agora_environments::Variant::C0).cloned().collect()
-}
-
-fn run_into(dir: &Path, name: &str, plan: &Plan, opts: &RunnerOptions) -> Store {
-    let mut store = Store::open(&dir.join(name)).expect("store opens");
-    execute(&plan.runs, &mut store, opts, &mut |_| {}).expect("plan runs");
-    store
 }
 
 #[test]
 fn every_shipped_study_records_identically_twice() {
     let dir = tempfile::tempdir().expect("tempdir");
     for study in ["classical.ron", "tipping.ron"] {
-        let p = plan(study, 2);
+        let p = shipped_plan(study, 2);
         let threaded = RunnerOptions { threads: 2, ..RunnerOptions::default() };
         let single = RunnerOptions { threads: 1, ..RunnerOptions::default() };
         // A policy factory sends classical runs through the path that steps live runs together
@@ -49,9 +38,9 @@ fn every_shipped_study_records_identically_twice() {
                 Ok(spec.seats.iter().map(|s| s.build()).collect())
             });
         let gathered = RunnerOptions { policy_factory: Some(factory), max_live: 5, ..RunnerOptions::default() };
-        let a = run_into(dir.path(), &format!("{study}-a.sqlite"), &p, &threaded);
-        let b = run_into(dir.path(), &format!("{study}-b.sqlite"), &p, &single);
-        let c = run_into(dir.path(), &format!("{study}-c.sqlite"), &p, &gathered);
+        let a = run_plan_into(dir.path(), &format!("{study}-a.sqlite"), &p, &threaded);
+        let b = run_plan_into(dir.path(), &format!("{study}-b.sqlite"), &p, &single);
+        let c = run_plan_into(dir.path(), &format!("{study}-c.sqlite"), &p, &gathered);
         assert_eq!(a.run_count().expect("count"), p.runs.len() as u64);
         for (other, how) in [(&b, "one worker thread"), (&c, "stepped together")] {
             assert_eq!(
@@ -65,7 +54,7 @@ fn every_shipped_study_records_identically_twice() {
 
 #[test]
 fn different_seeds_give_different_records() {
-    let p = plan("classical.ron", 1);
+    let p = shipped_plan("classical.ron", 1);
     let run = p.runs.iter().find(|r| r.block == "naming").expect("naming run").clone();
     let mut other = run.clone();
     other.seed ^= 1;
@@ -77,8 +66,8 @@ fn different_seeds_give_different_records() {
 #[test]
 fn interrupted_run_resumes_to_the_same_store() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let p = plan("classical.ron", 2);
-    let whole = run_into(dir.path(), "whole.sqlite", &p, &RunnerOptions::default());
+    let p = shipped_plan("classical.ron", 2);
+    let whole = run_plan_into(dir.path(), "whole.sqlite", &p, &RunnerOptions::default());
     // One worker thread (the calling thread hashes and writes) and two (each worker hashes).
     for threads in [1, 2] {
         let path = dir.path().join(format!("resumed-{threads}.sqlite"));
@@ -105,9 +94,9 @@ fn interrupted_run_resumes_to_the_same_store() {
 #[test]
 fn zero_worker_threads_run_on_one() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let p = plan("classical.ron", 1);
+    let p = shipped_plan("classical.ron", 1);
     let opts = RunnerOptions { threads: 0, ..RunnerOptions::default() };
-    let store = run_into(dir.path(), "zero.sqlite", &p, &opts);
+    let store = run_plan_into(dir.path(), "zero.sqlite", &p, &opts);
     assert_eq!(store.run_count().expect("count"), p.runs.len() as u64);
 }
 
@@ -171,7 +160,7 @@ fn deferred_decisions_of_all_live_runs_are_in_flight_together() {
     let runs = classical_dilemma_runs();
     assert_eq!(runs.len(), 10);
     let dir = tempfile::tempdir().expect("tempdir");
-    let sync = run_into(
+    let sync = run_plan_into(
         dir.path(),
         "sync.sqlite",
         &Plan { study: "x".into(), master_seed: 0, runs: runs.clone(), models: vec![], reference: None },
@@ -218,97 +207,6 @@ fn deferred_decisions_of_all_live_runs_are_in_flight_together() {
     let (a, b) = (decisions(&store), decisions(&sync));
     assert_eq!(a.len(), 200);
     assert!(a == b, "deferred and synchronous play recorded different decisions");
-}
-
-#[test]
-fn truncated_or_foreign_store_is_refused() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let p = plan("classical.ron", 1);
-    let store = run_into(
-        dir.path(),
-        "good.sqlite",
-        &Plan { study: "x".into(), master_seed: 0, runs: p.runs[..3].to_vec(), models: vec![], reference: None },
-        &RunnerOptions::default(),
-    );
-    let good = store.path().to_path_buf();
-    drop(store);
-    // Fold the WAL into the main file so truncation hits real data.
-    {
-        let c = rusqlite::Connection::open(&good).expect("open");
-        c.query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(())).expect("checkpoint");
-    }
-    let bytes = std::fs::read(&good).expect("read");
-    let truncated = dir.path().join("truncated.sqlite");
-    std::fs::write(&truncated, &bytes[..bytes.len() / 3]).expect("write");
-    assert!(matches!(Store::open(&truncated), Err(StoreError::Corrupt { .. })), "truncated store refused");
-    let foreign = dir.path().join("notes.sqlite");
-    std::fs::write(&foreign, "these are my notes, not a database").expect("write");
-    let err = Store::open(&foreign).err().expect("refused");
-    assert!(err.to_string().contains("not a SQLite database"), "{err}");
-    let other_db = dir.path().join("other.sqlite");
-    rusqlite::Connection::open(&other_db)
-        .expect("open")
-        .execute_batch("CREATE TABLE t(x); INSERT INTO t VALUES (1);")
-        .expect("create");
-    let err = Store::open(&other_db).err().expect("refused");
-    assert!(err.to_string().contains("not an Agora store"), "{err}");
-    assert!(Store::open(&good).is_ok());
-}
-
-#[test]
-fn a_version_1_store_gains_the_models_table_and_keeps_its_runs() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("v1.sqlite");
-    let p = plan("classical.ron", 1);
-    drop(run_into(dir.path(), "v1.sqlite", &p, &RunnerOptions::default()));
-    downgrade(&path, 2);
-    {
-        // Make it what version 1 wrote: no models table.
-        let c = rusqlite::Connection::open(&path).expect("open");
-        c.execute_batch("DROP TABLE models; PRAGMA user_version = 1;").expect("downgrade");
-    }
-    let store = Store::open(&path).expect("a version-1 store opens");
-    assert_eq!(store.completed_keys().expect("keys").len(), p.runs.len(), "runs kept");
-    drop(store);
-    let c = rusqlite::Connection::open(&path).expect("open");
-    let version: i32 = c.query_row("PRAGMA user_version", [], |r| r.get(0)).expect("version");
-    assert_eq!(version, agora_engine::store::SCHEMA_VERSION);
-    let models: i64 = c.query_row("SELECT COUNT(*) FROM models", [], |r| r.get(0)).expect("models table");
-    assert_eq!(models, 0);
-}
-
-/// Makes a store what schema version 2 wrote: no metrics table, and record hashes of an
-/// earlier definition (here a stand-in: the upgrade recomputes them from the store).
-fn downgrade(path: &Path, version: i32) {
-    let c = rusqlite::Connection::open(path).expect("open");
-    c.execute("UPDATE runs SET record_hash = 'a hash of schema 2'", []).expect("old hash");
-    c.execute_batch(&format!("DROP TABLE metrics; PRAGMA user_version = {version};")).expect("downgrade");
-}
-
-fn metrics_rows(path: &Path) -> Vec<(String, String, f64)> {
-    let c = rusqlite::Connection::open(path).expect("open");
-    let mut st = c
-        .prepare("SELECT r.run_key, m.name, m.value FROM metrics m JOIN runs r USING (run_id) ORDER BY 1, 2")
-        .expect("metrics table");
-    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?))).expect("query").map(|r| r.expect("row")).collect()
-}
-
-#[test]
-fn a_version_2_store_gains_the_metrics_of_each_run_and_the_same_record_hashes() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let p = plan("classical.ron", 1);
-    let fresh = run_into(dir.path(), "fresh.sqlite", &p, &RunnerOptions::default());
-    let digest = fresh.records_digest().expect("digest");
-    drop(fresh);
-    let want = metrics_rows(&dir.path().join("fresh.sqlite"));
-    assert!(want.len() > p.runs.len(), "every run reports metrics");
-    drop(run_into(dir.path(), "v2.sqlite", &p, &RunnerOptions::default()));
-    let path = dir.path().join("v2.sqlite");
-    downgrade(&path, 2);
-    let store = Store::open(&path).expect("a version-2 store opens and is upgraded");
-    assert_eq!(store.records_digest().expect("digest"), digest, "upgraded hashes equal a fresh store's");
-    drop(store);
-    assert_eq!(metrics_rows(&path), want, "the upgrade computes what a live run records");
 }
 
 /// A policy that answers after a millisecond, or once a gate is open where it has one, and
@@ -404,7 +302,7 @@ fn the_stag_hunt_and_the_coordination_game_run_from_a_study_and_record_their_met
     .expect("write");
     let plan = Plan::load(&study, Some(&Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/cells")))
         .expect("a study of the new games resolves");
-    let store = run_into(dir.path(), "new.sqlite", &plan, &RunnerOptions::default());
+    let store = run_plan_into(dir.path(), "new.sqlite", &plan, &RunnerOptions::default());
     assert_eq!(store.run_count().expect("count"), plan.runs.len() as u64);
     let c = store.connection();
     let metric = |env: &str, name: &str| -> i64 {
@@ -473,166 +371,6 @@ fn the_reply_cache_writes_in_batches_and_loses_nothing_it_was_given() {
     assert_eq!(again.len(), FLUSH_AT as u64 + 1);
 }
 
-/// Every decision, payoff and interaction of a store, by run key, as SQL lists them.
-fn bulk_rows(path: &Path) -> Vec<String> {
-    let c = rusqlite::Connection::open(path).expect("open");
-    let mut out = Vec::new();
-    for sql in [
-        "SELECT r.run_key, d.step, d.round, d.seat, d.role, d.action, d.value, d.scale, d.context, typeof(d.value)
-         FROM decisions d JOIN runs r USING (run_id) ORDER BY r.run_key, d.step, d.seat",
-        "SELECT r.run_key, p.step, p.round, p.seat, p.payoff, typeof(p.payoff)
-         FROM payoffs p JOIN runs r USING (run_id) ORDER BY r.run_key, p.step, p.seat",
-        "SELECT r.run_key, i.t, i.a, i.b, i.name_a, i.name_b, i.matched
-         FROM interactions i JOIN runs r USING (run_id) ORDER BY r.run_key, i.t",
-    ] {
-        let mut st = c.prepare(sql).expect("query");
-        let n = st.column_count();
-        let rows = st
-            .query_map([], |r| {
-                (0..n)
-                    .map(|i| r.get_ref(i).map(|v| format!("{v:?}")))
-                    .collect::<Result<Vec<_>, _>>()
-                    .map(|v| v.join("|"))
-            })
-            .expect("rows");
-        out.extend(rows.map(|r| r.expect("row")));
-    }
-    out
-}
-
-#[test]
-fn a_schema_4_store_keeps_every_row_when_its_runs_become_one_value_per_table() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let p = plan("classical.ron", 1);
-    let store = run_into(dir.path(), "s.sqlite", &p, &RunnerOptions::default());
-    let digest = store.records_digest().expect("digest");
-    drop(store);
-    let path = dir.path().join("s.sqlite");
-    let before = bulk_rows(&path);
-    assert!(before.iter().any(|r| r.contains("Real(")), "decisions carry real values");
-    assert!(before.len() > 1000, "{} rows", before.len());
-    {
-        // What schema 4 wrote: a row per record in three tables.
-        let c = rusqlite::Connection::open(&path).expect("open");
-        c.execute_batch(
-            "CREATE TABLE d4 (run_id INTEGER NOT NULL, step INTEGER NOT NULL, round INTEGER NOT NULL, seat INTEGER NOT NULL,
-                 role TEXT NOT NULL, action TEXT NOT NULL, value REAL NOT NULL, scale REAL NOT NULL, context REAL,
-                 PRIMARY KEY (run_id, step, seat)) WITHOUT ROWID;
-             INSERT INTO d4 SELECT * FROM decisions;
-             CREATE TABLE p4 (run_id INTEGER NOT NULL, step INTEGER NOT NULL, round INTEGER NOT NULL, seat INTEGER NOT NULL,
-                 payoff REAL NOT NULL, PRIMARY KEY (run_id, step, seat)) WITHOUT ROWID;
-             INSERT INTO p4 SELECT * FROM payoffs;
-             CREATE TABLE i4 (run_id INTEGER NOT NULL, t INTEGER NOT NULL, a INTEGER NOT NULL, b INTEGER NOT NULL,
-                 name_a INTEGER NOT NULL, name_b INTEGER NOT NULL, matched INTEGER NOT NULL, PRIMARY KEY (run_id, t)) WITHOUT ROWID;
-             INSERT INTO i4 SELECT * FROM interactions;
-             DROP VIEW decisions; DROP VIEW payoffs; DROP VIEW interactions; DROP TABLE run_rows;
-             ALTER TABLE d4 RENAME TO decisions; ALTER TABLE p4 RENAME TO payoffs; ALTER TABLE i4 RENAME TO interactions;
-             PRAGMA user_version = 4;",
-        )
-        .expect("downgrade");
-        assert_eq!(bulk_rows(&path), before, "the schema-4 tables hold the same rows");
-    }
-    let store = Store::open(&path).expect("a schema-4 store opens and is upgraded");
-    assert_eq!(store.records_digest().expect("digest"), digest);
-    drop(store);
-    assert_eq!(bulk_rows(&path), before, "every row reads back with its value and type");
-    let c = rusqlite::Connection::open(&path).expect("open");
-    let version: i32 = c.query_row("PRAGMA user_version", [], |r| r.get(0)).expect("version");
-    assert_eq!(version, agora_engine::store::SCHEMA_VERSION);
-    let runs: i64 = c.query_row("SELECT COUNT(*) FROM run_rows", [], |r| r.get(0)).expect("run_rows");
-    assert_eq!(runs as usize, p.runs.len(), "one value per run");
-}
-
-#[test]
-fn a_new_store_has_8_kib_pages_and_an_older_one_keeps_its_own() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let p = plan("classical.ron", 1);
-    let page_size = |path: &Path| -> i64 {
-        rusqlite::Connection::open(path).expect("open").query_row("PRAGMA page_size", [], |r| r.get(0)).expect("pragma")
-    };
-    let fresh = run_into(dir.path(), "fresh.sqlite", &p, &RunnerOptions::default());
-    assert_eq!(page_size(&dir.path().join("fresh.sqlite")), agora_engine::store::PAGE_SIZE);
-    assert_eq!(agora_engine::store::PAGE_SIZE, 8192);
-    // A store as earlier builds made it, with SQLite's 4 KiB pages: half the plan written
-    // there, then the rest by this build, which leaves its pages as they are.
-    let older = dir.path().join("older.sqlite");
-    let half = Plan { runs: p.runs[..p.runs.len() / 2].to_vec(), ..p.clone() };
-    drop(run_into(dir.path(), "older.sqlite", &half, &RunnerOptions::default()));
-    {
-        let c = rusqlite::Connection::open(&older).expect("open");
-        c.execute_batch("PRAGMA journal_mode = DELETE; PRAGMA page_size = 4096; VACUUM; PRAGMA journal_mode = WAL;")
-            .expect("4 KiB pages");
-    }
-    assert_eq!(page_size(&older), 4096);
-    let resumed = run_into(dir.path(), "older.sqlite", &p, &RunnerOptions::default());
-    assert_eq!(page_size(&older), 4096);
-    assert_eq!(resumed.records_digest().expect("digest"), fresh.records_digest().expect("digest"));
-}
-
-/// Every stored run's record hash, by run key.
-fn stored_hashes(path: &Path) -> Vec<(String, String)> {
-    let c = rusqlite::Connection::open(path).expect("open");
-    let mut st = c.prepare("SELECT run_key, record_hash FROM runs ORDER BY run_key").expect("runs");
-    st.query_map([], |r| Ok((r.get(0)?, r.get(1)?))).expect("query").map(|r| r.expect("row")).collect()
-}
-
-#[test]
-fn the_record_hash_is_recomputed_from_the_store_alone() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("s.sqlite");
-    let p = plan("classical.ron", 1);
-    let store = run_into(dir.path(), "s.sqlite", &p, &RunnerOptions::default());
-    let v = store.verify().expect("verifies");
-    assert_eq!((v.runs, v.mismatches.len()), (p.runs.len() as u64, 0), "{:?}", v.mismatches.first());
-    drop(store);
-    // The hash a live run computes is the one its stored values give.
-    let stored = stored_hashes(&path);
-    for spec in p.runs.iter().step_by(7) {
-        let rec = RunWorld::new(spec).expect("world").run_to_end().expect("runs");
-        let want = &stored.iter().find(|(k, _)| *k == rec.key).expect("stored").1;
-        assert_eq!(&record_hash::of_run(&rec).expect("hash"), want, "{}", rec.key);
-    }
-    // Any stored value changed is found, naming the run.
-    let c = rusqlite::Connection::open(&path).expect("open");
-    let first: (i64, String) = c
-        .query_row("SELECT run_id, run_key FROM runs ORDER BY run_id LIMIT 1", [], |r| Ok((r.get(0)?, r.get(1)?)))
-        .expect("a run");
-    c.execute("UPDATE run_rows SET payoffs = replace(payoffs, ',', ', ') WHERE run_id = ?1", [first.0])
-        .expect("altered");
-    c.execute("UPDATE metrics SET value = value + 1e-9 WHERE run_id = (SELECT max(run_id) FROM runs)", [])
-        .expect("altered");
-    drop(c);
-    let v = Store::open(&path).expect("opens").verify().expect("verifies");
-    assert_eq!(v.mismatches.len(), 2, "{:?}", v.mismatches);
-    assert_eq!(v.mismatches[0].run_key, first.1);
-}
-
-#[test]
-fn a_schema_6_store_is_rehashed_from_its_stored_values_and_then_verifies() {
-    let dir = tempfile::tempdir().expect("tempdir");
-    let p = plan("tipping.ron", 1);
-    drop(run_into(dir.path(), "fresh.sqlite", &p, &RunnerOptions::default()));
-    let fresh = stored_hashes(&dir.path().join("fresh.sqlite"));
-    let path = dir.path().join("v6.sqlite");
-    drop(run_into(dir.path(), "v6.sqlite", &p, &RunnerOptions::default()));
-    {
-        // What schema 6 kept: the same values, hashed by the earlier definition.
-        let c = rusqlite::Connection::open(&path).expect("open");
-        c.execute_batch("UPDATE runs SET record_hash = 'schema 6: ' || record_hash; PRAGMA user_version = 6;")
-            .expect("downgrade");
-    }
-    let store = Store::open(&path).expect("a schema-6 store opens and is upgraded");
-    assert_eq!(store.verify().expect("verifies").mismatches, vec![]);
-    drop(store);
-    assert_eq!(stored_hashes(&path), fresh, "the upgraded hashes are a fresh store's");
-    // A store merged from it holds the same hashes and verifies too.
-    let mut merged = Store::open(&dir.path().join("merged.sqlite")).expect("opens");
-    merged.merge_from(&path).expect("merges");
-    assert_eq!(merged.verify().expect("verifies").mismatches, vec![]);
-    drop(merged);
-    assert_eq!(stored_hashes(&dir.path().join("merged.sqlite")), fresh);
-}
-
 /// Plays a run stage by stage through the two stage schedules (Observe → Decide, then
 /// Resolve → Record), as the engine did before ready stages were played in one pass.
 fn stage_by_stage(spec: &RunSpec) -> agora_engine::RunRecords {
@@ -648,7 +386,7 @@ fn stage_by_stage(spec: &RunSpec) -> agora_engine::RunRecords {
 fn ready_stages_played_in_one_pass_record_what_stage_by_stage_play_records() {
     let mut compared = std::collections::BTreeSet::new();
     for study in ["classical.ron", "tipping.ron"] {
-        for spec in &plan(study, 1).runs {
+        for spec in &shipped_plan(study, 1).runs {
             let one_pass = RunWorld::new(spec).expect("builds").run_to_end().expect("runs");
             let stepped = stage_by_stage(spec);
             assert_eq!(record_hash::of_run(&one_pass), record_hash::of_run(&stepped), "{}", spec.key());
@@ -666,7 +404,7 @@ fn a_run_records_the_same_into_a_threads_spare_lists_as_into_fresh_ones() {
     // On one thread runs follow each other, each recording into the lists the one before let
     // go of (longer or shorter, of another game); each run is also played alone on a thread
     // of its own, whose lists are fresh. The records must be the same.
-    let specs: Vec<RunSpec> = ["classical.ron", "tipping.ron"].iter().flat_map(|s| plan(s, 1).runs).collect();
+    let specs: Vec<RunSpec> = ["classical.ron", "tipping.ron"].iter().flat_map(|s| shipped_plan(s, 1).runs).collect();
     let mut compared = 0;
     for (i, spec) in specs.iter().enumerate() {
         // Dropped at the end of the iteration: its lists are the next run's.
@@ -724,7 +462,7 @@ impl Policy for SometimesDeferred {
 
 #[test]
 fn stages_that_mix_ready_and_awaited_decisions_record_what_synchronous_play_records() {
-    let p = plan("classical.ron", 2);
+    let p = shipped_plan("classical.ron", 2);
     let runs: Vec<RunSpec> = p.runs.iter().filter(|r| r.block == "pd" || r.block == "pgg").take(24).cloned().collect();
     assert!(runs.iter().any(|r| r.seats.len() > 2), "a game with more than two seats per stage is included");
     let dir = tempfile::tempdir().expect("tempdir");
@@ -735,7 +473,7 @@ fn stages_that_mix_ready_and_awaited_decisions_record_what_synchronous_play_reco
         models: vec![],
         reference: None,
     };
-    let sync = run_into(dir.path(), "sync.sqlite", &plan_of(&runs), &RunnerOptions::default());
+    let sync = run_plan_into(dir.path(), "sync.sqlite", &plan_of(&runs), &RunnerOptions::default());
     let factory: agora_engine::runner::PolicyFactory =
         Arc::new(move |spec: &RunSpec, _: &agora_agents::llm::TranscriptSink| {
             Ok(spec
@@ -750,7 +488,7 @@ fn stages_that_mix_ready_and_awaited_decisions_record_what_synchronous_play_reco
                 .collect::<Vec<_>>())
         });
     let opts = RunnerOptions { policy_factory: Some(factory), max_live: 8, ..RunnerOptions::default() };
-    let mixed = run_into(dir.path(), "mixed.sqlite", &plan_of(&runs), &opts);
+    let mixed = run_plan_into(dir.path(), "mixed.sqlite", &plan_of(&runs), &opts);
     let rows = |s: &Store| -> Vec<(String, i64, i64, String, f64)> {
         let mut st = s
             .connection()
@@ -772,8 +510,8 @@ fn stages_that_mix_ready_and_awaited_decisions_record_what_synchronous_play_reco
 #[test]
 fn the_engine_records_each_games_declaration_and_the_analysis_reads_it_from_the_store() {
     let dir = tempfile::tempdir().expect("tempdir");
-    let p = plan("classical.ron", 1);
-    drop(run_into(dir.path(), "s.sqlite", &p, &RunnerOptions::default()));
+    let p = shipped_plan("classical.ron", 1);
+    drop(run_plan_into(dir.path(), "s.sqlite", &p, &RunnerOptions::default()));
     let path = dir.path().join("s.sqlite");
     let declared = |path: &Path| {
         let c = rusqlite::Connection::open(path).expect("open");

@@ -229,6 +229,23 @@ pub fn shipped_study(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/studies").join(name).display().to_string()
 }
 
+/// The plan of the shipped study `name` with its runs limited to `runs`.
+pub fn shipped_plan(name: &str, runs: u32) -> agora_scenarios::Plan {
+    agora_scenarios::Plan::load(Path::new(&shipped_study(name)), None).expect("shipped study resolves").limit_runs(runs)
+}
+
+/// Runs `plan` in this process into the store `dir/name` with `opts`; returns the store.
+pub fn run_plan_into(
+    dir: &Path,
+    name: &str,
+    plan: &agora_scenarios::Plan,
+    opts: &agora_engine::RunnerOptions,
+) -> agora_engine::Store {
+    let mut store = agora_engine::Store::open(&dir.join(name)).expect("store opens");
+    agora_engine::execute(&plan.runs, &mut store, opts, &mut |_| {}).expect("plan runs");
+    store
+}
+
 /// Writes the study `text` to `dir/studies/{file}`, with the shipped cells it names in `cells`
 /// copied from `scenarios/cells/` into `dir/cells/`; returns the study's path.
 pub fn write_study_file(dir: &Path, cells: &[&str], file: &str, text: &str) -> PathBuf {
