@@ -46,11 +46,52 @@ pub struct CoderKey {
     pub sha256: String,
 }
 
+/// The columns of a [`CoderKey`] in the audit's tables, in order: a fragment of their DDL.
+macro_rules! coder_key_columns {
+    () => {
+        "    coder TEXT NOT NULL,
+    codebook TEXT NOT NULL,
+    codebook_version INTEGER NOT NULL,
+    codebook_sha256 TEXT NOT NULL,
+"
+    };
+}
+
+/// The columns that key a coded replicate in both its tables, in order: the replicate (its
+/// decision, sample seed and number) and the [`CoderKey`] that coded it.
+macro_rules! coded_replicate_key_columns {
+    () => {
+        concat!(
+            "    run_id INTEGER NOT NULL,
+    seat INTEGER NOT NULL,
+    slot INTEGER NOT NULL,
+    sample_seed TEXT NOT NULL,
+    replicate INTEGER NOT NULL,
+",
+            coder_key_columns!(),
+        )
+    };
+}
+
+/// The columns of an estimate's place in the design (model, environment, arm, cell and role),
+/// in order: a fragment of the estimates' DDL.
+macro_rules! position_columns {
+    () => {
+        "    model TEXT NOT NULL,
+    environment TEXT NOT NULL,
+    arm TEXT NOT NULL,
+    cell TEXT NOT NULL,
+    role TEXT NOT NULL,
+"
+    };
+}
+
 /// The audit's tables.
 ///
 /// The audit run (the audit crate) writes them; the ladder reads the coded responses and the
 /// codebooks from them, and the coder gate the sentences and labels.
-pub const TABLES: &str = "
+pub const TABLES: &str = concat!(
+    "
 CREATE TABLE IF NOT EXISTS audit_codebooks (
     name TEXT NOT NULL,
     version INTEGER NOT NULL,
@@ -81,11 +122,9 @@ CREATE TABLE IF NOT EXISTS audit_responses (
     seat INTEGER NOT NULL,
     slot INTEGER NOT NULL,
     attempt INTEGER NOT NULL,
-    coder TEXT NOT NULL,
-    codebook TEXT NOT NULL,
-    codebook_version INTEGER NOT NULL,
-    codebook_sha256 TEXT NOT NULL,
-    model TEXT NOT NULL,
+",
+    coder_key_columns!(),
+    "    model TEXT NOT NULL,
     study TEXT NOT NULL,
     environment TEXT NOT NULL,
     arm TEXT NOT NULL,
@@ -110,11 +149,9 @@ CREATE TABLE IF NOT EXISTS audit_sentences (
     run_id INTEGER NOT NULL,
     seat INTEGER NOT NULL,
     slot INTEGER NOT NULL,
-    coder TEXT NOT NULL,
-    codebook TEXT NOT NULL,
-    codebook_version INTEGER NOT NULL,
-    codebook_sha256 TEXT NOT NULL,
-    sentence_index INTEGER NOT NULL,
+",
+    coder_key_columns!(),
+    "    sentence_index INTEGER NOT NULL,
     segment_index INTEGER NOT NULL,
     segment TEXT NOT NULL,
     source TEXT NOT NULL,
@@ -123,16 +160,16 @@ CREATE TABLE IF NOT EXISTS audit_sentences (
     evidence TEXT,
     PRIMARY KEY (run_id, seat, slot, coder, codebook, codebook_version, codebook_sha256, sentence_index)
 ) WITHOUT ROWID;
-";
+",
+);
 
 /// The coder-validation gate's decisions (written by the audit, read by the ladder).
-pub const GATE: &str = "
+pub const GATE: &str = concat!(
+    "
 CREATE TABLE IF NOT EXISTS audit_gate (
-    coder TEXT NOT NULL,
-    codebook TEXT NOT NULL,
-    codebook_version INTEGER NOT NULL,
-    codebook_sha256 TEXT NOT NULL,
-    model TEXT NOT NULL,
+",
+    coder_key_columns!(),
+    "    model TEXT NOT NULL,
     status TEXT NOT NULL,
     kappa REAL,
     n INTEGER NOT NULL,
@@ -150,23 +187,19 @@ CREATE TABLE IF NOT EXISTS audit_gate (
     max_human_disagreement REAL NOT NULL,
     PRIMARY KEY (coder, codebook, codebook_version, codebook_sha256, model)
 ) WITHOUT ROWID;
-";
+",
+);
 
 /// The store table of dependency estimates the ladder reads (written by `agora audit`, the
 /// audit crate's dependency estimate).
-pub const DEPENDENCY: &str = "
+pub const DEPENDENCY: &str = concat!(
+    "
 CREATE TABLE IF NOT EXISTS audit_dependency (
     scope TEXT NOT NULL,
-    coder TEXT NOT NULL,
-    codebook TEXT NOT NULL,
-    codebook_version INTEGER NOT NULL,
-    codebook_sha256 TEXT NOT NULL,
-    model TEXT NOT NULL,
-    environment TEXT NOT NULL,
-    arm TEXT NOT NULL,
-    cell TEXT NOT NULL,
-    role TEXT NOT NULL,
-    indicator TEXT NOT NULL,
+",
+    coder_key_columns!(),
+    position_columns!(),
+    "    indicator TEXT NOT NULL,
     estimator TEXT NOT NULL,
     value TEXT NOT NULL,
     status TEXT NOT NULL,
@@ -184,23 +217,19 @@ CREATE TABLE IF NOT EXISTS audit_dependency (
     PRIMARY KEY (scope, coder, codebook, codebook_version, codebook_sha256, model, environment, arm, cell, role,
                  estimator, value)
 ) WITHOUT ROWID;
-";
+",
+);
 
 /// The store table of intervention estimates the ladder reads (written by `agora audit
 /// prefill`): one row per sample seed, coder, codebook, model, environment, role and value.
-pub const FAITHFULNESS: &str = "
+pub const FAITHFULNESS: &str = concat!(
+    "
 CREATE TABLE IF NOT EXISTS audit_faithfulness (
     sample_seed TEXT NOT NULL,
-    coder TEXT NOT NULL,
-    codebook TEXT NOT NULL,
-    codebook_version INTEGER NOT NULL,
-    codebook_sha256 TEXT NOT NULL,
-    model TEXT NOT NULL,
-    environment TEXT NOT NULL,
-    arm TEXT NOT NULL,
-    cell TEXT NOT NULL,
-    role TEXT NOT NULL,
-    design TEXT NOT NULL,
+",
+    coder_key_columns!(),
+    position_columns!(),
+    "    design TEXT NOT NULL,
     indicator TEXT NOT NULL,
     value TEXT NOT NULL,
     status TEXT NOT NULL,
@@ -221,7 +250,8 @@ CREATE TABLE IF NOT EXISTS audit_faithfulness (
     PRIMARY KEY (sample_seed, coder, codebook, codebook_version, codebook_sha256, model, environment, arm, cell, role,
                  design, value)
 ) WITHOUT ROWID;
-";
+",
+);
 
 /// The agreement table.
 pub const AGREEMENT: &str = "
@@ -292,18 +322,12 @@ CREATE TABLE IF NOT EXISTS audit_replicates (
 ";
 
 /// The coded replicates and the estimates (see the [module documentation](self)).
-pub const REPLICATE_CODES: &str = "
+pub const REPLICATE_CODES: &str = concat!(
+    "
 CREATE TABLE IF NOT EXISTS audit_replicate_responses (
-    run_id INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    slot INTEGER NOT NULL,
-    sample_seed TEXT NOT NULL,
-    replicate INTEGER NOT NULL,
-    coder TEXT NOT NULL,
-    codebook TEXT NOT NULL,
-    codebook_version INTEGER NOT NULL,
-    codebook_sha256 TEXT NOT NULL,
-    model TEXT NOT NULL,
+",
+    coded_replicate_key_columns!(),
+    "    model TEXT NOT NULL,
     environment TEXT NOT NULL,
     role TEXT NOT NULL,
     parse_status TEXT NOT NULL,
@@ -316,16 +340,9 @@ CREATE TABLE IF NOT EXISTS audit_replicate_responses (
     PRIMARY KEY (run_id, seat, slot, sample_seed, replicate, coder, codebook, codebook_version, codebook_sha256)
 ) WITHOUT ROWID;
 CREATE TABLE IF NOT EXISTS audit_replicate_sentences (
-    run_id INTEGER NOT NULL,
-    seat INTEGER NOT NULL,
-    slot INTEGER NOT NULL,
-    sample_seed TEXT NOT NULL,
-    replicate INTEGER NOT NULL,
-    coder TEXT NOT NULL,
-    codebook TEXT NOT NULL,
-    codebook_version INTEGER NOT NULL,
-    codebook_sha256 TEXT NOT NULL,
-    sentence_index INTEGER NOT NULL,
+",
+    coded_replicate_key_columns!(),
+    "    sentence_index INTEGER NOT NULL,
     segment TEXT NOT NULL,
     source TEXT NOT NULL,
     text TEXT NOT NULL,
@@ -333,12 +350,14 @@ CREATE TABLE IF NOT EXISTS audit_replicate_sentences (
     PRIMARY KEY (run_id, seat, slot, sample_seed, replicate, coder, codebook, codebook_version, codebook_sha256,
                  sentence_index)
 ) WITHOUT ROWID;
-";
+",
+);
 
 /// The table of prefilled calls: one row per call (`edit`: `insert`, `replace` or `delete`,
 /// [`Edit`]; `arm` and `cell`: the decision's block arm and perturbation cell). The estimates
 /// are in [`FAITHFULNESS_SCHEMA`].
-pub const PREFILL: &str = "
+pub const PREFILL: &str = concat!(
+    "
 CREATE TABLE IF NOT EXISTS audit_prefill (
     run_id INTEGER NOT NULL,
     seat INTEGER NOT NULL,
@@ -348,11 +367,9 @@ CREATE TABLE IF NOT EXISTS audit_prefill (
     value TEXT NOT NULL,
     edit TEXT NOT NULL,
     replicate INTEGER NOT NULL,
-    coder TEXT NOT NULL,
-    codebook TEXT NOT NULL,
-    codebook_version INTEGER NOT NULL,
-    codebook_sha256 TEXT NOT NULL,
-    model TEXT NOT NULL,
+",
+    coder_key_columns!(),
+    "    model TEXT NOT NULL,
     served_id TEXT NOT NULL,
     endpoint TEXT NOT NULL,
     environment TEXT NOT NULL,
@@ -374,7 +391,8 @@ CREATE TABLE IF NOT EXISTS audit_prefill (
     PRIMARY KEY (run_id, seat, slot, sample_seed, value, edit, replicate, coder, codebook, codebook_version,
                  codebook_sha256)
 ) WITHOUT ROWID;
-";
+",
+);
 
 /// The labels table (see the [module documentation](self)).
 pub const LABELS: &str = "
@@ -396,22 +414,22 @@ CREATE TABLE IF NOT EXISTS audit_labels (
 ";
 
 /// The exports table: one row per distinct export (see [The export id](self#the-export-id)).
-pub const EXPORTS: &str = "
+pub const EXPORTS: &str = concat!(
+    "
 CREATE TABLE IF NOT EXISTS audit_exports (
     export_id TEXT NOT NULL PRIMARY KEY,
     seed TEXT NOT NULL,
     sample INTEGER NOT NULL,
-    coder TEXT NOT NULL,
-    codebook TEXT NOT NULL,
-    codebook_version INTEGER NOT NULL,
-    codebook_sha256 TEXT NOT NULL,
-    models_json TEXT NOT NULL,
+",
+    coder_key_columns!(),
+    "    models_json TEXT NOT NULL,
     blind INTEGER NOT NULL,
     sentences INTEGER NOT NULL,
     responses INTEGER NOT NULL,
     created TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now'))
 ) WITHOUT ROWID;
-";
+",
+);
 
 /// The store table of verdicts.
 pub const REQUIREMENTS: &str = "
