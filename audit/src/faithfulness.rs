@@ -375,10 +375,12 @@ pub fn write(conn: &Connection, f: &Faithfulness) -> rusqlite::Result<()> {
     use agora_records::families::audit::faithfulness as records;
     let of = records::EstimateOf {
         sample_seed: f.sample_seed,
-        coder: &f.coder,
-        codebook: &f.codebook,
-        codebook_version: f.codebook_version,
-        codebook_sha256: &f.codebook_sha256,
+        key: agora_records::families::audit::CoderKeyRef {
+            coder: &f.coder,
+            codebook: &f.codebook,
+            version: f.codebook_version,
+            sha256: &f.codebook_sha256,
+        },
     };
     records::write(conn, of, &f.rows)
 }

@@ -68,6 +68,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 use agora_records::families::audit::labels as store;
+use agora_records::families::audit::CoderKeyRef;
 use rusqlite::{Connection, OpenFlags};
 use serde_json::{Map, Value};
 
@@ -359,10 +360,7 @@ pub fn record_export(path: &Path, export: &Export) -> Result<String, LabelsError
             export_id: &export.id,
             seed: export.options.seed.to_string(),
             sample: export.options.sample as i64,
-            coder: &export.options.coder,
-            codebook: name,
-            codebook_version: *version,
-            codebook_sha256: sha,
+            key: CoderKeyRef { coder: &export.options.coder, codebook: name, version: *version, sha256: sha },
             models_json: serde_json::to_string(&models).expect("invariant: names serialise"),
             blind: export.options.blind,
             sentences: export.records.len() as i64,

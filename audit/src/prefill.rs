@@ -63,6 +63,7 @@ use agora_engine::Store;
 use agora_environments::{ActionSpace, EnvSpec, Variant};
 use agora_records::families::audit::faithfulness::{Observational, ObservationalKey};
 use agora_records::families::audit::prefill::PrefillRecord;
+use agora_records::families::audit::CoderKeyRef;
 use rusqlite::Connection;
 use serde_json::Value;
 
@@ -448,6 +449,8 @@ fn estimate<'a>(
 ) -> Result<(Vec<PrefillRecord<'a>>, Faithfulness)> {
     let cb = &sample.codebook.codebook;
     let indicator_for = |e: &str, r: &str| sample.games.indicator(e, r);
+    let key =
+        CoderKeyRef { coder: &args.coder, codebook: &cb.name, version: cb.version, sha256: &sample.codebook.sha256 };
     let mut trials = Vec::new();
     let mut written = Vec::new();
     for (c, (reply, _)) in calls.iter().zip(replies) {
@@ -482,10 +485,7 @@ fn estimate<'a>(
             value: &c.value,
             edit: c.edit.as_str(),
             replicate: c.replicate as i64,
-            coder: &args.coder,
-            codebook: &cb.name,
-            codebook_version: cb.version,
-            codebook_sha256: &sample.codebook.sha256,
+            key,
             model: &d.model,
             served_id: &d.served_id,
             environment: &d.environment,

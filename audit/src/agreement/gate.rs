@@ -6,6 +6,7 @@
 use super::*;
 pub use agora_analysis::evidence::{Status, Validation};
 use agora_records::families::audit::gate::GateRecord;
+use agora_records::families::audit::CoderKeyRef;
 
 /// κ printed with enough decimals (three or more) that it does not read as the threshold when
 /// it falls on the other side of it.
@@ -274,10 +275,7 @@ pub fn write_gates(conn: &Connection) -> rusqlite::Result<usize> {
             validations.iter().map(move |(v, humans)| {
                 let h = humans.clone().unwrap_or_default();
                 GateRecord {
-                    coder: &v.coder,
-                    codebook: name,
-                    codebook_version: *version,
-                    codebook_sha256: sha,
+                    key: CoderKeyRef { coder: &v.coder, codebook: name, version: *version, sha256: sha },
                     model: &v.model,
                     status: v.status.as_str(),
                     kappa: v.kappa,

@@ -8,7 +8,7 @@ use rusqlite::{params, Connection};
 use serde::Serialize;
 
 use super::coding::drop_if_lacking;
-use super::{has_table, make, FAITHFULNESS, PREFILL};
+use super::{has_table, make, CoderKeyRef, FAITHFULNESS, PREFILL};
 
 /// The observational estimate beside which τ̂ is read.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -116,14 +116,8 @@ pub fn make_tables(conn: &Connection) -> rusqlite::Result<()> {
 pub struct EstimateOf<'a> {
     /// The sample's seed.
     pub sample_seed: u64,
-    /// The coder.
-    pub coder: &'a str,
-    /// The codebook's name.
-    pub codebook: &'a str,
-    /// Its version.
-    pub codebook_version: u32,
-    /// Its SHA-256.
-    pub codebook_sha256: &'a str,
+    /// The coder and codebook.
+    pub key: CoderKeyRef<'a>,
 }
 
 /// One estimate of τ for one value, model, environment, arm, cell, role and design.
@@ -226,10 +220,10 @@ pub fn write<'a>(
     for r in rows {
         st.execute(params![
             of.sample_seed.to_string(),
-            of.coder,
-            of.codebook,
-            of.codebook_version,
-            of.codebook_sha256,
+            of.key.coder,
+            of.key.codebook,
+            of.key.version,
+            of.key.sha256,
             r.model,
             r.environment,
             r.arm,

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use rusqlite::{params, Connection};
 
 use super::agreement::{HumanLabel, MachineCode};
-use super::{has_table, make, GATE};
+use super::{has_table, make, CoderKeyRef, GATE};
 use crate::families::has_column;
 
 /// (model, coder, codebook SHA-256) → (responses with reasoning the coder failed on, responses
@@ -148,14 +148,8 @@ pub fn codebook_source(conn: &Connection, name: &str, version: u32, sha256: &str
 /// One gate decision as `audit_gate` keeps it.
 #[derive(Clone, Debug)]
 pub struct GateRecord<'a> {
-    /// The machine coder.
-    pub coder: &'a str,
-    /// The codebook's name.
-    pub codebook: &'a str,
-    /// Its version.
-    pub codebook_version: u32,
-    /// Its SHA-256.
-    pub codebook_sha256: &'a str,
+    /// The machine coder and its codebook.
+    pub key: CoderKeyRef<'a>,
     /// The audited model.
     pub model: &'a str,
     /// `validated`, `refused`, …
@@ -206,10 +200,10 @@ pub fn write_gates<'a>(
                 human_sentences, human_disagreements, min_human_kappa, max_human_disagreement)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
             params![
-                g.coder,
-                g.codebook,
-                g.codebook_version,
-                g.codebook_sha256,
+                g.key.coder,
+                g.key.codebook,
+                g.key.version,
+                g.key.sha256,
                 g.model,
                 g.status,
                 g.kappa,

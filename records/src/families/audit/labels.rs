@@ -5,7 +5,7 @@ use std::collections::HashMap;
 
 use rusqlite::{params, Connection, OptionalExtension};
 
-use super::{has_table, make, EXPORTS, LABELS};
+use super::{has_table, make, CoderKeyRef, EXPORTS, LABELS};
 
 /// An export as `audit_exports` records it.
 #[derive(Clone, Debug)]
@@ -16,14 +16,8 @@ pub struct ExportRecord<'a> {
     pub seed: String,
     /// Responses sampled per model.
     pub sample: i64,
-    /// The machine coder.
-    pub coder: &'a str,
-    /// The codebook's name.
-    pub codebook: &'a str,
-    /// Its version.
-    pub codebook_version: u32,
-    /// Its SHA-256.
-    pub codebook_sha256: &'a str,
+    /// The machine coder and its codebook.
+    pub key: CoderKeyRef<'a>,
     /// The models, a JSON list.
     pub models_json: String,
     /// Whether the export hides the coder's codes.
@@ -47,10 +41,10 @@ pub fn record_export(conn: &mut Connection, e: &ExportRecord<'_>) -> rusqlite::R
             e.export_id,
             e.seed,
             e.sample,
-            e.coder,
-            e.codebook,
-            e.codebook_version,
-            e.codebook_sha256,
+            e.key.coder,
+            e.key.codebook,
+            e.key.version,
+            e.key.sha256,
             e.models_json,
             e.blind,
             e.sentences,

@@ -46,6 +46,19 @@ pub struct CoderKey {
     pub sha256: String,
 }
 
+/// A [`CoderKey`] borrowed: the coder and codebook a row to write names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CoderKeyRef<'a> {
+    /// The coder's id.
+    pub coder: &'a str,
+    /// The codebook's name.
+    pub codebook: &'a str,
+    /// The codebook's version.
+    pub version: u32,
+    /// The codebook's SHA-256.
+    pub sha256: &'a str,
+}
+
 /// The columns of a [`CoderKey`] in the audit's tables, in order: a fragment of their DDL.
 macro_rules! coder_key_columns {
     () => {

@@ -4,6 +4,8 @@
 use agora_agents::llm::cache::CachedReply;
 use rusqlite::{params, Connection};
 
+use super::CoderKeyRef;
+
 /// Whether the store holds the audit's coded responses and sentences.
 pub fn audited(conn: &Connection) -> rusqlite::Result<bool> {
     let has: i64 = conn.query_row(
@@ -125,14 +127,8 @@ pub struct PrefillRecord<'a> {
     pub edit: &'a str,
     /// The replicate's number.
     pub replicate: i64,
-    /// The coder.
-    pub coder: &'a str,
-    /// The codebook's name.
-    pub codebook: &'a str,
-    /// Its version.
-    pub codebook_version: u32,
-    /// Its SHA-256.
-    pub codebook_sha256: &'a str,
+    /// The coder and codebook.
+    pub key: CoderKeyRef<'a>,
     /// The model.
     pub model: &'a str,
     /// The served id.
@@ -189,10 +185,10 @@ pub fn write_calls(conn: &Connection, calls: &[PrefillRecord<'_>]) -> rusqlite::
             c.value,
             c.edit,
             c.replicate,
-            c.coder,
-            c.codebook,
-            c.codebook_version,
-            c.codebook_sha256,
+            c.key.coder,
+            c.key.codebook,
+            c.key.version,
+            c.key.sha256,
             c.model,
             c.served_id,
             c.reply.endpoint,
