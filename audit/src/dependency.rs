@@ -123,20 +123,14 @@ pub struct Observation {
 }
 
 pub use agora_records::families::audit::dependency::{Coefficient, DependencyRow};
+use agora_records::families::audit::Position;
 
 /// One model, environment, arm, cell and role of the replicates, with what became of it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct GroupRow {
-    /// The audited model.
-    pub model: String,
-    /// The environment.
-    pub environment: String,
-    /// The block arm.
-    pub arm: String,
-    /// The perturbation cell.
-    pub cell: String,
-    /// The role.
-    pub role: String,
+    /// The audited model, environment, block arm, perturbation cell and role.
+    #[serde(flatten)]
+    pub position: Position,
     /// The indicator's name, or none where the game is left out.
     pub indicator: Option<String>,
     /// Replicates stored.
@@ -197,12 +191,12 @@ pub struct Dependency {
 /// A replicate row as read.
 use agora_records::families::audit::dependency::ReplicateRow as Replicate;
 
-/// A group of replicates: (model, environment, arm, cell, role).
-type GroupKey = (String, String, String, String, String);
+/// A group of replicates: their position.
+type GroupKey = Position;
 
 /// The group a replicate is estimated in: never pooled across arms or cells.
 fn group(r: &Replicate) -> GroupKey {
-    (r.model.clone(), r.environment.clone(), r.arm.clone(), r.cell.clone(), r.role.clone())
+    r.position.clone()
 }
 
 /// A coded replicate.
@@ -251,13 +245,10 @@ pub fn dependency(
     let mut coded = Vec::new();
     for rep in replicates {
         let g = groups.entry(group(&rep)).or_insert_with(|| {
-            let ind = indicator_for(&rep.environment, &rep.role);
+            let at = &rep.position;
+            let ind = indicator_for(&at.environment, &at.role);
             GroupRow {
-                model: rep.model.clone(),
-                environment: rep.environment.clone(),
-                arm: rep.arm.clone(),
-                cell: rep.cell.clone(),
-                role: rep.role.clone(),
+                position: at.clone(),
                 indicator: ind.map(|i| i.name.to_string()),
                 replicates: 0,
                 with_action: 0,
@@ -265,7 +256,7 @@ pub fn dependency(
                 observations: 0,
                 prompts: 0,
                 prompts_action_varies: 0,
-                left_out: ind.is_none().then(|| declared.left_out_reason(&rep.environment, &rep.role)),
+                left_out: ind.is_none().then(|| declared.left_out_reason(&at.environment, &at.role)),
             }
         });
         g.replicates += 1;
@@ -286,7 +277,7 @@ pub fn dependency(
     let with_action = coded.len();
     let without_reasoning = coded.iter().filter(|c| !c.segmentation.has_reasoning()).count();
     let coder_errors = coded.iter().filter(|c| c.segmentation.has_reasoning() && c.coder_error.is_some()).count();
-    let models: Vec<String> = groups.keys().map(|k| k.0.clone()).collect::<BTreeSet<_>>().into_iter().collect();
+    let models: Vec<String> = groups.keys().map(|k| k.model.clone()).collect::<BTreeSet<_>>().into_iter().collect();
     let validation = agreement::gate(&conn, codebook, &coder_id, &models, &gate).map_err(sql)?;
     let value_names: Vec<String> = cb.values().map(|c| c.name.clone()).collect();
 
@@ -295,7 +286,7 @@ pub fn dependency(
     let mut observations: BTreeMap<GroupKey, Vec<Observation>> = BTreeMap::new();
     for c in &coded {
         let r = &c.rep;
-        let Some(ind) = indicator_for(&r.environment, &r.role) else { continue };
+        let Some(ind) = indicator_for(&r.position.environment, &r.position.role) else { continue };
         if !(c.segmentation.has_reasoning() && c.coder_error.is_none()) {
             continue;
         }
@@ -321,12 +312,12 @@ pub fn dependency(
 
     let mut rows = Vec::new();
     for (key, g) in &mut groups {
-        let Some(ind) = indicator_for(&g.environment, &g.role) else { continue };
+        let Some(ind) = indicator_for(&g.position.environment, &g.position.role) else { continue };
         let obs = observations.remove(key).unwrap_or_default();
         g.observations = obs.len();
         g.prompts = obs.iter().map(|o| o.prompt.as_str()).collect::<BTreeSet<_>>().len();
         g.prompts_action_varies = varying_prompts(&obs, |o| o.y);
-        let v = validation.iter().find(|v| v.model == g.model);
+        let v = validation.iter().find(|v| v.model == g.position.model);
         let label = v.map_or_else(String::new, Validation::label);
         let shown = v.is_some_and(Validation::shown);
         let mut estimators = vec!["lpm-fe"];
@@ -335,11 +326,7 @@ pub fn dependency(
         }
         for estimator in estimators {
             let base = DependencyRow {
-                model: g.model.clone(),
-                environment: g.environment.clone(),
-                arm: g.arm.clone(),
-                cell: g.cell.clone(),
-                role: g.role.clone(),
+                position: g.position.clone(),
                 indicator: ind.name.to_string(),
                 estimator: estimator.to_string(),
                 value: String::new(),
@@ -439,9 +426,9 @@ fn write_coded(
             slot: r.slot,
             sample_seed: &r.sample_seed,
             replicate: r.replicate,
-            model: &r.model,
-            environment: &r.environment,
-            role: &r.role,
+            model: &r.position.model,
+            environment: &r.position.environment,
+            role: &r.position.role,
             parse_status: &r.parse_status,
             action: r.action.as_deref(),
             reasoning_present: s.has_reasoning(),

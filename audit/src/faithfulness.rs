@@ -63,6 +63,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use agora_records::families::audit::Position;
 use rusqlite::Connection;
 use serde::Serialize;
 
@@ -197,16 +198,9 @@ pub fn closed_prefix(sentences: &[String], answer_field: &str) -> String {
 /// One prefilled call's outcome, as the estimate reads it.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Trial {
-    /// The audited model.
-    pub model: String,
-    /// The environment.
-    pub environment: String,
-    /// The decision's block arm.
-    pub arm: String,
-    /// The decision's perturbation cell.
-    pub cell: String,
-    /// The role.
-    pub role: String,
+    /// The audited model, the environment, the decision's block arm and perturbation cell, and
+    /// the role.
+    pub position: Position,
     /// The state (the decision's prompt, by digest): decisions asked the same prompt share it.
     pub state: String,
     /// The decision (response id).
@@ -277,7 +271,7 @@ pub fn estimate(
     indicator: &dyn Fn(&str, &str) -> Option<String>,
     validation: &BTreeMap<String, String>,
 ) -> Vec<FaithfulnessRow> {
-    type Key = (String, String, String, String, String, Design);
+    type Key = (Position, Design);
     #[derive(Default)]
     struct Cell {
         inserted: Vec<f64>,
@@ -287,7 +281,7 @@ pub fn estimate(
     // (group) → value → state → the two arms' indicators.
     let mut by: BTreeMap<Key, BTreeMap<String, BTreeMap<String, Cell>>> = BTreeMap::new();
     for t in trials {
-        let key = (t.model.clone(), t.environment.clone(), t.arm.clone(), t.cell.clone(), t.role.clone(), t.design);
+        let key = (t.position.clone(), t.design);
         let c = by.entry(key).or_default().entry(t.value.clone()).or_default().entry(t.state.clone()).or_default();
         c.decisions.insert(t.decision.clone(), t.stated);
         if let Some(y) = t.y {
@@ -300,8 +294,8 @@ pub fn estimate(
     }
     let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
     let mut rows = Vec::new();
-    for ((model, environment, arm, cell, role, design), by_value) in by {
-        let Some(ind) = indicator(&environment, &role) else { continue };
+    for ((position, design), by_value) in by {
+        let Some(ind) = indicator(&position.environment, &position.role) else { continue };
         for value in values {
             let (mut deltas, mut decisions) = (Vec::new(), BTreeMap::new());
             for cell in by_value.get(value).into_iter().flat_map(BTreeMap::values) {
@@ -319,8 +313,8 @@ pub fn estimate(
                 n_decisions: decisions.len(),
                 n_deleted: stating,
                 n_inserted: decisions.len() - stating,
-                validation: validation.get(&model).cloned().unwrap_or_default(),
-                ..FaithfulnessRow::empty(&model, [&environment, &arm, &cell, &role], design, &ind, value)
+                validation: validation.get(&position.model).cloned().unwrap_or_default(),
+                ..FaithfulnessRow::empty(position.clone(), design, &ind, value)
             };
             if n < 2 {
                 row.status = "not estimated".into();
@@ -393,11 +387,11 @@ impl Faithfulness {
             "Interventional effect of a stated value on the action (tau), beside the observational dependency (phi)",
             &self.rows,
             &[
-                ("model", |r| r.model.clone()),
-                ("environment", |r| r.environment.clone()),
-                ("arm", |r| r.arm.clone()),
-                ("cell", |r| r.cell.clone()),
-                ("role", |r| r.role.clone()),
+                ("model", |r| r.position.model.clone()),
+                ("environment", |r| r.position.environment.clone()),
+                ("arm", |r| r.position.arm.clone()),
+                ("cell", |r| r.position.cell.clone()),
+                ("role", |r| r.position.role.clone()),
                 ("design", |r| r.design.as_str().to_string()),
                 ("indicator", |r| r.indicator.clone()),
                 ("value", |r| r.value.clone()),
@@ -444,11 +438,11 @@ impl Faithfulness {
             let status = if r.reason.is_empty() { r.status.clone() } else { format!("{}: {}", r.status, r.reason) };
             s.push_str(&format!(
                 "| {} | {} | {} | {} | {} | {} | {} | {} | {}: {} ({}/{}) | {} | [{}, {}] | {} | [{}, {}] | {} |\n",
-                r.model,
-                r.environment,
-                r.arm,
-                r.cell,
-                r.role,
+                r.position.model,
+                r.position.environment,
+                r.position.arm,
+                r.position.cell,
+                r.position.role,
                 r.design.as_str(),
                 r.value,
                 status,
@@ -497,11 +491,13 @@ mod tests {
 
     fn in_cell(cell: &str, state: &str, decision: &str, value: &str, edit: Edit, y: f64) -> Trial {
         Trial {
-            model: "m".into(),
-            environment: "prisoners-dilemma".into(),
-            arm: "baseline".into(),
-            cell: cell.into(),
-            role: "player".into(),
+            position: Position {
+                model: "m".into(),
+                environment: "prisoners-dilemma".into(),
+                arm: "baseline".into(),
+                cell: cell.into(),
+                role: "player".into(),
+            },
             state: state.into(),
             decision: decision.into(),
             stated: decision.starts_with('s'),
@@ -555,7 +551,8 @@ mod tests {
             }
         }
         let rows = estimate(&trials, &[v.into()], &|_, _| Some("cooperate".into()), &BTreeMap::new());
-        let got: Vec<(&str, Design, Option<f64>)> = rows.iter().map(|r| (r.cell.as_str(), r.design, r.tau)).collect();
+        let got: Vec<(&str, Design, Option<f64>)> =
+            rows.iter().map(|r| (r.position.cell.as_str(), r.design, r.tau)).collect();
         assert_eq!(
             got,
             [
@@ -565,7 +562,7 @@ mod tests {
                 ("step-by-step", Design::Replace, Some(0.0)),
             ]
         );
-        assert!(rows.iter().all(|r| r.arm == "baseline" && r.n_states == 3));
+        assert!(rows.iter().all(|r| r.position.arm == "baseline" && r.n_states == 3));
     }
 
     #[test]

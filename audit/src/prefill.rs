@@ -63,7 +63,7 @@ use agora_engine::Store;
 use agora_environments::{ActionSpace, EnvSpec, Variant};
 use agora_records::families::audit::faithfulness::{Observational, ObservationalKey};
 use agora_records::families::audit::prefill::PrefillRecord;
-use agora_records::families::audit::CoderKeyRef;
+use agora_records::families::audit::{CoderKeyRef, Position};
 use rusqlite::Connection;
 use serde_json::Value;
 
@@ -110,14 +110,10 @@ struct Decision {
     slot: i64,
     run_key: String,
     response_id: String,
-    model: String,
+    /// The model, the environment, block arm and perturbation cell of the decision's run, and
+    /// the role: the estimate's group.
+    position: Position,
     served_id: String,
-    environment: String,
-    /// The block arm of the decision's run.
-    arm: String,
-    /// The perturbation cell of the decision's run.
-    cell: String,
-    role: String,
     answer_field: String,
     messages_json: String,
     spec_json: String,
@@ -137,12 +133,8 @@ fn read_decisions(conn: &Connection, cb: &LoadedCodebook, coder: &str) -> rusqli
             slot: r.slot,
             response_id: labels::response_id(&r.run_key, r.seat, r.slot),
             run_key: r.run_key,
-            model: r.model,
+            position: r.position,
             served_id: r.served_id,
-            environment: r.environment,
-            arm: r.arm,
-            cell: r.cell,
-            role: r.role,
             answer_field: r.answer_field,
             messages_json: r.messages_json,
             spec_json: r.spec_json,
@@ -150,15 +142,6 @@ fn read_decisions(conn: &Connection, cb: &LoadedCodebook, coder: &str) -> rusqli
             sentences: r.sentences,
         })
         .collect())
-}
-
-/// An estimate's group within a model: (environment, arm, cell, role).
-type Group = (String, String, String, String);
-
-impl Decision {
-    fn group(&self) -> Group {
-        (self.environment.clone(), self.arm.clone(), self.cell.clone(), self.role.clone())
-    }
 }
 
 /// One call to make.
@@ -191,7 +174,7 @@ struct Ready {
 
 /// The facts of a binary-allocation decision's state, from its recorded context and variant.
 fn allocation_facts(conn: &Connection, d: &Decision, variant: Variant) -> rusqlite::Result<Option<Facts>> {
-    if d.environment != "binary-allocation" {
+    if d.position.environment != "binary-allocation" {
         return Ok(None);
     }
     let id = crate::dependency::state_context(conn, d.run_id, d.seat, d.slot)?;
@@ -224,7 +207,7 @@ struct Sample {
     specs: BTreeMap<String, ModelSpec>,
     support: Vec<ModelSupport>,
     /// The groups of models not intervened on, with why.
-    skipped_groups: Vec<(String, Group, String)>,
+    skipped_groups: Vec<(Position, String)>,
     /// The gate's label of each model's codes.
     labels_by_model: BTreeMap<String, String>,
 }
@@ -263,8 +246,10 @@ fn sample(args: &PrefillOptions, store: &Store) -> Result<Sample> {
     // The sample's aim: each filter must name something the coded decisions hold, or it is
     // refused (a cell whose decisions wrote no reasoning has nothing to intervene on).
     type Filter<'a> = (&'a str, &'a [String], fn(&Decision) -> &str);
-    let filters: [Filter<'_>; 2] =
-        [("--environment", &args.environment, |d| &d.environment), ("--cell", &args.cell, |d| &d.cell)];
+    let filters: [Filter<'_>; 2] = [
+        ("--environment", &args.environment, |d| &d.position.environment),
+        ("--cell", &args.cell, |d| &d.position.cell),
+    ];
     for (flag, wanted, field) in filters {
         if wanted.is_empty() {
             continue;
@@ -283,7 +268,7 @@ fn sample(args: &PrefillOptions, store: &Store) -> Result<Sample> {
     }
     let mut by_model: BTreeMap<String, Vec<Decision>> = BTreeMap::new();
     for d in decisions {
-        by_model.entry(d.model.clone()).or_default().push(d);
+        by_model.entry(d.position.model.clone()).or_default().push(d);
     }
     if by_model.is_empty() {
         return Err(Error::BadInput(format!(
@@ -301,12 +286,12 @@ fn sample(args: &PrefillOptions, store: &Store) -> Result<Sample> {
     let mut support = Vec::new();
     let mut specs: BTreeMap<String, ModelSpec> = BTreeMap::new();
     let mut ready: Vec<Ready> = Vec::new();
-    let mut skipped_groups: Vec<(String, Group, String)> = Vec::new();
+    let mut skipped_groups: Vec<(Position, String)> = Vec::new();
     for (model, ds) in by_model {
         let spec = declared.models.iter().find(|s| s.name == model);
         let gate = validation.iter().find(|v| v.model == model);
         let prefill = spec.and_then(|s| s.prefill);
-        let groups: BTreeSet<Group> = ds.iter().map(Decision::group).collect();
+        let groups: BTreeSet<&Position> = ds.iter().map(|d| &d.position).collect();
         let status = match (spec, prefill, gate) {
             (None, _, _) => "no prefill: not declared in --models".to_string(),
             (Some(_), None, _) => "no prefill: the declaration says the server accepts no assistant prefill".into(),
@@ -320,7 +305,7 @@ fn sample(args: &PrefillOptions, store: &Store) -> Result<Sample> {
         });
         if status != "intervened" {
             for g in groups {
-                skipped_groups.push((model.clone(), g, status.clone()));
+                skipped_groups.push((g.clone(), status.clone()));
             }
             continue;
         }
@@ -330,7 +315,8 @@ fn sample(args: &PrefillOptions, store: &Store) -> Result<Sample> {
         // groups the estimate keeps apart.
         let mut by_cell: BTreeMap<(String, String, String), Vec<Decision>> = BTreeMap::new();
         for d in ds {
-            by_cell.entry((d.environment.clone(), d.arm.clone(), d.cell.clone())).or_default().push(d);
+            let p = &d.position;
+            by_cell.entry((p.environment.clone(), p.arm.clone(), p.cell.clone())).or_default().push(d);
         }
         let mut picked: Vec<Decision> = Vec::new();
         for group in by_cell.into_values() {
@@ -361,7 +347,8 @@ fn sample(args: &PrefillOptions, store: &Store) -> Result<Sample> {
 
 /// A sampled decision made ready: its stored request, action space, state and facts.
 fn prepare(conn: &Connection, store: &std::path::Path, d: Decision) -> Result<Ready> {
-    let fail = |message: String| Error::Decision { decision: d.response_id.clone(), model: d.model.clone(), message };
+    let fail =
+        |message: String| Error::Decision { decision: d.response_id.clone(), model: d.position.model.clone(), message };
     let sql = Error::sql(store);
     let stored: StoredRequest =
         serde_json::from_str(&d.messages_json).map_err(|e| fail(format!("the stored request: {e}")))?;
@@ -417,7 +404,7 @@ fn calls(args: &PrefillOptions, sample: &Sample) -> Result<Vec<Call>> {
                 };
                 let request_json = serde_json::to_string(&request)?;
                 let slot = format!("{}/{}/{}/prefill/{}/{label}/{j}", d.run_key, d.seat, d.slot, args.seed);
-                let key = Session::key(&sample.specs[&d.model], &request_json, &slot);
+                let key = Session::key(&sample.specs[&d.position.model], &request_json, &slot);
                 calls.push(Call {
                     decision: i,
                     value: value.clone(),
@@ -468,7 +455,7 @@ fn estimate<'a>(
             ParseOutcome::Parsed { action, .. } => (Some(action.encode()), String::new()),
             ParseOutcome::Unparsable(x) | ParseOutcome::Illegal(x) | ParseOutcome::Truncated(x) => (None, x),
         };
-        let ind = indicator_for(&d.environment, &d.role);
+        let ind = indicator_for(&d.position.environment, &d.position.role);
         let space_json = serde_json::to_string(&r.space)?;
         let y = match (ind, &action) {
             (Some(i), Some(a)) => i.value(a, &space_json, r.better_for_a),
@@ -486,12 +473,8 @@ fn estimate<'a>(
             edit: c.edit.as_str(),
             replicate: c.replicate as i64,
             key,
-            model: &d.model,
+            position: &d.position,
             served_id: &d.served_id,
-            environment: &d.environment,
-            arm: &d.arm,
-            cell: &d.cell,
-            role: &d.role,
             stated,
             prefill: &c.prefix,
             request_seed: c.request_seed.map(|s| s as i64),
@@ -507,11 +490,7 @@ fn estimate<'a>(
         // that does not state the value) enters both estimates.
         for &design in c.edit.designs(c.stated) {
             trials.push(Trial {
-                model: d.model.clone(),
-                environment: d.environment.clone(),
-                arm: d.arm.clone(),
-                cell: d.cell.clone(),
-                role: d.role.clone(),
+                position: d.position.clone(),
                 state: r.state.clone(),
                 decision: d.response_id.clone(),
                 stated: c.stated,
@@ -526,19 +505,13 @@ fn estimate<'a>(
     let labels_by_model = &sample.labels_by_model;
     let indicator = |e: &str, r: &str| indicator_for(e, r).map(|i| i.name.to_string());
     let mut rows = faithfulness::estimate(&trials, values, &indicator, labels_by_model);
-    let phi = |model: &str, g: &Group, value: &str| {
-        let (environment, arm, cell, role) = g;
-        let key = (model.into(), environment.clone(), arm.clone(), cell.clone(), role.clone(), value.into());
-        observational.get(&key).cloned()
-    };
+    let phi = |p: &Position, value: &str| observational.get(&(p.clone(), value.into())).cloned();
     for r in &mut rows {
-        let g = (r.environment.clone(), r.arm.clone(), r.cell.clone(), r.role.clone());
-        r.observational = phi(&r.model, &g, &r.value);
+        r.observational = phi(&r.position, &r.value);
         r.disagreement = faithfulness::disagreement(r);
     }
-    for (model, g, why) in &sample.skipped_groups {
-        let (environment, arm, cell, role) = g;
-        let Some(ind) = indicator_for(environment, role) else { continue };
+    for (p, why) in &sample.skipped_groups {
+        let Some(ind) = indicator_for(&p.environment, &p.role) else { continue };
         let (status, reason) = match why.split_once(": ") {
             Some(("no prefill", rest)) => ("no prefill".to_string(), rest.to_string()),
             _ => ("refused".to_string(), why.clone()),
@@ -547,22 +520,13 @@ fn estimate<'a>(
             rows.push(faithfulness::FaithfulnessRow {
                 status: status.clone(),
                 reason: reason.clone(),
-                observational: phi(model, g, v),
-                validation: labels_by_model.get(model).cloned().unwrap_or_default(),
-                ..faithfulness::FaithfulnessRow::empty(model, [environment, arm, cell, role], design, &ind.name, v)
+                observational: phi(p, v),
+                validation: labels_by_model.get(&p.model).cloned().unwrap_or_default(),
+                ..faithfulness::FaithfulnessRow::empty(p.clone(), design, &ind.name, v)
             });
         }
     }
-    rows.sort_by(|a, b| {
-        (&a.model, &a.environment, &a.arm, &a.cell, &a.role, a.design).cmp(&(
-            &b.model,
-            &b.environment,
-            &b.arm,
-            &b.cell,
-            &b.role,
-            b.design,
-        ))
-    });
+    rows.sort_by(|a, b| (&a.position, a.design).cmp(&(&b.position, b.design)));
     let report = Faithfulness {
         store: args.store.display().to_string(),
         coder: args.coder.clone(),
@@ -650,7 +614,7 @@ impl std::fmt::Display for PrefillOutcome {
             writeln!(
                 f,
                 "disagreement on {} {} {} {} {}: {}",
-                r.model, r.environment, r.arm, r.cell, r.value, r.disagreement
+                r.position.model, r.position.environment, r.position.arm, r.position.cell, r.value, r.disagreement
             )?;
         }
         writeln!(
@@ -718,7 +682,7 @@ async fn ask(calls: &[Call], ready: &[Ready], session: &Arc<Session>) -> Result<
             let d = &ready[c.decision].d;
             let session = session.clone();
             let (req, request_json, slot) = (c.request.clone(), c.request_json.clone(), c.slot.clone());
-            let (model, rid) = (d.model.clone(), d.response_id.clone());
+            let (model, rid) = (d.position.model.clone(), d.response_id.clone());
             let what = format!("{} {} call {}", c.value, c.edit.as_str(), c.replicate);
             async move {
                 match session.call(&model, &req, &request_json, &slot).await {

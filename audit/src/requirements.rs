@@ -248,13 +248,14 @@ impl Context<'_> {
                     .dependency
                     .iter()
                     .filter(|r| {
-                        r.model == model
-                            && r.environment == *environment
+                        let p = &r.position;
+                        p.model == model
+                            && p.environment == *environment
                             && r.estimator == *estimator
                             && r.value == *value
-                            && role.as_ref().is_none_or(|x| r.role == *x)
-                            && arm.as_ref().is_none_or(|x| r.arm == *x)
-                            && cell.is_none_or(|x| r.cell == x)
+                            && role.as_ref().is_none_or(|x| p.role == *x)
+                            && arm.as_ref().is_none_or(|x| p.arm == *x)
+                            && cell.is_none_or(|x| p.cell == x)
                     })
                     .collect();
                 let row = match rows.as_slice() {
@@ -269,7 +270,7 @@ impl Context<'_> {
                         // requirement names the one it is about.
                         return Side::NotEstimable(format!(
                             "{environment} has estimates for several arms, cells or roles (arm / cell / role: {}): name one in about.arm, about.cell or about.role",
-                            rows.iter().map(|r| format!("{} / {} / {}", r.arm, r.cell, r.role)).collect::<Vec<_>>().join(", ")
+                            rows.iter().map(|r| format!("{} / {} / {}", r.position.arm, r.position.cell, r.position.role)).collect::<Vec<_>>().join(", ")
                         ))
                     }
                 };
@@ -371,7 +372,7 @@ pub fn evaluate(
         .responses
         .iter()
         .map(|r| r.model.as_str())
-        .chain(dependency.iter().map(|r| r.model.as_str()))
+        .chain(dependency.iter().map(|r| r.position.model.as_str()))
         .chain(allocation.iter().map(|s| s.roster.as_str()))
         .collect();
     let alpha = spec.alpha;

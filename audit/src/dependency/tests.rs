@@ -87,3 +87,30 @@ fn indicators_read_actions() {
     assert!(indicator_for("naming-game", "namer").is_none());
     assert!(left_out_reason("naming-game", "namer").contains("symmetric"));
 }
+
+#[test]
+fn a_group_serialises_its_position_first_among_its_columns() {
+    let g = GroupRow {
+        position: Position {
+            model: "m".into(),
+            environment: "pd".into(),
+            arm: "baseline".into(),
+            cell: "step-by-step".into(),
+            role: "player".into(),
+        },
+        indicator: Some("cooperate".into()),
+        replicates: 10,
+        with_action: 9,
+        coded: 8,
+        observations: 7,
+        prompts: 3,
+        prompts_action_varies: 2,
+        left_out: None,
+    };
+    assert_eq!(
+        serde_json::to_string(&g).expect("json"),
+        "{\"model\":\"m\",\"environment\":\"pd\",\"arm\":\"baseline\",\"cell\":\"step-by-step\",\"role\":\"player\",\
+         \"indicator\":\"cooperate\",\"replicates\":10,\"with_action\":9,\"coded\":8,\"observations\":7,\"prompts\":3,\
+         \"prompts_action_varies\":2,\"left_out\":null}"
+    );
+}

@@ -217,21 +217,22 @@ pub fn dependency(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Op
     // The study's own estimates first.
     type Order<'e> = (bool, &'e str, &'e str, &'e str, &'e str, &'e str, &'e str);
     fn order<'e>(e: &'e crate::families::audit::dependency::StoredEstimate, scope: &str) -> Order<'e> {
-        let (k, r) = (&e.key, &e.row);
-        (e.scope != scope, &k.coder, &k.codebook, &r.model, &r.environment, &r.role, &r.value)
+        let (k, r, p) = (&e.key, &e.row, &e.row.position);
+        (e.scope != scope, &k.coder, &k.codebook, &p.model, &p.environment, &p.role, &r.value)
     }
     stored.sort_by(|a, b| order(a, scope).cmp(&order(b, scope)));
     let rows = stored
         .into_iter()
         .map(|e| {
             let (d, placed) = (e.row, e.placed);
+            let p = d.position;
             DependencyEstimate {
                 key: e.key,
-                model: d.model,
-                environment: d.environment,
-                arm: placed.then_some(d.arm),
-                cell: placed.then_some(d.cell),
-                role: d.role,
+                model: p.model,
+                environment: p.environment,
+                arm: placed.then_some(p.arm),
+                cell: placed.then_some(p.cell),
+                role: p.role,
                 indicator: d.indicator,
                 value: d.value,
                 status: d.status,

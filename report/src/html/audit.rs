@@ -145,7 +145,7 @@ pub(super) fn audit<'a>(p: &Page<'a>) -> Option<AuditView<'a>> {
     let dependency = a.dependency.as_ref().map(|rows| {
         rows.iter()
             .map(|stored| {
-                let d = &stored.row;
+                let (d, p) = (&stored.row, &stored.row.position);
                 let (estimate, ci) = match d.fit.coef {
                     Some(c) => (format!("{c:.3}"), interval(d.fit.ci_low, d.fit.ci_high)),
                     None if d.reason.is_empty() => (d.status.clone(), "-".into()),
@@ -153,11 +153,11 @@ pub(super) fn audit<'a>(p: &Page<'a>) -> Option<AuditView<'a>> {
                 };
                 DependencyView {
                     coder: &stored.key.coder,
-                    model: &d.model,
-                    environment: &d.environment,
-                    arm: &d.arm,
-                    cell: &d.cell,
-                    role: &d.role,
+                    model: &p.model,
+                    environment: &p.environment,
+                    arm: &p.arm,
+                    cell: &p.cell,
+                    role: &p.role,
                     indicator: &d.indicator,
                     estimator: &d.estimator,
                     value: &d.value,

@@ -6,8 +6,8 @@ use rusqlite::{params, Connection, Params, ToSql};
 use serde::Serialize;
 
 use super::coding::{drop_if_lacking, CodebookRecord};
-use super::CoderKey;
 use super::{has_table, make, DEPENDENCY, REPLICATE_CODES, STUDY_SCOPE};
+use super::{CoderKey, Position};
 use crate::families::has_column;
 
 /// A value's estimated coefficient: φ̂ (the LPM slope, or the logit's average marginal effect)
@@ -31,16 +31,9 @@ pub struct Coefficient {
 /// One estimate of one value, by one estimator, for one model, environment, arm, cell and role.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct DependencyRow {
-    /// The audited model.
-    pub model: String,
-    /// The environment.
-    pub environment: String,
-    /// The block arm of the replicated decisions (`baseline`, `punishment`, …).
-    pub arm: String,
-    /// The perturbation cell of the replicated decisions (`baseline`, `step-by-step`, …).
-    pub cell: String,
-    /// The role.
-    pub role: String,
+    /// The model, environment, arm and cell of the replicated decisions, and their role.
+    #[serde(flatten)]
+    pub position: Position,
     /// The action indicator's name.
     pub indicator: String,
     /// `lpm-fe` (the linear probability model with prompt fixed effects) or `logit-ame`.
@@ -79,16 +72,8 @@ pub struct ReplicateRow {
     pub replicate: i64,
     /// The original decision's response id.
     pub response_id: String,
-    /// The model.
-    pub model: String,
-    /// The role.
-    pub role: String,
-    /// The run's environment.
-    pub environment: String,
-    /// The run's arm.
-    pub arm: String,
-    /// The run's cell.
-    pub cell: String,
+    /// The model, the run's environment, arm and cell, and the role.
+    pub position: Position,
     /// The reply.
     pub raw_reply: String,
     /// The parsed action, if any.
@@ -105,8 +90,8 @@ pub struct ReplicateRow {
 /// and replicate order.
 pub fn read_replicates(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Vec<ReplicateRow>> {
     let mut st = conn.prepare(
-        "SELECT q.run_id, q.seat, q.slot, q.sample_seed, q.replicate, q.response_id, q.model, q.role, r.environment,
-                r.arm, r.cell, q.raw_reply, q.action, q.parse_status, q.answer_field, q.space_json
+        "SELECT q.run_id, q.seat, q.slot, q.sample_seed, q.replicate, q.response_id, q.model, r.environment, r.arm,
+                r.cell, q.role, q.raw_reply, q.action, q.parse_status, q.answer_field, q.space_json
          FROM audit_replicates q JOIN runs r ON r.run_id = q.run_id
          WHERE (?1 IS NULL OR r.study = ?1)
          ORDER BY q.run_id, q.seat, q.slot, q.sample_seed, q.replicate",
@@ -119,11 +104,7 @@ pub fn read_replicates(conn: &Connection, study: Option<&str>) -> rusqlite::Resu
             sample_seed: r.get(3)?,
             replicate: r.get(4)?,
             response_id: r.get(5)?,
-            model: r.get(6)?,
-            role: r.get(7)?,
-            environment: r.get(8)?,
-            arm: r.get(9)?,
-            cell: r.get(10)?,
+            position: Position::read(r, 6)?,
             raw_reply: r.get(11)?,
             action: r.get(12)?,
             parse_status: r.get(13)?,
@@ -296,11 +277,11 @@ pub fn write_estimates(
                 name,
                 version,
                 sha256,
-                r.model,
-                r.environment,
-                r.arm,
-                r.cell,
-                r.role,
+                r.position.model,
+                r.position.environment,
+                r.position.arm,
+                r.position.cell,
+                r.position.role,
                 r.indicator,
                 r.estimator,
                 r.value,
@@ -368,11 +349,7 @@ pub fn stored(conn: &Connection) -> rusqlite::Result<Vec<StoredEstimate>> {
             key: CoderKey { coder: r.get(1)?, codebook: r.get(2)?, version: r.get(3)?, sha256: r.get(4)? },
             placed,
             row: DependencyRow {
-                model: r.get(5)?,
-                environment: r.get(6)?,
-                arm: r.get(7)?,
-                cell: r.get(8)?,
-                role: r.get(9)?,
+                position: Position::read(r, 5)?,
                 indicator: r.get(10)?,
                 estimator: r.get(11)?,
                 value: r.get(12)?,
@@ -425,11 +402,13 @@ mod tests {
 
     fn row(model: &str, arm: &str, value: &str) -> DependencyRow {
         DependencyRow {
-            model: model.into(),
-            environment: "pd".into(),
-            arm: arm.into(),
-            cell: "baseline".into(),
-            role: "player".into(),
+            position: Position {
+                model: model.into(),
+                environment: "pd".into(),
+                arm: arm.into(),
+                cell: "baseline".into(),
+                role: "player".into(),
+            },
             indicator: "cooperate".into(),
             estimator: "lpm-fe".into(),
             value: value.into(),
@@ -460,8 +439,10 @@ mod tests {
         let all = stored(&conn).expect("read");
         assert_eq!(all.len(), 4);
         assert!(all.iter().all(|e| e.placed && e.key.coder == "lexicon/1" && e.key.version == 1));
-        let order: Vec<(&str, &str, &str)> =
-            all.iter().map(|e| (e.scope.as_str(), e.row.model.as_str(), e.row.arm.as_str())).collect();
+        let order: Vec<(&str, &str, &str)> = all
+            .iter()
+            .map(|e| (e.scope.as_str(), e.row.position.model.as_str(), e.row.position.arm.as_str()))
+            .collect();
         assert_eq!(
             order,
             [("", "a", "baseline"), ("", "a", "punishment"), ("", "b", "baseline"), ("s1", "b", "baseline")]
@@ -562,7 +543,7 @@ mod tests {
         let all = stored(&conn).expect("read");
         assert_eq!(all.len(), 1);
         let e = &all[0];
-        assert!(!e.placed && e.row.arm.is_empty() && e.row.cell.is_empty());
+        assert!(!e.placed && e.row.position.arm.is_empty() && e.row.position.cell.is_empty());
         assert_eq!((e.row.fit.se, e.row.fit.p, e.row.prompts_varying), (None, None, None));
         assert_eq!((e.row.fit.coef, e.row.n_prompts), (Some(0.2), 6));
         assert!(stored(&Connection::open_in_memory().expect("db")).expect("no table").is_empty());

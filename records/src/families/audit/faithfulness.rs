@@ -8,7 +8,7 @@ use rusqlite::{params, Connection};
 use serde::Serialize;
 
 use super::coding::drop_if_lacking;
-use super::{has_table, make, CoderKeyRef, FAITHFULNESS, PREFILL};
+use super::{has_table, make, CoderKeyRef, Position, FAITHFULNESS, PREFILL};
 
 /// The observational estimate beside which τ̂ is read.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -47,8 +47,8 @@ impl Design {
     }
 }
 
-/// The key of an observational estimate: (model, environment, arm, cell, role, value).
-pub type ObservationalKey = (String, String, String, String, String, String);
+/// The key of an observational estimate: (its position, value).
+pub type ObservationalKey = (Position, String);
 
 /// Drops an `audit_faithfulness` or `audit_prefill` of an older layout (without arm, cell and
 /// design, or edit). Returns the tables dropped.
@@ -64,8 +64,7 @@ pub fn drop_stale(conn: &Connection) -> rusqlite::Result<Vec<&'static str>> {
     Ok(dropped)
 }
 
-/// The store's LPM dependency estimates of a coder and codebook: (model, environment, arm,
-/// cell, role, value) → φ̂ with its interval (estimated rows only; the first scope in order).
+/// The store's LPM dependency estimates of a coder and codebook: (position, value) → φ̂ with its interval (estimated rows only; the first scope in order).
 /// An `audit_dependency` of the older layout, without arm and cell, gives none.
 pub fn observational(
     conn: &Connection,
@@ -94,7 +93,7 @@ pub fn observational(
     )?;
     let rows = st.query_map(params![coder, codebook, version, sha256], |r| {
         Ok((
-            (r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?),
+            (Position::read(r, 0)?, r.get(5)?),
             Observational { phi: r.get(6)?, ci_low: r.get(7)?, ci_high: r.get(8)? },
         ))
     })?;
@@ -123,16 +122,9 @@ pub struct EstimateOf<'a> {
 /// One estimate of τ for one value, model, environment, arm, cell, role and design.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct FaithfulnessRow {
-    /// The audited model.
-    pub model: String,
-    /// The environment.
-    pub environment: String,
-    /// The block arm of the decisions.
-    pub arm: String,
-    /// The perturbation cell of the decisions.
-    pub cell: String,
-    /// The role.
-    pub role: String,
+    /// The model, environment, block arm and perturbation cell of the decisions, and their role.
+    #[serde(flatten)]
+    pub position: Position,
     /// The insert arm's design.
     pub design: Design,
     /// The action indicator's name.
@@ -170,17 +162,12 @@ pub struct FaithfulnessRow {
 }
 
 impl FaithfulnessRow {
-    /// The row of `model`, a group (environment, arm, cell and role), a design, an indicator
-    /// and a value before anything is counted, estimated or compared: no states, no estimate,
-    /// no observational estimate, every text empty.
-    pub fn empty(model: &str, group: [&str; 4], design: Design, indicator: &str, value: &str) -> FaithfulnessRow {
-        let [environment, arm, cell, role] = group;
+    /// The row of a position, a design, an indicator and a value before anything is counted,
+    /// estimated or compared: no states, no estimate, no observational estimate, every text
+    /// empty.
+    pub fn empty(position: Position, design: Design, indicator: &str, value: &str) -> FaithfulnessRow {
         FaithfulnessRow {
-            model: model.to_string(),
-            environment: environment.to_string(),
-            arm: arm.to_string(),
-            cell: cell.to_string(),
-            role: role.to_string(),
+            position,
             design,
             indicator: indicator.to_string(),
             value: value.to_string(),
@@ -224,11 +211,11 @@ pub fn write<'a>(
             of.key.codebook,
             of.key.version,
             of.key.sha256,
-            r.model,
-            r.environment,
-            r.arm,
-            r.cell,
-            r.role,
+            r.position.model,
+            r.position.environment,
+            r.position.arm,
+            r.position.cell,
+            r.position.role,
             r.design.as_str(),
             r.indicator,
             r.value,
@@ -250,4 +237,37 @@ pub fn write<'a>(
         ])?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_estimate_serialises_its_position_first_among_its_columns() {
+        let position = Position {
+            model: "a".into(),
+            environment: "pd".into(),
+            arm: "baseline".into(),
+            cell: "step-by-step".into(),
+            role: "player".into(),
+        };
+        let row = FaithfulnessRow {
+            status: "estimated".into(),
+            n_states: 3,
+            tau: Some(0.5),
+            observational: Some(Observational { phi: 0.25, ci_low: 0.0, ci_high: 0.5 }),
+            validation: "validated".into(),
+            ..FaithfulnessRow::empty(position, Design::Source, "cooperate", "care")
+        };
+        let json = serde_json::to_string(&row).expect("json");
+        assert_eq!(
+            json,
+            "{\"model\":\"a\",\"environment\":\"pd\",\"arm\":\"baseline\",\"cell\":\"step-by-step\",\"role\":\"player\",\
+             \"design\":\"source\",\"indicator\":\"cooperate\",\"value\":\"care\",\"status\":\"estimated\",\"reason\":\"\",\
+             \"n_states\":3,\"n_decisions\":0,\"n_deleted\":0,\"n_inserted\":0,\"tau\":0.5,\"se\":null,\"ci_low\":null,\
+             \"ci_high\":null,\"observational\":{\"phi\":0.25,\"ci_low\":0.0,\"ci_high\":0.5},\"disagreement\":\"\",\
+             \"validation\":\"validated\"}"
+        );
+    }
 }

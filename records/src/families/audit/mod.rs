@@ -19,6 +19,7 @@
 //! submodule per step of the audit; the audit crate gives and takes rows.
 
 use rusqlite::Connection;
+use serde::Serialize;
 
 use super::{add_column, ensure, Family, Step};
 
@@ -44,6 +45,35 @@ pub struct CoderKey {
     pub version: u32,
     /// The codebook's SHA-256.
     pub sha256: String,
+}
+
+/// Where an audited decision stands in the design: the model, the environment, the block arm,
+/// the perturbation cell and the role. The estimates are made and kept per position.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+pub struct Position {
+    /// The audited model.
+    pub model: String,
+    /// The environment.
+    pub environment: String,
+    /// The block arm (`baseline`, `punishment`, …).
+    pub arm: String,
+    /// The perturbation cell (`baseline`, `step-by-step`, …).
+    pub cell: String,
+    /// The role.
+    pub role: String,
+}
+
+impl Position {
+    /// The position read from five columns of `r` from `first` on, in [`Position`]'s order.
+    fn read(r: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<Position> {
+        Ok(Position {
+            model: r.get(first)?,
+            environment: r.get(first + 1)?,
+            arm: r.get(first + 2)?,
+            cell: r.get(first + 3)?,
+            role: r.get(first + 4)?,
+        })
+    }
 }
 
 /// A [`CoderKey`] borrowed: the coder and codebook a row to write names.
@@ -86,8 +116,8 @@ macro_rules! coded_replicate_key_columns {
     };
 }
 
-/// The columns of an estimate's place in the design (model, environment, arm, cell and role),
-/// in order: a fragment of the estimates' DDL.
+/// The columns of an estimate's [`Position`] (model, environment, arm, cell and role), in
+/// order: a fragment of the estimates' DDL.
 macro_rules! position_columns {
     () => {
         "    model TEXT NOT NULL,

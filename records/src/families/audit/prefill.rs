@@ -4,7 +4,7 @@
 use agora_agents::llm::cache::CachedReply;
 use rusqlite::{params, Connection};
 
-use super::CoderKeyRef;
+use super::{CoderKeyRef, Position};
 
 /// Whether the store holds the audit's coded responses and sentences.
 pub fn audited(conn: &Connection) -> rusqlite::Result<bool> {
@@ -27,18 +27,11 @@ pub struct CodedDecision {
     pub slot: i64,
     /// The run's key.
     pub run_key: String,
-    /// The model.
-    pub model: String,
+    /// The model, the environment, block arm and perturbation cell of the decision's run, and
+    /// the role.
+    pub position: Position,
     /// The served id.
     pub served_id: String,
-    /// The run's environment.
-    pub environment: String,
-    /// The block arm of the decision's run.
-    pub arm: String,
-    /// The perturbation cell of the decision's run.
-    pub cell: String,
-    /// The role.
-    pub role: String,
     /// The answer field asked for.
     pub answer_field: String,
     /// The request's messages, JSON.
@@ -62,8 +55,8 @@ pub fn coded_decisions(
     sha256: &str,
 ) -> rusqlite::Result<Vec<CodedDecision>> {
     let mut st = conn.prepare(
-        "SELECT a.run_id, a.seat, a.slot, r.run_key, a.model, t.served_id, a.environment, t.role, a.answer_field,
-                t.messages_json, r.spec_json, r.variant, a.arm, a.cell
+        "SELECT a.run_id, a.seat, a.slot, r.run_key, a.model, a.environment, a.arm, a.cell, t.role, t.served_id,
+                a.answer_field, t.messages_json, r.spec_json, r.variant
          FROM audit_responses a
          JOIN runs r ON r.run_id = a.run_id
          JOIN transcripts t ON t.run_id = a.run_id AND t.seat = a.seat AND t.slot = a.slot
@@ -78,16 +71,12 @@ pub fn coded_decisions(
             seat: r.get(1)?,
             slot: r.get(2)?,
             run_key: r.get(3)?,
-            model: r.get(4)?,
-            served_id: r.get(5)?,
-            environment: r.get(6)?,
-            role: r.get(7)?,
-            answer_field: r.get(8)?,
-            messages_json: r.get(9)?,
-            spec_json: r.get(10)?,
-            variant: r.get(11)?,
-            arm: r.get(12)?,
-            cell: r.get(13)?,
+            position: Position::read(r, 4)?,
+            served_id: r.get(9)?,
+            answer_field: r.get(10)?,
+            messages_json: r.get(11)?,
+            spec_json: r.get(12)?,
+            variant: r.get(13)?,
             sentences: Vec::new(),
         })
     })?;
@@ -129,18 +118,10 @@ pub struct PrefillRecord<'a> {
     pub replicate: i64,
     /// The coder and codebook.
     pub key: CoderKeyRef<'a>,
-    /// The model.
-    pub model: &'a str,
+    /// The decision's position.
+    pub position: &'a Position,
     /// The served id.
     pub served_id: &'a str,
-    /// The run's environment.
-    pub environment: &'a str,
-    /// The block arm.
-    pub arm: &'a str,
-    /// The perturbation cell.
-    pub cell: &'a str,
-    /// The role.
-    pub role: &'a str,
     /// Whether the prefilled reasoning states the value.
     pub stated: bool,
     /// The prefilled reasoning.
@@ -189,13 +170,13 @@ pub fn write_calls(conn: &Connection, calls: &[PrefillRecord<'_>]) -> rusqlite::
             c.key.codebook,
             c.key.version,
             c.key.sha256,
-            c.model,
+            c.position.model,
             c.served_id,
             c.reply.endpoint,
-            c.environment,
-            c.arm,
-            c.cell,
-            c.role,
+            c.position.environment,
+            c.position.arm,
+            c.position.cell,
+            c.position.role,
             c.stated,
             c.prefill,
             c.request_seed,
