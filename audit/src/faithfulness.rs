@@ -68,7 +68,7 @@ use rusqlite::Connection;
 use serde::Serialize;
 
 use crate::codebook::Codebook;
-use crate::table::num;
+use crate::table::{num, position_cells, positioned, Positioned};
 
 /// The table's layout, kept with every table of the store in `agora_records`.
 pub use agora_records::families::audit::PREFILL as SCHEMA;
@@ -379,6 +379,12 @@ pub fn write(conn: &Connection, f: &Faithfulness) -> rusqlite::Result<()> {
     records::write(conn, of, &f.rows)
 }
 
+impl Positioned for FaithfulnessRow {
+    fn position(&self) -> &Position {
+        &self.position
+    }
+}
+
 impl Faithfulness {
     /// The estimates as a table (`faithfulness.csv`).
     pub fn table(&self) -> agora_analysis::table::Table {
@@ -386,12 +392,7 @@ impl Faithfulness {
             "faithfulness",
             "Interventional effect of a stated value on the action (tau), beside the observational dependency (phi)",
             &self.rows,
-            &[
-                ("model", |r| r.position.model.clone()),
-                ("environment", |r| r.position.environment.clone()),
-                ("arm", |r| r.position.arm.clone()),
-                ("cell", |r| r.position.cell.clone()),
-                ("role", |r| r.position.role.clone()),
+            &positioned::<FaithfulnessRow>(&[
                 ("design", |r| r.design.as_str().to_string()),
                 ("indicator", |r| r.indicator.clone()),
                 ("value", |r| r.value.clone()),
@@ -410,7 +411,7 @@ impl Faithfulness {
                 ("phi_ci_high", |r| num(r.observational.as_ref().map(|o| o.ci_high))),
                 ("disagreement", |r| r.disagreement.clone()),
                 ("validation", |r| r.validation.clone()),
-            ],
+            ]),
         )
     }
 
@@ -437,12 +438,8 @@ impl Faithfulness {
             let o = r.observational.as_ref();
             let status = if r.reason.is_empty() { r.status.clone() } else { format!("{}: {}", r.status, r.reason) };
             s.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {}: {} ({}/{}) | {} | [{}, {}] | {} | [{}, {}] | {} |\n",
-                r.position.model,
-                r.position.environment,
-                r.position.arm,
-                r.position.cell,
-                r.position.role,
+                "| {} | {} | {} | {} | {}: {} ({}/{}) | {} | [{}, {}] | {} | [{}, {}] | {} |\n",
+                position_cells(&r.position),
                 r.design.as_str(),
                 r.value,
                 status,
@@ -491,13 +488,7 @@ mod tests {
 
     fn in_cell(cell: &str, state: &str, decision: &str, value: &str, edit: Edit, y: f64) -> Trial {
         Trial {
-            position: Position {
-                model: "m".into(),
-                environment: "prisoners-dilemma".into(),
-                arm: "baseline".into(),
-                cell: cell.into(),
-                role: "player".into(),
-            },
+            position: crate::table::at(cell),
             state: state.into(),
             decision: decision.into(),
             stated: decision.starts_with('s'),
@@ -626,5 +617,45 @@ mod tests {
         assert_eq!(edits, [Edit::Insert, Edit::Delete], "the shared text is asked once");
         assert_eq!(Edit::Insert.designs(false), Design::ALL, "and its answers enter both designs");
         assert!(intervene(&cb, &s, "nope", None).is_err());
+    }
+
+    #[test]
+    fn the_markdown_and_the_table_write_an_estimates_position_as_its_first_cells() {
+        let position = crate::table::at("step-by-step");
+        let row = FaithfulnessRow {
+            status: "estimated".into(),
+            n_states: 3,
+            n_decisions: 4,
+            n_deleted: 1,
+            n_inserted: 3,
+            tau: Some(0.5),
+            ci_low: Some(0.1),
+            ci_high: Some(0.9),
+            ..FaithfulnessRow::empty(position, Design::Source, "cooperate", "fairness")
+        };
+        let f = Faithfulness {
+            store: "s.db".into(),
+            coder: "lexicon/1".into(),
+            codebook: "default".into(),
+            codebook_version: 1,
+            codebook_sha256: "abc".into(),
+            sample_seed: 7,
+            m: 2,
+            alpha: ALPHA,
+            calls: 8,
+            with_indicator: 8,
+            models: Vec::new(),
+            rows: vec![row],
+        };
+        let md = f.to_markdown();
+        assert!(
+            md.contains(
+                "\n| m | prisoners-dilemma | baseline | step-by-step | player | source | fairness | estimated | 3: 4 (1/3) | +0.500 | [+0.100, +0.900] | - | [-, -] | - |\n"
+            ),
+            "{md}"
+        );
+        let t = f.table();
+        assert_eq!(t.columns[..6], ["model", "environment", "arm", "cell", "role", "design"]);
+        assert_eq!(t.rows[0][..6], ["m", "prisoners-dilemma", "baseline", "step-by-step", "player", "source"]);
     }
 }

@@ -2,6 +2,7 @@
 //! how a row writes its cell, so that a header and its cell are stated once, together.
 
 use agora_analysis::table::Table;
+use agora_records::families::audit::Position;
 
 /// One column of a table of `R`s: its header and its cell for a row.
 pub(crate) type Column<R> = (&'static str, fn(&R) -> String);
@@ -20,6 +21,38 @@ pub(crate) fn of_rows<'a, R: 'a>(
         columns: columns.iter().map(|(header, _)| *header).collect(),
         rows: rows.into_iter().map(|r| columns.iter().map(|(_, cell)| cell(r)).collect()).collect(),
     }
+}
+
+/// A row that stands at a [`Position`]: an estimate, or a group of what it is estimated from.
+pub(crate) trait Positioned {
+    /// The row's position.
+    fn position(&self) -> &Position;
+}
+
+/// The columns of a row's position (`model`, `environment`, `arm`, `cell`, `role`), then
+/// `rest`.
+pub(crate) fn positioned<R: Positioned>(rest: &[Column<R>]) -> Vec<Column<R>> {
+    let at: [Column<R>; 5] = [
+        ("model", |r| r.position().model.clone()),
+        ("environment", |r| r.position().environment.clone()),
+        ("arm", |r| r.position().arm.clone()),
+        ("cell", |r| r.position().cell.clone()),
+        ("role", |r| r.position().role.clone()),
+    ];
+    at.into_iter().chain(rest.iter().copied()).collect()
+}
+
+/// A position of the tests: model `m`, environment `prisoners-dilemma`, arm `baseline`, role
+/// `player`.
+#[cfg(test)]
+pub(crate) fn at(cell: &str) -> Position {
+    let (model, environment, arm, role) = ("m".into(), "prisoners-dilemma".into(), "baseline".into(), "player".into());
+    Position { model, environment, arm, cell: cell.into(), role }
+}
+
+/// A position's cells in a Markdown table's row: `model | environment | arm | cell | role`.
+pub(crate) fn position_cells(p: &Position) -> String {
+    [&p.model, &p.environment, &p.arm, &p.cell, &p.role].map(String::as_str).join(" | ")
 }
 
 /// A number's cell: six decimals; empty where there is none or it is not finite.

@@ -1,7 +1,7 @@
 //! The dependency estimate's outputs: Markdown, JSON and CSV tables.
 
 use super::*;
-use crate::table::{count, num};
+use crate::table::{count, num, position_cells, positioned, Positioned};
 
 impl Dependency {
     /// The report as Markdown.
@@ -39,12 +39,8 @@ impl Dependency {
         s.push_str("\n## Groups\n\n| model | environment | arm | cell | role | indicator | replicates | with action | coded | observations | prompts | prompts whose action varies | left out |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|\n");
         for g in &self.groups {
             s.push_str(&format!(
-                "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-                g.position.model,
-                g.position.environment,
-                g.position.arm,
-                g.position.cell,
-                g.position.role,
+                "| {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                position_cells(&g.position),
                 g.indicator.as_deref().unwrap_or("-"),
                 g.replicates,
                 g.with_action,
@@ -68,12 +64,8 @@ impl Dependency {
                     _ => format!("{}: {}", r.status, r.reason),
                 };
                 s.push_str(&format!(
-                    "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
-                    r.position.model,
-                    r.position.environment,
-                    r.position.arm,
-                    r.position.cell,
-                    r.position.role,
+                    "| {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |\n",
+                    position_cells(&r.position),
                     r.indicator,
                     r.estimator,
                     r.value,
@@ -101,12 +93,7 @@ impl Dependency {
             "dependency",
             "Dependency of the action on the stated values",
             &self.rows,
-            &[
-                ("model", |r| r.position.model.clone()),
-                ("environment", |r| r.position.environment.clone()),
-                ("arm", |r| r.position.arm.clone()),
-                ("cell", |r| r.position.cell.clone()),
-                ("role", |r| r.position.role.clone()),
+            &positioned::<DependencyRow>(&[
                 ("indicator", |r| r.indicator.clone()),
                 ("estimator", |r| r.estimator.clone()),
                 ("value", |r| r.value.clone()),
@@ -122,7 +109,13 @@ impl Dependency {
                 ("n_replicates", |r| r.n_replicates.to_string()),
                 ("prompts_varying", |r| count(r.prompts_varying)),
                 ("validation", |r| r.validation.clone()),
-            ],
+            ]),
         )
+    }
+}
+
+impl Positioned for DependencyRow {
+    fn position(&self) -> &Position {
+        &self.position
     }
 }

@@ -88,16 +88,10 @@ fn indicators_read_actions() {
     assert!(left_out_reason("naming-game", "namer").contains("symmetric"));
 }
 
-#[test]
-fn a_group_serialises_its_position_first_among_its_columns() {
-    let g = GroupRow {
-        position: Position {
-            model: "m".into(),
-            environment: "pd".into(),
-            arm: "baseline".into(),
-            cell: "step-by-step".into(),
-            role: "player".into(),
-        },
+/// A group of the tests, in cell `step-by-step`.
+fn group() -> GroupRow {
+    GroupRow {
+        position: crate::table::at("step-by-step"),
         indicator: Some("cooperate".into()),
         replicates: 10,
         with_action: 9,
@@ -106,11 +100,67 @@ fn a_group_serialises_its_position_first_among_its_columns() {
         prompts: 3,
         prompts_action_varies: 2,
         left_out: None,
-    };
+    }
+}
+
+#[test]
+fn a_group_serialises_its_position_first_among_its_columns() {
     assert_eq!(
-        serde_json::to_string(&g).expect("json"),
-        "{\"model\":\"m\",\"environment\":\"pd\",\"arm\":\"baseline\",\"cell\":\"step-by-step\",\"role\":\"player\",\
+        serde_json::to_string(&group()).expect("json"),
+        "{\"model\":\"m\",\"environment\":\"prisoners-dilemma\",\"arm\":\"baseline\",\"cell\":\"step-by-step\",\"role\":\"player\",\
          \"indicator\":\"cooperate\",\"replicates\":10,\"with_action\":9,\"coded\":8,\"observations\":7,\"prompts\":3,\
          \"prompts_action_varies\":2,\"left_out\":null}"
     );
+}
+
+#[test]
+fn the_markdown_and_the_table_write_a_groups_and_an_estimates_position_as_their_first_cells() {
+    let row = DependencyRow {
+        position: crate::table::at("step-by-step"),
+        indicator: "cooperate".into(),
+        estimator: "lpm-fe".into(),
+        value: "fairness".into(),
+        status: "estimated".into(),
+        reason: String::new(),
+        fit: Coefficient { coef: Some(0.25), se: Some(0.1), ..Coefficient::default() },
+        n_prompts: 3,
+        n_replicates: 7,
+        prompts_varying: Some(2),
+        validation: "validated".into(),
+    };
+    let d = Dependency {
+        store: "s.db".into(),
+        study: None,
+        coder: "lexicon/1".into(),
+        codebook: "default".into(),
+        codebook_version: 1,
+        codebook_sha256: "abc".into(),
+        alpha: ALPHA,
+        replicates: 10,
+        with_action: 9,
+        coded: 8,
+        without_reasoning: 1,
+        coder_errors: 0,
+        indicators: Vec::new(),
+        left_out: Vec::new(),
+        groups: vec![group()],
+        rows: vec![row],
+        validation: Vec::new(),
+    };
+    let md = d.to_markdown();
+    assert!(
+        md.contains(
+            "\n| m | prisoners-dilemma | baseline | step-by-step | player | cooperate | 10 | 9 | 8 | 7 | 3 | 2 |  |\n"
+        ),
+        "{md}"
+    );
+    assert!(
+        md.contains(
+            "\n| m | prisoners-dilemma | baseline | step-by-step | player | cooperate | lpm-fe | fairness | 0.250 | 0.100 | - | - | - | 3 | 7 | 2 | estimated |\n"
+        ),
+        "{md}"
+    );
+    let t = d.table();
+    assert_eq!(t.columns[..6], ["model", "environment", "arm", "cell", "role", "indicator"]);
+    assert_eq!(t.rows[0][..6], ["m", "prisoners-dilemma", "baseline", "step-by-step", "player", "cooperate"]);
 }

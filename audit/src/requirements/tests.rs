@@ -282,13 +282,7 @@ fn the_seeds_allocation_agent_specification_reads_the_seeds_statistics() {
 fn a_dependency_requirement_reads_the_cell_it_names() {
     use agora_records::families::audit::dependency::Coefficient;
     let row = |cell: &str, coef: f64| DependencyRow {
-        position: agora_records::families::audit::Position {
-            model: "m".into(),
-            environment: "prisoners-dilemma".into(),
-            arm: "baseline".into(),
-            cell: cell.into(),
-            role: "player".into(),
-        },
+        position: crate::table::at(cell),
         indicator: "cooperate".into(),
         estimator: "lpm-fe".into(),
         value: "fairness".into(),

@@ -402,13 +402,7 @@ mod tests {
 
     fn row(model: &str, arm: &str, value: &str) -> DependencyRow {
         DependencyRow {
-            position: Position {
-                model: model.into(),
-                environment: "pd".into(),
-                arm: arm.into(),
-                cell: "baseline".into(),
-                role: "player".into(),
-            },
+            position: crate::families::audit::at(model, arm, "baseline"),
             indicator: "cooperate".into(),
             estimator: "lpm-fe".into(),
             value: value.into(),

@@ -245,13 +245,7 @@ mod tests {
 
     #[test]
     fn an_estimate_serialises_its_position_first_among_its_columns() {
-        let position = Position {
-            model: "a".into(),
-            environment: "pd".into(),
-            arm: "baseline".into(),
-            cell: "step-by-step".into(),
-            role: "player".into(),
-        };
+        let position = crate::families::audit::at("a", "baseline", "step-by-step");
         let row = FaithfulnessRow {
             status: "estimated".into(),
             n_states: 3,

@@ -76,6 +76,13 @@ impl Position {
     }
 }
 
+/// A position of the tests: environment `pd`, role `player`.
+#[cfg(test)]
+pub(crate) fn at(model: &str, arm: &str, cell: &str) -> Position {
+    let (environment, role) = ("pd".into(), "player".into());
+    Position { model: model.into(), environment, arm: arm.into(), cell: cell.into(), role }
+}
+
 /// A [`CoderKey`] borrowed: the coder and codebook a row to write names.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CoderKeyRef<'a> {
