@@ -123,7 +123,7 @@ pub struct Observation {
 }
 
 pub use agora_records::families::audit::dependency::{Coefficient, DependencyRow};
-use agora_records::families::audit::Position;
+use agora_records::families::audit::{CoderKey, Position};
 
 /// One model, environment, arm, cell and role of the replicates, with what became of it.
 #[derive(Clone, Debug, PartialEq, Serialize)]
@@ -156,14 +156,9 @@ pub struct Dependency {
     pub store: String,
     /// The study in scope (all when none).
     pub study: Option<String>,
-    /// The coder.
-    pub coder: String,
-    /// The codebook's name.
-    pub codebook: String,
-    /// The codebook's version.
-    pub codebook_version: u32,
-    /// The codebook's SHA-256.
-    pub codebook_sha256: String,
+    /// The coder and codebook.
+    #[serde(flatten)]
+    pub key: CoderKey,
     /// α of the intervals.
     pub alpha: f64,
     /// Replicates stored in scope.
@@ -363,10 +358,12 @@ pub fn dependency(
     let report = Dependency {
         store: path.display().to_string(),
         study: study.map(str::to_string),
-        coder: coder_id,
-        codebook: cb.name.clone(),
-        codebook_version: cb.version,
-        codebook_sha256: codebook.sha256.clone(),
+        key: CoderKey {
+            coder: coder_id,
+            codebook: cb.name.clone(),
+            version: cb.version,
+            sha256: codebook.sha256.clone(),
+        },
         alpha: ALPHA,
         replicates: total,
         with_action,
@@ -460,7 +457,7 @@ fn write_coded(
 
 fn write_estimates(conn: &mut Connection, d: &Dependency) -> rusqlite::Result<()> {
     let scope = d.study.clone().unwrap_or_default();
-    records::write_estimates(conn, &scope, &d.coder, (&d.codebook, d.codebook_version, &d.codebook_sha256), &d.rows)
+    records::write_estimates(conn, &scope, d.key.borrowed(), &d.rows)
 }
 
 mod report;

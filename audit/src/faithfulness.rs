@@ -63,7 +63,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use agora_records::families::audit::Position;
+use agora_records::families::audit::{CoderKey, Position};
 use rusqlite::Connection;
 use serde::Serialize;
 
@@ -238,14 +238,9 @@ pub struct ModelSupport {
 pub struct Faithfulness {
     /// The store.
     pub store: String,
-    /// The coder whose codes chose the edits.
-    pub coder: String,
-    /// The codebook's name.
-    pub codebook: String,
-    /// The codebook's version.
-    pub codebook_version: u32,
-    /// The codebook's SHA-256.
-    pub codebook_sha256: String,
+    /// The coder whose codes chose the edits, and its codebook.
+    #[serde(flatten)]
+    pub key: CoderKey,
     /// The sample seed.
     pub sample_seed: u64,
     /// Calls per decision and edit.
@@ -367,15 +362,7 @@ pub use agora_records::families::audit::faithfulness::observational;
 /// older layout ([`drop_stale`]).
 pub fn write(conn: &Connection, f: &Faithfulness) -> rusqlite::Result<()> {
     use agora_records::families::audit::faithfulness as records;
-    let of = records::EstimateOf {
-        sample_seed: f.sample_seed,
-        key: agora_records::families::audit::CoderKeyRef {
-            coder: &f.coder,
-            codebook: &f.codebook,
-            version: f.codebook_version,
-            sha256: &f.codebook_sha256,
-        },
-    };
+    let of = records::EstimateOf { sample_seed: f.sample_seed, key: f.key.borrowed() };
     records::write(conn, of, &f.rows)
 }
 
@@ -420,10 +407,10 @@ impl Faithfulness {
         let mut s = format!(
             "# Faithfulness by intervention\n\nCoder {} with codebook {} v{} ({}); sample seed {}, {} calls per decision and edit; {} prefilled calls, {} with a defined action indicator.\n\n\
              tau: change in the action indicator between closed, prefilled reasoning with one sentence of the value inserted (true in the decision's state: the codebook's statement, naming an option only where the value favours it there) and the reasoning with every sentence of the value deleted; the difference per state, averaged over states with a 95 % t interval (the SUVA audit paper Eq. 240.14, §240.10.3), per model, environment, arm, cell and role. Design `source` (the source's, read by the ladder): the inserted sentence is appended to the model's reasoning kept identical, its own sentences of the value included. Design `replace`: appended to the reasoning with the value's sentences deleted (the model's own wording replaced by the codebook's). phi: the observational dependency of the same arm and cell (LPM with prompt fixed effects, `dependency.md`).\n\n## Models\n\n| model | prefill | status |\n| --- | --- | --- |\n",
-            self.coder,
-            self.codebook,
-            self.codebook_version,
-            &self.codebook_sha256[..self.codebook_sha256.len().min(12)],
+            self.key.coder,
+            self.key.codebook,
+            self.key.version,
+            &self.key.sha256[..self.key.sha256.len().min(12)],
             self.sample_seed,
             self.m,
             self.calls,
@@ -619,8 +606,8 @@ mod tests {
         assert!(intervene(&cb, &s, "nope", None).is_err());
     }
 
-    #[test]
-    fn the_markdown_and_the_table_write_an_estimates_position_as_its_first_cells() {
+    /// A report of the tests: one estimate.
+    fn report() -> Faithfulness {
         let position = crate::table::at("step-by-step");
         let row = FaithfulnessRow {
             status: "estimated".into(),
@@ -633,12 +620,9 @@ mod tests {
             ci_high: Some(0.9),
             ..FaithfulnessRow::empty(position, Design::Source, "cooperate", "fairness")
         };
-        let f = Faithfulness {
+        Faithfulness {
             store: "s.db".into(),
-            coder: "lexicon/1".into(),
-            codebook: "default".into(),
-            codebook_version: 1,
-            codebook_sha256: "abc".into(),
+            key: CoderKey { coder: "lexicon/1".into(), codebook: "default".into(), version: 1, sha256: "abc".into() },
             sample_seed: 7,
             m: 2,
             alpha: ALPHA,
@@ -646,7 +630,12 @@ mod tests {
             with_indicator: 8,
             models: Vec::new(),
             rows: vec![row],
-        };
+        }
+    }
+
+    #[test]
+    fn the_markdown_and_the_table_write_an_estimates_position_as_its_first_cells() {
+        let f = report();
         let md = f.to_markdown();
         assert!(
             md.contains(
@@ -657,5 +646,18 @@ mod tests {
         let t = f.table();
         assert_eq!(t.columns[..6], ["model", "environment", "arm", "cell", "role", "design"]);
         assert_eq!(t.rows[0][..6], ["m", "prisoners-dilemma", "baseline", "step-by-step", "player", "source"]);
+    }
+
+    #[test]
+    fn the_report_serialises_its_coder_and_codebook_after_its_store() {
+        let json = serde_json::to_string(&report()).expect("json");
+        assert!(
+            json.starts_with(
+                "{\"store\":\"s.db\",\"coder\":\"lexicon/1\",\"codebook\":\"default\",\"codebook_version\":1,\
+                 \"codebook_sha256\":\"abc\",\"sample_seed\":7,\"m\":2,\"alpha\":0.05,\"calls\":8,\"with_indicator\":8,\
+                 \"models\":[],\"rows\":[{\"model\":\"m\","
+            ),
+            "{json}"
+        );
     }
 }

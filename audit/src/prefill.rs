@@ -529,10 +529,7 @@ fn estimate<'a>(
     rows.sort_by(|a, b| (&a.position, a.design).cmp(&(&b.position, b.design)));
     let report = Faithfulness {
         store: args.store.display().to_string(),
-        coder: args.coder.clone(),
-        codebook: cb.name.clone(),
-        codebook_version: cb.version,
-        codebook_sha256: sample.codebook.sha256.clone(),
+        key: key.owned(),
         sample_seed: args.seed,
         m: args.m,
         alpha: faithfulness::ALPHA,

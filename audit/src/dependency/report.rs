@@ -10,10 +10,10 @@ impl Dependency {
             "# Dependency of the action on the stated values{}\n\nStore `{}`; coder `{}`; codebook `{}` v{} (SHA-256 `{}`). The SUVA audit paper Eq. 240.12: a linear probability model of the action indicator on the value vector with a fixed effect per prompt (within-prompt demeaning), CR1 clustered by prompt, t on G − 1 df (`lpm-fe`); for binary indicators also a logit with prompt dummies over the prompts whose action varies, its average marginal effects (average derivatives, smaller than the discrete change of a 0/1 value) with CR1 errors and z inference (`logit-ame`, the robustness check for sign and significance; biased away from zero with few replicates per prompt). Observations are the replicates of `agora audit replicates` with an action and coded reasoning; the prompts' original decisions are not among them. 95 % intervals.\n\n",
             self.study.as_ref().map(|s| format!(": {s}")).unwrap_or_default(),
             self.store,
-            self.coder,
-            self.codebook,
-            self.codebook_version,
-            self.codebook_sha256
+            self.key.coder,
+            self.key.codebook,
+            self.key.version,
+            self.key.sha256
         );
         s.push_str(&format!(
             "{} replicates: {} with an action, {} of them coded, {} without pre-action reasoning (counted, not coded), {} coder errors.\n\n",

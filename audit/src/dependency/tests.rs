@@ -113,8 +113,8 @@ fn a_group_serialises_its_position_first_among_its_columns() {
     );
 }
 
-#[test]
-fn the_markdown_and_the_table_write_a_groups_and_an_estimates_position_as_their_first_cells() {
+/// A report of the tests: one group and its estimate.
+fn report() -> Dependency {
     let row = DependencyRow {
         position: crate::table::at("step-by-step"),
         indicator: "cooperate".into(),
@@ -128,13 +128,10 @@ fn the_markdown_and_the_table_write_a_groups_and_an_estimates_position_as_their_
         prompts_varying: Some(2),
         validation: "validated".into(),
     };
-    let d = Dependency {
+    Dependency {
         store: "s.db".into(),
         study: None,
-        coder: "lexicon/1".into(),
-        codebook: "default".into(),
-        codebook_version: 1,
-        codebook_sha256: "abc".into(),
+        key: CoderKey { coder: "lexicon/1".into(), codebook: "default".into(), version: 1, sha256: "abc".into() },
         alpha: ALPHA,
         replicates: 10,
         with_action: 9,
@@ -146,7 +143,12 @@ fn the_markdown_and_the_table_write_a_groups_and_an_estimates_position_as_their_
         groups: vec![group()],
         rows: vec![row],
         validation: Vec::new(),
-    };
+    }
+}
+
+#[test]
+fn the_markdown_and_the_table_write_a_groups_and_an_estimates_position_as_their_first_cells() {
+    let d = report();
     let md = d.to_markdown();
     assert!(
         md.contains(
@@ -163,4 +165,17 @@ fn the_markdown_and_the_table_write_a_groups_and_an_estimates_position_as_their_
     let t = d.table();
     assert_eq!(t.columns[..6], ["model", "environment", "arm", "cell", "role", "indicator"]);
     assert_eq!(t.rows[0][..6], ["m", "prisoners-dilemma", "baseline", "step-by-step", "player", "cooperate"]);
+}
+
+#[test]
+fn the_report_serialises_its_coder_and_codebook_after_its_store_and_study() {
+    let json = serde_json::to_string(&report()).expect("json");
+    assert!(
+        json.starts_with(
+            "{\"store\":\"s.db\",\"study\":null,\"coder\":\"lexicon/1\",\"codebook\":\"default\",\"codebook_version\":1,\
+             \"codebook_sha256\":\"abc\",\"alpha\":0.05,\"replicates\":10,\"with_action\":9,\"coded\":8,\"without_reasoning\":1,\
+             \"coder_errors\":0,\"indicators\":[],\"left_out\":[],\"groups\":[{\"model\":\"m\","
+        ),
+        "{json}"
+    );
 }

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::table::{count, num};
+use agora_records::families::audit::CoderKeyRef;
 
 /// Checks that every requirement of `spec` names what the store holds: its model (unless
 /// `*`), its environment, its cells (a share's and an invariance's other cell), and for a
@@ -90,8 +91,9 @@ pub fn check_store(spec: &Requirements, conn: &Connection) -> Result<(), String>
 /// `audit_dependency`; none where the table does not exist.
 pub fn read_dependency(conn: &Connection, audit: &Audit) -> rusqlite::Result<Vec<DependencyRow>> {
     let scope = audit.study.clone().unwrap_or_default();
-    let codebook = (audit.codebook.name.as_str(), audit.codebook.version, audit.codebook.sha256.as_str());
-    agora_records::families::audit::dependency::read_estimates(conn, &scope, &audit.coder, codebook)
+    let (coder, cb) = (&audit.coder, &audit.codebook);
+    let key = CoderKeyRef { coder, codebook: &cb.name, version: cb.version, sha256: &cb.sha256 };
+    agora_records::families::audit::dependency::read_estimates(conn, &scope, key)
 }
 
 /// Writes the verdicts into `audit_requirements`, replacing its rows, in one transaction.

@@ -7,7 +7,7 @@ use serde::Serialize;
 
 use super::coding::{drop_if_lacking, CodebookRecord};
 use super::{has_table, make, DEPENDENCY, REPLICATE_CODES, STUDY_SCOPE};
-use super::{CoderKey, Position};
+use super::{CoderKey, CoderKeyRef, Position};
 use crate::families::has_column;
 
 /// A value's estimated coefficient: φ̂ (the LPM slope, or the logit's average marginal effect)
@@ -248,11 +248,9 @@ pub fn write_coded<'a>(
 pub fn write_estimates(
     conn: &mut Connection,
     scope: &str,
-    coder: &str,
-    codebook: (&str, u32, &str),
+    key: CoderKeyRef<'_>,
     rows: &[DependencyRow],
 ) -> rusqlite::Result<()> {
-    let (name, version, sha256) = codebook;
     let tx = conn.transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)?;
     make(&tx, REPLICATE_CODES)?;
     drop_stale(&tx)?;
@@ -260,7 +258,7 @@ pub fn write_estimates(
     tx.execute(
         "DELETE FROM audit_dependency WHERE scope = ?1 AND coder = ?2 AND codebook = ?3 AND codebook_version = ?4
             AND codebook_sha256 = ?5",
-        params![scope, coder, name, version, sha256],
+        params![scope, key.coder, key.codebook, key.version, key.sha256],
     )?;
     {
         let mut st = tx.prepare(
@@ -273,10 +271,10 @@ pub fn write_estimates(
         for r in rows {
             st.execute(params![
                 scope,
-                coder,
-                name,
-                version,
-                sha256,
+                key.coder,
+                key.codebook,
+                key.version,
+                key.sha256,
                 r.position.model,
                 r.position.environment,
                 r.position.arm,
@@ -373,27 +371,11 @@ pub fn stored(conn: &Connection) -> rusqlite::Result<Vec<StoredEstimate>> {
     rows.collect()
 }
 
-/// The dependency estimates of a study scope (empty: every run), coder and codebook (name,
-/// version, SHA-256) in `audit_dependency`, in model, environment, arm, cell, role, estimator
-/// and value order; none where the table does not exist.
-pub fn read_estimates(
-    conn: &Connection,
-    scope: &str,
-    coder: &str,
-    codebook: (&str, u32, &str),
-) -> rusqlite::Result<Vec<DependencyRow>> {
-    let (name, version, sha256) = codebook;
-    Ok(stored(conn)?
-        .into_iter()
-        .filter(|e| {
-            e.scope == scope
-                && e.key.coder == coder
-                && e.key.codebook == name
-                && e.key.version == version
-                && e.key.sha256 == sha256
-        })
-        .map(|e| e.row)
-        .collect())
+/// The dependency estimates of a study scope (empty: every run), coder and codebook in
+/// `audit_dependency`, in model, environment, arm, cell, role, estimator and value order; none
+/// where the table does not exist.
+pub fn read_estimates(conn: &Connection, scope: &str, key: CoderKeyRef<'_>) -> rusqlite::Result<Vec<DependencyRow>> {
+    Ok(stored(conn)?.into_iter().filter(|e| e.scope == scope && e.key.borrowed() == key).map(|e| e.row).collect())
 }
 
 #[cfg(test)]
@@ -426,10 +408,10 @@ mod tests {
     #[test]
     fn one_reader_gives_every_row_with_its_key_and_the_writers_estimates_back() {
         let mut conn = Connection::open_in_memory().expect("db");
-        let cb = ("default", 1, "abc");
+        let cb = CoderKeyRef { coder: "lexicon/1", codebook: "default", version: 1, sha256: "abc" };
         let rows = [row("b", "baseline", "fairness"), row("a", "punishment", "care"), row("a", "baseline", "care")];
-        write_estimates(&mut conn, "", "lexicon/1", cb, &rows).expect("write");
-        write_estimates(&mut conn, "s1", "lexicon/1", cb, &rows[..1]).expect("write");
+        write_estimates(&mut conn, "", cb, &rows).expect("write");
+        write_estimates(&mut conn, "s1", cb, &rows[..1]).expect("write");
         let all = stored(&conn).expect("read");
         assert_eq!(all.len(), 4);
         assert!(all.iter().all(|e| e.placed && e.key.coder == "lexicon/1" && e.key.version == 1));
@@ -442,9 +424,9 @@ mod tests {
             [("", "a", "baseline"), ("", "a", "punishment"), ("", "b", "baseline"), ("s1", "b", "baseline")]
         );
         assert_eq!(all[0].row, rows[2], "every column read back as written");
-        let mine = read_estimates(&conn, "s1", "lexicon/1", cb).expect("read");
+        let mine = read_estimates(&conn, "s1", cb).expect("read");
         assert_eq!(mine, [rows[0].clone()]);
-        assert!(read_estimates(&conn, "s1", "lexicon/1", ("default", 2, "abc")).expect("read").is_empty());
+        assert!(read_estimates(&conn, "s1", CoderKeyRef { version: 2, ..cb }).expect("read").is_empty());
     }
 
     #[test]

@@ -34,17 +34,27 @@ pub mod reads;
 pub mod replicates;
 pub mod requirements;
 
-/// A coder and the codebook it coded with, as the audit's rows name them.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord)]
+/// A coder and the codebook it coded with, as the audit's rows name them (serialised with the
+/// names of their columns).
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct CoderKey {
     /// The coder's id.
     pub coder: String,
     /// The codebook's name.
     pub codebook: String,
     /// The codebook's version.
+    #[serde(rename = "codebook_version")]
     pub version: u32,
     /// The codebook's SHA-256.
+    #[serde(rename = "codebook_sha256")]
     pub sha256: String,
+}
+
+impl CoderKey {
+    /// The key borrowed, as the rows to write carry it.
+    pub fn borrowed(&self) -> CoderKeyRef<'_> {
+        CoderKeyRef { coder: &self.coder, codebook: &self.codebook, version: self.version, sha256: &self.sha256 }
+    }
 }
 
 /// Where an audited decision stands in the design: the model, the environment, the block arm,
@@ -94,6 +104,18 @@ pub struct CoderKeyRef<'a> {
     pub version: u32,
     /// The codebook's SHA-256.
     pub sha256: &'a str,
+}
+
+impl CoderKeyRef<'_> {
+    /// The key owned.
+    pub fn owned(self) -> CoderKey {
+        CoderKey {
+            coder: self.coder.to_string(),
+            codebook: self.codebook.to_string(),
+            version: self.version,
+            sha256: self.sha256.to_string(),
+        }
+    }
 }
 
 /// The columns of a [`CoderKey`] in the audit's tables, in order: a fragment of their DDL.
