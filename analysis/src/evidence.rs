@@ -14,6 +14,7 @@
 //!   decision is the current one;
 //! - the dependency and intervention estimates (`DEPENDENCY`, `FAITHFULNESS`).
 
+use agora_records::families::audit::CoderKeyRef;
 use rusqlite::Connection;
 use serde::{Deserialize, Serialize};
 
@@ -140,8 +141,8 @@ pub const GATE_HUMANS_NOT_RECORDED: &str = "the human labellers' agreement with 
 
 pub use agora_records::reads::{has_column, has_table};
 
-/// The stored gate decisions of a coder and codebook (name, version, SHA-256), one per audited
-/// model; none where the store has no `audit_gate`.
+/// The stored gate decisions of a coder and codebook, one per audited model; none where the
+/// store has no `audit_gate`.
 ///
 /// A decision without the human labellers' agreement (a store written before Agora recorded
 /// it: the columns [`GATE_HUMAN_COLUMNS`] missing, or NULL) reads refused,
@@ -149,14 +150,8 @@ pub use agora_records::reads::{has_column, has_table};
 /// humans than [`MIN_LABELLERS`], [`MIN_HUMAN_KAPPA`] and [`MAX_HUMAN_DISAGREEMENT`]. A value
 /// the audit never writes (an unknown status, a validated decision whose humans fail the rule
 /// it records, a κ outside [−1, 1]) is an error naming the column.
-pub fn read_gate(
-    conn: &Connection,
-    coder: &str,
-    codebook: &str,
-    version: u32,
-    sha256: &str,
-) -> rusqlite::Result<Vec<Validation>> {
-    agora_records::reads::evidence::gate(conn, coder, codebook, version, sha256, |r| {
+pub fn read_gate(conn: &Connection, key: CoderKeyRef<'_>) -> rusqlite::Result<Vec<Validation>> {
+    agora_records::reads::evidence::gate(conn, key, |r| {
         let status = r.status;
         let recall = r.recall_json;
         let bad = |what: &str, col: usize| {
@@ -168,7 +163,7 @@ pub fn read_gate(
         };
         let mut v = Validation {
             model: r.model,
-            coder: coder.to_string(),
+            coder: key.coder.to_string(),
             status: Status::parse(&status).ok_or_else(|| bad("status", 1))?,
             kappa: r.kappa,
             n: r.n as usize,
@@ -242,7 +237,7 @@ mod tests {
         'κ = 0.850 ≥ 0.8 (240 sentences, 120 responses)'";
 
     fn read(conn: &Connection) -> rusqlite::Result<Vec<Validation>> {
-        read_gate(conn, "lexicon", "default", 1, "abc")
+        read_gate(conn, CoderKeyRef { coder: "lexicon", codebook: "default", version: 1, sha256: "abc" })
     }
 
     /// A store with the current `audit_gate` and one decision whose humans are `humans`

@@ -135,7 +135,7 @@ fn read_conn(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Option<
         .collect();
     let keys: std::collections::BTreeSet<CoderKey> = ev.responses.iter().map(|r| r.key.clone()).collect();
     for key in keys {
-        let gate = read_gate(conn, &key.coder, &key.codebook, key.version, &key.sha256)?;
+        let gate = read_gate(conn, key.borrowed())?;
         ev.gates.insert(key, gate);
     }
     if let Some(dependency) = reads::dependency(conn, study)? {

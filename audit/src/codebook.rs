@@ -23,6 +23,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use agora_records::families::audit::CoderKeyRef;
 use agora_records::seed::hex_digest;
 
 /// The shipped default codebook: the SUVA audit paper's eight value codes and `understanding`.
@@ -128,6 +129,11 @@ pub struct LoadedCodebook {
 }
 
 impl LoadedCodebook {
+    /// The key of `coder`'s rows coded with this codebook.
+    pub fn key<'a>(&'a self, coder: &'a str) -> CoderKeyRef<'a> {
+        CoderKeyRef { coder, codebook: &self.codebook.name, version: self.codebook.version, sha256: &self.sha256 }
+    }
+
     /// The shipped default codebook.
     pub fn default_codebook() -> LoadedCodebook {
         Codebook::parse(DEFAULT_CODEBOOK_RON, Path::new(DEFAULT_CODEBOOK_PATH))

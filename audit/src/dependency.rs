@@ -358,12 +358,7 @@ pub fn dependency(
     let report = Dependency {
         store: path.display().to_string(),
         study: study.map(str::to_string),
-        key: CoderKey {
-            coder: coder_id,
-            codebook: cb.name.clone(),
-            version: cb.version,
-            sha256: codebook.sha256.clone(),
-        },
+        key: codebook.key(&coder_id).owned(),
         alpha: ALPHA,
         replicates: total,
         with_action,

@@ -417,8 +417,7 @@ pub fn export(path: &Path, codebook: &LoadedCodebook, options: &ExportOptions) -
         }
     }
     type Resp = store::SampledResponse;
-    let rows: Vec<Resp> =
-        store::reasoning_responses(&conn, &options.coder, &cb.name, cb.version, &codebook.sha256).map_err(sql)?;
+    let rows: Vec<Resp> = store::reasoning_responses(&conn, codebook.key(&options.coder)).map_err(sql)?;
     let mut by_model: BTreeMap<String, Vec<(String, Resp)>> = BTreeMap::new();
     for r in rows {
         if options.models.is_empty() || options.models.contains(&r.4) {
@@ -453,15 +452,8 @@ pub fn export(path: &Path, codebook: &LoadedCodebook, options: &ExportOptions) -
         per_model.insert(model.clone(), (chosen.len(), responses.len()));
         for id in chosen {
             let r = index[id];
-            let coded = store::reasoning_sentences(
-                &conn,
-                (r.1, r.2, r.3),
-                &options.coder,
-                &cb.name,
-                cb.version,
-                &codebook.sha256,
-            )
-            .map_err(sql)?;
+            let coded =
+                store::reasoning_sentences(&conn, (r.1, r.2, r.3), codebook.key(&options.coder)).map_err(sql)?;
             let reasoning = coded.iter().map(|(_, t, _)| t.as_str()).collect::<Vec<_>>().join(" ");
             for (i, text, code) in coded {
                 records.push(ExportRecord {

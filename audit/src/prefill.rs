@@ -63,7 +63,7 @@ use agora_engine::Store;
 use agora_environments::{ActionSpace, EnvSpec, Variant};
 use agora_records::families::audit::faithfulness::{Observational, ObservationalKey};
 use agora_records::families::audit::prefill::PrefillRecord;
-use agora_records::families::audit::{CoderKeyRef, Position};
+use agora_records::families::audit::Position;
 use rusqlite::Connection;
 use serde_json::Value;
 
@@ -123,8 +123,7 @@ struct Decision {
 }
 
 fn read_decisions(conn: &Connection, cb: &LoadedCodebook, coder: &str) -> rusqlite::Result<Vec<Decision>> {
-    let c = &cb.codebook;
-    let rows = agora_records::families::audit::prefill::coded_decisions(conn, coder, &c.name, c.version, &cb.sha256)?;
+    let rows = agora_records::families::audit::prefill::coded_decisions(conn, cb.key(coder))?;
     Ok(rows
         .into_iter()
         .map(|r| Decision {
@@ -434,10 +433,8 @@ fn estimate<'a>(
     replies: &'a [(CachedReply, bool)],
     observational: &BTreeMap<ObservationalKey, Observational>,
 ) -> Result<(Vec<PrefillRecord<'a>>, Faithfulness)> {
-    let cb = &sample.codebook.codebook;
     let indicator_for = |e: &str, r: &str| sample.games.indicator(e, r);
-    let key =
-        CoderKeyRef { coder: &args.coder, codebook: &cb.name, version: cb.version, sha256: &sample.codebook.sha256 };
+    let key = sample.codebook.key(&args.coder);
     let mut trials = Vec::new();
     let mut written = Vec::new();
     for (c, (reply, _)) in calls.iter().zip(replies) {
@@ -646,9 +643,7 @@ pub fn main(args: PrefillOptions) -> Result<PrefillOutcome> {
     let mut conn = store.connect()?;
     conn.busy_timeout(std::time::Duration::from_secs(60)).map_err(&sql)?;
     let cb = &sample.codebook;
-    let observational =
-        faithfulness::observational(&conn, &args.coder, &cb.codebook.name, cb.codebook.version, &cb.sha256)
-            .map_err(&sql)?;
+    let observational = faithfulness::observational(&conn, cb.key(&args.coder)).map_err(&sql)?;
     let (records, report) = estimate(&args, &sample, &calls, &replies, &observational)?;
     let notes = write(&mut conn, &args.store, &records, &report)?;
     std::fs::create_dir_all(&args.out).map_err(Error::write(&args.out))?;

@@ -1,4 +1,5 @@
 use super::*;
+use agora_records::families::audit::CoderKeyRef;
 use rusqlite::params;
 
 fn label(i: i64, model: &str, coder: &str, code: &str) -> HumanLabel {
@@ -468,7 +469,7 @@ fn the_recorded_gate_refuses_a_codebook_the_store_does_not_hold_and_replaces_old
     conn.execute_batch(&response(2, &cb.sha256, "m2")).expect("row");
     assert_eq!(record_gates(&mut conn).expect("gates"), 2);
     let read = |conn: &Connection, sha: &str| {
-        agora_analysis::evidence::read_gate(conn, "lexicon", &cb.codebook.name, cb.codebook.version, sha).expect("read")
+        agora_analysis::evidence::read_gate(conn, CoderKeyRef { sha256: sha, ..cb.key("lexicon") }).expect("read")
     };
     let unknown = read(&conn, "elsewhere");
     assert_eq!((unknown.len(), unknown[0].model.as_str(), unknown[0].status), (1, "m1", Status::Refused));

@@ -13,7 +13,7 @@ use super::{has_column, has_columns, has_table};
 pub const GATE_HUMAN_COLUMNS: [&str; 6] =
     ["labellers", "human_kappa", "human_sentences", "human_disagreements", "min_human_kappa", "max_human_disagreement"];
 
-pub use crate::families::audit::CoderKey;
+pub use crate::families::audit::{CoderKey, CoderKeyRef};
 
 /// One row of `audit_gate` as stored: a coder's decision on one model's text.
 #[derive(Clone, Debug, PartialEq)]
@@ -52,15 +52,12 @@ pub struct GateRow {
     pub max_human_disagreement: Option<f64>,
 }
 
-/// The stored gate decisions of a coder and codebook (name, version, SHA-256), by model, each
-/// made into a `T` by `f` (whose error ends the read, as a row's own error does); none where the
-/// store has no `audit_gate`. The columns [`GATE_HUMAN_COLUMNS`] a store lacks read NULL.
+/// The stored gate decisions of a coder and codebook, by model, each made into a `T` by `f`
+/// (whose error ends the read, as a row's own error does); none where the store has no
+/// `audit_gate`. The columns [`GATE_HUMAN_COLUMNS`] a store lacks read NULL.
 pub fn gate<T>(
     conn: &Connection,
-    coder: &str,
-    codebook: &str,
-    version: u32,
-    sha256: &str,
+    key: CoderKeyRef<'_>,
     mut f: impl FnMut(GateRow) -> rusqlite::Result<T>,
 ) -> rusqlite::Result<Vec<T>> {
     if !has_table(conn, "audit_gate")? {
@@ -77,7 +74,7 @@ pub fn gate<T>(
          ORDER BY model",
         humans.join(", ")
     ))?;
-    let rows = st.query_map(params![coder, codebook, version, sha256], |r| {
+    let rows = st.query_map(params![key.coder, key.codebook, key.version, key.sha256], |r| {
         let status: String = r.get(1)?;
         let recall_json: String = r.get(6)?;
         f(GateRow {
@@ -159,7 +156,7 @@ pub fn coded_responses(conn: &Connection, study: Option<&str>) -> rusqlite::Resu
             run_id,
             seat,
             slot,
-            key: CoderKey { coder: r.get(6)?, codebook: r.get(7)?, version: r.get(8)?, sha256: r.get(9)? },
+            key: CoderKey::read(r, 6)?,
             values_json,
         })
     })?;
@@ -302,7 +299,7 @@ pub fn intervention(conn: &Connection) -> rusqlite::Result<Option<Vec<Interventi
     ))?;
     let rows = st.query_map([], |r| {
         Ok(InterventionEstimate {
-            key: CoderKey { coder: r.get(0)?, codebook: r.get(1)?, version: r.get(2)?, sha256: r.get(3)? },
+            key: CoderKey::read(r, 0)?,
             model: r.get(4)?,
             environment: r.get(5)?,
             role: r.get(6)?,

@@ -12,9 +12,7 @@ pub fn keys(conn: &Connection, table: &str) -> rusqlite::Result<Vec<CoderKey>> {
     let mut st = conn.prepare(&format!(
         "SELECT DISTINCT coder, codebook, codebook_version, codebook_sha256 FROM {table} ORDER BY 1, 2, 3, 4"
     ))?;
-    let rows = st.query_map([], |r| {
-        Ok(CoderKey { coder: r.get(0)?, codebook: r.get(1)?, version: r.get(2)?, sha256: r.get(3)? })
-    })?;
+    let rows = st.query_map([], |r| CoderKey::read(r, 0))?;
     rows.collect()
 }
 

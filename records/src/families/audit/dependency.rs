@@ -344,7 +344,7 @@ pub fn stored(conn: &Connection) -> rusqlite::Result<Vec<StoredEstimate>> {
     let rows = st.query_map([], |r| {
         Ok(StoredEstimate {
             scope: r.get(0)?,
-            key: CoderKey { coder: r.get(1)?, codebook: r.get(2)?, version: r.get(3)?, sha256: r.get(4)? },
+            key: CoderKey::read(r, 1)?,
             placed,
             row: DependencyRow {
                 position: Position::read(r, 5)?,

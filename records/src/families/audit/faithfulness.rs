@@ -68,10 +68,7 @@ pub fn drop_stale(conn: &Connection) -> rusqlite::Result<Vec<&'static str>> {
 /// An `audit_dependency` of the older layout, without arm and cell, gives none.
 pub fn observational(
     conn: &Connection,
-    coder: &str,
-    codebook: &str,
-    version: u32,
-    sha256: &str,
+    key: CoderKeyRef<'_>,
 ) -> rusqlite::Result<BTreeMap<ObservationalKey, Observational>> {
     let mut out = BTreeMap::new();
     if !has_table(conn, "audit_dependency")? {
@@ -91,7 +88,7 @@ pub fn observational(
            AND estimator = 'lpm-fe' AND status = 'estimated' AND coef IS NOT NULL
          ORDER BY scope, model, environment, arm, cell, role, value",
     )?;
-    let rows = st.query_map(params![coder, codebook, version, sha256], |r| {
+    let rows = st.query_map(params![key.coder, key.codebook, key.version, key.sha256], |r| {
         Ok((
             (Position::read(r, 0)?, r.get(5)?),
             Observational { phi: r.get(6)?, ci_low: r.get(7)?, ci_high: r.get(8)? },

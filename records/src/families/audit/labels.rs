@@ -61,15 +61,9 @@ pub fn record_export(conn: &mut Connection, e: &ExportRecord<'_>) -> rusqlite::R
 /// cell).
 pub type SampledResponse = (String, i64, i64, i64, String, String, String);
 
-/// The responses with pre-action reasoning coded by `coder` with a codebook (name, version,
-/// SHA-256), in run, seat and slot order.
-pub fn reasoning_responses(
-    conn: &Connection,
-    coder: &str,
-    codebook: &str,
-    version: u32,
-    sha256: &str,
-) -> rusqlite::Result<Vec<SampledResponse>> {
+/// The responses with pre-action reasoning coded by a coder with a codebook, in run, seat and
+/// slot order.
+pub fn reasoning_responses(conn: &Connection, key: CoderKeyRef<'_>) -> rusqlite::Result<Vec<SampledResponse>> {
     let mut st = conn.prepare(
         "SELECT r.run_key, a.run_id, a.seat, a.slot, a.model, a.environment, a.cell
          FROM audit_responses a JOIN runs r ON r.run_id = a.run_id
@@ -77,21 +71,18 @@ pub fn reasoning_responses(
            AND a.reasoning_present = 1
          ORDER BY a.run_id, a.seat, a.slot",
     )?;
-    st.query_map(params![coder, codebook, version, sha256], |r| {
+    st.query_map(params![key.coder, key.codebook, key.version, key.sha256], |r| {
         Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?, r.get(6)?))
     })
     .and_then(Iterator::collect)
 }
 
-/// The reasoning sentences of one response (run id, seat, slot) as `coder` coded them with a
-/// codebook (name, version, SHA-256): (sentence index, text, code), in order.
+/// The reasoning sentences of one response (run id, seat, slot) as a coder coded them with a
+/// codebook: (sentence index, text, code), in order.
 pub fn reasoning_sentences(
     conn: &Connection,
     (run_id, seat, slot): (i64, i64, i64),
-    coder: &str,
-    codebook: &str,
-    version: u32,
-    sha256: &str,
+    key: CoderKeyRef<'_>,
 ) -> rusqlite::Result<Vec<(i64, String, Option<String>)>> {
     let mut st = conn.prepare_cached(
         "SELECT sentence_index, text, code FROM audit_sentences
@@ -99,7 +90,7 @@ pub fn reasoning_sentences(
            AND codebook_sha256 = ?7 AND segment = 'reasoning'
          ORDER BY sentence_index",
     )?;
-    st.query_map(params![run_id, seat, slot, coder, codebook, version, sha256], |x| {
+    st.query_map(params![run_id, seat, slot, key.coder, key.codebook, key.version, key.sha256], |x| {
         Ok((x.get(0)?, x.get(1)?, x.get(2)?))
     })
     .and_then(Iterator::collect)

@@ -51,6 +51,17 @@ pub struct CoderKey {
 }
 
 impl CoderKey {
+    /// The key read from four columns of `r` from `first` on (coder, codebook, version,
+    /// SHA-256).
+    pub(crate) fn read(r: &rusqlite::Row<'_>, first: usize) -> rusqlite::Result<CoderKey> {
+        Ok(CoderKey {
+            coder: r.get(first)?,
+            codebook: r.get(first + 1)?,
+            version: r.get(first + 2)?,
+            sha256: r.get(first + 3)?,
+        })
+    }
+
     /// The key borrowed, as the rows to write carry it.
     pub fn borrowed(&self) -> CoderKeyRef<'_> {
         CoderKeyRef { coder: &self.coder, codebook: &self.codebook, version: self.version, sha256: &self.sha256 }

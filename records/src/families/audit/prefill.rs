@@ -44,16 +44,10 @@ pub struct CodedDecision {
     pub sentences: Vec<(String, String)>,
 }
 
-/// The decisions coded by `coder` with a codebook (name, version, SHA-256) that have
-/// pre-action reasoning and no coder error, in run, seat and slot order, each with its coded
-/// reasoning sentences.
-pub fn coded_decisions(
-    conn: &Connection,
-    coder: &str,
-    codebook: &str,
-    version: u32,
-    sha256: &str,
-) -> rusqlite::Result<Vec<CodedDecision>> {
+/// The decisions coded by a coder with a codebook that have pre-action reasoning and no coder
+/// error, in run, seat and slot order, each with its coded reasoning sentences.
+pub fn coded_decisions(conn: &Connection, key: CoderKeyRef<'_>) -> rusqlite::Result<Vec<CodedDecision>> {
+    let CoderKeyRef { coder, codebook, version, sha256 } = key;
     let mut st = conn.prepare(
         "SELECT a.run_id, a.seat, a.slot, r.run_key, a.model, a.environment, a.arm, a.cell, t.role, t.served_id,
                 a.answer_field, t.messages_json, r.spec_json, r.variant
