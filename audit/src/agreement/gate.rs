@@ -253,29 +253,31 @@ pub fn write_gates(conn: &Connection) -> rusqlite::Result<usize> {
     let keys = agora_records::families::audit::gate::coded_keys(conn)?;
     let gate_options = GateOptions::default();
     let mut decisions = Vec::new();
-    for ((coder, name, version, sha), models) in keys {
-        let source = agora_records::families::audit::gate::codebook_source(conn, &name, version, &sha)?;
+    for (key, models) in keys {
+        let coder = &key.coder;
+        let source =
+            agora_records::families::audit::gate::codebook_source(conn, &key.codebook, key.version, &key.sha256)?;
         let parsed = source.as_deref().and_then(|s| Codebook::parse(s, Path::new("audit_codebooks")).ok());
         let validations = match parsed {
-            Some(cb) => decide(conn, &cb, &coder, &models, &gate_options)?,
+            Some(cb) => decide(conn, &cb, coder, &models, &gate_options)?,
             None => models
                 .iter()
                 .map(|m| {
-                    let mut v = validate(None, None, false, m, &coder, &gate_options, (0, 0));
+                    let mut v = validate(None, None, false, m, coder, &gate_options, (0, 0));
                     v.reason = "the codebook coded with is not in audit_codebooks".into();
                     (v, None)
                 })
                 .collect(),
         };
-        decisions.push(((name, version, sha), validations));
+        decisions.push((key, validations));
     }
     let records: Vec<GateRecord> = decisions
         .iter()
-        .flat_map(|((name, version, sha), validations)| {
+        .flat_map(|(key, validations)| {
             validations.iter().map(move |(v, humans)| {
                 let h = humans.clone().unwrap_or_default();
                 GateRecord {
-                    key: CoderKeyRef { coder: &v.coder, codebook: name, version: *version, sha256: sha },
+                    key: CoderKeyRef { coder: &v.coder, ..key.borrowed() },
                     model: &v.model,
                     status: v.status.as_str(),
                     kappa: v.kappa,

@@ -6,7 +6,7 @@ use std::collections::BTreeMap;
 use rusqlite::{params, Connection};
 
 use super::agreement::{HumanLabel, MachineCode};
-use super::{has_table, make, CoderKeyRef, GATE};
+use super::{has_table, make, CoderKey, CoderKeyRef, GATE};
 use crate::families::has_column;
 
 /// (model, coder, codebook SHA-256) → (responses with reasoning the coder failed on, responses
@@ -108,8 +108,8 @@ pub fn load_machine(
     rows.collect()
 }
 
-/// (coder, codebook name, version, SHA-256) → the audited models coded.
-pub type CodedKeys = BTreeMap<(String, String, u32, String), Vec<String>>;
+/// A coder key → the audited models coded.
+pub type CodedKeys = BTreeMap<CoderKey, Vec<String>>;
 
 /// The coders and codebooks (coder, name, version, SHA-256) the store's coded responses name,
 /// each with the audited models it coded.
@@ -122,7 +122,7 @@ pub fn coded_keys(conn: &Connection) -> rusqlite::Result<CodedKeys> {
         "SELECT DISTINCT coder, codebook, codebook_version, codebook_sha256, model FROM audit_responses
          ORDER BY coder, codebook, codebook_version, codebook_sha256, model",
     )?;
-    let rows = st.query_map([], |r| Ok(((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?), r.get::<_, String>(4)?)))?;
+    let rows = st.query_map([], |r| Ok((CoderKey::read(r, 0)?, r.get::<_, String>(4)?)))?;
     for row in rows {
         let (key, model) = row?;
         keys.entry(key).or_default().push(model);
