@@ -68,9 +68,34 @@ impl CoderKey {
     }
 }
 
+/// A [`CoderKey`] borrowed: the coder and codebook a row to write names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CoderKeyRef<'a> {
+    /// The coder's id.
+    pub coder: &'a str,
+    /// The codebook's name.
+    pub codebook: &'a str,
+    /// The codebook's version.
+    pub version: u32,
+    /// The codebook's SHA-256.
+    pub sha256: &'a str,
+}
+
+impl CoderKeyRef<'_> {
+    /// The key owned.
+    pub fn owned(self) -> CoderKey {
+        CoderKey {
+            coder: self.coder.to_string(),
+            codebook: self.codebook.to_string(),
+            version: self.version,
+            sha256: self.sha256.to_string(),
+        }
+    }
+}
+
 /// Where an audited decision stands in the design: the model, the environment, the block arm,
 /// the perturbation cell and the role. The estimates are made and kept per position.
-#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
 pub struct Position {
     /// The audited model.
     pub model: String,
@@ -102,31 +127,6 @@ impl Position {
 pub(crate) fn at(model: &str, arm: &str, cell: &str) -> Position {
     let (environment, role) = ("pd".into(), "player".into());
     Position { model: model.into(), environment, arm: arm.into(), cell: cell.into(), role }
-}
-
-/// A [`CoderKey`] borrowed: the coder and codebook a row to write names.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct CoderKeyRef<'a> {
-    /// The coder's id.
-    pub coder: &'a str,
-    /// The codebook's name.
-    pub codebook: &'a str,
-    /// The codebook's version.
-    pub version: u32,
-    /// The codebook's SHA-256.
-    pub sha256: &'a str,
-}
-
-impl CoderKeyRef<'_> {
-    /// The key owned.
-    pub fn owned(self) -> CoderKey {
-        CoderKey {
-            coder: self.coder.to_string(),
-            codebook: self.codebook.to_string(),
-            version: self.version,
-            sha256: self.sha256.to_string(),
-        }
-    }
 }
 
 /// The columns of a [`CoderKey`] in the audit's tables, in order: a fragment of their DDL.
