@@ -95,7 +95,7 @@ fn row(claim: &Claim, model: &str, family: &str, idx: &Index, target: &Target) -
     let verdict = match (theta, &t) {
         (_, _) if !enough => "absent (n < 3)".to_string(),
         (None, _) => NOT_ON_RECORD.to_string(),
-        (Some(_), Some(t)) if t.equivalent => "equivalent".into(),
+        (Some(_), Some(t)) if t.test.equivalent => "equivalent".into(),
         (Some(_), Some(_)) => "not equivalent".into(),
         (Some(_), None) => "absent (no test)".into(),
     };
@@ -112,9 +112,9 @@ fn row(claim: &Claim, model: &str, family: &str, idx: &Index, target: &Target) -
         runs: v.len(),
         mean: if enough { mean(&v) } else { None },
         estimate: t.as_ref().map(|t| t.mean),
-        ci_low: t.as_ref().map(|t| t.ci_low + theta_v),
-        ci_high: t.as_ref().map(|t| t.ci_high + theta_v),
-        p: t.as_ref().map(|t| t.p),
+        ci_low: t.as_ref().map(|t| t.test.ci_low + theta_v),
+        ci_high: t.as_ref().map(|t| t.test.ci_high + theta_v),
+        p: t.as_ref().map(|t| t.test.p),
         verdict,
     })
 }

@@ -215,14 +215,14 @@ pub(crate) fn human_match(human: &[&HumanAnchor], claim: &Claim, idx: &Index, mo
         let Ok(t) = crate::stats::tost_welch(&v, &h.values, h.margin, 0.05) else {
             return Match::Absent(format!("`{}`: no test", h.metric));
         };
-        all &= t.equivalent;
+        all &= t.test.equivalent;
         parts.push(format!(
             "{} {} to the lab's human runs (difference {}, 90 % CI [{}, {}] within ± {}; {} model runs, {} human runs of {}, {})",
             h.metric,
-            if t.equivalent { "equivalent" } else { "not equivalent" },
+            if t.test.equivalent { "equivalent" } else { "not equivalent" },
             fmt(Some(t.difference)),
-            fmt(Some(t.ci_low)),
-            fmt(Some(t.ci_high)),
+            fmt(Some(t.test.ci_low)),
+            fmt(Some(t.test.ci_high)),
             fmt(Some(h.margin)),
             t.n_x,
             t.n_y,

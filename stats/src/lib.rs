@@ -34,7 +34,7 @@ pub use ols_cr1::{ols_cr1, ClusterFit};
 pub use power::runs_per_arm;
 pub use proportion::{newcombe, wilson};
 pub use spearman::{spearman, Spearman};
-pub use tost::{t_interval, tost, tost_welch, Tost, TostTwo};
+pub use tost::{t_interval, tost, tost_welch, Tost, TostTwo, TwoOneSided};
 pub use wasserstein::{percentile_type7, wasserstein_bootstrap, wasserstein_histogram};
 
 /// Why a statistic cannot be computed from its input.

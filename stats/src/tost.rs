@@ -28,22 +28,64 @@ pub struct Tost {
     pub mean: f64,
     /// ȳ − θ.
     pub difference: f64,
-    /// Lower end of the 100(1−2α) % t-interval of ȳ − θ.
+    /// The two one-sided tests of ȳ − θ: its 100(1−2α) % t-interval, the margin and the p values.
+    #[serde(flatten)]
+    pub test: TwoOneSided,
+    /// Whether the values are constant (the interval is a point; the p values are 0 or 1).
+    pub zero_variance: bool,
+}
+
+/// Two one-sided tests that a difference d lies within ±ε, at level α.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct TwoOneSided {
+    /// Lower end of the 100(1−2α) % interval of d.
     pub ci_low: f64,
-    /// Upper end of the 100(1−2α) % t-interval of ȳ − θ.
+    /// Upper end of that interval.
     pub ci_high: f64,
     /// Equivalence margin ε.
     pub margin: f64,
-    /// p value of the test against ȳ − θ ≤ −ε.
+    /// p value of the test against d ≤ −ε.
     pub p_lower: f64,
-    /// p value of the test against ȳ − θ ≥ +ε.
+    /// p value of the test against d ≥ +ε.
     pub p_upper: f64,
     /// max(p_lower, p_upper).
     pub p: f64,
     /// Whether the interval lies inside (−ε, +ε), i.e. both one-sided tests reject at α.
     pub equivalent: bool,
-    /// Whether the values are constant (the interval is a point; the p values are 0 or 1).
-    pub zero_variance: bool,
+}
+
+impl TwoOneSided {
+    /// The tests of `d` with standard error and degrees of freedom `spread`: the interval
+    /// d ± t_{1−α, df}·se, p_lower = P(T > (d + ε)/se), p_upper = P(T < (d − ε)/se). Without a
+    /// spread (constant values) the interval is the point d, equivalent iff |d| < ε, and the p
+    /// values are 0 or 1.
+    fn of(d: f64, spread: Option<(f64, f64)>, margin: f64, alpha: f64) -> TwoOneSided {
+        let Some((se, df)) = spread else {
+            let inside = d.abs() < margin;
+            return TwoOneSided {
+                ci_low: d,
+                ci_high: d,
+                margin,
+                p_lower: if d > -margin { 0.0 } else { 1.0 },
+                p_upper: if d < margin { 0.0 } else { 1.0 },
+                p: if inside { 0.0 } else { 1.0 },
+                equivalent: inside,
+            };
+        };
+        let t = t_ppf(1.0 - alpha, df);
+        let (ci_low, ci_high) = (d - t * se, d + t * se);
+        let p_lower = 1.0 - t_cdf((d + margin) / se, df);
+        let p_upper = t_cdf((d - margin) / se, df);
+        TwoOneSided {
+            ci_low,
+            ci_high,
+            margin,
+            p_lower,
+            p_upper,
+            p: p_lower.max(p_upper),
+            equivalent: ci_low > -margin && ci_high < margin,
+        }
+    }
 }
 
 /// The mean and its standard error s/√n (sample standard deviation, n − 1); at least two
@@ -84,40 +126,9 @@ pub fn tost(values: &[f64], theta: f64, margin: f64, alpha: f64) -> Result<Tost,
     let nf = n as f64;
     let (mean, scale) = mean_se(values);
     let d = mean - theta;
-    if scale == 0.0 || scale < 1e-15 * mean.abs().max(1.0) {
-        let inside = d.abs() < margin;
-        return Ok(Tost {
-            n,
-            mean,
-            difference: d,
-            ci_low: d,
-            ci_high: d,
-            margin,
-            p_lower: if d > -margin { 0.0 } else { 1.0 },
-            p_upper: if d < margin { 0.0 } else { 1.0 },
-            p: if inside { 0.0 } else { 1.0 },
-            equivalent: inside,
-            zero_variance: true,
-        });
-    }
-    let df = nf - 1.0;
-    let t = t_ppf(1.0 - alpha, df);
-    let (ci_low, ci_high) = (d - t * scale, d + t * scale);
-    let p_lower = 1.0 - t_cdf((d + margin) / scale, df);
-    let p_upper = t_cdf((d - margin) / scale, df);
-    Ok(Tost {
-        n,
-        mean,
-        difference: d,
-        ci_low,
-        ci_high,
-        margin,
-        p_lower,
-        p_upper,
-        p: p_lower.max(p_upper),
-        equivalent: ci_low > -margin && ci_high < margin,
-        zero_variance: false,
-    })
+    let zero_variance = scale == 0.0 || scale < 1e-15 * mean.abs().max(1.0);
+    let spread = (!zero_variance).then_some((scale, nf - 1.0));
+    Ok(Tost { n, mean, difference: d, test: TwoOneSided::of(d, spread, margin, alpha), zero_variance })
 }
 
 /// The result of a two-sample (Welch) TOST: the difference of two means against zero.
@@ -135,20 +146,10 @@ pub struct TostTwo {
     pub difference: f64,
     /// Welch–Satterthwaite degrees of freedom (NaN when both samples are constant).
     pub df: f64,
-    /// Lower end of the 100(1−2α) % Welch interval of x̄ − ȳ.
-    pub ci_low: f64,
-    /// Upper end of that interval.
-    pub ci_high: f64,
-    /// Equivalence margin ε.
-    pub margin: f64,
-    /// p value of the test against x̄ − ȳ ≤ −ε.
-    pub p_lower: f64,
-    /// p value of the test against x̄ − ȳ ≥ +ε.
-    pub p_upper: f64,
-    /// max(p_lower, p_upper).
-    pub p: f64,
-    /// Whether the interval lies inside (−ε, +ε).
-    pub equivalent: bool,
+    /// The two one-sided tests of x̄ − ȳ: its 100(1−2α) % Welch interval, the margin and the p
+    /// values.
+    #[serde(flatten)]
+    pub test: TwoOneSided,
 }
 
 /// Two one-sided Welch tests that the means of `x` and `y` differ by less than `margin`, at
@@ -177,29 +178,9 @@ pub fn tost_welch(x: &[f64], y: &[f64], margin: f64, alpha: f64) -> Result<TostT
     let se = (vx + vy).sqrt();
     let d = mean_x - mean_y;
     let (nx, ny) = (x.len() as f64, y.len() as f64);
-    if se == 0.0 || se < 1e-15 * mean_x.abs().max(mean_y.abs()).max(1.0) {
-        let inside = d.abs() < margin;
-        return Ok(TostTwo {
-            n_x: x.len(),
-            n_y: y.len(),
-            mean_x,
-            mean_y,
-            difference: d,
-            df: f64::NAN,
-            ci_low: d,
-            ci_high: d,
-            margin,
-            p_lower: if d > -margin { 0.0 } else { 1.0 },
-            p_upper: if d < margin { 0.0 } else { 1.0 },
-            p: if inside { 0.0 } else { 1.0 },
-            equivalent: inside,
-        });
-    }
-    let df = (vx + vy).powi(2) / (vx * vx / (nx - 1.0) + vy * vy / (ny - 1.0));
-    let t = t_ppf(1.0 - alpha, df);
-    let (ci_low, ci_high) = (d - t * se, d + t * se);
-    let p_lower = 1.0 - t_cdf((d + margin) / se, df);
-    let p_upper = t_cdf((d - margin) / se, df);
+    let constant = se == 0.0 || se < 1e-15 * mean_x.abs().max(mean_y.abs()).max(1.0);
+    let df = if constant { f64::NAN } else { (vx + vy).powi(2) / (vx * vx / (nx - 1.0) + vy * vy / (ny - 1.0)) };
+    let spread = (!constant).then_some((se, df));
     Ok(TostTwo {
         n_x: x.len(),
         n_y: y.len(),
@@ -207,12 +188,38 @@ pub fn tost_welch(x: &[f64], y: &[f64], margin: f64, alpha: f64) -> Result<TostT
         mean_y,
         difference: d,
         df,
-        ci_low,
-        ci_high,
-        margin,
-        p_lower,
-        p_upper,
-        p: p_lower.max(p_upper),
-        equivalent: ci_low > -margin && ci_high < margin,
+        test: TwoOneSided::of(d, spread, margin, alpha),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The keys of a result as JSON, in the order written.
+    fn keys(json: &str) -> Vec<String> {
+        let mut out = Vec::new();
+        let mut rest = json;
+        while let Some(at) = rest.find("\":") {
+            let key = &rest[..at];
+            out.push(key[key.rfind('"').map_or(0, |q| q + 1)..].to_string());
+            rest = &rest[at + 2..];
+        }
+        out
+    }
+
+    /// `agora stats tost` writes these results as JSON: the shared tests keep their keys where
+    /// they stood, in both designs, constant values included.
+    #[test]
+    fn both_designs_write_the_tests_keys_in_their_places() {
+        let tests = ["ci_low", "ci_high", "margin", "p_lower", "p_upper", "p", "equivalent"];
+        let one: Vec<&str> = ["n", "mean", "difference"].into_iter().chain(tests).chain(["zero_variance"]).collect();
+        let two: Vec<&str> = ["n_x", "n_y", "mean_x", "mean_y", "difference", "df"].into_iter().chain(tests).collect();
+        for values in [vec![0.38, 0.41, 0.40, 0.42], vec![0.4; 4]] {
+            let t = tost(&values, 0.4, 0.05, 0.05).expect("tost");
+            assert_eq!(keys(&serde_json::to_string(&t).expect("json")), one);
+            let w = tost_welch(&values, &[0.39, 0.40, 0.41], 0.05, 0.05).expect("welch");
+            assert_eq!(keys(&serde_json::to_string(&w).expect("json")), two);
+        }
+    }
 }

@@ -67,12 +67,12 @@ fn tost_matches_scipy() {
         )
         .expect("computes");
         let c = call(e);
-        close(t.ci_low, e["ci_low"].as_f64().expect("lo"), 1e-9, 1e-12, &c);
-        close(t.ci_high, e["ci_high"].as_f64().expect("hi"), 1e-9, 1e-12, &c);
-        close(t.p_lower, e["p_lower"].as_f64().expect("p"), 1e-8, 1e-14, &c);
-        close(t.p_upper, e["p_upper"].as_f64().expect("p"), 1e-8, 1e-14, &c);
-        assert_eq!(t.equivalent, t.ci_low > -t.margin && t.ci_high < t.margin);
-        assert_eq!(t.equivalent, t.p < 0.05, "the interval and the two one-sided tests agree");
+        close(t.test.ci_low, e["ci_low"].as_f64().expect("lo"), 1e-9, 1e-12, &c);
+        close(t.test.ci_high, e["ci_high"].as_f64().expect("hi"), 1e-9, 1e-12, &c);
+        close(t.test.p_lower, e["p_lower"].as_f64().expect("p"), 1e-8, 1e-14, &c);
+        close(t.test.p_upper, e["p_upper"].as_f64().expect("p"), 1e-8, 1e-14, &c);
+        assert_eq!(t.test.equivalent, t.test.ci_low > -t.test.margin && t.test.ci_high < t.test.margin);
+        assert_eq!(t.test.equivalent, t.test.p < 0.05, "the interval and the two one-sided tests agree");
     }
 }
 
@@ -80,9 +80,9 @@ fn tost_matches_scipy() {
 fn tost_edge_cases() {
     assert!(stats::tost(&[0.5, 0.5], 0.5, 0.1, 0.05).is_err(), "fewer than three runs");
     let flat = stats::tost(&[0.42; 10], 0.40, 0.05, 0.05).expect("zero variance");
-    assert!(flat.zero_variance && flat.equivalent && flat.ci_low == flat.ci_high);
+    assert!(flat.zero_variance && flat.test.equivalent && flat.test.ci_low == flat.test.ci_high);
     let far = stats::tost(&[0.7; 10], 0.40, 0.05, 0.05).expect("zero variance");
-    assert!(!far.equivalent && far.p == 1.0);
+    assert!(!far.test.equivalent && far.test.p == 1.0);
     assert!(stats::tost(&[0.1, f64::NAN, 0.2], 0.4, 0.05, 0.05).is_err());
 }
 
@@ -561,14 +561,14 @@ fn welch_tost_matches_statsmodels() {
             .expect("computes");
         let c = call(e);
         close(t.df, e["df"].as_f64().expect("df"), 1e-10, 1e-12, &c);
-        close(t.ci_low, e["ci_low"].as_f64().expect("lo"), 1e-9, 1e-12, &c);
-        close(t.ci_high, e["ci_high"].as_f64().expect("hi"), 1e-9, 1e-12, &c);
-        close(t.p_lower, e["p_lower"].as_f64().expect("p"), 1e-8, 1e-14, &c);
-        close(t.p_upper, e["p_upper"].as_f64().expect("p"), 1e-8, 1e-14, &c);
-        close(t.p, e["p"].as_f64().expect("p"), 1e-8, 1e-14, &c);
-        assert_eq!(t.equivalent, t.p < 0.05, "the interval and the two one-sided tests agree: {c}");
+        close(t.test.ci_low, e["ci_low"].as_f64().expect("lo"), 1e-9, 1e-12, &c);
+        close(t.test.ci_high, e["ci_high"].as_f64().expect("hi"), 1e-9, 1e-12, &c);
+        close(t.test.p_lower, e["p_lower"].as_f64().expect("p"), 1e-8, 1e-14, &c);
+        close(t.test.p_upper, e["p_upper"].as_f64().expect("p"), 1e-8, 1e-14, &c);
+        close(t.test.p, e["p"].as_f64().expect("p"), 1e-8, 1e-14, &c);
+        assert_eq!(t.test.equivalent, t.test.p < 0.05, "the interval and the two one-sided tests agree: {c}");
     }
     assert!(stats::tost_welch(&[0.5, 0.5], &[0.5, 0.4, 0.6], 0.1, 0.05).is_err(), "fewer than three runs");
     let flat = stats::tost_welch(&[0.42; 5], &[0.40; 4], 0.05, 0.05).expect("both constant");
-    assert!(flat.equivalent && flat.ci_low == flat.ci_high);
+    assert!(flat.test.equivalent && flat.test.ci_low == flat.test.ci_high);
 }
