@@ -35,7 +35,7 @@ use agora_agents::PolicySpec;
 use agora_engine::files::write_named;
 use agora_engine::{EngineError, Store, StoreError};
 use agora_records::families::FamilyError;
-use agora_scenarios::{ScenarioError, Shard};
+use agora_scenarios::{Plan, ScenarioError, Shard};
 use anyhow::Context as _;
 use clap::{Parser, Subcommand, ValueEnum};
 
@@ -351,6 +351,35 @@ fn check_out_dir(out: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// Loads a study (with its cells and an optional models file) into its plan; a model a roster
+/// names that no declaration gives is refused, as `run` would refuse it at the server.
+fn load_plan(study: &Path, cells: Option<&Path>, models: Option<&Path>) -> anyhow::Result<Plan> {
+    let plan = Plan::load_with_models(study, cells, models)?;
+    // Every model a roster names must be declared (in the study or the --models file): `check`
+    // says so before anything runs, as `run` would when it reaches the server.
+    let declared: std::collections::BTreeSet<&str> = plan.models.iter().map(|m| m.name.as_str()).collect();
+    let unknown: std::collections::BTreeSet<&str> = plan
+        .runs
+        .iter()
+        .flat_map(|r| r.seats.iter().filter_map(|s| s.model()))
+        .filter(|m| !declared.contains(m))
+        .collect();
+    if let Some(first) = unknown.first() {
+        return Err(BadInput(format!(
+            "{}: model `{first}` is named by a roster but not declared{} (declare it in the study's `models` or \
+             pass --models FILE)",
+            study.display(),
+            if declared.is_empty() {
+                String::new()
+            } else {
+                format!("; declared: {}", declared.iter().copied().collect::<Vec<_>>().join(", "))
+            }
+        ))
+        .into());
+    }
+    Ok(plan)
+}
+
 fn run(cli: Cli) -> anyhow::Result<()> {
     match cli.command {
         Command::Run {
@@ -370,7 +399,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             deviate,
         } => {
             huge_pages::none();
-            let mut plan = run::load_plan(&study, cells.as_deref(), models.as_deref())?;
+            let mut plan = load_plan(&study, cells.as_deref(), models.as_deref())?;
             if let Some(r) = plan.runs.iter().find(|r| r.seats.iter().any(|p| p.stand_in().is_some())) {
                 return Err(BadInput(format!(
                     "{}: block `{}` has human seats; people play them in a browser with `agora serve {}`",
@@ -419,7 +448,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             run::run_plan(&plan, &study, &store, &flags)
         }
         Command::Check { study, cells, models } => {
-            let plan = run::load_plan(&study, cells.as_deref(), models.as_deref())?;
+            let plan = load_plan(&study, cells.as_deref(), models.as_deref())?;
             println!("{}: valid", study.display());
             run::print_plan(&plan);
             Ok(())
@@ -445,7 +474,7 @@ fn run(cli: Cli) -> anyhow::Result<()> {
             };
             for name in ["classical.ron", "tipping.ron"] {
                 let study = root.join("scenarios/studies").join(name);
-                let plan = run::load_plan(&study, None, None)?;
+                let plan = load_plan(&study, None, None)?;
                 run::run_plan(&plan, &study, &store, &run::RunFlags::default())?;
             }
             let analysis = agora_analysis::analyze::analyze(&store, None)?;

@@ -86,7 +86,7 @@ fn read_input(flag: &str, path: &Path) -> anyhow::Result<String> {
 
 /// `agora prereg`.
 pub fn main(args: PreregArgs) -> anyhow::Result<()> {
-    let plan = crate::run::load_plan(&args.study, args.cells.as_deref(), args.models.as_deref())?;
+    let plan = crate::load_plan(&args.study, args.cells.as_deref(), args.models.as_deref())?;
     let study_file = read_input("study", &args.study)?;
     let claims = match &args.claims {
         Some(p) => read_input("--claims", p)?,

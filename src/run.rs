@@ -1,6 +1,6 @@
-//! `agora run` and `agora check`: a study loaded into its plan, the plan printed, and the plan
-//! run into a store (placed under its name's version, its deposit and provenance recorded,
-//! the LLM seats' session prepared, progress shown, the summary printed).
+//! `agora run` and `agora check`: a plan printed, and a plan run into a store (placed under its
+//! name's version, its deposit and provenance recorded, the LLM seats' session prepared,
+//! progress shown, the summary printed).
 
 use std::path::Path;
 
@@ -9,35 +9,6 @@ use agora_scenarios::Plan;
 use anyhow::Context as _;
 
 use crate::{llm, prereg, progress, summary, BadInput};
-
-/// Loads a study (with its cells and an optional models file) into its plan; a model a roster
-/// names that no declaration gives is refused, as `run` would refuse it at the server.
-pub(crate) fn load_plan(study: &Path, cells: Option<&Path>, models: Option<&Path>) -> anyhow::Result<Plan> {
-    let plan = Plan::load_with_models(study, cells, models)?;
-    // Every model a roster names must be declared (in the study or the --models file): `check`
-    // says so before anything runs, as `run` would when it reaches the server.
-    let declared: std::collections::BTreeSet<&str> = plan.models.iter().map(|m| m.name.as_str()).collect();
-    let unknown: std::collections::BTreeSet<&str> = plan
-        .runs
-        .iter()
-        .flat_map(|r| r.seats.iter().filter_map(|s| s.model()))
-        .filter(|m| !declared.contains(m))
-        .collect();
-    if let Some(first) = unknown.first() {
-        return Err(BadInput(format!(
-            "{}: model `{first}` is named by a roster but not declared{} (declare it in the study's `models` or \
-             pass --models FILE)",
-            study.display(),
-            if declared.is_empty() {
-                String::new()
-            } else {
-                format!("; declared: {}", declared.iter().copied().collect::<Vec<_>>().join(", "))
-            }
-        ))
-        .into());
-    }
-    Ok(plan)
-}
 
 pub(crate) fn print_plan(plan: &Plan) {
     println!("study {}  master seed {}  plan {}", plan.study, plan.master_seed, &plan.hash()[..16]);
