@@ -20,6 +20,7 @@ use agora_environments::naming::NgParams;
 use agora_environments::public_goods::PgParams;
 use agora_environments::{Action, EnvKind, EnvSpec, Feedback, Frame, Observation, Variant};
 use agora_scenarios::cell::{self, Cell};
+use agora_test_support::word_bag;
 use rand::SeedableRng;
 
 /// Every shipped cell file, parsed and validated as a study resolves it.
@@ -110,16 +111,6 @@ fn middle<'a>(a: &'a str, b: &'a str) -> (Vec<&'a str>, Vec<&'a str>) {
     (a[prefix..a.len() - suffix].to_vec(), b[prefix..b.len() - suffix].to_vec())
 }
 
-fn words(text: &str) -> Vec<String> {
-    let mut w: Vec<String> = text
-        .split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
-    w.sort();
-    w
-}
-
 fn tokens(text: &str) -> Vec<String> {
     let mut t: Vec<String> = text.split(|c: char| !c.is_alphanumeric()).map(str::to_string).collect();
     t.sort();
@@ -168,7 +159,11 @@ fn check(factor: &Factor, spec: &EnvSpec, obs: &Observation, base: &Shown, cell:
                 }
                 PersonaFormat::Table => {
                     assert_eq!(c[..2], ["| attribute | value |", "|---|---|"], "{ctx}");
-                    assert_eq!(words(&c[2..].join(" ")), words(b[0]), "{ctx}: the table says what the sentence says");
+                    assert_eq!(
+                        word_bag(&c[2..].join(" ")),
+                        word_bag(b[0]),
+                        "{ctx}: the table says what the sentence says"
+                    );
                 }
                 PersonaFormat::Sentence => panic!("{ctx}: the baseline is not a cell"),
             }

@@ -214,15 +214,7 @@ fn the_persona_table_carries_the_words_of_the_persona_sentence() {
     let r = PromptRenderer::new();
     let spec = EnvSpec::PrisonersDilemma(PdParams::default());
     let obs = &observations(&spec, Variant::C0)[0].1;
-    let words = |text: &str| -> Vec<String> {
-        let mut w: Vec<String> = text
-            .split(|c: char| !c.is_alphanumeric() && c != '\'')
-            .filter(|w| !w.is_empty())
-            .map(str::to_lowercase)
-            .collect();
-        w.sort();
-        w
-    };
+    let words = agora_test_support::word_bag;
     for content in PersonaContent::ALL {
         let system = |format| {
             let o = PromptOptions { persona_format: format, persona_content: *content, ..Default::default() };

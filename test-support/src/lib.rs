@@ -15,6 +15,18 @@ pub mod browser;
 #[cfg(feature = "people")]
 pub mod people;
 
+/// The words of `text` (letters, digits and apostrophes), lower-cased and sorted: two texts with
+/// the same bag of words say the same things, whatever their layout.
+pub fn word_bag(text: &str) -> Vec<String> {
+    let mut w: Vec<String> = text
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    w.sort();
+    w
+}
+
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
