@@ -3,6 +3,7 @@
 
 use super::*;
 
+/// A model with its serving facts, as the study declared them, and the calls it made.
 #[derive(Serialize)]
 pub(super) struct ModelRow<'a> {
     pub(super) name: &'a str,

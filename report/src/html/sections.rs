@@ -244,8 +244,6 @@ pub(super) fn tournaments(tables: &[agora_analysis::tournament::Table]) -> Vec<T
         .collect()
 }
 
-/// A model with its serving facts, as the study declared them, and the calls it made.
-
 /// Contamination: priming and probe contrasts, and how often the paradigm was recognised.
 #[derive(Serialize)]
 pub(super) struct ContaminationView<'a> {
