@@ -12,7 +12,7 @@ use rusqlite::Connection;
 use serde_json::Value;
 
 mod common;
-use common::{agora, count, fake_model, run_fake, s, text, write_study_file, FakeRun};
+use common::{agora, count, fake_model, run_fake, s, study_text, text, write_study_file, FakeRun};
 
 /// First round, step-by-step: understanding, social welfare, and an altruistic paraphrase the
 /// lexicon has no pattern for (understanding; the SUVA audit paper's first failure mode).
@@ -51,17 +51,9 @@ fn reply(body: &Value) -> FakeReply {
 }
 
 fn write_study(dir: &Path, endpoint: &str) -> PathBuf {
-    let study = format!(
-        r#"Study(
-    version: 1, name: "audit-fake", master_seed: 5, runs: 1,
-    models: [{}],
-    blocks: [
-        Block(name: "pd", environment: PrisonersDilemma(rounds: 2), model_rosters: true, rosters: [],
-              cells: ["baseline", "step-by-step", "answer-field"], cell_runs: 1),
-    ],
-)"#,
-        fake_model("fake", "Fake", endpoint, "fake-1", "")
-    );
+    let block = r#"Block(name: "pd", environment: PrisonersDilemma(rounds: 2), model_rosters: true, rosters: [],
+              cells: ["baseline", "step-by-step", "answer-field"], cell_runs: 1)"#;
+    let study = study_text("audit-fake", 5, 1, &[fake_model("fake", "Fake", endpoint, "fake-1", "")], &[block]);
     write_study_file(dir, &["step-by-step", "answer-field"], "audit.ron", &study)
 }
 

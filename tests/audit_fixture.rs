@@ -25,7 +25,7 @@ use rusqlite::Connection;
 use serde_json::Value;
 
 mod common;
-use common::{agora, count, first_label_reply, run_fake, s, text, write_study_file, FakeRun};
+use common::{agora, count, first_label_reply, run_fake, s, study_text, text, write_study_file, FakeRun};
 
 /// The reasoning of response i = (round - 1) * 2 + seat after its opening sentence, which
 /// restates the task ("This is round 1 of two and I am participant A."): four sentences a
@@ -64,17 +64,13 @@ fn reply(body: &Value) -> FakeReply {
 }
 
 fn write_study(dir: &Path, endpoint: &str) -> PathBuf {
-    let study = format!(
-        r#"Study(
-    version: 1, name: "labels-fixture", master_seed: 12, runs: 1,
-    models: [Model(name: "plain", family: "Fake", endpoints: ["{endpoint}"], served_id: "plain-1",
-                   concurrency: 2, timeout_s: 5.0, max_attempts: 2, max_retries: 2, backoff_ms: 5)],
-    blocks: [
-        Block(name: "pd", environment: PrisonersDilemma(rounds: 2), model_rosters: true, rosters: [],
-              cells: ["step-by-step"], cell_runs: 1),
-    ],
-)"#
+    let model = format!(
+        r#"Model(name: "plain", family: "Fake", endpoints: ["{endpoint}"], served_id: "plain-1",
+                   concurrency: 2, timeout_s: 5.0, max_attempts: 2, max_retries: 2, backoff_ms: 5)"#
     );
+    let block = r#"Block(name: "pd", environment: PrisonersDilemma(rounds: 2), model_rosters: true, rosters: [],
+              cells: ["step-by-step"], cell_runs: 1)"#;
+    let study = study_text("labels-fixture", 12, 1, &[model], &[block]);
     write_study_file(dir, &["step-by-step"], "fixture.ron", &study)
 }
 

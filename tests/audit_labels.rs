@@ -23,7 +23,9 @@ mod common;
 
 /// The gate's floor lowered to nothing, for checks of its threshold on a small store.
 const FLOOR: [&str; 4] = ["--min-responses", "1", "--min-sentences", "1"];
-use common::{agora, count, fake_model, first_label_reply, run_fake, s, text, write_study_file, FakeRun, VALUES};
+use common::{
+    agora, count, fake_model, first_label_reply, run_fake, s, study_text, text, write_study_file, FakeRun, VALUES,
+};
 
 /// Sentences the lexicon misreads (the SUVA audit paper's failure modes), with their true code.
 const MISREAD: [(&str, &str); 3] = [
@@ -58,18 +60,9 @@ fn reply(body: &Value) -> FakeReply {
 
 fn write_study(dir: &Path, endpoint: &str) -> PathBuf {
     let model = |name: &str| fake_model(name, "Fake", endpoint, &format!("{name}-1"), "");
-    let study = format!(
-        r#"Study(
-    version: 1, name: "labels-fake", master_seed: 9, runs: 1,
-    models: [{}, {}],
-    blocks: [
-        Block(name: "pd", environment: PrisonersDilemma(rounds: 4), model_rosters: true, rosters: [],
-              cells: ["baseline", "step-by-step"], cell_runs: 2),
-    ],
-)"#,
-        model("clear"),
-        model("murky")
-    );
+    let block = r#"Block(name: "pd", environment: PrisonersDilemma(rounds: 4), model_rosters: true, rosters: [],
+              cells: ["baseline", "step-by-step"], cell_runs: 2)"#;
+    let study = study_text("labels-fake", 9, 1, &[model("clear"), model("murky")], &[block]);
     write_study_file(dir, &["step-by-step"], "labels.ron", &study)
 }
 

@@ -24,7 +24,8 @@ mod common;
 /// needs (100 responses, 200 sentences a model), and this test is about something else.
 const FLOOR: [&str; 4] = ["--min-responses", "1", "--min-sentences", "1"];
 use common::{
-    agora, count, fake_model, label_blind, run_fake, s, seat_and_round, text, write_study_file, FakeRun, VALUES,
+    agora, count, fake_model, label_blind, run_fake, s, seat_and_round, study_text, text, write_study_file, FakeRun,
+    VALUES,
 };
 
 /// The post-hoc reason of every reply: never coded, never sent to a coder.
@@ -95,17 +96,9 @@ fn behaviour(seen: Seen) -> agora_test_support::Behaviour {
 }
 
 fn write_study(dir: &Path, endpoint: &str) -> PathBuf {
-    let study = format!(
-        r#"Study(
-    version: 1, name: "coder-fake", master_seed: 3, runs: 1,
-    models: [{}],
-    blocks: [
-        Block(name: "pd", environment: PrisonersDilemma(rounds: 4), model_rosters: true, rosters: [],
-              cells: ["step-by-step"], cell_runs: 1),
-    ],
-)"#,
-        fake_model("fake", "Fake", endpoint, "fake-1", "")
-    );
+    let block = r#"Block(name: "pd", environment: PrisonersDilemma(rounds: 4), model_rosters: true, rosters: [],
+              cells: ["step-by-step"], cell_runs: 1)"#;
+    let study = study_text("coder-fake", 3, 1, &[fake_model("fake", "Fake", endpoint, "fake-1", "")], &[block]);
     write_study_file(dir, &["step-by-step"], "coder.ron", &study)
 }
 

@@ -27,8 +27,8 @@ mod common;
 const FLOOR: [&str; 4] = ["--min-responses", "1", "--min-sentences", "1"];
 use common::{
     agora, assert_every_slot_accounted, count, draw, draw_fairness, fake_model, label_blind, reasoned_reply,
-    record_hashes, replicates, rows, run_fake, s, text, write_models, write_study_file, FakeRun, COMPETITION, FAIRNESS,
-    OPENING,
+    record_hashes, replicates, rows, run_fake, s, study_text, text, write_models, write_study_file, FakeRun,
+    COMPETITION, FAIRNESS, OPENING,
 };
 
 /// P(cooperate) without and with stated fairness.
@@ -46,16 +46,8 @@ fn model(endpoint: &str, name: &str) -> String {
 }
 
 fn write_study(dir: &Path, endpoint: &str) -> PathBuf {
-    let study = format!(
-        r#"Study(
-    version: 1, name: "replicates-fake", master_seed: 17, runs: 2,
-    models: [{}],
-    blocks: [
-        Block(name: "pd", environment: PrisonersDilemma(rounds: 10), model_rosters: true, rosters: []),
-    ],
-)"#,
-        model(endpoint, "fake")
-    );
+    let block = r#"Block(name: "pd", environment: PrisonersDilemma(rounds: 10), model_rosters: true, rosters: [])"#;
+    let study = study_text("replicates-fake", 17, 2, &[model(endpoint, "fake")], &[block]);
     write_study_file(dir, &[], "replicates.ron", &study)
 }
 

@@ -23,8 +23,8 @@ mod common;
 /// needs (100 responses, 200 sentences a model), and this test is about something else.
 const FLOOR: [&str; 4] = ["--min-responses", "1", "--min-sentences", "1"];
 use common::{
-    agora, count, draw, fake_model, label_blind, reasoned_reply, run_fake, s, text, write_study_file, FakeRun,
-    FAIRNESS, OPENING,
+    agora, count, draw, fake_model, label_blind, reasoned_reply, run_fake, s, study_text, text, write_study_file,
+    FakeRun, FAIRNESS, OPENING,
 };
 
 /// The reply to one request: states fairness on one draw, picks its label on another.
@@ -35,16 +35,8 @@ fn reply(body: &Value) -> FakeReply {
 }
 
 fn write_study(dir: &Path, endpoint: &str) -> PathBuf {
-    let study = format!(
-        r#"Study(
-    version: 1, name: "requirements-fake", master_seed: 5, runs: 6,
-    models: [{}],
-    blocks: [
-        Block(name: "pd", environment: PrisonersDilemma(rounds: 10), model_rosters: true, rosters: []),
-    ],
-)"#,
-        fake_model("fake", "Fake", endpoint, "fake-1", "")
-    );
+    let block = r#"Block(name: "pd", environment: PrisonersDilemma(rounds: 10), model_rosters: true, rosters: [])"#;
+    let study = study_text("requirements-fake", 5, 6, &[fake_model("fake", "Fake", endpoint, "fake-1", "")], &[block]);
     write_study_file(dir, &[], "study.ron", &study)
 }
 

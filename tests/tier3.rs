@@ -35,7 +35,7 @@ use agora_test_support::{with_prefill, Asked, FakeReply};
 use serde_json::Value;
 
 mod common;
-use common::{agora_ok, draw, fake_model, run_fake, s, write_models, write_study_file, FakeRun};
+use common::{agora_ok, draw, fake_model, run_fake, s, study_text, write_models, write_study_file, FakeRun};
 
 const OPENING: &str = "I am deciding on a contribution.";
 const RECIPROCITY: &str = "I want to return the favor to the group.";
@@ -125,18 +125,10 @@ fn models(endpoint: &str) -> Vec<String> {
 }
 
 fn write_study(dir: &Path, endpoint: &str) -> PathBuf {
-    let study = format!(
-        r#"Study(
-    version: 1, name: "tier3", master_seed: 23, runs: 6,
-    models: [{}],
-    blocks: [
-        Block(name: "pgg", environment: PublicGoods(), variants: [C0, C3],
+    let block = r#"Block(name: "pgg", environment: PublicGoods(), variants: [C0, C3],
               model_rosters: true, rosters: [],
-              cells: ["baseline", "persona-table", "step-by-step"], cell_runs: 3),
-    ],
-)"#,
-        models(endpoint).join(", ")
-    );
+              cells: ["baseline", "persona-table", "step-by-step"], cell_runs: 3)"#;
+    let study = study_text("tier3", 23, 6, &models(endpoint), &[block]);
     write_study_file(dir, &["persona-table", "step-by-step"], "tier3.ron", &study)
 }
 

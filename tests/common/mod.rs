@@ -246,6 +246,16 @@ pub fn run_plan_into(
     store
 }
 
+/// The text of a study file `name` (master seed `seed`, `runs` runs per condition) declaring
+/// `models` and holding `blocks` (each a `Block(…)`).
+pub fn study_text(name: &str, seed: u64, runs: u32, models: &[String], blocks: &[&str]) -> String {
+    format!(
+        "Study(\n    version: 1, name: \"{name}\", master_seed: {seed}, runs: {runs},\n    models: [{}],\n    blocks: [\n        {},\n    ],\n)",
+        models.join(", "),
+        blocks.join(",\n        ")
+    )
+}
+
 /// Writes the study `text` to `dir/studies/{file}`, with the shipped cells it names in `cells`
 /// copied from `scenarios/cells/` into `dir/cells/`; returns the study's path.
 pub fn write_study_file(dir: &Path, cells: &[&str], file: &str, text: &str) -> PathBuf {
