@@ -14,7 +14,7 @@ use rusqlite::Connection;
 use serde_json::Value;
 
 mod common;
-use common::{agora, count, record_hashes, runtime, s, text, write_seeded_models};
+use common::{agora, count, record_hashes, runtime, s, study_text, text, write_seeded_models};
 
 /// A fault for about 30 % of request numbers, spread by a hash of the number; the kinds
 /// rotate among a server error, a rate limit, a dropped connection and a malformed body.
@@ -74,17 +74,20 @@ fn until_done(args: &[&str], tries: usize) -> (usize, String) {
 
 fn write_society(dir: &Path, endpoint: &str) -> PathBuf {
     std::fs::create_dir_all(dir).expect("mkdir");
-    let study = format!(
-        r#"Study(
-    version: 1, name: "flaky", master_seed: 5, runs: 3,
-    models: [Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
-                   concurrency: 8, timeout_s: 120.0, max_attempts: 2, max_retries: 1, backoff_ms: 2)],
-    blocks: [
-        Block(name: "pd", environment: PrisonersDilemma(rounds: 6), model_rosters: true, rosters: []),
-        Block(name: "pgg", environment: PublicGoods(rounds: 3, punishment: true), model_rosters: true, rosters: []),
-        Block(name: "naming", environment: NamingGame(population: 4, cap: 12, window: 4), model_rosters: true, rosters: []),
-    ],
-)"#
+    let model = format!(
+        r#"Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
+                   concurrency: 8, timeout_s: 120.0, max_attempts: 2, max_retries: 1, backoff_ms: 2)"#
+    );
+    let study = study_text(
+        "flaky",
+        5,
+        3,
+        &[model],
+        &[
+            r#"Block(name: "pd", environment: PrisonersDilemma(rounds: 6), model_rosters: true, rosters: [])"#,
+            r#"Block(name: "pgg", environment: PublicGoods(rounds: 3, punishment: true), model_rosters: true, rosters: [])"#,
+            r#"Block(name: "naming", environment: NamingGame(population: 4, cap: 12, window: 4), model_rosters: true, rosters: [])"#,
+        ],
     );
     let path = dir.join("flaky.ron");
     std::fs::write(&path, study).expect("write study");

@@ -10,7 +10,7 @@ use agora_test_support::{legal_answer, Behaviour, FakeReply, FakeServer};
 use rusqlite::Connection;
 
 mod common;
-use common::{agora, assert_every_slot_accounted, count, record_hashes, text};
+use common::{agora, assert_every_slot_accounted, count, record_hashes, study_text, text};
 
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime")
@@ -26,23 +26,26 @@ fn write_study(dir: &Path, endpoint: &str, timeout_s: f64) -> PathBuf {
         let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/cells").join(format!("{c}.ron"));
         std::fs::copy(src, cells.join(format!("{c}.ron"))).expect("copy cell");
     }
-    let study = format!(
-        r#"Study(
-    version: 1, name: "fake-llm", master_seed: 11, runs: 3,
-    models: [Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
+    let model = format!(
+        r#"Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
                    quantisation: "Q8_0", notes: "fake server <b>on loopback</b>",
-                   concurrency: 16, timeout_s: {timeout_s}, max_attempts: 3, max_retries: 14, backoff_ms: 5)],
-    blocks: [
-        Block(name: "pd", environment: PrisonersDilemma(rounds: 4), model_rosters: true, rosters: [],
-              cells: ["baseline", "reversed-actions", "persona-self-interested", "recognition-probe"], cell_runs: 1),
-        Block(name: "pgg", environment: PublicGoods(rounds: 2, punishment: true), model_rosters: true, rosters: [], runs: 1),
-        Block(name: "naming", environment: NamingGame(population: 4, cap: 12, window: 4), model_rosters: true, rosters: [], runs: 1),
-        Block(name: "ultimatum", environment: Bargaining(game: Ultimatum, games: 3), model_rosters: true, rosters: [], runs: 1),
-        Block(name: "mixed", environment: PrisonersDilemma(rounds: 3),
+                   concurrency: 16, timeout_s: {timeout_s}, max_attempts: 3, max_retries: 14, backoff_ms: 5)"#
+    );
+    let study = study_text(
+        "fake-llm",
+        11,
+        3,
+        &[model],
+        &[
+            r#"Block(name: "pd", environment: PrisonersDilemma(rounds: 4), model_rosters: true, rosters: [],
+              cells: ["baseline", "reversed-actions", "persona-self-interested", "recognition-probe"], cell_runs: 1)"#,
+            r#"Block(name: "pgg", environment: PublicGoods(rounds: 2, punishment: true), model_rosters: true, rosters: [], runs: 1)"#,
+            r#"Block(name: "naming", environment: NamingGame(population: 4, cap: 12, window: 4), model_rosters: true, rosters: [], runs: 1)"#,
+            r#"Block(name: "ultimatum", environment: Bargaining(game: Ultimatum, games: 3), model_rosters: true, rosters: [], runs: 1)"#,
+            r#"Block(name: "mixed", environment: PrisonersDilemma(rounds: 3),
               rosters: [Roster(name: "fake-vs-tft", members: [Member(policy: Llm(model: "fake"), count: 1), Member(policy: TitForTat, count: 1)])],
-              runs: 1),
-    ],
-)"#
+              runs: 1)"#,
+        ],
     );
     let path = studies.join("fake.ron");
     std::fs::write(&path, study).expect("write study");
@@ -311,23 +314,17 @@ fn a_study_against_the_fake_server_shows_the_papers_design_details() {
     let studies = dir.path().join("studies");
     std::fs::create_dir_all(&studies).expect("mkdir");
     let study = studies.join("design.ron");
-    std::fs::write(
-        &study,
-        format!(
-            r#"Study(
-    version: 1, name: "design", master_seed: 5, runs: 1,
-    models: [Model(name: "fake", family: "Fake", endpoints: ["{}"], served_id: "fake-1", max_attempts: 2, backoff_ms: 5)],
-    blocks: [
-        Block(name: "ultimatum", environment: Bargaining(game: Ultimatum, games: 4), model_rosters: true, rosters: [],
-              cells: ["baseline", "step-by-step", "recognition-probe"], cell_runs: 1),
-        Block(name: "money-request", environment: MoneyRequest(games: 3), model_rosters: true, rosters: []),
-        Block(name: "naming", environment: NamingGame(population: 4, cap: 6, window: 4), model_rosters: true, rosters: []),
-    ],
-)"#,
-            server.endpoint()
-        ),
-    )
-    .expect("write study");
+    let model = format!(
+        r#"Model(name: "fake", family: "Fake", endpoints: ["{}"], served_id: "fake-1", max_attempts: 2, backoff_ms: 5)"#,
+        server.endpoint()
+    );
+    let blocks = [
+        r#"Block(name: "ultimatum", environment: Bargaining(game: Ultimatum, games: 4), model_rosters: true, rosters: [],
+              cells: ["baseline", "step-by-step", "recognition-probe"], cell_runs: 1)"#,
+        r#"Block(name: "money-request", environment: MoneyRequest(games: 3), model_rosters: true, rosters: [])"#,
+        r#"Block(name: "naming", environment: NamingGame(population: 4, cap: 6, window: 4), model_rosters: true, rosters: [])"#,
+    ];
+    std::fs::write(&study, study_text("design", 5, 1, &[model], &blocks)).expect("write study");
     let store = dir.path().join("design.sqlite");
     let out = agora(&["run", study.to_str().expect("utf8"), "--store", store.to_str().expect("utf8")]);
     assert!(out.status.success(), "{}", text(&out));

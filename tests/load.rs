@@ -19,7 +19,7 @@ use agora_test_support::{Behaviour, FakeReply, FakeServer, Gate};
 use rusqlite::Connection;
 
 mod common;
-use common::{assert_every_slot_accounted, count};
+use common::{assert_every_slot_accounted, count, study_text};
 
 const RUNS: usize = 600;
 const SEATS: usize = 4;
@@ -49,14 +49,13 @@ fn fault(n: usize, hang: bool) -> FakeReply {
 fn write_study(dir: &Path, endpoint: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(dir.join("studies")).expect("mkdir");
     std::fs::create_dir_all(dir.join("cells")).expect("mkdir");
-    let study = format!(
-        r#"Study(
-    version: 1, name: "load", master_seed: 5, runs: {RUNS},
-    models: [Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
-                   concurrency: 4096, timeout_s: {TIMEOUT_S:?}, max_attempts: 3, max_retries: 20, backoff_ms: 20)],
-    blocks: [Block(name: "pgg", environment: PublicGoods(rounds: {ROUNDS}), model_rosters: true, rosters: [])],
-)"#
+    let model = format!(
+        r#"Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
+                   concurrency: 4096, timeout_s: {TIMEOUT_S:?}, max_attempts: 3, max_retries: 20, backoff_ms: 20)"#
     );
+    let block =
+        format!(r#"Block(name: "pgg", environment: PublicGoods(rounds: {ROUNDS}), model_rosters: true, rosters: [])"#);
+    let study = study_text("load", 5, RUNS as u64, &[model], &[&block]);
     let path = dir.join("studies/load.ron");
     std::fs::write(&path, study).expect("write study");
     path

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 use agora_test_support::{FakeReply, FakeServer, Gate};
 
 mod common;
-use common::{fake_server, s};
+use common::{fake_server, s, study_text};
 
 fn agora_logged(args: &[&str], seconds: &str) -> Output {
     Command::new(env!("CARGO_BIN_EXE_agora"))
@@ -89,18 +89,12 @@ fn held_study() -> Held {
     let dir = tempfile::tempdir().expect("tempdir");
     let study = dir.path().join("slow.ron");
     let endpoint = server.endpoint();
-    std::fs::write(
-        &study,
-        format!(
-            r#"Study(
-    version: 1, name: "slow", master_seed: 3, runs: 4,
-    models: [Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
-                   concurrency: 2, timeout_s: 600.0, max_attempts: 2, max_retries: 1, backoff_ms: 2)],
-    blocks: [Block(name: "pd", environment: PrisonersDilemma(rounds: 5), model_rosters: true, rosters: [])],
-)"#
-        ),
-    )
-    .expect("write study");
+    let model = format!(
+        r#"Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
+                   concurrency: 2, timeout_s: 600.0, max_attempts: 2, max_retries: 1, backoff_ms: 2)"#
+    );
+    let block = r#"Block(name: "pd", environment: PrisonersDilemma(rounds: 5), model_rosters: true, rosters: [])"#;
+    std::fs::write(&study, study_text("slow", 3, 4, &[model], &[block])).expect("write study");
     let store = dir.path().join("s.sqlite");
     Held { rt, server, gate, dir, study, store }
 }

@@ -18,7 +18,7 @@ use serde_json::Value;
 mod common;
 use common::{
     agora, assert_figure_file, count, draw_fairness, fake_model, label_blind, reasoned_reply, replicates, run_fake, s,
-    text, write_models, write_study_file, FakeRun,
+    study_text, text, write_models, write_study_file, FakeRun,
 };
 
 const MARKUP: &str = "<script>document.title='pwned'</script><img src=x onerror=\"alert(1)\">";
@@ -55,14 +55,8 @@ fn assert_tree_png(dir: &Path) {
 #[test]
 fn the_report_shows_the_audit_of_a_store_and_says_when_there_is_none() {
     let FakeRun { rt: _rt, server, dir, store, .. } = run_fake(Arc::new(|_, body| reply(body)), |dir, endpoint| {
-        let study = format!(
-            r#"Study(
-    version: 1, name: "report-audit", master_seed: 23, runs: 10,
-    models: [{}],
-    blocks: [Block(name: "pd", environment: PrisonersDilemma(rounds: 6), model_rosters: true, rosters: [])],
-)"#,
-            model(endpoint)
-        );
+        let block = r#"Block(name: "pd", environment: PrisonersDilemma(rounds: 6), model_rosters: true, rosters: [])"#;
+        let study = study_text("report-audit", 23, 10, &[model(endpoint)], &[block]);
         write_study_file(dir, &[], "study.ron", &study)
     });
 

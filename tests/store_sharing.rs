@@ -19,7 +19,7 @@ use agora_test_support::{FakeReply, FakeServer, Gate};
 use rusqlite::{Connection, OpenFlags};
 
 mod common;
-use common::{agora, record_hashes, serve, text};
+use common::{agora, record_hashes, serve, study_text, text};
 
 fn study(name: &str) -> String {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("scenarios/studies").join(name).display().to_string()
@@ -167,18 +167,12 @@ fn model_study(dir: &Path, endpoint: &str) -> PathBuf {
     std::fs::create_dir_all(dir.join("studies")).expect("mkdir");
     std::fs::create_dir_all(dir.join("cells")).expect("mkdir");
     let path = dir.join("studies/readers.ron");
-    std::fs::write(
-        &path,
-        format!(
-            r#"Study(
-    version: 1, name: "readers", master_seed: 11, runs: {MODEL_RUNS},
-    models: [Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
-                   concurrency: 64, timeout_s: 600.0, max_attempts: 2, max_retries: 2, backoff_ms: 2)],
-    blocks: [Block(name: "pd", environment: PrisonersDilemma(rounds: 5), model_rosters: true, rosters: [])],
-)"#
-        ),
-    )
-    .expect("write study");
+    let model = format!(
+        r#"Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
+                   concurrency: 64, timeout_s: 600.0, max_attempts: 2, max_retries: 2, backoff_ms: 2)"#
+    );
+    let block = r#"Block(name: "pd", environment: PrisonersDilemma(rounds: 5), model_rosters: true, rosters: [])"#;
+    std::fs::write(&path, study_text("readers", 11, MODEL_RUNS as u64, &[model], &[block])).expect("write study");
     path
 }
 

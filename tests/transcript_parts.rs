@@ -11,7 +11,7 @@ use agora_test_support::{FakeReply, FakeServer};
 use rusqlite::Connection;
 
 mod common;
-use common::{agora, count, record_hashes, text};
+use common::{agora, count, record_hashes, study_text, text};
 
 fn runtime() -> tokio::runtime::Runtime {
     tokio::runtime::Builder::new_multi_thread().worker_threads(2).enable_all().build().expect("runtime")
@@ -20,17 +20,20 @@ fn runtime() -> tokio::runtime::Runtime {
 fn write_study(dir: &Path, endpoint: &str) -> std::path::PathBuf {
     std::fs::create_dir_all(dir.join("studies")).expect("mkdir");
     std::fs::create_dir_all(dir.join("cells")).expect("mkdir");
-    let study = format!(
-        r#"Study(
-    version: 1, name: "parts", master_seed: 5, runs: 3,
-    models: [Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
-                   concurrency: 8, timeout_s: 120.0, max_retries: 2, backoff_ms: 5)],
-    blocks: [
-        Block(name: "pd", environment: PrisonersDilemma(rounds: 6), model_rosters: true, rosters: []),
-        Block(name: "pgg", environment: PublicGoods(rounds: 4), model_rosters: true, rosters: []),
-        Block(name: "naming", environment: NamingGame(population: 4, cap: 12, window: 4), model_rosters: true, rosters: [], runs: 1),
-    ],
-)"#
+    let model = format!(
+        r#"Model(name: "fake", family: "Fake", endpoints: ["{endpoint}"], served_id: "fake-1",
+                   concurrency: 8, timeout_s: 120.0, max_retries: 2, backoff_ms: 5)"#
+    );
+    let study = study_text(
+        "parts",
+        5,
+        3,
+        &[model],
+        &[
+            r#"Block(name: "pd", environment: PrisonersDilemma(rounds: 6), model_rosters: true, rosters: [])"#,
+            r#"Block(name: "pgg", environment: PublicGoods(rounds: 4), model_rosters: true, rosters: [])"#,
+            r#"Block(name: "naming", environment: NamingGame(population: 4, cap: 12, window: 4), model_rosters: true, rosters: [], runs: 1)"#,
+        ],
     );
     let path = dir.join("studies/parts.ron");
     std::fs::write(&path, study).expect("write study");

@@ -248,7 +248,7 @@ pub fn run_plan_into(
 
 /// The text of a study file `name` (master seed `seed`, `runs` runs per condition) declaring
 /// `models` and holding `blocks` (each a `Block(…)`).
-pub fn study_text(name: &str, seed: u64, runs: u32, models: &[String], blocks: &[&str]) -> String {
+pub fn study_text(name: &str, seed: u64, runs: u64, models: &[String], blocks: &[&str]) -> String {
     format!(
         "Study(\n    version: 1, name: \"{name}\", master_seed: {seed}, runs: {runs},\n    models: [{}],\n    blocks: [\n        {},\n    ],\n)",
         models.join(", "),
