@@ -4,24 +4,16 @@
 use std::path::Path;
 
 mod common;
-use common::{agora, text};
+use common::{agora, text, write_study_file};
 
 /// Writes a one-block study of `environment` played by `policy` with `runs` runs (and `extra`
 /// after the block's rosters).
 fn study(dir: &Path, runs: u64, environment: &str, policy: &str, extra: &str) -> String {
-    let studies = dir.join("studies");
-    std::fs::create_dir_all(&studies).expect("mkdir");
-    std::fs::create_dir_all(dir.join("cells")).expect("mkdir");
-    let p = studies.join("big.ron");
-    std::fs::write(
-        &p,
-        format!(
-            "Study(version: 1, name: \"big\", master_seed: 1, runs: {runs}, blocks: [Block(name: \"b\", \
-             environment: {environment}, rosters: [Roster(name: \"r\", members: [Member(policy: {policy})])]{extra})])"
-        ),
-    )
-    .expect("write");
-    p.display().to_string()
+    let text = format!(
+        "Study(version: 1, name: \"big\", master_seed: 1, runs: {runs}, blocks: [Block(name: \"b\", \
+         environment: {environment}, rosters: [Roster(name: \"r\", members: [Member(policy: {policy})])]{extra})])"
+    );
+    write_study_file(dir, &[], "big.ron", &text).display().to_string()
 }
 
 /// `check` and `run` both refuse it with exit 2, the message holding each of `needles`, and no

@@ -5,21 +5,18 @@
 use std::path::{Path, PathBuf};
 
 mod common;
-use common::{agora, text};
+use common::{agora, text, write_study_file};
 
 /// A store holding one small classical study.
 fn small_store(dir: &Path) -> PathBuf {
-    let studies = dir.join("studies");
-    std::fs::create_dir_all(&studies).expect("mkdir");
-    std::fs::create_dir_all(dir.join("cells")).expect("mkdir");
-    let study = studies.join("small.ron");
-    std::fs::write(
-        &study,
+    let study = write_study_file(
+        dir,
+        &[],
+        "small.ron",
         "Study(version: 1, name: \"small\", master_seed: 1, runs: 2, blocks: [Block(name: \"pd\", \
          environment: PrisonersDilemma(rounds: 3), rosters: [Roster(name: \"tft\", members: \
          [Member(policy: TitForTat, count: 2)])])])",
-    )
-    .expect("write");
+    );
     let store = dir.join("s.sqlite");
     let o = agora(&["run", study.to_str().expect("utf8"), "--store", store.to_str().expect("utf8")]);
     assert!(o.status.success(), "{}", text(&o));

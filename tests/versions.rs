@@ -4,24 +4,16 @@
 use std::path::Path;
 
 mod common;
-use common::{agora, text};
+use common::{agora, text, write_study_file};
 
 /// Writes the study `edited` (one dilemma block) with `rounds` rounds and `runs` runs.
 fn write_study(dir: &Path, rounds: u32, runs: u32) -> String {
-    let studies = dir.join("studies");
-    std::fs::create_dir_all(&studies).expect("mkdir");
-    std::fs::create_dir_all(dir.join("cells")).expect("mkdir");
-    let p = studies.join("edited.ron");
-    std::fs::write(
-        &p,
-        format!(
-            "Study(version: 1, name: \"edited\", master_seed: 3, runs: {runs}, blocks: [Block(name: \"pd\", \
-             environment: PrisonersDilemma(rounds: {rounds}), rosters: [Roster(name: \"tft\", members: \
-             [Member(policy: TitForTat, count: 2)])])])"
-        ),
-    )
-    .expect("write");
-    p.display().to_string()
+    let text = format!(
+        "Study(version: 1, name: \"edited\", master_seed: 3, runs: {runs}, blocks: [Block(name: \"pd\", \
+         environment: PrisonersDilemma(rounds: {rounds}), rosters: [Roster(name: \"tft\", members: \
+         [Member(policy: TitForTat, count: 2)])])])"
+    );
+    write_study_file(dir, &[], "edited.ron", &text).display().to_string()
 }
 
 /// Runs per study in the store.
