@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 mod common;
-use common::{chromium, headless, text};
+use common::{chromium, page_dom, text};
 
 /// Runs `agora` in `dir`.
 fn agora_in(dir: &Path, args: &[&str]) -> Output {
@@ -393,9 +393,7 @@ fn the_report_shows_the_deposit_first_under_the_verdicts_in_a_browser() {
     assert!(deposit > verdicts, "the deposit comes after the verdicts");
     assert_eq!(html[verdicts..deposit].matches("<h2").count(), 0, "and first under them");
     let Some(chromium) = chromium() else { return };
-    let url = format!("file://{}", dir.path().join("rep/report.html").display());
-    let dom = headless(chromium, &dir.path().join("profile"), &["--dump-dom", &url]);
-    let dom = String::from_utf8_lossy(&dom.stdout);
+    let dom = page_dom(chromium, &dir.path().join("profile"), &dir.path().join("rep/report.html"));
     assert!(dom.contains("<h2 id=\"deposit\">Deposit</h2>"), "the browser shows the section");
     assert!(dom.contains("class=\"deposit-hash\""), "with the deposit's hash");
     assert!(dom.contains("self-attested"), "and its time labelled self-attested");

@@ -9,7 +9,7 @@ use std::sync::Arc;
 use agora_test_support::{legal_answer, FakeReply, FakeServer};
 
 mod common;
-use common::{agora, assert_figure_file, chromium, count, headless, text};
+use common::{agora, assert_figure_file, chromium, count, page_dom, text};
 
 const CAPTION: &str = "Behavioural profile: centre (dot), inner range (thick bar), outer range (thin bar)";
 
@@ -168,10 +168,7 @@ fn the_report_shows_the_profile_and_joins_it_to_the_society_runs() {
     );
 
     let Some(chromium) = chromium() else { return };
-    let profile = dir.path().join("browser-profile");
-    let url = format!("file://{}", out.join("report.html").display());
-    let dom = headless(chromium, &profile, &["--dump-dom", &url]);
-    let dom = String::from_utf8_lossy(&dom.stdout);
+    let dom = page_dom(chromium, &dir.path().join("browser-profile"), &out.join("report.html"));
     assert!(dom.contains("<title>Agora report</title>"), "the page loaded");
     assert_eq!(dom.matches("<svg").count(), figures, "every figure rendered as SVG in the browser");
     let figure = &dom[dom.find(CAPTION).expect("the profile figure in the DOM")..];

@@ -390,6 +390,13 @@ pub fn headless(chromium: &str, profile: &Path, args: &[&str]) -> Output {
         .expect("chromium runs")
 }
 
+/// The DOM of the page `page` once headless `chromium` (its profile in `profile`) has run its
+/// scripts.
+pub fn page_dom(chromium: &str, profile: &Path, page: &Path) -> String {
+    let url = format!("file://{}", page.display());
+    String::from_utf8_lossy(&headless(chromium, profile, &["--dump-dom", &url]).stdout).into_owned()
+}
+
 /// Human labels made the only way `agora audit import` takes them, on a blind export: the
 /// machine coder's codes are read from an export that shows them (`--show-codes`, for checking
 /// a coder), `label` gives each record's label from that record, and the label is written into
