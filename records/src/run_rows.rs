@@ -342,33 +342,10 @@ mod tests {
     use rand::{Rng, SeedableRng};
 
     /// The store's schema, so that the views are tested as they ship.
-    fn store() -> (tempfile_path::Dir, crate::Store) {
-        let dir = tempfile_path::Dir::new();
-        let store = crate::Store::open(&dir.0.join("s.sqlite")).expect("store");
+    fn store() -> (tempfile::TempDir, crate::Store) {
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let store = crate::Store::open(&dir.path().join("s.sqlite")).expect("store");
         (dir, store)
-    }
-
-    /// A temporary directory removed on drop (the engine has no tempfile dependency).
-    mod tempfile_path {
-        pub struct Dir(pub std::path::PathBuf);
-        impl Dir {
-            pub fn new() -> Dir {
-                use std::sync::atomic::{AtomicUsize, Ordering};
-                static N: AtomicUsize = AtomicUsize::new(0);
-                let p = std::env::temp_dir().join(format!(
-                    "agora-run-rows-{}-{}",
-                    std::process::id(),
-                    N.fetch_add(1, Ordering::Relaxed)
-                ));
-                std::fs::create_dir_all(&p).expect("mkdir");
-                Dir(p)
-            }
-        }
-        impl Drop for Dir {
-            fn drop(&mut self) {
-                let _ = std::fs::remove_dir_all(&self.0);
-            }
-        }
     }
 
     #[test]

@@ -190,8 +190,8 @@ mod tests {
     /// other cell's and pooled with them.
     #[test]
     fn a_cell_is_named_by_its_file() {
-        let dir = std::env::temp_dir().join(format!("agora-cell-name-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).expect("mkdir");
+        let dir = tempfile::tempdir().expect("temporary folder");
+        let dir = dir.path();
         let text =
             "Cell(version: 1, name: \"memory-3\", level: Design, environments: [NamingGame], factors: [Memory(3)])";
         std::fs::write(dir.join("memory-3.ron"), text).expect("write");
@@ -199,7 +199,6 @@ mod tests {
         assert!(Cell::load(&dir.join("memory-3.ron")).is_ok());
         let msg = Cell::load(&dir.join("memory-three.ron")).expect_err("refused").to_string();
         assert!(msg.contains("memory-three.ron") && msg.contains("differs from the file's name"), "{msg}");
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     #[test]

@@ -18,14 +18,9 @@ fn write(dir: &Path, name: &str, text: &str) -> PathBuf {
     p
 }
 
-fn tmp() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("agora-scen-{}-{}", std::process::id(), rand_suffix()));
-    std::fs::create_dir_all(&d).expect("mkdir");
-    d
-}
-
-fn rand_suffix() -> u128 {
-    std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map(|d| d.as_nanos()).unwrap_or(0)
+/// A folder removed when the test ends.
+fn tmp() -> tempfile::TempDir {
+    tempfile::tempdir().expect("temporary folder")
 }
 
 #[test]
@@ -98,7 +93,7 @@ fn study(env: &str, policy: &str) -> String {
 
 fn resolve(text: &str) -> Result<Plan, ScenarioError> {
     let d = tmp();
-    let p = write(&d, "s.ron", text);
+    let p = write(d.path(), "s.ron", text);
     Plan::load(&p, None)
 }
 
@@ -189,7 +184,7 @@ fn cells_default_to_every_game_with_their_factor() {
 #[test]
 fn cell_factors_are_typed_and_a_baseline_value_is_no_change() {
     let dir = tmp();
-    let parse = |text: &str| agora_scenarios::Cell::parse(&dir.join("c.ron"), text);
+    let parse = |text: &str| agora_scenarios::Cell::parse(&dir.path().join("c.ron"), text);
     let ok = parse(r#"Cell(version: 1, name: "p", level: Representation, factors: [PersonaFormat("table")])"#);
     assert!(ok.is_ok(), "{ok:?}");
     let unknown = parse(r#"Cell(version: 1, name: "p", level: Representation, factors: [PersonaFormat("blue")])"#)

@@ -114,25 +114,6 @@ fn start(path: &Path) -> Option<(SyncSender<()>, JoinHandle<()>)> {
 mod tests {
     use super::*;
 
-    /// A directory of its own for one test, removed when dropped.
-    struct Dir(PathBuf);
-    impl Dir {
-        fn new(name: &str) -> Dir {
-            let d = std::env::temp_dir().join(format!("agora-checkpoint-{name}-{}", std::process::id()));
-            let _ = std::fs::remove_dir_all(&d);
-            std::fs::create_dir_all(&d).expect("dir");
-            Dir(d)
-        }
-        fn path(&self) -> &Path {
-            &self.0
-        }
-    }
-    impl Drop for Dir {
-        fn drop(&mut self) {
-            let _ = std::fs::remove_dir_all(&self.0);
-        }
-    }
-
     fn wal_store(path: &Path) -> Connection {
         let conn = Connection::open(path).expect("open");
         conn.pragma_update(None, "journal_mode", "WAL").expect("wal");
@@ -143,7 +124,7 @@ mod tests {
 
     #[test]
     fn the_thread_checkpoints_what_the_writer_commits_and_nothing_is_lost() {
-        let dir = Dir::new("thread");
+        let dir = tempfile::tempdir().expect("temporary folder");
         let path = dir.path().join("s.sqlite");
         let conn = wal_store(&path);
         let mut checkpoints = Checkpointer::new(&path);
@@ -184,7 +165,7 @@ mod tests {
 
     #[test]
     fn a_store_the_thread_cannot_open_keeps_checkpointing_itself() {
-        let dir = Dir::new("refused");
+        let dir = tempfile::tempdir().expect("temporary folder");
         let path = dir.path().join("s.sqlite");
         let conn = wal_store(&path);
         // The thread's connection is refused (the path names no file), so the writer's
