@@ -50,6 +50,14 @@ pub(crate) fn at_least_one(field: &'static str, value: u32) -> Result<(), EnvErr
     Ok(())
 }
 
+/// Refuses a count of seats that must be at least two (a population, a group).
+pub(crate) fn at_least_two(field: &'static str, value: usize) -> Result<(), EnvError> {
+    if value < 2 {
+        return Err(invalid(field, format!("must be at least 2, got {value}")));
+    }
+    Ok(())
+}
+
 /// Refuses an optional payoff that is set but not a finite number.
 pub(crate) fn finite(field: &'static str, value: Option<f64>) -> Result<(), EnvError> {
     match value.filter(|v| !v.is_finite()) {

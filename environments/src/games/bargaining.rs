@@ -9,7 +9,7 @@ use rand::seq::SliceRandom;
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{at_least_one, invalid, EnvError};
+use crate::error::{at_least_one, at_least_two, invalid, EnvError};
 use crate::game::{
     default_question, in_order, C3Rule, Direction, Divergent, Game, Headline, Indicator, IndicatorRule, MetricDef,
     Rules, RunView, SummaryColumn, SummaryKind, Wording,
@@ -134,9 +134,7 @@ impl Default for BargainParams {
 
 impl Game for BargainParams {
     fn validate(&self) -> Result<(), EnvError> {
-        if self.population < 2 {
-            return Err(invalid("population", format!("must be at least 2, got {}", self.population)));
-        }
+        at_least_two("population", self.population)?;
         at_least_one("games", self.games)?;
         if let Some(f) = &self.fixed_offers {
             if self.game != BargainGame::Ultimatum {

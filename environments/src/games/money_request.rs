@@ -7,7 +7,7 @@
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{at_least_one, invalid, EnvError};
+use crate::error::{at_least_one, at_least_two, EnvError};
 use crate::game::{
     Direction, Divergent, Game, Headline, MetricDef, NoIndicator, Rules, RunView, SummaryColumn, SummaryKind, Wording,
 };
@@ -116,9 +116,7 @@ impl Default for MrParams {
 
 impl Game for MrParams {
     fn validate(&self) -> Result<(), EnvError> {
-        if self.population < 2 {
-            return Err(invalid("population", format!("must be at least 2, got {}", self.population)));
-        }
+        at_least_two("population", self.population)?;
         at_least_one("games", self.games)?;
         Ok(())
     }

@@ -22,7 +22,7 @@ pub mod network;
 
 pub use convention::{first_convention, ConventionEvent, ConventionWindow};
 
-use crate::error::{at_least_one, invalid, EnvError};
+use crate::error::{at_least_one, at_least_two, invalid, EnvError};
 use crate::game::{
     CanonicalEffect, Direction, Divergent, EffectRule, Fallback, Game, Headline, MetricDef, NoIndicator, Rules,
     RunView, SummaryColumn, SummaryKind, Wording,
@@ -197,9 +197,7 @@ impl NgParams {
 
 impl Game for NgParams {
     fn validate(&self) -> Result<(), EnvError> {
-        if self.population < 2 {
-            return Err(invalid("population", format!("must be at least 2, got {}", self.population)));
-        }
+        at_least_two("population", self.population)?;
         if self.pool < 2 {
             return Err(invalid("pool", format!("needs at least 2 names, got {}", self.pool)));
         }

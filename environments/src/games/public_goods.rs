@@ -8,7 +8,7 @@
 use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{at_least_one, invalid, EnvError};
+use crate::error::{at_least_one, at_least_two, EnvError};
 use crate::game::{
     default_question, C3Rule, CanonicalEffect, Direction, Divergent, EffectRule, Game, Headline, Indicator,
     IndicatorRule, MetricDef, NoIndicator, RecordedDecision, Rules, RunView, SummaryColumn, SummaryKind, Wording,
@@ -95,9 +95,7 @@ impl Default for PgParams {
 
 impl Game for PgParams {
     fn validate(&self) -> Result<(), EnvError> {
-        if self.group_size < 2 {
-            return Err(invalid("group_size", format!("must be at least 2, got {}", self.group_size)));
-        }
+        at_least_two("group_size", self.group_size)?;
         at_least_one("rounds", self.rounds)?;
         at_least_one("memory", self.memory)?;
         Ok(())
