@@ -509,6 +509,40 @@ pub trait Game: Send + Sync + std::fmt::Debug {
     }
 }
 
+/// The [`Game`] methods of parameters that keep their settings in plain fields: the memory
+/// window in `memory`, and where named, the seat count in a field of its own, which the
+/// group-size cells may set when it is given as `group`.
+///
+/// `game_fields!(memory)`, `game_fields!(population: population, memory)` or
+/// `game_fields!(group: group_size, memory)`, inside an `impl Game`.
+macro_rules! game_fields {
+    (memory) => {
+        fn memory(&self) -> u32 {
+            self.memory
+        }
+
+        fn set_memory(&mut self, memory: u32) {
+            self.memory = memory;
+        }
+    };
+    (population: $seats:ident, memory) => {
+        fn population(&self) -> usize {
+            self.$seats
+        }
+
+        $crate::game::game_fields!(memory);
+    };
+    (group: $seats:ident, memory) => {
+        $crate::game::game_fields!(population: $seats, memory);
+
+        fn set_group_size(&mut self, size: usize) -> bool {
+            self.$seats = size;
+            true
+        }
+    };
+}
+pub(crate) use game_fields;
+
 /// A role's default question where a game has nothing more specific to say.
 pub fn default_question(role: Role) -> String {
     format!("Your decision as {}?", role.as_str())

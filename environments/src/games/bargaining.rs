@@ -154,17 +154,7 @@ impl Game for BargainParams {
         Ok(Box::new(Bargaining::new(self.clone(), variant, variants().get(variant).clone())))
     }
 
-    fn population(&self) -> usize {
-        self.population
-    }
-
-    fn memory(&self) -> u32 {
-        self.memory
-    }
-
-    fn set_memory(&mut self, memory: u32) {
-        self.memory = memory;
-    }
+    crate::game::game_fields!(population: population, memory);
 
     fn arm(&self) -> String {
         match (self.game, &self.fixed_offers) {

@@ -125,17 +125,7 @@ impl Game for MrParams {
         Ok(Box::new(MoneyRequest::new(self.clone(), variant, variants().get(variant).clone())))
     }
 
-    fn population(&self) -> usize {
-        self.population
-    }
-
-    fn memory(&self) -> u32 {
-        self.memory
-    }
-
-    fn set_memory(&mut self, memory: u32) {
-        self.memory = memory;
-    }
+    crate::game::game_fields!(population: population, memory);
 
     fn wording(&self, _variant: Variant) -> Wording {
         Wording {

@@ -235,22 +235,7 @@ impl Game for NgParams {
         Ok(Box::new(NamingGame::new(self.clone(), variant, variants().get(variant).clone())?))
     }
 
-    fn population(&self) -> usize {
-        self.population
-    }
-
-    fn memory(&self) -> u32 {
-        self.memory
-    }
-
-    fn set_memory(&mut self, memory: u32) {
-        self.memory = memory;
-    }
-
-    fn set_group_size(&mut self, size: usize) -> bool {
-        self.population = size;
-        true
-    }
+    crate::game::game_fields!(group: population, memory);
 
     /// Seats of committed agents (the first seats; pairing is random, so position is immaterial)
     /// with the name they always propose.

@@ -79,13 +79,7 @@ impl Game for PdParams {
         Ok(Box::new(PrisonersDilemma::new(self.clone(), variant, variants().get(variant).clone())))
     }
 
-    fn memory(&self) -> u32 {
-        self.memory
-    }
-
-    fn set_memory(&mut self, memory: u32) {
-        self.memory = memory;
-    }
+    crate::game::game_fields!(memory);
 
     fn wording(&self, variant: Variant) -> Wording {
         Wording {

@@ -105,22 +105,7 @@ impl Game for PgParams {
         Ok(Box::new(PublicGoods::new(self.clone(), variant, variants().get(variant).clone())))
     }
 
-    fn population(&self) -> usize {
-        self.group_size
-    }
-
-    fn memory(&self) -> u32 {
-        self.memory
-    }
-
-    fn set_memory(&mut self, memory: u32) {
-        self.memory = memory;
-    }
-
-    fn set_group_size(&mut self, size: usize) -> bool {
-        self.group_size = size;
-        true
-    }
+    crate::game::game_fields!(group: group_size, memory);
 
     fn arm(&self) -> String {
         if self.punishment { "punishment" } else { "baseline" }.into()

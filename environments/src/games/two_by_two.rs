@@ -454,13 +454,7 @@ impl<const K: usize> Game for TwoByTwoParams<K> {
         Ok(Self::def().build_env(&self.plays(), variant))
     }
 
-    fn memory(&self) -> u32 {
-        self.memory
-    }
-
-    fn set_memory(&mut self, memory: u32) {
-        self.memory = memory;
-    }
+    crate::game::game_fields!(memory);
 
     fn wording(&self, variant: Variant) -> Wording {
         Self::def().wording(variant)
