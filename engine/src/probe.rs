@@ -31,7 +31,7 @@ impl Environment for ProbeSession {
     /// Every seat once, with the observation the game opens with (the rules are the same for
     /// every seat; a seat's own list order, where the game has one, is kept for its own seat
     /// where the game asks it first).
-    fn pending(&mut self, rng: &mut dyn RngCore) -> Vec<Request> {
+    fn next_stage(&mut self, rng: &mut dyn RngCore) -> Vec<Request> {
         if self.asked {
             return Vec::new();
         }

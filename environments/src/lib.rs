@@ -149,7 +149,15 @@ pub trait Environment: Send + Sync {
     /// Number of seats.
     fn population(&self) -> usize;
     /// The decisions needed next; empty once the game has ended.
-    fn pending(&mut self, rng: &mut dyn RngCore) -> Vec<Request>;
+    fn pending(&mut self, rng: &mut dyn RngCore) -> Vec<Request> {
+        if self.is_done() {
+            return Vec::new();
+        }
+        self.next_stage(rng)
+    }
+    /// The decisions of the next stage, asked for by [`Environment::pending`] only while the
+    /// game has not ended.
+    fn next_stage(&mut self, rng: &mut dyn RngCore) -> Vec<Request>;
     /// Resolves the stage opened by the last [`Environment::pending`] call.
     ///
     /// `actions` holds one action per request, in request order. An action outside the legal

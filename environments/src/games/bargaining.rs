@@ -489,10 +489,7 @@ impl Environment for Bargaining {
         self.params.population
     }
 
-    fn pending(&mut self, rng: &mut dyn RngCore) -> Vec<Request> {
-        if self.is_done() {
-            return Vec::new();
-        }
+    fn next_stage(&mut self, rng: &mut dyn RngCore) -> Vec<Request> {
         if self.stage == Stage::First {
             // Roles are drawn afresh for every game.
             self.seats = crate::draw_pair(rng, self.params.population);

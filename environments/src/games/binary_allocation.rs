@@ -550,10 +550,7 @@ impl Environment for BinaryAllocation {
         2
     }
 
-    fn pending(&mut self, rng: &mut dyn RngCore) -> Vec<Request> {
-        if self.is_done() {
-            return Vec::new();
-        }
+    fn next_stage(&mut self, rng: &mut dyn RngCore) -> Vec<Request> {
         if self.order.is_empty() {
             let t = self.params.treatment;
             let ids = (0..t.states()).map(|i| ID_STRIDE * t.code() + i);

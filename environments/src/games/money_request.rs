@@ -260,10 +260,7 @@ impl Environment for MoneyRequest {
         self.params.population
     }
 
-    fn pending(&mut self, rng: &mut dyn RngCore) -> Vec<Request> {
-        if self.is_done() {
-            return Vec::new();
-        }
+    fn next_stage(&mut self, rng: &mut dyn RngCore) -> Vec<Request> {
         let (a, b) = crate::draw_pair(rng, self.params.population);
         self.pair = (a.min(b), a.max(b));
         let t = &self.table;

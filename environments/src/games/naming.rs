@@ -589,7 +589,7 @@ impl Environment for NamingGame {
         self.params.population
     }
 
-    fn pending(&mut self, rng: &mut dyn RngCore) -> Vec<Request> {
+    fn next_stage(&mut self, rng: &mut dyn RngCore) -> Vec<Request> {
         let mut out = Vec::new();
         self.pending_into(rng, &mut out);
         out

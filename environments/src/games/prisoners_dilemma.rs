@@ -228,10 +228,7 @@ impl Environment for PrisonersDilemma {
         2
     }
 
-    fn pending(&mut self, _rng: &mut dyn RngCore) -> Vec<Request> {
-        if self.is_done() {
-            return Vec::new();
-        }
+    fn next_stage(&mut self, _rng: &mut dyn RngCore) -> Vec<Request> {
         let t = &self.table;
         let bounds =
             PayoffBounds { min: t.s.min(t.p), mean_abs: (t.r.abs() + t.s.abs() + t.t.abs() + t.p.abs()) / 4.0 };

@@ -421,10 +421,7 @@ impl Environment for PublicGoods {
         self.params.group_size
     }
 
-    fn pending(&mut self, _rng: &mut dyn RngCore) -> Vec<Request> {
-        if self.is_done() {
-            return Vec::new();
-        }
+    fn next_stage(&mut self, _rng: &mut dyn RngCore) -> Vec<Request> {
         let space = self.space();
         let bounds = self.bounds();
         (0..self.params.group_size)

@@ -528,10 +528,7 @@ impl Environment for TwoByTwo {
         2
     }
 
-    fn pending(&mut self, _rng: &mut dyn RngCore) -> Vec<Request> {
-        if self.is_done() {
-            return Vec::new();
-        }
+    fn next_stage(&mut self, _rng: &mut dyn RngCore) -> Vec<Request> {
         let all: Vec<f64> = self.payoff.iter().flatten().copied().collect();
         let bounds = PayoffBounds {
             min: all.iter().copied().fold(f64::INFINITY, f64::min),
