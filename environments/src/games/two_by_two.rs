@@ -262,7 +262,7 @@ impl TwoByTwoDef {
     /// One run in `variant`.
     pub fn build_env(&self, p: &Plays, variant: Variant) -> Box<dyn Environment> {
         let labels = self.cells(variant).labels.clone();
-        Box::new(TwoByTwo::new(self.kind, variant, self.matrix(variant, p.g), labels, p.rounds, p.memory))
+        Box::new(TwoByTwo::new(self.kind, variant, self.matrix(variant, p.g), labels, *p))
     }
 
     /// What a participant reads of `variant`.
@@ -496,22 +496,14 @@ pub struct TwoByTwo {
     /// `payoff[own][other]`: what a player choosing `own` earns against `other`.
     payoff: [[f64; 2]; 2],
     labels: Arc<[String]>,
-    rounds: u32,
-    memory: u32,
+    plays: Plays,
     round: u32,
 }
 
 impl TwoByTwo {
-    /// A run of `rounds` rounds with the given matrix and labels.
-    pub fn new(
-        kind: EnvKind,
-        variant: Variant,
-        payoff: [[f64; 2]; 2],
-        labels: Arc<[String]>,
-        rounds: u32,
-        memory: u32,
-    ) -> Self {
-        TwoByTwo { kind, variant, payoff, labels, rounds, memory, round: 0 }
+    /// A run of the rounds `plays` sets, with the given matrix and labels.
+    pub fn new(kind: EnvKind, variant: Variant, payoff: [[f64; 2]; 2], labels: Arc<[String]>, plays: Plays) -> Self {
+        TwoByTwo { kind, variant, payoff, labels, plays, round: 0 }
     }
 
     fn space(&self) -> ActionSpace {
@@ -539,11 +531,11 @@ impl Environment for TwoByTwo {
             variant: self.variant,
             role: Role::Player,
             round: self.round + 1,
-            rounds: Some(self.rounds),
+            rounds: Some(self.plays.rounds),
             space: self.space(),
             context: Context::None,
             payoffs: bounds,
-            memory: self.memory,
+            memory: self.plays.memory,
         };
         Request::each(0..2, &observation)
     }
@@ -562,7 +554,7 @@ impl Environment for TwoByTwo {
     }
 
     fn is_done(&self) -> bool {
-        self.round >= self.rounds
+        self.round >= self.plays.rounds
     }
 }
 
