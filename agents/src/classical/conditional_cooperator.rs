@@ -73,13 +73,13 @@ impl ConditionalCooperatorParams {
 #[derive(Clone, Debug)]
 pub struct ConditionalCooperator {
     params: ConditionalCooperatorParams,
-    others_last: Option<f64>,
+    others_last: OthersLast,
 }
 
 impl ConditionalCooperator {
     /// A conditional cooperator with no memory of a previous round.
     pub fn new(params: ConditionalCooperatorParams) -> Self {
-        ConditionalCooperator { params, others_last: None }
+        ConditionalCooperator { params, others_last: OthersLast::default() }
     }
 }
 
@@ -121,14 +121,26 @@ pub(crate) fn punish_below(own: i64, others: &[i64], rate: f64, max_each: i64) -
     Action::Allocation(points)
 }
 
-/// The others' mean contribution in a contribution stage's feedback; `None` for any other
-/// stage, or where there were no others.
-pub(crate) fn others_mean_contribution(feedback: &Feedback) -> Option<f64> {
-    if !feedback.own.iter().any(|(r, _)| *r == Role::Contributor) || feedback.others.is_empty() {
-        return None;
+/// The others' mean contribution in the last contribution stage an agent saw; `None` before
+/// the first.
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct OthersLast(Option<f64>);
+
+impl OthersLast {
+    /// The remembered mean, if a contribution stage has been seen.
+    pub(crate) fn mean(&self) -> Option<f64> {
+        self.0
     }
-    let sum: f64 = feedback.others.iter().map(Action::value).sum();
-    Some(sum / feedback.others.len() as f64)
+
+    /// Remembers the others' mean contribution of a contribution stage's feedback; any other
+    /// stage, or one where there were no others, leaves the memory as it was.
+    pub(crate) fn update(&mut self, feedback: &Feedback) {
+        if !feedback.own.iter().any(|(r, _)| *r == Role::Contributor) || feedback.others.is_empty() {
+            return;
+        }
+        let sum: f64 = feedback.others.iter().map(Action::value).sum();
+        self.0 = Some(sum / feedback.others.len() as f64);
+    }
 }
 
 impl Policy for ConditionalCooperator {
@@ -143,7 +155,7 @@ impl Policy for ConditionalCooperator {
             }
             (ActionSpace::Amount { min, max }, _) => {
                 let e = *max as f64;
-                let wanted = match self.others_last {
+                let wanted = match self.others_last.mean() {
                     None => opening_contribution(self.params.initial, self.params.initial_sd, e, rng),
                     Some(others) => self.params.intercept * e + self.params.slope * others,
                 };
@@ -155,12 +167,10 @@ impl Policy for ConditionalCooperator {
     }
 
     fn update(&mut self, feedback: &Feedback) {
-        if let Some(mean) = others_mean_contribution(feedback) {
-            self.others_last = Some(mean);
-        }
+        self.others_last.update(feedback);
     }
 
     fn reset(&mut self) {
-        self.others_last = None;
+        self.others_last = OthersLast::default();
     }
 }

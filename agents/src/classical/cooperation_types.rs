@@ -5,7 +5,7 @@ use agora_environments::{Action, ActionSpace, Context, EnvKind, Feedback, Observ
 use rand::{Rng, RngCore};
 use serde::{Deserialize, Serialize};
 
-use crate::classical::conditional_cooperator::{opening_contribution, others_mean_contribution, punish_below};
+use crate::classical::conditional_cooperator::{opening_contribution, punish_below, OthersLast};
 use crate::classical::{check_non_negative, check_share};
 use crate::error::AgentError;
 use crate::policy::{Decision, Policy, PolicyMeta};
@@ -163,13 +163,13 @@ impl CooperationTypesParams {
 pub struct CooperationTypes {
     params: CooperationTypesParams,
     kind: Option<ContributorType>,
-    others_last: Option<f64>,
+    others_last: OthersLast,
 }
 
 impl CooperationTypes {
     /// An agent whose type is not drawn yet, with no memory of a previous round.
     pub fn new(params: CooperationTypesParams) -> Self {
-        CooperationTypes { params, kind: None, others_last: None }
+        CooperationTypes { params, kind: None, others_last: OthersLast::default() }
     }
 
     /// The agent's type, once drawn.
@@ -214,7 +214,7 @@ impl Policy for CooperationTypes {
             }
             (ActionSpace::Amount { min, max }, _) => {
                 let e = *max as f64;
-                let wanted = match self.others_last {
+                let wanted = match self.others_last.mean() {
                     None => opening_contribution(self.params.initial, self.params.initial_sd, e, rng),
                     Some(belief) => match self.params.schedule(kind, belief, e) {
                         Some(x) => x,
@@ -230,14 +230,12 @@ impl Policy for CooperationTypes {
     }
 
     fn update(&mut self, feedback: &Feedback) {
-        if let Some(mean) = others_mean_contribution(feedback) {
-            self.others_last = Some(mean);
-        }
+        self.others_last.update(feedback);
     }
 
     fn reset(&mut self) {
         self.kind = None;
-        self.others_last = None;
+        self.others_last = OthersLast::default();
     }
 }
 
