@@ -146,8 +146,10 @@ impl Step {
 pub trait Environment: Send + Sync {
     /// Which game this is.
     fn kind(&self) -> EnvKind;
-    /// Number of seats.
-    fn population(&self) -> usize;
+    /// Number of seats; two by default, as [`Game::population`].
+    fn population(&self) -> usize {
+        2
+    }
     /// The decisions needed next; empty once the game has ended.
     fn pending(&mut self, rng: &mut dyn RngCore) -> Vec<Request> {
         if self.is_done() {

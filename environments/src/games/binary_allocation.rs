@@ -546,10 +546,6 @@ impl Environment for BinaryAllocation {
         EnvKind::BinaryAllocation
     }
 
-    fn population(&self) -> usize {
-        2
-    }
-
     fn next_stage(&mut self, rng: &mut dyn RngCore) -> Vec<Request> {
         if self.order.is_empty() {
             let t = self.params.treatment;

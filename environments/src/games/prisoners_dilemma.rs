@@ -224,10 +224,6 @@ impl Environment for PrisonersDilemma {
         EnvKind::PrisonersDilemma
     }
 
-    fn population(&self) -> usize {
-        2
-    }
-
     fn next_stage(&mut self, _rng: &mut dyn RngCore) -> Vec<Request> {
         let t = &self.table;
         let bounds =

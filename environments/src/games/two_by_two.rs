@@ -516,10 +516,6 @@ impl Environment for TwoByTwo {
         self.kind
     }
 
-    fn population(&self) -> usize {
-        2
-    }
-
     fn next_stage(&mut self, _rng: &mut dyn RngCore) -> Vec<Request> {
         let all: Vec<f64> = self.payoff.iter().flatten().copied().collect();
         let bounds = PayoffBounds {
