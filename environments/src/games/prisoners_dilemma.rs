@@ -1,8 +1,8 @@
 //! Repeated prisoner's dilemma: two agents, simultaneous choices, ten rounds.
 //!
 //! Canonical payoffs `(R, S, T, P) = (3, 0, 5, 1)`; choice 0 cooperates, choice 1 defects.
+//! A run is a run of a symmetric 2×2 game ([`TwoByTwo`]) with the matrix `[[R, S], [T, P]]`.
 
-use rand::RngCore;
 use serde::{Deserialize, Serialize};
 
 use crate::error::{at_least_one, EnvError};
@@ -10,10 +10,11 @@ use crate::game::{
     in_order, CanonicalEffect, Direction, Divergent, EffectRule, Frame, Framed, Game, Headline, Indicator,
     IndicatorRule, MetricDef, Rules, RunView, SummaryColumn, SummaryKind, Wording,
 };
+use crate::games::two_by_two::{Plays, TwoByTwo};
 use crate::kind::{EnvKind, Role, Variant};
-use crate::observation::{Context, Observation, PayoffBounds};
+use crate::observation::Observation;
 use crate::variants::two_labels;
-use crate::{check_actions, choice_index, num, outcome, Action, ActionSpace, DecisionRow, Environment, Request, Step};
+use crate::{num, outcome, Environment};
 
 /// One line for `agora list environments`.
 pub const DESCRIPTION: &str = "repeated prisoner's dilemma: 2 agents, 10 rounds, (R,S,T,P) = (3,0,5,1) in C0";
@@ -34,6 +35,13 @@ pub struct PdVariant {
     pub t: f64,
     /// Punishment for mutual defection.
     pub p: f64,
+}
+
+impl PdVariant {
+    /// The payoff matrix, `[own][other]` (0 cooperates): `[[R, S], [T, P]]`.
+    pub fn matrix(&self) -> [[f64; 2]; 2] {
+        [[self.r, self.s], [self.t, self.p]]
+    }
 }
 
 crate::shipped_variants!(variants, PdVariant, "prisoners-dilemma.ron", |v: &PdVariant| two_labels(&v.labels));
@@ -76,7 +84,9 @@ impl Game for PdParams {
     }
 
     fn build_env(&self, variant: Variant) -> Result<Box<dyn Environment>, EnvError> {
-        Ok(Box::new(PrisonersDilemma::new(self.clone(), variant, variants().get(variant).clone())))
+        let table = variants().get(variant);
+        let plays = Plays { rounds: self.rounds, memory: self.memory, g: None };
+        Ok(Box::new(TwoByTwo::new(EnvKind::PrisonersDilemma, variant, table.matrix(), table.labels.clone(), plays)))
     }
 
     crate::game::game_fields!(memory);
@@ -190,85 +200,11 @@ impl Game for PdParams {
     }
 }
 
-/// One run of the repeated dilemma.
-pub struct PrisonersDilemma {
-    params: PdParams,
-    variant: Variant,
-    table: PdVariant,
-    round: u32,
-}
-
-impl PrisonersDilemma {
-    /// A run with the given parameters and variant table, before its first round.
-    pub fn new(params: PdParams, variant: Variant, table: PdVariant) -> Self {
-        PrisonersDilemma { params, variant, table, round: 0 }
-    }
-
-    /// Payoff of playing `own` against `other` (0 cooperates, 1 defects).
-    pub fn payoff(table: &PdVariant, own: u32, other: u32) -> f64 {
-        match (own, other) {
-            (0, 0) => table.r,
-            (0, _) => table.s,
-            (_, 0) => table.t,
-            _ => table.p,
-        }
-    }
-
-    fn space(&self) -> ActionSpace {
-        ActionSpace::Choice { labels: self.table.labels.clone() }
-    }
-}
-
-impl Environment for PrisonersDilemma {
-    fn kind(&self) -> EnvKind {
-        EnvKind::PrisonersDilemma
-    }
-
-    fn next_stage(&mut self, _rng: &mut dyn RngCore) -> Vec<Request> {
-        let t = &self.table;
-        let bounds =
-            PayoffBounds { min: t.s.min(t.p), mean_abs: (t.r.abs() + t.s.abs() + t.t.abs() + t.p.abs()) / 4.0 };
-        let observation = Observation {
-            env: EnvKind::PrisonersDilemma,
-            variant: self.variant,
-            role: Role::Player,
-            round: self.round + 1,
-            rounds: Some(self.params.rounds),
-            space: self.space(),
-            context: Context::None,
-            payoffs: bounds,
-            memory: self.params.memory,
-        };
-        Request::each(0..2, &observation)
-    }
-
-    fn resolve(&mut self, actions: &[(usize, Action)], _rng: &mut dyn RngCore) -> Result<Step, EnvError> {
-        let space = self.space();
-        let c: Vec<u32> = check_actions(actions, &[(0, &space), (1, &space)])?.into_iter().map(choice_index).collect();
-        self.round += 1;
-        let pay = [Self::payoff(&self.table, c[0], c[1]), Self::payoff(&self.table, c[1], c[0])];
-        let mut step = Step { round: self.round, ..Step::default() };
-        for i in 0..2 {
-            let other = 1 - i;
-            step.push_paired(
-                DecisionRow::choice(i, Role::Player, c[i], None),
-                (other, Action::Choice(c[other])),
-                pay[i],
-            );
-        }
-        Ok(step)
-    }
-
-    fn is_done(&self) -> bool {
-        self.round >= self.params.rounds
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::game::RecordedDecision;
-    use crate::EnvSpec;
+    use crate::{Action, EnvSpec};
     use rand::SeedableRng;
 
     fn play(variant: Variant, a: u32, b: u32) -> (f64, f64) {
@@ -295,7 +231,7 @@ mod tests {
         // C3: cooperating beats defecting against either move.
         let t = variants().get(Variant::C3);
         for other in 0..2 {
-            assert!(PrisonersDilemma::payoff(t, 0, other) > PrisonersDilemma::payoff(t, 1, other));
+            assert!(t.matrix()[0][other] > t.matrix()[1][other]);
         }
     }
 
