@@ -6,8 +6,8 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use agora_agents::llm::{
-    ChatRequest, Deliberation, LlmClient, LlmContext, LlmPolicy, LlmSeat, MemoryCache, Message, ModelSpec,
-    PromptOptions, Session, StructuredMode, TranscriptSink,
+    ChatRequest, Deliberation, LlmClient, LlmContext, LlmPolicy, MemoryCache, Message, ModelSpec, PromptOptions,
+    Session, StructuredMode, TranscriptSink,
 };
 use agora_agents::{Decision, Policy};
 use agora_environments::prisoners_dilemma::PdParams;
@@ -16,7 +16,7 @@ use agora_test_support::{FakeReply, FakeServer, Gate};
 use rand::SeedableRng;
 
 mod common;
-use common::{context, rt, test_derive};
+use common::{context, rt, seat_zero};
 
 fn model(endpoints: Vec<String>) -> ModelSpec {
     ModelSpec {
@@ -231,15 +231,7 @@ fn policy(ctx: &LlmContext, transcripts: &TranscriptSink) -> LlmPolicy {
     LlmPolicy::new(
         ctx,
         "fake",
-        LlmSeat {
-            run_key: "run".into(),
-            run_seed: 7,
-            seat: 0,
-            environment: EnvSpec::PrisonersDilemma(PdParams::default()),
-            options: PromptOptions::default(),
-            transcripts: transcripts.clone(),
-            derive: test_derive,
-        },
+        seat_zero(EnvSpec::PrisonersDilemma(PdParams::default()), 7, PromptOptions::default(), transcripts),
     )
     .expect("policy")
 }
@@ -322,15 +314,7 @@ fn naming_fallback_is_the_first_listed_name_in_the_baseline_and_random_in_the_sh
         // Seat 0 meets a partner about once in twelve interactions: play on past a convention.
         let spec = EnvSpec::NamingGame(NgParams { stop_at_convention: false, ..params });
         let sink = TranscriptSink::default();
-        let seat = LlmSeat {
-            run_key: "run".into(),
-            run_seed: 11,
-            seat: 0,
-            environment: spec.clone(),
-            options: PromptOptions::default(),
-            transcripts: sink.clone(),
-            derive: test_derive,
-        };
+        let seat = seat_zero(spec.clone(), 11, PromptOptions::default(), &sink);
         let mut p = LlmPolicy::new(&ctx, "fake", seat).expect("policy");
         let mut env = spec.build(Variant::C0).expect("env");
         let mut rng = rand::rngs::StdRng::seed_from_u64(3);

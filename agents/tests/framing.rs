@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use agora_agents::llm::{
-    parse_reply, Framing, HistoryFormat, LlmPolicy, LlmSeat, MemoryCache, ModelSpec, ParseOutcome, PromptOptions,
+    parse_reply, Framing, HistoryFormat, LlmPolicy, MemoryCache, ModelSpec, ParseOutcome, PromptOptions,
     PromptRenderer, TranscriptSink,
 };
 use agora_agents::{Decision, Policy};
@@ -135,12 +135,6 @@ fn a_game_without_framing_refuses_a_framing_cell_rather_than_render_it_neutral()
     assert!(err.contains("declares no moral framing"), "{err}");
 }
 
-fn test_derive(seed: u64, parts: &[&str]) -> u64 {
-    parts.iter().fold(seed, |h, p| {
-        p.bytes().fold(h.rotate_left(7) ^ 0x5a, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
-    })
-}
-
 #[test]
 fn a_framed_reply_decides_by_the_framed_label() {
     // Today the framed label was read against the variant's labels: illegal, then a fallback.
@@ -155,15 +149,8 @@ fn a_framed_reply_decides_by_the_framed_label() {
     let ctx = common::context(&spec, Arc::new(MemoryCache::default()), false);
     let sink = TranscriptSink::default();
     let env = EnvSpec::PrisonersDilemma(PdParams::default());
-    let seat = LlmSeat {
-        run_key: "run".into(),
-        run_seed: 3,
-        seat: 0,
-        environment: env.clone(),
-        options: PromptOptions { framing: Framing::Moral, ..Default::default() },
-        transcripts: sink.clone(),
-        derive: test_derive,
-    };
+    let options = PromptOptions { framing: Framing::Moral, ..Default::default() };
+    let seat = common::seat_zero(env.clone(), 3, options, &sink);
     let mut p = LlmPolicy::new(&ctx, "fake", seat).expect("policy");
     let obs = first(&env, Variant::C0);
     let action = match p.decide(&obs, &mut rand::rngs::StdRng::seed_from_u64(1)) {

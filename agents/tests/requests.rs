@@ -6,8 +6,8 @@
 use std::sync::Arc;
 
 use agora_agents::llm::{
-    CachedReply, ChatRequest, Deliberation, LlmContext, LlmPolicy, LlmSeat, MemoryCache, ModelSpec, PromptOptions,
-    Transcript, TranscriptSink,
+    CachedReply, ChatRequest, Deliberation, LlmContext, LlmPolicy, MemoryCache, ModelSpec, PromptOptions, Transcript,
+    TranscriptSink,
 };
 use agora_agents::{Decision, Policy};
 use agora_environments::prisoners_dilemma::PdParams;
@@ -16,7 +16,7 @@ use agora_test_support::{FakeReply, FakeServer};
 use rand::SeedableRng;
 
 mod common;
-use common::{context, rt, test_derive};
+use common::{context, rt, seat_zero};
 
 fn model(endpoint: String) -> ModelSpec {
     serde_json::from_value(serde_json::json!({
@@ -35,15 +35,7 @@ fn play(
 ) -> (Vec<Action>, Vec<Transcript>) {
     let sink = TranscriptSink::default();
     let env = EnvSpec::PrisonersDilemma(PdParams::default());
-    let seat = LlmSeat {
-        run_key: "run".into(),
-        run_seed: 5,
-        seat: 0,
-        environment: env.clone(),
-        options,
-        transcripts: sink.clone(),
-        derive: test_derive,
-    };
+    let seat = seat_zero(env.clone(), 5, options, &sink);
     let mut p = LlmPolicy::new(ctx, "fake", seat).expect("policy");
     let obs =
         env.build(Variant::C0).expect("env").pending(&mut rand::rngs::StdRng::seed_from_u64(1)).remove(0).observation;
