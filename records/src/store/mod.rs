@@ -44,7 +44,25 @@ pub const APPLICATION_ID: i32 = 0x4147_4f52;
 /// in and each run's provenance, [`deposit`]).
 pub const SCHEMA_VERSION: i32 = 9;
 
-const SCHEMA: &str = "
+/// The columns of what a model call came to, in order: what was made of the reply, the call's
+/// latency and the tokens reported. A fragment of the DDL of `transcript_calls` and of the
+/// audit's replicates.
+macro_rules! call_outcome_columns {
+    () => {
+        "    action TEXT,
+    reason TEXT,
+    parse_status TEXT NOT NULL,
+    detail TEXT NOT NULL,
+    latency_ms REAL NOT NULL,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+"
+    };
+}
+pub(crate) use call_outcome_columns;
+
+const SCHEMA: &str = concat!(
+    "
 CREATE TABLE IF NOT EXISTS declarations (
     environment TEXT PRIMARY KEY,
     declaration_json TEXT NOT NULL
@@ -141,14 +159,9 @@ CREATE TABLE IF NOT EXISTS transcript_calls (
     endpoint TEXT NOT NULL,
     request TEXT NOT NULL,
     raw_reply TEXT NOT NULL,
-    action TEXT,
-    reason TEXT,
-    parse_status TEXT NOT NULL,
-    detail TEXT NOT NULL,
-    latency_ms REAL NOT NULL,
-    prompt_tokens INTEGER,
-    completion_tokens INTEGER,
-    PRIMARY KEY (run_id, seat, slot, kind, attempt)
+",
+    call_outcome_columns!(),
+    "    PRIMARY KEY (run_id, seat, slot, kind, attempt)
 ) WITHOUT ROWID;
 CREATE VIEW IF NOT EXISTS transcripts AS
     SELECT c.run_id, c.seat, c.slot, c.attempt, c.kind, c.round, c.role, c.model, c.served_id, c.endpoint,
@@ -190,7 +203,8 @@ CREATE TABLE IF NOT EXISTS run_provenance (
     deposit TEXT,
     deviation TEXT
 );
-";
+"
+);
 
 /// The declared types of the views' computed columns, as the tables they replace declared
 /// them (SQLite reports no type for a view column that is an expression).

@@ -22,6 +22,7 @@ use rusqlite::Connection;
 use serde::Serialize;
 
 use super::{add_column, ensure, Family, Step};
+use crate::store::call_outcome_columns;
 
 pub mod agreement;
 pub mod coding;
@@ -371,7 +372,8 @@ CREATE TABLE IF NOT EXISTS audit_agreement (
 /// documentation](self)): one row per replicate of an original decision (run, seat, slot), per
 /// sample seed and replicate index, with the request as sent, its cache key and the original's,
 /// the action space the reply was read against, the reply and what was made of it.
-pub const REPLICATES: &str = "
+pub const REPLICATES: &str = concat!(
+    "
 CREATE TABLE IF NOT EXISTS audit_replicates (
     run_id INTEGER NOT NULL,
     seat INTEGER NOT NULL,
@@ -393,16 +395,12 @@ CREATE TABLE IF NOT EXISTS audit_replicates (
     space_json TEXT NOT NULL,
     raw_reply TEXT NOT NULL,
     finish_reason TEXT,
-    action TEXT,
-    reason TEXT,
-    parse_status TEXT NOT NULL,
-    detail TEXT NOT NULL,
-    latency_ms REAL NOT NULL,
-    prompt_tokens INTEGER,
-    completion_tokens INTEGER,
-    PRIMARY KEY (run_id, seat, slot, sample_seed, replicate)
+",
+    call_outcome_columns!(),
+    "    PRIMARY KEY (run_id, seat, slot, sample_seed, replicate)
 ) WITHOUT ROWID;
-";
+"
+);
 
 /// The coded replicates and the estimates (see the [module documentation](self)).
 pub const REPLICATE_CODES: &str = concat!(
