@@ -68,18 +68,7 @@ pub fn dictator_decisions(conn: &Connection, environment: &str) -> rusqlite::Res
          FROM decisions d JOIN runs r USING (run_id)
          WHERE r.environment = ?1 AND d.role = 'dictator' ORDER BY r.run_id, d.seat, d.step",
     )?;
-    let rows = st.query_map([environment], |r| {
-        Ok::<DictatorDecision, _>((
-            r.get(0)?,
-            r.get(1)?,
-            r.get(2)?,
-            r.get(3)?,
-            r.get(4)?,
-            r.get(5)?,
-            r.get(6)?,
-            r.get(7)?,
-        ))
-    })?;
+    let rows = st.query_map([environment], |r| DictatorDecision::try_from(r))?;
     rows.collect()
 }
 
