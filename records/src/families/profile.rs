@@ -187,30 +187,41 @@ pub fn record_study(
         .map_err(|e| e.to_string())?;
     }
     for &(task, sha256) in versions {
-        let old: Option<String> = conn
-            .query_row(
-                "SELECT sha256 FROM profile_versions WHERE study = ?1 AND task = ?2",
-                params![study, task],
-                |r| r.get(0),
+        record_version(conn, study, task, sha256, |o| {
+            format!(
+                "profile study `{study}` ran task `{task}` with version file {o}; the frozen file is now {sha256}: use another name or store"
             )
-            .ok();
-        match old {
-            Some(o) if o != sha256 => {
-                return Err(format!(
-                    "profile study `{study}` ran task `{task}` with version file {o}; the frozen file is now {sha256}: use another name or store"
-                ))
-            }
-            Some(_) => {}
-            None => {
-                conn.execute(
-                    "INSERT INTO profile_versions (study, task, sha256) VALUES (?1, ?2, ?3)",
-                    params![study, task, sha256],
-                )
-                .map_err(|e| e.to_string())?;
-            }
-        }
+        })?;
     }
     Ok(())
+}
+
+/// Records `sha256` as the hash of the study's input `task` (a version file or another input)
+/// in `profile_versions`, where none is recorded; where another is, the error `changed` makes
+/// of the recorded hash, and nothing is written.
+fn record_version(
+    conn: &Connection,
+    study: &str,
+    task: &str,
+    sha256: &str,
+    changed: impl FnOnce(&str) -> String,
+) -> Result<(), String> {
+    let old: Option<String> = conn
+        .query_row("SELECT sha256 FROM profile_versions WHERE study = ?1 AND task = ?2", params![study, task], |r| {
+            r.get(0)
+        })
+        .ok();
+    match old {
+        Some(o) if o != sha256 => Err(changed(&o)),
+        Some(_) => Ok(()),
+        None => conn
+            .execute(
+                "INSERT INTO profile_versions (study, task, sha256) VALUES (?1, ?2, ?3)",
+                params![study, task, sha256],
+            )
+            .map(|_| ())
+            .map_err(|e| e.to_string()),
+    }
 }
 
 /// Records the hashes of a study's other inputs (schedules, GR wording, the cells the checks
@@ -222,28 +233,9 @@ pub fn record_inputs(
     inputs: &std::collections::BTreeMap<String, String>,
 ) -> Result<(), String> {
     for (name, sha) in inputs {
-        let old: Option<String> = conn
-            .query_row(
-                "SELECT sha256 FROM profile_versions WHERE study = ?1 AND task = ?2",
-                params![study, name],
-                |r| r.get(0),
-            )
-            .ok();
-        match old {
-            Some(o) if o != *sha => {
-                return Err(format!(
-                    "profile study `{study}` ran with {name} {o}; it is now {sha}: use another name or store"
-                ))
-            }
-            Some(_) => {}
-            None => {
-                conn.execute(
-                    "INSERT INTO profile_versions (study, task, sha256) VALUES (?1, ?2, ?3)",
-                    params![study, name, sha],
-                )
-                .map_err(|e| e.to_string())?;
-            }
-        }
+        record_version(conn, study, name, sha, |o| {
+            format!("profile study `{study}` ran with {name} {o}; it is now {sha}: use another name or store")
+        })?;
     }
     Ok(())
 }
