@@ -454,7 +454,7 @@ pub fn main(args: ProfileOptions) -> crate::error::Result<ProfileOutcome> {
     let mut conn = Store::open(&args.store)?.connect()?;
     conn.busy_timeout(std::time::Duration::from_secs(60))?;
     store::create(&conn)?;
-    store::record_study(&conn, &study.name, study.master_seed, study.responses, study.gr_responses, &loaded)
+    store::record_study(&conn, &study, &loaded)
         .map_err(|e| Error::BadInput(format!("{}: {e}", args.store.display())))?;
     store::record_inputs(&conn, &study.name, &inputs)
         .map_err(|e| Error::BadInput(format!("{}: {e}", args.store.display())))?;

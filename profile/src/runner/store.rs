@@ -13,6 +13,7 @@ use rusqlite::Connection;
 use super::ask::Attempt;
 use super::gr::GrRecorded;
 use super::run::Recorded;
+use super::ProfileStudy;
 use crate::tasks::versions::Loaded;
 
 pub use records::{
@@ -25,18 +26,12 @@ pub fn create(conn: &Connection) -> Result<(), agora_records::families::FamilyEr
     agora_records::families::ensure(conn, &agora_records::families::PROFILE).map(|_| ())
 }
 
-/// Records the study and its version files' hashes; a study resumed with other settings or
-/// other version files is refused (its records would mix two instruments).
-pub fn record_study(
-    conn: &Connection,
-    study: &str,
-    seed: u64,
-    responses: u32,
-    gr: u32,
-    loaded: &[Loaded],
-) -> Result<(), String> {
+/// Records `study` (its name, master seed and numbers of responses) and its version files'
+/// hashes; a study resumed with other settings or other version files is refused (its records
+/// would mix two instruments).
+pub fn record_study(conn: &Connection, study: &ProfileStudy, loaded: &[Loaded]) -> Result<(), String> {
     let versions: Vec<(&str, &str)> = loaded.iter().map(|l| (l.task.name(), l.sha256.as_str())).collect();
-    records::record_study(conn, study, seed, responses, gr, &versions)
+    records::record_study(conn, &study.name, study.master_seed, study.responses, study.gr_responses, &versions)
 }
 
 /// The B4 episodes of a model with a missing slot ([`super::run::episode_id`]).
