@@ -55,6 +55,21 @@ pub struct InteractionRecord {
     pub matched: bool,
 }
 
+impl InteractionRecord {
+    /// The interaction a stored row holds, read from its columns `t, a, b, name_a, name_b,
+    /// matched` in that order.
+    pub fn read(r: &rusqlite::Row<'_>) -> rusqlite::Result<InteractionRecord> {
+        Ok(InteractionRecord {
+            t: r.get(0)?,
+            a: r.get(1)?,
+            b: r.get(2)?,
+            name_a: r.get(3)?,
+            name_b: r.get(4)?,
+            matched: r.get(5)?,
+        })
+    }
+}
+
 /// Who sat where.
 #[derive(Clone, Debug, PartialEq)]
 pub struct AgentRecord {

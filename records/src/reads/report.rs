@@ -62,21 +62,7 @@ pub struct Probes {
 }
 
 /// One naming-game interaction: who met whom, the names they proposed, whether they matched.
-#[derive(Clone, Copy)]
-pub struct Meeting {
-    /// The interaction's number (from 1).
-    pub t: u32,
-    /// The first seat.
-    pub a: usize,
-    /// The second seat.
-    pub b: usize,
-    /// The name the first proposed.
-    pub name_a: u32,
-    /// The name the second proposed.
-    pub name_b: u32,
-    /// Whether they matched.
-    pub matched: bool,
-}
+pub use crate::run_records::InteractionRecord as Meeting;
 
 /// A naming-game run for the drill-down, with its first interactions.
 pub struct NamingRun {
@@ -211,16 +197,7 @@ fn meetings(conn: &Connection, run_id: i64, first_200: bool) -> rusqlite::Result
     } else {
         "SELECT t, a, b, name_a, name_b, matched FROM interactions WHERE run_id = ?1 ORDER BY t"
     })?;
-    let rows = st.query_map([run_id], |r| {
-        Ok(Meeting {
-            t: r.get(0)?,
-            a: r.get(1)?,
-            b: r.get(2)?,
-            name_a: r.get(3)?,
-            name_b: r.get(4)?,
-            matched: r.get(5)?,
-        })
-    })?;
+    let rows = st.query_map([run_id], Meeting::read)?;
     rows.collect()
 }
 

@@ -145,18 +145,8 @@ pub(super) fn upgrade_rows(conn: &Connection) -> Result<(), Upgrade> {
                     Ok(PayoffRecord { step: r.get(0)?, round: r.get(1)?, seat: r.get(2)?, payoff: r.get(3)? })
                 })?
                 .collect::<Result<_, _>>()?;
-            let is: Vec<InteractionRecord> = i
-                .query_map([run_id], |r| {
-                    Ok(InteractionRecord {
-                        t: r.get(0)?,
-                        a: r.get(1)?,
-                        b: r.get(2)?,
-                        name_a: r.get(3)?,
-                        name_b: r.get(4)?,
-                        matched: r.get(5)?,
-                    })
-                })?
-                .collect::<Result<_, _>>()?;
+            let is: Vec<InteractionRecord> =
+                i.query_map([run_id], InteractionRecord::read)?.collect::<Result<_, _>>()?;
             let rows = crate::run_rows::encode_rows(&ds, &ps, &is).map_err(|m| Upgrade::Spec(key.clone(), m))?;
             conn.execute(
                 "INSERT INTO run_rows (run_id, decisions, payoffs, interactions) VALUES (?1, ?2, ?3, ?4)",

@@ -86,6 +86,7 @@ fn windows(run: &TippingRun) -> Vec<Window> {
     let mut next: Vec<Option<u32>> = vec![None; run.agents];
     let mut switched = vec![(false, false); run.meetings.len()];
     for (i, &Meeting { a, b, name_a: na, name_b: nb, matched, .. }) in run.meetings.iter().enumerate().rev() {
+        let (a, b) = (a as usize, b as usize);
         if !matched {
             switched[i] = (next[a] == Some(nb) && na != nb, next[b] == Some(na) && na != nb);
         }
@@ -104,6 +105,7 @@ fn windows(run: &TippingRun) -> Vec<Window> {
         let mut graph = petgraph::graphmap::UnGraphMap::new();
         while i < run.meetings.len() && run.meetings[i].t <= to {
             let Meeting { a, b, name_a: na, name_b: nb, .. } = run.meetings[i];
+            let (a, b) = (a as usize, b as usize);
             let e = graph.edge_weight(a, b).copied().unwrap_or((0, 0));
             let s = u32::from(switched[i].0) + u32::from(switched[i].1);
             graph.add_edge(a, b, (e.0 + 1, e.1 + s));

@@ -19,8 +19,8 @@ pub(super) struct NamingRunView<'a> {
 #[derive(Serialize)]
 pub(super) struct MeetingRow {
     pub(super) t: u32,
-    pub(super) a: usize,
-    pub(super) b: usize,
+    pub(super) a: u32,
+    pub(super) b: u32,
     pub(super) name_a: u32,
     pub(super) name_b: u32,
     pub(super) matched: bool,
