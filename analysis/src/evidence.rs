@@ -153,7 +153,7 @@ pub use agora_records::reads::{has_column, has_table};
 pub fn read_gate(conn: &Connection, key: CoderKeyRef<'_>) -> rusqlite::Result<Vec<Validation>> {
     agora_records::reads::evidence::gate(conn, key, |r| {
         let status = r.status;
-        let recall = r.recall_json;
+        let recall = r.agreement.recall_json;
         let bad = |what: &str, col: usize| {
             rusqlite::Error::FromSqlConversionFailure(
                 col,
@@ -165,12 +165,12 @@ pub fn read_gate(conn: &Connection, key: CoderKeyRef<'_>) -> rusqlite::Result<Ve
             model: r.model,
             coder: key.coder.to_string(),
             status: Status::parse(&status).ok_or_else(|| bad("status", 1))?,
-            kappa: r.kappa,
-            n: r.n as usize,
-            responses: r.responses as usize,
-            min_kappa: r.min_kappa,
+            kappa: r.agreement.kappa,
+            n: r.agreement.n as usize,
+            responses: r.agreement.responses as usize,
+            min_kappa: r.agreement.min_kappa,
             recall: serde_json::from_str(&recall).map_err(|_| bad("recall_json", 6))?,
-            coder_errors: (r.coder_failed as usize, r.coder_of as usize),
+            coder_errors: (r.agreement.coder_failed as usize, r.agreement.coder_of as usize),
             reason: r.reason,
         };
         let labellers = r.labellers;

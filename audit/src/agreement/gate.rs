@@ -5,7 +5,7 @@
 
 use super::*;
 pub use agora_analysis::evidence::{Status, Validation};
-use agora_records::families::audit::gate::GateRecord;
+use agora_records::families::audit::gate::{CoderAgreement, GateRecord};
 use agora_records::families::audit::CoderKeyRef;
 
 /// κ printed with enough decimals (three or more) that it does not read as the threshold when
@@ -280,13 +280,15 @@ pub fn write_gates(conn: &Connection) -> rusqlite::Result<usize> {
                     key: CoderKeyRef { coder: &v.coder, ..key.borrowed() },
                     model: &v.model,
                     status: v.status.as_str(),
-                    kappa: v.kappa,
-                    n: v.n as i64,
-                    responses: v.responses as i64,
-                    min_kappa: v.min_kappa,
-                    recall_json: serde_json::to_string(&v.recall).expect("invariant: a recall list serialises"),
-                    coder_failed: v.coder_errors.0 as i64,
-                    coder_of: v.coder_errors.1 as i64,
+                    agreement: CoderAgreement {
+                        kappa: v.kappa,
+                        n: v.n as i64,
+                        responses: v.responses as i64,
+                        min_kappa: v.min_kappa,
+                        recall_json: serde_json::to_string(&v.recall).expect("invariant: a recall list serialises"),
+                        coder_failed: v.coder_errors.0 as i64,
+                        coder_of: v.coder_errors.1 as i64,
+                    },
                     reason: &v.reason,
                     labellers: h.labellers as i64,
                     human_kappa: h.human_kappa,

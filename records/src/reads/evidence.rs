@@ -13,6 +13,7 @@ use super::{has_column, has_columns, has_table};
 pub const GATE_HUMAN_COLUMNS: [&str; 6] =
     ["labellers", "human_kappa", "human_sentences", "human_disagreements", "min_human_kappa", "max_human_disagreement"];
 
+pub use crate::families::audit::gate::CoderAgreement;
 pub use crate::families::audit::{CoderKey, CoderKeyRef};
 
 /// One row of `audit_gate` as stored: a coder's decision on one model's text.
@@ -22,20 +23,8 @@ pub struct GateRow {
     pub model: String,
     /// The decision as stored (`validated`, `refused`, …).
     pub status: String,
-    /// κ against the human reference, if it could be computed.
-    pub kappa: Option<f64>,
-    /// Sentences it rests on.
-    pub n: i64,
-    /// Responses those sentences come from.
-    pub responses: i64,
-    /// The threshold.
-    pub min_kappa: f64,
-    /// The coder's recall per code of the reference (JSON).
-    pub recall_json: String,
-    /// Responses with reasoning the coder failed on.
-    pub coder_failed: i64,
-    /// The model's responses with reasoning.
-    pub coder_of: i64,
+    /// The coder's agreement with the human reference.
+    pub agreement: CoderAgreement,
     /// Why.
     pub reason: String,
     /// The human labellers' number (`None`: not recorded).
@@ -80,13 +69,15 @@ pub fn gate<T>(
         f(GateRow {
             model: r.get(0)?,
             status,
-            kappa: r.get(2)?,
-            n: r.get(3)?,
-            responses: r.get(4)?,
-            min_kappa: r.get(5)?,
-            recall_json,
-            coder_failed: r.get(7)?,
-            coder_of: r.get(8)?,
+            agreement: CoderAgreement {
+                kappa: r.get(2)?,
+                n: r.get(3)?,
+                responses: r.get(4)?,
+                min_kappa: r.get(5)?,
+                recall_json,
+                coder_failed: r.get(7)?,
+                coder_of: r.get(8)?,
+            },
             reason: r.get(9)?,
             labellers: r.get(10)?,
             human_kappa: r.get(11)?,

@@ -145,6 +145,26 @@ pub fn codebook_source(conn: &Connection, name: &str, version: u32, sha256: &str
     })
 }
 
+/// The machine coder's agreement with the human reference on one model's text, and the
+/// threshold it is held to: the columns `kappa` to `coder_of` of `audit_gate`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct CoderAgreement {
+    /// κ against the human reference, if it could be computed.
+    pub kappa: Option<f64>,
+    /// Sentences it rests on.
+    pub n: i64,
+    /// Responses those sentences come from.
+    pub responses: i64,
+    /// The threshold.
+    pub min_kappa: f64,
+    /// The coder's recall per code of the reference (JSON).
+    pub recall_json: String,
+    /// Responses with reasoning the coder failed on.
+    pub coder_failed: i64,
+    /// The model's responses with reasoning.
+    pub coder_of: i64,
+}
+
 /// One gate decision as `audit_gate` keeps it.
 #[derive(Clone, Debug)]
 pub struct GateRecord<'a> {
@@ -154,20 +174,8 @@ pub struct GateRecord<'a> {
     pub model: &'a str,
     /// `validated`, `refused`, …
     pub status: &'a str,
-    /// The coder's κ against the human reference.
-    pub kappa: Option<f64>,
-    /// Sentences compared.
-    pub n: i64,
-    /// Responses they come from.
-    pub responses: i64,
-    /// The threshold.
-    pub min_kappa: f64,
-    /// Per-code recall, JSON.
-    pub recall_json: String,
-    /// Responses with reasoning the coder failed on.
-    pub coder_failed: i64,
-    /// Responses with reasoning.
-    pub coder_of: i64,
+    /// The coder's agreement with the human reference.
+    pub agreement: CoderAgreement,
     /// Why.
     pub reason: &'a str,
     /// Human labellers of the model's text.
@@ -206,13 +214,13 @@ pub fn write_gates<'a>(
                 g.key.sha256,
                 g.model,
                 g.status,
-                g.kappa,
-                g.n,
-                g.responses,
-                g.min_kappa,
-                g.recall_json,
-                g.coder_failed,
-                g.coder_of,
+                g.agreement.kappa,
+                g.agreement.n,
+                g.agreement.responses,
+                g.agreement.min_kappa,
+                g.agreement.recall_json,
+                g.agreement.coder_failed,
+                g.agreement.coder_of,
                 g.reason,
                 g.labellers,
                 g.human_kappa,
