@@ -16,7 +16,7 @@ use tokio::sync::oneshot;
 pub use crate::answer::{Outcome, Submitted, TimedOut};
 use crate::page::Page;
 pub use crate::participant::{Participant, Stage};
-use crate::records::{self, DecisionKey};
+use crate::records::{self, DecisionKey, PostedDecision};
 
 /// A posted decision's handle: its nonce and the channel the answer comes on.
 pub type Posted = (String, oneshot::Receiver<Submitted>);
@@ -181,7 +181,8 @@ impl Desk {
             page_version: pending.page.version.clone(),
         };
         let key = &inner.societies[society].key;
-        records::timeout(&self.db(), key, seat, pending.slot, &pending.participant, &t)?;
+        let posted = PostedDecision { run_key: key, seat, slot: pending.slot, participant: &pending.participant };
+        records::timeout(&self.db(), posted, &t)?;
         Ok(Some(t))
     }
 

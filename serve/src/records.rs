@@ -10,7 +10,7 @@ use rusqlite::Connection;
 
 pub use agora_records::families::serve::{
     answer, consent, decode, exported, insert, load_outcomes, load_participants, load_started, now, payoffs,
-    set_code_hash, started, timeout, update, DecisionKey, Exported, Restored,
+    set_code_hash, started, timeout, update, DecisionKey, Exported, PostedDecision, Restored,
 };
 
 /// A connection for the session's writes, made with the tables, from the store opened (and

@@ -522,7 +522,11 @@ async fn act(State(app): State<Arc<App>>, Path(code): Path<String>, Form(f): For
     // Stored before the decision leaves the desk and the engine is told, under the desk's
     // lock (so that a timeout cannot take it meanwhile): an answer given is never lost, and one
     // that cannot be stored leaves the decision open.
-    match records::answer(&app.db(), &key, seat, slot, &participant_id, &answer) {
+    match records::answer(
+        &app.db(),
+        records::PostedDecision { run_key: &key, seat, slot, participant: &participant_id },
+        &answer,
+    ) {
         Ok(true) => {}
         Ok(false) => {
             drop(inner);

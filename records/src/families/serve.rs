@@ -11,7 +11,7 @@
 use std::collections::{HashMap, HashSet};
 
 use agora_environments::Action;
-use rusqlite::{params, Connection, OptionalExtension};
+use rusqlite::{params, params_from_iter, Connection, OptionalExtension, ToSql};
 
 use super::{Family, Step};
 
@@ -226,61 +226,58 @@ pub fn consent(conn: &Connection, id: &str, text_sha256: &str) -> rusqlite::Resu
     Ok(())
 }
 
+/// A decision posted to a participant: the run (its key), the seat and the slot, and the
+/// participant it was posted to.
+#[derive(Clone, Copy, Debug)]
+pub struct PostedDecision<'a> {
+    /// The run's key.
+    pub run_key: &'a str,
+    /// The seat.
+    pub seat: usize,
+    /// The seat's decision slot.
+    pub slot: u64,
+    /// The participant the decision was posted to.
+    pub participant: &'a str,
+}
+
+impl PostedDecision<'_> {
+    /// Writes what became of the decision as a row of `table` (the decision, the participant,
+    /// `rest` and the time now) unless `table` or `other` already holds the decision: whether
+    /// it was written.
+    fn record(&self, conn: &Connection, table: &str, other: &str, rest: &[&dyn ToSql]) -> rusqlite::Result<bool> {
+        let (seat, slot, now) = (self.seat as i64, self.slot as i64, now() as i64);
+        let mut values: Vec<&dyn ToSql> = vec![&self.run_key, &seat, &slot, &self.participant];
+        values.extend(rest);
+        values.push(&now);
+        let placeholders: Vec<String> = (1..=values.len()).map(|i| format!("?{i}")).collect();
+        let n = conn.execute(
+            &format!(
+                "INSERT OR IGNORE INTO {table}
+         SELECT {}
+         WHERE NOT EXISTS (SELECT 1 FROM {other} WHERE run_key = ?1 AND seat = ?2 AND slot = ?3)",
+                placeholders.join(", ")
+            ),
+            params_from_iter(values),
+        )?;
+        Ok(n == 1)
+    }
+}
+
 /// Records an answer; false (and nothing written) when the decision already has an answer or
 /// timed out.
-pub fn answer(
-    conn: &Connection,
-    run_key: &str,
-    seat: usize,
-    slot: u64,
-    participant: &str,
-    a: &Submitted,
-) -> rusqlite::Result<bool> {
-    let n = conn.execute(
-        "INSERT OR IGNORE INTO serve_answers
-         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9
-         WHERE NOT EXISTS (SELECT 1 FROM serve_timeouts WHERE run_key = ?1 AND seat = ?2 AND slot = ?3)",
-        params![
-            run_key,
-            seat as i64,
-            slot as i64,
-            participant,
-            a.action.encode(),
-            a.raw,
-            a.response_ms,
-            a.page_version,
-            now() as i64
-        ],
-    )?;
-    Ok(n == 1)
+pub fn answer(conn: &Connection, posted: PostedDecision<'_>, a: &Submitted) -> rusqlite::Result<bool> {
+    posted.record(
+        conn,
+        "serve_answers",
+        "serve_timeouts",
+        &[&a.action.encode(), &a.raw, &a.response_ms, &a.page_version],
+    )
 }
 
 /// Records a decision that timed out with the stand-in's play; false (and nothing written)
 /// when the decision already has an answer or a timeout.
-pub fn timeout(
-    conn: &Connection,
-    run_key: &str,
-    seat: usize,
-    slot: u64,
-    participant: &str,
-    t: &TimedOut,
-) -> rusqlite::Result<bool> {
-    let n = conn.execute(
-        "INSERT OR IGNORE INTO serve_timeouts
-         SELECT ?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8
-         WHERE NOT EXISTS (SELECT 1 FROM serve_answers WHERE run_key = ?1 AND seat = ?2 AND slot = ?3)",
-        params![
-            run_key,
-            seat as i64,
-            slot as i64,
-            participant,
-            t.action.encode(),
-            t.latency_ms,
-            t.page_version,
-            now() as i64
-        ],
-    )?;
-    Ok(n == 1)
+pub fn timeout(conn: &Connection, posted: PostedDecision<'_>, t: &TimedOut) -> rusqlite::Result<bool> {
+    posted.record(conn, "serve_timeouts", "serve_answers", &[&t.action.encode(), &t.latency_ms, &t.page_version])
 }
 
 /// Records that a society's run has started: a restart plays it on with the seats it started
@@ -314,39 +311,42 @@ fn decision_key(r: &rusqlite::Row<'_>) -> rusqlite::Result<DecisionKey> {
 /// What became of every decision posted so far (answers and timeouts), for a restart.
 pub fn load_outcomes(conn: &Connection) -> rusqlite::Result<HashMap<DecisionKey, Outcome>> {
     let mut out = HashMap::new();
-    let mut st =
-        conn.prepare("SELECT run_key, seat, slot, action, raw, response_ms, page_version FROM serve_answers")?;
-    let answers = st.query_map([], |r| {
-        Ok((
-            decision_key(r)?,
-            Outcome::Answered(Submitted {
+    let answers =
+        outcomes(conn, "SELECT run_key, seat, slot, action, raw, response_ms, page_version FROM serve_answers", |r| {
+            Ok(Outcome::Answered(Submitted {
                 action: action_column(r, 3, "serve_answers.action")?,
                 raw: r.get(4)?,
                 response_ms: r.get(5)?,
                 page_version: r.get(6)?,
-            }),
-        ))
-    })?;
-    for row in answers {
-        let (k, v) = row?;
+            }))
+        })?;
+    for (k, v) in answers {
         out.insert(k, v);
     }
-    let mut st = conn.prepare("SELECT run_key, seat, slot, action, latency_ms, page_version FROM serve_timeouts")?;
-    let timeouts = st.query_map([], |r| {
-        Ok((
-            decision_key(r)?,
-            Outcome::TimedOut(TimedOut {
+    let timeouts =
+        outcomes(conn, "SELECT run_key, seat, slot, action, latency_ms, page_version FROM serve_timeouts", |r| {
+            Ok(Outcome::TimedOut(TimedOut {
                 action: action_column(r, 3, "serve_timeouts.action")?,
                 latency_ms: r.get(4)?,
                 page_version: r.get(5)?,
-            }),
-        ))
-    })?;
-    for row in timeouts {
-        let (k, v) = row?;
+            }))
+        })?;
+    for (k, v) in timeouts {
         out.entry(k).or_insert(v);
     }
     Ok(out)
+}
+
+/// The decisions `sql` selects, each its key (the first three columns) and the outcome `read`
+/// makes of the rest of its row, in the order read.
+fn outcomes(
+    conn: &Connection,
+    sql: &str,
+    read: impl Fn(&rusqlite::Row<'_>) -> rusqlite::Result<Outcome>,
+) -> rusqlite::Result<Vec<(DecisionKey, Outcome)>> {
+    let mut st = conn.prepare(sql)?;
+    let rows = st.query_map([], |r| Ok((decision_key(r)?, read(r)?)))?;
+    rows.collect()
 }
 
 /// A stored participant with the (run key, seat) they were given.
