@@ -88,12 +88,7 @@ impl FamilyError {
 /// The version of `family` the store holds: its row, or 1 for tables made before families were
 /// versioned, or `None` where the store has none of its tables.
 pub fn stored_version(conn: &Connection, family: &Family) -> rusqlite::Result<Option<i64>> {
-    let registered: bool = conn.query_row(
-        "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'table_families')",
-        [],
-        |r| r.get(0),
-    )?;
-    if registered {
+    if has_table(conn, "table_families")? {
         let row: Option<i64> = conn
             .query_row("SELECT version FROM table_families WHERE family = ?1", [family.name], |r| r.get(0))
             .optional()?;
@@ -102,12 +97,7 @@ pub fn stored_version(conn: &Connection, family: &Family) -> rusqlite::Result<Op
         }
     }
     for table in family.tables {
-        let exists: bool = conn.query_row(
-            "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1)",
-            [table],
-            |r| r.get(0),
-        )?;
-        if exists {
+        if has_table(conn, table)? {
             return Ok(Some(1));
         }
     }
@@ -174,6 +164,14 @@ fn ensure_in(conn: &Connection, family: &Family) -> Result<Option<i64>, FamilyEr
     Ok(found)
 }
 
+/// Whether the store holds `table` (a table, not a view).
+pub fn has_table(conn: &Connection, table: &str) -> rusqlite::Result<bool> {
+    conn.query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1", [table], |r| {
+        r.get::<_, i64>(0)
+    })
+    .map(|n| n > 0)
+}
+
 /// Whether `table` has `column` (false where the table is absent).
 pub fn has_column(conn: &Connection, table: &str, column: &str) -> rusqlite::Result<bool> {
     conn.query_row("SELECT COUNT(*) FROM pragma_table_info(?1) WHERE name = ?2", params![table, column], |r| {
@@ -185,12 +183,7 @@ pub fn has_column(conn: &Connection, table: &str, column: &str) -> rusqlite::Res
 /// Adds `column` (with its type and constraints, `TEXT`) to `table` where the table exists and
 /// lacks it: the usual step of a family's history.
 pub fn add_column(conn: &Connection, table: &str, column: &str, kind: &str) -> rusqlite::Result<()> {
-    let exists: bool = conn.query_row(
-        "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1)",
-        [table],
-        |r| r.get(0),
-    )?;
-    if exists && !has_column(conn, table, column)? {
+    if has_table(conn, table)? && !has_column(conn, table, column)? {
         conn.execute_batch(&format!("ALTER TABLE {table} ADD COLUMN {column} {kind};"))?;
     }
     Ok(())

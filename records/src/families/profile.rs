@@ -607,12 +607,7 @@ pub fn read_gr(conn: &Connection, study: &str, model: &str) -> rusqlite::Result<
 
 /// (study, model, served id) of every profiled model.
 pub fn profiled_models(conn: &Connection) -> rusqlite::Result<Vec<(String, String, String)>> {
-    let exists: bool = conn
-        .query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'profile_responses'", [], |r| {
-            r.get::<_, i64>(0)
-        })
-        .map(|n| n > 0)?;
-    if !exists {
+    if !super::has_table(conn, "profile_responses")? {
         return Ok(Vec::new());
     }
     let mut st =

@@ -5,12 +5,7 @@ use rusqlite::Connection;
 /// The stored declarations' JSON, by environment; none where the store has no `declarations`
 /// table (a store written before declarations were recorded).
 pub fn declaration_texts(conn: &Connection) -> rusqlite::Result<Vec<String>> {
-    let has_table: bool = conn.query_row(
-        "SELECT EXISTS(SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'declarations')",
-        [],
-        |r| r.get(0),
-    )?;
-    if !has_table {
+    if !super::has_table(conn, "declarations")? {
         return Ok(Vec::new());
     }
     let mut st = conn.prepare("SELECT declaration_json FROM declarations ORDER BY environment")?;

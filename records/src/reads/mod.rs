@@ -19,15 +19,7 @@ pub mod runs;
 pub mod summary;
 pub mod tournament;
 
-/// Whether the store holds `table`.
-pub fn has_table(conn: &Connection, table: &str) -> rusqlite::Result<bool> {
-    conn.query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1", [table], |r| {
-        r.get::<_, i64>(0)
-    })
-    .map(|n| n > 0)
-}
-
-pub use crate::families::has_column;
+pub use crate::families::{has_column, has_table};
 
 /// Whether `table` has every one of `columns` (each read as [`has_column`]).
 pub fn has_columns(conn: &Connection, table: &str, columns: &[&str]) -> rusqlite::Result<bool> {

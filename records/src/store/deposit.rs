@@ -16,6 +16,7 @@ use rusqlite::{params, Connection, OptionalExtension};
 
 use super::Store;
 use crate::error::StoreError;
+use crate::families::has_table;
 
 /// A deposit as the store keeps it.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -107,13 +108,6 @@ pub fn read_provenance(conn: &Connection, run_key: &str) -> Result<Option<Proven
         Ok(Provenance { started: r.get(0)?, deposit: r.get(1)?, deviation: r.get(2)? })
     })
     .optional()
-}
-
-fn has_table(conn: &Connection, name: &str) -> Result<bool, rusqlite::Error> {
-    conn.query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1", [name], |r| {
-        r.get::<_, i64>(0)
-    })
-    .map(|n| n > 0)
 }
 
 #[cfg(test)]

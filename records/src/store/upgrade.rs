@@ -4,6 +4,7 @@
 use rusqlite::{params, Connection};
 
 use super::{Parts, SCHEMA};
+use crate::families::has_table;
 
 /// Runs `step` in one immediate transaction: committed whole, or rolled back on an error, so
 /// that a store is upgraded whole or not at all.
@@ -97,11 +98,7 @@ pub(super) fn upgrade_metrics(conn: &Connection) -> Result<(), Upgrade> {
 /// list the same rows. One transaction.
 pub(super) fn upgrade_rows(conn: &Connection) -> Result<(), Upgrade> {
     use crate::run_records::{InteractionRecord, PayoffRecord};
-    let old: i64 =
-        conn.query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'decisions'", [], |r| {
-            r.get(0)
-        })?;
-    if old == 0 {
+    if !has_table(conn, "decisions")? {
         return Ok(());
     }
     in_transaction(conn, || -> Result<(), Upgrade> {
@@ -165,11 +162,7 @@ pub(super) fn upgrade_rows(conn: &Connection) -> Result<(), Upgrade> {
 /// `transcript_calls`, each request cut into parts exactly as a live run cuts it; the
 /// `transcripts` view then reads every row back as it was. One transaction.
 pub(super) fn upgrade_transcripts(conn: &Connection) -> Result<(), rusqlite::Error> {
-    let old: i64 =
-        conn.query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = 'transcripts'", [], |r| {
-            r.get(0)
-        })?;
-    if old == 0 {
+    if !has_table(conn, "transcripts")? {
         return Ok(());
     }
     in_transaction(conn, || -> Result<(), rusqlite::Error> {

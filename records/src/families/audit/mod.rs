@@ -21,6 +21,7 @@
 use rusqlite::Connection;
 use serde::Serialize;
 
+pub use super::has_table;
 use super::{add_column, ensure, Family, Step};
 use crate::store::call_outcome_columns;
 
@@ -573,14 +574,6 @@ pub fn make(conn: &Connection, schema: &str) -> rusqlite::Result<()> {
         e => rusqlite::Error::ToSqlConversionFailure(Box::new(e)),
     })?;
     conn.execute_batch(schema)
-}
-
-/// Whether the store holds `table` (a table, not a view).
-pub fn has_table(conn: &Connection, table: &str) -> rusqlite::Result<bool> {
-    conn.query_row("SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name = ?1", [table], |r| {
-        r.get::<_, i64>(0)
-    })
-    .map(|n| n > 0)
 }
 
 /// The scope of a study's runs in a `WHERE` clause: every run where `?1` is NULL.

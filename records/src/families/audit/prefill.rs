@@ -4,16 +4,11 @@
 use agora_agents::llm::cache::CachedReply;
 use rusqlite::{params, Connection};
 
-use super::{CoderKeyRef, Position};
+use super::{has_table, CoderKeyRef, Position};
 
 /// Whether the store holds the audit's coded responses and sentences.
 pub fn audited(conn: &Connection) -> rusqlite::Result<bool> {
-    let has: i64 = conn.query_row(
-        "SELECT COUNT(*) FROM sqlite_master WHERE type = 'table' AND name IN ('audit_responses', 'audit_sentences')",
-        [],
-        |r| r.get(0),
-    )?;
-    Ok(has >= 2)
+    Ok(has_table(conn, "audit_responses")? && has_table(conn, "audit_sentences")?)
 }
 
 /// A coded decision with pre-action reasoning, as the prefill reads it.

@@ -4,7 +4,7 @@
 use agora_agents::llm::cache::CachedReply;
 use rusqlite::{params, Connection};
 
-use super::{make, REPLICATES};
+use super::{has_table, make, REPLICATES};
 
 /// A decision transcript the replicates may sample, as read.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -52,12 +52,7 @@ pub struct SampledDecision {
 /// when given; `human` is the endpoint of human participants, left out), in run, seat, slot and
 /// attempt order.
 pub fn decisions(conn: &Connection, study: Option<&str>, human: &str) -> rusqlite::Result<Vec<SampledDecision>> {
-    let audited: bool = conn.query_row(
-        "SELECT COUNT(*) > 0 FROM sqlite_master WHERE type = 'table' AND name = 'audit_responses'",
-        [],
-        |r| r.get(0),
-    )?;
-    let reasoning = if audited {
+    let reasoning = if has_table(conn, "audit_responses")? {
         "(SELECT MAX(a.reasoning_present) FROM audit_responses a WHERE a.run_id = t.run_id AND a.seat = t.seat AND a.slot = t.slot)"
     } else {
         "NULL"
