@@ -289,9 +289,7 @@ pub fn started(conn: &Connection, run_key: &str) -> rusqlite::Result<()> {
 
 /// The run keys of the societies that have started.
 pub fn load_started(conn: &Connection) -> rusqlite::Result<HashSet<String>> {
-    let mut st = conn.prepare("SELECT run_key FROM serve_starts")?;
-    let rows = st.query_map([], |r| r.get(0))?;
-    rows.collect()
+    crate::reads::first_column(conn, "SELECT run_key FROM serve_starts")
 }
 
 /// A decision of a run: (run key, seat, slot).

@@ -8,14 +8,10 @@ pub fn declaration_texts(conn: &Connection) -> rusqlite::Result<Vec<String>> {
     if !super::has_table(conn, "declarations")? {
         return Ok(Vec::new());
     }
-    let mut st = conn.prepare("SELECT declaration_json FROM declarations ORDER BY environment")?;
-    let rows = st.query_map([], |r| r.get(0))?;
-    rows.collect()
+    super::first_column(conn, "SELECT declaration_json FROM declarations ORDER BY environment")
 }
 
 /// The environments of the stored runs, in order.
 pub fn run_environments(conn: &Connection) -> rusqlite::Result<Vec<String>> {
-    let mut st = conn.prepare("SELECT DISTINCT environment FROM runs ORDER BY environment")?;
-    let rows = st.query_map([], |r| r.get(0))?;
-    rows.collect()
+    super::first_column(conn, "SELECT DISTINCT environment FROM runs ORDER BY environment")
 }

@@ -35,8 +35,9 @@ pub fn gate_min_kappas(conn: &Connection) -> rusqlite::Result<Option<Vec<f64>>> 
     if !super::has_table(conn, "audit_agreement")? {
         return Ok(None);
     }
-    conn.prepare("SELECT DISTINCT min_kappa FROM audit_agreement WHERE min_kappa IS NOT NULL ORDER BY min_kappa")?
-        .query_map([], |r| r.get(0))?
-        .collect::<Result<_, _>>()
-        .map(Some)
+    super::first_column(
+        conn,
+        "SELECT DISTINCT min_kappa FROM audit_agreement WHERE min_kappa IS NOT NULL ORDER BY min_kappa",
+    )
+    .map(Some)
 }

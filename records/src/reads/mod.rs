@@ -6,6 +6,7 @@
 //! function takes an open connection and leaves its errors as SQLite's, for the caller to
 //! place (a store's path, a message).
 
+use rusqlite::types::FromSql;
 use rusqlite::Connection;
 
 pub mod bench;
@@ -20,6 +21,14 @@ pub mod summary;
 pub mod tournament;
 
 pub use crate::families::{has_column, has_table};
+
+/// The first column of every row `sql` (a query without parameters) selects, in the order
+/// selected, collected into `C` (a list, a set).
+pub fn first_column<T: FromSql, C: FromIterator<T>>(conn: &Connection, sql: &str) -> rusqlite::Result<C> {
+    let mut st = conn.prepare(sql)?;
+    let rows = st.query_map([], |r| r.get(0))?;
+    rows.collect()
+}
 
 /// Whether `table` has every one of `columns` (each read as [`has_column`]).
 pub fn has_columns(conn: &Connection, table: &str, columns: &[&str]) -> rusqlite::Result<bool> {

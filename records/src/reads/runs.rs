@@ -90,9 +90,7 @@ pub fn run_outcomes(conn: &Connection, study: Option<&str>) -> rusqlite::Result<
 }
 
 fn run_ids(conn: &Connection, query: &str) -> rusqlite::Result<std::collections::BTreeSet<i64>> {
-    let mut st = conn.prepare(query)?;
-    let rows = st.query_map([], |r| r.get(0))?;
-    rows.collect()
+    super::first_column(conn, query)
 }
 
 /// The runs every seat of which is a person's (`agents.policy` is `human` for each).
@@ -168,14 +166,10 @@ pub fn runs_with_id(conn: &Connection, run_id: i64) -> rusqlite::Result<i64> {
 
 /// The studies the store records (`studies`), by name.
 pub fn study_names(conn: &Connection) -> rusqlite::Result<Vec<String>> {
-    let mut st = conn.prepare("SELECT DISTINCT study FROM studies ORDER BY study")?;
-    let rows = st.query_map([], |r| r.get(0))?;
-    rows.collect()
+    super::first_column(conn, "SELECT DISTINCT study FROM studies ORDER BY study")
 }
 
 /// The studies whose runs the store holds, in the order their first run was stored.
 pub fn studies_in_run_order(conn: &Connection) -> rusqlite::Result<Vec<String>> {
-    let mut st = conn.prepare("SELECT study FROM runs GROUP BY study ORDER BY MIN(run_id)")?;
-    let rows = st.query_map([], |r| r.get(0))?;
-    rows.collect()
+    super::first_column(conn, "SELECT study FROM runs GROUP BY study ORDER BY MIN(run_id)")
 }

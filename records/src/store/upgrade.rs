@@ -200,10 +200,7 @@ pub(super) fn upgrade_transcripts(conn: &Connection) -> Result<(), rusqlite::Err
 
 /// Records the declaration of every environment a stored run played (schema version 6).
 pub(super) fn upgrade_declarations(conn: &Connection) -> Result<(), rusqlite::Error> {
-    let names: Vec<String> = conn
-        .prepare("SELECT DISTINCT environment FROM runs")?
-        .query_map([], |r| r.get(0))?
-        .collect::<Result<_, _>>()?;
+    let names: Vec<String> = crate::reads::first_column(conn, "SELECT DISTINCT environment FROM runs")?;
     for name in names {
         if let Some(kind) = agora_environments::EnvKind::ALL.iter().find(|k| k.as_str() == name) {
             super::declare(conn, *kind)?;
