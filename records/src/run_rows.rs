@@ -260,6 +260,26 @@ fn decision_row<W: Sink>(out: &mut W, d: &DecisionRow<'_>) -> Result<(), String>
     Ok(())
 }
 
+/// Writes the rows `order` lists (indices, in order) into `out` as a JSON array, a line each:
+/// `row` writes the row of an index, after the comma that comes before every row but the first.
+fn line_array(
+    out: &mut Text,
+    order: &[u32],
+    mut row: impl FnMut(&mut Line<'_>, usize) -> Result<(), String>,
+) -> Result<(), String> {
+    out.put(b'[');
+    for (k, &i) in order.iter().enumerate() {
+        out.line(|line| {
+            if k > 0 {
+                line.put(b',');
+            }
+            row(line, i as usize)
+        })?;
+    }
+    out.put(b']');
+    Ok(())
+}
+
 /// Encodes recorded or stored decisions with their payoffs and interactions.
 fn encode_any<D: AsRow>(
     decisions: &[D],
@@ -298,38 +318,25 @@ fn encode_any<D: AsRow>(
     d_out.put(b']');
 
     let order = order_by_step(payoffs.len(), |i| (payoffs[i].step, payoffs[i].seat));
-    p_out.put(b'[');
-    for (k, &i) in order.iter().enumerate() {
-        let p = &payoffs[i as usize];
-        p_out.line(|line| {
-            if k > 0 {
-                line.put(b',');
-            }
-            line.put(b'[');
-            line.fields(&[p.step, p.round, p.seat], b',');
-            number(line, p.payoff, || format!("payoff at step {}, seat {}", p.step, p.seat))?;
-            line.put(b']');
-            Ok::<(), String>(())
-        })?;
-    }
-    p_out.put(b']');
+    line_array(&mut p_out, &order, |line, i| {
+        let p = &payoffs[i];
+        line.put(b'[');
+        line.fields(&[p.step, p.round, p.seat], b',');
+        number(line, p.payoff, || format!("payoff at step {}, seat {}", p.step, p.seat))?;
+        line.put(b']');
+        Ok(())
+    })?;
 
     // Interactions by t: counted like steps (t has no second key).
     let order = order_by_step(interactions.len(), |i| (interactions[i].t, 0));
-    i_out.put(b'[');
-    for (k, &i) in order.iter().enumerate() {
-        let x = &interactions[i as usize];
-        i_out.line(|line| {
-            if k > 0 {
-                line.put(b',');
-            }
-            line.put(b'[');
-            line.fields(&[x.t, x.a, x.b, x.name_a, x.name_b], b',');
-            line.put(if x.matched { b'1' } else { b'0' });
-            line.put(b']');
-        });
-    }
-    i_out.put(b']');
+    line_array(&mut i_out, &order, |line, i| {
+        let x = &interactions[i];
+        line.put(b'[');
+        line.fields(&[x.t, x.a, x.b, x.name_a, x.name_b], b',');
+        line.put(if x.matched { b'1' } else { b'0' });
+        line.put(b']');
+        Ok(())
+    })?;
     let (d_bytes, p_bytes, i_bytes) = (d_out.into_bytes(), p_out.into_bytes(), i_out.into_bytes());
     let utf8 = |bytes: Vec<u8>| String::from_utf8(bytes).map_err(|e| e.to_string());
     Ok(RowValues { decisions: utf8(d_bytes)?, payoffs: utf8(p_bytes)?, interactions: utf8(i_bytes)? })
