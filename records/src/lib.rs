@@ -13,6 +13,7 @@ pub mod pool;
 pub mod reads;
 pub mod record_hash;
 pub mod request_parts;
+pub mod rows;
 pub mod run_records;
 pub mod run_rows;
 pub mod seed;

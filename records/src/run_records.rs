@@ -3,6 +3,7 @@
 use crate::pool::{Held, Pool};
 use crate::spec::RunSpec;
 use agora_environments::game::{RecordedDecision, RecordedInteraction, RunView};
+use serde::Deserialize;
 
 /// One decision.
 #[derive(Clone, Debug, PartialEq)]
@@ -39,7 +40,7 @@ pub struct PayoffRecord {
 }
 
 /// One naming-game meeting.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 pub struct InteractionRecord {
     /// Interaction number within the run, 1-based.
     pub t: u32,
@@ -53,21 +54,6 @@ pub struct InteractionRecord {
     pub name_b: u32,
     /// Whether the two proposed the same name.
     pub matched: bool,
-}
-
-impl InteractionRecord {
-    /// The interaction a stored row holds, read from its columns `t, a, b, name_a, name_b,
-    /// matched` in that order.
-    pub fn read(r: &rusqlite::Row<'_>) -> rusqlite::Result<InteractionRecord> {
-        Ok(InteractionRecord {
-            t: r.get(0)?,
-            a: r.get(1)?,
-            b: r.get(2)?,
-            name_a: r.get(3)?,
-            name_b: r.get(4)?,
-            matched: r.get(5)?,
-        })
-    }
 }
 
 /// Who sat where.

@@ -571,25 +571,7 @@ pub fn read_rows(conn: &Connection, study: &str, model: &str) -> rusqlite::Resul
          FROM profile_responses WHERE study = ?1 AND model = ?2
          ORDER BY task, version, presentation, level, point, branch, direction, round, slot",
     )?;
-    let rows = st
-        .query_map(params![study, model], |r| {
-            Ok(ResponseRow {
-                task: r.get(0)?,
-                version: r.get(1)?,
-                presentation: r.get(2)?,
-                level: r.get(3)?,
-                point: r.get(4)?,
-                branch: r.get(5)?,
-                direction: r.get(6)?,
-                round: r.get(7)?,
-                slot: r.get(8)?,
-                scored: r.get(9)?,
-                value: r.get(10)?,
-                score: r.get(11)?,
-            })
-        })?
-        .collect();
-    rows
+    crate::rows::by_name(&mut st, params![study, model])
 }
 
 /// A model's GR rows; in a store written before the support was recorded, without it.

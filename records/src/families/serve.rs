@@ -423,7 +423,7 @@ pub fn set_code_hash(conn: &Connection, participant: &str, code_hash: &str) -> r
 }
 
 /// One participant as the admin export lists them: no code, no pool id.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
 pub struct Exported {
     /// The opaque id.
     pub participant: String,
@@ -446,22 +446,10 @@ pub struct Exported {
 /// The participants of `study` in the order they joined, for the admin export.
 pub fn exported(conn: &Connection, study: &str) -> rusqlite::Result<Vec<Exported>> {
     let mut st = conn.prepare(
-        "SELECT participant_id, stage, consent_at, comprehension_tries, run_key, seat, payoff, completion_code
+        "SELECT participant_id AS participant, stage, consent_at, comprehension_tries, run_key, seat, payoff, completion_code
          FROM serve_participants WHERE study = ?1 ORDER BY created_at, participant_id",
     )?;
-    let rows = st.query_map([study], |r| {
-        Ok(Exported {
-            participant: r.get(0)?,
-            stage: r.get(1)?,
-            consent_at: r.get(2)?,
-            comprehension_tries: r.get(3)?,
-            run_key: r.get(4)?,
-            seat: r.get(5)?,
-            payoff: r.get(6)?,
-            completion_code: r.get(7)?,
-        })
-    })?;
-    rows.collect()
+    crate::rows::by_name(&mut st, [study])
 }
 
 #[cfg(test)]

@@ -4,6 +4,7 @@
 //! `audit_faithfulness`). The audit writes them; these are only reads.
 
 use rusqlite::{params, Connection};
+use serde::Deserialize;
 
 use super::{has_column, has_columns, has_table};
 
@@ -17,13 +18,14 @@ pub use crate::families::audit::gate::CoderAgreement;
 pub use crate::families::audit::{CoderKey, CoderKeyRef};
 
 /// One row of `audit_gate` as stored: a coder's decision on one model's text.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 pub struct GateRow {
     /// The audited model.
     pub model: String,
     /// The decision as stored (`validated`, `refused`, …).
     pub status: String,
     /// The coder's agreement with the human reference.
+    #[serde(flatten)]
     pub agreement: CoderAgreement,
     /// Why.
     pub reason: String,
@@ -47,14 +49,14 @@ pub struct GateRow {
 pub fn gate<T>(
     conn: &Connection,
     key: CoderKeyRef<'_>,
-    mut f: impl FnMut(GateRow) -> rusqlite::Result<T>,
+    f: impl FnMut(GateRow) -> rusqlite::Result<T>,
 ) -> rusqlite::Result<Vec<T>> {
     if !has_table(conn, "audit_gate")? {
         return Ok(Vec::new());
     }
     let mut humans = Vec::new();
     for c in GATE_HUMAN_COLUMNS {
-        humans.push(if has_column(conn, "audit_gate", c)? { c.to_string() } else { "NULL".to_string() });
+        humans.push(if has_column(conn, "audit_gate", c)? { c.to_string() } else { format!("NULL AS {c}") });
     }
     let mut st = conn.prepare(&format!(
         "SELECT model, status, kappa, n, responses, min_kappa, recall_json, coder_failed, coder_of, reason, {}
@@ -63,31 +65,8 @@ pub fn gate<T>(
          ORDER BY model",
         humans.join(", ")
     ))?;
-    let rows = st.query_map(params![key.coder, key.codebook, key.version, key.sha256], |r| {
-        let status: String = r.get(1)?;
-        let recall_json: String = r.get(6)?;
-        f(GateRow {
-            model: r.get(0)?,
-            status,
-            agreement: CoderAgreement {
-                kappa: r.get(2)?,
-                n: r.get(3)?,
-                responses: r.get(4)?,
-                min_kappa: r.get(5)?,
-                recall_json,
-                coder_failed: r.get(7)?,
-                coder_of: r.get(8)?,
-            },
-            reason: r.get(9)?,
-            labellers: r.get(10)?,
-            human_kappa: r.get(11)?,
-            human_sentences: r.get(12)?,
-            human_disagreements: r.get(13)?,
-            min_human_kappa: r.get(14)?,
-            max_human_disagreement: r.get(15)?,
-        })
-    })?;
-    rows.collect()
+    let rows: Vec<GateRow> = crate::rows::by_name(&mut st, params![key.coder, key.codebook, key.version, key.sha256])?;
+    rows.into_iter().map(f).collect()
 }
 
 /// The roles of each audited seat's decisions, in step order, by (run, seat): the decisions of
@@ -105,7 +84,7 @@ pub fn audited_roles(conn: &Connection) -> rusqlite::Result<Vec<(i64, i64, Strin
 }
 
 /// One coded response of `audit_responses` (one whose coder output validated).
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 pub struct CodedRow {
     /// The audited model.
     pub model: String,
@@ -122,6 +101,7 @@ pub struct CodedRow {
     /// The seat's decision it answers (0-based, in step order).
     pub slot: i64,
     /// The coder and codebook.
+    #[serde(flatten)]
     pub key: CoderKey,
     /// The codes it states, as stored (a JSON object of code to 0 or 1).
     pub values_json: String,
@@ -136,22 +116,7 @@ pub fn coded_responses(conn: &Connection, study: Option<&str>) -> rusqlite::Resu
          WHERE a.values_json IS NOT NULL AND (?1 IS NULL OR a.study = ?1)
          ORDER BY a.run_id, a.seat, a.slot, a.coder, a.codebook, a.codebook_version, a.codebook_sha256",
     )?;
-    let rows = st.query_map(params![study], |r| {
-        let values_json: String = r.get(10)?;
-        let (run_id, seat, slot): (i64, i64, i64) = (r.get(3)?, r.get(4)?, r.get(5)?);
-        Ok(CodedRow {
-            model: r.get(0)?,
-            environment: r.get(1)?,
-            arm: r.get(2)?,
-            cell: r.get(11)?,
-            run_id,
-            seat,
-            slot,
-            key: CoderKey::read(r, 6)?,
-            values_json,
-        })
-    })?;
-    rows.collect()
+    crate::rows::by_name(&mut st, params![study])
 }
 
 /// One `lpm-fe` row of `audit_dependency`.
@@ -237,11 +202,12 @@ pub fn dependency(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Op
 }
 
 /// One estimate of `audit_faithfulness`: the intervention effect τ of a value on the indicator.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 pub struct InterventionEstimate {
     /// The sample seed of `agora audit prefill` that wrote it.
     pub sample_seed: String,
     /// The coder and codebook.
+    #[serde(flatten)]
     pub key: CoderKey,
     /// The audited model.
     pub model: String,
@@ -281,32 +247,12 @@ pub fn intervention(conn: &Connection) -> rusqlite::Result<Option<Vec<Interventi
         return Ok(None);
     }
     let restricted = has_columns(conn, "audit_faithfulness", &["arm", "cell", "design"])?;
-    let cols = if restricted { "arm, cell, design" } else { "NULL, NULL, NULL" };
+    let cols = if restricted { "arm, cell, design" } else { "NULL AS arm, NULL AS cell, NULL AS design" };
     let mut st = conn.prepare(&format!(
         "SELECT coder, codebook, codebook_version, codebook_sha256, model, environment, role, indicator, value,
-                    status, tau, ci_low, ci_high, sample_seed, se, n_states, {cols}
+                    status, tau, ci_low, ci_high, sample_seed, se, MAX(n_states, 0) AS n_states, {cols}
              FROM audit_faithfulness
              ORDER BY sample_seed, coder, codebook, model, environment, role, value"
     ))?;
-    let rows = st.query_map([], |r| {
-        Ok(InterventionEstimate {
-            key: CoderKey::read(r, 0)?,
-            model: r.get(4)?,
-            environment: r.get(5)?,
-            role: r.get(6)?,
-            indicator: r.get(7)?,
-            value: r.get(8)?,
-            status: r.get(9)?,
-            tau: r.get(10)?,
-            ci_low: r.get(11)?,
-            ci_high: r.get(12)?,
-            sample_seed: r.get(13)?,
-            se: r.get(14)?,
-            n_states: r.get::<_, i64>(15)?.max(0) as usize,
-            arm: r.get(16)?,
-            cell: r.get(17)?,
-            design: r.get(18)?,
-        })
-    })?;
-    rows.collect::<rusqlite::Result<_>>().map(Some)
+    crate::rows::by_name(&mut st, []).map(Some)
 }

@@ -2,8 +2,10 @@
 //! their replies, the naming and tipping runs' interactions, and the models' own decisions.
 
 use rusqlite::Connection;
+use serde::Deserialize;
 
 /// One row of `studies`.
+#[derive(Deserialize)]
 pub struct Study {
     /// The study's name.
     pub study: String,
@@ -16,6 +18,7 @@ pub struct Study {
 }
 
 /// A recorded model reply.
+#[derive(Deserialize)]
 pub struct Excerpt {
     /// The model that replied.
     pub model: String,
@@ -28,6 +31,7 @@ pub struct Excerpt {
 }
 
 /// A model with its serving facts as the study declared them, and the calls it made.
+#[derive(Deserialize)]
 pub struct Model {
     /// The model's name in the study.
     pub name: String,
@@ -44,6 +48,7 @@ pub struct Model {
     /// How its output was structured.
     pub structured: String,
     /// Its sampling temperature.
+    #[serde(deserialize_with = "crate::rows::not_null")]
     pub temperature: f64,
     /// Its token limit per reply.
     pub max_tokens: i64,
@@ -52,6 +57,7 @@ pub struct Model {
 }
 
 /// A model's recognition probes: how many named the paradigm, of how many.
+#[derive(Deserialize)]
 pub struct Probes {
     /// The model.
     pub model: String,
@@ -65,6 +71,7 @@ pub struct Probes {
 pub use crate::run_records::InteractionRecord as Meeting;
 
 /// A naming-game run for the drill-down, with its first interactions.
+#[derive(Deserialize)]
 pub struct NamingRun {
     /// The roster that played.
     pub roster: String,
@@ -75,12 +82,14 @@ pub struct NamingRun {
     /// The arm.
     pub arm: String,
     /// The committed fraction; negative when the run is not part of a sweep.
+    #[serde(deserialize_with = "crate::rows::not_null")]
     pub sweep: f64,
     /// The run's index in its cell.
     pub run_index: i64,
     /// Its steps.
     pub steps: i64,
-    /// Its first interactions.
+    /// Its first interactions (`interactions`, read apart).
+    #[serde(skip_deserializing)]
     pub meetings: Vec<Meeting>,
 }
 
@@ -138,10 +147,7 @@ pub fn request_counts(conn: &Connection) -> rusqlite::Result<Vec<(String, i64, f
 /// The store's studies, by name.
 pub fn studies(conn: &Connection) -> rusqlite::Result<Vec<Study>> {
     let mut st = conn.prepare("SELECT study, plan_hash, master_seed, runs FROM studies ORDER BY study")?;
-    let rows = st.query_map([], |r| {
-        Ok(Study { study: r.get(0)?, plan_hash: r.get(1)?, master_seed: r.get(2)?, runs: r.get(3)? })
-    })?;
-    rows.collect()
+    crate::rows::by_name(&mut st, [])
 }
 
 /// The first 30 recorded replies of models (not people's form submissions), in run, seat, slot
@@ -151,43 +157,26 @@ pub fn excerpts(conn: &Connection) -> rusqlite::Result<Vec<Excerpt>> {
         "SELECT t.model, t.role, t.parse_status, t.raw_reply FROM transcripts t WHERE t.endpoint <> ?1
          ORDER BY t.run_id, t.seat, t.slot, t.attempt LIMIT 30",
     )?;
-    let rows = st.query_map([agora_agents::HUMAN_ENDPOINT], |r| {
-        Ok(Excerpt { model: r.get(0)?, role: r.get(1)?, parse_status: r.get(2)?, raw_reply: r.get(3)? })
-    })?;
-    rows.collect()
+    crate::rows::by_name(&mut st, [agora_agents::HUMAN_ENDPOINT])
 }
 
 /// The study's models with their serving facts and calls, by name and served id.
 pub fn models(conn: &Connection) -> rusqlite::Result<Vec<Model>> {
     let mut st = conn.prepare(
         "SELECT m.name, m.family, m.served_id, m.endpoints, m.quantisation, m.notes, m.structured, m.temperature,
-                m.max_tokens, (SELECT COUNT(*) FROM transcripts t WHERE t.model = m.name)
+                m.max_tokens, (SELECT COUNT(*) FROM transcripts t WHERE t.model = m.name) AS calls
          FROM models m ORDER BY m.name, m.served_id",
     )?;
-    let rows = st.query_map([], |r| {
-        Ok(Model {
-            name: r.get(0)?,
-            family: r.get(1)?,
-            served_id: r.get(2)?,
-            endpoints: r.get(3)?,
-            quantisation: r.get(4)?,
-            notes: r.get(5)?,
-            structured: r.get(6)?,
-            temperature: r.get(7)?,
-            max_tokens: r.get(8)?,
-            calls: r.get(9)?,
-        })
-    })?;
-    rows.collect()
+    crate::rows::by_name(&mut st, [])
 }
 
 /// Per model, how often the recognition probe named the paradigm.
 pub fn probes(conn: &Connection) -> rusqlite::Result<Vec<Probes>> {
     let mut st = conn.prepare(
-        "SELECT model, SUM(parse_status = 'recognised'), COUNT(*) FROM transcripts WHERE kind = 'probe' GROUP BY model ORDER BY model",
+        "SELECT model, SUM(parse_status = 'recognised') AS recognised, COUNT(*) AS probes FROM transcripts
+         WHERE kind = 'probe' GROUP BY model ORDER BY model",
     )?;
-    let rows = st.query_map([], |r| Ok(Probes { model: r.get(0)?, recognised: r.get(1)?, probes: r.get(2)? }))?;
-    rows.collect()
+    crate::rows::by_name(&mut st, [])
 }
 
 /// A run's interactions in order: the first 200 for the drill-down, or all of them.
@@ -197,36 +186,26 @@ fn meetings(conn: &Connection, run_id: i64, first_200: bool) -> rusqlite::Result
     } else {
         "SELECT t, a, b, name_a, name_b, matched FROM interactions WHERE run_id = ?1 ORDER BY t"
     })?;
-    let rows = st.query_map([run_id], Meeting::read)?;
-    rows.collect()
+    crate::rows::by_name(&mut st, [run_id])
 }
 
 /// The first 40 naming-game runs, each with its first 200 interactions.
 pub fn naming_runs(conn: &Connection) -> rusqlite::Result<Vec<NamingRun>> {
     let mut st = conn.prepare(
-        "SELECT run_id, roster, variant, cell, arm, COALESCE(sweep_value, -1), run_index, steps FROM runs
+        "SELECT run_id, roster, variant, cell, arm, COALESCE(sweep_value, -1) AS sweep, run_index, steps FROM runs
          WHERE environment = 'naming-game' ORDER BY roster, arm, variant, cell, sweep_value, run_index LIMIT 40",
     )?;
-    let runs: Vec<(i64, NamingRun)> = st
-        .query_map([], |r| {
-            Ok((
-                r.get(0)?,
-                NamingRun {
-                    roster: r.get(1)?,
-                    variant: r.get(2)?,
-                    cell: r.get(3)?,
-                    arm: r.get(4)?,
-                    sweep: r.get(5)?,
-                    run_index: r.get(6)?,
-                    steps: r.get(7)?,
-                    meetings: Vec::new(),
-                },
-            ))
-        })?
-        .collect::<Result<_, _>>()?;
+    /// A run's row: its id, to read its interactions by, and the run.
+    #[derive(Deserialize)]
+    struct Stored {
+        run_id: i64,
+        #[serde(flatten)]
+        run: NamingRun,
+    }
+    let runs: Vec<Stored> = crate::rows::by_name(&mut st, [])?;
     runs.into_iter()
-        .map(|(id, mut run)| {
-            run.meetings = meetings(conn, id, true)?;
+        .map(|Stored { run_id, mut run }| {
+            run.meetings = meetings(conn, run_id, true)?;
             Ok(run)
         })
         .collect()

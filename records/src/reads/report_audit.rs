@@ -3,6 +3,7 @@
 //! coded paths of a prompt's replicates or of a condition's responses.
 
 use rusqlite::{params, Connection, OptionalExtension};
+use serde::Deserialize;
 
 use super::evidence::CoderKey;
 
@@ -43,6 +44,7 @@ pub fn coded_values(conn: &Connection, k: &CoderKey) -> rusqlite::Result<Vec<(St
 pub use crate::families::audit::dependency::{stored as dependency, StoredEstimate as Dependency};
 
 /// One row of `audit_agreement` as stored, its JSON columns undecoded.
+#[derive(Deserialize)]
 pub struct AgreementRow {
     /// The codebook's name.
     pub codebook: String,
@@ -87,31 +89,11 @@ pub fn agreement(conn: &Connection) -> rusqlite::Result<Vec<AgreementRow>> {
                 note, labels_json, confusion_json, support_json, recall_json
          FROM audit_agreement ORDER BY codebook, codebook_version, kind DESC, model, coder, reference",
     )?;
-    let rows = st.query_map([], |r| {
-        Ok(AgreementRow {
-            codebook: r.get(0)?,
-            codebook_version: r.get(1)?,
-            model: r.get(2)?,
-            kind: r.get(3)?,
-            reference: r.get(4)?,
-            coder: r.get(5)?,
-            n: r.get(6)?,
-            kappa: r.get(7)?,
-            ci_low: r.get(8)?,
-            ci_high: r.get(9)?,
-            min_kappa: r.get(10)?,
-            verdict: r.get(11)?,
-            note: r.get(12)?,
-            labels_json: r.get(13)?,
-            confusion_json: r.get(14)?,
-            support_json: r.get(15)?,
-            recall_json: r.get(16)?,
-        })
-    })?;
-    rows.collect()
+    crate::rows::by_name(&mut st, [])
 }
 
 /// One row of `audit_requirements`.
+#[derive(Deserialize)]
 pub struct Requirement {
     /// The requirement.
     pub requirement: String,
@@ -140,25 +122,11 @@ pub struct Requirement {
 /// The rows of `audit_requirements` (the table must exist), by requirement and model.
 pub fn requirements(conn: &Connection) -> rusqlite::Result<Vec<Requirement>> {
     let mut st = conn.prepare(
-        "SELECT requirement, model, kind, estimate, low, high, bound, verdict, reason, n, planned_n
+        "SELECT requirement, model, kind, estimate, low, high, bound, COALESCE(verdict, '') AS verdict,
+                COALESCE(reason, '') AS reason, n, planned_n
          FROM audit_requirements ORDER BY requirement, model",
     )?;
-    let rows = st.query_map([], |r| {
-        Ok(Requirement {
-            requirement: r.get(0)?,
-            model: r.get(1)?,
-            kind: r.get(2)?,
-            estimate: r.get(3)?,
-            low: r.get(4)?,
-            high: r.get(5)?,
-            bound: r.get(6)?,
-            verdict: r.get::<_, Option<String>>(7)?.unwrap_or_default(),
-            reason: r.get::<_, Option<String>>(8)?.unwrap_or_default(),
-            n: r.get(9)?,
-            planned_n: r.get(10)?,
-        })
-    })?;
-    rows.collect()
+    crate::rows::by_name(&mut st, [])
 }
 
 /// One coded sentence of a path: (response, its action, the sentence's code where it has one),

@@ -3,9 +3,10 @@
 use std::collections::BTreeMap;
 
 use rusqlite::Connection;
+use serde::Deserialize;
 
 /// One run's identity and outcomes.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 pub struct RunOutcome {
     /// Row id of the run in the store.
     pub run_id: i64,
@@ -37,7 +38,8 @@ pub struct RunOutcome {
     pub committed: i64,
     /// Number of agents in the run.
     pub population: i64,
-    /// Run-level outcomes the game stored, by metric name.
+    /// Run-level outcomes the game stored, by metric name (`metrics`, read apart).
+    #[serde(skip)]
     pub metrics: BTreeMap<String, f64>,
 }
 
@@ -47,33 +49,13 @@ pub struct RunOutcome {
 /// every analysis downstream (float sums, the seeded bootstrap's draws) must see the same runs
 /// in the same order for the same study.
 pub fn run_outcomes(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Vec<RunOutcome>> {
-    let mut runs: Vec<RunOutcome> = Vec::new();
     let mut st = conn.prepare(
         "SELECT run_id, run_key, study, block, environment, arm, variant, cell, level, roster, family,
-                    sweep_value, committed, population, CASE WHEN sweep_value IS NULL THEN sweep_name END
+                    sweep_value AS sweep, committed, population,
+                    CASE WHEN sweep_value IS NULL THEN sweep_name END AS point
              FROM runs WHERE (?1 IS NULL OR study = ?1) ORDER BY run_key",
     )?;
-    let mut rows = st.query([study])?;
-    while let Some(r) = rows.next()? {
-        runs.push(RunOutcome {
-            run_id: r.get(0)?,
-            run_key: r.get(1)?,
-            study: r.get(2)?,
-            block: r.get(3)?,
-            environment: r.get(4)?,
-            arm: r.get(5)?,
-            variant: r.get(6)?,
-            cell: r.get(7)?,
-            level: r.get(8)?,
-            roster: r.get(9)?,
-            family: r.get(10)?,
-            sweep: r.get(11)?,
-            committed: r.get(12)?,
-            population: r.get(13)?,
-            point: r.get(14)?,
-            metrics: BTreeMap::new(),
-        });
-    }
+    let mut runs: Vec<RunOutcome> = crate::rows::by_name(&mut st, [study])?;
     let position: std::collections::HashMap<i64, usize> = runs.iter().enumerate().map(|(i, r)| (r.run_id, i)).collect();
     let mut st = conn.prepare(
         "SELECT m.run_id, m.name, m.value FROM metrics m JOIN runs r USING (run_id)
@@ -114,7 +96,7 @@ pub fn plan_hash(conn: &Connection, study: &str) -> rusqlite::Result<String> {
 }
 
 /// A row of the store's runs with its provenance (`run_provenance`), where recorded.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct ProvenancedRun {
     /// Row id of the run in the store.
     pub run_id: i64,
@@ -137,26 +119,15 @@ pub struct ProvenancedRun {
 pub fn provenanced_runs(conn: &Connection, study: &str) -> rusqlite::Result<Vec<ProvenancedRun>> {
     let provenance = super::has_table(conn, "run_provenance")?;
     let sql = if provenance {
-        "SELECT r.run_id, r.run_key, r.study, r.environment, p.started, p.deposit, p.deviation FROM runs r \
+        "SELECT r.run_id, r.run_key AS key, r.study, r.environment, p.started, p.deposit, p.deviation FROM runs r \
          LEFT JOIN run_provenance p ON p.run_key = r.run_key WHERE r.study = ?1 OR r.study LIKE ?1 || '@%' \
          ORDER BY r.run_id"
     } else {
-        "SELECT run_id, run_key, study, environment, NULL, NULL, NULL FROM runs WHERE study = ?1 OR study LIKE ?1 || '@%' \
+        "SELECT run_id, run_key AS key, study, environment, NULL AS started, NULL AS deposit, NULL AS deviation FROM runs WHERE study = ?1 OR study LIKE ?1 || '@%' \
          ORDER BY run_id"
     };
     let mut st = conn.prepare(sql)?;
-    let rows = st.query_map([study], |r| {
-        Ok(ProvenancedRun {
-            run_id: r.get(0)?,
-            key: r.get(1)?,
-            study: r.get(2)?,
-            environment: r.get(3)?,
-            started: r.get(4)?,
-            deposit: r.get(5)?,
-            deviation: r.get(6)?,
-        })
-    })?;
-    rows.collect()
+    crate::rows::by_name(&mut st, [study])
 }
 
 /// The runs of the store with row id `run_id` (0 or 1).

@@ -1,9 +1,10 @@
 //! What the tournament tables read: per run and seat, the payoffs and the decisions.
 
 use rusqlite::Connection;
+use serde::Deserialize;
 
 /// One seat of one run, as the tournament tables read it.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 pub struct TournamentSeat {
     /// The run's study.
     pub study: String,
@@ -22,10 +23,12 @@ pub struct TournamentSeat {
     /// The seat.
     pub seat: i64,
     /// The seat's total payoff.
+    #[serde(deserialize_with = "crate::rows::not_null")]
     pub total: f64,
     /// The rounds it was paid.
     pub rounds: i64,
     /// Its decisions of value 0 (cooperation in the dilemma).
+    #[serde(deserialize_with = "crate::rows::not_null")]
     pub cooperative: f64,
     /// Its decisions.
     pub decisions: i64,
@@ -39,28 +42,10 @@ pub fn seats(conn: &Connection, study: Option<&str>) -> rusqlite::Result<Vec<Tou
                   dec AS (SELECT run_id, seat, SUM(CASE WHEN value = 0 THEN 1.0 ELSE 0.0 END) AS coop, COUNT(*) AS n
                           FROM decisions GROUP BY run_id, seat)
              SELECT r.study, r.block, r.cell, r.environment, r.roster, r.run_key, r.population,
-                    p.seat, p.total, p.rounds, IFNULL(d.coop, 0), IFNULL(d.n, 0)
+                    p.seat, p.total, p.rounds, IFNULL(d.coop, 0) AS cooperative, IFNULL(d.n, 0) AS decisions
              FROM runs r JOIN pay p USING (run_id) LEFT JOIN dec d ON d.run_id = r.run_id AND d.seat = p.seat
              WHERE (?1 IS NULL OR r.study = ?1)
              ORDER BY r.study, r.block, r.cell, r.run_key, p.seat",
     )?;
-    let mut out = Vec::new();
-    let mut rows = st.query([study])?;
-    while let Some(r) = rows.next()? {
-        out.push(TournamentSeat {
-            study: r.get(0)?,
-            block: r.get(1)?,
-            cell: r.get(2)?,
-            environment: r.get(3)?,
-            roster: r.get(4)?,
-            run_key: r.get(5)?,
-            population: r.get(6)?,
-            seat: r.get(7)?,
-            total: r.get(8)?,
-            rounds: r.get(9)?,
-            cooperative: r.get(10)?,
-            decisions: r.get(11)?,
-        });
-    }
-    Ok(out)
+    crate::rows::by_name(&mut st, [study])
 }

@@ -142,8 +142,7 @@ pub(super) fn upgrade_rows(conn: &Connection) -> Result<(), Upgrade> {
                     Ok(PayoffRecord { step: r.get(0)?, round: r.get(1)?, seat: r.get(2)?, payoff: r.get(3)? })
                 })?
                 .collect::<Result<_, _>>()?;
-            let is: Vec<InteractionRecord> =
-                i.query_map([run_id], InteractionRecord::read)?.collect::<Result<_, _>>()?;
+            let is: Vec<InteractionRecord> = crate::rows::by_name(&mut i, [run_id])?;
             let rows = crate::run_rows::encode_rows(&ds, &ps, &is).map_err(|m| Upgrade::Spec(key.clone(), m))?;
             conn.execute(
                 "INSERT INTO run_rows (run_id, decisions, payoffs, interactions) VALUES (?1, ?2, ?3, ?4)",

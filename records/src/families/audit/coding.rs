@@ -7,7 +7,7 @@ use super::{make, STUDY_SCOPE, TABLES};
 
 /// A decision transcript as the audit reads it, with its run's study, environment, arm, cell
 /// and spec.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
 pub struct DecisionRow {
     /// The run's row id.
     pub run_id: i64,
@@ -59,25 +59,7 @@ pub fn decisions(conn: &Connection, study: Option<&str>, human: &str) -> rusqlit
          WHERE t.kind = 'decision' AND t.endpoint <> ?2 AND (?1 IS NULL OR r.study = ?1)
          ORDER BY t.run_id, t.seat, t.slot, t.attempt",
     )?;
-    let rows = st.query_map(params![study, human], |r| {
-        Ok(DecisionRow {
-            run_id: r.get(0)?,
-            seat: r.get(1)?,
-            slot: r.get(2)?,
-            attempt: r.get(3)?,
-            model: r.get(4)?,
-            raw_reply: r.get(5)?,
-            action: r.get(6)?,
-            parse_status: r.get(7)?,
-            messages_json: r.get(8)?,
-            study: r.get(9)?,
-            environment: r.get(10)?,
-            arm: r.get(11)?,
-            cell: r.get(12)?,
-            spec_json: r.get(13)?,
-        })
-    })?;
-    rows.collect()
+    crate::rows::by_name(&mut st, params![study, human])
 }
 
 /// A machine coder as `audit_coders` keeps it.

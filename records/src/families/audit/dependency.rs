@@ -3,7 +3,7 @@
 //! `audit_replicate_sentences`) and the estimates (`audit_dependency`).
 
 use rusqlite::{params, Connection, Params, ToSql};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use super::coding::{drop_if_lacking, CodebookRecord};
 use super::{has_table, make, DEPENDENCY, REPLICATE_CODES, STUDY_SCOPE};
@@ -12,7 +12,7 @@ use crate::families::has_column;
 
 /// A value's estimated coefficient: φ̂ (the LPM slope, or the logit's average marginal effect)
 /// with its inference; each part none where it was not estimated.
-#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Coefficient {
     /// φ̂.
     pub coef: Option<f64>,
@@ -29,7 +29,7 @@ pub struct Coefficient {
 }
 
 /// One estimate of one value, by one estimator, for one model, environment, arm, cell and role.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct DependencyRow {
     /// The model, environment, arm and cell of the replicated decisions, and their role.
     #[serde(flatten)]
@@ -58,7 +58,7 @@ pub struct DependencyRow {
 }
 
 /// A replicate as the dependency estimate reads it, with its run's environment, arm and cell.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct ReplicateRow {
     /// The run's row id.
     pub run_id: i64,
@@ -73,6 +73,7 @@ pub struct ReplicateRow {
     /// The original decision's response id.
     pub response_id: String,
     /// The model, the run's environment, arm and cell, and the role.
+    #[serde(flatten)]
     pub position: Position,
     /// The reply.
     pub raw_reply: String,
@@ -96,23 +97,7 @@ pub fn read_replicates(conn: &Connection, study: Option<&str>) -> rusqlite::Resu
          WHERE (?1 IS NULL OR r.study = ?1)
          ORDER BY q.run_id, q.seat, q.slot, q.sample_seed, q.replicate",
     )?;
-    let rows = st.query_map([study], |r| {
-        Ok(ReplicateRow {
-            run_id: r.get(0)?,
-            seat: r.get(1)?,
-            slot: r.get(2)?,
-            sample_seed: r.get(3)?,
-            replicate: r.get(4)?,
-            response_id: r.get(5)?,
-            position: Position::read(r, 6)?,
-            raw_reply: r.get(11)?,
-            action: r.get(12)?,
-            parse_status: r.get(13)?,
-            answer_field: r.get(14)?,
-            space_json: r.get(15)?,
-        })
-    })?;
-    rows.collect()
+    crate::rows::by_name(&mut st, [study])
 }
 
 /// The columns an `audit_dependency` of the current layout has and an older one lacks.
@@ -303,16 +288,19 @@ pub fn write_estimates(
 
 /// One row of `audit_dependency` as stored: the study scope, coder and codebook it was
 /// estimated under, and the estimate.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, Deserialize)]
 pub struct StoredEstimate {
     /// The study scope (empty: every run).
     pub scope: String,
     /// The coder and codebook.
+    #[serde(flatten)]
     pub key: CoderKey,
     /// Whether the row names its arm and cell: a table written before the estimates were kept
     /// apart per arm and cell lacks them, and its rows read them empty.
+    #[serde(skip)]
     pub placed: bool,
     /// The estimate.
+    #[serde(flatten)]
     pub row: DependencyRow,
 }
 
@@ -327,48 +315,25 @@ pub fn stored(conn: &Connection) -> rusqlite::Result<Vec<StoredEstimate>> {
     let placed = KEYED_BY
         .iter()
         .try_fold(true, |all, c| Ok::<_, rusqlite::Error>(all && has_column(conn, "audit_dependency", c)?))?;
-    let or = |column: &'static str, missing: &'static str| -> rusqlite::Result<&'static str> {
-        Ok(if has_column(conn, "audit_dependency", column)? { column } else { missing })
+    let or_null = |column: &'static str| -> rusqlite::Result<String> {
+        Ok(if has_column(conn, "audit_dependency", column)? { column.into() } else { format!("NULL AS {column}") })
     };
-    let (arm, cell) = if placed { ("arm", "cell") } else { ("''", "''") };
-    let (se, stat, p, varying) =
-        (or("se", "NULL")?, or("stat", "NULL")?, or("p", "NULL")?, or("prompts_varying", "NULL")?);
+    let (arm, cell) = if placed { ("arm", "cell") } else { ("'' AS arm", "'' AS cell") };
+    let (se, stat, p, varying) = (or_null("se")?, or_null("stat")?, or_null("p")?, or_null("prompts_varying")?);
+    let (arm_order, cell_order) = if placed { ("arm", "cell") } else { ("''", "''") };
     let mut st = conn.prepare(&format!(
         "SELECT scope, coder, codebook, codebook_version, codebook_sha256, model, environment, {arm}, {cell}, role,
                 indicator, estimator, value, status, reason, coef, {se}, {stat}, {p}, ci_low, ci_high, n_prompts,
                 n_replicates, {varying}, validation
          FROM audit_dependency
-         ORDER BY scope, coder, codebook, codebook_version, codebook_sha256, model, environment, {arm}, {cell}, role,
-              estimator, value"
+         ORDER BY scope, coder, codebook, codebook_version, codebook_sha256, model, environment, {arm_order},
+              {cell_order}, role, estimator, value"
     ))?;
-    let rows = st.query_map([], |r| {
-        Ok(StoredEstimate {
-            scope: r.get(0)?,
-            key: CoderKey::read(r, 1)?,
-            placed,
-            row: DependencyRow {
-                position: Position::read(r, 5)?,
-                indicator: r.get(10)?,
-                estimator: r.get(11)?,
-                value: r.get(12)?,
-                status: r.get(13)?,
-                reason: r.get(14)?,
-                fit: Coefficient {
-                    coef: r.get(15)?,
-                    se: r.get(16)?,
-                    stat: r.get(17)?,
-                    p: r.get(18)?,
-                    ci_low: r.get(19)?,
-                    ci_high: r.get(20)?,
-                },
-                n_prompts: r.get::<_, i64>(21)? as usize,
-                n_replicates: r.get::<_, i64>(22)? as usize,
-                prompts_varying: r.get::<_, Option<i64>>(23)?.map(|x| x as usize),
-                validation: r.get(24)?,
-            },
-        })
-    })?;
-    rows.collect()
+    let mut rows: Vec<StoredEstimate> = crate::rows::by_name(&mut st, [])?;
+    for r in &mut rows {
+        r.placed = placed;
+    }
+    Ok(rows)
 }
 
 /// The dependency estimates of a study scope (empty: every run), coder and codebook in

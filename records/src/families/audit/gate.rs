@@ -147,7 +147,7 @@ pub fn codebook_source(conn: &Connection, name: &str, version: u32, sha256: &str
 
 /// The machine coder's agreement with the human reference on one model's text, and the
 /// threshold it is held to: the columns `kappa` to `coder_of` of `audit_gate`.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
 pub struct CoderAgreement {
     /// κ against the human reference, if it could be computed.
     pub kappa: Option<f64>,

@@ -38,7 +38,7 @@ pub mod requirements;
 
 /// A coder and the codebook it coded with, as the audit's rows name them (serialised with the
 /// names of their columns).
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
 pub struct CoderKey {
     /// The coder's id.
     pub coder: String,
@@ -97,7 +97,7 @@ impl CoderKeyRef<'_> {
 
 /// Where an audited decision stands in the design: the model, the environment, the block arm,
 /// the perturbation cell and the role. The estimates are made and kept per position.
-#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Serialize, serde::Deserialize)]
 pub struct Position {
     /// The audited model.
     pub model: String,

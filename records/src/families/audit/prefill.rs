@@ -3,6 +3,7 @@
 
 use agora_agents::llm::cache::CachedReply;
 use rusqlite::{params, Connection};
+use serde::Deserialize;
 
 use super::{has_table, CoderKeyRef, Position};
 
@@ -12,7 +13,7 @@ pub fn audited(conn: &Connection) -> rusqlite::Result<bool> {
 }
 
 /// A coded decision with pre-action reasoning, as the prefill reads it.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize)]
 pub struct CodedDecision {
     /// The run's row id.
     pub run_id: i64,
@@ -24,6 +25,7 @@ pub struct CodedDecision {
     pub run_key: String,
     /// The model, the environment, block arm and perturbation cell of the decision's run, and
     /// the role.
+    #[serde(flatten)]
     pub position: Position,
     /// The served id.
     pub served_id: String,
@@ -35,7 +37,8 @@ pub struct CodedDecision {
     pub spec_json: String,
     /// The run's variant.
     pub variant: String,
-    /// Reasoning sentences with their codes, in order.
+    /// Reasoning sentences with their codes, in order (`audit_sentences`, read apart).
+    #[serde(skip)]
     pub sentences: Vec<(String, String)>,
 }
 
@@ -54,22 +57,7 @@ pub fn coded_decisions(conn: &Connection, key: CoderKeyRef<'_>) -> rusqlite::Res
            AND a.reasoning_present = 1 AND a.coder_error IS NULL
          ORDER BY a.run_id, a.seat, a.slot",
     )?;
-    let rows = st.query_map(params![coder, codebook, version, sha256], |r| {
-        Ok(CodedDecision {
-            run_id: r.get(0)?,
-            seat: r.get(1)?,
-            slot: r.get(2)?,
-            run_key: r.get(3)?,
-            position: Position::read(r, 4)?,
-            served_id: r.get(9)?,
-            answer_field: r.get(10)?,
-            messages_json: r.get(11)?,
-            spec_json: r.get(12)?,
-            variant: r.get(13)?,
-            sentences: Vec::new(),
-        })
-    })?;
-    let mut out: Vec<CodedDecision> = rows.collect::<rusqlite::Result<_>>()?;
+    let mut out: Vec<CodedDecision> = crate::rows::by_name(&mut st, params![coder, codebook, version, sha256])?;
     let mut st = conn.prepare(
         "SELECT text, code FROM audit_sentences
          WHERE run_id = ?1 AND seat = ?2 AND slot = ?3 AND coder = ?4 AND codebook = ?5 AND codebook_version = ?6

@@ -7,7 +7,7 @@ use rusqlite::{params, Connection};
 use super::{has_table, make, REPLICATES};
 
 /// A decision transcript the replicates may sample, as read.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, serde::Deserialize)]
 pub struct SampledDecision {
     /// The run's row id.
     pub run_id: i64,
@@ -53,9 +53,9 @@ pub struct SampledDecision {
 /// attempt order.
 pub fn decisions(conn: &Connection, study: Option<&str>, human: &str) -> rusqlite::Result<Vec<SampledDecision>> {
     let reasoning = if has_table(conn, "audit_responses")? {
-        "(SELECT MAX(a.reasoning_present) FROM audit_responses a WHERE a.run_id = t.run_id AND a.seat = t.seat AND a.slot = t.slot)"
+        "(SELECT MAX(a.reasoning_present) FROM audit_responses a WHERE a.run_id = t.run_id AND a.seat = t.seat AND a.slot = t.slot) = 1 AS reasoning"
     } else {
-        "NULL"
+        "NULL AS reasoning"
     };
     let mut st = conn.prepare(&format!(
         "SELECT t.run_id, r.run_key, t.seat, t.slot, t.attempt, t.model, t.served_id, t.round, t.role, t.messages_json,
@@ -66,29 +66,7 @@ pub fn decisions(conn: &Connection, study: Option<&str>, human: &str) -> rusqlit
            AND t.endpoint <> ?2
          ORDER BY t.run_id, t.seat, t.slot, t.attempt"
     ))?;
-    let rows = st.query_map(params![study, human], |r| {
-        Ok(SampledDecision {
-            run_id: r.get(0)?,
-            run_key: r.get(1)?,
-            seat: r.get(2)?,
-            slot: r.get(3)?,
-            attempt: r.get(4)?,
-            model: r.get(5)?,
-            served_id: r.get(6)?,
-            round: r.get(7)?,
-            role: r.get(8)?,
-            messages_json: r.get(9)?,
-            raw_reply: r.get(10)?,
-            action: r.get(11)?,
-            parse_status: r.get(12)?,
-            spec_json: r.get(13)?,
-            variant: r.get(14)?,
-            environment: r.get(15)?,
-            cell: r.get(16)?,
-            reasoning: r.get::<_, Option<i64>>(17)?.map(|x| x == 1),
-        })
-    })?;
-    rows.collect()
+    crate::rows::by_name(&mut st, params![study, human])
 }
 
 /// One replicate's reply as `audit_replicates` keeps it.
