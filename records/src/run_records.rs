@@ -3,7 +3,7 @@
 use crate::pool::{Held, Pool};
 use crate::spec::RunSpec;
 use agora_environments::game::{RecordedDecision, RecordedInteraction, RunView};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// One decision.
 #[derive(Clone, Debug, PartialEq)]
@@ -40,7 +40,7 @@ pub struct PayoffRecord {
 }
 
 /// One naming-game meeting.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct InteractionRecord {
     /// Interaction number within the run, 1-based.
     pub t: u32,

@@ -2,10 +2,10 @@
 //! their replies, the naming and tipping runs' interactions, and the models' own decisions.
 
 use rusqlite::Connection;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 /// One row of `studies`.
-#[derive(Deserialize)]
+#[derive(Serialize, Deserialize)]
 pub struct Study {
     /// The study's name.
     pub study: String,
@@ -18,7 +18,7 @@ pub struct Study {
 }
 
 /// A recorded model reply.
-#[derive(Deserialize)]
+#[derive(Serialize, Deserialize)]
 pub struct Excerpt {
     /// The model that replied.
     pub model: String,
@@ -31,7 +31,7 @@ pub struct Excerpt {
 }
 
 /// A model with its serving facts as the study declared them, and the calls it made.
-#[derive(Deserialize)]
+#[derive(Serialize, Deserialize)]
 pub struct Model {
     /// The model's name in the study.
     pub name: String,
@@ -57,7 +57,7 @@ pub struct Model {
 }
 
 /// A model's recognition probes: how many named the paradigm, of how many.
-#[derive(Deserialize)]
+#[derive(Serialize, Deserialize)]
 pub struct Probes {
     /// The model.
     pub model: String,
@@ -71,7 +71,7 @@ pub struct Probes {
 pub use crate::run_records::InteractionRecord as Meeting;
 
 /// A naming-game run for the drill-down, with its first interactions.
-#[derive(Deserialize)]
+#[derive(Serialize, Deserialize)]
 pub struct NamingRun {
     /// The roster that played.
     pub roster: String,

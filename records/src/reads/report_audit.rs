@@ -3,7 +3,7 @@
 //! coded paths of a prompt's replicates or of a condition's responses.
 
 use rusqlite::{params, Connection, OptionalExtension};
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 use super::evidence::CoderKey;
 
@@ -93,7 +93,7 @@ pub fn agreement(conn: &Connection) -> rusqlite::Result<Vec<AgreementRow>> {
 }
 
 /// One row of `audit_requirements`.
-#[derive(Deserialize)]
+#[derive(Serialize, Deserialize)]
 pub struct Requirement {
     /// The requirement.
     pub requirement: String,

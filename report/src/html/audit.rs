@@ -2,6 +2,7 @@
 //! and the reasoning tree.
 
 use super::*;
+use crate::audit::Requirement;
 
 /// The transcript audit: occurrence, dependency, coder validation, requirement verdicts and
 /// the reasoning tree, each absent where the store lacks its table.
@@ -13,7 +14,7 @@ pub(super) struct AuditView<'a> {
     pub(super) dependency: Option<Vec<DependencyView<'a>>>,
     /// None: no `audit_agreement` table.
     pub(super) agreement: Option<Vec<AgreementView<'a>>>,
-    pub(super) requirements: Vec<RequirementRow<'a>>,
+    pub(super) requirements: &'a [Requirement],
     pub(super) tree: Option<TreeView<'a>>,
 }
 
@@ -82,20 +83,6 @@ pub(super) struct RecallRow<'a> {
 pub(super) struct ConfusionRow<'a> {
     pub(super) code: &'a str,
     pub(super) counts: &'a [u64],
-}
-
-#[derive(Serialize)]
-pub(super) struct RequirementRow<'a> {
-    pub(super) requirement: &'a str,
-    pub(super) model: &'a str,
-    pub(super) kind: &'a str,
-    pub(super) estimate: String,
-    pub(super) interval: String,
-    pub(super) bound: String,
-    pub(super) verdict: &'a str,
-    pub(super) reason: &'a str,
-    pub(super) n: String,
-    pub(super) planned_n: String,
 }
 
 /// The reasoning tree's paths: each path of codes, its action, its responses and its share.
@@ -205,23 +192,7 @@ pub(super) fn audit<'a>(p: &Page<'a>) -> Option<AuditView<'a>> {
             })
             .collect()
     });
-    let requirements = a
-        .requirements
-        .iter()
-        .flatten()
-        .map(|r| RequirementRow {
-            requirement: &r.requirement,
-            model: &r.model,
-            kind: &r.kind,
-            estimate: num(r.estimate),
-            interval: interval(r.low, r.high),
-            bound: num(r.bound),
-            verdict: &r.verdict,
-            reason: &r.reason,
-            n: r.n.map_or_else(|| "-".into(), |n| n.to_string()),
-            planned_n: r.planned_n.map_or_else(|| "-".into(), |n| n.to_string()),
-        })
-        .collect();
+    let requirements = a.requirements.as_deref().unwrap_or_default();
     let tree = a.tree.as_ref().zip(p.tree).map(|(t, root)| {
         let n = root.n.max(1) as f64;
         TreeView {

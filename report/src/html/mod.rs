@@ -20,14 +20,12 @@ use super::queries::{Excerpt, Model, NamingRun, Probes, Study};
 
 mod audit;
 mod models;
-mod runs;
 mod sections;
 #[cfg(test)]
 mod tests;
 
 use audit::*;
 use models::*;
-use runs::*;
 use sections::*;
 
 /// The templates, by name: the page's frame, the page, its sections and their shared macros.
@@ -86,6 +84,29 @@ fn formatter(out: &mut Output, state: &State, value: &Value) -> Result<(), Error
     }
 }
 
+/// A template filter: the number with `digits` decimals, or `missing` (`-` unless given) where
+/// the value is none (an absent statistic).
+fn fixed(value: Value, digits: usize, missing: Option<String>) -> Result<String, Error> {
+    if value.is_none() || value.is_undefined() {
+        return Ok(missing.unwrap_or_else(|| "-".into()));
+    }
+    let x = f64::try_from(value)?;
+    Ok(format!("{x:.digits$}"))
+}
+
+/// A template filter: the interval from this low end to `high`, both with three decimals, or
+/// `-` where either end is none.
+fn interval_filter(low: Value, high: Value) -> Result<String, Error> {
+    let end = |v: Value| if v.is_none() || v.is_undefined() { Ok(None) } else { f64::try_from(v).map(Some) };
+    Ok(interval(end(low)?, end(high)?))
+}
+
+/// A template filter: the number as Rust writes it, the shortest decimal that reads back as the
+/// same number (`0.7`, `1`), where minijinja would write `1.0`.
+fn shortest(value: Value) -> Result<String, Error> {
+    Ok(f64::try_from(value)?.to_string())
+}
+
 /// The report's templates, ready to render.
 fn environment() -> Result<Environment<'static>, Error> {
     let mut env = Environment::new();
@@ -95,6 +116,9 @@ fn environment() -> Result<Environment<'static>, Error> {
     // A misspelt field is an error, not an empty cell.
     env.set_undefined_behavior(minijinja::UndefinedBehavior::SemiStrict);
     env.set_formatter(formatter);
+    env.add_filter("fixed", fixed);
+    env.add_filter("shortest", shortest);
+    env.add_filter("interval", interval_filter);
     for (name, text) in TEMPLATES {
         env.add_template(name, text)?;
     }
@@ -151,27 +175,14 @@ pub fn page(analysis: &Analysis, p: &Page) -> anyhow::Result<String> {
             .filter(|t| t.name != "verdicts")
             .map(|t| AnalysisTable { title: t.title, id: t.name, columns: &t.columns, rows: &t.rows })
             .collect(),
-        tournaments: tournaments(p.tournaments),
-        models: p.models.iter().map(model).collect(),
+        tournaments: p.tournaments,
+        models: p.models,
         profile: behavioural_profile(p),
         contamination: contamination(&analysis.contrasts, p.probes),
         audit: audit(p),
-        naming_runs: p.naming_runs.iter().map(naming_run).collect(),
-        excerpts: p
-            .excerpts
-            .iter()
-            .map(|e| ExcerptRow {
-                model: &e.model,
-                role: &e.role,
-                parse_status: &e.parse_status,
-                raw_reply: &e.raw_reply,
-            })
-            .collect(),
-        studies: p
-            .studies
-            .iter()
-            .map(|s| StudyRow { study: &s.study, plan_hash: &s.plan_hash, master_seed: &s.master_seed, runs: s.runs })
-            .collect(),
+        naming_runs: p.naming_runs,
+        excerpts: p.excerpts,
+        studies: p.studies,
     };
     render(&report)
 }
@@ -192,16 +203,16 @@ struct Report<'a> {
     runs: usize,
     figures: Vec<FigureView<'a>>,
     tables: Vec<AnalysisTable<'a>>,
-    tournaments: Vec<TournamentView<'a>>,
-    models: Vec<ModelRow<'a>>,
+    tournaments: &'a [agora_analysis::tournament::Table],
+    models: &'a [Model],
     /// None where the store holds no behavioural profile.
     profile: Option<ProfileView<'a>>,
     contamination: ContaminationView<'a>,
     /// None where the store holds no audit table.
     audit: Option<AuditView<'a>>,
-    naming_runs: Vec<NamingRunView<'a>>,
-    excerpts: Vec<ExcerptRow<'a>>,
-    studies: Vec<StudyRow<'a>>,
+    naming_runs: &'a [NamingRun],
+    excerpts: &'a [Excerpt],
+    studies: &'a [Study],
 }
 
 /// One claim's verdict: the tier the models reach and the tier the classical rosters reach

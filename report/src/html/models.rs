@@ -3,36 +3,6 @@
 
 use super::*;
 
-/// A model with its serving facts, as the study declared them, and the calls it made.
-#[derive(Serialize)]
-pub(super) struct ModelRow<'a> {
-    pub(super) name: &'a str,
-    pub(super) family: &'a str,
-    pub(super) served_id: &'a str,
-    pub(super) endpoints: &'a str,
-    pub(super) quantisation: &'a str,
-    pub(super) notes: &'a str,
-    pub(super) structured: &'a str,
-    pub(super) temperature: String,
-    pub(super) max_tokens: i64,
-    pub(super) calls: i64,
-}
-
-pub(super) fn model(m: &Model) -> ModelRow<'_> {
-    ModelRow {
-        name: &m.name,
-        family: &m.family,
-        served_id: &m.served_id,
-        endpoints: &m.endpoints,
-        quantisation: &m.quantisation,
-        notes: &m.notes,
-        structured: &m.structured,
-        temperature: m.temperature.to_string(),
-        max_tokens: m.max_tokens,
-        calls: m.calls,
-    }
-}
-
 pub(super) fn one_decimal(x: Option<f64>) -> String {
     x.filter(|v| v.is_finite()).map_or_else(|| "–".into(), |v| format!("{v:.1}"))
 }

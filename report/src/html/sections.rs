@@ -190,83 +190,11 @@ pub(super) struct AnalysisTable<'a> {
     pub(super) rows: &'a [Vec<String>],
 }
 
-/// A round-robin tournament's score table: strategies ranked by mean payoff per round over
-/// their matches against the others.
-#[derive(Serialize)]
-pub(super) struct TournamentView<'a> {
-    pub(super) block: &'a str,
-    pub(super) cell: &'a str,
-    pub(super) study: &'a str,
-    pub(super) environment: &'a str,
-    pub(super) runs: u64,
-    pub(super) rows: Vec<ScoreRow<'a>>,
-}
-
-#[derive(Serialize)]
-pub(super) struct ScoreRow<'a> {
-    pub(super) rank: usize,
-    pub(super) strategy: &'a str,
-    pub(super) matches: u64,
-    pub(super) mean_payoff: String,
-    pub(super) wins: u64,
-    pub(super) draws: u64,
-    pub(super) losses: u64,
-    pub(super) cooperation: String,
-    pub(super) self_payoff: String,
-}
-
-pub(super) fn tournaments(tables: &[agora_analysis::tournament::Table]) -> Vec<TournamentView<'_>> {
-    let opt = |v: Option<f64>| v.map_or("-".to_string(), |x| format!("{x:.3}"));
-    tables
-        .iter()
-        .map(|t| TournamentView {
-            block: &t.block,
-            cell: &t.cell,
-            study: &t.study,
-            environment: &t.environment,
-            runs: t.runs,
-            rows: t
-                .rows
-                .iter()
-                .map(|r| ScoreRow {
-                    rank: r.rank,
-                    strategy: &r.strategy,
-                    matches: r.matches,
-                    mean_payoff: format!("{:.3}", r.mean_payoff),
-                    wins: r.wins,
-                    draws: r.draws,
-                    losses: r.losses,
-                    cooperation: opt(r.cooperation),
-                    self_payoff: opt(r.self_payoff),
-                })
-                .collect(),
-        })
-        .collect()
-}
-
 /// Contamination: priming and probe contrasts, and how often the paradigm was recognised.
 #[derive(Serialize)]
 pub(super) struct ContaminationView<'a> {
-    pub(super) contrasts: Vec<ContrastView<'a>>,
-    pub(super) probes: Vec<ProbeView<'a>>,
-}
-
-#[derive(Serialize)]
-pub(super) struct ContrastView<'a> {
-    pub(super) model: &'a str,
-    pub(super) cell: &'a str,
-    pub(super) metric: &'a str,
-    pub(super) delta: String,
-    pub(super) cliffs_delta: String,
-    pub(super) p_holm: String,
-    pub(super) excluded: Option<&'a str>,
-}
-
-#[derive(Serialize)]
-pub(super) struct ProbeView<'a> {
-    pub(super) model: &'a str,
-    pub(super) recognised: i64,
-    pub(super) probes: i64,
+    pub(super) contrasts: Vec<&'a ContrastRow>,
+    pub(super) probes: &'a [Probes],
 }
 
 pub(super) fn contamination<'a>(contrasts: &'a [ContrastRow], probes: &'a [Probes]) -> ContaminationView<'a> {
@@ -274,19 +202,7 @@ pub(super) fn contamination<'a>(contrasts: &'a [ContrastRow], probes: &'a [Probe
         contrasts: contrasts
             .iter()
             .filter(|c| c.family_of_tests == "priming" || c.family_of_tests == "contamination")
-            .map(|c| ContrastView {
-                model: &c.model,
-                cell: &c.cell,
-                metric: &c.metric,
-                delta: c.delta.map_or("-".into(), |d| format!("{d:.3}")),
-                cliffs_delta: c.cliffs_delta.map_or("-".into(), |d| format!("{d:.2}")),
-                p_holm: c.p_holm.map_or("-".into(), |p| format!("{p:.3}")),
-                excluded: c.excluded.as_deref(),
-            })
             .collect(),
-        probes: probes
-            .iter()
-            .map(|p| ProbeView { model: &p.model, recognised: p.recognised, probes: p.probes })
-            .collect(),
+        probes,
     }
 }

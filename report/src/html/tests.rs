@@ -42,45 +42,56 @@ fn evil_report() -> Report<'static> {
             svg: Value::from_safe_string("<svg id=\"drawn\"><text>a &amp; b</text></svg>".into()),
         }],
         tables: vec![AnalysisTable { title: "A table", id: "a-table", columns: &["column"], rows: &[] }],
-        tournaments: vec![],
-        models: vec![ModelRow {
-            name: EVIL,
-            family: EVIL,
-            served_id: EVIL,
-            endpoints: EVIL,
-            quantisation: EVIL,
-            notes: EVIL,
-            structured: EVIL,
-            temperature: "0.7".into(),
+        tournaments: &[],
+        models: Vec::leak(vec![Model {
+            name: EVIL.into(),
+            family: EVIL.into(),
+            served_id: EVIL.into(),
+            endpoints: EVIL.into(),
+            quantisation: EVIL.into(),
+            notes: EVIL.into(),
+            structured: EVIL.into(),
+            temperature: 0.7,
             max_tokens: 10,
             calls: 2,
-        }],
+        }]),
         profile: None,
         contamination: ContaminationView {
             contrasts: vec![],
-            probes: vec![ProbeView { model: EVIL, recognised: 1, probes: 2 }],
+            probes: Vec::leak(vec![Probes { model: EVIL.into(), recognised: 1, probes: 2 }]),
         },
         audit: Some(AuditView {
             occurrence: None,
             dependency: Some(vec![]),
             agreement: None,
-            requirements: vec![RequirementRow {
-                requirement: EVIL,
-                model: EVIL,
-                kind: EVIL,
-                estimate: "0.510".into(),
-                interval: "-".into(),
-                bound: "-".into(),
-                verdict: EVIL,
-                reason: EVIL,
-                n: "-".into(),
-                planned_n: "-".into(),
-            }],
+            requirements: Vec::leak(vec![crate::audit::Requirement {
+                requirement: EVIL.into(),
+                model: EVIL.into(),
+                kind: EVIL.into(),
+                estimate: Some(0.51),
+                low: None,
+                high: Some(0.9),
+                bound: None,
+                verdict: EVIL.into(),
+                reason: EVIL.into(),
+                n: None,
+                planned_n: Some(12),
+            }]),
             tree: None,
         }),
-        naming_runs: vec![],
-        excerpts: vec![ExcerptRow { model: EVIL, role: EVIL, parse_status: EVIL, raw_reply: EVIL }],
-        studies: vec![StudyRow { study: EVIL, plan_hash: EVIL, master_seed: EVIL, runs: 1 }],
+        naming_runs: &[],
+        excerpts: Vec::leak(vec![Excerpt {
+            model: EVIL.into(),
+            role: EVIL.into(),
+            parse_status: EVIL.into(),
+            raw_reply: EVIL.into(),
+        }]),
+        studies: Vec::leak(vec![Study {
+            study: EVIL.into(),
+            plan_hash: EVIL.into(),
+            master_seed: EVIL.into(),
+            runs: 1,
+        }]),
     }
 }
 
@@ -113,7 +124,11 @@ fn store_text_is_escaped_once_on_the_page_and_the_figures_are_not() {
     assert!(html.contains(&format!("<td title=\"{ESCAPED}\">{ESCAPED} <a class=\"deviation\"")), "verdict");
     assert!(html.contains(&format!("title=\"rests on a deviation from the deposit: {ESCAPED}\">†</a>")));
     assert!(html.contains(&format!("<code class=\"deposit-hash\">{ESCAPED}</code>")), "deposit");
-    assert!(html.contains(&format!("<tr><td>{ESCAPED}</td><td>{ESCAPED}</td><td>{ESCAPED}</td><td>0.510</td>")));
+    // The template formats the stored numbers: three decimals, `-` where a statistic is absent.
+    assert!(html.contains(&format!(
+        "<tr><td>{ESCAPED}</td><td>{ESCAPED}</td><td>{ESCAPED}</td><td>0.510</td><td>-</td><td>-</td><td>{ESCAPED}</td><td>{ESCAPED}</td><td>-</td><td>12</td></tr>"
+    )));
+    assert!(html.contains("<td>0.7</td><td>10</td><td>2</td></tr>"), "the temperature as written");
     assert!(html.contains(&format!("<tr><td>{ESCAPED}</td><td>{ESCAPED}</td><td>{ESCAPED}</td><td>1</td></tr>")));
     assert!(html.contains(&format!("<p>{ESCAPED}: the recognition probe named the paradigm in 1 of 2 probes.</p>")));
     assert_eq!(html.matches(ESCAPED).count(), 34, "every value of the store's, escaped");
@@ -124,4 +139,19 @@ fn store_text_is_escaped_once_on_the_page_and_the_figures_are_not() {
     assert!(html.contains("<p id=\"audit-dependency-none\">No dependency estimates.</p>"));
     assert!(html.contains("<table id=\"a-table\"") || html.contains("<h2>A table</h2>\n<p>No data in this store.</p>"));
     assert!(html.starts_with("<!DOCTYPE html>") && html.ends_with("</body></html>"), "{html}");
+}
+
+#[test]
+fn the_number_filters_write_what_the_page_always_wrote() {
+    let env = environment().expect("the templates parse");
+    let render = |t: &str, x: Value, y: Value| env.render_str(t, minijinja::context! { x, y }).expect("renders");
+    assert_eq!(render("{{ x | fixed(3) }}", Value::from(0.1234), Value::UNDEFINED), "0.123");
+    assert_eq!(render("{{ x | fixed(2) }}", Value::from(-1), Value::UNDEFINED), "-1.00");
+    assert_eq!(render("{{ x | fixed(3) }}", Value::from(()), Value::UNDEFINED), "-");
+    assert_eq!(render("{{ x | fixed(1, '–') }}", Value::from(()), Value::UNDEFINED), "–");
+    assert_eq!(render("{{ x | interval(y) }}", Value::from(0.1), Value::from(0.25)), "[0.100, 0.250]");
+    assert_eq!(render("{{ x | interval(y) }}", Value::from(0.1), Value::from(())), "-");
+    assert_eq!(render("{{ x | shortest }}", Value::from(1.0), Value::UNDEFINED), "1");
+    assert_eq!(render("{{ x | shortest }}", Value::from(0.7), Value::UNDEFINED), "0.7");
+    assert!(env.render_str("{{ x | fixed(3) }}", minijinja::context! { x => "text" }).is_err(), "text is not a number");
 }
