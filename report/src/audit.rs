@@ -17,6 +17,7 @@ pub fn has_table(conn: &Connection, table: &str) -> anyhow::Result<bool> {
 }
 
 /// The occurrence of one stated value for one model, under one coder and codebook.
+#[derive(serde::Serialize)]
 pub struct Occurrence {
     pub coder: String,
     pub codebook: String,
@@ -24,11 +25,20 @@ pub struct Occurrence {
     pub code: String,
     /// Coded responses: pre-action reasoning whose coder output passed validation.
     pub coded: usize,
-    /// Coded responses stating the value, share and 95 % Wilson interval; none where the
+    /// Coded responses stating the value, with their share and its interval; none where the
     /// gate refuses the model's codes.
-    pub stating: Option<(usize, f64, f64, f64)>,
+    pub stating: Option<Stating>,
     /// The gate's decision (`validated: …`, `refused: …`).
     pub validation: String,
+}
+
+/// The coded responses stating a value, their share of the coded, and its 95 % Wilson interval.
+#[derive(serde::Serialize)]
+pub struct Stating {
+    pub responses: usize,
+    pub share: f64,
+    pub low: f64,
+    pub high: f64,
 }
 
 pub use agora_records::reads::report_audit::{AgreementRow, Dependency, Requirement};
@@ -154,7 +164,9 @@ pub fn occurrence(conn: &Connection) -> anyhow::Result<Option<Vec<Occurrence>>> 
                     code: code.clone(),
                     coded: coded.len(),
                     stating: match interval {
-                        Some((l, h)) if shown => Some((stating, stating as f64 / coded.len() as f64, l, h)),
+                        Some((low, high)) if shown => {
+                            Some(Stating { responses: stating, share: stating as f64 / coded.len() as f64, low, high })
+                        }
                         _ => None,
                     },
                     validation: label.clone(),

@@ -2,54 +2,20 @@
 //! and the reasoning tree.
 
 use super::*;
-use crate::audit::Requirement;
+use crate::audit::{Dependency, Occurrence, Requirement};
 
 /// The transcript audit: occurrence, dependency, coder validation, requirement verdicts and
 /// the reasoning tree, each absent where the store lacks its table.
 #[derive(Serialize)]
 pub(super) struct AuditView<'a> {
     /// None: no `audit_responses` table.
-    pub(super) occurrence: Option<Vec<OccurrenceRow<'a>>>,
+    pub(super) occurrence: Option<&'a [Occurrence]>,
     /// None: no `audit_dependency` table.
-    pub(super) dependency: Option<Vec<DependencyView<'a>>>,
+    pub(super) dependency: Option<&'a [Dependency]>,
     /// None: no `audit_agreement` table.
     pub(super) agreement: Option<Vec<AgreementView<'a>>>,
     pub(super) requirements: &'a [Requirement],
     pub(super) tree: Option<TreeView<'a>>,
-}
-
-/// The share of coded responses stating one value, or `refused` where the gate refuses.
-#[derive(Serialize)]
-pub(super) struct OccurrenceRow<'a> {
-    pub(super) coder: &'a str,
-    pub(super) codebook: &'a str,
-    pub(super) model: &'a str,
-    pub(super) code: &'a str,
-    pub(super) coded: usize,
-    pub(super) stating: String,
-    pub(super) share: String,
-    pub(super) interval: String,
-    pub(super) validation: &'a str,
-}
-
-/// One dependency estimate; where it is missing, the estimate cell says why.
-#[derive(Serialize)]
-pub(super) struct DependencyView<'a> {
-    pub(super) coder: &'a str,
-    pub(super) model: &'a str,
-    pub(super) environment: &'a str,
-    pub(super) arm: &'a str,
-    pub(super) cell: &'a str,
-    pub(super) role: &'a str,
-    pub(super) indicator: &'a str,
-    pub(super) estimator: &'a str,
-    pub(super) value: &'a str,
-    pub(super) estimate: String,
-    pub(super) interval: String,
-    pub(super) prompts: usize,
-    pub(super) replicates: usize,
-    pub(super) status: &'a str,
-    pub(super) validation: &'a str,
 }
 
 /// One agreement row, with its per-code recall and confusion matrix.
@@ -108,56 +74,8 @@ pub(super) fn audit<'a>(p: &Page<'a>) -> Option<AuditView<'a>> {
     if !a.any() {
         return None;
     }
-    let occurrence = a.occurrence.as_ref().map(|rows| {
-        rows.iter()
-            .map(|o| {
-                let (stating, share, interval) = match o.stating {
-                    Some((k, sh, l, hi)) => (k.to_string(), format!("{sh:.3}"), interval(Some(l), Some(hi))),
-                    None => ("refused".into(), "refused".into(), "refused".into()),
-                };
-                OccurrenceRow {
-                    coder: &o.coder,
-                    codebook: &o.codebook,
-                    model: &o.model,
-                    code: &o.code,
-                    coded: o.coded,
-                    stating,
-                    share,
-                    interval,
-                    validation: &o.validation,
-                }
-            })
-            .collect()
-    });
-    let dependency = a.dependency.as_ref().map(|rows| {
-        rows.iter()
-            .map(|stored| {
-                let (d, p) = (&stored.row, &stored.row.position);
-                let (estimate, ci) = match d.fit.coef {
-                    Some(c) => (format!("{c:.3}"), interval(d.fit.ci_low, d.fit.ci_high)),
-                    None if d.reason.is_empty() => (d.status.clone(), "-".into()),
-                    None => (format!("{}: {}", d.status, d.reason), "-".into()),
-                };
-                DependencyView {
-                    coder: &stored.key.coder,
-                    model: &p.model,
-                    environment: &p.environment,
-                    arm: &p.arm,
-                    cell: &p.cell,
-                    role: &p.role,
-                    indicator: &d.indicator,
-                    estimator: &d.estimator,
-                    value: &d.value,
-                    estimate,
-                    interval: ci,
-                    prompts: d.n_prompts,
-                    replicates: d.n_replicates,
-                    status: &d.status,
-                    validation: &d.validation,
-                }
-            })
-            .collect()
-    });
+    let occurrence = a.occurrence.as_deref();
+    let dependency = a.dependency.as_deref();
     let agreement = a.agreement.as_ref().map(|rows| {
         rows.iter()
             .map(|r| AgreementView {

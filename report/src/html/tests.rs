@@ -62,7 +62,7 @@ fn evil_report() -> Report<'static> {
         },
         audit: Some(AuditView {
             occurrence: None,
-            dependency: Some(vec![]),
+            dependency: Some(&[]),
             agreement: None,
             requirements: Vec::leak(vec![crate::audit::Requirement {
                 requirement: EVIL.into(),

@@ -288,7 +288,7 @@ pub fn write_estimates(
 
 /// One row of `audit_dependency` as stored: the study scope, coder and codebook it was
 /// estimated under, and the estimate.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct StoredEstimate {
     /// The study scope (empty: every run).
     pub scope: String,
