@@ -5,7 +5,7 @@
 
 use super::*;
 pub use agora_analysis::evidence::{Status, Validation};
-use agora_records::families::audit::gate::{CoderAgreement, GateRecord};
+use agora_records::families::audit::gate::{CoderAgreement, GateRow};
 use agora_records::families::audit::CoderKeyRef;
 
 /// κ printed with enough decimals (three or more) that it does not read as the threshold when
@@ -271,15 +271,14 @@ pub fn write_gates(conn: &Connection) -> rusqlite::Result<usize> {
         };
         decisions.push((key, validations));
     }
-    let records: Vec<GateRecord> = decisions
+    let records: Vec<(CoderKeyRef, GateRow)> = decisions
         .iter()
         .flat_map(|(key, validations)| {
             validations.iter().map(move |(v, humans)| {
                 let h = humans.clone().unwrap_or_default();
-                GateRecord {
-                    key: CoderKeyRef { coder: &v.coder, ..key.borrowed() },
-                    model: &v.model,
-                    status: v.status.as_str(),
+                let row = GateRow {
+                    model: v.model.clone(),
+                    status: v.status.as_str().to_string(),
                     agreement: CoderAgreement {
                         kappa: v.kappa,
                         n: v.n as i64,
@@ -289,14 +288,15 @@ pub fn write_gates(conn: &Connection) -> rusqlite::Result<usize> {
                         coder_failed: v.coder_errors.0 as i64,
                         coder_of: v.coder_errors.1 as i64,
                     },
-                    reason: &v.reason,
-                    labellers: h.labellers as i64,
+                    reason: v.reason.clone(),
+                    labellers: Some(h.labellers as i64),
                     human_kappa: h.human_kappa,
-                    human_sentences: h.multiply_labelled as i64,
-                    human_disagreements: h.disagreements as i64,
-                    min_human_kappa: gate_options.min_human_kappa,
-                    max_human_disagreement: gate_options.max_human_disagreement,
-                }
+                    human_sentences: Some(h.multiply_labelled as i64),
+                    human_disagreements: Some(h.disagreements as i64),
+                    min_human_kappa: Some(gate_options.min_human_kappa),
+                    max_human_disagreement: Some(gate_options.max_human_disagreement),
+                };
+                (CoderKeyRef { coder: &v.coder, ..key.borrowed() }, row)
             })
         })
         .collect();

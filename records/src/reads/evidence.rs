@@ -14,34 +14,8 @@ use super::{has_column, has_columns, has_table};
 pub const GATE_HUMAN_COLUMNS: [&str; 6] =
     ["labellers", "human_kappa", "human_sentences", "human_disagreements", "min_human_kappa", "max_human_disagreement"];
 
-pub use crate::families::audit::gate::CoderAgreement;
+pub use crate::families::audit::gate::{CoderAgreement, GateRow};
 pub use crate::families::audit::{CoderKey, CoderKeyRef};
-
-/// One row of `audit_gate` as stored: a coder's decision on one model's text.
-#[derive(Clone, Debug, PartialEq, Deserialize)]
-pub struct GateRow {
-    /// The audited model.
-    pub model: String,
-    /// The decision as stored (`validated`, `refused`, …).
-    pub status: String,
-    /// The coder's agreement with the human reference.
-    #[serde(flatten)]
-    pub agreement: CoderAgreement,
-    /// Why.
-    pub reason: String,
-    /// The human labellers' number (`None`: not recorded).
-    pub labellers: Option<i64>,
-    /// Their κ with each other.
-    pub human_kappa: Option<f64>,
-    /// The sentences two or more of them labelled.
-    pub human_sentences: Option<i64>,
-    /// Those without a majority.
-    pub human_disagreements: Option<i64>,
-    /// The least κ between the labellers the decision applied.
-    pub min_human_kappa: Option<f64>,
-    /// The largest share of sentences without a majority it applied.
-    pub max_human_disagreement: Option<f64>,
-}
 
 /// The stored gate decisions of a coder and codebook, by model, each made into a `T` by `f`
 /// (whose error ends the read, as a row's own error does); none where the store has no

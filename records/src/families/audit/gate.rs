@@ -165,53 +165,54 @@ pub struct CoderAgreement {
     pub coder_of: i64,
 }
 
-/// One gate decision as `audit_gate` keeps it.
-#[derive(Clone, Debug)]
-pub struct GateRecord<'a> {
-    /// The machine coder and its codebook.
-    pub key: CoderKeyRef<'a>,
+/// One row of `audit_gate`: a coder's decision on one model's text, as the audit writes it and
+/// the ladder reads it (under its coder and codebook, which the table keys it by).
+#[derive(Clone, Debug, PartialEq, serde::Deserialize)]
+pub struct GateRow {
     /// The audited model.
-    pub model: &'a str,
-    /// `validated`, `refused`, …
-    pub status: &'a str,
+    pub model: String,
+    /// The decision as stored (`validated`, `refused`, …).
+    pub status: String,
     /// The coder's agreement with the human reference.
+    #[serde(flatten)]
     pub agreement: CoderAgreement,
     /// Why.
-    pub reason: &'a str,
-    /// Human labellers of the model's text.
-    pub labellers: i64,
-    /// Their agreement with each other.
+    pub reason: String,
+    /// The human labellers' number (`None`: a store written before they were recorded).
+    pub labellers: Option<i64>,
+    /// Their κ with each other.
     pub human_kappa: Option<f64>,
-    /// Sentences two or more labelled.
-    pub human_sentences: i64,
-    /// Of them, where they disagree.
-    pub human_disagreements: i64,
-    /// The floor of the humans' κ.
-    pub min_human_kappa: f64,
-    /// The ceiling of their disagreement share.
-    pub max_human_disagreement: f64,
+    /// The sentences two or more of them labelled.
+    pub human_sentences: Option<i64>,
+    /// Those without a majority.
+    pub human_disagreements: Option<i64>,
+    /// The least κ between the labellers the decision applied.
+    pub min_human_kappa: Option<f64>,
+    /// The largest share of sentences without a majority it applied.
+    pub max_human_disagreement: Option<f64>,
 }
 
-/// Replaces `audit_gate` whole with `decisions` (inside the caller's transaction where it holds
-/// one): a store's older layout is dropped, not altered. Returns the decisions written.
+/// Replaces `audit_gate` whole with `decisions`, each under its coder and codebook (inside the
+/// caller's transaction where it holds one): a store's older layout is dropped, not altered.
+/// Returns the decisions written.
 pub fn write_gates<'a>(
     conn: &Connection,
-    decisions: impl IntoIterator<Item = GateRecord<'a>>,
+    decisions: impl IntoIterator<Item = (CoderKeyRef<'a>, GateRow)>,
 ) -> rusqlite::Result<usize> {
     conn.execute_batch("DROP TABLE IF EXISTS audit_gate;")?;
     make(conn, GATE)?;
     let mut written = 0;
-    for g in decisions {
+    for (key, g) in decisions {
         conn.execute(
             "INSERT INTO audit_gate (coder, codebook, codebook_version, codebook_sha256, model, status, kappa, n,
                 responses, min_kappa, recall_json, coder_failed, coder_of, reason, labellers, human_kappa,
                 human_sentences, human_disagreements, min_human_kappa, max_human_disagreement)
              VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20)",
             params![
-                g.key.coder,
-                g.key.codebook,
-                g.key.version,
-                g.key.sha256,
+                key.coder,
+                key.codebook,
+                key.version,
+                key.sha256,
                 g.model,
                 g.status,
                 g.agreement.kappa,
@@ -245,4 +246,47 @@ pub fn record_gates(
     let written = decide(&tx)?;
     tx.commit()?;
     Ok(written)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn row(model: &str, status: &str, kappa: Option<f64>) -> GateRow {
+        GateRow {
+            model: model.into(),
+            status: status.into(),
+            agreement: CoderAgreement {
+                kappa,
+                n: 240,
+                responses: 120,
+                min_kappa: 0.8,
+                recall_json: "[1.0,0.5]".into(),
+                coder_failed: 1,
+                coder_of: 121,
+            },
+            reason: format!("{status}: κ"),
+            labellers: Some(2),
+            human_kappa: Some(0.85),
+            human_sentences: Some(240),
+            human_disagreements: Some(10),
+            min_human_kappa: Some(0.7),
+            max_human_disagreement: Some(0.2),
+        }
+    }
+
+    #[test]
+    fn a_decision_reads_back_as_the_row_written_under_its_own_key_only() {
+        let conn = Connection::open_in_memory().expect("db");
+        let key = CoderKeyRef { coder: "lexicon/1", codebook: "default", version: 1, sha256: "abc" };
+        let other = CoderKeyRef { coder: "llm/m", ..key };
+        let written = [(key, row("m1", "validated", Some(0.85))), (key, row("m2", "refused", None))];
+        let n = write_gates(&conn, written.iter().cloned().chain([(other, row("m1", "refused", Some(0.4)))]))
+            .expect("write");
+        assert_eq!(n, 3);
+        let read = crate::reads::evidence::gate(&conn, key, Ok).expect("read");
+        assert_eq!(read, [written[0].1.clone(), written[1].1.clone()], "by model, this key's rows only");
+        let read = crate::reads::evidence::gate(&conn, other, Ok).expect("read");
+        assert_eq!((read.len(), read[0].status.as_str()), (1, "refused"));
+    }
 }
