@@ -1,6 +1,7 @@
 //! The report page: one self-contained HTML string, rendered with minijinja from the templates
-//! in `report/templates/` (built into the binary). Rust computes every section's rows and
-//! formats its numbers; the templates hold the markup. Model replies are untrusted text: every
+//! in `report/templates/` (built into the binary). Rust computes every section's rows; the
+//! templates hold the markup and format the numbers with the filters below (`fixed`,
+//! `interval`, `shortest`), which write what the page always wrote. Model replies are untrusted text: every
 //! value a template prints is HTML-escaped on its way out (the templates are `.html`, so
 //! minijinja auto-escapes them); the only markup passed through unescaped is the figures' SVG,
 //! which the report's own drawing code writes (plotters escapes the text it draws).
@@ -84,21 +85,31 @@ fn formatter(out: &mut Output, state: &State, value: &Value) -> Result<(), Error
     }
 }
 
+/// A number a filter formats: none for an absent statistic; an undefined value (a misspelt
+/// field) is an error, as it is where a template prints it.
+fn number(value: Value) -> Result<Option<f64>, Error> {
+    if value.is_undefined() {
+        return Err(Error::new(minijinja::ErrorKind::UndefinedError, "a number filter was given an undefined value"));
+    }
+    if value.is_none() {
+        return Ok(None);
+    }
+    f64::try_from(value).map(Some)
+}
+
 /// A template filter: the number with `digits` decimals, or `missing` (`-` unless given) where
 /// the value is none (an absent statistic).
 fn fixed(value: Value, digits: usize, missing: Option<String>) -> Result<String, Error> {
-    if value.is_none() || value.is_undefined() {
-        return Ok(missing.unwrap_or_else(|| "-".into()));
-    }
-    let x = f64::try_from(value)?;
-    Ok(format!("{x:.digits$}"))
+    Ok(match number(value)? {
+        Some(x) => format!("{x:.digits$}"),
+        None => missing.unwrap_or_else(|| "-".into()),
+    })
 }
 
 /// A template filter: the interval from this low end to `high`, both with three decimals, or
 /// `-` where either end is none.
 fn interval_filter(low: Value, high: Value) -> Result<String, Error> {
-    let end = |v: Value| if v.is_none() || v.is_undefined() { Ok(None) } else { f64::try_from(v).map(Some) };
-    Ok(interval(end(low)?, end(high)?))
+    Ok(interval(number(low)?, number(high)?))
 }
 
 /// A template filter: the number as Rust writes it, the shortest decimal that reads back as the

@@ -154,4 +154,7 @@ fn the_number_filters_write_what_the_page_always_wrote() {
     assert_eq!(render("{{ x | shortest }}", Value::from(1.0), Value::UNDEFINED), "1");
     assert_eq!(render("{{ x | shortest }}", Value::from(0.7), Value::UNDEFINED), "0.7");
     assert!(env.render_str("{{ x | fixed(3) }}", minijinja::context! { x => "text" }).is_err(), "text is not a number");
+    // A misspelt field is an error, not an absent statistic.
+    assert!(env.render_str("{{ x.misspelt | fixed(3) }}", minijinja::context! { x => 1 }).is_err(), "fixed");
+    assert!(env.render_str("{{ x | interval(y.misspelt) }}", minijinja::context! { x => 0.1, y => 1 }).is_err());
 }
