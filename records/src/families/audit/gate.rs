@@ -166,7 +166,10 @@ pub struct CoderAgreement {
 }
 
 /// One row of `audit_gate`: a coder's decision on one model's text, as the audit writes it and
-/// the ladder reads it (under its coder and codebook, which the table keys it by).
+/// the ladder reads it (under its coder and codebook, which the table keys it by). The human
+/// labellers' columns are `None` only as read from a store written before they were recorded;
+/// the current layout declares them NOT NULL, so a row written with one `None` is refused by
+/// SQLite, not stored.
 #[derive(Clone, Debug, PartialEq, serde::Deserialize)]
 pub struct GateRow {
     /// The audited model.
