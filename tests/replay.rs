@@ -12,25 +12,41 @@ use std::path::Path;
 use std::sync::OnceLock;
 
 use agora_analysis::analyze::{Analysis, Verdict};
+use agora_analysis::RunOutcome;
 use agora_replay::{self as replay, PaperRoster, PAPER_ROSTER_RON};
 
-/// The replay, played once into a temporary store (kept for the tests of this file) and
-/// analysed.
-fn played() -> &'static (tempfile::TempDir, Analysis) {
-    static A: OnceLock<(tempfile::TempDir, Analysis)> = OnceLock::new();
+/// The replay as the tests of this file read it: its analysis, its runs' outcomes and its
+/// decisions.
+struct Played {
+    analysis: Analysis,
+    outcomes: Vec<RunOutcome>,
+    decisions: i64,
+}
+
+/// The replay, played once into a temporary store and analysed. What the tests read of the
+/// store is read here, and the store (about 300 MB) is removed with its folder: a folder held
+/// in a static would never be dropped, and every run of the tests would leave one behind.
+fn played() -> &'static Played {
+    static A: OnceLock<Played> = OnceLock::new();
     A.get_or_init(|| {
         let roster = PaperRoster::parse(PAPER_ROSTER_RON).expect("the shipped roster parses");
         assert_eq!(roster.models.len(), 12, "the paper's twelve models");
         let dir = tempfile::tempdir().expect("temporary directory");
+        let store = dir.path().join("replay.sqlite");
         let started = std::time::Instant::now();
-        let a = roster.play(&replay::instrument_path(), &dir.path().join("replay.sqlite")).expect("the replay plays");
+        let analysis = roster.play(&replay::instrument_path(), &store).expect("the replay plays");
         println!("replay played and analysed in {:.1} s", started.elapsed().as_secs_f64());
-        (dir, a)
+        let outcomes = agora_analysis::run_outcomes(&store, Some(replay::REPLAY_STUDY)).expect("outcomes");
+        let decisions = rusqlite::Connection::open(&store)
+            .expect("store")
+            .query_row("SELECT COUNT(*) FROM decisions", [], |r| r.get(0))
+            .expect("decisions counted");
+        Played { analysis, outcomes, decisions }
     })
 }
 
 fn replay() -> &'static Analysis {
-    &played().1
+    &played().analysis
 }
 
 #[test]
@@ -54,8 +70,7 @@ fn the_replay_plays_the_papers_run_counts_through_the_engine() {
     // Every run of the plan is in the store, played through the game: its decisions are the
     // store's, e.g. Qwen1.5-7B "cooperates in 0.07 of prisoner's dilemma rounds" and Qwen2.5-7B
     // "in 1.00 of them".
-    let store = played().0.path().join("replay.sqlite");
-    let outcomes = agora_analysis::run_outcomes(&store, Some(replay::REPLAY_STUDY)).expect("outcomes");
+    let outcomes = &played().outcomes;
     assert_eq!(outcomes.len(), plan.runs.len());
     let mean = |model: &str, block: &str, metric: &str| {
         let v: Vec<f64> = outcomes
@@ -72,10 +87,7 @@ fn the_replay_plays_the_papers_run_counts_through_the_engine() {
     );
     assert_eq!(mean("Qwen2.5-7B", "pd", "cooperation"), 1.0);
     assert!((mean("Qwen2.5-7B", "pgg", "contribution_r1") - 0.41).abs() < 0.03);
-    let decisions: i64 = rusqlite::Connection::open(&store)
-        .expect("store")
-        .query_row("SELECT COUNT(*) FROM decisions", [], |r| r.get(0))
-        .expect("decisions counted");
+    let decisions = played().decisions;
     println!("{} runs, {decisions} decisions", plan.runs.len());
     assert!(decisions > 100 * plan.runs.len() as i64 / 10, "{decisions} decisions");
     // The chapter gives these two counts as played.
